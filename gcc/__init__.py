@@ -1,0 +1,6 @@
+"""gcc: the library behind the General Coded Computing (GCC / LeTCC) companion.
+
+Every number shown in the book is computed here; notebooks only set parameters,
+call these functions, plot and print tables.
+"""
+__version__ = "0.1.0"
