@@ -1,0 +1,235 @@
+"""Student pages, per-student variants and the instructor build.
+
+Sources live in ``assignments/<id>/student.ipynb`` and ``assignments/<id>/solution.ipynb``
+(outside ``notebooks/``: the reproduce runner must never run a student notebook, which fails
+by design until it is solved). This module
+
+- copies the student notebooks, without outputs, to ``book/assignments/<id>.ipynb``
+  (the pages of the rendered book: students see tasks, never solutions);
+- writes per-student copies with the seed injected by papermill (``make-variant``);
+- assembles a separate Jupyter Book of the executed solutions for instructors
+  (``build-instructor``), by default in ``_build/instructor``.
+
+Command line: ``python -m gcc.assignments --help``.
+"""
+from __future__ import annotations
+
+import copy
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..results import repo_root
+from .variants import ASSIGNMENTS
+
+__all__ = [
+    "assignment_ids",
+    "source_notebook",
+    "clean_notebook",
+    "make_students",
+    "students_out_of_sync",
+    "sync_book",
+    "book_out_of_sync",
+    "run_notebook",
+    "make_variant",
+    "build_instructor",
+]
+
+
+def assignment_ids() -> list[str]:
+    """Ids of the assignments whose source folder exists, in book order."""
+    root = repo_root() / "assignments"
+    return [a for a in ASSIGNMENTS if (root / a / "student.ipynb").exists()]
+
+
+def source_notebook(assignment: str, kind: str = "student") -> Path:
+    """Path of ``assignments/<assignment>/<kind>.ipynb`` (kind: ``student`` or ``solution``)."""
+    if kind not in ("student", "solution"):
+        raise ValueError(f"The 'kind' parameter of source_notebook must be 'student' or 'solution'. "
+                         f"Got {kind!r} instead.")
+    if assignment not in ASSIGNMENTS:
+        raise ValueError(f"The 'assignment' parameter of source_notebook must be one of "
+                         f"{list(ASSIGNMENTS)}. Got {assignment!r} instead.")
+    return repo_root() / "assignments" / assignment / f"{kind}.ipynb"
+
+
+def clean_notebook(nb):
+    """A copy of ``nb`` without outputs, execution counts or papermill metadata."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+    nb.metadata.pop("papermill", None)
+    return nb
+
+
+def _derived_student(assignment: str) -> str:
+    import nbformat
+
+    from .authoring import student_from_solution
+
+    nb = student_from_solution(nbformat.read(source_notebook(assignment, "solution"), as_version=4))
+    return nbformat.writes(nb) + "\n"
+
+
+def _solution_ids() -> list[str]:
+    root = repo_root() / "assignments"
+    return [a for a in ASSIGNMENTS if (root / a / "solution.ipynb").exists()]
+
+
+def make_students(assignments: Iterable[str] | None = None) -> list[Path]:
+    """Derive ``assignments/<id>/student.ipynb`` from ``solution.ipynb`` (see :mod:`.authoring`)."""
+    written = []
+    for a in assignments or _solution_ids():
+        target = source_notebook(a, "student")
+        target.write_text(_derived_student(a), encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def students_out_of_sync() -> list[str]:
+    """Ids whose ``student.ipynb`` is missing or differs from the one derived from the solution."""
+    return [a for a in _solution_ids()
+            if not source_notebook(a).exists()
+            or source_notebook(a).read_text(encoding="utf-8") != _derived_student(a)]
+
+
+def _book_page(assignment: str) -> Path:
+    return repo_root() / "book" / "assignments" / f"{assignment}.ipynb"
+
+
+def _student_page(assignment: str) -> str:
+    import nbformat
+
+    nb = clean_notebook(nbformat.read(source_notebook(assignment), as_version=4))
+    return nbformat.writes(nb) + "\n"
+
+
+def sync_book(assignments: Iterable[str] | None = None) -> list[Path]:
+    """Write the student notebooks, without outputs, as the book's pages ``book/assignments/<id>.ipynb``."""
+    written = []
+    for a in assignments or assignment_ids():
+        page = _book_page(a)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(_student_page(a), encoding="utf-8")
+        written.append(page)
+    return written
+
+
+def book_out_of_sync() -> list[str]:
+    """Ids whose book page is missing or differs from the student source (empty when in sync)."""
+    stale = []
+    for a in assignment_ids():
+        page = _book_page(a)
+        if not page.exists() or page.read_text(encoding="utf-8") != _student_page(a):
+            stale.append(a)
+    return stale
+
+
+def run_notebook(source: Path, output: Path, seed: int, prepare_only: bool = False,
+                 kernel_name: str | None = None, cwd: Path | None = None):
+    """Run (or only parametrise) one notebook with papermill, injecting ``seed``.
+
+    Raises ``papermill.PapermillExecutionError`` when a cell fails, e.g. a student check.
+    """
+    import papermill as pm
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    return pm.execute_notebook(str(source), str(output), parameters={"seed": int(seed)},
+                               prepare_only=prepare_only, kernel_name=kernel_name, progress_bar=False,
+                               cwd=str(cwd or source.parent))
+
+
+def make_variant(seed: int, out: Path | None = None, assignments: Sequence[str] | None = None,
+                 solutions: bool = False) -> list[Path]:
+    """Write one student's notebooks with ``seed`` injected (not executed).
+
+    Parameters
+    ----------
+    seed : int
+        The student's seed.
+    out : Path, optional
+        Output folder; default ``_build/variants/seed-<seed>``.
+    assignments : sequence of str, optional
+        Which assignments (default: all).
+    solutions : bool
+        Also write the solution notebooks for that seed (for the instructor), as ``<id>-solution.ipynb``.
+
+    Returns
+    -------
+    list of Path
+        The written notebooks.
+    """
+    out = Path(out) if out is not None else repo_root() / "_build" / "variants" / f"seed-{seed}"
+    written = []
+    for a in assignments or assignment_ids():
+        kinds = ("student", "solution") if solutions else ("student",)
+        for kind in kinds:
+            name = f"{a}.ipynb" if kind == "student" else f"{a}-solution.ipynb"
+            target = out / name
+            run_notebook(source_notebook(a, kind), target, seed, prepare_only=True)
+            import nbformat
+
+            nbformat.write(clean_notebook(nbformat.read(target, as_version=4)), target)
+            written.append(target)
+    return written
+
+
+_INSTRUCTOR_CONFIG = """\
+# Instructor build of the assignments: executed solution notebooks. Not part of the public book.
+title: "GCC companion: assignment solutions (instructor edition)"
+author: The GCC companion team
+only_build_toc_files: true
+execute:
+  execute_notebooks: "off"
+"""
+
+
+def build_instructor(out: Path | None = None, seed: int = 0, execute: bool = True,
+                     html: bool = False, assignments: Sequence[str] | None = None) -> Path:
+    """Assemble the instructor edition: a Jupyter Book of the solution notebooks.
+
+    Parameters
+    ----------
+    out : Path, optional
+        Folder of the instructor book; default ``_build/instructor``.
+    seed : int
+        The variant the solutions are executed for.
+    execute : bool
+        Execute the solutions with papermill (otherwise they are copied with the seed injected).
+    html : bool
+        Also run ``jupyter-book build`` on the folder (HTML in ``<out>/_build/html``).
+    assignments : sequence of str, optional
+        Which assignments (default: all).
+
+    Returns
+    -------
+    Path
+        The instructor book's folder.
+    """
+    out = Path(out) if out is not None else repo_root() / "_build" / "instructor"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    ids = list(assignments or assignment_ids())
+    for a in ids:
+        run_notebook(source_notebook(a, "solution"), out / f"{a}.ipynb", seed, prepare_only=not execute)
+    (out / "_config.yml").write_text(_INSTRUCTOR_CONFIG, encoding="utf-8")
+    toc = ["format: jb-book", "root: index", "chapters:"] + [f"  - file: {a}" for a in ids]
+    (out / "_toc.yml").write_text("\n".join(toc) + "\n", encoding="utf-8")
+    lines = ["# Assignment solutions (instructor edition)", "",
+             f"Solutions executed for the variant with seed {seed}. Each student's variant differs: rerun",
+             "the solution for a student's seed with", "",
+             "```bash", "python -m gcc.assignments make-variant --seed N --solutions", "```", "",
+             "Do not publish this build: the public book shows the student notebooks only.", ""]
+    lines += [f"- {a}: {ASSIGNMENTS[a][0]}" for a in ids]
+    (out / "index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if html:
+        jb = Path(sys.executable).with_name("jupyter-book")
+        subprocess.run([str(jb) if jb.exists() else "jupyter-book", "build", str(out)], check=True)
+    return out

@@ -1,0 +1,196 @@
+"""Per-student variants: sizes and data drawn from a seed.
+
+Every assignment notebook has a ``seed`` parameter (papermill injects it:
+``python -m gcc.assignments make-variant --seed 17``). The seed fixes the sizes
+(number of inputs, workers, stragglers, ...) and the data, so two students with
+different seeds get different answers and cannot copy them, while the checks,
+given the same variant, recompute the reference exactly.
+
+Sizes can also be set explicitly (``variant("01_berrut", seed, n_workers=12)``);
+explicit values win over the ones drawn from the seed.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["Variant", "variant", "problem", "ASSIGNMENTS"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The parameters of one student's copy of an assignment.
+
+    Attributes
+    ----------
+    assignment : str
+        Assignment id, e.g. ``"01_berrut"``.
+    seed : int
+        The student's seed.
+    params : dict
+        Sizes and settings drawn from the seed (also readable as attributes: ``v.n_workers``).
+    """
+
+    assignment: str
+    seed: int
+    params: dict = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        # dataclass fields are found before __getattr__ is called; this serves the params.
+        params = object.__getattribute__(self, "params")
+        if name in params:
+            return params[name]
+        raise AttributeError(f"Variant of {self.assignment!r} has no parameter {name!r}; "
+                             f"it has {sorted(params)}.")
+
+    def rng(self, stream: str) -> np.random.Generator:
+        """An independent generator for one named use (``"data"``, ``"stragglers"``, ...).
+
+        Streams are keyed by name so that adding a new use never shifts the numbers of another.
+        """
+        key = [int(self.seed), zlib.crc32(self.assignment.encode()), zlib.crc32(stream.encode())]
+        return np.random.default_rng(key)
+
+    def __str__(self) -> str:
+        sizes = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.assignment} (seed {self.seed}): {sizes}"
+
+
+def _sizes_berrut(rng: np.random.Generator) -> dict:
+    k = int(rng.integers(5, 9))
+    return {"n_inputs": k, "n_workers": k + int(rng.integers(5, 10)), "dim": int(rng.integers(2, 4)),
+            "n_stragglers": int(rng.integers(1, 4))}
+
+
+def _sizes_rate(rng: np.random.Generator) -> dict:
+    k = int(rng.integers(6, 10))
+    start = int(rng.choice([12, 16, 20]))
+    return {"n_inputs": k, "n_stragglers": int(rng.integers(1, 4)),
+            "n_workers_grid": [start, 2 * start, 4 * start, 8 * start],
+            "input_half_width": float(rng.choice([2.0, 2.5, 3.0]))}
+
+
+def _sizes_tuning(rng: np.random.Generator) -> dict:
+    k = int(rng.integers(6, 10))
+    return {"n_inputs": k, "n_workers": 3 * k + int(rng.integers(0, 6)), "n_stragglers": int(rng.integers(1, 4)),
+            "noise_std": float(rng.choice([0.05, 0.1, 0.2])), "n_batches": 6,
+            "lam_grid": [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2]}
+
+
+def _sizes_peeling(rng: np.random.Generator) -> dict:
+    return {"n_workers": int(rng.integers(6, 11)), "block_rows": int(rng.integers(2, 4)),
+            "n_cols": int(rng.integers(4, 8)), "tolerance": float(rng.choice([0.0, 0.15, 0.3]))}
+
+
+def _sizes_service(rng: np.random.Generator) -> dict:
+    return {"n_inputs": int(rng.integers(6, 10)), "n_workers": int(rng.integers(24, 33)),
+            "latency_budget": float(rng.choice([0.20, 0.25, 0.30])), "confidence": 0.95,
+            "n_trials": 200, "mu": 10.0, "shift": 0.05}
+
+
+#: Assignment ids, in book order, with their titles and how each draws its sizes from a seed.
+ASSIGNMENTS: dict[str, tuple[str, Callable[[np.random.Generator], dict]]] = {
+    "01_berrut": ("Berrut's encoder and decoder", _sizes_berrut),
+    "02_rate_slope": ("Measuring a rate slope", _sizes_rate),
+    "03_lambda_cv": ("Tuning the smoothing parameters by cross-validation", _sizes_tuning),
+    "04_cpgc_peeling": ("Decoding a CPGC iteration by peeling", _sizes_peeling),
+    "05_inference_service": ("A straggler-robust inference service", _sizes_service),
+}
+
+
+def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
+    """The variant of ``assignment`` for ``seed``.
+
+    Parameters
+    ----------
+    assignment : str
+        One of :data:`ASSIGNMENTS`.
+    seed : int
+        The student's seed (any non-negative int).
+    **overrides
+        Sizes to set explicitly; ``None`` values are ignored (so papermill parameters that default
+        to ``None`` keep the seed's choice).
+
+    Returns
+    -------
+    Variant
+    """
+    if assignment not in ASSIGNMENTS:
+        raise ValueError(f"The 'assignment' parameter of variant must be one of {list(ASSIGNMENTS)}. "
+                         f"Got {assignment!r} instead.")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"The 'seed' parameter of variant must be an int >= 0. Got {seed!r} instead.")
+    draw = ASSIGNMENTS[assignment][1]
+    probe = Variant(assignment, int(seed))
+    params = draw(probe.rng("sizes"))
+    unknown = set(overrides) - set(params)
+    if unknown:
+        raise ValueError(f"The overrides of variant({assignment!r}) must be among {sorted(params)}. "
+                         f"Got {sorted(unknown)} instead.")
+    params.update({k: v for k, v in overrides.items() if v is not None})
+    return Variant(assignment, int(seed), params)
+
+
+# --------------------------------------------------------------------------- problem data
+def _f_smooth(x: np.ndarray) -> np.ndarray:
+    """The function the workers of assignments 01 and 05 compute: smooth, elementwise, non-polynomial."""
+    return np.tanh(x) + 0.1 * x ** 2
+
+
+def _f_xsinx(x: np.ndarray) -> np.ndarray:
+    """``f(x) = x sin x``, the one-dimensional example of the ISIT 2025 paper."""
+    return x * np.sin(x)
+
+
+def problem(v: Variant):
+    """The data of a variant: what the student's notebook works on and the checks recompute.
+
+    Parameters
+    ----------
+    v : Variant
+
+    Returns
+    -------
+    types.SimpleNamespace
+        Fields depend on the assignment (``X``, ``f``, ``received``, ...); see each notebook.
+    """
+    from types import SimpleNamespace
+
+    if not isinstance(v, Variant):
+        raise ValueError(f"The 'v' parameter of problem must be a Variant. Got {type(v).__name__} instead.")
+    p = SimpleNamespace()
+    if v.assignment == "01_berrut":
+        rng = v.rng("data")
+        p.f = _f_smooth
+        p.X = rng.normal(size=(v.n_inputs, v.dim))
+        p.received = np.sort(rng.choice(v.n_workers, v.n_workers - v.n_stragglers, replace=False))
+    elif v.assignment == "02_rate_slope":
+        rng = v.rng("data")
+        p.f = _f_xsinx
+        p.X = np.sort(rng.uniform(-v.input_half_width, v.input_half_width, size=v.n_inputs))
+    elif v.assignment == "03_lambda_cv":
+        rng = v.rng("data")
+        p.f = _f_xsinx
+        n_b, k, n = v.n_batches, v.n_inputs, v.n_workers
+        # Batches of inputs; the first half tunes (cross-validation), the second half tests.
+        p.X = rng.uniform(-2.5, 2.5, size=(n_b, k))
+        p.noise = v.noise_std * rng.standard_normal(size=(n_b, n))
+        p.received = np.stack([np.sort(rng.choice(n, n - v.n_stragglers, replace=False))
+                               for _ in range(n_b)])
+        p.tune_batches = list(range(n_b // 2))
+        p.test_batches = list(range(n_b // 2, n_b))
+    elif v.assignment == "04_cpgc_peeling":
+        rng = v.rng("data")
+        p.code_seed = int(rng.integers(0, 2 ** 31 - 1))
+        p.theta = rng.normal(size=v.n_cols)
+        p.W = rng.normal(size=(v.n_workers * v.block_rows, v.n_cols))
+        p.arrival_seed = int(rng.integers(0, 2 ** 31 - 1))
+    elif v.assignment == "05_inference_service":
+        rng = v.rng("data")
+        p.f = _f_smooth
+        p.X = rng.normal(size=(v.n_inputs, 2))
+        p.delay_seed = int(rng.integers(0, 2 ** 31 - 1))
+    return p
