@@ -1,0 +1,32 @@
+"""Real distributed execution of the coded-computing schemes on Dask.
+
+Everything else in :mod:`gcc` simulates the workers; this subpackage runs the
+same codes on a Dask cluster so that latencies are measured, not sampled.
+
+* :mod:`gcc.distributed.cluster` -- start (or connect to) a cluster, always shut it down.
+* :mod:`gcc.distributed.coded` -- one coded batch: encode at the master, one task
+  per coded input pinned to a distinct worker, decode as soon as the decoding
+  condition holds, cancel the stragglers.
+* :mod:`gcc.distributed.inject` -- straggler and fault injection inside the workers.
+* :mod:`gcc.distributed.baselines` -- uncoded and replication schemes with the codes' interface.
+* :mod:`gcc.distributed.cpgc` -- coded partial gradient computation with one message per partial product.
+* :mod:`gcc.distributed.latency` -- repeated requests, tidy latency tables, simulated completion times.
+
+Dask is an optional dependency (``pip install gcc-companion[dist]``), so this
+package is not imported by ``import gcc``; import it explicitly::
+
+    from gcc.distributed import open_cluster, coded_compute
+"""
+from gcc.distributed.cluster import open_cluster, worker_addresses
+from gcc.distributed.coded import (
+    CodedResult, DeadlineError, ModelPlugin, ModelRef, coded_compute,
+)
+from gcc.distributed.inject import Injection, TaskFault
+from gcc.distributed.baselines import Replication, Uncoded
+
+__all__ = [
+    "open_cluster", "worker_addresses",
+    "coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin",
+    "Injection", "TaskFault",
+    "Uncoded", "Replication",
+]

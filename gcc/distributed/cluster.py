@@ -1,0 +1,151 @@
+"""Cluster lifecycle: a loopback LocalCluster by default, or an existing scheduler.
+
+The companion runs on shared laptops and CI machines, so the default cluster is
+small, bound to 127.0.0.1 only, has no dashboard (no extra listening port) and
+one thread per worker process: a worker *is* one coded worker of the paper, and
+a second thread would let two pinned tasks overlap and hide a straggler.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from typing import Iterator
+
+__all__ = ["open_cluster", "worker_addresses", "machine_description"]
+
+# Each worker process computes one coded task at a time; BLAS/torch threads on
+# top of that would oversubscribe the cores and distort measured latencies.
+_SINGLE_THREAD_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+}
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"The '{name}' parameter of open_cluster must be an int >= {low}. Got {value!r} instead.")
+    return value
+
+
+@contextlib.contextmanager
+def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: float = 60.0,
+                 memory_limit: str | int = "1GiB", processes: bool = True,
+                 silence_logs: int = logging.ERROR) -> Iterator["distributed.Client"]:
+    """Start a local Dask cluster (or connect to one) and always shut it down.
+
+    Parameters
+    ----------
+    n_workers : int
+        Number of worker processes of the local cluster (one thread each). With
+        ``address`` given, the context waits until that many workers are connected.
+    address : str, optional
+        Address of an existing scheduler, e.g. ``"tcp://10.0.0.5:8786"``. Then no
+        local cluster is started and only the client is closed on exit (the
+        remote cluster belongs to whoever started it).
+    timeout : float
+        Seconds to wait for the cluster to start and for the workers to connect.
+    memory_limit : str or int
+        Memory limit per worker of the local cluster.
+    processes : bool
+        Workers as separate processes (default; needed for real parallelism and
+        for fault injection that kills a worker process).
+    silence_logs : int
+        Logging level of the cluster's own loggers.
+
+    Yields
+    ------
+    distributed.Client
+        A client connected to the cluster, with ``n_workers`` workers up.
+
+    Notes
+    -----
+    The local cluster listens on 127.0.0.1 only, on ports chosen by the OS, with
+    its HTTP endpoint on an OS-chosen loopback port. Workers restart automatically if their process dies
+    (each runs under a Nanny), under a new address.
+    """
+    from distributed import Client, LocalCluster
+
+    _check_int("n_workers", n_workers, 1)
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"The 'timeout' parameter of open_cluster must be a number > 0. Got {timeout!r} instead.")
+    if address is not None:
+        client = Client(address, timeout=timeout)
+        try:
+            client.wait_for_workers(n_workers, timeout=timeout)
+            yield client
+        finally:
+            client.close(timeout=timeout)
+        return
+
+    extra = {"env": dict(_SINGLE_THREAD_ENV), "memory_limit": memory_limit} if processes else {}
+    cluster = LocalCluster(
+        n_workers=n_workers, threads_per_worker=1, processes=processes,
+        host="127.0.0.1", scheduler_port=0,
+        # The scheduler always serves HTTP (health, metrics); an OS-chosen loopback
+        # port avoids clashing with other clusters on 8787 and never listens outside.
+        dashboard_address="127.0.0.1:0",
+        silence_logs=silence_logs, **extra,
+    )
+    try:
+        client = Client(cluster, timeout=timeout)
+        try:
+            client.wait_for_workers(n_workers, timeout=timeout)
+            yield client
+        finally:
+            client.close(timeout=timeout)
+    finally:
+        cluster.close(timeout=timeout)
+
+
+def worker_addresses(client) -> list[str]:
+    """Addresses of the connected workers, sorted (the order coded tasks are pinned in).
+
+    Parameters
+    ----------
+    client : distributed.Client
+
+    Returns
+    -------
+    list of str
+    """
+    # n_workers=-1: recent distributed versions list only the first few workers otherwise.
+    info = client.scheduler_info(n_workers=-1)
+    return sorted(info["workers"])
+
+
+def machine_description(client=None) -> dict:
+    """The machine and cluster the numbers were measured on, for printing beside them.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        When given, the cluster's worker count and threads are included.
+
+    Returns
+    -------
+    dict
+        ``cpu_count``, ``platform``, ``processor`` and, with a client,
+        ``n_workers``, ``threads_per_worker`` and ``scheduler``.
+    """
+    import platform
+
+    desc = {
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+    }
+    try:
+        load = os.getloadavg()
+        desc["load_avg_1min"] = round(load[0], 2)
+    except OSError:
+        pass
+    if client is not None:
+        info = client.scheduler_info(n_workers=-1)
+        workers = info["workers"]
+        desc["n_workers"] = len(workers)
+        desc["threads_per_worker"] = sorted({w.get("nthreads", 1) for w in workers.values()})
+        desc["scheduler"] = info.get("address")
+    return desc

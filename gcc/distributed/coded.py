@@ -1,0 +1,446 @@
+"""One coded batch on a Dask cluster: encode, pin, gather the fastest, decode.
+
+The master encodes the K inputs into N coded inputs, submits one task per coded
+input pinned to its own worker (``workers=[address]``,
+``allow_other_workers=False``: a coded worker of the paper is a machine, and
+letting Dask move a straggler's task to an idle machine would be a different
+scheme), gathers results with :class:`distributed.as_completed` until the
+decoding condition holds, decodes, and cancels whatever is still running.
+
+Decoding conditions
+-------------------
+* ``n_wait`` fastest results (default ``N - n_stragglers``), as in the paper's
+  worst-case setting;
+* a ``deadline``: decode at the deadline with every result that arrived by then
+  (at least ``min_results``), or earlier once ``n_wait`` have arrived;
+* schemes with an ``is_decodable(received)`` method (uncoded: all K;
+  replication: one copy of every input) use that instead of a count.
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation
+   for General Coded Computing: The Straggler Setting", arXiv 2608.28910.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from gcc.distributed.cluster import worker_addresses
+from gcc.distributed.inject import Injection, TaskFault, act_out
+
+__all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "demo_mlp",
+           "model_load_counts", "stack_outputs"]
+
+
+class DeadlineError(TimeoutError):
+    """Too few workers answered in time to decode.
+
+    Attributes
+    ----------
+    deadline : float
+        The deadline (or overall timeout) in seconds.
+    answered : int
+        Results that arrived before it.
+    needed : int
+        Results the decoder needed.
+    """
+
+    def __init__(self, deadline: float, answered: int, needed: int, n_workers: int, what: str = "deadline"):
+        self.deadline, self.answered, self.needed, self.n_workers = deadline, answered, needed, n_workers
+        super().__init__(
+            f"Only {answered} of {n_workers} workers answered before the {what} of {deadline:.3g} s; "
+            f"decoding needs {needed}."
+        )
+
+
+# ---------------------------------------------------------------------------
+# Functions run by the workers
+# ---------------------------------------------------------------------------
+
+# Per worker process: models loaded by name, and how often each was loaded
+# (tests check that a DNN is loaded once per worker, not once per task).
+_MODEL_CACHE: dict[str, Any] = {}
+_MODEL_LOADS: dict[str, int] = {}
+
+
+def _load_model(name: str, loader: Callable[[], Any]):
+    model = _MODEL_CACHE.get(name)
+    if model is None:
+        model = loader()
+        _MODEL_CACHE[name] = model
+        _MODEL_LOADS[name] = _MODEL_LOADS.get(name, 0) + 1
+    return model
+
+
+def model_load_counts() -> dict[str, int]:
+    """How many times each named model was loaded in this process (run it on the workers)."""
+    return dict(_MODEL_LOADS)
+
+
+class ModelRef:
+    """A function given by name: the model is loaded once per worker process, then cached.
+
+    Only the name and the loader (a small picklable callable, e.g. a module-level
+    function or a ``functools.partial`` of one) travel with each task; the
+    weights never do.
+
+    Parameters
+    ----------
+    name : str
+        Cache key; two refs with the same name share the loaded model.
+    loader : callable
+        ``loader() -> model``, where ``model(x)`` computes f on a batch.
+    torch_io : bool
+        Convert numpy inputs to float32 torch tensors (and outputs back to numpy)
+        so a torch model can be fed numpy-coded inputs; run under ``torch.no_grad``.
+    """
+
+    def __init__(self, name: str, loader: Callable[[], Any], torch_io: bool = False):
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"The 'name' parameter of ModelRef must be a non-empty str. Got {name!r} instead.")
+        if not callable(loader):
+            raise ValueError(f"The 'loader' parameter of ModelRef must be callable. Got {loader!r} instead.")
+        self.name, self.loader, self.torch_io = name, loader, torch_io
+
+    def __call__(self, x):
+        model = _load_model(self.name, self.loader)
+        if not self.torch_io:
+            return model(x)
+        import torch
+
+        was_numpy = isinstance(x, np.ndarray)
+        with torch.no_grad():
+            out = model(torch.as_tensor(x, dtype=torch.float32) if was_numpy else x)
+        return out.detach().cpu().numpy() if was_numpy else out
+
+    def __repr__(self) -> str:
+        return f"ModelRef({self.name!r})"
+
+
+try:  # dask is optional for gcc, but this module is only imported with it.
+    from distributed.diagnostics.plugin import WorkerPlugin as _WorkerPlugin
+except ImportError:  # pragma: no cover
+    _WorkerPlugin = object
+
+
+class ModelPlugin(_WorkerPlugin):
+    """Worker plugin that loads a :class:`ModelRef`'s model when a worker starts.
+
+    Register it with ``client.register_plugin(ModelPlugin(ref))``: every current
+    worker, and every worker that joins or restarts later, loads the model before
+    its first task, so the first request does not pay the loading time.
+    """
+
+    def __init__(self, ref: ModelRef):
+        self.ref = ref
+        self.name = f"gcc-model-{ref.name}"
+
+    def setup(self, worker):
+        _load_model(self.ref.name, self.ref.loader)
+
+
+def demo_mlp(d_in: int, d_hidden: int, d_out: int, seed: int = 0):
+    """A small fixed-weight torch MLP (tanh, softmax output), for examples and tests.
+
+    Parameters
+    ----------
+    d_in, d_hidden, d_out : int
+        Layer widths.
+    seed : int
+        Seed of the weights, so master and workers build the same network.
+
+    Returns
+    -------
+    torch.nn.Module
+        In eval mode.
+    """
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(d_in, d_hidden), torch.nn.Tanh(), torch.nn.Linear(d_hidden, d_out), torch.nn.Softmax(dim=-1)
+    )
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) / np.sqrt(p.shape[-1]))
+    return model.eval()
+
+
+def _coded_task(f: Callable, x, index: int, fault: TaskFault | None):
+    """The task of coded worker ``index``: compute f on its coded input, under its fault."""
+    import os
+
+    from distributed import get_worker
+
+    start_wall = time.time()
+    y, timing = act_out(fault, lambda: f(x))
+    try:
+        address = get_worker().address
+    except ValueError:  # run outside a worker (e.g. in-process tests)
+        address = None
+    timing.update(index=index, worker=address, pid=os.getpid(), start_wall=start_wall)
+    return y, timing
+
+
+# ---------------------------------------------------------------------------
+# Master side
+# ---------------------------------------------------------------------------
+
+def stack_outputs(outputs: Sequence[Any]):
+    """Stack worker outputs along a new axis 0, numpy or torch alike."""
+    first = outputs[0]
+    if type(first).__module__.startswith("torch"):
+        import torch
+
+        return torch.stack(list(outputs))
+    return np.stack([np.asarray(o) for o in outputs])
+
+
+@dataclasses.dataclass
+class CodedResult:
+    """Outcome of one coded batch.
+
+    Attributes
+    ----------
+    estimates : array or tensor, shape (K, *out)
+        Decoded estimates of f(x_k).
+    received : numpy.ndarray of int
+        Ascending indices of the coded workers whose results were decoded.
+    workers_used : list of str
+        Their Dask worker addresses, in the order of ``received``.
+    latency_s : float
+        Seconds from the start of encoding to the end of decoding.
+    encode_s, decode_s : float
+        Time spent encoding and decoding at the master.
+    timings : list of dict
+        One record per coded worker: ``index``, ``worker``, ``arrived``,
+        ``used``, ``failed``, ``arrival_s`` (since the start), ``compute_s``,
+        ``slept_s``, ``busy_s`` (``nan`` for workers that did not answer).
+    n_workers : int
+        N, the number of coded tasks.
+    stopped_by : str
+        ``"condition"`` (decoding condition met) or ``"deadline"``.
+    """
+
+    estimates: Any
+    received: np.ndarray
+    workers_used: list
+    latency_s: float
+    encode_s: float
+    decode_s: float
+    timings: list
+    n_workers: int
+    stopped_by: str
+
+    @property
+    def slowest_used_busy_s(self) -> float:
+        """Busy time (compute + injected delay) of the slowest worker that was used."""
+        used = [t["busy_s"] for t in self.timings if t["used"]]
+        return float(max(used)) if used else float("nan")
+
+    @property
+    def overhead_s(self) -> float:
+        """Coordination overhead: latency beyond the slowest used worker's busy time.
+
+        It covers encoding, serialisation, scheduling, transfers, gathering and
+        decoding -- everything the distributed machinery adds on top of the work.
+        """
+        return self.latency_s - self.slowest_used_busy_s
+
+    def timing_table(self):
+        """The per-worker timings as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.timings)
+
+
+def _n_workers_of(code) -> int | None:
+    for attr in ("n_workers", "N"):
+        value = getattr(code, attr, None)
+        if isinstance(value, (int, np.integer)):
+            return int(value)
+    return None
+
+
+def _check_count(name: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (low <= value <= high):
+        raise ValueError(
+            f"The '{name}' parameter of coded_compute must be an int in [{low}, {high}]. Got {value!r} instead."
+        )
+    return int(value)
+
+
+def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = None, n_wait: int | None = None,
+                  deadline: float | None = None, min_results: int | None = None,
+                  injection: Injection | None = None, seed: int | np.random.Generator | None = None,
+                  timeout: float = 60.0, workers: Sequence[str] | None = None) -> CodedResult:
+    """Compute f on K inputs with a code over N pinned Dask workers; decode from the fastest.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    code : object
+        Any code with ``encode(X) -> (N, ...)`` and ``decode(Y, received) -> (K, ...)``
+        (``gcc.SplineCode``, ``gcc.BerrutCode``, ``gcc.LagrangeCode``,
+        ``gcc.BSplineCode``, or :class:`~gcc.distributed.baselines.Uncoded` /
+        :class:`~gcc.distributed.baselines.Replication`). A code with
+        ``is_decodable(received)`` decides itself when it has enough.
+    X : numpy.ndarray or torch.Tensor, shape (K, *in)
+        The master's inputs.
+    f : callable
+        The function the workers compute on one coded input (numpy or torch), or a
+        :class:`ModelRef` for a model loaded once per worker.
+    n_stragglers : int, optional
+        S; the master waits for the fastest ``N - S`` (default 0: all N).
+    n_wait : int, optional
+        Number of results to wait for, overriding ``N - n_stragglers``.
+    deadline : float, optional
+        Seconds after submission at which to decode with whatever arrived
+        (at least ``min_results``), unless ``n_wait`` arrived earlier. Without
+        ``n_wait``/``n_stragglers`` the early stop is at all N.
+    min_results : int, optional
+        Fewest results that may be decoded at the deadline (default: ``n_wait``
+        without a deadline, ``code.n_inputs`` or 1 with one).
+    injection : Injection, optional
+        Straggler / fault scenario acted out in the workers.
+    seed : int or numpy.random.Generator, optional
+        Seed of the injection's random draws.
+    timeout : float
+        Overall bound in seconds on the wait when there is no deadline.
+    workers : sequence of str, optional
+        Worker addresses to pin the N tasks to (default: the first N connected, sorted).
+
+    Returns
+    -------
+    CodedResult
+
+    Raises
+    ------
+    DeadlineError
+        Fewer than the needed results arrived before the deadline (or timeout),
+        or so many workers failed that decoding became impossible.
+    ValueError
+        Bad arguments, or fewer connected workers than N.
+    """
+    from distributed import Event, as_completed
+
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"The 'timeout' parameter of coded_compute must be a number > 0. Got {timeout!r} instead.")
+    if deadline is not None and not (isinstance(deadline, (int, float)) and deadline > 0):
+        raise ValueError(f"The 'deadline' parameter of coded_compute must be a number > 0. Got {deadline!r} instead.")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+    t0 = time.perf_counter()
+    coded = code.encode(X)
+    encode_s = time.perf_counter() - t0
+    n = _n_workers_of(code) or len(coded)
+    if len(coded) != n:
+        raise ValueError(f"The code's encoder gave {len(coded)} coded inputs for n_workers={n}.")
+
+    decodable = getattr(code, "is_decodable", None)
+    if n_wait is None:
+        s = 0 if n_stragglers is None else _check_count("n_stragglers", n_stragglers, 0, n - 1)
+        n_wait = n - s
+    n_wait = _check_count("n_wait", n_wait, 1, n)
+    if min_results is None:
+        min_results = n_wait if deadline is None else min(n_wait, int(getattr(code, "n_inputs", 1) or 1))
+    min_results = _check_count("min_results", min_results, 1, n_wait)
+
+    addresses = list(workers) if workers is not None else worker_addresses(client)
+    if len(addresses) < n:
+        raise ValueError(
+            f"The code needs n_workers={n} distinct Dask workers; the cluster has {len(addresses)} "
+            f"({addresses!r}). Start a cluster with n_workers >= {n}."
+        )
+    addresses = addresses[:n]
+
+    batch = uuid.uuid4().hex[:12]
+    cancel_event = f"gcc-cancel-{batch}"
+    faults: list[TaskFault | None] = (
+        injection.plan(n, rng, cancel_event=cancel_event) if injection is not None else [None] * n
+    )
+    futures, index_of = [], {}
+    for i in range(n):
+        fut = client.submit(
+            _coded_task, f, coded[i], i, faults[i], key=f"gcc-coded-{batch}-{i}",
+            workers=[addresses[i]], allow_other_workers=False, pure=False, retries=0,
+        )
+        futures.append(fut)
+        index_of[fut.key] = i
+
+    bound = float(deadline) if deadline is not None else float(timeout)
+    outputs: dict[int, Any] = {}
+    records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False, "failed": False,
+                   "arrival_s": np.nan, "compute_s": np.nan, "slept_s": np.nan, "busy_s": np.nan}
+               for i in range(n)}
+    failed: set[int] = set()
+    stopped_by = None
+
+    def ready() -> bool:
+        received = sorted(outputs)
+        return bool(decodable(received)) if decodable is not None else len(received) >= n_wait
+
+    # Wait bounded by the deadline (or the timeout) measured from submission.
+    remaining = bound - (time.perf_counter() - t0 - encode_s)
+    try:
+        ac = as_completed(futures, with_results=True, raise_errors=False, timeout=max(remaining, 1e-3))
+        for fut, res in ac:
+            i = index_of[fut.key]
+            now = time.perf_counter() - t0
+            if fut.status != "finished":
+                # An exception in f, or a worker that died and could not be replaced:
+                # that worker is a straggler, the others may still suffice.
+                failed.add(i)
+                records[i]["failed"] = True
+            else:
+                y, timing = res
+                outputs[i] = y
+                records[i].update({k: timing[k] for k in ("compute_s", "slept_s", "busy_s")},
+                                  arrived=True, arrival_s=now, worker=timing["worker"] or addresses[i])
+                if ready():
+                    stopped_by = "condition"
+                    break
+            if decodable is None and n - len(failed) < min_results:
+                break  # impossible to decode, however long we wait
+    except TimeoutError:
+        pass
+
+    if stopped_by is None:
+        enough = (bool(decodable(sorted(outputs))) if decodable is not None else len(outputs) >= min_results)
+        if deadline is None or not enough or not outputs:
+            _cancel(client, futures, cancel_event, injection)
+            what = "deadline" if deadline is not None else "timeout"
+            raise DeadlineError(bound, len(outputs), n_wait if deadline is None else min_results, n, what=what)
+        stopped_by = "deadline"
+
+    received = np.array(sorted(outputs), dtype=int)
+    t_dec = time.perf_counter()
+    estimates = code.decode(stack_outputs([outputs[i] for i in received]), received)
+    decode_s = time.perf_counter() - t_dec
+    latency_s = time.perf_counter() - t0
+    _cancel(client, futures, cancel_event, injection)
+
+    for i in received:
+        records[i]["used"] = True
+    return CodedResult(
+        estimates=estimates, received=received, workers_used=[records[i]["worker"] for i in received],
+        latency_s=latency_s, encode_s=encode_s, decode_s=decode_s,
+        timings=[records[i] for i in range(n)], n_workers=n, stopped_by=stopped_by,
+    )
+
+
+def _cancel(client, futures, cancel_event: str, injection: Injection | None) -> None:
+    """Stop the stragglers: interrupt their injected sleeps and cancel their tasks."""
+    from distributed import Event
+
+    pending = [fut for fut in futures if not fut.done()]
+    if not pending:
+        return
+    if injection is not None and injection.interruptible:
+        Event(cancel_event, client=client).set()
+    client.cancel(pending)

@@ -1,0 +1,265 @@
+"""Straggler and fault injection applied inside the Dask workers.
+
+A local cluster has no natural stragglers worth the name, so the delays of the
+paper's models are *injected*: the master draws, with an explicit seed, what
+each task of a request will suffer (a :class:`TaskFault`), ships it with the
+task, and the worker acts it out -- it sleeps, runs slowed down, or its process
+dies. Drawing at the master keeps a run reproducible from its seed while the
+waiting itself happens for real, inside the worker, where the scheduler, the
+network stack and the decoder all see it.
+
+Supported injections (combine freely):
+
+* a per-task delay from one of :mod:`gcc.stragglers`' delay models (e.g. the
+  shifted exponential), or any callable ``(rng, n) -> (n,) seconds``;
+* persistent slow workers (the same worker positions slowed ``slowdown`` times on
+  every request) or ``n_random_slow`` workers drawn uniformly per request;
+* the authors' EC2 rule: each worker sleeps ``sleep_s`` with probability ``sleep_prob``;
+* a worker process that dies mid-task (``os._exit`` inside the task).
+
+Injected sleeps are *interruptible*: once the master has decoded it sets a
+cancellation event and the stragglers stop sleeping, as a real system would
+abort their work. Without that, a cancelled straggler keeps its worker busy and
+delays the next request pinned to it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+__all__ = ["TaskFault", "Injection", "act_out", "sample_delays"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskFault:
+    """What one task suffers on its worker (drawn at the master, acted out in the worker).
+
+    Attributes
+    ----------
+    base_s : float
+        Emulated compute time in seconds, added to the real compute of ``f``
+        (toy functions take microseconds; a DNN batch takes tens of ms).
+    slowdown : float
+        Factor >= 1 applied to ``base_s`` + the measured compute time.
+    delay_s : float
+        Extra delay in seconds (from a delay model or the sleep-with-probability rule).
+    die : bool
+        The worker process exits (``os._exit``) ``die_after_s`` seconds into the task.
+    die_after_s : float
+        See ``die``.
+    cancel_event : str or None
+        Name of a ``distributed.Event``; injected sleeping stops as soon as it is set.
+    """
+
+    base_s: float = 0.0
+    slowdown: float = 1.0
+    delay_s: float = 0.0
+    die: bool = False
+    die_after_s: float = 0.0
+    cancel_event: str | None = None
+
+    def injected_s(self, compute_s: float) -> float:
+        """Seconds to sleep after a compute of ``compute_s`` seconds."""
+        return self.slowdown * (self.base_s + compute_s) - compute_s + self.delay_s
+
+
+def sample_delays(model: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Draw ``n`` per-task delays in seconds from a delay model.
+
+    Parameters
+    ----------
+    model : object or callable
+        One of :mod:`gcc.stragglers`' delay models (``ShiftedExponential``,
+        ``SlowWorkers``: anything with ``sample_times(rng, n, trials)``), or a callable
+        ``(rng, n) -> array of n seconds``.
+    n : int
+        Number of tasks.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Non-negative delays.
+    """
+    if hasattr(model, "sample_times"):
+        # gcc.stragglers delay models: sample_times(rng, n_workers, trials) -> (trials, N).
+        times = np.asarray(model.sample_times(rng, n, 1))[0]
+    elif callable(model):
+        times = model(rng, n)
+    else:
+        raise ValueError(
+            "The 'delay' parameter of Injection must be a gcc.stragglers delay model or a callable "
+            f"(rng, n) -> seconds. Got {model!r} instead."
+        )
+    times = np.asarray(times, dtype=float).reshape(-1)
+    if times.shape != (n,) or not np.all(np.isfinite(times)) or np.any(times < 0):
+        raise ValueError(f"The delay model {model!r} must give {n} finite delays >= 0. Got {times!r} instead.")
+    return times
+
+
+@dataclasses.dataclass(frozen=True)
+class Injection:
+    """A straggler / fault scenario for the tasks of one request.
+
+    Parameters
+    ----------
+    base_s : float
+        Emulated compute seconds per task (see :class:`TaskFault`).
+    delay : object, optional
+        Per-task delay model (see :func:`sample_delays`), in seconds.
+    delay_scale : float
+        Multiplies the model's delays (a model in "task units" becomes seconds).
+    slow_workers : sequence of int
+        Worker positions (task indices) slowed on every request: persistent stragglers.
+    n_random_slow : int
+        Number of worker positions, drawn uniformly per request, that are slowed.
+    slowdown : float
+        Slow-down factor of slowed workers (e.g. 10 for "slowed 10x").
+    sleep_prob, sleep_s : float
+        The authors' rule: each task sleeps ``sleep_s`` seconds with probability
+        ``sleep_prob`` (they used 6 ms with probability 0.2 on EC2).
+    kill : sequence of int
+        Worker positions whose process dies mid-task (once per request that includes them).
+    kill_after_s : float
+        How far into the task the process dies.
+    interruptible : bool
+        Stop injected sleeps once the master has decoded (see module notes).
+    """
+
+    base_s: float = 0.0
+    delay: Any = None
+    delay_scale: float = 1.0
+    slow_workers: Sequence[int] = ()
+    n_random_slow: int = 0
+    slowdown: float = 10.0
+    sleep_prob: float = 0.0
+    sleep_s: float = 0.006
+    kill: Sequence[int] = ()
+    kill_after_s: float = 0.0
+    interruptible: bool = True
+
+    def _validate(self, n_tasks: int) -> None:
+        for name in ("base_s", "delay_scale", "sleep_s", "kill_after_s"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
+                raise ValueError(f"The '{name}' parameter of Injection must be a number >= 0. Got {value!r} instead.")
+        if not (isinstance(self.slowdown, (int, float)) and self.slowdown >= 1):
+            raise ValueError(f"The 'slowdown' parameter of Injection must be a number >= 1. Got {self.slowdown!r} instead.")
+        if not (0.0 <= self.sleep_prob <= 1.0):
+            raise ValueError(f"The 'sleep_prob' parameter of Injection must be in [0, 1]. Got {self.sleep_prob!r} instead.")
+        if not (isinstance(self.n_random_slow, int) and 0 <= self.n_random_slow <= n_tasks):
+            raise ValueError(
+                f"The 'n_random_slow' parameter of Injection must be an int in [0, {n_tasks}]. "
+                f"Got {self.n_random_slow!r} instead."
+            )
+        for name in ("slow_workers", "kill"):
+            for i in getattr(self, name):
+                if not (isinstance(i, (int, np.integer)) and 0 <= i < n_tasks):
+                    raise ValueError(
+                        f"The '{name}' parameter of Injection must hold worker positions in [0, {n_tasks}). "
+                        f"Got {list(getattr(self, name))!r} instead."
+                    )
+
+    def plan(self, n_tasks: int, rng: np.random.Generator, cancel_event: str | None = None) -> list[TaskFault]:
+        """Draw the faults of the ``n_tasks`` tasks of one request.
+
+        Parameters
+        ----------
+        n_tasks : int
+            Number of tasks (= workers used by the request); task i runs on worker position i.
+        rng : numpy.random.Generator
+            Source of every random choice, so a seed fixes the whole scenario.
+        cancel_event : str, optional
+            Event name that interrupts the injected sleeps.
+
+        Returns
+        -------
+        list of TaskFault, length n_tasks
+        """
+        self._validate(n_tasks)
+        slow = np.zeros(n_tasks, dtype=bool)
+        slow[list(self.slow_workers)] = True
+        if self.n_random_slow:
+            slow[rng.choice(n_tasks, size=self.n_random_slow, replace=False)] = True
+        delay = np.zeros(n_tasks)
+        if self.delay is not None:
+            delay += self.delay_scale * sample_delays(self.delay, n_tasks, rng)
+        if self.sleep_prob > 0:
+            delay += self.sleep_s * (rng.random(n_tasks) < self.sleep_prob)
+        die = np.zeros(n_tasks, dtype=bool)
+        die[list(self.kill)] = True
+        event = cancel_event if self.interruptible else None
+        return [
+            TaskFault(base_s=float(self.base_s), slowdown=float(self.slowdown) if slow[i] else 1.0,
+                      delay_s=float(delay[i]), die=bool(die[i]), die_after_s=float(self.kill_after_s),
+                      cancel_event=event)
+            for i in range(n_tasks)
+        ]
+
+    def expected_task_s(self, n_tasks: int, rng: np.random.Generator, compute_s: float = 0.0) -> np.ndarray:
+        """Simulated busy time of each task of one request (no Dask involved).
+
+        Used to set measured completion times against simulated ones: the same
+        plan, with the waits added up instead of slept.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_tasks,)
+            Seconds each task would take; ``inf`` for a task whose worker dies.
+        """
+        faults = self.plan(n_tasks, rng)
+        return np.array([np.inf if f.die else compute_s + f.injected_s(compute_s) for f in faults])
+
+
+def _wait(seconds: float, event_name: str | None) -> tuple[float, bool]:
+    """Sleep ``seconds`` unless the named event is set first; returns (slept, interrupted)."""
+    if seconds <= 0:
+        return 0.0, False
+    t0 = time.perf_counter()
+    if event_name is None:
+        time.sleep(seconds)
+        return time.perf_counter() - t0, False
+    from distributed import Event
+
+    interrupted = bool(Event(event_name).wait(timeout=seconds))
+    return time.perf_counter() - t0, interrupted
+
+
+def act_out(fault: TaskFault | None, compute: Callable[[], Any]) -> tuple[Any, dict]:
+    """Run ``compute`` inside a worker under ``fault``; returns (output, timing).
+
+    Parameters
+    ----------
+    fault : TaskFault or None
+    compute : callable
+        The worker's real computation, e.g. ``lambda: f(x)``.
+
+    Returns
+    -------
+    output : any
+        What ``compute`` returned.
+    timing : dict
+        ``compute_s`` (real compute), ``injected_s`` (planned extra), ``slept_s``
+        (actually slept), ``interrupted`` and ``busy_s`` (the whole task).
+    """
+    t0 = time.perf_counter()
+    if fault is not None and fault.die:
+        time.sleep(fault.die_after_s)
+        # A crash, not an exception: the process vanishes without replying, as a
+        # machine that loses power would. The Nanny restarts it under a new address.
+        os._exit(17)
+    output = compute()
+    compute_s = time.perf_counter() - t0
+    injected = fault.injected_s(compute_s) if fault is not None else 0.0
+    slept, interrupted = _wait(injected, fault.cancel_event if fault is not None else None)
+    return output, {
+        "compute_s": compute_s,
+        "injected_s": max(injected, 0.0),
+        "slept_s": slept,
+        "interrupted": interrupted,
+        "busy_s": time.perf_counter() - t0,
+    }
