@@ -139,7 +139,15 @@ def _fit_eval(x, alpha, y, x_eval):
 def _smoother(x, alpha, x_eval):
     """Unchecked smoother matrix, shape (len(x_eval), len(x)); see :func:`smoother_matrix`.
 
-    Used by the codes' operator builders on already validated points.
+    Used by the codes' operator builders on already validated points. With W_g and W_M the
+    (sparse) evaluation weights of the values g and of the second derivatives M, and
+    A = R + alpha Q^T Q,
+
+        S = W_g (I - alpha Q A^-1 Q^T) + W_M' A^-1 Q^T
+          = W_g + (W_M' - alpha W_g Q) A^-1 Q^T,
+
+    so S^T = W_g^T + Q A^-1 (W_M'^T - alpha Q^T W_g^T): one banded solve with
+    len(x_eval) right-hand sides (not len(x)), and only banded products around it.
     """
     n = x.shape[0]
     p = x_eval.shape[0]
@@ -147,30 +155,21 @@ def _smoother(x, alpha, x_eval):
         return np.ones((p, 1))
     h = np.diff(x)
     idx, cg0, cg1, cm0, cm1 = _eval_coefficients(x, h, x_eval)
-    rows = np.arange(p)
+    cols = np.arange(p)
+    WgT = np.zeros((n, p))
+    WgT[idx, cols] = cg0
+    WgT[idx + 1, cols] = cg1
     if n == 2:
-        S = np.zeros((p, 2))
-        S[:, 0] = cg0
-        S[:, 1] = cg1
-        return S
-    # Q^T applied to the identity is Q^T itself: a dense (n-2, n) band, n right-hand sides.
-    qt = np.zeros((n - 2, n))
-    inv = 1.0 / h
-    j = np.arange(n - 2)
-    qt[j, j] = inv[:-1]
-    qt[j, j + 1] = -(inv[:-1] + inv[1:])
-    qt[j, j + 2] = inv[1:]
-    gamma = _solve_reinsch(h, alpha, qt)          # (n-2, n): second derivatives per unit y
-    M = np.zeros((n, n))
-    M[1:-1] = gamma
-    S = cm0[:, None] * M[idx] + cm1[:, None] * M[idx + 1]
-    # Value part: g = I - alpha Q gamma; the identity contributes two entries per row.
-    S[rows, idx] += cg0
-    S[rows, idx + 1] += cg1
+        return WgT.T.copy()
+    WmT = np.zeros((n, p))
+    WmT[idx, cols] = cm0
+    WmT[idx + 1, cols] = cm1
+    rhs = WmT[1:-1]                               # second derivatives vanish at the ends
     if alpha != 0.0:
-        G = _q_apply(h, gamma)                     # (n, n)
-        S -= alpha * (cg0[:, None] * G[idx] + cg1[:, None] * G[idx + 1])
-    return S
+        rhs = rhs - alpha * _qt_apply(h, WgT)
+    Z = _solve_reinsch(h, alpha, np.asfortranarray(rhs))   # (n-2, p)
+    ST = WgT + _q_apply(h, Z)
+    return np.ascontiguousarray(ST.T)
 
 
 # --------------------------------------------------------------------------------------

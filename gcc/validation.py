@@ -211,6 +211,16 @@ def check_received(received, n_workers: int, owner: str, name: str = "received")
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(received, torch.Tensor):
         received = received.detach().cpu().numpy()
+    if isinstance(received, np.ndarray) and received.ndim == 1 and received.dtype.kind in "iu":
+        # fast path (the common case in simulations): all checks vectorised
+        if received.size and received[0] >= 0 and received[-1] < n_workers and (
+                received.size == 1 or bool((received[1:] > received[:-1]).all())):
+            return tuple(received.tolist())
+    elif isinstance(received, (tuple, list)) and received and all(
+            type(v) is int for v in received):
+        if received[0] >= 0 and received[-1] < n_workers and all(
+                a < b for a, b in zip(received, received[1:])):
+            return tuple(received)
     if isinstance(received, (str, bytes)) or np.ndim(received) != 1:
         raise_invalid(name, owner, constraint, received)
     try:

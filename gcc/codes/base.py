@@ -1,0 +1,249 @@
+"""The interface shared by every code: linear encoder and decoder operators.
+
+A code places K data points at ``alphas`` and N workers at ``betas`` (both ascending in
+[-1, 1]). Encoding fits a function u_enc through (alpha_k, X_k) and sends u_enc(beta_n) to
+worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k).
+All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
+product and decoding one (K, |F|) matrix product, with the decoder built once per received
+set F and cached.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from ..backend import LinearOperator, is_torch
+from ..points import code_points
+from ..validation import (check_choice, check_finite, check_int, check_leading_dim,
+                          check_points, check_received, raise_invalid)
+
+__all__ = ["Code"]
+
+
+class Code:
+    """Base class of a linear coded-computing scheme.
+
+    Parameters
+    ----------
+    n_inputs : int
+        K, the number of data points, ``>= 1``.
+    n_workers : int
+        N, the number of workers, ``>= 1`` (codes that need ``N >= K`` say so).
+    alphas : array_like, shape (K,), optional
+        Data points, strictly increasing, finite, in [-1, 1]. Default from ``points``.
+    betas : array_like, shape (N,), optional
+        Worker points, strictly increasing, finite, in [-1, 1]. Default from ``points``.
+    points : {"chebyshev", "equispaced"}
+        "chebyshev": alphas are Chebyshev points of the first kind, betas of the second kind
+        (the paper's experiments). "equispaced": alphas are the K cell centres
+        ``-1 + (2k-1)/K`` and betas ``linspace(-1, 1, N)``.
+
+    Attributes
+    ----------
+    n_inputs, n_workers : int
+    alphas : ndarray, shape (K,)
+    betas : ndarray, shape (N,)
+
+    Notes
+    -----
+    Arguments are validated in the constructor, so that a misconfigured code fails where
+    it is made; the instance is then read-only (its operators are cached). Use
+    :meth:`with_params` to make a modified copy, e.g. for a grid search over lambda.
+    """
+
+    #: whether the code needs at least as many workers as inputs
+    _needs_n_workers_ge_n_inputs = False
+    #: maximum number of cached decoders (least recently used are dropped)
+    decoder_cache_size = 4096
+
+    def __init__(self, n_inputs, n_workers, alphas=None, betas=None, points="chebyshev"):
+        owner = type(self).__name__
+        self._n_inputs = check_int(n_inputs, "n_inputs", owner, minimum=1)
+        if self._needs_n_workers_ge_n_inputs:
+            self._n_workers = check_int(n_workers, "n_workers", owner, minimum=self._n_inputs,
+                                        constraint="an int >= n_inputs")
+        else:
+            self._n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
+        self._points = check_choice(points, "points", owner, ("chebyshev", "equispaced"))
+        default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, points, owner)
+        self._alphas_param, self._betas_param = alphas, betas
+        self._alphas = default_alphas if alphas is None else check_points(
+            alphas, "alphas", owner, size=self._n_inputs, size_name="n_inputs")
+        self._betas = default_betas if betas is None else check_points(
+            betas, "betas", owner, size=self._n_workers, size_name="n_workers")
+        self._alphas.flags.writeable = False
+        self._betas.flags.writeable = False
+        self._encoder = None
+        self._decoders = OrderedDict()
+
+    # ------------------------------------------------------------------ parameters
+    @property
+    def n_inputs(self) -> int:
+        return self._n_inputs
+
+    @property
+    def n_workers(self) -> int:
+        return self._n_workers
+
+    @property
+    def alphas(self) -> np.ndarray:
+        return self._alphas
+
+    @property
+    def betas(self) -> np.ndarray:
+        return self._betas
+
+    @property
+    def points(self) -> str:
+        return self._points
+
+    def _extra_params(self) -> dict:
+        """Constructor parameters specific to a subclass (in signature order)."""
+        return {}
+
+    def get_params(self) -> dict:
+        """Constructor arguments of this code (scikit-learn style)."""
+        params = {"n_inputs": self._n_inputs, "n_workers": self._n_workers}
+        params.update(self._extra_params())
+        params.update(alphas=self._alphas_param, betas=self._betas_param, points=self._points)
+        return params
+
+    def with_params(self, **changes) -> "Code":
+        """A new code of the same class with some constructor arguments replaced."""
+        params = self.get_params()
+        unknown = set(changes) - set(params)
+        if unknown:
+            raise_invalid(sorted(unknown)[0], f"{type(self).__name__}.with_params",
+                          "a constructor argument (" + ", ".join(params) + ")", changes)
+        params.update(changes)
+        return type(self)(**params)
+
+    def __repr__(self):
+        shown = {k: v for k, v in self.get_params().items()
+                 if not (k in ("alphas", "betas") and v is None)}
+        args = ", ".join(f"{k}={v!r}" for k, v in shown.items())
+        return f"{type(self).__name__}({args})"
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
+        state["_decoders"] = OrderedDict()
+        return state
+
+    # ------------------------------------------------------------------ operators
+    def _build_encoder(self) -> np.ndarray:  # pragma: no cover - abstract
+        """Encoder matrix, shape (N, K)."""
+        raise NotImplementedError
+
+    def _build_decoder(self, received: tuple) -> np.ndarray:  # pragma: no cover - abstract
+        """Uncached decoder matrix for validated ``received``, shape (K, len(received))."""
+        raise NotImplementedError
+
+    def _encoder_op(self) -> LinearOperator:
+        if self._encoder is None:
+            self._encoder = LinearOperator(self._build_encoder())
+        return self._encoder
+
+    def _received(self, received, owner):
+        if received is None:
+            return tuple(range(self._n_workers))
+        return check_received(received, self._n_workers, owner)
+
+    def _decoder_op(self, received: tuple) -> LinearOperator:
+        op = self._decoders.get(received)
+        if op is None:
+            op = LinearOperator(self._build_decoder(received))
+            self._decoders[received] = op
+            if len(self._decoders) > self.decoder_cache_size:
+                self._decoders.popitem(last=False)
+        else:
+            self._decoders.move_to_end(received)
+        return op
+
+    def clear_cache(self) -> None:
+        """Drop the cached encoder and decoders (and their converted torch copies)."""
+        self._encoder = None
+        self._decoders.clear()
+
+    def encoder_matrix(self) -> np.ndarray:
+        """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""
+        return self._encoder_op().matrix
+
+    def decoder_matrix(self, received=None) -> np.ndarray:
+        """Decoder operator D_F, shape (K, len(received)), cached per received set (read-only).
+
+        Parameters
+        ----------
+        received : sequence of int or bool mask of shape (N,), optional
+            Strictly ascending indices of the non-straggling workers; default all N.
+        """
+        name = f"{type(self).__name__}.decoder_matrix"
+        return self._decoder_op(self._received(received, name)).matrix
+
+    # ------------------------------------------------------------------ data path
+    def encode(self, X, check_finite=True):
+        """Coded inputs of the N workers: u_enc(beta_n).
+
+        Parameters
+        ----------
+        X : ndarray or torch.Tensor, shape (K, *shape)
+            Data points x_1..x_K stacked along axis 0, any trailing shape.
+        check_finite : bool
+            Raise on NaN/inf in X (one reduction; pass False to skip it in hot GPU loops).
+
+        Returns
+        -------
+        ndarray or torch.Tensor, shape (N, *shape)
+            Same library, dtype (floating) and device as X; one matrix product.
+        """
+        owner = f"{type(self).__name__}.encode"
+        X = _as_array(X, "X", owner)
+        check_leading_dim(X, self._n_inputs, "X", owner, "n_inputs")
+        if check_finite:
+            _check_finite(X, "X", owner)
+        return self._encoder_op().apply(X)
+
+    def decode(self, Y, received=None, check_finite=True):
+        """Estimates of f(x_1..x_K) from the outputs of the received workers.
+
+        Parameters
+        ----------
+        Y : ndarray or torch.Tensor, shape (len(received), *out)
+            Outputs of the workers in ``received``, in the same (ascending) order.
+        received : sequence of int or bool mask of shape (N,), optional
+            Strictly ascending indices of the non-straggling workers; default all N.
+        check_finite : bool
+            Raise on NaN/inf in Y.
+
+        Returns
+        -------
+        ndarray or torch.Tensor, shape (K, *out)
+            Same library, dtype (floating) and device as Y; one matrix product.
+        """
+        owner = f"{type(self).__name__}.decode"
+        received = self._received(received, owner)
+        Y = _as_array(Y, "Y", owner)
+        check_leading_dim(Y, len(received), "Y", owner, "len(received)")
+        if check_finite:
+            _check_finite(Y, "Y", owner)
+        return self._decoder_op(received).apply(Y)
+
+
+def _as_array(X, name, owner):
+    if is_torch(X) or isinstance(X, np.ndarray):
+        return X
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError):
+        raise_invalid(name, owner, "a numpy array or torch tensor", X)
+    if arr.dtype.kind not in "biufc":
+        raise_invalid(name, owner, "a numeric numpy array or torch tensor", X)
+    return arr
+
+
+def _check_finite(X, name, owner):
+    if not is_torch(X) and X.dtype.kind not in "biufc":
+        raise_invalid(name, owner, "a numeric numpy array or torch tensor", X,
+                      f"dtype {X.dtype}")
+    check_finite(X, name, owner)
