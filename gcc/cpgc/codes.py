@@ -1,0 +1,335 @@
+"""Task assignments (codes) of coded partial gradient computation and of its baselines.
+
+A code says, for every worker, which linear combinations of the K blocks it computes, in which
+order, after how many task units each result is ready, and how results are grouped into messages.
+The master sees every result as one row of a coefficient matrix over the unknown block products
+``W_k theta`` (Section 1 of the digest); a block is recovered when ``e_k`` lies in the row space of
+the received rows.
+
+Schemes (names accepted by :func:`make_code` and :func:`gcc.cpgc.simulate`):
+
+``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``)
+    Random circularly shifted code of the journal draft, degree vector m = (1, m_2, ..., m_r).
+``"icassp-mds"``
+    Labelled hypothesis for the ICASSP-2019 construction: uncoded first task, later tasks dense
+    real-valued (MDS-like) combinations of all K blocks.
+``"uc-mmc"`` / ``"uc-smc"``
+    Uncoded cyclic assignment, one message per result (MMC) or one message after all r (SMC).
+``"mds"`` (alias ``"mcc"``)
+    (k_bar, K) MDS-coded computation, one message per worker after r task units, no partial recovery.
+``"gc"``
+    Gradient coding (coded-communication setting), load r, any K - r + 1 workers suffice.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._checks import check_choice, check_degrees, check_int, invalid
+
+__all__ = [
+    "Code",
+    "SCHEMES",
+    "ALIASES",
+    "canonical_scheme",
+    "rcsc_code",
+    "example_code_k4",
+    "icassp_mds_code",
+    "uncoded_cyclic_code",
+    "mds_code",
+    "gradient_code",
+    "make_code",
+]
+
+SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds", "gc")
+ALIASES = {"ccpr": "rcsc", "cpgc": "rcsc", "mcc": "mds", "cpgc-icassp": "icassp-mds"}
+SETTINGS = ("computation", "communication")
+
+
+def canonical_scheme(scheme, owner: str = "make_code") -> str:
+    """Map a scheme name or alias to its canonical name (see the module docstring)."""
+    name = check_choice(scheme, "scheme", owner, SCHEMES + tuple(ALIASES))
+    return ALIASES.get(name, name)
+
+
+@dataclass(frozen=True, eq=False)
+class Code:
+    """A task assignment: coefficient rows, their ready times in task units, their messages.
+
+    Attributes
+    ----------
+    name : str
+        Canonical scheme name.
+    coefficients : ndarray, shape (n_workers, n_rows, n_blocks)
+        Row ``j`` of worker ``i`` is the result ``sum_k coefficients[i, j, k] * W_k theta``.
+    row_units : ndarray of float, shape (n_rows,)
+        Task units after which row ``j`` is ready; with speed ``Y_i = alpha + X_i`` it is ready at
+        ``row_units[j] * Y_i``. Non-decreasing.
+    row_messages : ndarray of int, shape (n_rows,)
+        Message index of each row; rows of one message share their ready time and arrive together.
+    any_k : int or None
+        For threshold codes (MDS, GC): every block (or the full gradient) is decodable as soon as the
+        messages of any ``any_k`` distinct workers have arrived, and never before.
+    partial : bool
+        Whether single blocks can be recovered (partial recovery). False for MDS and GC, which
+        always wait for the full result whatever the tolerance.
+    setting : {"computation", "communication"}
+        Coded computation (blocks of ``W theta``) or coded communication (partial gradients).
+    load : int
+        Task units of work per worker.
+    params : dict
+        Construction parameters (degrees, shifts, seed, ...), for provenance.
+    """
+
+    name: str
+    coefficients: np.ndarray
+    row_units: np.ndarray
+    row_messages: np.ndarray
+    any_k: int | None = None
+    partial: bool = True
+    setting: str = "computation"
+    load: int = 1
+    params: dict = field(default_factory=dict)
+
+    @property
+    def n_workers(self) -> int:
+        return self.coefficients.shape[0]
+
+    @property
+    def n_rows(self) -> int:
+        return self.coefficients.shape[1]
+
+    @property
+    def n_blocks(self) -> int:
+        return self.coefficients.shape[2]
+
+    @property
+    def n_messages(self) -> int:
+        """Messages per worker."""
+        return int(self.row_messages.max()) + 1
+
+    @property
+    def degrees(self) -> np.ndarray:
+        """Number of blocks in each result, shape (n_workers, n_rows)."""
+        return (self.coefficients != 0).sum(axis=2)
+
+    def message_rows(self, message: int) -> np.ndarray:
+        """Row indices that form message ``message`` of every worker."""
+        return np.flatnonzero(self.row_messages == message)
+
+    def message_units(self) -> np.ndarray:
+        """Ready time of each message in task units, shape (n_messages,)."""
+        return np.array([self.row_units[self.message_rows(j)[0]] for j in range(self.n_messages)])
+
+    def is_uncoded(self) -> bool:
+        """True when every row is a single block with coefficient 1 (recovery is a set union)."""
+        deg = self.degrees
+        return bool(np.all(deg == 1) and np.all(self.coefficients[self.coefficients != 0] == 1))
+
+
+def _rng(seed):
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> Code:
+    """Random circularly shifted code (RCSC) of the CCPR scheme.
+
+    Parameters
+    ----------
+    n_workers : int
+        K, also the number of blocks.
+    degrees : sequence of int, length r
+        Degree vector m = (1, m_2, ..., m_r), non-decreasing: message j of a worker is the sum of
+        m_j blocks. L = sum(m) must not exceed K (the shifts are distinct).
+    seed : int or numpy.random.Generator
+        Draws the L distinct shifts (ignored when ``shifts`` is given).
+    shifts : sequence of int, length L, optional
+        Explicit distinct circular shifts in {0, ..., K-1}.
+    setting : {"computation", "communication"}
+        In coded computation message j is ready after j task units (each coded product costs one
+        unit, the blocks are pre-summed). In coded communication a worker computes the L partial
+        gradients in A-order and sends the sum of the newest m_j after cumulative counts
+        m_1 + ... + m_j (1, 3, 6 for m = (1, 2, 3)).
+
+    Returns
+    -------
+    Code
+        ``coefficients`` of shape (K, r, K), 0/1 entries.
+
+    Notes
+    -----
+    Row l of the L x K matrix A is the circular shift ``roll(arange(K), s_l)``; worker i's message
+    j sums blocks ``A[l, i]`` for the l of group j. Every block appears once in every row of A, so
+    each block is computed equally often at each position; a worker's messages share no block
+    because the shifts are distinct.
+
+    References
+    ----------
+    E. Ozfatura, S. Ulukus, D. Gunduz, "Distributed gradient descent with coding and partial
+    recovery" (journal draft extending ICASSP 2019, arXiv 1811.09271).
+    """
+    owner = "rcsc_code"
+    K = check_int(n_workers, "n_workers", owner, minimum=1)
+    m = check_degrees(degrees, owner)
+    setting = check_choice(setting, "setting", owner, SETTINGS)
+    L = sum(m)
+    if L > K:
+        raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, {L}) "
+                      f"is at most n_workers={K}", tuple(degrees))
+    if shifts is None:
+        shifts = _rng(seed).choice(K, size=L, replace=False)
+    else:
+        shifts = np.asarray(shifts)
+        if shifts.shape != (L,) or len(set(shifts.tolist())) != L or shifts.min() < 0 or shifts.max() >= K:
+            raise invalid("shifts", owner, f"{L} distinct ints in [0, {K - 1}]", shifts.tolist())
+    A = np.array([np.roll(np.arange(K), int(s)) for s in shifts])
+    coef = np.zeros((K, len(m), K))
+    start = 0
+    workers = np.arange(K)
+    for j, mj in enumerate(m):
+        for l in range(start, start + mj):
+            coef[workers, j, A[l]] = 1.0
+        start += mj
+    units = np.arange(1, len(m) + 1) if setting == "computation" else np.cumsum(m)
+    load = len(m) if setting == "computation" else L
+    return Code("rcsc", coef, units.astype(float), np.arange(len(m)), None, True, setting, load,
+                {"degrees": m, "shifts": [int(s) for s in shifts]})
+
+
+def example_code_k4() -> Code:
+    """The digest's K = 4, r = 2 CCPR example (columns are workers).
+
+    Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2. This particular matrix is not
+    itself a set of circular shifts; it is the example the counting table was computed for.
+    """
+    K = 4
+    coef = np.zeros((K, 2, K))
+    coef[np.arange(K), 0, np.arange(K)] = 1.0
+    for i, pair in enumerate([(2, 3), (0, 2), (1, 3), (0, 1)]):
+        coef[i, 1, list(pair)] = 1.0
+    return Code("rcsc", coef, np.array([1.0, 2.0]), np.arange(2), None, True, "computation", 2,
+                {"degrees": (1, 2), "example": "digest K=4, r=2"})
+
+
+def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> Code:
+    """Labelled hypothesis for the ICASSP-2019 CPGC: uncoded first task, MDS-coded later tasks.
+
+    Worker i first computes W_i (uncoded); its later ``n_tasks - 1`` results are dense real
+    combinations of all K blocks with i.i.d. N(0, 1/K) coefficients. Together with the identity,
+    any K rows are then linearly independent with probability one (a systematic real MDS-like
+    code; a real Vandermonde generator would be this in principle but is ill conditioned at K = 40).
+    """
+    owner = "icassp_mds_code"
+    K = check_int(n_workers, "n_workers", owner, minimum=1)
+    r = check_int(n_tasks, "n_tasks", owner, minimum=1)
+    rng = _rng(seed)
+    coef = np.zeros((K, r, K))
+    coef[np.arange(K), 0, np.arange(K)] = 1.0
+    if r > 1:
+        coef[:, 1:, :] = rng.standard_normal((K, r - 1, K)) / np.sqrt(K)
+    return Code("icassp-mds", coef, np.arange(1.0, r + 1), np.arange(r), None, True, "computation", r,
+                {"n_tasks": r, "seed": seed if isinstance(seed, int) else None})
+
+
+def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = True,
+                        setting: str = "computation") -> Code:
+    """Uncoded cyclic assignment: worker i computes W_i, W_{i+1}, ..., W_{i+r-1} (mod K) in order.
+
+    ``multi_message=True`` is UC-MMC (each result is sent as soon as it is done, r messages);
+    ``False`` is UC-SMC (one message carrying all r results after r task units).
+    """
+    owner = "uncoded_cyclic_code"
+    K = check_int(n_workers, "n_workers", owner, minimum=1)
+    r = check_int(n_tasks, "n_tasks", owner, minimum=1, maximum=K)
+    setting = check_choice(setting, "setting", owner, SETTINGS)
+    coef = np.zeros((K, r, K))
+    for j in range(r):
+        coef[np.arange(K), j, (np.arange(K) + j) % K] = 1.0
+    if multi_message:
+        units, msgs, name = np.arange(1.0, r + 1), np.arange(r), "uc-mmc"
+    else:
+        units, msgs, name = np.full(r, float(r)), np.zeros(r, dtype=int), "uc-smc"
+    return Code(name, coef, units, msgs, None, True, setting, r, {"n_tasks": r})
+
+
+def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> Code:
+    """(k_bar, K) MDS-coded computation with a real Gaussian generator.
+
+    W is split into ``k_bar = ceil(K / r)`` blocks (default); worker i computes one coded product
+    ``sum_k G[i, k] W_k theta`` of size d / k_bar and sends it once, timed as ``n_tasks`` task units
+    (the digest's convention: (14, 40) is timed as 3 units although its load is 40/14). Any k_bar
+    rows of a Gaussian generator are invertible with probability one; no partial recovery.
+    """
+    owner = "mds_code"
+    K = check_int(n_workers, "n_workers", owner, minimum=1)
+    r = check_int(n_tasks, "n_tasks", owner, minimum=1)
+    kb = int(np.ceil(K / r)) if k_bar is None else check_int(k_bar, "k_bar", owner, minimum=1, maximum=K)
+    G = _rng(seed).standard_normal((K, kb)) / np.sqrt(kb)
+    return Code("mds", G[:, None, :], np.array([float(r)]), np.zeros(1, dtype=int), kb, False,
+                "computation", r, {"n_tasks": r, "k_bar": kb})
+
+
+def gradient_code(n_workers: int, load: int = 6) -> Code:
+    """Gradient coding (Tandon et al. 2017) in the coded-communication setting.
+
+    Worker i computes the partial gradients of the r = ``load`` cyclically consecutive data parts
+    i, ..., i+r-1 and sends one coded combination after r task units; the full gradient is decodable
+    from any K - r + 1 workers. ``coefficients`` holds the 0/1 support of the combinations only: the
+    decoding rule is the threshold ``any_k`` (the cyclic-repetition coefficients of Tandon et al. are
+    not needed to time the scheme).
+    """
+    owner = "gradient_code"
+    K = check_int(n_workers, "n_workers", owner, minimum=1)
+    r = check_int(load, "load", owner, minimum=1, maximum=K)
+    coef = np.zeros((K, 1, K))
+    for j in range(r):
+        coef[np.arange(K), 0, (np.arange(K) + j) % K] = 1.0
+    return Code("gc", coef, np.array([float(r)]), np.zeros(1, dtype=int), K - r + 1, False,
+                "communication", r, {"load": r})
+
+
+def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | None = None,
+              setting: str | None = None, seed=0, owner: str = "make_code") -> Code:
+    """Build the code of a named scheme with the paper's conventions.
+
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`SCHEMES` or an alias (:data:`ALIASES`).
+    n_workers : int
+        K.
+    degrees : sequence of int
+        RCSC degree vector; it also fixes the default load: r = len(degrees) task units in coded
+        computation, L = sum(degrees) partial gradients in coded communication.
+    load : int, optional
+        Override of the load of the baselines (r of UC-MMC/UC-SMC/MDS/ICASSP, the load of GC).
+    setting : {"computation", "communication"}, optional
+        Defaults to "communication" for GC and "computation" otherwise. MDS and the ICASSP variant
+        exist only in coded computation, GC only in coded communication.
+    seed : int or numpy.random.Generator
+        Seed of the random construction (RCSC shifts, generators).
+    """
+    name = canonical_scheme(scheme, owner)
+    K = check_int(n_workers, "n_workers", owner, minimum=1)
+    m = check_degrees(degrees, owner)
+    default_setting = "communication" if name == "gc" else "computation"
+    setting = default_setting if setting is None else check_choice(setting, "setting", owner, SETTINGS)
+    if name in ("mds", "icassp-mds") and setting != "computation":
+        raise invalid("setting", owner, f"'computation' for scheme {name!r}", setting)
+    if name == "gc" and setting != "communication":
+        raise invalid("setting", owner, "'communication' for scheme 'gc'", setting)
+    if load is None:
+        load = len(m) if setting == "computation" else sum(m)
+    load = check_int(load, "load", owner, minimum=1, maximum=K)
+    if name == "rcsc":
+        return rcsc_code(K, m, seed=seed, setting=setting)
+    if name == "icassp-mds":
+        return icassp_mds_code(K, load, seed=seed)
+    if name == "uc-mmc":
+        return uncoded_cyclic_code(K, load, True, setting)
+    if name == "uc-smc":
+        return uncoded_cyclic_code(K, load, False, setting)
+    if name == "mds":
+        return mds_code(K, load, seed=seed)
+    return gradient_code(K, load)

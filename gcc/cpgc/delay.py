@@ -1,0 +1,67 @@
+"""The shifted-exponential delay model of coded partial gradient computation.
+
+Worker i draws one X_i ~ Exp(mu) per iteration (i.i.d. over workers and iterations: non-persistent
+stragglers) and finishes its j-th task unit at ``t_ij = j (alpha + X_i)``. Communication takes no
+time; the number of messages is reported separately as the communication load.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import check_int, check_positive
+
+__all__ = ["worker_speeds", "arrival_times", "prob_tasks_done"]
+
+
+def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: float = 10.0,
+                  alpha: float = 0.01, owner: str = "worker_speeds") -> np.ndarray:
+    """Time per task unit of every worker, ``Y = alpha + X`` with ``X ~ Exp(mu)`` (rate mu).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    trials, n_workers : int
+    mu : float
+        Rate of the exponential part (mean 1 / mu), > 0.
+    alpha : float
+        Deterministic shift per task unit, >= 0.
+
+    Returns
+    -------
+    ndarray, shape (trials, n_workers)
+    """
+    check_int(trials, "trials", owner, minimum=1)
+    check_int(n_workers, "n_workers", owner, minimum=1)
+    mu = check_positive(mu, "mu", owner)
+    alpha = check_positive(alpha, "alpha", owner, allow_zero=True)
+    return alpha + rng.exponential(1.0 / mu, size=(trials, n_workers))
+
+
+def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
+    """Arrival time of every row: ``row_units[j] * speeds[:, i]``, shape (trials, n_workers, n_rows)."""
+    speeds = np.asarray(speeds, dtype=float)
+    return speeds[..., :, None] * code.row_units
+
+
+def prob_tasks_done(s: int, t, mu: float = 10.0, alpha: float = 0.01, r: int = 3) -> np.ndarray:
+    """Probability that a worker has finished exactly ``s`` of its ``r`` task units by time ``t``.
+
+    Notes
+    -----
+    With ``Y = alpha + X``, the count is ``min(r, floor(t / Y))``, so
+    ``P(N >= s) = P(Y <= t / s) = 1 - exp(-mu (t / s - alpha))`` for ``t >= s alpha`` (0 before), and
+    ``P(N = s) = P(N >= s) - P(N >= s + 1)`` for s < r; ``P(N = r) = P(N >= r)``. This is the
+    digest's piecewise formula with its s = 0 and s = r end cases.
+    """
+    t = np.asarray(t, dtype=float)
+
+    def at_least(k):
+        if k <= 0:
+            return np.ones_like(t)
+        return np.where(t >= k * alpha, -np.expm1(-mu * np.maximum(t / k - alpha, 0.0)), 0.0)
+
+    if s < 0 or s > r:
+        return np.zeros_like(t)
+    if s == r:
+        return at_least(r)
+    return at_least(s) - at_least(s + 1)

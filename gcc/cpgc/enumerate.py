@@ -1,0 +1,102 @@
+"""Exact results for small K by enumerating every score vector.
+
+A score vector ``n = (n_1, ..., n_K)`` gives the task units each worker has finished; worker i has
+then delivered every row with ``row_units <= n_i``. Because workers are i.i.d., the probability that
+the iteration is not complete at time t depends only on the *type* of n (how many workers are at each
+score), so
+
+    P(T > t) = sum over types  (#non-recoverable vectors of that type) * prod_s p_s(t)^(N_s),
+
+with ``p_s(t)`` of :func:`gcc.cpgc.delay.prob_tasks_done`, and ``E[T] = int_0^inf P(T > t) dt``.
+Recoverability is decided here by an independent brute-force rank test (``numpy.linalg.matrix_rank``),
+not by the incremental master.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+from scipy import integrate
+
+from ._checks import check_positive, check_tolerance, invalid
+from .delay import prob_tasks_done
+from .master import required_blocks
+
+__all__ = ["brute_force_recoverable", "is_complete", "type_counts", "exact_mean_time"]
+
+
+def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
+    """Blocks k with ``e_k`` in the row space of ``rows``, by ``rank([rows; e_k]) == rank(rows)``.
+
+    Parameters
+    ----------
+    rows : ndarray, shape (n_rows, n_blocks)
+
+    Returns
+    -------
+    ndarray of bool, shape (n_blocks,)
+    """
+    rows = np.asarray(rows, dtype=float)
+    B = rows.shape[1]
+    if rows.shape[0] == 0:
+        return np.zeros(B, dtype=bool)
+    base = np.linalg.matrix_rank(rows)
+    eye = np.eye(B)
+    return np.array([np.linalg.matrix_rank(np.vstack([rows, eye[k]])) == base for k in range(B)])
+
+
+def is_complete(code, scores, tolerance: float = 0.0) -> bool:
+    """Whether a score vector (task units done per worker, shape (K,)) completes the iteration."""
+    scores = np.asarray(scores)
+    if code.any_k is not None:
+        return int((scores >= code.row_units[-1]).sum()) >= code.any_k
+    need = required_blocks(code.n_blocks, tolerance) if code.partial else code.n_blocks
+    rows = [code.coefficients[i, j] for i in range(code.n_workers)
+            for j in range(code.n_rows) if code.row_units[j] <= scores[i]]
+    if len(rows) == 0:
+        return need == 0
+    return int(brute_force_recoverable(np.array(rows)).sum()) >= need
+
+
+def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dict:
+    """Count recoverable score vectors per type.
+
+    Returns
+    -------
+    dict
+        ``{(N_load, ..., N_1, N_0): (recoverable, total)}`` where ``N_s`` is the number of workers with
+        exactly s task units done (the digest's (N2, N1, N0) order for load 2).
+    """
+    K, load = code.n_workers, int(code.load)
+    if (load + 1) ** K > max_vectors:
+        raise invalid("code", "type_counts", f"small enough to enumerate ((load+1)^K <= {max_vectors})",
+                      f"K={K}, load={load}")
+    tolerance = check_tolerance(tolerance, "type_counts")
+    rec, tot = Counter(), Counter()
+    for scores in itertools.product(range(load + 1), repeat=K):
+        c = Counter(scores)
+        key = tuple(c.get(s, 0) for s in range(load, -1, -1))
+        tot[key] += 1
+        if is_complete(code, scores, tolerance):
+            rec[key] += 1
+    return {key: (rec[key], tot[key]) for key in sorted(tot, reverse=True)}
+
+
+def exact_mean_time(code, tolerance: float = 0.0, mu: float = 10.0, alpha: float = 0.01) -> float:
+    """Exact ``E[T]`` by integrating ``P(T > t)`` over the enumerated types (small K only)."""
+    mu = check_positive(mu, "mu", "exact_mean_time")
+    alpha = check_positive(alpha, "alpha", "exact_mean_time", allow_zero=True)
+    load = int(code.load)
+    counts = type_counts(code, tolerance)
+    terms = [(np.array(key[::-1]), total - good) for key, (good, total) in counts.items() if total > good]
+
+    def survival(t):
+        p = np.array([prob_tasks_done(s, t, mu, alpha, load) for s in range(load + 1)])
+        return sum(bad * np.prod(p ** n_s) for n_s, bad in terms)
+
+    kinks = [s * alpha for s in range(1, load + 2)]
+    head = load * (alpha + 10.0 / mu)
+    val, _ = integrate.quad(survival, 0.0, head, points=kinks, limit=400, epsabs=1e-12, epsrel=1e-10)
+    tail, _ = integrate.quad(survival, head, np.inf, limit=200, epsabs=1e-12)
+    return float(val + tail)
