@@ -1,0 +1,304 @@
+"""Metrics of coded computing: the paper's loss, its two "RMSE" readings, RelAcc, intervals.
+
+Every function accepts numpy arrays or torch tensors (converted to float64
+numpy) and, where stated, a leading trial axis.
+
+Notation: ``est`` holds the decoded estimates ``f_hat(x_k)`` and ``true`` the
+exact outputs ``f(x_k)``, ``k = 1..K``; trailing axes are the output
+coordinates (``m`` of them, flattened).
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for
+   Resilient Distributed Computing: A Learning-Theoretic Framework",
+   NeurIPS 2024, arXiv:2406.00300, eq. (1) and Sec. 5.
+.. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic
+   Foundation for General Coded Computing: The Straggler Setting",
+   arXiv:2608.28910, 2026.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "mse_loss",
+    "rmse_mean_of_norms",
+    "rmse_root_mean_square",
+    "accuracy",
+    "relacc",
+    "mean_ci",
+    "loglog_slope",
+    "ConfidenceInterval",
+    "SlopeFit",
+]
+
+
+def _fail(name: str, owner: str, constraint: str, value: Any) -> ValueError:
+    return ValueError(
+        f"The '{name}' parameter of {owner} must be {constraint}. Got {value!r} instead."
+    )
+
+
+def _as_float(a: Any, name: str, owner: str) -> np.ndarray:
+    if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch tensor, without importing torch
+        a = a.detach().cpu().numpy()
+    try:
+        out = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _fail(name, owner, "an array of real numbers", type(a).__name__) from None
+    return out
+
+
+def _pair(est: Any, true: Any, owner: str, n_data_axes: int | None = None):
+    """``est`` (..., K, *out) and ``true`` (K, *out) or same shape -> squared norms (..., K)."""
+    e = _as_float(est, "est", owner)
+    t = _as_float(true, "true", owner)
+    if e.ndim == 0:
+        raise _fail("est", owner, "an array with a leading K axis", e.shape)
+    if t.ndim == 0:
+        raise _fail("true", owner, "an array with a leading K axis", t.shape)
+    if t.ndim > e.ndim or t.shape != e.shape[e.ndim - t.ndim:]:
+        raise _fail("true", owner, f"an array whose shape matches the trailing axes of "
+                    f"est {e.shape}", f"array of shape {t.shape}")
+    # Axes of one output vector: those of ``true`` after its K axis.
+    out_axes = tuple(range(e.ndim - t.ndim + 1, e.ndim))
+    sq = (e - t) ** 2
+    return sq.sum(axis=out_axes) if out_axes else sq
+
+
+def mse_loss(est: Any, true: Any) -> np.ndarray | float:
+    """The paper's end-to-end loss, eq. (1) [1]_, for one draw.
+
+    .. math:: \\mathcal{L} = \\frac{1}{K}\\sum_{k=1}^{K}
+              \\lVert \\hat f(x_k) - f(x_k) \\rVert_2^2
+
+    (eq. (1) takes the expectation over the noise and the straggler set; the
+    harness averages this per-draw value over trials).
+
+    Parameters
+    ----------
+    est : array, shape (..., K, *out)
+        Estimates; any leading axes (e.g. trials) are kept.
+    true : array, shape (K, *out) or (..., K, *out)
+        Exact outputs ``f(x_k)``.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+    """
+    out = _pair(est, true, "mse_loss").mean(axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def rmse_mean_of_norms(est: Any, true: Any) -> np.ndarray | float:
+    """The paper's printed "RMSE" formula: the mean over k of the l2 errors [1]_ (Sec. 5).
+
+    .. math:: \\frac{1}{K}\\sum_{k=1}^{K} \\lVert f(x_k) - \\hat f(x_k) \\rVert_2
+
+    The paper calls this "root mean square error" although it is a mean of
+    norms, not a root of a mean square; :func:`rmse_root_mean_square` is the
+    other reading (digest ambiguity (c)). By Jensen, this one is never larger.
+
+    Parameters
+    ----------
+    est : array, shape (..., K, *out)
+    true : array, shape (K, *out) or (..., K, *out)
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+    """
+    out = np.sqrt(_pair(est, true, "rmse_mean_of_norms")).mean(axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def rmse_root_mean_square(est: Any, true: Any) -> np.ndarray | float:
+    """Root of the loss (eq. 1): the literal "root mean square" reading of RMSE.
+
+    .. math:: \\sqrt{\\frac{1}{K}\\sum_{k=1}^{K} \\lVert f(x_k) - \\hat f(x_k) \\rVert_2^2}
+
+    Parameters
+    ----------
+    est : array, shape (..., K, *out)
+    true : array, shape (K, *out) or (..., K, *out)
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+    """
+    out = np.sqrt(_pair(est, true, "rmse_root_mean_square").mean(axis=-1))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
+    """Fraction of ``argmax`` predictions equal to the labels.
+
+    Parameters
+    ----------
+    scores : array, shape (..., K, C)
+        Class scores (e.g. softmax outputs), one row per data point.
+    labels : array of int, shape (K,)
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+    """
+    s = _as_float(scores, "scores", "accuracy")
+    lab = np.asarray(labels.detach().cpu().numpy() if hasattr(labels, "detach") else labels)
+    if s.ndim < 2:
+        raise _fail("scores", "accuracy", "an array of shape (..., K, C)", s.shape)
+    if lab.shape != (s.shape[-2],) or not np.issubdtype(lab.dtype, np.integer):
+        raise _fail("labels", "accuracy", f"an int array of shape ({s.shape[-2]},)",
+                    f"{lab.dtype} array of shape {lab.shape}")
+    out = (s.argmax(axis=-1) == lab).mean(axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def relacc(est: Any, true_outputs: Any, labels: Any,
+           reading: str = "accuracy_ratio") -> np.ndarray | float:
+    """Relative accuracy of the decoded classifier outputs (the paper's "RelAcc").
+
+    The paper defines RelAcc as "the ratio of the base model's prediction
+    accuracy to the accuracy of the estimated model on the initial data
+    points" [1]_. Two readings (digest ambiguity (c)):
+
+    ``"accuracy_ratio"`` (default, the sensible reading; at most about 1)
+        ``acc(argmax f_hat(x_k), labels) / acc(argmax f(x_k), labels)``:
+        how much of the base model's accuracy survives coding.
+    ``"literal"``
+        ``acc(argmax f(x_k), labels) / acc(argmax f_hat(x_k), labels)``: base
+        over estimate, as the sentence reads (at least about 1).
+
+    A zero denominator gives ``nan``.
+
+    Parameters
+    ----------
+    est : array, shape (..., K, C)
+        Decoded outputs ``f_hat(x_k)``.
+    true_outputs : array, shape (K, C) or (..., K, C)
+        Base model outputs ``f(x_k)``.
+    labels : array of int, shape (K,)
+    reading : {"accuracy_ratio", "literal"}
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+    """
+    if reading not in ("accuracy_ratio", "literal"):
+        raise _fail("reading", "relacc", "one of ('accuracy_ratio', 'literal')", reading)
+    acc_est = np.asarray(accuracy(est, labels), dtype=float)
+    acc_base = np.asarray(accuracy(true_outputs, labels), dtype=float)
+    num, den = (acc_est, acc_base) if reading == "accuracy_ratio" else (acc_base, acc_est)
+    num, den = np.broadcast_arrays(num, den)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+class ConfidenceInterval(NamedTuple):
+    """Mean with a two-sided t confidence interval."""
+
+    mean: float
+    low: float
+    high: float
+    half_width: float
+    n: int
+
+
+def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
+    """Sample mean with a Student-t confidence interval.
+
+    ``mean +/- t_{(1+level)/2, n-1} * s / sqrt(n)`` with ``s`` the sample
+    standard deviation (``ddof=1``), as for the paper's 95% intervals over 20
+    repetitions (Figs. 3-5) [1]_. NaN values are ignored (they are the draws
+    the harness flags, e.g. too few survivors); with one value the interval is
+    ``nan``.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+    level : float in (0, 1)
+
+    Returns
+    -------
+    ConfidenceInterval
+        ``(mean, low, high, half_width, n)``.
+    """
+    from scipy import stats
+
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) \
+            or not 0 < float(level) < 1:
+        raise _fail("level", "mean_ci", "a float in (0, 1)", level)
+    v = _as_float(values, "values", "mean_ci").ravel()
+    v = v[~np.isnan(v)]
+    n = v.size
+    if n == 0:
+        raise _fail("values", "mean_ci", "an array with at least one non-NaN value",
+                    "no values")
+    if not np.all(np.isfinite(v)):
+        raise _fail("values", "mean_ci", "finite (or NaN) values", "an infinite value")
+    mean = float(v.mean())
+    if n == 1:
+        return ConfidenceInterval(mean, np.nan, np.nan, np.nan, 1)
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * v.std(ddof=1) / np.sqrt(n))
+    return ConfidenceInterval(mean, mean - half, mean + half, half, n)
+
+
+class SlopeFit(NamedTuple):
+    """Least-squares line on log-log axes with a confidence interval for the slope."""
+
+    slope: float
+    intercept: float
+    low: float
+    high: float
+    stderr: float
+    rvalue: float
+    n: int
+
+    def predict(self, x: Any) -> np.ndarray:
+        """The fitted power law ``exp(intercept) * x ** slope``."""
+        return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
+
+
+def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
+    """Fit ``log y = intercept + slope * log x`` by least squares.
+
+    This is how the rate experiments test a bound ``y = O(x^r)``: the slope
+    with its t interval (``n - 2`` degrees of freedom) is compared with ``r``.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (n,), positive, n >= 3
+    level : float in (0, 1)
+
+    Returns
+    -------
+    SlopeFit
+        ``(slope, intercept, low, high, stderr, rvalue, n)``; natural logs, so
+        ``y ~ exp(intercept) * x ** slope``.
+    """
+    from scipy import stats
+
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) \
+            or not 0 < float(level) < 1:
+        raise _fail("level", "loglog_slope", "a float in (0, 1)", level)
+    xa = _as_float(x, "x", "loglog_slope").ravel()
+    ya = _as_float(y, "y", "loglog_slope").ravel()
+    if xa.shape != ya.shape:
+        raise _fail("y", "loglog_slope", f"an array of the same length as x ({xa.size})",
+                    f"length {ya.size}")
+    if xa.size < 3:
+        raise _fail("x", "loglog_slope", "an array of at least 3 points", xa.size)
+    for name, a in (("x", xa), ("y", ya)):
+        if not np.all(np.isfinite(a)) or np.any(a <= 0):
+            raise _fail(name, "loglog_slope", "finite and > 0 (log-log axes)",
+                        a[~(np.isfinite(a) & (a > 0))][:3].tolist())
+    if np.all(xa == xa[0]):
+        raise _fail("x", "loglog_slope", "an array with at least two distinct values",
+                    xa[:3].tolist())
+    fit = stats.linregress(np.log(xa), np.log(ya))
+    half = float(stats.t.ppf(0.5 + level / 2, xa.size - 2) * fit.stderr)
+    return SlopeFit(float(fit.slope), float(fit.intercept), float(fit.slope) - half,
+                    float(fit.slope) + half, float(fit.stderr), float(fit.rvalue), xa.size)

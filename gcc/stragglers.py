@@ -1,0 +1,772 @@
+"""Straggler models: which workers the master hears from, and when.
+
+Every model answers one question per trial: *which* of the ``N`` workers have
+returned (the received set ``F``, ascending worker indices), and, for the delay
+models, *how long* the master waited for them.
+
+Models
+------
+``FixedCount(S)``
+    ``S`` stragglers drawn uniformly at random (the paper's experiments).
+``Bernoulli(p)``
+    Each worker straggles independently with probability ``p`` (ISIT 2025).
+``ContiguousBlock(S, start)``
+    The ``S`` consecutive workers ``start .. start+S-1`` straggle (the worst
+    case for spline decoders, because it opens the widest gap
+    ``Delta_max^F``).
+``WorstCase(S, search)``
+    Adversarial: the received set that maximises the loss for the given
+    code, ``f`` and data (see :func:`worst_case_stragglers`); the harness
+    resolves it per scheme.
+``ShiftedExponential(shift, rate)`` and ``SlowWorkers(slow, factor)``
+    Delay models: completion times per worker; the master waits for the
+    fastest ``N - S``.
+
+Every model has ``sample(rng, n_workers) -> received`` and
+``sample_many(rng, n_workers, trials) -> mask`` (boolean, ``(trials, N)``,
+``True`` = received). The delay models also have
+``sample_with_time(rng, n_workers, n_wait) -> (received, time)``.
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic
+   Foundation for General Coded Computing: The Straggler Setting",
+   arXiv:2608.28910, 2026.
+.. [2] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a
+   Probabilistic Straggler Regime", ISIT 2025, arXiv:2502.00645.
+.. [3] P. Erdős, A. Rényi, "On a new law of large numbers", J. Analyse Math.
+   23 (1970) 103-111 (longest run of heads).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "FixedCount",
+    "Bernoulli",
+    "ContiguousBlock",
+    "WorstCase",
+    "ShiftedExponential",
+    "SlowWorkers",
+    "worst_case_stragglers",
+    "block_losses",
+    "longest_run",
+    "longest_straggler_run",
+    "expected_longest_run",
+    "mask_to_received",
+    "received_to_mask",
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _fail(name: str, owner: str, constraint: str, value: Any) -> ValueError:
+    return ValueError(
+        f"The '{name}' parameter of {owner} must be {constraint}. Got {value!r} instead."
+    )
+
+
+def _check_int(value: Any, name: str, owner: str, low: int | None = None,
+               high: int | None = None) -> int:
+    """Return ``value`` as an int in ``[low, high]`` or raise a ValueError naming it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise _fail(name, owner, "an int", value)
+    value = int(value)
+    if low is not None and value < low:
+        raise _fail(name, owner, f"an int >= {low}", value)
+    if high is not None and value > high:
+        raise _fail(name, owner, f"an int <= {high}", value)
+    return value
+
+
+def _check_float(value: Any, name: str, owner: str, constraint: str,
+                 ok: Callable[[float], bool]) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise _fail(name, owner, f"a float {constraint}", value)
+    value = float(value)
+    if not np.isfinite(value) or not ok(value):
+        raise _fail(name, owner, f"a float {constraint}", value)
+    return value
+
+
+def _check_rng(rng: Any, owner: str) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise _fail("rng", owner, "a numpy.random.Generator "
+                    "(use np.random.default_rng(seed))", rng)
+    return rng
+
+
+def _check_trials(trials: Any, owner: str) -> int:
+    return _check_int(trials, "trials", owner, low=1)
+
+
+# --------------------------------------------------------------------------- helpers
+def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
+    """Ascending indices of the received workers of a mask.
+
+    Parameters
+    ----------
+    mask : ndarray of bool, shape (N,) or (trials, N)
+        ``True`` where the worker returned.
+
+    Returns
+    -------
+    ndarray of int, shape (|F|,), or a list of them (one per trial).
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if mask.ndim == 1:
+        return np.flatnonzero(mask)
+    if mask.ndim != 2:
+        raise _fail("mask", "mask_to_received", "a 1-D or 2-D boolean array",
+                    f"array of shape {mask.shape}")
+    return [np.flatnonzero(row) for row in mask]
+
+
+def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
+    """Boolean mask of shape ``(n_workers,)``, ``True`` at the received indices."""
+    n_workers = _check_int(n_workers, "n_workers", "received_to_mask", low=1)
+    received = np.asarray(received, dtype=np.int64)
+    if received.size and (received.min() < 0 or received.max() >= n_workers):
+        raise _fail("received", "received_to_mask",
+                    f"indices in [0, {n_workers - 1}]", received.tolist())
+    mask = np.zeros(n_workers, dtype=bool)
+    mask[received] = True
+    return mask
+
+
+def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
+    """Length of the longest run of consecutive ``True`` values along ``axis``.
+
+    Vectorised: a cumulative count that restarts at every ``False``.
+
+    Parameters
+    ----------
+    mask : array_like of bool, shape (..., N)
+    axis : int
+        Axis along which runs are counted.
+
+    Returns
+    -------
+    int or ndarray of int, shape ``mask.shape`` without ``axis``.
+    """
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim == 0:
+        raise _fail("mask", "longest_run", "an array with at least one axis", mask)
+    m = np.moveaxis(m, axis, -1)
+    if m.shape[-1] == 0:
+        out = np.zeros(m.shape[:-1], dtype=np.int64)
+        return int(out) if out.ndim == 0 else out
+    count = np.cumsum(m, axis=-1, dtype=np.int64)
+    # The count at the last False before each position; subtracting it
+    # restarts the count after every break in the run.
+    last_break = np.maximum.accumulate(np.where(m, 0, count), axis=-1)
+    out = (count - last_break).max(axis=-1)
+    return int(out) if out.ndim == 0 else out
+
+
+def longest_straggler_run(received_mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
+    """Longest run of consecutive stragglers (``False`` entries) of a received mask.
+
+    Parameters
+    ----------
+    received_mask : array_like of bool, shape (..., N)
+        ``True`` = the worker returned (the output of ``sample_many``).
+
+    Returns
+    -------
+    int or ndarray of int
+        The quantity that controls ``Delta_max^F`` in the probabilistic regime [2]_.
+
+    References
+    ----------
+    .. [2] Moradi & Maddah-Ali, ISIT 2025, arXiv:2502.00645.
+    """
+    return longest_run(~np.asarray(received_mask, dtype=bool), axis=axis)
+
+
+def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray | float:
+    """Erdős–Rényi approximation of the longest straggler run.
+
+    For ``N`` i.i.d. Bernoulli(``p``) straggle indicators the longest run of
+    stragglers concentrates around ``log_{1/p}(N (1 - p))`` [3]_.
+
+    Parameters
+    ----------
+    n_workers : float or ndarray
+        ``N``.
+    p : float in (0, 1)
+        Straggling probability.
+
+    References
+    ----------
+    .. [3] Erdős & Rényi (1970); Schilling, "The longest run of heads",
+       College Math. J. 21 (1990) 196-207.
+    """
+    p = _check_float(p, "p", "expected_longest_run", "in (0, 1)", lambda v: 0 < v < 1)
+    n = np.asarray(n_workers, dtype=float)
+    out = np.log(n * (1 - p)) / np.log(1 / p)
+    return float(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------- models
+class _Model:
+    """Shared machinery: ``sample`` is the first row of ``sample_many``."""
+
+    #: draws with fewer received workers than this are flagged by the harness
+    min_survivors: int = 1
+
+    def _check_n(self, n_workers: Any) -> int:
+        return _check_int(n_workers, "n_workers", type(self).__name__, low=1)
+
+    def sample_many(self, rng: np.random.Generator, n_workers: int,
+                    trials: int) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def sample(self, rng: np.random.Generator, n_workers: int) -> np.ndarray:
+        """Draw one received set.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_workers : int
+            ``N``.
+
+        Returns
+        -------
+        ndarray of int, shape (|F|,)
+            Ascending indices of the workers that returned.
+        """
+        return np.flatnonzero(self.sample_many(rng, n_workers, 1)[0])
+
+    def stragglers_for(self, n_workers: int) -> int | None:
+        """Number of stragglers per draw when it is fixed, else ``None``."""
+        return None
+
+
+class FixedCount(_Model):
+    """``S`` stragglers chosen uniformly at random among the ``N`` workers.
+
+    This is the straggler model of the paper's experiments [1]_ (Figs. 3-4:
+    "S workers are chosen at random").
+
+    Parameters
+    ----------
+    stragglers : int >= 0
+        ``S``. Checked against ``N`` on use (``S < N``).
+    """
+
+    def __init__(self, stragglers: int):
+        self.stragglers = _check_int(stragglers, "stragglers", "FixedCount", low=0)
+
+    def __repr__(self) -> str:
+        return f"FixedCount(stragglers={self.stragglers})"
+
+    def stragglers_for(self, n_workers: int) -> int:
+        return self.stragglers
+
+    def sample_many(self, rng, n_workers, trials):
+        """Boolean received masks of shape ``(trials, N)`` with exactly ``N - S`` True."""
+        rng = _check_rng(rng, "FixedCount")
+        n = self._check_n(n_workers)
+        trials = _check_trials(trials, "FixedCount")
+        if self.stragglers >= n:
+            raise _fail("stragglers", "FixedCount", f"an int < n_workers (= {n})",
+                        self.stragglers)
+        # A uniformly random subset of size S per row: the S smallest of N uniforms.
+        order = np.argsort(rng.random((trials, n)), axis=1)
+        mask = np.ones((trials, n), dtype=bool)
+        np.put_along_axis(mask, order[:, : self.stragglers], False, axis=1)
+        return mask
+
+
+class Bernoulli(_Model):
+    """Each worker straggles independently with probability ``p`` [2]_.
+
+    Parameters
+    ----------
+    p : float in [0, 1)
+        Straggling probability.
+    min_survivors : int >= 1, default 2
+        Draws with fewer received workers are *not* redrawn: the harness counts
+        them, reports them and leaves their loss as NaN (a decoder needs at
+        least two points to fit a line). ``sample`` returns such draws as they are.
+    """
+
+    def __init__(self, p: float, min_survivors: int = 2):
+        self.p = _check_float(p, "p", "Bernoulli", "in [0, 1)", lambda v: 0 <= v < 1)
+        self.min_survivors = _check_int(min_survivors, "min_survivors", "Bernoulli", low=1)
+
+    def __repr__(self) -> str:
+        return f"Bernoulli(p={self.p:g}, min_survivors={self.min_survivors})"
+
+    def sample_many(self, rng, n_workers, trials):
+        """Boolean received masks of shape ``(trials, N)``; each entry True w.p. ``1 - p``."""
+        rng = _check_rng(rng, "Bernoulli")
+        n = self._check_n(n_workers)
+        trials = _check_trials(trials, "Bernoulli")
+        return rng.random((trials, n)) >= self.p
+
+    def probability_too_few(self, n_workers: int) -> float:
+        """P(|F| < min_survivors) = P(Binomial(N, 1-p) < min_survivors)."""
+        from scipy import stats
+
+        n = self._check_n(n_workers)
+        return float(stats.binom.cdf(self.min_survivors - 1, n, 1 - self.p))
+
+
+class ContiguousBlock(_Model):
+    """The ``S`` consecutive workers ``start, ..., start + S - 1`` straggle.
+
+    Workers are ordered by their points ``beta_n`` (ascending), so a contiguous
+    block of stragglers opens the widest gap in the received points; the
+    theory's bound uses ``Delta_max^F <= (S + 1) Delta_max`` [1]_.
+
+    Parameters
+    ----------
+    stragglers : int >= 0
+        ``S``.
+    start : int >= 0 or None, default None
+        First straggler. ``None`` draws the block position uniformly among the
+        ``N - S + 1`` positions on every sample.
+    """
+
+    def __init__(self, stragglers: int, start: int | None = None):
+        self.stragglers = _check_int(stragglers, "stragglers", "ContiguousBlock", low=0)
+        self.start = None if start is None else _check_int(start, "start",
+                                                           "ContiguousBlock", low=0)
+
+    def __repr__(self) -> str:
+        return f"ContiguousBlock(stragglers={self.stragglers}, start={self.start})"
+
+    def stragglers_for(self, n_workers: int) -> int:
+        return self.stragglers
+
+    def sample_many(self, rng, n_workers, trials):
+        """Boolean received masks of shape ``(trials, N)`` with one block of False."""
+        n = self._check_n(n_workers)
+        trials = _check_trials(trials, "ContiguousBlock")
+        S = self.stragglers
+        if S >= n:
+            raise _fail("stragglers", "ContiguousBlock", f"an int < n_workers (= {n})", S)
+        if self.start is None:
+            rng = _check_rng(rng, "ContiguousBlock")
+            starts = rng.integers(0, n - S + 1, size=trials)
+        else:
+            if self.start > n - S:
+                raise _fail("start", "ContiguousBlock",
+                            f"an int <= n_workers - stragglers (= {n - S})", self.start)
+            starts = np.full(trials, self.start)
+        idx = np.arange(n)
+        return ~((idx >= starts[:, None]) & (idx < starts[:, None] + S))
+
+
+class WorstCase(_Model):
+    """Adversarial stragglers: the set of ``S`` that maximises the loss.
+
+    The set depends on the code, ``f`` and the data, so it cannot be drawn
+    from ``(rng, N)`` alone: :func:`gcc.harness.simulate` resolves it with
+    :func:`worst_case_stragglers` for every scheme and trial (each scheme
+    faces its own adversary), or, with ``against="<scheme name>"``, once per
+    trial against that scheme, then shared by all schemes.
+
+    Parameters
+    ----------
+    stragglers : int >= 0
+        ``S``.
+    search : {"contiguous", "greedy", "exhaustive"}
+        See :func:`worst_case_stragglers`.
+    against : str or None
+        Scheme whose worst case is shared by all schemes, or ``None``.
+    """
+
+    def __init__(self, stragglers: int, search: str = "contiguous",
+                 against: str | None = None):
+        self.stragglers = _check_int(stragglers, "stragglers", "WorstCase", low=0)
+        if search not in _SEARCHES:
+            raise _fail("search", "WorstCase", f"one of {_SEARCHES}", search)
+        self.search = search
+        self.against = against
+
+    def __repr__(self) -> str:
+        return (f"WorstCase(stragglers={self.stragglers}, search={self.search!r}, "
+                f"against={self.against!r})")
+
+    def stragglers_for(self, n_workers: int) -> int:
+        return self.stragglers
+
+    def sample_many(self, rng, n_workers, trials):
+        raise TypeError("WorstCase has no distribution to sample from: use "
+                        "gcc.worst_case_stragglers(code, f, X, S) or pass the model to "
+                        "gcc.simulate, which resolves it per scheme.")
+
+
+class _DelayModel(_Model):
+    """Completion times per worker; the master waits for the fastest ``N - S``."""
+
+    stragglers: int = 0
+
+    def stragglers_for(self, n_workers: int) -> int:
+        return self.stragglers
+
+    def sample_times(self, rng, n_workers, trials):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _n_wait(self, n: int, n_wait: Any) -> int:
+        return _check_int(n_wait, "n_wait", type(self).__name__, low=1, high=n)
+
+    def sample_many_with_time(self, rng: np.random.Generator, n_workers: int,
+                              n_wait: int, trials: int) -> tuple[np.ndarray, np.ndarray]:
+        """Masks of the fastest ``n_wait`` workers and the time the master waited.
+
+        Returns
+        -------
+        mask : ndarray of bool, shape (trials, N)
+        time : ndarray of float, shape (trials,)
+            The ``n_wait``-th smallest completion time of each trial.
+        """
+        n = self._check_n(n_workers)
+        n_wait = self._n_wait(n, n_wait)
+        times = self.sample_times(rng, n, _check_trials(trials, type(self).__name__))
+        order = np.argsort(times, axis=1, kind="stable")
+        mask = np.zeros_like(times, dtype=bool)
+        np.put_along_axis(mask, order[:, :n_wait], True, axis=1)
+        waited = np.take_along_axis(times, order[:, n_wait - 1: n_wait], axis=1)[:, 0]
+        return mask, waited
+
+    def sample_with_time(self, rng: np.random.Generator, n_workers: int,
+                         n_wait: int) -> tuple[np.ndarray, float]:
+        """The fastest ``n_wait`` workers (ascending indices) and the waiting time.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_workers : int
+            ``N``.
+        n_wait : int in [1, N]
+            How many workers the master waits for (``N - S``).
+
+        Returns
+        -------
+        received : ndarray of int, shape (n_wait,)
+        time : float
+            The ``n_wait``-th order statistic of the completion times.
+        """
+        mask, waited = self.sample_many_with_time(rng, n_workers, n_wait, 1)
+        return np.flatnonzero(mask[0]), float(waited[0])
+
+    def sample_many(self, rng, n_workers, trials):
+        n = self._check_n(n_workers)
+        if self.stragglers >= n:
+            raise _fail("stragglers", type(self).__name__,
+                        f"an int < n_workers (= {n})", self.stragglers)
+        return self.sample_many_with_time(rng, n, n - self.stragglers, trials)[0]
+
+
+class ShiftedExponential(_DelayModel):
+    """Completion time of every worker ``shift + Exp(rate)``, i.i.d.
+
+    The classical straggler model of coded computing (Lee et al., 2018). With
+    ``n_wait = N - S`` the master's waiting time is the ``(N - S)``-th order
+    statistic, with mean ``shift + (H_N - H_S) / rate`` (``H`` harmonic numbers).
+
+    Parameters
+    ----------
+    shift : float >= 0
+    rate : float > 0
+    stragglers : int >= 0, default 0
+        ``S`` used by ``sample`` / ``sample_many`` (they wait for ``N - S``).
+    """
+
+    def __init__(self, shift: float = 1.0, rate: float = 1.0, stragglers: int = 0):
+        self.shift = _check_float(shift, "shift", "ShiftedExponential", ">= 0",
+                                  lambda v: v >= 0)
+        self.rate = _check_float(rate, "rate", "ShiftedExponential", "> 0", lambda v: v > 0)
+        self.stragglers = _check_int(stragglers, "stragglers", "ShiftedExponential", low=0)
+
+    def __repr__(self) -> str:
+        return (f"ShiftedExponential(shift={self.shift:g}, rate={self.rate:g}, "
+                f"stragglers={self.stragglers})")
+
+    def sample_times(self, rng, n_workers, trials):
+        """Completion times, shape ``(trials, N)``."""
+        rng = _check_rng(rng, "ShiftedExponential")
+        return self.shift + rng.exponential(1.0 / self.rate, size=(trials, n_workers))
+
+    def expected_time(self, n_workers: int, n_wait: int) -> float:
+        """Closed form ``E[T_(n_wait:N)] = shift + (H_N - H_{N - n_wait}) / rate``."""
+        n = self._check_n(n_workers)
+        n_wait = self._n_wait(n, n_wait)
+        harmonic = sum(1.0 / i for i in range(n - n_wait + 1, n + 1))
+        return self.shift + harmonic / self.rate
+
+
+class SlowWorkers(_DelayModel):
+    """A set of slow workers whose completion times are ``factor`` times longer.
+
+    Every worker takes ``shift + Exp(rate)``; slow workers take ``factor`` times
+    that. With ``slow`` an int, that many slow workers are drawn uniformly at
+    random on every trial; with a sequence, those worker indices are slow.
+
+    Parameters
+    ----------
+    slow : int >= 0 or sequence of int
+        Number of slow workers, or their indices.
+    factor : float >= 1, default 10.0
+    shift : float >= 0, default 1.0
+    rate : float > 0, default 1.0
+        ``rate = inf`` is not allowed; use a large rate for near-deterministic times.
+    stragglers : int >= 0, default 0
+        ``S`` used by ``sample`` / ``sample_many`` (they wait for ``N - S``).
+    """
+
+    def __init__(self, slow: int | Sequence[int], factor: float = 10.0, shift: float = 1.0,
+                 rate: float = 1.0, stragglers: int = 0):
+        if isinstance(slow, numbers.Integral) and not isinstance(slow, (bool, np.bool_)):
+            self.slow = _check_int(slow, "slow", "SlowWorkers", low=0)
+        else:
+            idx = np.asarray(slow)
+            if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)) \
+                    or (idx.size and idx.min() < 0) or len(np.unique(idx)) != idx.size:
+                raise _fail("slow", "SlowWorkers",
+                            "an int >= 0 or a sequence of distinct non-negative worker "
+                            "indices", slow)
+            self.slow = np.sort(idx.astype(np.int64))
+        self.factor = _check_float(factor, "factor", "SlowWorkers", ">= 1", lambda v: v >= 1)
+        self.shift = _check_float(shift, "shift", "SlowWorkers", ">= 0", lambda v: v >= 0)
+        self.rate = _check_float(rate, "rate", "SlowWorkers", "> 0", lambda v: v > 0)
+        self.stragglers = _check_int(stragglers, "stragglers", "SlowWorkers", low=0)
+
+    def __repr__(self) -> str:
+        slow = self.slow if isinstance(self.slow, int) else self.slow.tolist()
+        return (f"SlowWorkers(slow={slow}, factor={self.factor:g}, shift={self.shift:g}, "
+                f"rate={self.rate:g}, stragglers={self.stragglers})")
+
+    def sample_times(self, rng, n_workers, trials):
+        """Completion times, shape ``(trials, N)``."""
+        rng = _check_rng(rng, "SlowWorkers")
+        times = self.shift + rng.exponential(1.0 / self.rate, size=(trials, n_workers))
+        if isinstance(self.slow, int):
+            if self.slow > n_workers:
+                raise _fail("slow", "SlowWorkers", f"an int <= n_workers (= {n_workers})",
+                            self.slow)
+            order = np.argsort(rng.random((trials, n_workers)), axis=1)
+            slow_mask = np.zeros((trials, n_workers), dtype=bool)
+            np.put_along_axis(slow_mask, order[:, : self.slow], True, axis=1)
+        else:
+            if self.slow.size and self.slow.max() >= n_workers:
+                raise _fail("slow", "SlowWorkers", f"indices < n_workers (= {n_workers})",
+                            self.slow.tolist())
+            slow_mask = np.zeros((trials, n_workers), dtype=bool)
+            slow_mask[:, self.slow] = True
+        return np.where(slow_mask, self.factor * times, times)
+
+
+# --------------------------------------------------------------------------- worst case
+_SEARCHES = ("contiguous", "greedy", "exhaustive")
+
+
+def _to_numpy(a: Any) -> np.ndarray:
+    if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch tensor, without importing torch
+        a = a.detach().cpu().numpy()
+    return np.asarray(a)
+
+
+def _worker_outputs(code, f, X):
+    """``(f(x_k), f(encode(X)))`` as float64 numpy arrays of shapes (K, m), (N, m)."""
+    true = _to_numpy(f(X))
+    coded = _to_numpy(f(code.encode(X)))
+    K, N = true.shape[0], coded.shape[0]
+    return (true.reshape(K, -1).astype(np.float64, copy=False),
+            coded.reshape(N, -1).astype(np.float64, copy=False))
+
+
+def _set_loss(code, Y_all: np.ndarray, true: np.ndarray, received: np.ndarray) -> float:
+    est = _to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
+    return float(np.mean(np.sum((est - true) ** 2, axis=1)))
+
+
+def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
+                 outputs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Loss (eq. 1) of every contiguous straggler block ``[s, s + S)``.
+
+    Parameters
+    ----------
+    code : coded-computing scheme
+        With ``n_workers``, ``encode`` and ``decode`` (and ``alphas``, ``betas``).
+    f : callable
+        Vectorised over the leading axis: ``(n, *in) -> (n, *out)``.
+    X : array (K, *in)
+        Data points.
+    stragglers : int, 0 <= S < N
+    fast : bool, default True
+        Use the batched decoders of :mod:`gcc._block_decode` for spline and
+        Berrut codes (all blocks decoded together). Each
+        fast result is checked against ``code.decode`` on three blocks; on a
+        mismatch the search falls back to the loop with a warning.
+    outputs : (true, coded), optional
+        Precomputed ``f(X)`` (K, m) and ``f(encode(X))`` (N, m).
+
+    Returns
+    -------
+    ndarray of float, shape (N - S + 1,)
+        Entry ``s`` is the loss when workers ``s .. s+S-1`` straggle.
+    """
+    N = _check_int(getattr(code, "n_workers", None), "code.n_workers", "block_losses", low=1)
+    S = _check_int(stragglers, "stragglers", "block_losses", low=0)
+    if S >= N:
+        raise _fail("stragglers", "block_losses", f"an int < n_workers (= {N})", S)
+    true, Y_all = outputs if outputs is not None else _worker_outputs(code, f, X)
+    losses = None
+    if fast:
+        from . import _block_decode
+
+        est = _block_decode.block_estimates(code, Y_all, S)
+        if est is not None:
+            # Guard against a code whose decoder differs from the fast formula.
+            scale = max(1.0, float(np.abs(Y_all).max()))
+            for s in sorted({0, (N - S) // 2, N - S}):
+                received = _block_received(N, S, s)
+                ref = _to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
+                if not np.allclose(est[s], ref, rtol=1e-8, atol=1e-10 * scale):
+                    warnings.warn(f"block_losses: the batched decoder of {type(code).__name__} "
+                                  f"disagrees with code.decode (max difference "
+                                  f"{np.abs(est[s] - ref).max():.3g}); falling back to one "
+                                  "decode per block.", RuntimeWarning, stacklevel=2)
+                    est = None
+                    break
+        if est is not None:
+            losses = np.mean(np.sum((est - true[None]) ** 2, axis=2), axis=1)
+    if losses is None:
+        losses = np.array([_set_loss(code, Y_all, true, _block_received(N, S, s))
+                           for s in range(N - S + 1)])
+    return losses
+
+
+def _block_received(N: int, S: int, start: int) -> np.ndarray:
+    return np.concatenate([np.arange(start), np.arange(start + S, N)])
+
+
+def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous", *,
+                          return_loss: bool = False, max_sets: int = 200_000,
+                          max_rounds: int = 50, fast: bool = True):
+    """The received set that maximises the loss (eq. 1) for ``code``, ``f`` and ``X``.
+
+    Parameters
+    ----------
+    code : coded-computing scheme
+        ``n_workers`` (N), ``encode(X)``, ``decode(Y, received)``.
+    f : callable
+        Vectorised over the leading axis (numpy or torch).
+    X : array (K, *in)
+    stragglers : int, 0 <= S < N
+    search : {"contiguous", "greedy", "exhaustive"}
+        ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks,
+        batched (see :func:`block_losses`); runs for ``N = 2048`` in well under
+        a second for spline and Berrut codes.
+
+        ``"greedy"``: adversarial local search over *general* sets, documented
+        in Notes; never below the contiguous optimum (it starts there).
+
+        ``"exhaustive"``: all ``C(N, S)`` sets (a reference for small ``N``);
+        refused when ``C(N, S) > max_sets``.
+    return_loss : bool, default False
+        Also return the loss of the returned set.
+    max_sets : int
+        Limit on ``C(N, S)`` for the exhaustive search.
+    max_rounds : int
+        Limit on swap rounds of the greedy search.
+    fast : bool
+        Passed to :func:`block_losses`.
+
+    Returns
+    -------
+    received : ndarray of int, shape (N - S,)
+        Ascending indices of the non-stragglers.
+    loss : float
+        Only with ``return_loss=True``.
+
+    Notes
+    -----
+    The greedy search runs two adversaries and keeps the better one:
+
+    1. *greedy insertion*: starting from no stragglers, add, one at a time, the
+       worker whose removal increases the loss most, until ``S`` straggle;
+    2. *contiguous start*: the worst contiguous block.
+
+    From the better of the two it runs *best-improvement swap moves*: exchange
+    one straggler with one received worker when it increases the loss most,
+    until no swap increases it or ``max_rounds`` rounds have run. Each round
+    costs ``S (N - S)`` decodes. The result is a local maximum, so
+    ``contiguous <= greedy <= exhaustive``.
+
+    The loss is that of one data batch ``X`` and of noiseless workers: the
+    adversary knows the data, as in the worst-case bound of Theorem 1 [1]_,
+    which holds for every ``F`` with ``|F| >= N - S``.
+    """
+    if search not in _SEARCHES:
+        raise _fail("search", "worst_case_stragglers", f"one of {_SEARCHES}", search)
+    N = _check_int(getattr(code, "n_workers", None), "code.n_workers",
+                   "worst_case_stragglers", low=1)
+    S = _check_int(stragglers, "stragglers", "worst_case_stragglers", low=0)
+    if S >= N:
+        raise _fail("stragglers", "worst_case_stragglers", f"an int < n_workers (= {N})", S)
+    max_sets = _check_int(max_sets, "max_sets", "worst_case_stragglers", low=1)
+    max_rounds = _check_int(max_rounds, "max_rounds", "worst_case_stragglers", low=0)
+    outputs = _worker_outputs(code, f, X)
+    true, Y_all = outputs
+
+    if search == "exhaustive":
+        n_sets = math.comb(N, S)
+        if n_sets > max_sets:
+            raise _fail("stragglers", "worst_case_stragglers (search='exhaustive')",
+                        f"small enough that C(N, S) <= max_sets (= {max_sets}); "
+                        f"C({N}, {S}) = {n_sets}", S)
+        best, best_loss = None, -np.inf
+        everyone = np.arange(N)
+        for out in itertools.combinations(range(N), S):
+            received = np.delete(everyone, out)
+            loss = _set_loss(code, Y_all, true, received)
+            if loss > best_loss:
+                best, best_loss = received, loss
+        return (best, best_loss) if return_loss else best
+
+    losses = block_losses(code, f, X, S, fast=fast, outputs=outputs)
+    start = int(np.argmax(losses))
+    best, best_loss = _block_received(N, S, start), float(losses[start])
+    if search == "contiguous" or S == 0:
+        return (best, best_loss) if return_loss else best
+
+    # Greedy insertion.
+    out: list[int] = []
+    for _ in range(S):
+        cand_loss, cand = -np.inf, None
+        for j in range(N):
+            if j in out:
+                continue
+            received = np.setdiff1d(np.arange(N), out + [j])
+            loss = _set_loss(code, Y_all, true, received)
+            if loss > cand_loss:
+                cand_loss, cand = loss, j
+        out.append(cand)
+    if cand_loss > best_loss:
+        best, best_loss = np.setdiff1d(np.arange(N), out), cand_loss
+
+    # Best-improvement swaps.
+    for _ in range(max_rounds):
+        stragglers_now = np.setdiff1d(np.arange(N), best)
+        move_loss, move = best_loss, None
+        for i in stragglers_now:
+            for j in best:
+                received = np.sort(np.concatenate([best[best != j], [i]]))
+                loss = _set_loss(code, Y_all, true, received)
+                if loss > move_loss:
+                    move_loss, move = loss, received
+        if move is None:
+            break
+        best, best_loss = move, move_loss
+    return (best, best_loss) if return_loss else best
