@@ -73,7 +73,7 @@ class LinearOperator:
         key = ("torch", dtype, like.device)
         op = self._cache.get(key)
         if op is None:
-            op = torch.as_tensor(self.matrix, dtype=torch.float64).to(
+            op = torch.tensor(self.matrix, dtype=torch.float64).to(
                 device=like.device, dtype=dtype)
             self._cache[key] = op
         return op
