@@ -1,0 +1,72 @@
+# The companion in two commands:
+#   make book   # .venv + install + run every notebook (default profile) + build the site
+#   make test   # .venv + install (test deps included) + the whole test suite
+# Other targets: make reproduce PROFILE=ci|default|paper [ONLY="name ..."], make html, make kernel, make clean.
+
+PYTHON_BOOTSTRAP ?= python3
+VENV     ?= .venv
+PY       := $(VENV)/bin/python
+PIP      := $(PY) -m pip
+PROFILE  ?= default
+ONLY     ?=
+KERNEL   := gcc-companion
+STAMP    := $(VENV)/.installed
+
+.PHONY: book test reproduce html venv install kernel chromium clean distclean help
+
+help:
+	@echo "make book                 create $(VENV), install, run all notebooks (profile default), build _build/html"
+	@echo "make test                 create $(VENV), install with test deps, run the test suite"
+	@echo "make reproduce PROFILE=ci run the notebooks in a profile (ci | default | paper); ONLY=\"name ...\""
+	@echo "make html                 build the static site from the executed notebooks"
+	@echo "make clean                remove _build and book/generated"
+
+$(PY):
+	$(PYTHON_BOOTSTRAP) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+# Reinstall when the package metadata changes; pip skips what is already satisfied.
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install -e ".[all]"
+	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (gcc companion)"
+	@touch $(STAMP)
+
+venv: $(PY)
+install: $(STAMP)
+kernel: $(STAMP)
+	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (gcc companion)"
+
+reproduce: $(STAMP)
+	$(PY) -m gcc.reproduce --profile $(PROFILE) $(if $(ONLY),--only $(ONLY),)
+
+html: $(STAMP)
+	$(PY) -m gcc.reproduce --no-run --build-book
+	@echo "Open $(CURDIR)/_build/html/index.html"
+
+book: $(STAMP)
+	$(PY) -m gcc.reproduce --profile $(PROFILE) $(if $(ONLY),--only $(ONLY),)
+	$(PY) -m gcc.reproduce --no-run --build-book
+	@echo ""
+	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# The browser test needs Debian's chromium; install it when we can (root + apt-get), otherwise
+# the test skips itself with a message that says why.
+chromium:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  echo "chromium: present"; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "chromium: installing with apt-get"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    || echo "chromium: could not be installed; the browser test will be skipped"; \
+	else \
+	  echo "chromium: absent and not installable here (needs root and apt-get); the browser test will be skipped"; \
+	fi
+
+test: $(STAMP) chromium
+	$(PY) -m pytest
+
+clean:
+	rm -rf _build book/generated
+
+distclean: clean
+	rm -rf $(VENV)

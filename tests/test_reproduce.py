@@ -1,0 +1,282 @@
+"""The batch runner ``python -m gcc.reproduce``: every notebook runs in ci, errors name the
+notebook and cell, the cache skips unchanged notebooks, run.json carries the provenance."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from gcc import reproduce
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --------------------------------------------------------------------------- helpers
+def write_notebook(folder: Path, name: str, cells: list[tuple[str, str, list[str]]], card: dict | None = None) -> Path:
+    """A source notebook from (cell type, source, tags) triples, plus its run card."""
+    nb = nbformat.v4.new_notebook()
+    for kind, source, tags in cells:
+        cell = nbformat.v4.new_markdown_cell(source) if kind == "markdown" else nbformat.v4.new_code_cell(source)
+        if tags:
+            cell.metadata["tags"] = tags
+        nb.cells.append(cell)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    if card is not None:
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(card))
+    return path
+
+
+def tiny(folder: Path, name: str = "tiny", card: dict | None = None, extra: str = "") -> Path:
+    return write_notebook(folder, name, [
+        ("markdown", f"# {name}", []),
+        ("code", "seed = 0\nn = 3\nprofile = 'default'", ["parameters"]),
+        ("code", "from gcc.results import save_table\n"
+                 f"save_table([{{'i': i}} for i in range(n)], {name!r}, params=dict(n=n), seed=seed)\n"
+                 "print(profile, n)" + extra, []),
+    ], card if card is not None else {"title": "Tiny", "order": 1, "profiles": {"ci": {"n": 2}}})
+
+
+def run(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "gcc.reproduce", "--notebooks-dir", str(tmp / "nb"),
+           "--output-dir", str(tmp / "gen"), "--results-root", str(tmp / "res"), *args]
+    return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+
+
+def record(tmp: Path, name: str) -> dict:
+    return json.loads((tmp / "res" / name / "run.json").read_text())
+
+
+# --------------------------------------------------------------------------- the real batch
+@pytest.mark.slow
+def test_every_notebook_runs_in_the_ci_profile(ci_results):
+    cards = reproduce.discover(REPO / "notebooks")
+    assert cards, "no notebook in notebooks/"
+    problems = []
+    for name in cards:
+        path = ci_results / name / "run.json"
+        if not path.exists():
+            problems.append(f"{name}: no run.json")
+            continue
+        rec = json.loads(path.read_text())
+        if rec["status"] != "ok" or rec["profile"] != "ci":
+            problems.append(f"{name}: status {rec['status']} profile {rec['profile']} error {rec.get('error')}")
+        if not (REPO / "book" / "generated" / f"{name}.ipynb").exists():
+            problems.append(f"{name}: no executed notebook in book/generated/")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+def test_ci_batch_fits_its_budget(ci_results):
+    """The ci profile of all notebooks must fit in 5 minutes on 2 cores (sum of run times)."""
+    total = sum(json.loads((ci_results / n / "run.json").read_text())["seconds"]
+                for n in reproduce.discover(REPO / "notebooks"))
+    assert total < 300, f"the ci profile takes {total:.0f} s in all (budget: 300 s)"
+
+
+@pytest.mark.slow
+def test_status_page_lists_every_notebook(ci_results):
+    text = (REPO / "book" / "generated" / "status.md").read_text()
+    for name in reproduce.discover(REPO / "notebooks"):
+        assert f"[{name}]({name}.ipynb)" in text
+
+
+@pytest.mark.slow
+def test_executed_notebooks_have_no_error_output(ci_results):
+    for name in reproduce.discover(REPO / "notebooks"):
+        nb = nbformat.read(REPO / "book" / "generated" / f"{name}.ipynb", as_version=4)
+        for i, cell in enumerate(nb.cells):
+            for out in cell.get("outputs", []):
+                assert out.get("output_type") != "error", f"{name}: cell {i} has an error output"
+
+
+# --------------------------------------------------------------------------- failures
+def test_a_failing_notebook_fails_the_batch_and_names_notebook_and_cell(tmp_path):
+    tiny(tmp_path / "nb", "good", {"title": "Good", "order": 1})
+    write_notebook(tmp_path / "nb", "broken", [
+        ("markdown", "# Broken", []),
+        ("code", "seed = 0", ["parameters"]),
+        ("code", "x = 1", []),
+        ("code", "# the third code cell fails on purpose\nraise RuntimeError('deliberate failure 4711')", []),
+        ("code", "y = 2", []),
+    ], {"title": "Broken", "order": 2})
+    write_notebook(tmp_path / "nb", "downstream", [("markdown", "# Downstream", []), ("code", "z = 3", [])],
+                   {"title": "Downstream", "order": 3, "depends": ["broken"]})
+    tiny(tmp_path / "nb", "later", {"title": "Later", "order": 4})
+
+    proc = run(tmp_path, "--profile", "ci")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert "FAILED notebook 'broken'" in out
+    assert "cell 3 of notebooks/broken.ipynb" in out  # index in the source notebook
+    assert "the third code cell fails on purpose" in out  # head of the failing cell
+    assert "RuntimeError: deliberate failure 4711" in out
+    rec = record(tmp_path, "broken")
+    assert rec["status"] == "error" and rec["error"]["source_cell_index"] == 3
+    assert rec["error"]["ename"] == "RuntimeError"
+    # Without --keep-going the batch stops at the failure.
+    assert not (tmp_path / "res" / "later" / "run.json").exists()
+    assert "skipped" in out
+
+    # With --keep-going independent notebooks still run; dependants of the failure do not.
+    proc = run(tmp_path, "--profile", "ci", "--keep-going")
+    assert proc.returncode != 0
+    assert record(tmp_path, "later")["status"] == "ok"
+    assert not (tmp_path / "res" / "downstream" / "run.json").exists()
+    status = (tmp_path / "gen" / "status.md").read_text()
+    assert "broken" in status and "error" in status
+
+
+def test_only_selects_notebooks_and_their_dependencies(tmp_path):
+    tiny(tmp_path / "nb", "base", {"title": "Base", "order": 9})
+    tiny(tmp_path / "nb", "user", {"title": "User", "order": 1, "depends": ["base"]})
+    tiny(tmp_path / "nb", "other", {"title": "Other", "order": 5})
+    proc = run(tmp_path, "--profile", "ci", "--only", "user")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "res" / "base" / "run.json").exists()
+    assert (tmp_path / "res" / "user" / "run.json").exists()
+    assert not (tmp_path / "res" / "other" / "run.json").exists()
+    # base runs before user despite its larger order
+    assert proc.stdout.index("base") < proc.stdout.index("user ")
+
+    proc = run(tmp_path, "--profile", "ci", "--only", "nosuch")
+    assert proc.returncode == 2 and "nosuch" in proc.stderr
+
+
+# --------------------------------------------------------------------------- caching
+def status_of(output: str, name: str) -> str:
+    """The status word of ``name`` in the runner's progress lines."""
+    for line in output.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[0].startswith("[") and parts[1] == name:
+            return parts[2]
+    raise AssertionError(f"no progress line for {name!r} in:\n{output}")
+
+
+def test_unchanged_notebooks_are_cached_and_changes_rerun(tmp_path, monkeypatch, capsys):
+    # Other people may edit gcc/ while this runs; pin the library fingerprint so that only the
+    # changes made here count. (That the fingerprint enters the key is tested below.)
+    monkeypatch.setattr(reproduce._results, "library_fingerprint", lambda: "pinned")
+
+    def batch(*args):
+        rc = reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--output-dir", str(tmp_path / "gen"),
+                             "--results-root", str(tmp_path / "res"), *args])
+        out = capsys.readouterr().out
+        assert rc == 0, out
+        return status_of(out, "tiny")
+
+    tiny(tmp_path / "nb")
+    assert batch("--profile", "ci") == "ok"
+    key = record(tmp_path, "tiny")["cache_key"]
+    assert batch("--profile", "ci") == "cached"
+    assert record(tmp_path, "tiny")["cache_key"] == key
+
+    # A different parameter value reruns it.
+    tiny(tmp_path / "nb", card={"title": "Tiny", "order": 1, "profiles": {"ci": {"n": 4}}})
+    assert batch("--profile", "ci") == "ok"
+    assert record(tmp_path, "tiny")["cache_key"] != key
+    assert record(tmp_path, "tiny")["parameters"]["n"] == 4
+
+    # A different profile is a different key; --force reruns an unchanged notebook.
+    assert batch("--profile", "default") == "ok"
+    assert batch("--profile", "default", "--force") == "ok"
+    assert batch("--profile", "default") == "cached"
+    # A changed library reruns it.
+    monkeypatch.setattr(reproduce._results, "library_fingerprint", lambda: "changed")
+    assert batch("--profile", "default") == "ok"
+
+
+def test_cache_key_ignores_outputs_and_tracks_source_library_and_upstream(tmp_path):
+    path = tiny(tmp_path)
+    card = reproduce.load_card(path)
+    params = {"n": 2}
+    key = reproduce.cache_key(card, params, "ci", fingerprint="lib")
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", text="noise")]
+    nb.cells[2].execution_count = 7
+    nbformat.write(nb, path)
+    assert reproduce.cache_key(card, params, "ci", fingerprint="lib") == key
+    assert reproduce.cache_key(card, params, "ci", fingerprint="lib2") != key
+    assert reproduce.cache_key(card, params, "paper", fingerprint="lib") != key
+    assert reproduce.cache_key(card, {"n": 3}, "ci", fingerprint="lib") != key
+    assert reproduce.cache_key(card, params, "ci", {"up": "a"}, fingerprint="lib") != key
+    nb.cells[2].source += "\n# changed"
+    nbformat.write(nb, path)
+    assert reproduce.cache_key(card, params, "ci", fingerprint="lib") != key
+
+
+# --------------------------------------------------------------------------- provenance
+def test_run_json_records_provenance(tmp_path):
+    tiny(tmp_path / "nb")
+    proc = run(tmp_path, "--profile", "ci")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rec = record(tmp_path, "tiny")
+    for field in ("profile", "parameters", "seconds", "status", "cache_key", "git_revision", "packages",
+                  "library_fingerprint", "python_executable", "started_utc", "notebook", "kernel"):
+        assert field in rec, field
+    assert rec["profile"] == "ci" and rec["status"] == "ok"
+    assert rec["parameters"] == {"n": 2, "profile": "ci"}  # profile injected: the notebook declares it
+    assert rec["seconds"] > 0
+    assert len(rec["cache_key"]) == 64
+    assert {"python", "numpy", "papermill"} <= set(rec["packages"])
+    # The notebook itself wrote into the same results root (GCC_RESULTS_ROOT), and saw the ci values.
+    assert (tmp_path / "res" / "tiny" / "results.csv").read_text().count("\n") == 3
+    executed = nbformat.read(tmp_path / "gen" / "tiny.ipynb", as_version=4)
+    text = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
+    assert "ci 2" in text
+
+
+def test_notebooks_without_a_profile_parameter_get_none_injected(tmp_path):
+    write_notebook(tmp_path / "nb", "plain", [("markdown", "# Plain", []), ("code", "a = 1", ["parameters"]),
+                                              ("code", "print(a)", [])], {"title": "Plain"})
+    card = reproduce.load_card(tmp_path / "nb" / "plain.ipynb")
+    assert reproduce.resolve_parameters(card, "ci") == {}
+
+
+# --------------------------------------------------------------------------- ordering and cards
+def test_order_respects_depends_then_order_then_name(tmp_path):
+    for name, card in {
+        "b": {"order": 1}, "a": {"order": 1}, "c": {"order": 0, "depends": ["d"]}, "d": {"order": 5},
+    }.items():
+        tiny(tmp_path, name, card)
+    plan = [c.name for c in reproduce.order_notebooks(reproduce.discover(tmp_path))]
+    assert plan == ["a", "b", "d", "c"]
+
+
+def test_dependency_cycles_and_unknown_profiles_are_rejected(tmp_path):
+    tiny(tmp_path, "x", {"depends": ["y"]})
+    tiny(tmp_path, "y", {"depends": ["x"]})
+    with pytest.raises(ValueError, match="cycle"):
+        reproduce.order_notebooks(reproduce.discover(tmp_path))
+    bad = tmp_path / "bad"
+    tiny(bad, "z", {"profiles": {"huge": {}}})
+    with pytest.raises(ValueError, match="'profiles'"):
+        reproduce.discover(bad)
+
+
+def test_list_shows_order_and_parameters(tmp_path):
+    tiny(tmp_path / "nb")
+    proc = run(tmp_path, "--profile", "ci", "--list")
+    assert proc.returncode == 0
+    assert "tiny" in proc.stdout and '"n": 2' in proc.stdout
+
+
+def test_repository_run_cards_are_valid():
+    cards = reproduce.discover(REPO / "notebooks")
+    reproduce.order_notebooks(cards)  # no cycle, no unknown dependency
+    for name, card in cards.items():
+        assert card.card_path is not None, f"notebooks/{name}.ipynb has no run card notebooks/{name}.yaml"
+        declared = reproduce.notebook_parameters(card.path)
+        assert declared, f"notebooks/{name}.ipynb has no cell tagged 'parameters'"
+        for profile, params in card.profiles.items():
+            unknown = set(params) - set(declared)
+            assert not unknown, f"{name}.yaml profile {profile} sets undeclared parameters {sorted(unknown)}"
+        nb = nbformat.read(card.path, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
+            f"notebooks/{name}.ipynb must be stored without outputs"
