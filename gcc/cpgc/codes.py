@@ -323,6 +323,9 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
         load = len(m) if setting == "computation" else sum(m)
     load = check_int(load, "load", owner, minimum=1, maximum=K)
     if name == "rcsc":
+        if sum(m) > K:
+            raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, "
+                          f"{sum(m)}) is at most n_workers={K}", tuple(degrees))
         return rcsc_code(K, m, seed=seed, setting=setting)
     if name == "icassp-mds":
         return icassp_mds_code(K, load, seed=seed)

@@ -182,6 +182,10 @@ def completion(code: Code, speeds: np.ndarray, tolerance: float = 0.0, return_re
         done_step[lv[fin]] = s
         live = lv[~fin]
 
+    if return_recovered:
+        # Trials decided in phase 1 recovered exactly the union of their single-block rows.
+        rec_out[done_step >= 0] = known[done_step >= 0]
+
     # Phase 2: null-space elimination from the first multi-block row on.
     ids = np.flatnonzero((first_multi < S) & (done_step < 0))     # trials still undecided
     if ids.size:
@@ -247,11 +251,6 @@ def completion(code: Code, speeds: np.ndarray, tolerance: float = 0.0, return_re
             width = int(nul[alive].max()) if alive.any() else 0
             if width < N.shape[2]:
                 N = N[:, :, :width]
-    if return_recovered:
-        # Trials decided in phase 1 recovered exactly the union of their single-block rows.
-        p1 = np.ones(T, dtype=bool)
-        p1[ids] = False
-        rec_out[p1] = known[p1]
 
     reached = done_step >= 0
     times = np.full(T, np.inf)
