@@ -190,7 +190,7 @@ def _check_x_eval(x_eval, owner):
     if not np.isfinite(arr).all():
         bad = int(np.flatnonzero(~np.isfinite(arr.reshape(-1)))[0])
         raise_invalid("x_eval", owner, "a real scalar or 1-D array of finite points", x_eval,
-                      f"x_eval[{bad}] = {arr.reshape(-1)[bad]!r}")
+                      f"x_eval[{bad}] = {float(arr.reshape(-1)[bad])!r}")
     return arr
 
 

@@ -167,22 +167,22 @@ def check_points(points, name: str, owner: str, low: float | None = -1.0,
     bad = np.flatnonzero(~np.isfinite(arr))
     if bad.size:
         i = int(bad[0])
-        raise_invalid(name, owner, constraint, points, f"{name}[{i}] = {arr[i]!r}")
+        raise_invalid(name, owner, constraint, points, f"{name}[{i}] = {float(arr[i])!r}")
     if low is not None and high is not None:
         bad = np.flatnonzero((arr < low) | (arr > high))
         if bad.size:
             i = int(bad[0])
             raise_invalid(name, owner, constraint, points,
-                          f"{name}[{i}] = {arr[i]!r} is outside [{low:g}, {high:g}]")
+                          f"{name}[{i}] = {float(arr[i])!r} is outside [{low:g}, {high:g}]")
     steps = np.diff(arr)
     bad = np.flatnonzero(steps <= 0)
     if bad.size:
         i = int(bad[0])
         what = "is duplicated" if steps[i] == 0 else "is not greater than"
         if steps[i] == 0:
-            detail = f"{name}[{i + 1}] = {arr[i + 1]!r} {what}"
+            detail = f"{name}[{i + 1}] = {float(arr[i + 1])!r} {what}"
         else:
-            detail = f"{name}[{i + 1}] = {arr[i + 1]!r} {what} {name}[{i}] = {arr[i]!r}"
+            detail = f"{name}[{i + 1}] = {float(arr[i + 1])!r} {what} {name}[{i}] = {float(arr[i])!r}"
         raise_invalid(name, owner, constraint, points, detail)
     return arr
 
