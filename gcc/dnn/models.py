@@ -146,9 +146,19 @@ def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.Pa
             raise ValueError(f"The '{arg}' parameter of timm_model must be an existing file. Got {str(value)!r} instead.")
     if weights_file is not None:
         kwargs["pretrained_cfg_overlay"] = dict(file=str(weights_file))
-    return timm.create_model(
+    model = timm.create_model(
         name, pretrained=pretrained, checkpoint_path=str(checkpoint_path) if checkpoint_path else "", **kwargs
     )
+    if "img_size" in kwargs or "in_chans" in kwargs:
+        # timm keeps the pretrained input size in pretrained_cfg even when the model was built
+        # for another one; the evaluation transform is resolved from it, so correct it here.
+        cfg = dict(getattr(model, "pretrained_cfg", {}) or {})
+        chans, height, width = cfg.get("input_size", (3, 224, 224))
+        side = kwargs.get("img_size", (height, width))
+        side = (side, side) if isinstance(side, int) else tuple(side)
+        cfg["input_size"] = (int(kwargs.get("in_chans", chans)), *side)
+        model.pretrained_cfg = cfg
+    return model
 
 
 def build_model(config: Mapping[str, Any]) -> nn.Module:

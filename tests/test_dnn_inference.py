@@ -1,0 +1,68 @@
+"""gcc.dnn.inference: f = softmax(model(x)) keeps type, dtype and device; rows are distributions."""
+import os
+
+import numpy as np
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+torch = pytest.importorskip("torch")
+pytest.importorskip("timm")
+
+from gcc.dnn import inference, models  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def f():
+    torch.manual_seed(0)
+    return inference.SoftmaxFunction(models.vit_digits(), device="cpu", input_shape=(1, 16, 16))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numpy_in_numpy_out_rows_sum_to_one(f, dtype):
+    x = np.random.default_rng(0).standard_normal((7, 1, 16, 16)).astype(dtype)
+    p = f(x)
+    assert isinstance(p, np.ndarray) and p.dtype == dtype and p.shape == (7, 10)
+    assert np.all(p >= 0)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_torch_in_torch_out_dtype_device_kept(f, dtype):
+    x = torch.randn(5, 1, 16, 16, dtype=dtype)
+    p = f(x)
+    assert isinstance(p, torch.Tensor) and p.dtype == dtype and p.device == x.device
+    torch.testing.assert_close(p.sum(1), torch.ones(5, dtype=dtype), rtol=0, atol=1e-6)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_tensor_stays_on_cuda(f):
+    x = torch.randn(4, 1, 16, 16, device="cuda")
+    assert f(x).device == x.device
+
+
+def test_flattened_inputs_and_chunking_agree(f):
+    x = np.random.default_rng(1).standard_normal((9, 1, 16, 16)).astype(np.float32)
+    chunked = inference.SoftmaxFunction(f.model, device="cpu", input_shape=(1, 16, 16), max_batch=2)
+    np.testing.assert_allclose(chunked(x.reshape(9, -1)), f(x), rtol=1e-5, atol=1e-6)
+
+
+def test_model_is_in_eval_mode_and_no_grad(f):
+    assert not f.model.training
+    x = torch.randn(2, 1, 16, 16, requires_grad=True)
+    assert not f(x).requires_grad
+
+
+def test_best_device_auto_and_override(monkeypatch):
+    monkeypatch.delenv("GCC_DEVICE", raising=False)
+    expected = "cuda" if torch.cuda.is_available() else ("mps" if torch.backends.mps.is_available() else "cpu")
+    assert inference.best_device().type == expected
+    monkeypatch.setenv("GCC_DEVICE", "cpu")
+    assert inference.best_device().type == "cpu"
+    assert inference.best_device("cpu").type == "cpu"
+
+
+def test_max_batch_validated():
+    with pytest.raises(ValueError, match="'max_batch' parameter of SoftmaxFunction"):
+        inference.SoftmaxFunction(models.LeNet5(), max_batch=0)
