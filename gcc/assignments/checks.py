@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .feedback import (Feedback, call_student, compare_arrays, compare_exact, compare_scalar, finish,
+from .feedback import (Feedback, _as_float_array, call_student, compare_arrays, compare_exact, compare_scalar, finish,
                        make)
 from .variants import Variant, problem
 
@@ -25,6 +25,11 @@ __all__ = [
     "check_code_comparison",
     # 02 rate slope
     "check_worst_case_loss", "check_loss_curve", "check_slope", "check_rate_verdict",
+    # 03 lambda CV
+    "check_cv_loss", "check_cv_table", "check_best_lambdas", "check_test_losses",
+    # 04 CPGC peeling
+    "check_arrival_order", "check_message_values", "check_peeling_history", "check_stop_index",
+    "check_decoded_blocks", "check_faster_scheme",
 ]
 
 
@@ -215,11 +220,11 @@ def check_slope(slope: Any, v: Variant, code: str = "spline", raise_on_fail: boo
     """Tasks 3 and 4: the least-squares slope of log(loss) against log(N)."""
     _require(v, _A2, "check_slope")
     g = _gcc()
-    ref = float(g.loglog_slope(np.asarray(v.n_workers_grid, dtype=float), _reference_worst_losses(v, code)))
+    ref = float(g.loglog_slope(np.asarray(v.n_workers_grid, dtype=float), _reference_worst_losses(v, code)).slope)
     name = "slope" if code == "spline" else "slope_berrut"
     problems, note = compare_scalar(slope, ref, name=name, rtol=1e-4)
     hints = ["Fit a straight line to (log N, log loss) by least squares (np.polyfit with degree 1, or "
-             "gcc.loglog_slope); the slope is its first coefficient. Use natural or base-10 logs on "
+             "gcc.loglog_slope(grid, losses).slope); the slope is the first coefficient. Use natural or base-10 logs on "
              "both axes, not a mix."]
     task = "3" if code == "spline" else "4b"
     return finish(make(_A2, task, f"log-log slope, {code}", problems, note, hints), raise_on_fail)
@@ -230,10 +235,302 @@ def check_rate_verdict(at_least_as_fast: Any, v: Variant, raise_on_fail: bool = 
     _require(v, _A2, "check_rate_verdict")
     g = _gcc()
     slope = float(g.loglog_slope(np.asarray(v.n_workers_grid, dtype=float),
-                                 _reference_worst_losses(v, "spline")))
+                                 _reference_worst_losses(v, "spline")).slope)
     ref = bool(slope <= -3.0)
     if isinstance(at_least_as_fast, np.bool_):
         at_least_as_fast = bool(at_least_as_fast)
     problems, note = compare_exact(at_least_as_fast, ref, name="at_least_as_fast")
     hints = ["Decaying at least as fast as N^-3 means a slope of -3 or steeper (more negative)."]
     return finish(make(_A2, "5", "verdict against Theorem 4", problems, note, hints), raise_on_fail)
+
+
+# =========================================================================== 04 CPGC peeling
+_A4 = "04_cpgc_peeling"
+#: Degree vector of the RCSC code in assignment 04 (the authors' main setting).
+CPGC_DEGREES = (1, 2, 3)
+
+
+def _cpgc_setup(v: Variant):
+    from .. import cpgc
+
+    p = problem(v)
+    code = cpgc.rcsc_code(v.n_workers, degrees=CPGC_DEGREES, seed=p.code_seed)
+    speeds = cpgc.worker_speeds(np.random.default_rng(p.arrival_seed), 1, v.n_workers)
+    times = cpgc.arrival_times(code, speeds)[0]                     # (K, r)
+    order = np.argsort(times, axis=None, kind="stable")             # ties: lower worker first
+    arrivals = [tuple(int(i) for i in divmod(int(o), code.n_rows)) for o in order]
+    blocks = (p.W @ p.theta).reshape(v.n_workers, v.block_rows)     # the unknowns W_k theta
+    values = np.einsum("ijk,kb->ijb", code.coefficients, blocks)    # what every worker sends
+    return cpgc, p, code, arrivals, values
+
+
+def _cpgc_replay(v: Variant):
+    """Feed the arrivals to gcc.cpgc.Master; peeled-block counts after each, stop index, decoded blocks."""
+    cpgc, p, code, arrivals, values = _cpgc_setup(v)
+    master = cpgc.Master(code, tolerance=v.tolerance)
+    history, stop, decoded = [], None, None
+    for n, (w, j) in enumerate(arrivals, start=1):
+        master.receive(w, j, values[w, j])
+        # Peeling alone (the master's rank test can add blocks peeling misses; the task is peeling).
+        peeled = np.asarray(master._peeled, dtype=bool)
+        history.append(int(peeled.sum()))
+        if stop is None and history[-1] >= master.need:
+            stop = n
+            decoded = np.where(peeled[:, None], master.decode(), np.nan)
+    return history, stop, decoded
+
+
+def check_arrival_order(arrivals: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 1: the (worker, message) pairs in order of arrival."""
+    _require(v, _A4, "check_arrival_order")
+    _, _, _, ref, _ = _cpgc_setup(v)
+    if arrivals is not Ellipsis and arrivals is not None:
+        try:
+            arrivals = [tuple(int(x) for x in a) for a in arrivals]
+        except (TypeError, ValueError):
+            arrivals = f"<{type(arrivals).__name__} that is not a list of (worker, message) pairs>"
+
+    def describe(ans, want):
+        if not isinstance(ans, list):
+            return ["It should be a list of (worker, message) pairs."]
+        if len(ans) != len(want):
+            return [f"It has {len(ans)} pairs; every worker sends every message, so there are "
+                    f"{len(want)}."]
+        if sorted(ans) != sorted(want):
+            return ["Some pairs are not valid (worker, message) pairs or appear twice."]
+        first = next(i for i, (a, b) in enumerate(zip(ans, want)) if a != b)
+        return [f"The first {first} pairs are right; position {first} (counting from 0) is not."]
+
+    problems, note = compare_exact(arrivals, ref, name="arrivals", describe=describe)
+    hints = ["Message j (counting from 0) of worker i arrives at code.row_units[j] * speeds[i]; "
+             "gcc.cpgc.arrival_times gives all of them. Sort all K*r times (np.argsort on the flattened "
+             "array, kind='stable') and map each flat index back to (worker, message) with divmod."]
+    return finish(make(_A4, "1", "arrival order", problems, note, hints), raise_on_fail)
+
+
+def check_message_values(values: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 2: what every worker sends, shape ``(K, r, block_rows)``."""
+    _require(v, _A4, "check_message_values")
+    *_, ref = _cpgc_setup(v)
+    problems, note = compare_arrays(values, ref, name="values", rtol=1e-9,
+                                    axis_names=("worker", "message", "entry"))
+    hints = ["Split W theta into K blocks of block_rows rows (block k is rows k*b .. k*b+b-1); message j "
+             "of worker i is the sum over k of code.coefficients[i, j, k] times block k."]
+    return finish(make(_A4, "2", "message values", problems, note, hints), raise_on_fail)
+
+
+def check_peeling_history(history: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 3: number of blocks known by peeling after each arrival."""
+    _require(v, _A4, "check_peeling_history")
+    ref, _, _ = _cpgc_replay(v)
+    if history is not Ellipsis and history is not None:
+        try:
+            history = [int(h) for h in history]
+        except (TypeError, ValueError):
+            history = f"<{type(history).__name__}>"
+
+    def describe(ans, want):
+        if not isinstance(ans, list) or len(ans) != len(want):
+            return [f"It should be a list with one count per arrival ({len(want)} arrivals)."]
+        first = next(i for i, (a, b) in enumerate(zip(ans, want)) if a != b)
+        more = "more" if ans[first] > want[first] else "fewer"
+        return [f"The counts agree up to arrival {first} (counting from 0); after it your decoder knows "
+                f"{more} blocks than peeling does."]
+
+    problems, note = compare_exact(history, ref, name="history", describe=describe)
+    hints = ["After each message: subtract every known block from it; if exactly one unknown block "
+             "remains, it is recovered, and that may in turn reduce earlier pending messages to one "
+             "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes."]
+    return finish(make(_A4, "3", "peeling history", problems, note, hints), raise_on_fail)
+
+
+def check_stop_index(stop_index: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known."""
+    _require(v, _A4, "check_stop_index")
+    _, ref, _ = _cpgc_replay(v)
+    if isinstance(stop_index, np.integer):
+        stop_index = int(stop_index)
+
+    def describe(ans, want):
+        if not isinstance(ans, int):
+            return ["It should be an int (a number of messages)."]
+        return ["It is too late: the master could stop earlier." if ans > want else
+                "It is too early: not enough blocks are known yet."]
+
+    problems, note = compare_exact(stop_index, ref, name="stop_index", describe=describe)
+    hints = ["The master stops at the first arrival after which at least ceil(K (1 - q)) blocks are "
+             "known (q = v.tolerance); count messages from 1."]
+    return finish(make(_A4, "4a", "stopping point", problems, note, hints), raise_on_fail)
+
+
+def check_decoded_blocks(estimates: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown."""
+    _require(v, _A4, "check_decoded_blocks")
+    _, _, ref = _cpgc_replay(v)
+    arr, prob = _as_float_array(estimates, "estimates")
+    problems, note = ([prob], "") if prob else ([], "")
+    if not problems and arr.shape != ref.shape:
+        problems = [f"`estimates` has shape {arr.shape}; the task asks for shape {ref.shape}."]
+    if not problems:
+        known_ref = ~np.isnan(ref).any(axis=1)
+        known = ~np.isnan(arr).any(axis=1)
+        missing = np.flatnonzero(known_ref & ~known)
+        extra = np.flatnonzero(known & ~known_ref)
+        if missing.size:
+            problems.append(f"Blocks {missing.tolist()} are NaN, but peeling recovers them by the "
+                            "stopping point.")
+        if extra.size:
+            problems.append(f"Blocks {extra.tolist()} have values, but peeling cannot know them yet at "
+                            "the stopping point: leave them NaN.")
+        if not problems:
+            problems, note = compare_arrays(arr[known_ref], ref[known_ref], name="estimates (known blocks)",
+                                            rtol=1e-9, axis_names=("known block", "entry"))
+    hints = ["Peel with the values: when a message reduces to one unknown block k with coefficient c, "
+             "block k = (message value minus the known blocks it contains) / c. Use only the messages "
+             "up to and including stop_index."]
+    return finish(make(_A4, "4b", "decoded blocks", problems, note, hints), raise_on_fail)
+
+
+def check_faster_scheme(faster: Any, v: Variant, trials: int = 400, raise_on_fail: bool = True) -> Feedback:
+    """Task 5: which of ``"rcsc"`` and ``"mds"`` has the smaller mean completion time (seed = v.seed)."""
+    _require(v, _A4, "check_faster_scheme")
+    from .. import cpgc
+
+    times = {s: cpgc.simulate(s, n_workers=v.n_workers, tolerance=v.tolerance, trials=trials,
+                              seed=v.seed).mean_time for s in ("rcsc", "mds")}
+    ref = min(times, key=times.get)
+    problems, note = compare_exact(faster, ref, name="faster",
+                                   describe=lambda a, b: [] if a in times else
+                                   ["It should be the string 'rcsc' or 'mds'."])
+    hints = [f"gcc.cpgc.simulate(scheme, n_workers=K, tolerance=q, trials={trials}, seed=seed).mean_time "
+             "for both schemes; compare."]
+    return finish(make(_A4, "5", "RCSC versus MDS", problems, note, hints), raise_on_fail)
+
+
+# --------------------------------------------------------------------------- memo
+_MEMO: dict = {}
+
+
+def _memo(key: tuple, compute: Callable[[], Any]) -> Any:
+    """Cache a reference per (what, variant): a notebook calls several checks on the same reference."""
+    if key not in _MEMO:
+        if len(_MEMO) > 64:
+            _MEMO.clear()
+        _MEMO[key] = compute()
+    return _MEMO[key]
+
+
+def _vkey(v: Variant) -> str:
+    return f"{v.assignment}|{v.seed}|{sorted(v.params.items())!r}"
+
+
+# =========================================================================== 03 lambda CV
+_A3 = "03_lambda_cv"
+
+
+def _cv_selection(v: Variant):
+    """``gcc.tuning.select_lambdas`` on the variant's tuning draws."""
+    def compute():
+        from .. import SplineCode, stragglers, tuning
+
+        p = problem(v)
+        return tuning.select_lambdas(
+            lambda le, ld: SplineCode(v.n_inputs, v.n_workers, lam_enc=le, lam_dec=ld), p.f,
+            p.draw_batch, stragglers.FixedCount(v.n_stragglers), lam_enc_grid=v.lam_enc_grid,
+            lam_dec_grid=v.lam_dec_grid, trials=v.n_trials, seed=p.tune_seed, noise_std=v.noise_std)
+    return _memo(("cv", _vkey(v)), compute)
+
+
+def _cv_table(v: Variant) -> np.ndarray:
+    table = _cv_selection(v).table
+    out = np.empty((len(v.lam_enc_grid), len(v.lam_dec_grid)))
+    for i, le in enumerate(v.lam_enc_grid):
+        for j, ld in enumerate(v.lam_dec_grid):
+            out[i, j] = float(table.loc[(table.lam_enc == float(le)) & (table.lam_dec == float(ld)),
+                                        "mean"].iloc[0])
+    return out
+
+
+def _test_loss(v: Variant, lam_enc: float, lam_dec: float) -> float:
+    def compute():
+        from .. import SplineCode, harness, stragglers
+
+        p = problem(v)
+        df = harness.simulate({"gcc": SplineCode(v.n_inputs, v.n_workers, lam_enc=lam_enc, lam_dec=lam_dec)},
+                              p.f, p.draw_batch, stragglers.FixedCount(v.n_stragglers), trials=v.n_trials,
+                              seed=p.test_seed, noise_std=v.noise_std)
+        return float(df["loss"].mean())
+    return _memo(("test", _vkey(v), float(lam_enc), float(lam_dec)), compute)
+
+
+_CV_HINT = ("Use gcc.harness.simulate({'gcc': gcc.SplineCode(K, N, lam_enc=..., lam_dec=...)}, f, "
+            "draw_batch, gcc.FixedCount(S), trials=v.n_trials, seed=tune_seed, noise_std=sigma) and average "
+            "the 'loss' column. Every grid point must see the same draws: the same seed each time.")
+
+
+def check_cv_loss(cv_loss: Callable, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 1: ``cv_loss(lam_enc, lam_dec)`` is the mean loss on the tuning draws."""
+    _require(v, _A3, "check_cv_loss")
+    table = _cv_table(v)
+    problems, note = [], ""
+    # Two grid points: lambda = 0 (interpolation) and one with smoothing in both places.
+    for i, j in ((0, 0), (len(v.lam_enc_grid) - 2, len(v.lam_dec_grid) - 2)):
+        le, ld = v.lam_enc_grid[i], v.lam_dec_grid[j]
+        ans, prob = call_student(cv_loss, "cv_loss", le, ld)
+        problems, note = ([prob], "") if prob else compare_scalar(ans, table[i, j],
+                                                                  name=f"cv_loss({le:g}, {ld:g})", rtol=1e-6)
+        if problems:
+            break
+    return finish(make(_A3, "1", "cross-validation loss", problems, note, [_CV_HINT]), raise_on_fail)
+
+
+def check_cv_table(cv_table: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``."""
+    _require(v, _A3, "check_cv_table")
+    problems, note = compare_arrays(cv_table, _cv_table(v), name="cv_table", rtol=1e-6,
+                                    axis_names=("lam_enc index", "lam_dec index"))
+    hints = ["Row i is lam_enc_grid[i], column j is lam_dec_grid[j]: cv_table[i, j] = cv_loss(le, ld)."]
+    return finish(make(_A3, "2", "cross-validation table", problems, note, hints), raise_on_fail)
+
+
+def check_best_lambdas(best: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (as ``gcc.tuning.select_lambdas``)."""
+    _require(v, _A3, "check_best_lambdas")
+    sel = _cv_selection(v)
+    ref = (sel.lam_enc, sel.lam_dec)
+    if best is not Ellipsis and best is not None:
+        try:
+            best = tuple(float(x) for x in best)
+        except (TypeError, ValueError):
+            best = f"<{type(best).__name__}>"
+    table = _cv_table(v)
+
+    def describe(ans, want):
+        if not isinstance(ans, tuple) or len(ans) != 2:
+            return ["It should be a pair (lam_enc, lam_dec)."]
+        if ans[0] not in v.lam_enc_grid or ans[1] not in v.lam_dec_grid:
+            return ["It is not a point of the grids."]
+        i, j = v.lam_enc_grid.index(ans[0]), v.lam_dec_grid.index(ans[1])
+        excess = table[i, j] / sel.score - 1
+        return [f"Its CV loss is {excess:.1%} above the smallest in the table "
+                "(ties go to the smaller lam_enc, then the smaller lam_dec)."]
+
+    problems, note = compare_exact(best, ref, name="best", describe=describe)
+    hints = ["np.unravel_index(np.argmin(cv_table), cv_table.shape) gives the row and column; "
+             "gcc.tuning.select_lambdas does the same search in one call."]
+    return finish(make(_A3, "3", "selected lambdas", problems, note, hints), raise_on_fail)
+
+
+def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant,
+                      raise_on_fail: bool = True) -> Feedback:
+    """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0."""
+    _require(v, _A3, "check_test_losses")
+    sel = _cv_selection(v)
+    problems, note = compare_scalar(test_loss_tuned, _test_loss(v, sel.lam_enc, sel.lam_dec),
+                                    name="test_loss_tuned", rtol=1e-6)
+    if not problems:
+        problems, note = compare_scalar(test_loss_untuned, _test_loss(v, 0.0, 0.0),
+                                        name="test_loss_untuned", rtol=1e-6)
+    hints = ["Same call as cv_loss but with seed=test_seed: the test draws were never used for "
+             "choosing the lambdas, so they measure the loss honestly."]
+    return finish(make(_A3, "4", "test losses", problems, note, hints), raise_on_fail)

@@ -76,8 +76,9 @@ def _sizes_rate(rng: np.random.Generator) -> dict:
 def _sizes_tuning(rng: np.random.Generator) -> dict:
     k = int(rng.integers(6, 10))
     return {"n_inputs": k, "n_workers": 3 * k + int(rng.integers(0, 6)), "n_stragglers": int(rng.integers(1, 4)),
-            "noise_std": float(rng.choice([0.05, 0.1, 0.2])), "n_batches": 6,
-            "lam_grid": [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2]}
+            "noise_std": float(rng.choice([0.1, 0.2, 0.3])), "n_trials": 10,
+            "lam_enc_grid": [0.0, 1e-6, 1e-4],
+            "lam_dec_grid": [0.0, 1e-8, 1e-7, 1e-6, 1e-5]}
 
 
 def _sizes_peeling(rng: np.random.Generator) -> dict:
@@ -86,9 +87,11 @@ def _sizes_peeling(rng: np.random.Generator) -> dict:
 
 
 def _sizes_service(rng: np.random.Generator) -> dict:
-    return {"n_inputs": int(rng.integers(6, 10)), "n_workers": int(rng.integers(24, 33)),
-            "latency_budget": float(rng.choice([0.20, 0.25, 0.30])), "confidence": 0.95,
-            "n_trials": 200, "mu": 10.0, "shift": 0.05}
+    return {"n_inputs": int(rng.integers(6, 10)), "n_workers_grid": [16, 24, 32, 40],
+            "straggler_grid": [0, 2, 4, 6, 8], "latency_budget": float(rng.choice([0.25, 0.30, 0.35])),
+            "loss_target": float(rng.choice([3e-4, 1e-3, 3e-3])), "confidence": 0.95,
+            "n_trials": 60, "mu": 10.0, "shift": 0.05,
+            "slow_workers": int(rng.integers(2, 5)), "slow_factor": 5.0}
 
 
 #: Assignment ids, in book order, with their titles and how each draws its sizes from a seed.
@@ -174,14 +177,15 @@ def problem(v: Variant):
     elif v.assignment == "03_lambda_cv":
         rng = v.rng("data")
         p.f = _f_xsinx
-        n_b, k, n = v.n_batches, v.n_inputs, v.n_workers
-        # Batches of inputs; the first half tunes (cross-validation), the second half tests.
-        p.X = rng.uniform(-2.5, 2.5, size=(n_b, k))
-        p.noise = v.noise_std * rng.standard_normal(size=(n_b, n))
-        p.received = np.stack([np.sort(rng.choice(n, n - v.n_stragglers, replace=False))
-                               for _ in range(n_b)])
-        p.tune_batches = list(range(n_b // 2))
-        p.test_batches = list(range(n_b // 2, n_b))
+        half_width = float(rng.choice([2.0, 2.5, 3.0]))
+
+        def draw_batch(batch_rng: np.random.Generator, trial: int) -> np.ndarray:
+            """A fresh batch of K inputs per trial, from the harness's data generator."""
+            return batch_rng.uniform(-half_width, half_width, size=v.n_inputs)
+
+        p.draw_batch = draw_batch
+        # Distinct seeds: tuning and testing must not share draws.
+        p.tune_seed, p.test_seed = (int(s) for s in rng.choice(10 ** 6, size=2, replace=False))
     elif v.assignment == "04_cpgc_peeling":
         rng = v.rng("data")
         p.code_seed = int(rng.integers(0, 2 ** 31 - 1))
@@ -192,5 +196,5 @@ def problem(v: Variant):
         rng = v.rng("data")
         p.f = _f_smooth
         p.X = rng.normal(size=(v.n_inputs, 2))
-        p.delay_seed = int(rng.integers(0, 2 ** 31 - 1))
+        p.delay_seed = int(rng.integers(0, 10 ** 6))
     return p
