@@ -1,0 +1,238 @@
+"""Straggler models and worst-case search, against brute force and closed forms."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import gcc
+from gcc.stragglers import (Bernoulli, ContiguousBlock, FixedCount, ShiftedExponential,
+                            SlowWorkers, WorstCase, block_losses, expected_longest_run,
+                            longest_run, longest_straggler_run, mask_to_received,
+                            received_to_mask, worst_case_stragglers)
+
+
+def f_scalar(x):
+    return x * np.sin(x)
+
+
+def f_vector(x):
+    x = np.asarray(x)
+    return np.stack([np.sin(x), np.tanh(2 * x), x ** 2], axis=-1)
+
+
+# --------------------------------------------------------------------------- random models
+def test_fixed_count_exact_size_and_uniform():
+    rng = np.random.default_rng(0)
+    N, S, T = 12, 4, 6000
+    mask = FixedCount(S).sample_many(rng, N, T)
+    assert mask.shape == (T, N) and mask.dtype == bool
+    assert np.all(mask.sum(axis=1) == N - S)
+    # every worker straggles with probability S/N: each count inside a 99.99% binomial interval
+    counts = (~mask).sum(axis=0)
+    lo, hi = stats.binom.interval(0.9999, T, S / N)
+    assert np.all((counts >= lo) & (counts <= hi))
+    received = FixedCount(S).sample(rng, N)
+    assert received.dtype.kind == "i" and np.all(np.diff(received) > 0) and received.size == N - S
+
+
+def test_bernoulli_rate_in_binomial_ci():
+    for i, p in enumerate((0.0, 0.1, 0.3)):
+        T, N = 2000, 50
+        mask = Bernoulli(p).sample_many(np.random.default_rng([11, i]), N, T)
+        n_strag = int((~mask).sum())
+        lo, hi = stats.binom.interval(0.999, T * N, p)
+        assert lo <= n_strag <= hi
+    model = Bernoulli(0.9, min_survivors=3)
+    assert model.probability_too_few(5) == pytest.approx(stats.binom.cdf(2, 5, 0.1))
+    assert "p=0.9" in repr(model) and "min_survivors=3" in repr(model)
+
+
+def test_contiguous_block_fixed_and_random():
+    rng = np.random.default_rng(2)
+    mask = ContiguousBlock(3, start=4).sample_many(rng, 10, 2)
+    np.testing.assert_array_equal(np.flatnonzero(~mask[0]), [4, 5, 6])
+    np.testing.assert_array_equal(ContiguousBlock(3, start=4).sample(rng, 10),
+                                  [0, 1, 2, 3, 7, 8, 9])
+    mask = ContiguousBlock(3).sample_many(rng, 10, 4000)
+    starts = np.argmax(~mask, axis=1)
+    assert np.all(longest_straggler_run(mask) == 3) and np.all((~mask).sum(1) == 3)
+    assert set(np.unique(starts)) == set(range(8))
+    assert ContiguousBlock(0).sample(rng, 5).tolist() == [0, 1, 2, 3, 4]
+
+
+def _longest_run_loop(row):
+    best = cur = 0
+    for v in row:
+        cur = cur + 1 if v else 0
+        best = max(best, cur)
+    return best
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (40, 23), (3, 4, 17)])
+def test_longest_run_against_loop(shape):
+    rng = np.random.default_rng(sum(shape))
+    for p in (0.2, 0.5, 0.9):
+        m = rng.random(shape) < p
+        expected = np.apply_along_axis(_longest_run_loop, -1, m)
+        np.testing.assert_array_equal(longest_run(m), expected)
+        np.testing.assert_array_equal(longest_straggler_run(~m), expected)
+    m = rng.random((5, 9)) < 0.5
+    np.testing.assert_array_equal(longest_run(m, axis=0),
+                                  np.apply_along_axis(_longest_run_loop, 0, m))
+    assert longest_run(np.ones(6, bool)) == 6 and longest_run(np.zeros(6, bool)) == 0
+
+
+def test_longest_run_follows_erdos_renyi():
+    rng = np.random.default_rng(3)
+    p, N = 0.3, 20000
+    runs = longest_straggler_run(Bernoulli(p).sample_many(rng, N, 200))
+    # E[L_N] = log_{1/p}(N(1-p)) + gamma/ln(1/p) - 1/2 + o(1) (Schilling 1990)
+    mean_expected = expected_longest_run(N, p) + np.euler_gamma / np.log(1 / p) - 0.5
+    assert abs(runs.mean() - mean_expected) < 0.5
+
+
+def test_mask_helpers():
+    m = received_to_mask([0, 2, 3], 5)
+    np.testing.assert_array_equal(m, [True, False, True, True, False])
+    np.testing.assert_array_equal(mask_to_received(m), [0, 2, 3])
+    assert [r.tolist() for r in mask_to_received(np.stack([m, ~m]))] == [[0, 2, 3], [1, 4]]
+
+
+# --------------------------------------------------------------------------- delay models
+def test_shifted_exponential_order_statistic_mean():
+    rng = np.random.default_rng(4)
+    shift, rate, N, S = 0.5, 2.0, 20, 5
+    model = ShiftedExponential(shift, rate)
+    mask, times = model.sample_many_with_time(rng, N, N - S, 40000)
+    closed = shift + (sum(1 / i for i in range(1, N + 1)) - sum(1 / i for i in range(1, S + 1))) / rate
+    assert model.expected_time(N, N - S) == pytest.approx(closed)
+    se = times.std(ddof=1) / np.sqrt(times.size)
+    assert abs(times.mean() - closed) < 4 * se
+    assert np.all(mask.sum(1) == N - S)
+
+
+def test_delay_models_received_are_the_fastest():
+    N, n_wait = 15, 11
+    for model in (ShiftedExponential(1.0, 1.0), SlowWorkers(3, factor=5.0)):
+        times = model.sample_times(np.random.default_rng(5), N, 1)[0]
+        received, waited = model.sample_with_time(np.random.default_rng(5), N, n_wait)
+        np.testing.assert_array_equal(received, np.sort(np.argsort(times)[:n_wait]))
+        assert waited == pytest.approx(np.sort(times)[n_wait - 1])
+
+
+def test_slow_workers_fixed_indices_never_received():
+    model = SlowWorkers([1, 4, 7], factor=1e6, shift=1.0, rate=1.0, stragglers=3)
+    mask = model.sample_many(np.random.default_rng(6), 10, 500)
+    assert np.all(~mask[:, [1, 4, 7]]) and np.all(mask.sum(1) == 7)
+    assert "SlowWorkers(slow=[1, 4, 7]" in repr(model)
+
+
+# --------------------------------------------------------------------------- worst case
+def _brute_block_losses(code, f, X, S):
+    true = f(X).reshape(len(X), -1)
+    Y = f(code.encode(X))
+    N = code.n_workers
+    out = []
+    for s in range(N - S + 1):
+        r = np.array([j for j in range(N) if not s <= j < s + S])
+        est = code.decode(Y[r], r).reshape(true.shape)
+        out.append(np.mean(np.sum((est - true) ** 2, axis=1)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("make", [
+    lambda N: gcc.SplineCode(6, N), lambda N: gcc.SplineCode(6, N, lam_dec=1e-3),
+    lambda N: gcc.BerrutCode(6, N), lambda N: gcc.BSplineCode(6, N)])
+@pytest.mark.parametrize("N,S", [(30, 4), (200, 5), (200, 17)])
+def test_block_losses_fast_equals_loop(make, N, S):
+    code = make(N)
+    X = np.linspace(-2.5, 2.0, 6)
+    for f in (f_scalar, f_vector):
+        fast = block_losses(code, f, X, S)
+        ref = _brute_block_losses(code, f, X, S)
+        np.testing.assert_allclose(fast, ref, rtol=1e-7, atol=1e-12 * ref.max())
+        assert np.argmax(fast) == np.argmax(ref) or fast[np.argmax(ref)] == pytest.approx(
+            fast.max(), rel=1e-9)
+
+
+def test_worst_case_ordering_against_exhaustive():
+    X = np.linspace(-2.0, 2.5, 4)
+    for code in (gcc.SplineCode(4, 9), gcc.BerrutCode(4, 9)):
+        for S in (1, 2, 3):
+            Y = f_scalar(code.encode(X))
+            true = f_scalar(X)
+            # independent brute force over every S-subset
+            brute = max(np.mean((code.decode(Y[list(r)], list(r)) - true) ** 2)
+                        for r in itertools.combinations(range(9), 9 - S))
+            r_ex, l_ex = worst_case_stragglers(code, f_scalar, X, S, "exhaustive", return_loss=True)
+            r_gr, l_gr = worst_case_stragglers(code, f_scalar, X, S, "greedy", return_loss=True)
+            r_co, l_co = worst_case_stragglers(code, f_scalar, X, S, "contiguous", return_loss=True)
+            assert l_ex == pytest.approx(brute, rel=1e-12)
+            assert l_co <= l_gr * (1 + 1e-12) and l_gr <= l_ex * (1 + 1e-12)
+            assert l_co == pytest.approx(_brute_block_losses(code, f_scalar, X, S).max(), rel=1e-9)
+            for r, l in ((r_ex, l_ex), (r_gr, l_gr), (r_co, l_co)):
+                assert r.size == 9 - S and np.all(np.diff(r) > 0)
+                assert np.mean((code.decode(Y[r], r) - true) ** 2) == pytest.approx(l, rel=1e-12)
+            r0 = worst_case_stragglers(code, f_scalar, X, S)
+            np.testing.assert_array_equal(r0, r_co)
+
+
+def test_worst_case_s_zero_and_numpy_torch():
+    code = gcc.SplineCode(5, 12)
+    X = np.linspace(-1, 1.7, 5)  # asymmetric: no tied blocks
+    np.testing.assert_array_equal(worst_case_stragglers(code, f_scalar, X, 0), np.arange(12))
+    torch = pytest.importorskip("torch")
+    r_np = worst_case_stragglers(code, f_scalar, X, 3)
+    r_t = worst_case_stragglers(code, lambda x: x * torch.sin(x), torch.tensor(X), 3)
+    np.testing.assert_array_equal(r_np, r_t)
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("build,name", [
+    (lambda: Bernoulli(1.0), "'p'"), (lambda: Bernoulli(-0.1), "'p'"),
+    (lambda: Bernoulli(float("nan")), "'p'"), (lambda: Bernoulli(0.1, min_survivors=0), "'min_survivors'"),
+    (lambda: FixedCount(-1), "'stragglers'"), (lambda: FixedCount(2.5), "'stragglers'"),
+    (lambda: ContiguousBlock(-2), "'stragglers'"), (lambda: ContiguousBlock(2, start=-1), "'start'"),
+    (lambda: ShiftedExponential(rate=0.0), "'rate'"), (lambda: ShiftedExponential(shift=-1), "'shift'"),
+    (lambda: SlowWorkers(2, factor=0.5), "'factor'"), (lambda: SlowWorkers([1, 1]), "'slow'"),
+    (lambda: SlowWorkers([-1, 2]), "'slow'"), (lambda: WorstCase(2, search="random"), "'search'"),
+    (lambda: expected_longest_run(100, 1.0), "'p'"),
+])
+def test_bad_constructor_arguments(build, name):
+    with pytest.raises(ValueError, match=name):
+        build()
+
+
+def test_bad_sampling_arguments():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="'stragglers'.*< n_workers"):
+        FixedCount(5).sample(rng, 5)
+    with pytest.raises(ValueError, match="'stragglers'"):
+        ContiguousBlock(6).sample(rng, 5)
+    with pytest.raises(ValueError, match="'start'"):
+        ContiguousBlock(2, start=4).sample(rng, 5)
+    with pytest.raises(ValueError, match="'trials'"):
+        FixedCount(1).sample_many(rng, 5, 0)
+    with pytest.raises(ValueError, match="'n_workers'"):
+        Bernoulli(0.1).sample(rng, 0)
+    with pytest.raises(ValueError, match="'rng'"):
+        Bernoulli(0.1).sample(0, 5)
+    with pytest.raises(ValueError, match="'n_wait'"):
+        ShiftedExponential().sample_with_time(rng, 5, 6)
+    with pytest.raises(ValueError, match="'slow'"):
+        SlowWorkers([9]).sample_with_time(rng, 5, 3)
+    with pytest.raises(TypeError, match="WorstCase"):
+        WorstCase(2).sample(rng, 5)
+    code = gcc.SplineCode(4, 8)
+    X = np.linspace(-1, 1, 4)
+    with pytest.raises(ValueError, match="'stragglers'"):
+        worst_case_stragglers(code, f_scalar, X, 8)
+    with pytest.raises(ValueError, match="'stragglers'"):
+        worst_case_stragglers(code, f_scalar, X, -1)
+    with pytest.raises(ValueError, match="'search'"):
+        worst_case_stragglers(code, f_scalar, X, 2, search="smart")
+    with pytest.raises(ValueError, match="max_sets"):
+        worst_case_stragglers(gcc.SplineCode(4, 60), f_scalar, X, 10, search="exhaustive")
+    assert math.comb(60, 10) > 200_000
