@@ -161,9 +161,13 @@ class Code:
             self._decoders.move_to_end(received)
         return op
 
-    def clear_cache(self) -> None:
-        """Drop the cached encoder and decoders (and their converted torch copies)."""
-        self._encoder = None
+    def clear_cache(self, encoder=True) -> None:
+        """Drop the cached decoders, and the encoder unless ``encoder=False``.
+
+        Converted (float32, torch dtype/device) copies of the operators go with them.
+        """
+        if encoder:
+            self._encoder = None
         self._decoders.clear()
 
     def encoder_matrix(self) -> np.ndarray:

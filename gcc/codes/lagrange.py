@@ -10,43 +10,48 @@ from .base import Code
 __all__ = ["LagrangeCode", "lagrange_matrix"]
 
 
-def _barycentric_weights(nodes: np.ndarray) -> np.ndarray:
-    """Second-form barycentric weights 1/prod_{k!=j}(t_j - t_k), up to a common factor.
-
-    Computed as sign * exp(-sum log|t_j - t_k|) with the largest scaled to 1, so that they
-    neither overflow nor underflow for hundreds of nodes (only ratios matter).
-    """
-    n = nodes.shape[0]
-    if n == 1:
-        return np.ones(1)
-    diff = nodes[:, None] - nodes[None, :]
-    np.fill_diagonal(diff, 1.0)
-    logw = -np.log(np.abs(diff)).sum(axis=1)
-    signs = np.where((n - 1 - np.arange(n)) % 2 == 0, 1.0, -1.0)  # ascending nodes
-    return signs * np.exp(logw - logw.max())
-
-
 def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Polynomial interpolation operator, shape (len(z), len(nodes)).
 
     Row r holds the Lagrange basis polynomials l_j(z_r) of the (ascending, distinct)
-    ``nodes``, computed with the second (true) barycentric formula; rows at a node are
-    exact unit vectors.
+    ``nodes``; rows at a node are exact unit vectors.
+
+    Notes
+    -----
+    Computed in the first ("modified Lagrange") barycentric form
+    l_j(z) = prod_k (z - t_k) * w_j / (z - t_j), w_j = 1 / prod_{k != j} (t_j - t_k), with
+    all products accumulated as sums of logarithms and signs. Unlike the second (true)
+    barycentric form this is backward stable for every node set (Higham 2004) and cannot
+    divide by a cancelled denominator, which happens with the second form when a random
+    straggler pattern leaves large gaps among 50-100 nodes. Entries can be huge: the
+    interpolation problem itself is then ill-conditioned (LCC's known limitation over the
+    reals); they overflow to inf only beyond ~1e308.
 
     References
     ----------
     .. [1] J.-P. Berrut and L. N. Trefethen, "Barycentric Lagrange interpolation",
        SIAM Review 46(3), 2004.
+    .. [2] N. J. Higham, "The numerical stability of barycentric Lagrange interpolation",
+       IMA J. Numer. Anal. 24, 2004.
     """
-    w = _barycentric_weights(nodes)
-    diff = z[:, None] - nodes[None, :]
-    hit = diff == 0.0
+    n = nodes.shape[0]
+    if n == 1:
+        return np.ones((z.shape[0], 1))
+    dn = nodes[:, None] - nodes[None, :]
+    np.fill_diagonal(dn, 1.0)
+    logw = -np.log(np.abs(dn)).sum(axis=1)
+    signw = np.where((n - 1 - np.arange(n)) % 2 == 0, 1.0, -1.0)  # ascending nodes
+    dz = z[:, None] - nodes[None, :]
+    hit = dz == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        W = w / diff
+        logdz = np.log(np.abs(dz))
+        logl = logdz.sum(axis=1, keepdims=True)
+        sgn = np.sign(dz)
+        sgnl = np.prod(np.where(hit, 1.0, sgn), axis=1, keepdims=True)
+        W = (sgnl * sgn * signw) * np.exp(logl - logdz + logw)
     rows = hit.any(axis=1)
     if rows.any():
         W[rows] = hit[rows].astype(np.float64)
-    W /= W.sum(axis=1, keepdims=True)
     return W
 
 
