@@ -706,8 +706,25 @@ def effective_toc(root: Path | None = None, generated_dir: Path | None = None) -
 
 
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False,
-               stream=None) -> int:
-    """Build ``_build/html`` with Jupyter Book (``-W -n --keep-going`` when ``strict``)."""
+               output: Path | None = None, stream=None) -> int:
+    """Build the static site with Jupyter Book (``-W -n --keep-going`` when ``strict``).
+
+    Parameters
+    ----------
+    root : path, optional
+        The book's root (default: the repository).
+    strict : bool
+        Turn every warning into an error (and be nitpicky about references).
+    all_pages : bool
+        Rebuild every page (an incremental build repeats no warning of an unchanged page).
+    output : path, optional
+        Folder that receives ``_build/html`` (default: the root).
+
+    Returns
+    -------
+    int
+        The exit status of ``jupyter-book build``.
+    """
     import yaml
 
     stream = stream or sys.stdout
@@ -733,12 +750,14 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
         cmd += ["-W", "-n", "--keep-going"]
     if all_pages:
         cmd += ["--all"]
+    if output is not None:
+        cmd += ["--path-output", str(output)]
     cmd += toc_arg
     print("$ " + " ".join(cmd), file=stream, flush=True)
     t0 = time.perf_counter()
     rc = subprocess.call(cmd, cwd=root)
-    print(f"book build: exit {rc} in {time.perf_counter() - t0:.1f} s; "
-          f"open {root / '_build' / 'html' / 'index.html'}", file=stream, flush=True)
+    html = Path(output if output is not None else root) / "_build" / "html" / "index.html"
+    print(f"book build: exit {rc} in {time.perf_counter() - t0:.1f} s; open {html}", file=stream, flush=True)
     return rc
 
 
@@ -766,6 +785,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, help="per-cell timeout in seconds")
     p.add_argument("--build-book", action="store_true", help="build the static site after the batch")
     p.add_argument("--no-run", action="store_true", help="do not run notebooks (use with --build-book)")
+    p.add_argument("--all-pages", action="store_true", help="with --build-book: rebuild every page")
+    p.add_argument("--book-output", type=Path, default=None,
+                   help="with --build-book: folder that receives _build/html (default: the repository)")
     return p
 
 
@@ -804,7 +826,7 @@ def main(argv: list[str] | None = None) -> int:
                           + ", ".join(o.name for o in skipped), file=sys.stderr)
                 rc = 1
         if args.build_book:
-            brc = build_book()
+            brc = build_book(all_pages=args.all_pages, output=args.book_output)
             rc = rc or brc
         return rc
     except ValueError as exc:

@@ -1,0 +1,183 @@
+"""The static site: it builds from the executed notebooks with no warning, every _toc entry has a
+page, notebook pages carry their figures, nothing is loaded from another host, and a real browser
+renders the math (MathJax, vendored) and the figures from a local server."""
+from __future__ import annotations
+
+import functools
+import json
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gcc import reproduce
+
+REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def book_build(ci_results, tmp_path_factory):
+    """A fresh strict build (``-W -n --keep-going --all``) of the book from the ci notebooks."""
+    out = tmp_path_factory.mktemp("book")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gcc.reproduce", "--no-run", "--build-book", "--all-pages", "--book-output", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=20 * 60,
+    )
+    return proc, out / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
+def html(book_build) -> Path:
+    proc, path = book_build
+    assert (path / "index.html").exists(), proc.stdout[-5000:] + proc.stderr[-5000:]
+    return path
+
+
+def toc_files() -> list[str]:
+    return reproduce.toc_entries(yaml.safe_load((REPO / "_toc.yml").read_text()))
+
+
+def test_book_builds_without_warnings(book_build):
+    proc, _ = book_build
+    log = proc.stdout + proc.stderr
+    warnings = [line for line in log.splitlines() if "WARNING" in line or "ERROR" in line]
+    assert proc.returncode == 0 and not warnings, "\n".join(warnings) or log[-5000:]
+
+
+def test_every_toc_entry_produced_a_page(html):
+    missing = []
+    for entry in toc_files():
+        stem = re.sub(r"\.(md|ipynb|rst)$", "", entry)
+        if not (html / f"{stem}.html").exists():
+            hint = ""
+            if stem.startswith("book/generated/"):
+                hint = f" (no notebook notebooks/{Path(stem).name}.ipynb, or it did not run)"
+            missing.append(stem + hint)
+    assert not missing, "_toc.yml entries without a page:\n" + "\n".join(missing)
+
+
+def test_every_notebook_page_carries_its_figures(html):
+    problems = []
+    for name in reproduce.discover(REPO / "notebooks"):
+        executed = REPO / "book" / "generated" / f"{name}.ipynb"
+        figures = sum(1 for cell in json.loads(executed.read_text())["cells"]
+                      for out in cell.get("outputs", [])
+                      if {"image/png", "image/svg+xml"} & set(out.get("data", {})))
+        page = html / "book" / "generated" / f"{name}.html"
+        if not page.exists():
+            problems.append(f"{name}: no page")
+            continue
+        text = page.read_text()
+        imgs = re.findall(r'<img[^>]+src="([^"]+)"', text)
+        shown = [src for src in imgs if src.startswith("data:image/") or re.search(r"\.(png|svg)$", src)]
+        if len(shown) < figures:
+            problems.append(f"{name}: {figures} figure output(s) in the notebook, {len(shown)} <img> on the page")
+        for src in shown:
+            if not src.startswith("data:") and not (page.parent / src).resolve().exists():
+                problems.append(f"{name}: image file {src} missing")
+    assert not problems, "\n".join(problems)
+
+
+def test_no_script_or_stylesheet_from_another_host(html):
+    offenders = []
+    for page in html.rglob("*.html"):
+        text = page.read_text(errors="replace")
+        for tag in re.findall(r"<script\b[^>]*>", text):
+            if re.search(r'\bsrc="(https?:)?//', tag):
+                offenders.append(f"{page.relative_to(html)}: {tag}")
+        for tag in re.findall(r"<link\b[^>]*>", text):
+            if re.search(r'rel="(stylesheet|preload|modulepreload)"', tag) and re.search(r'href="(https?:)?//', tag):
+                offenders.append(f"{page.relative_to(html)}: {tag}")
+    assert not offenders, "\n".join(offenders[:20])
+
+
+def test_mathjax_is_vendored_and_used(html):
+    js = html / "mathjax" / "es5" / "tex-mml-chtml.js"
+    assert js.exists()
+    assert any((html / "mathjax" / "es5" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    page = (html / "book" / "04_worst_case.html").read_text()
+    assert re.search(r'<script[^>]+src="[./]*_static/\.\./mathjax/es5/tex-mml-chtml\.js', page)
+
+
+# --------------------------------------------------------------------------- real browser
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class _Server:
+    """http.server on 127.0.0.1 (free port) that records every requested path and its status."""
+
+    def __init__(self, root: Path):
+        self.requests: list[tuple[str, int]] = []
+        log = self.requests
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def log_request(self, code="-", size="-"):
+                log.append((self.path.split("?")[0], int(code) if str(code).isdigit() else 0))
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _dump_dom(browser: str, url: str, profile: Path) -> str:
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom", url]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = _chromium()
+    if path is None:
+        pytest.skip("no chromium on PATH: `make test` installs Debian's chromium when run as root "
+                    "(apt-get install -y chromium); install it to run the browser test")
+    return path
+
+
+def test_browser_renders_math_and_figures(html, browser, tmp_path):
+    with _Server(html) as server:
+        base = f"http://127.0.0.1:{server.port}"
+        # A prose chapter: display and inline math.
+        dom = _dump_dom(browser, f"{base}/book/04_worst_case.html", tmp_path / "p1")
+        assert dom.count("<mjx-container") >= 5, "the chapter's math was not rendered by MathJax"
+        assert "MathJax" in dom or "mjx-" in dom
+        # A notebook page: math in its markdown and its figures.
+        dom = _dump_dom(browser, f"{base}/book/generated/quickstart.html", tmp_path / "p2")
+        assert "<mjx-container" in dom, "the notebook page's math was not rendered"
+        imgs = re.findall(r'<img[^>]+src="([^"]+\.(?:png|svg))"', dom)
+        assert imgs, "no figure <img> in the rendered notebook page"
+        requested = dict(server.requests)
+    # The browser fetched the figures, MathJax and its fonts from this server, and all of it was found.
+    assert any(p.startswith("/_images/") and p.endswith((".png", ".svg")) and s == 200 for p, s in requested.items())
+    assert requested.get("/mathjax/es5/tex-mml-chtml.js") == 200
+    assert any(p.startswith("/mathjax/es5/output/chtml/fonts/") and s == 200 for p, s in requested.items())
+    failed = {p: s for p, s in requested.items() if s >= 400 and p != "/favicon.ico"}
+    assert not failed, failed
