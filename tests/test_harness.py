@@ -1,0 +1,198 @@
+"""Simulation harness: pairing of schemes, reproducibility, accounting of bad draws."""
+import warnings
+
+import numpy as np
+import pytest
+
+import gcc
+from gcc.harness import evaluate, simulate, summarize, trial_rngs
+from gcc.metrics import mean_ci
+
+
+class RecordingCode:
+    """Stand-in linear code (piecewise-linear interpolation) that records what it decodes."""
+
+    def __init__(self, K, N, shift=0.0):
+        self.n_inputs, self.n_workers = K, N
+        self.alphas = np.cos((2 * np.arange(K, 0, -1) - 1) * np.pi / (2 * K))
+        self.betas = np.linspace(-1, 1, N)
+        self.shift = shift
+        self.received_log, self.Y_log = [], []
+
+    def encode(self, X):
+        E = np.stack([np.interp(self.betas, self.alphas, e) for e in np.eye(self.n_inputs)], 1)
+        return np.tensordot(E, np.asarray(X), axes=1) + self.shift
+
+    def decode(self, Y, received):
+        received = np.asarray(received)
+        self.received_log.append(received.copy())
+        self.Y_log.append(np.asarray(Y).copy())
+        D = np.stack([np.interp(self.alphas, self.betas[received], e)
+                      for e in np.eye(len(received))], 1)
+        return np.tensordot(D, np.asarray(Y), axes=1)
+
+
+def f(x):
+    return x * np.sin(x)
+
+
+X0 = np.linspace(-2.0, 2.5, 6)
+
+
+def test_same_received_sets_and_noise_for_every_scheme():
+    a, b = RecordingCode(6, 20), RecordingCode(6, 20)
+    df = simulate({"a": a, "b": b}, f, X0, gcc.FixedCount(4), trials=7, seed=3, noise_std=0.1)
+    assert len(df) == 14 and set(df.scheme) == {"a", "b"}
+    assert len(a.received_log) == len(b.received_log) == 7
+    for ra, rb, ya, yb in zip(a.received_log, b.received_log, a.Y_log, b.Y_log):
+        np.testing.assert_array_equal(ra, rb)
+        assert ra.size == 16
+        np.testing.assert_array_equal(ya, yb)  # identical codes + shared noise
+    # the draws differ from trial to trial
+    assert len({tuple(r) for r in a.received_log}) > 1
+    # received sets are those of the documented per-trial stream
+    for t, r in enumerate(a.received_log):
+        np.testing.assert_array_equal(r, gcc.FixedCount(4).sample(trial_rngs(3, t)[1], 20))
+    assert np.allclose(df.loc[df.scheme == "a", "loss"].to_numpy(),
+                       df.loc[df.scheme == "b", "loss"].to_numpy())
+
+
+def test_shared_sets_with_different_encoders():
+    a, b = RecordingCode(6, 20), RecordingCode(6, 20, shift=0.3)
+    simulate({"a": a, "b": b}, f, X0, gcc.Bernoulli(0.3), trials=5, seed=0, noise_std=0.01)
+    for ra, rb, ya, yb in zip(a.received_log, b.received_log, a.Y_log, b.Y_log):
+        np.testing.assert_array_equal(ra, rb)
+        assert not np.allclose(ya, yb)
+
+
+def test_reproducible_and_seed_dependent():
+    codes = {"GCC": gcc.SplineCode(6, 30), "BACC": gcc.BerrutCode(6, 30)}
+    d1 = simulate(codes, f, X0, gcc.FixedCount(5), trials=6, seed=11, noise_std=0.05)
+    d2 = simulate(codes, f, X0, gcc.FixedCount(5), trials=6, seed=11, noise_std=0.05)
+    d3 = simulate(codes, f, X0, gcc.FixedCount(5), trials=6, seed=12, noise_std=0.05)
+    assert d1.equals(d2)
+    assert not np.allclose(d1.loss.to_numpy(), d3.loss.to_numpy())
+    # trial t does not depend on the number of trials
+    d4 = simulate(codes, f, X0, gcc.FixedCount(5), trials=3, seed=11, noise_std=0.05)
+    assert np.array_equal(d4.loss.to_numpy(), d1.loss.to_numpy()[:6])
+    for col in ("scheme", "n_workers", "n_inputs", "stragglers", "received", "trial", "loss",
+                "rmse_norms", "rmse_rms", "too_few_survivors"):
+        assert col in d1.columns
+    assert set(d1.stragglers) == {5} and set(d1.received) == {25}
+
+
+def test_rows_match_evaluate_and_metrics():
+    code = gcc.SplineCode(6, 25)
+    df = simulate({"GCC": code}, f, X0, gcc.ContiguousBlock(3, start=4), trials=2, seed=0)
+    received = np.r_[0:4, 7:25]
+    ev = evaluate(code, f, X0, received)
+    manual = np.mean((code.decode(f(code.encode(X0))[received], received) - f(X0)) ** 2)
+    assert ev["loss"] == pytest.approx(manual, rel=1e-12)
+    assert df.loss.iloc[0] == pytest.approx(manual, rel=1e-12)
+    assert ev["rmse_rms"] == pytest.approx(np.sqrt(manual))
+
+
+def test_labels_and_callable_batches():
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(4, 3))
+
+    def softmax_net(x):
+        z = np.asarray(x) @ W
+        z = np.exp(z - z.max(-1, keepdims=True))
+        return z / z.sum(-1, keepdims=True)
+
+    def source(rng, t):
+        x = rng.normal(size=(8, 4))
+        return x, softmax_net(x).argmax(1)
+
+    codes = {"GCC": gcc.SplineCode(8, 24), "BACC": gcc.BerrutCode(8, 24)}
+    df = simulate(codes, softmax_net, source, gcc.FixedCount(4), trials=4, seed=1)
+    assert np.all(df.accuracy_base == 1.0)  # labels are the base model's predictions
+    np.testing.assert_allclose(df.relacc, df.accuracy / df.accuracy_base)
+    np.testing.assert_allclose(df.relacc_literal, df.accuracy_base / df.accuracy)
+    # each trial draws its own batch from the trial's data stream
+    x0 = source(trial_rngs(1, 0)[0], 0)[0]
+    x1 = source(trial_rngs(1, 1)[0], 1)[0]
+    assert not np.allclose(x0, x1)
+    labels = np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    df2 = simulate(codes, softmax_net, x0, gcc.FixedCount(4), trials=2, seed=1, labels=labels)
+    assert "relacc" in df2.columns
+
+
+def test_too_few_survivors_counted_not_dropped():
+    model = gcc.Bernoulli(0.8, min_survivors=3)
+    codes = {"a": RecordingCode(3, 6), "b": RecordingCode(3, 6)}
+    with pytest.warns(RuntimeWarning, match="too_few_survivors"):
+        df = simulate(codes, f, X0[:3], model, trials=40, seed=0)
+    expected = sum(model.sample(trial_rngs(0, t)[1], 6).size < 3 for t in range(40))
+    assert expected > 0
+    assert df.attrs["n_too_few_survivors"] == expected
+    assert len(df) == 80 and df.too_few_survivors.sum() == 2 * expected
+    assert df.loc[df.too_few_survivors, "loss"].isna().all()
+    assert df.loc[~df.too_few_survivors, "loss"].notna().all()
+    s = summarize(df, by=("scheme",))
+    assert (s.n_nan == expected).all() and (s.n == 40 - expected).all()
+
+
+def test_delay_model_time_column():
+    codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
+    model = gcc.ShiftedExponential(1.0, 2.0, stragglers=4)
+    df = simulate(codes, f, X0, model, trials=5, seed=2)
+    assert (df.stragglers == 4).all() and (df.time > 1.0).all()
+    t = df.pivot(index="trial", columns="scheme", values="time")
+    np.testing.assert_array_equal(t["GCC"], t["BACC"])
+    _, waited = model.sample_with_time(trial_rngs(2, 0)[1], 20, 16)
+    assert t["GCC"].iloc[0] == pytest.approx(waited)
+
+
+def test_worst_case_model():
+    codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
+    df = simulate(codes, f, X0, gcc.WorstCase(3), trials=1, seed=0)
+    for name, code in codes.items():
+        _, loss = gcc.worst_case_stragglers(code, f, X0, 3, return_loss=True)
+        assert df.loc[df.scheme == name, "loss"].iloc[0] == pytest.approx(loss, rel=1e-12)
+    # against one scheme: that scheme's worst set is shared, so the other can only be better
+    df2 = simulate(codes, f, X0, gcc.WorstCase(3, against="GCC"), trials=1, seed=0)
+    assert df2.loc[df2.scheme == "GCC", "loss"].iloc[0] == pytest.approx(
+        df.loc[df.scheme == "GCC", "loss"].iloc[0])
+    assert df2.loc[df2.scheme == "BACC", "loss"].iloc[0] <= df.loc[df.scheme == "BACC",
+                                                                   "loss"].iloc[0] * (1 + 1e-12)
+
+
+def test_numpy_and_torch_agree():
+    torch = pytest.importorskip("torch")
+    codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
+    d_np = simulate(codes, f, X0, gcc.FixedCount(3), trials=3, seed=0, noise_std=0.01)
+    d_t = simulate(codes, lambda x: x * torch.sin(x), torch.tensor(X0), gcc.FixedCount(3),
+                   trials=3, seed=0, noise_std=0.01)
+    np.testing.assert_allclose(d_np.loss, d_t.loss, rtol=1e-10)
+
+
+def test_summarize_matches_mean_ci():
+    codes = {"GCC": gcc.SplineCode(6, 20)}
+    df = simulate(codes, f, X0, gcc.FixedCount(3), trials=6, seed=0)
+    s = summarize(df)
+    ci = mean_ci(df.loss)
+    assert s["mean"].iloc[0] == pytest.approx(ci.mean) and s["low"].iloc[0] == pytest.approx(ci.low)
+    with pytest.raises(ValueError, match="'value'"):
+        summarize(df, value="nope")
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(trials=0), "'trials'"), (dict(trials=2.5), "'trials'"), (dict(seed=-1), "'seed'"),
+    (dict(seed=1.5), "'seed'"), (dict(noise_std=-0.1), "'noise_std'"),
+    (dict(noise_std=float("inf")), "'noise_std'"), (dict(codes={}), "'codes'"),
+    (dict(codes={"a": gcc.SplineCode(6, 20), "b": gcc.SplineCode(6, 21)}), "'codes'"),
+    (dict(codes={"a": object()}), "'codes'"), (dict(X=np.ones(5)), "'X'"),
+    (dict(labels=np.zeros(5, int)), "'labels'"), (dict(labels=np.zeros(6)), "'labels'"),
+    (dict(model=gcc.WorstCase(20)), "'straggler_model'"),
+    (dict(model=gcc.WorstCase(2, against="LCC")), "'straggler_model'"),
+    (dict(model="random"), "'straggler_model'"), (dict(f=3), "'f'"),
+])
+def test_bad_arguments(kwargs, name):
+    args = dict(codes={"GCC": gcc.SplineCode(6, 20)}, f=f, X=X0, model=gcc.FixedCount(2),
+                trials=2, seed=0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        simulate(args["codes"], args["f"], args["X"], args["model"], args["trials"],
+                 args["seed"], labels=args.get("labels"), noise_std=args.get("noise_std", 0.0))
