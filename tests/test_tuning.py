@@ -1,0 +1,83 @@
+"""Lambda grid search: agrees with the harness, picks the argmin, validates its input."""
+import numpy as np
+import pytest
+
+import gcc
+from gcc.harness import simulate
+from gcc.tuning import default_lambda_grid, select_lambdas
+
+
+def f(x):
+    return x * np.sin(x)
+
+
+def test_default_grid():
+    g = default_lambda_grid()
+    assert g[0] == 0.0 and np.allclose(np.log10(g[1:]), np.arange(-8, 1))
+
+
+def test_table_agrees_with_simulate_and_best_is_argmin():
+    rng = np.random.default_rng(0)
+    batches = [np.sort(rng.uniform(-2, 2, 6)) for _ in range(3)]
+    ge, gd = [0.0, 1e-4, 1e-1], [0.0, 1e-5, 1e-2]
+    sel = select_lambdas(lambda le, ld: gcc.SplineCode(6, 24, lam_enc=le, lam_dec=ld), f,
+                         batches, gcc.FixedCount(4), ge, gd, trials=6, seed=5, noise_std=0.05)
+    t = sel.table
+    assert len(t) == 9 and set(t.columns) >= {"lam_enc", "lam_dec", "mean", "low", "high", "rank"}
+    # the same draws through the harness give the same mean loss for every grid point
+    codes = {f"{le},{ld}": gcc.SplineCode(6, 24, lam_enc=le, lam_dec=ld) for le in ge for ld in gd}
+    df = simulate(codes, f, lambda rng, tr: batches[tr % 3], gcc.FixedCount(4), trials=6, seed=5,
+                  noise_std=0.05)
+    means = df.groupby("scheme").loss.mean()
+    for _, row in t.iterrows():
+        assert row["mean"] == pytest.approx(means[f"{row.lam_enc},{row.lam_dec}"], rel=1e-10)
+    best = t.loc[t["mean"].idxmin()]
+    assert (sel.lam_enc, sel.lam_dec) == (best.lam_enc, best.lam_dec)
+    assert sel.score == pytest.approx(best["mean"])
+    assert sorted(t["rank"]) == list(range(1, 10))
+
+
+def test_noise_prefers_smoothing_decoder():
+    # with noisy workers and many of them, some smoothing beats interpolation (Theorem 2)
+    code = gcc.SplineCode(8, 200, points="equispaced")
+    X = np.linspace(-2, 2, 8)
+    sel = select_lambdas(code, f, [X], gcc.FixedCount(10), [0.0], [0.0, 1e-6, 1e-4, 1e-2],
+                         trials=8, seed=0, noise_std=0.1)
+    assert sel.lam_dec > 0
+    t = sel.table.set_index("lam_dec")
+    assert t.loc[sel.lam_dec, "mean"] < t.loc[0.0, "mean"]
+
+
+def test_relacc_metric_is_maximised():
+    rng = np.random.default_rng(1)
+    W = rng.normal(size=(3, 4))
+
+    def net(x):
+        z = np.asarray(x) @ W
+        return np.exp(z) / np.exp(z).sum(-1, keepdims=True)
+
+    batches = []
+    for _ in range(2):
+        x = rng.normal(size=(10, 3))
+        batches.append((x, net(x).argmax(1)))
+    sel = select_lambdas(lambda le, ld: gcc.SplineCode(10, 30, lam_enc=le, lam_dec=ld), net,
+                         batches, gcc.FixedCount(5), [0.0, 1e-2], [0.0, 1e-2], trials=4, seed=0,
+                         metric="relacc")
+    assert sel.score == pytest.approx(sel.table["mean"].max())
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(lam_enc_grid=[-1.0]), "'lam_enc_grid'"), (dict(lam_dec_grid=[]), "'lam_dec_grid'"),
+    (dict(lam_dec_grid=[0.0, 0.0]), "'lam_dec_grid'"), (dict(lam_enc_grid=[np.nan]), "'lam_enc_grid'"),
+    (dict(metric="mae"), "'metric'"), (dict(metric="relacc"), "'labels'"),
+    (dict(straggler_model=gcc.WorstCase(2)), "'straggler_model'"), (dict(trials=0), "'trials'"),
+    (dict(seed=-3), "'seed'"), (dict(batches=[]), "'batches'"), (dict(make_code=3), "'make_code'"),
+    (dict(noise_std=-1.0), "'noise_std'"),
+])
+def test_bad_arguments(kwargs, name):
+    args = dict(make_code=gcc.SplineCode(6, 20), f=f, batches=[np.linspace(-1, 1, 6)],
+                straggler_model=gcc.FixedCount(2), lam_enc_grid=[0.0], lam_dec_grid=[0.0],
+                trials=2, seed=0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        select_lambdas(**args)
