@@ -146,7 +146,7 @@ class Master:
         self._peeled_values = {}
         self._pending = []          # [residual coefficient vector (B,), residual value or None]
         self._rank_recovered = np.zeros(B, dtype=bool)
-        self._dirty = False
+        self._dirty = False         # pending rows or peeled set changed since the last rank test
         self._rows = []             # every received (coefficients, value) for threshold decoding
 
     # -- state ---------------------------------------------------------------------------------
@@ -155,6 +155,8 @@ class Master:
         if self.code.any_k is not None:
             full = len(self._workers) >= self.code.any_k
             return np.full(self.code.n_blocks, full)
+        if self._dirty:
+            self._rank_test()
         return self._peeled | self._rank_recovered
 
     @property
@@ -198,8 +200,14 @@ class Master:
                 self._rows.append((coef, val))
             else:
                 self._add_row(coef.copy(), None if val is None else val.copy())
-        if code.any_k is None and not self.complete and self._dirty:
-            self._rank_test()
+        if code.any_k is None:
+            # The rank test can add at most len(pending) blocks: skip it while even that cannot
+            # complete the iteration (``recovered`` still runs it on demand, so it stays exact).
+            peeled = int(self._peeled.sum())
+            if peeled >= self.need:
+                return True
+            if peeled + len(self._pending) < self.need:
+                return False
         return self.complete
 
     def _add_row(self, coef, val):
