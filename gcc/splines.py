@@ -168,8 +168,12 @@ def _smoother(x, alpha, x_eval):
     if alpha != 0.0:
         rhs = rhs - alpha * _qt_apply(h, WgT)
     Z = _solve_reinsch(h, alpha, np.asfortranarray(rhs))   # (n-2, p)
-    ST = WgT + _q_apply(h, Z)
-    return np.ascontiguousarray(ST.T)
+    # S^T = W_g^T + Q Z, with Q's three bands added in place
+    inv = 1.0 / h
+    WgT[:-2] += inv[:-1, None] * Z
+    WgT[1:-1] -= (inv[:-1] + inv[1:])[:, None] * Z
+    WgT[2:] += inv[1:, None] * Z
+    return np.ascontiguousarray(WgT.T)
 
 
 # --------------------------------------------------------------------------------------
