@@ -109,7 +109,6 @@ def _interp_blocks_windowed(betas, alphas, Y_all, S, W=None):
     N = betas.size
     n = N - S
     B = n + 1
-    m = Y_all.shape[1]
     M_full = _natural_second_derivatives(betas, Y_all)   # (N, m)
     s = np.arange(B)[None, :]
 

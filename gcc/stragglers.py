@@ -585,6 +585,13 @@ def _worker_outputs(code, f, X):
             coded.reshape(N, -1).astype(np.float64, copy=False))
 
 
+def _release_decoders(code) -> None:
+    """Drop the code's cached decoders: a search visits many received sets once each."""
+    clear = getattr(code, "clear_cache", None)
+    if callable(clear):
+        clear()
+
+
 def _set_loss(code, Y_all: np.ndarray, true: np.ndarray, received: np.ndarray) -> float:
     est = _to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
     return float(np.mean(np.sum((est - true) ** 2, axis=1)))
@@ -704,6 +711,9 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     costs ``S (N - S)`` decodes. The result is a local maximum, so
     ``contiguous <= greedy <= exhaustive``.
 
+    The greedy and exhaustive searches clear the code's decoder cache
+    (``code.clear_cache()``) as they go: they visit many received sets once each.
+
     The loss is that of one data batch ``X`` and of noiseless workers: the
     adversary knows the data, as in the worst-case bound of Theorem 1 [1]_,
     which holds for every ``F`` with ``|F| >= N - S``.
@@ -728,11 +738,14 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
                         f"C({N}, {S}) = {n_sets}", S)
         best, best_loss = None, -np.inf
         everyone = np.arange(N)
-        for out in itertools.combinations(range(N), S):
+        for i, out in enumerate(itertools.combinations(range(N), S)):
             received = np.delete(everyone, out)
             loss = _set_loss(code, Y_all, true, received)
             if loss > best_loss:
                 best, best_loss = received, loss
+            if i % 1024 == 1023:
+                _release_decoders(code)
+        _release_decoders(code)
         return (best, best_loss) if return_loss else best
 
     losses = block_losses(code, f, X, S, fast=fast, outputs=outputs)
@@ -753,6 +766,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
             if loss > cand_loss:
                 cand_loss, cand = loss, j
         out.append(cand)
+        _release_decoders(code)
     if cand_loss > best_loss:
         best, best_loss = np.setdiff1d(np.arange(N), out), cand_loss
 
@@ -766,6 +780,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
                 loss = _set_loss(code, Y_all, true, received)
                 if loss > move_loss:
                     move_loss, move = loss, received
+        _release_decoders(code)
         if move is None:
             break
         best, best_loss = move, move_loss

@@ -1,6 +1,4 @@
 """Simulation harness: pairing of schemes, reproducibility, accounting of bad draws."""
-import warnings
-
 import numpy as np
 import pytest
 
