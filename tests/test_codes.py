@@ -298,3 +298,17 @@ def test_user_points_and_default_point_sets():
 def test_spline_code_accepts_fewer_workers_than_inputs():
     code = gcc.SplineCode(10, 4)   # documented: allowed, though not useful
     assert code.encode(np.ones((10, 2))).shape == (4, 2)
+
+
+@pytest.mark.parametrize("cls", ALL_CODES)
+def test_torch_cuda_stays_on_device(cls):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    code = cls(5, 12)
+    X = torch.randn(5, 7, dtype=torch.float64, device="cuda")
+    coded = code.encode(X)
+    assert coded.device == X.device and coded.dtype == torch.float64
+    np.testing.assert_allclose(coded.cpu().numpy(), code.encode(X.cpu().numpy()), atol=1e-12)
+    est = code.decode(coded[[0, 2, 3, 5, 8, 11]], [0, 2, 3, 5, 8, 11])
+    assert est.device == X.device
