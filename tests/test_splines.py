@@ -93,7 +93,7 @@ def test_against_mpmath_on_clustered_knots(n, lam, knots):
                                atol=1e-9 * np.abs(ref).max())
 
 
-@pytest.mark.parametrize("n", [3, 5, 9, 30, 100])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 9, 30, 100])
 def test_lam_zero_is_natural_interpolant(n):
     rng = np.random.default_rng(n)
     x = np.sort(rng.uniform(-1, 1, n))
@@ -240,3 +240,22 @@ def test_equispaced_points():
     np.testing.assert_allclose(gcc.equispaced_points(5), [-1, -0.5, 0, 0.5, 1])
     np.testing.assert_allclose(gcc.equispaced_points(4, endpoints=False), [-0.75, -0.25, 0.25, 0.75])
     np.testing.assert_array_equal(gcc.equispaced_points(1), [0.0])
+
+
+# ------------------------------------------------------------------ properties (hypothesis)
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(3, 40), lam=st.floats(1e-8, 10.0), seed=st.integers(0, 2 ** 31 - 1))
+def test_hat_matrix_is_symmetric_shrinking_and_reproduces_lines(n, lam, seed):
+    # At the knots S = (I + a Q R^-1 Q^T)^-1: symmetric, eigenvalues in (0, 1], exactly two
+    # equal to 1 (constants and lines pass unchanged).
+    rng = np.random.default_rng(seed)
+    x = np.cumsum(rng.uniform(0.2, 1.0, n))
+    S = gcc.smoother_matrix(x, lam, x)
+    np.testing.assert_allclose(S, S.T, atol=1e-9)
+    ev = np.linalg.eigvalsh((S + S.T) / 2)
+    assert ev.min() > -1e-9 and ev.max() < 1 + 1e-9
+    assert np.sum(ev > 1 - 1e-7) >= 2
+    np.testing.assert_allclose(S @ (3 * x - 1), 3 * x - 1, atol=1e-8 * np.abs(x).max())
