@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
-from ..validation import check_int, raise_invalid
+from ..validation import check_int
 from .base import Code
 
 __all__ = ["LagrangeCode", "lagrange_matrix"]
