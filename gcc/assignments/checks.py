@@ -126,7 +126,7 @@ def check_berrut_decoder(berrut_decode: Callable, v: Variant, raise_on_fail: boo
             ans, ref, name="berrut_decode(Y, received, alphas, betas)", rtol=1e-9,
             axis_names=("data point", "column"))
         if problems:
-            problems.insert(0, f"On {label}:")
+            problems[0] = f"On {label}: {problems[0]}"
             break
     hints = ["The decoder is Berrut's interpolant through the *received* points (beta_v, y_v), "
              "evaluated at the alphas. The signs (-1)^j alternate along the received points in "
@@ -161,7 +161,7 @@ def check_code_comparison(spline_is_better: Any, v: Variant, raise_on_fail: bool
     if isinstance(spline_is_better, np.bool_):
         spline_is_better = bool(spline_is_better)
     problems, note = compare_exact(spline_is_better, ref, name="spline_is_better")
-    if problems and not isinstance(spline_is_better, bool):
+    if problems and spline_is_better not in (None, Ellipsis) and not isinstance(spline_is_better, bool):
         problems = [f"`spline_is_better` should be True or False; got {type(spline_is_better).__name__}."]
     hints = ["Compute the loss of gcc.SplineCode(K, N) on the same data and received set exactly as for "
              "Berrut, then compare the two numbers."]
