@@ -639,7 +639,9 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
             for s in sorted({0, (N - S) // 2, N - S}):
                 received = _block_received(N, S, s)
                 ref = _to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
-                if not np.allclose(est[s], ref, rtol=1e-8, atol=1e-10 * scale):
+                # Loose tolerance: with a large lam_dec the Reinsch form itself is only
+                # accurate to ~1e-7 (two correct implementations differ that much).
+                if not np.allclose(est[s], ref, rtol=1e-6, atol=1e-6 * scale):
                     warnings.warn(f"block_losses: the batched decoder of {type(code).__name__} "
                                   f"disagrees with code.decode (max difference "
                                   f"{np.abs(est[s] - ref).max():.3g}); falling back to one "

@@ -236,3 +236,31 @@ def test_bad_sampling_arguments():
     with pytest.raises(ValueError, match="max_sets"):
         worst_case_stragglers(gcc.SplineCode(4, 60), f_scalar, X, 10, search="exhaustive")
     assert math.comb(60, 10) > 200_000
+
+
+@pytest.mark.parametrize("lam", [0.0, 1e-9, 1e-5, 1e-1])
+def test_batched_spline_paths_against_independent_fits(lam):
+    """Each internal path of gcc._block_decode against one gcc.smoothing_spline fit per block."""
+    from gcc import _block_decode as bd
+
+    rng = np.random.default_rng(7)
+    N, S = 150, 6
+    for betas in (gcc.chebyshev_points(N, 2), np.sort(rng.uniform(-1, 1, N))):
+        alphas = np.r_[-1.2, gcc.chebyshev_points(7, 1), 1.1]  # also beyond the ends
+        Y = rng.normal(size=(N, 2))
+        ref = np.stack([gcc.smoothing_spline(betas[np.r_[0:s, s + S:N]],
+                                             Y[np.r_[0:s, s + S:N]], lam, alphas)
+                        for s in range(N - S + 1)])
+        a = (N - S) * lam
+        # large lam: the Reinsch form is ill-conditioned (scipy's B-spline fit differs by ~1e-7)
+        tol = (1e-9 if lam <= 1e-5 else 1e-5) * np.abs(ref).max()
+        np.testing.assert_allclose(bd._spline_blocks(betas, alphas, Y, S, a), ref, atol=tol)
+        if lam == 0.0:
+            np.testing.assert_allclose(bd._interp_blocks_windowed(betas, alphas, Y, S), ref,
+                                       atol=tol)
+        else:
+            est = bd._smoothing_blocks_woodbury(betas, alphas, Y, S, a)
+            if est is not None:  # None = ill-conditioned update, caller falls back
+                np.testing.assert_allclose(est, ref, atol=tol)
+            else:
+                assert lam <= 1e-9
