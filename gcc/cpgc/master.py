@@ -117,6 +117,10 @@ class Master:
     ----------
     recovered : ndarray of bool, shape (n_blocks,)
         Blocks recoverable from what has arrived (peeled or determined by the rank test).
+    peeled : ndarray of bool, shape (n_blocks,)
+        The subset recovered by peeling alone.
+    need : int
+        Blocks the iteration waits for.
     complete : bool
     n_messages : int
         Messages received so far (the communication load).
@@ -158,6 +162,13 @@ class Master:
         if self._dirty:
             self._rank_test()
         return self._peeled | self._rank_recovered
+
+    @property
+    def peeled(self) -> np.ndarray:
+        """Blocks recovered by peeling alone, shape (n_blocks,) (a copy; no rank test involved)."""
+        if self.code.any_k is not None:
+            return np.zeros(self.code.n_blocks, dtype=bool)
+        return self._peeled.copy()
 
     @property
     def n_recovered(self) -> int:
