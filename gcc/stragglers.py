@@ -611,10 +611,13 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
         Data points.
     stragglers : int, 0 <= S < N
     fast : bool, default True
-        Use the batched decoders of :mod:`gcc._block_decode` for spline and
-        Berrut codes (all blocks decoded together). Each
-        fast result is checked against ``code.decode`` on three blocks; on a
-        mismatch the search falls back to the loop with a warning.
+        Use the batched decoders of :mod:`gcc._block_decode` for ``SplineCode``
+        (lambda_dec = 0: a re-solved window around each gap; lambda_dec > 0: a
+        rank-S Woodbury update of the full smoother) and ``BerrutCode`` (one
+        sign-matrix product); other codes loop over the blocks with
+        ``code.decode``. Each fast result is checked against ``code.decode`` on
+        three blocks; on a mismatch the search falls back to the loop with a
+        ``RuntimeWarning``.
     outputs : (true, coded), optional
         Precomputed ``f(X)`` (K, m) and ``f(encode(X))`` (N, m).
 
@@ -675,8 +678,9 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     stragglers : int, 0 <= S < N
     search : {"contiguous", "greedy", "exhaustive"}
         ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks,
-        batched (see :func:`block_losses`); runs for ``N = 2048`` in well under
-        a second for spline and Berrut codes.
+        batched (see :func:`block_losses`); ``N = 2048``, ``S = 5`` takes about
+        0.05-0.3 s for spline and Berrut codes (``benchmarks/bench_worst_case.py``).
+        Ties go to the first block.
 
         ``"greedy"``: adversarial local search over *general* sets, documented
         in Notes; never below the contiguous optimum (it starts there).
