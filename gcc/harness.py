@@ -299,9 +299,11 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
         noise = None
         for name, code in codes.items():
             received = shared
+            Y = None
             if received is None:  # WorstCase against each scheme
+                Y = f(code.encode(Xt))
                 received = worst_case_stragglers(code, f, Xt, straggler_model.stragglers,
-                                                 straggler_model.search)
+                                                 straggler_model.search, outputs=(true, Y))
             row = {"scheme": name, "n_workers": N, "n_inputs": K,
                    "stragglers": N - int(received.size), "received": int(received.size),
                    "trial": t, "seed": seed, "straggler_model": model_repr,
@@ -312,7 +314,8 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
                     row.update(accuracy=np.nan, accuracy_base=np.nan, relacc=np.nan,
                                relacc_literal=np.nan)
             else:
-                Y = f(code.encode(Xt))
+                if Y is None:
+                    Y = f(code.encode(Xt))
                 if noise_std > 0:
                     if noise is None:  # one draw per trial, shared by every scheme
                         noise = noise_std * rng_noise.standard_normal(tuple(Y.shape))

@@ -576,10 +576,10 @@ def _to_numpy(a: Any) -> np.ndarray:
     return np.asarray(a)
 
 
-def _worker_outputs(code, f, X):
+def _worker_outputs(code, f, X, true=None, coded=None):
     """``(f(x_k), f(encode(X)))`` as float64 numpy arrays of shapes (K, m), (N, m)."""
-    true = _to_numpy(f(X))
-    coded = _to_numpy(f(code.encode(X)))
+    true = _to_numpy(f(X) if true is None else true)
+    coded = _to_numpy(f(code.encode(X)) if coded is None else coded)
     K, N = true.shape[0], coded.shape[0]
     return (true.reshape(K, -1).astype(np.float64, copy=False),
             coded.reshape(N, -1).astype(np.float64, copy=False))
@@ -665,7 +665,8 @@ def _block_received(N: int, S: int, start: int) -> np.ndarray:
 
 def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous", *,
                           return_loss: bool = False, max_sets: int = 200_000,
-                          max_rounds: int = 50, fast: bool = True):
+                          max_rounds: int = 50, fast: bool = True,
+                          outputs: tuple[Any, Any] | None = None):
     """The received set that maximises the loss (eq. 1) for ``code``, ``f`` and ``X``.
 
     Parameters
@@ -695,6 +696,8 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
         Limit on swap rounds of the greedy search.
     fast : bool
         Passed to :func:`block_losses`.
+    outputs : (f(X), f(code.encode(X))), optional
+        Already computed outputs (numpy or torch), to save evaluations of ``f``.
 
     Returns
     -------
@@ -733,7 +736,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
         raise _fail("stragglers", "worst_case_stragglers", f"an int < n_workers (= {N})", S)
     max_sets = _check_int(max_sets, "max_sets", "worst_case_stragglers", low=1)
     max_rounds = _check_int(max_rounds, "max_rounds", "worst_case_stragglers", low=0)
-    outputs = _worker_outputs(code, f, X)
+    outputs = _worker_outputs(code, f, X, *(outputs if outputs is not None else (None, None)))
     true, Y_all = outputs
 
     if search == "exhaustive":
