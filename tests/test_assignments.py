@@ -271,6 +271,17 @@ def test_make_variant_injects_the_seed(tmp_path):
     assert "BEGIN SOLUTION" not in json.dumps(nb)
 
 
+def test_make_variant_command_fixes_sizes(tmp_path):
+    from gcc.assignments.__main__ import main
+
+    assert main(["make-variant", "--seed", "5", "--out", str(tmp_path), "--only", "04_cpgc_peeling",
+                 "-p", "n_workers", "9"]) == 0
+    nb = nbformat.read(tmp_path / "04_cpgc_peeling.ipynb", as_version=4)
+    injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    assert "n_workers = 9" in injected.source and "seed = 5" in injected.source
+    assert variant("04_cpgc_peeling", 5, n_workers=9, tolerance=None).n_workers == 9
+
+
 def test_build_instructor_without_execution(tmp_path):
     out = build.build_instructor(tmp_path / "instructor", seed=3, execute=False)
     toc = (out / "_toc.yml").read_text()

@@ -9,6 +9,16 @@ from . import build
 from .variants import ASSIGNMENTS, variant
 
 
+def _literal(text: str):
+    """``"30"`` -> 30, ``"0.2"`` -> 0.2, anything else stays a string."""
+    import ast
+
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gcc.assignments",
                                      description="Student pages, per-student variants and the instructor build.")
@@ -22,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     mv.add_argument("--out", type=Path, default=None, help="default: _build/variants/seed-<seed>")
     mv.add_argument("--only", nargs="*", default=None, choices=list(ASSIGNMENTS))
     mv.add_argument("--solutions", action="store_true", help="also write the solutions for that seed")
+    mv.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                    help="fix a size instead of drawing it from the seed, e.g. -p n_workers 30")
     bi = sub.add_parser("build-instructor", help="executed solutions as a separate Jupyter Book")
     bi.add_argument("--seed", type=int, default=0)
     bi.add_argument("--out", type=Path, default=None, help="default: _build/instructor")
@@ -40,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         for path in build.sync_book():
             print(path)
     elif args.command == "make-variant":
-        for path in build.make_variant(args.seed, args.out, args.only, args.solutions):
+        params = {name: _literal(value) for name, value in args.param}
+        for path in build.make_variant(args.seed, args.out, args.only, args.solutions, params):
             print(path)
     elif args.command == "build-instructor":
         out = build.build_instructor(args.out, seed=args.seed, execute=not args.no_execute,

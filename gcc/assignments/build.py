@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..results import repo_root
 from .variants import ASSIGNMENTS
@@ -132,21 +132,22 @@ def book_out_of_sync() -> list[str]:
 
 
 def run_notebook(source: Path, output: Path, seed: int, prepare_only: bool = False,
-                 kernel_name: str | None = None, cwd: Path | None = None):
-    """Run (or only parametrise) one notebook with papermill, injecting ``seed``.
+                 kernel_name: str | None = None, cwd: Path | None = None,
+                 params: Mapping[str, Any] | None = None):
+    """Run (or only parametrise) one notebook with papermill, injecting ``seed`` (and ``params``).
 
     Raises ``papermill.PapermillExecutionError`` when a cell fails, e.g. a student check.
     """
     import papermill as pm
 
     output.parent.mkdir(parents=True, exist_ok=True)
-    return pm.execute_notebook(str(source), str(output), parameters={"seed": int(seed)},
+    return pm.execute_notebook(str(source), str(output), parameters={**(params or {}), "seed": int(seed)},
                                prepare_only=prepare_only, kernel_name=kernel_name, progress_bar=False,
                                cwd=str(cwd or source.parent))
 
 
 def make_variant(seed: int, out: Path | None = None, assignments: Sequence[str] | None = None,
-                 solutions: bool = False) -> list[Path]:
+                 solutions: bool = False, params: Mapping[str, Any] | None = None) -> list[Path]:
     """Write one student's notebooks with ``seed`` injected (not executed).
 
     Parameters
@@ -159,6 +160,9 @@ def make_variant(seed: int, out: Path | None = None, assignments: Sequence[str] 
         Which assignments (default: all).
     solutions : bool
         Also write the solution notebooks for that seed (for the instructor), as ``<id>-solution.ipynb``.
+    params : mapping, optional
+        Sizes to fix instead of drawing them from the seed (e.g. ``{"n_workers": 30}``); each
+        notebook's parameters cell lists the ones it accepts.
 
     Returns
     -------
@@ -172,7 +176,7 @@ def make_variant(seed: int, out: Path | None = None, assignments: Sequence[str] 
         for kind in kinds:
             name = f"{a}.ipynb" if kind == "student" else f"{a}-solution.ipynb"
             target = out / name
-            run_notebook(source_notebook(a, kind), target, seed, prepare_only=True)
+            run_notebook(source_notebook(a, kind), target, seed, prepare_only=True, params=params)
             import nbformat
 
             nbformat.write(clean_notebook(nbformat.read(target, as_version=4)), target)
@@ -187,6 +191,12 @@ author: The GCC companion team
 only_build_toc_files: true
 execute:
   execute_notebooks: "off"
+parse:
+  myst_enable_extensions:
+    - amsmath
+    - dollarmath
+launch_buttons:
+  thebe: false
 """
 
 
@@ -219,7 +229,13 @@ def build_instructor(out: Path | None = None, seed: int = 0, execute: bool = Tru
     ids = list(assignments or assignment_ids())
     for a in ids:
         run_notebook(source_notebook(a, "solution"), out / f"{a}.ipynb", seed, prepare_only=not execute)
-    (out / "_config.yml").write_text(_INSTRUCTOR_CONFIG, encoding="utf-8")
+    config = _INSTRUCTOR_CONFIG
+    vendor = repo_root() / "book" / "vendor"
+    if (vendor / "mathjax").exists():
+        # The same vendored MathJax as the public book, so formulas render offline.
+        config += ("sphinx:\n  config:\n    mathjax_path: ../mathjax/es5/tex-mml-chtml.js\n"
+                   f"    html_extra_path:\n      - {vendor.as_posix()}\n")
+    (out / "_config.yml").write_text(config, encoding="utf-8")
     toc = ["format: jb-book", "root: index", "chapters:"] + [f"  - file: {a}" for a in ids]
     (out / "_toc.yml").write_text("\n".join(toc) + "\n", encoding="utf-8")
     lines = ["# Assignment solutions (instructor edition)", "",

@@ -319,4 +319,5 @@ def call_student(func: Any, name: str, *args, **kwargs) -> tuple[Any, str | None
     except NotImplementedError:
         return None, f"`{name}` still raises NotImplementedError: write its body."
     except Exception as exc:  # the student's bug: report it as feedback, not as a traceback
-        return None, f"calling `{name}` raised {type(exc).__name__}: {exc}"
+        return None, (f"calling `{name}` raised {type(exc).__name__}: {exc} "
+                      "(call it yourself in a cell to see the traceback)")
