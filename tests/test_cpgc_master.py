@@ -87,6 +87,7 @@ def test_tolerance_stops_early_and_counts_messages():
         assert not master.receive(i, 0)
     assert master.receive(6, 0) and master.n_recovered == 7 and master.n_messages == 7
     assert cpgc.required_blocks(40, 0.15) == 34 and cpgc.required_blocks(40, 0.3) == 28
+    assert cpgc.required_blocks(40, 0.7) == 12 and cpgc.required_blocks(10, 0.15) == 9
 
 
 def test_vectorised_engine_equals_master_replay():
