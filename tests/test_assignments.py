@@ -282,6 +282,16 @@ def test_make_variant_command_fixes_sizes(tmp_path):
     assert variant("04_cpgc_peeling", 5, n_workers=9, tolerance=None).n_workers == 9
 
 
+def test_grade_lists_every_check():
+    solved = build.grade(build.source_notebook("04_cpgc_peeling", "solution"), seed=7)
+    assert [r["task"] for r in solved] == ["1", "2", "3", "4a", "4b", "5"]
+    assert all(r["passed"] for r in solved)
+    todo = build.grade(build.source_notebook("04_cpgc_peeling", "student"), seed=7)
+    checked = [r for r in todo if r["task"] != "-"]
+    assert [r["task"] for r in checked] == ["1", "2", "3", "4a", "4b", "5"]
+    assert not any(r["passed"] for r in todo)
+
+
 def test_build_instructor_without_execution(tmp_path):
     out = build.build_instructor(tmp_path / "instructor", seed=3, execute=False)
     toc = (out / "_toc.yml").read_text()

@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     bi.add_argument("--no-execute", action="store_true", help="copy the solutions without running them")
     bi.add_argument("--html", action="store_true", help="also run jupyter-book build on the folder")
     bi.add_argument("--only", nargs="*", default=None, choices=list(ASSIGNMENTS))
+    gr = sub.add_parser("grade", help="run a filled-in student notebook to the end and list its checks")
+    gr.add_argument("notebook", type=Path)
+    gr.add_argument("--seed", type=int, default=None, help="inject this seed first (default: the notebook's)")
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -59,6 +62,13 @@ def main(argv: list[str] | None = None) -> int:
         out = build.build_instructor(args.out, seed=args.seed, execute=not args.no_execute,
                                      html=args.html, assignments=args.only)
         print(out)
+    elif args.command == "grade":
+        rows = build.grade(args.notebook, seed=args.seed)
+        for row in rows:
+            mark = "passed" if row["passed"] else "FAILED"
+            print(f"{row['assignment'] or '-':<22} task {row['task']:<4} {mark}  {row['title']}")
+        print(f"{sum(r['passed'] for r in rows)} of {len(rows)} checks passed")
+        return 0 if rows and all(r["passed"] for r in rows) else 1
     return 0
 
 

@@ -10,11 +10,14 @@ by design until it is solved). This module
 - assembles a separate Jupyter Book of the executed solutions for instructors
   (``build-instructor``), by default in ``_build/instructor``.
 
+- grades a filled-in student notebook: runs it to the end and lists which checks pass (``grade``).
+
 Command line: ``python -m gcc.assignments --help``.
 """
 from __future__ import annotations
 
 import copy
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +38,7 @@ __all__ = [
     "run_notebook",
     "make_variant",
     "build_instructor",
+    "grade",
 ]
 
 
@@ -140,6 +144,11 @@ def run_notebook(source: Path, output: Path, seed: int, prepare_only: bool = Fal
     """
     import papermill as pm
 
+    if kernel_name is None and not prepare_only:
+        # The kernel of the reproduce runner: it runs this interpreter, whatever is first on PATH.
+        from ..reproduce import ensure_kernel
+
+        kernel_name = ensure_kernel()
     output.parent.mkdir(parents=True, exist_ok=True)
     return pm.execute_notebook(str(source), str(output), parameters={**(params or {}), "seed": int(seed)},
                                prepare_only=prepare_only, kernel_name=kernel_name, progress_bar=False,
@@ -249,3 +258,63 @@ def build_instructor(out: Path | None = None, seed: int = 0, execute: bool = Tru
         jb = Path(sys.executable).with_name("jupyter-book")
         subprocess.run([str(jb) if jb.exists() else "jupyter-book", "build", str(out)], check=True)
     return out
+
+
+_FEEDBACK_LINE = re.compile(r"([\u2714\u2718]) Assignment (\S+), task (\S+) \((.*?)\)")
+
+
+def grade(notebook: Path, seed: int | None = None, params: Mapping[str, Any] | None = None,
+          timeout: int = 600) -> list[dict]:
+    """Run a student's notebook to the end (errors do not stop it) and collect every check's outcome.
+
+    Parameters
+    ----------
+    notebook : Path
+        The student's notebook (e.g. one written by :func:`make_variant`, then filled in).
+    seed : int, optional
+        Inject this seed (and ``params``) first; by default the notebook's own parameters are used.
+    params : mapping, optional
+        Sizes to inject with ``seed``.
+    timeout : int
+        Seconds allowed per cell.
+
+    Returns
+    -------
+    list of dict
+        One row per check that ran, in notebook order: ``assignment``, ``task``, ``title``, ``passed``.
+        A task whose cell never reached its check (an error before it) does not appear.
+    """
+    import tempfile
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from ..reproduce import ensure_kernel
+
+    notebook = Path(notebook)
+    if seed is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            target = Path(tmp) / notebook.name
+            run_notebook(notebook, target, seed, prepare_only=True, params=params)
+            nb = nbformat.read(target, as_version=4)
+    else:
+        nb = nbformat.read(notebook, as_version=4)
+    # allow_errors: a failed check (or a crash) is recorded and the later tasks still run.
+    NotebookClient(nb, kernel_name=ensure_kernel(), allow_errors=True, timeout=timeout,
+                   resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    rows, seen = [], set()
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error" and out.get("ename") != "AssignmentCheckError":
+                # A crash before the cell's check: the task was not reached.
+                rows.append({"assignment": "", "task": "-", "title": f"cell {index} raised {out.get('ename')}",
+                             "passed": False})
+            texts = [out.get("text", ""), out.get("data", {}).get("text/plain", ""), out.get("evalue", "")]
+            for text in texts:
+                for mark, assignment, task, title in _FEEDBACK_LINE.findall(text or ""):
+                    if (assignment, task) in seen:
+                        continue
+                    seen.add((assignment, task))
+                    rows.append({"assignment": assignment, "task": task, "title": title,
+                                 "passed": mark == "\u2714"})
+    return rows
