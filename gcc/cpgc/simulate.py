@@ -11,8 +11,9 @@ once with numpy:
    removes one null direction (a rank-one update); block k is recoverable exactly when row k of N is
    zero, because ``e_k`` lies in the row space iff it is orthogonal to the null space.
 
-The null-space width starts at the number of blocks not yet covered by uncoded results (about a
-quarter of K for RCSC with m = (1, 2, 3)), which is what makes the batch cheap. Threshold codes
+The null-space width starts at the number of blocks not yet covered by uncoded results, shrinks by
+one with every independent arrival (the array is truncated to the widest live trial), and finished
+trials are compacted away, so the batch does O(trials K^2) work per arrival. Threshold codes
 (MDS, gradient coding) complete at the ``any_k``-th order statistic of the message times.
 """
 from __future__ import annotations
