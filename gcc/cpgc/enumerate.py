@@ -17,7 +17,6 @@ import itertools
 from collections import Counter
 
 import numpy as np
-from scipy import integrate
 
 from ._checks import check_positive, check_tolerance, invalid
 from .delay import prob_tasks_done
@@ -85,6 +84,8 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
 
 def exact_mean_time(code, tolerance: float = 0.0, mu: float = 10.0, alpha: float = 0.01) -> float:
     """Exact ``E[T]`` by integrating ``P(T > t)`` over the enumerated types (small K only)."""
+    from scipy import integrate  # only here: keeps ``import gcc`` light
+
     mu = check_positive(mu, "mu", "exact_mean_time")
     alpha = check_positive(alpha, "alpha", "exact_mean_time", allow_zero=True)
     load = int(code.load)
