@@ -91,8 +91,8 @@ def test_student_notebooks_contain_no_solution_code():
 def _forms(x: float) -> set[str]:
     """Printed forms of a reference value that a message must not contain.
 
-    Messages print relative errors with two significant digits, which carry no information about a
-    value; forms with three or more significant digits would.
+    Messages print relative errors with one significant digit (and factors with two), which carry no
+    information about a value; forms with three or more significant digits would.
     """
     forms = {repr(x), str(x)}
     for fmt in (".6g", ".5g", ".4g", ".3g", ".6f", ".4f", ".3f", ".3e", ".2e"):

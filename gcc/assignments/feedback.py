@@ -9,9 +9,9 @@ a student copy the answer out of the feedback.
 Notes
 -----
 Numbers in messages are relative errors, tolerances, indices and shapes only.
-Relative errors are printed with two significant digits in scientific notation
-(``3.1e-02``) so that they cannot be mistaken for, or coincide with, a value of
-the answer.
+Relative errors are printed with one significant digit in scientific notation
+(``3e-02``): enough to say how far off an answer is, too coarse to recover a
+value from it, and never mistaken for a value of the answer.
 """
 from __future__ import annotations
 
@@ -116,7 +116,8 @@ def finish(feedback: Feedback, raise_on_fail: bool = True) -> Feedback:
 
 
 def _rel(x: float) -> str:
-    return f"{x:.1e}"
+    # One significant digit: enough to say how far off an answer is, too coarse to recover a value.
+    return f"{x:.0e}"
 
 
 def placeholder_problem(answer: Any, name: str) -> str | None:
@@ -229,7 +230,7 @@ def _diagnose(arr: np.ndarray, ref: np.ndarray, allowed: float, name: str,
     if denom > 0:
         c = float(ra @ rr) / denom
         if abs(c - 1) > 1e-3 and c != 0 and np.max(np.abs(ra - c * rr)) <= tol * max(1.0, abs(c)):
-            found.append(f"`{name}` is a constant multiple of the reference (factor {c:.3g}): "
+            found.append(f"`{name}` is a constant multiple of the reference (factor about {c:.2g}): "
                          "look for a missing or extra normalisation.")
             return found
     if arr.ndim == 2 and arr.shape[0] == arr.shape[1] and np.max(np.abs(arr.T - ref)) <= tol:
