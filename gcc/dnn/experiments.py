@@ -40,7 +40,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 __all__ = ["PAPER_IMPROVEMENT", "SCHEME_LABELS", "schemes_for", "prepare_models", "batch_source", "tune_regime",
-           "run_config", "straggler_sweep", "compare_schemes", "summary_table", "improvement_table",
+           "run_config", "straggler_sweep", "table_runs", "compare_schemes", "summary_table", "improvement_table",
            "plot_sweep", "plot_coded_samples", "cost_summary", "LAMBDA_GRID", "coded_samples", "coded_roughness", "coding_cost", "stack_images"]
 
 #: The paper's average improvement of LeTCC over BACC (NeurIPS 2024, Sec. 5), in percent.
@@ -331,6 +331,58 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
     front = ["model", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
     results = results[front + [c for c in results.columns if c not in front]]
     return results, pd.concat(tables, ignore_index=True)
+
+
+def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: int, seed: int,
+               lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10,
+               schemes: Sequence[str] = ("gcc", "bacc", "bspline")):
+    """Simulations at several (N, K, |F|) for one model (the paper's Table 1).
+
+    Each configuration gets its own cross-validated (lambda_enc, lambda_dec), tuned on validation
+    batches at its S = N - |F|.
+
+    Parameters
+    ----------
+    f : callable
+        The workers' function.
+    model : str
+        Name for the ``model`` column.
+    splits : DigitsData or mapping
+        With ``x_val, y_val, x_test, y_test``.
+    configs : sequence of (N, K, |F|)
+    trials, seed, lam_enc_grid, lam_dec_grid, tune_trials, schemes
+        As in :func:`straggler_sweep`.
+
+    Returns
+    -------
+    results : pandas.DataFrame
+        Tidy rows as :func:`straggler_sweep`'s, with ``regime`` = ``"N=..,K=.."``.
+    lambdas : pandas.DataFrame
+        The selected (lambda_enc, lambda_dec) per configuration.
+    """
+    import pandas as pd
+
+    get = (lambda k: splits[k]) if isinstance(splits, Mapping) else (lambda k: getattr(splits, k))
+    frames, chosen = [], []
+    for n_workers, n_inputs, received in configs:
+        n_workers, n_inputs, received = int(n_workers), int(n_inputs), int(received)
+        if not 1 <= received <= n_workers:
+            raise ValueError(
+                f"The 'configs' parameter of table_runs must hold (N, K, |F|) with 1 <= |F| <= N. "
+                f"Got {(n_workers, n_inputs, received)} instead."
+            )
+        s = n_workers - received
+        sel = tune_regime(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
+                          trials=tune_trials, seed=seed + 1000)
+        chosen.append({"model": model, "n_workers": n_workers, "n_inputs": n_inputs, "received": received,
+                       "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "validation_loss": sel.score})
+        frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
+                                 sel.lam_enc, sel.lam_dec, schemes,
+                                 extra_columns={"model": model, "regime": f"N={n_workers},K={n_inputs}"}))
+    results = pd.concat(frames, ignore_index=True)
+    front = ["model", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
+    results = results[front + [c for c in results.columns if c not in front]]
+    return results, pd.DataFrame(chosen)
 
 
 def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline: str = "bacc",
