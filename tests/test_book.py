@@ -24,8 +24,12 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
-def book_build(ci_results, tmp_path_factory):
-    """A fresh strict build (``-W -n --keep-going --all``) of the book from the ci notebooks."""
+def book_build(ci_batch, tmp_path_factory):
+    """A fresh strict build (``-W -n --keep-going --all``) of the book from the ci notebooks.
+
+    It depends on the batch having run, not on every notebook having succeeded: a failing notebook is
+    reported by tests/test_reproduce.py (and its page by the figures test), not by every book test.
+    """
     out = tmp_path_factory.mktemp("book")
     proc = subprocess.run(
         [sys.executable, "-m", "gcc.reproduce", "--no-run", "--build-book", "--all-pages", "--book-output", str(out)],
@@ -68,6 +72,9 @@ def test_every_notebook_page_carries_its_figures(html):
     problems = []
     for name in reproduce.discover(REPO / "notebooks"):
         executed = REPO / "book" / "generated" / f"{name}.ipynb"
+        if not executed.exists():
+            problems.append(f"{name}: not executed (run python -m gcc.reproduce --profile ci --only {name})")
+            continue
         figures = sum(1 for cell in json.loads(executed.read_text())["cells"]
                       for out in cell.get("outputs", [])
                       if {"image/png", "image/svg+xml"} & set(out.get("data", {})))
