@@ -18,6 +18,7 @@ from gcc.distributed import (  # noqa: E402
     DeadlineError, Injection, ModelPlugin, ModelRef, Replication, Uncoded, coded_compute, open_cluster,
     worker_addresses,
 )
+from gcc.distributed.cluster import wait_for_workers  # noqa: E402
 from gcc.distributed.coded import demo_mlp, model_load_counts  # noqa: E402
 
 N_CLUSTER = 8
@@ -59,9 +60,16 @@ def _codes():
 
 
 @pytest.fixture(scope="module")
-def client():
+def cluster_client():
     with open_cluster(n_workers=N_CLUSTER, timeout=90) as c:
         yield c
+
+
+@pytest.fixture
+def client(cluster_client):
+    # Every test starts from a full cluster, whatever the previous one did to it.
+    wait_for_workers(cluster_client, N_CLUSTER, timeout=90)
+    return cluster_client
 
 
 def _in_process(code, X, f, received):
@@ -200,10 +208,8 @@ def test_killed_worker_process_mid_run_still_decodes(client):
     np.testing.assert_allclose(res.estimates, _in_process(code, X, np.tanh, res.received), rtol=1e-12)
     assert before[3] not in res.workers_used
     # The cluster heals; the next batch runs on the restarted worker.
-    client.wait_for_workers(N_CLUSTER, timeout=60)
-    deadline = time.monotonic() + 60
-    while len(worker_addresses(client)) < N_CLUSTER and time.monotonic() < deadline:
-        time.sleep(0.2)
+    after = wait_for_workers(client, N_CLUSTER, timeout=90, gone=(before[3],))
+    assert before[3] not in after
     res2 = coded_compute(client, code, X, np.negative, timeout=60)
     np.testing.assert_allclose(res2.estimates, -X, atol=1e-12)
 

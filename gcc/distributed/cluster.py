@@ -12,7 +12,7 @@ import logging
 import os
 from typing import Iterator
 
-__all__ = ["open_cluster", "worker_addresses", "machine_description"]
+__all__ = ["open_cluster", "worker_addresses", "wait_for_workers", "machine_description"]
 
 # Each worker process computes one coded task at a time; BLAS/torch threads on
 # top of that would oversubscribe the cores and distort measured latencies.
@@ -113,6 +113,47 @@ def worker_addresses(client) -> list[str]:
     # n_workers=-1: recent distributed versions list only the first few workers otherwise.
     info = client.scheduler_info(n_workers=-1)
     return sorted(info["workers"])
+
+
+def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = ()) -> list[str]:
+    """Wait until exactly ``n_workers`` workers are connected and none of ``gone`` is listed.
+
+    After a worker process dies its Nanny starts a new one under a new address;
+    for a moment the scheduler may list the new worker while the dead one is
+    still registered. Pinning tasks to that stale address would wait forever.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    n_workers : int
+    timeout : float
+        Seconds before giving up.
+    gone : tuple of str
+        Addresses that must have left.
+
+    Returns
+    -------
+    list of str
+        The sorted addresses.
+
+    Raises
+    ------
+    TimeoutError
+        The cluster did not reach that state within ``timeout`` seconds.
+    """
+    import time
+
+    end = time.monotonic() + timeout
+    while True:
+        addresses = worker_addresses(client)
+        if len(addresses) == n_workers and not set(gone) & set(addresses):
+            return addresses
+        if time.monotonic() > end:
+            raise TimeoutError(
+                f"The cluster did not reach {n_workers} workers without {list(gone)} within {timeout} s; "
+                f"it has {addresses}."
+            )
+        time.sleep(0.1)
 
 
 def machine_description(client=None) -> dict:

@@ -17,9 +17,9 @@ Supported injections (combine freely):
 * the authors' EC2 rule: each worker sleeps ``sleep_s`` with probability ``sleep_prob``;
 * a worker process that dies mid-task (``os._exit`` inside the task).
 
-Injected sleeps are *interruptible*: once the master has decoded it sets a
-cancellation event and the stragglers stop sleeping, as a real system would
-abort their work. Without that, a cancelled straggler keeps its worker busy and
+Injected sleeps are *interruptible*: once the master has decoded it cancels
+the stragglers' tasks and they stop sleeping, as a real system would abort
+their work. Without that, a cancelled straggler keeps its worker busy and
 delays the next request pinned to it.
 """
 from __future__ import annotations
@@ -51,8 +51,8 @@ class TaskFault:
         The worker process exits (``os._exit``) ``die_after_s`` seconds into the task.
     die_after_s : float
         See ``die``.
-    cancel_event : str or None
-        Name of a ``distributed.Event``; injected sleeping stops as soon as it is set.
+    interruptible : bool
+        Injected sleeping stops as soon as the master cancels the task.
     """
 
     base_s: float = 0.0
@@ -60,7 +60,7 @@ class TaskFault:
     delay_s: float = 0.0
     die: bool = False
     die_after_s: float = 0.0
-    cancel_event: str | None = None
+    interruptible: bool = False
 
     def injected_s(self, compute_s: float) -> float:
         """Seconds to sleep after a compute of ``compute_s`` seconds."""
@@ -164,7 +164,7 @@ class Injection:
                         f"Got {list(getattr(self, name))!r} instead."
                     )
 
-    def plan(self, n_tasks: int, rng: np.random.Generator, cancel_event: str | None = None) -> list[TaskFault]:
+    def plan(self, n_tasks: int, rng: np.random.Generator) -> list[TaskFault]:
         """Draw the faults of the ``n_tasks`` tasks of one request.
 
         Parameters
@@ -173,8 +173,6 @@ class Injection:
             Number of tasks (= workers used by the request); task i runs on worker position i.
         rng : numpy.random.Generator
             Source of every random choice, so a seed fixes the whole scenario.
-        cancel_event : str, optional
-            Event name that interrupts the injected sleeps.
 
         Returns
         -------
@@ -192,11 +190,10 @@ class Injection:
             delay += self.sleep_s * (rng.random(n_tasks) < self.sleep_prob)
         die = np.zeros(n_tasks, dtype=bool)
         die[list(self.kill)] = True
-        event = cancel_event if self.interruptible else None
         return [
             TaskFault(base_s=float(self.base_s), slowdown=float(self.slowdown) if slow[i] else 1.0,
                       delay_s=float(delay[i]), die=bool(die[i]), die_after_s=float(self.kill_after_s),
-                      cancel_event=event)
+                      interruptible=bool(self.interruptible))
             for i in range(n_tasks)
         ]
 
@@ -212,21 +209,41 @@ class Injection:
             Seconds each task would take; ``inf`` for a task whose worker dies.
         """
         faults = self.plan(n_tasks, rng)
-        return np.array([np.inf if f.die else compute_s + f.injected_s(compute_s) for f in faults])
+        return np.array([np.inf if f.die else compute_s + max(f.injected_s(compute_s), 0.0) for f in faults])
 
 
-def _wait(seconds: float, event_name: str | None) -> tuple[float, bool]:
-    """Sleep ``seconds`` unless the named event is set first; returns (slept, interrupted)."""
+def _wait(seconds: float, interruptible: bool) -> tuple[float, bool]:
+    """Sleep ``seconds``, or less if the task is cancelled meanwhile; returns (slept, interrupted).
+
+    Cancellation is read from the worker's own state for the running task
+    (it leaves ``"executing"`` once the scheduler tells the worker to free it),
+    so waiting costs no message to the scheduler: polling every few ms is all.
+    """
     if seconds <= 0:
         return 0.0, False
     t0 = time.perf_counter()
-    if event_name is None:
-        time.sleep(seconds)
-        return time.perf_counter() - t0, False
-    from distributed import Event
+    end = t0 + seconds
+    state = key = None
+    if interruptible:
+        try:
+            from distributed import get_worker
 
-    interrupted = bool(Event(event_name).wait(timeout=seconds))
-    return time.perf_counter() - t0, interrupted
+            worker = get_worker()
+            key, state = worker.get_current_task(), worker.state
+        except (ImportError, ValueError):  # not inside a Dask worker
+            state = None
+    while (left := end - time.perf_counter()) > 0:
+        if state is not None:
+            ts = state.tasks.get(key)
+            if ts is None or ts.state != "executing":
+                return time.perf_counter() - t0, True
+        time.sleep(min(left, _POLL_S) if state is not None else left)
+    return time.perf_counter() - t0, False
+
+
+# Granularity of interruptible sleeps: short against the delays injected (tens
+# of ms and up), long enough that a sleeping worker costs no measurable CPU.
+_POLL_S = 0.004
 
 
 def act_out(fault: TaskFault | None, compute: Callable[[], Any]) -> tuple[Any, dict]:
@@ -255,7 +272,7 @@ def act_out(fault: TaskFault | None, compute: Callable[[], Any]) -> tuple[Any, d
     output = compute()
     compute_s = time.perf_counter() - t0
     injected = fault.injected_s(compute_s) if fault is not None else 0.0
-    slept, interrupted = _wait(injected, fault.cancel_event if fault is not None else None)
+    slept, interrupted = _wait(injected, fault is not None and fault.interruptible)
     return output, {
         "compute_s": compute_s,
         "injected_s": max(injected, 0.0),

@@ -1,0 +1,179 @@
+"""Repeated requests on a cluster: tidy latency tables, and the matching simulation.
+
+Each request draws a fresh batch of K inputs and a fresh injection plan from
+``numpy.random.default_rng([seed, request])``, then runs every scheme on it in
+turn, so the schemes face the same inputs, the same straggler draws and the
+same machine-load drift. The simulation replays *the same* plans with the
+waits added up instead of slept (no Dask), so measured minus simulated is what
+the real system adds: scheduling, serialisation, transfers, decoding.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from gcc.distributed.cluster import worker_addresses
+from gcc.distributed.coded import DeadlineError, coded_compute
+from gcc.distributed.inject import Injection
+
+__all__ = ["run_requests", "simulated_completion", "summarize_latency", "LATENCY_COLUMNS"]
+
+LATENCY_COLUMNS = ("scheme", "n_workers", "n_inputs", "request", "latency_s", "workers_used", "loss")
+
+
+def _loss(est, true) -> float:
+    from gcc.metrics import mse_loss
+
+    return float(mse_loss(_numpy(est), _numpy(true)))
+
+
+def _numpy(a):
+    if hasattr(a, "detach"):
+        a = a.detach().cpu().numpy()
+    return np.asarray(a, dtype=float)
+
+
+def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) -> float:
+    """When the master could decode if the tasks took exactly ``task_s`` seconds.
+
+    Parameters
+    ----------
+    code : object
+        The scheme (its ``is_decodable`` if it has one, else a count).
+    task_s : numpy.ndarray, shape (N,)
+        Busy time of each task (``inf`` for a worker that dies).
+    n_wait : int, optional
+        Results needed for codes without ``is_decodable`` (default N).
+
+    Returns
+    -------
+    float
+        The arrival time that first satisfies the decoding condition (``inf`` if none).
+    """
+    task_s = np.asarray(task_s, dtype=float)
+    order = np.argsort(task_s, kind="stable")
+    decodable = getattr(code, "is_decodable", None)
+    need = len(task_s) if n_wait is None else n_wait
+    for m in range(1, len(order) + 1):
+        if not np.isfinite(task_s[order[m - 1]]):
+            break
+        ok = decodable(np.sort(order[:m])) if decodable is not None else m >= need
+        if ok:
+            return float(task_s[order[m - 1]])
+    return float("inf")
+
+
+def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: Callable[[np.random.Generator], Any],
+                 f: Callable, *, n_requests: int, injection: Injection | None = None, seed: int = 0,
+                 warmup: int = 1, timeout: float = 60.0, exact: Callable | None = None):
+    """Run ``n_requests`` requests of every scheme; one tidy row per (scheme, request).
+
+    Parameters
+    ----------
+    client : distributed.Client
+    schemes : mapping of str to mapping
+        Scheme name to keyword arguments of :func:`~gcc.distributed.coded_compute`;
+        each must hold ``code`` and may hold ``n_stragglers``, ``n_wait``,
+        ``deadline``, ``min_results``.
+    make_batch : callable
+        ``make_batch(rng) -> X`` of shape (K, ...): the inputs of one request.
+    f : callable
+        What the workers compute (numpy, torch, or a :class:`~gcc.distributed.ModelRef`).
+    n_requests : int
+        Measured requests per scheme.
+    injection : Injection, optional
+        Straggler scenario; its worker positions refer to the sorted cluster workers.
+    seed : int
+        Request ``r`` uses ``default_rng([seed, r])`` for its batch and its plan.
+    warmup : int
+        Unrecorded requests first (imports, first connections, worker clients).
+    timeout : float
+        Per-request bound when the scheme has no deadline.
+    exact : callable, optional
+        Computes the exact ``f(X)`` at the master for the loss (default ``f``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`LATENCY_COLUMNS` plus ``n_coded`` (N of the scheme),
+        ``simulated_s`` (same plan, no system), ``overhead_s``, ``encode_s``,
+        ``decode_s``, ``slowest_used_s``, ``stopped_by``, ``received`` and
+        ``error`` (the message of a :class:`DeadlineError`, else empty).
+    """
+    import pandas as pd
+
+    if isinstance(n_requests, bool) or not isinstance(n_requests, int) or n_requests < 1:
+        raise ValueError(f"The 'n_requests' parameter of run_requests must be an int >= 1. Got {n_requests!r} instead.")
+    exact = exact or f
+    n_cluster = len(worker_addresses(client))
+    rows = []
+    for r in range(-warmup, n_requests):
+        batch_rng = np.random.default_rng([seed, max(r, 0) + 10**6 * (r < 0), 0])
+        X = make_batch(batch_rng)
+        true = exact(X)
+        for name, kwargs in schemes.items():
+            kwargs = dict(kwargs)
+            code = kwargs.pop("code")
+            plan_seed = [seed, max(r, 0) + 10**6 * (r < 0), 1]
+            row = {"scheme": name, "n_workers": n_cluster, "n_inputs": int(len(X)), "request": r,
+                   "n_coded": int(getattr(code, "n_workers", 0))}
+            try:
+                res = coded_compute(client, code, X, f, injection=injection, seed=np.random.default_rng(plan_seed),
+                                    timeout=timeout, **kwargs)
+            except DeadlineError as err:
+                row.update(latency_s=np.nan, workers_used=0, loss=np.nan, error=str(err))
+            else:
+                row.update(
+                    latency_s=res.latency_s, workers_used=len(res.received), loss=_loss(res.estimates, true),
+                    overhead_s=res.overhead_s, encode_s=res.encode_s, decode_s=res.decode_s,
+                    slowest_used_s=res.slowest_used_busy_s, stopped_by=res.stopped_by,
+                    received=" ".join(map(str, res.received)), error="",
+                )
+            if injection is not None:
+                n = row["n_coded"]
+                plan = injection.expected_task_s(n_cluster, np.random.default_rng(plan_seed))[:n]
+                n_wait = kwargs.get("n_wait") or n - (kwargs.get("n_stragglers") or 0)
+                row["simulated_s"] = simulated_completion(code, plan, n_wait)
+            if r >= 0:
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def summarize_latency(table, by=("scheme",)):
+    """Median, 99th percentile and mean latency, and mean loss, per scheme.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        As returned by :func:`run_requests` (or read back from its CSV).
+    by : sequence of str
+        Grouping columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``p50_ms``, ``p99_ms``, ``mean_ms``, ``mean_loss``, ``requests``, ``failed``
+        and, with a ``simulated_s`` column, ``sim_p50_ms`` and ``sim_p99_ms``.
+    """
+    import pandas as pd
+
+    out = []
+    for key, g in table.groupby(list(by), sort=False):
+        lat = g["latency_s"].dropna().to_numpy()
+        rec = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        rec.update(
+            requests=len(g), failed=int(g["latency_s"].isna().sum()),
+            p50_ms=1e3 * np.percentile(lat, 50) if lat.size else np.nan,
+            p99_ms=1e3 * np.percentile(lat, 99) if lat.size else np.nan,
+            mean_ms=1e3 * lat.mean() if lat.size else np.nan,
+            mean_loss=float(g["loss"].mean()),
+        )
+        if "simulated_s" in g:
+            sim = g["simulated_s"].to_numpy(dtype=float)
+            rec.update(sim_p50_ms=1e3 * np.percentile(sim, 50), sim_p99_ms=1e3 * np.percentile(sim, 99))
+        if "overhead_s" in g:
+            rec["overhead_p50_ms"] = 1e3 * float(g["overhead_s"].median())
+        out.append(rec)
+    return pd.DataFrame(out)
