@@ -687,3 +687,53 @@ def check_robustness(robust: Any, v: Variant, raise_on_fail: bool = True) -> Fee
              "shift=shift, rate=mu, stragglers=S) instead of ShiftedExponential (same trials and seed) and "
              "compare its latency quantile with the budget. With no feasible design, robust is False."]
     return finish(make(_A5, "4", "robustness to slow workers", problems, note, hints), raise_on_fail)
+
+
+# --------------------------------------------------------------------------- shared docstring sections
+_EXTRA_PARAMS = {
+    "code": "code : {'spline', 'berrut'}\n        Which code's curve or slope is checked.",
+    "trials": "trials : int\n        Monte Carlo trials of ``gcc.cpgc.simulate`` (the notebook uses the same number).",
+}
+
+_COMMON_DOC = """
+
+    Parameters
+    ----------
+    {answers}
+        The student's answer: a value, or the student's function for checks that call it on the
+        variant's data. ``...``, ``None`` and a function that still raises ``NotImplementedError``
+        give a "not answered yet" feedback.
+    v : Variant
+        The student's variant (``gcc.assignments.variant(<id>, seed, ...)``); the reference is
+        recomputed with ``gcc`` from it.{extra}
+    raise_on_fail : bool, default True
+        Raise on failure (notebooks) or return the failed feedback (grading, tests).
+
+    Returns
+    -------
+    Feedback
+        The outcome; printing it shows a one-line confirmation or the feedback.
+
+    Raises
+    ------
+    AssignmentCheckError
+        When the answer is not correct yet and ``raise_on_fail``; its message says which value is
+        wrong, by how much and gives a hint, without the reference values.
+"""
+
+
+def _document(names) -> None:
+    import inspect
+
+    for name in names:
+        func = globals()[name]
+        if not func.__doc__ or "Parameters" in func.__doc__:
+            continue
+        params = list(inspect.signature(func).parameters)
+        answers = params[:params.index("v")]
+        extra = "".join("\n    " + _EXTRA_PARAMS[p] for p in params[params.index("v") + 1:]
+                        if p in _EXTRA_PARAMS)
+        func.__doc__ = func.__doc__.rstrip() + _COMMON_DOC.format(answers=", ".join(answers), extra=extra)
+
+
+_document(__all__)
