@@ -43,11 +43,12 @@ html: $(STAMP)
 	$(PY) -m gcc.reproduce --no-run --build-book
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
+# A failing notebook still leaves a site to look at (its page shows the error), but fails the target.
 book: $(STAMP)
-	$(PY) -m gcc.reproduce --profile $(PROFILE) $(if $(ONLY),--only $(ONLY),)
-	$(PY) -m gcc.reproduce --no-run --build-book
-	@echo ""
-	@echo "The book is at $(CURDIR)/_build/html/index.html"
+	@rc=0; $(PY) -m gcc.reproduce --profile $(PROFILE) --keep-going $(if $(ONLY),--only $(ONLY),) || rc=$$?; \
+	$(PY) -m gcc.reproduce --no-run --build-book || exit 1; \
+	echo ""; echo "The book is at $(CURDIR)/_build/html/index.html"; \
+	if [ $$rc -ne 0 ]; then echo "make book: some notebooks failed (see above)"; fi; exit $$rc
 
 # The browser test needs Debian's chromium; install it when we can (root + apt-get), otherwise
 # the test skips itself with a message that says why.
