@@ -555,6 +555,7 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
 
     ordered = [outcomes[c.name] for c in plan]
     write_status(cards, profile, output_dir / "status.md", results_root, ordered)
+    write_parameters_page(cards, output_dir / "parameters.md")
     return ordered
 
 
@@ -623,6 +624,31 @@ def write_status(cards: dict[str, NotebookCard], profile: str, path: Path, resul
     ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(text))
+    return path
+
+
+def write_parameters_page(cards: dict[str, NotebookCard], path: Path) -> Path:
+    """Write the table of every notebook's parameters in every profile (MyST, for an ``{include}``).
+
+    Read from the run cards, so it is current even before a batch ran; the reproducibility page
+    includes it.
+    """
+    lines = [
+        "| Notebook | Order | Depends on | Profile | Parameters | Command |",
+        "|---|---|---|---|---|---|",
+    ]
+    for card in order_notebooks(cards):
+        for profile in PROFILES:
+            params = card.profiles.get(profile)
+            text = _format_params(params) if params else "(notebook defaults)"
+            lines.append(
+                f"| `{card.name}` | {card.order:g} | {', '.join(card.depends) or '-'} | {profile} | {text} "
+                f"| `python -m gcc.reproduce --profile {profile} --only {card.name}` |"
+            )
+    if not cards:
+        lines.append("| (no notebook yet) | | | | | |")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 
@@ -729,6 +755,11 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
 
     stream = stream or sys.stdout
     root = Path(root) if root else repo_root()
+    generated = root / "book" / "generated"
+    # Pages the book always includes, written here too so that a build never lacks them.
+    write_parameters_page(discover(root / "notebooks"), generated / "parameters.md")
+    if not (generated / "status.md").exists():
+        write_status(discover(root / "notebooks"), "default", generated / "status.md", default_results_root())
     toc, missing, added = effective_toc(root)
     toc_arg: list[str] = []
     if missing or added:

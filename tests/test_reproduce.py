@@ -280,3 +280,12 @@ def test_repository_run_cards_are_valid():
         nb = nbformat.read(card.path, as_version=4)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
             f"notebooks/{name}.ipynb must be stored without outputs"
+
+
+def test_parameters_page_lists_every_profile_and_command(tmp_path):
+    tiny(tmp_path / "nb", "alpha", {"order": 2, "profiles": {"ci": {"n": 2}, "paper": {"n": 9}}})
+    page = reproduce.write_parameters_page(reproduce.discover(tmp_path / "nb"), tmp_path / "parameters.md")
+    text = page.read_text()
+    for profile in reproduce.PROFILES:
+        assert f"`python -m gcc.reproduce --profile {profile} --only alpha`" in text
+    assert "`n=9`" in text and "(notebook defaults)" in text  # default profile not set in the card
