@@ -223,8 +223,9 @@ def completion(code: Code, speeds: np.ndarray, tolerance: float = 0.0, return_re
                 V[ai, :, pa] = V[ai, :, last]
                 V[ai, :, last] = 0.0
                 nul[ai] -= 1
-            # The recovered set changes only when the rank grows.
-            check = inc & last_of_message[rid]
+            # The recovered set changes only when the rank grows, and it cannot exceed the rank
+            # B - nullity: skip the zero-row count until that bound reaches the target.
+            check = inc & last_of_message[rid] & (B - nul[:ns] >= need)
             if need >= B:
                 fin = check & (nul[:ns] == 0)
                 fin_rows = None
