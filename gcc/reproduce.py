@@ -396,6 +396,27 @@ def _execute(card: NotebookCard, params: dict, output: Path, kernel: str, cwd: P
     )
 
 
+def _complete_metadata(output: Path, kernel: str) -> None:
+    """Give the executed notebook a kernelspec if its source had none (jupytext's ``-all`` filter).
+
+    myst-nb picks the code lexer from it; without it every code cell of the page raises a warning,
+    which fails the strict book build.
+    """
+    if not output.exists():
+        return
+    try:
+        nb = json.loads(output.read_text())
+    except (OSError, json.JSONDecodeError):
+        return
+    meta = nb.setdefault("metadata", {})
+    spec = meta.get("kernelspec") or {}
+    if spec.get("language") and spec.get("name"):
+        return
+    meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
+                          "display_name": spec.get("display_name") or "Python (gcc companion)"}
+    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+
+
 def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_dir: Path,
             results_root: Path, kernel: str, force: bool = False, timeout: float | None = None) -> Outcome:
     """Run (or reuse) one notebook and write its ``run.json``."""
@@ -419,6 +440,7 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
         status = "error"
         error = _error_details(exc, output, injected=bool(params))
     seconds = time.perf_counter() - t0
+    _complete_metadata(output, kernel)
 
     record = _results.provenance(params, seed=params.get("seed", card.profiles.get(profile, {}).get("seed")))
     record.update({

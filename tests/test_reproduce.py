@@ -228,6 +228,8 @@ def test_run_json_records_provenance(tmp_path):
     # The notebook itself wrote into the same results root (GCC_RESULTS_ROOT), and saw the ci values.
     assert (tmp_path / "res" / "tiny" / "results.csv").read_text().count("\n") == 3
     executed = nbformat.read(tmp_path / "gen" / "tiny.ipynb", as_version=4)
+    # The source has no kernelspec; the book's code lexer needs one, so the runner adds it.
+    assert executed.metadata.kernelspec.language == "python"
     text = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
     assert "ci 2" in text
 
