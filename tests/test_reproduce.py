@@ -291,3 +291,14 @@ def test_parameters_page_lists_every_profile_and_command(tmp_path):
     for profile in reproduce.PROFILES:
         assert f"`python -m gcc.reproduce --profile {profile} --only alpha`" in text
     assert "`n=9`" in text and "(notebook defaults)" in text  # default profile not set in the card
+
+
+def test_parallel_jobs_respect_dependencies(tmp_path):
+    tiny(tmp_path / "nb", "first", {"order": 1})
+    tiny(tmp_path / "nb", "second", {"order": 0, "depends": ["first"]})
+    tiny(tmp_path / "nb", "third", {"order": 2})
+    proc = run(tmp_path, "--profile", "ci", "--jobs", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in ("first", "second", "third"):
+        assert status_of(proc.stdout, name) == "ok"
+    assert record(tmp_path, "second")["started_utc"] >= record(tmp_path, "first")["started_utc"]
