@@ -4,7 +4,7 @@ Each rate notebook saves a ``slopes`` table (least-squares log-log slopes with
 confidence intervals, :func:`gcc.rates.slope_table`); this module reads them
 from the results root, matches each paper claim with the measurements that test
 it and gives a verdict. The ``claims_table`` notebook saves the result as
-``_build/results/claims_table/claims.csv`` and renders it on the
+``_build/results/claims_table/results.csv`` and renders it on the
 Reproducibility page.
 
 Verdicts
@@ -19,8 +19,10 @@ slope ``b`` with interval ``[lo, hi]`` is
 * for a growth in S with ``lo > r``: faster growth at fixed N does not by
   itself break a joint bound ``C ((S+1)/N)^r`` while ``S + 1 <= N``; the verdict
   is ``steeper in S (joint bound holds)`` when the joint ratio
-  ``max_S loss / ((S+1)^r N^-q)`` does not grow with N (its slope's interval
-  reaches 0 or below), else ``violated``;
+  ``max_S loss / ((S+1)^r N^-q)`` over the N sweep (cells with
+  ``N >= 4 (S + 1)``) decreases with N (the upper end of its slope's interval
+  is <= 0), ``steeper in S (joint ratio flat: consistent)`` when the interval
+  contains 0, and ``violated`` when it grows (interval above 0);
 * ``bounded`` / ``decays (bound holds)`` / ``violated`` for a normalised ratio
   (probabilistic rates) whose slope in N must not be positive;
 * for LCC's recovery threshold, ``consistent`` when the largest S recovered
@@ -42,7 +44,10 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["Claim", "CLAIMS", "exponent_verdict", "ratio_verdict", "build_claims_table",
-           "CLAIM_COLUMNS"]
+           "CLAIM_COLUMNS", "plot_claims", "verdict_counts"]
+
+#: The joint-ratio check uses cells with N >= JOINT_MIN_RATIO (S + 1), the window of the N-slopes.
+JOINT_MIN_RATIO = 4.0
 
 #: Column order of the saved claims table.
 CLAIM_COLUMNS = ["claim", "source", "statement", "code", "quantity", "context", "claimed",
@@ -112,15 +117,15 @@ CLAIMS: tuple[Claim, ...] = (
           note="Ambiguity (f): (1+R) sin((S+1)pi/2N) with R ~ S^2 squares to S^6/N^2."),
     Claim("thm4-noisy-N", "NeurIPS'24 Thm 2 & 4 (proof B.2)", "R = O(S^{8/5} N^{-3/5}), noisy workers",
           "GCC", "slope of log loss vs log N at fixed S", "decay", -0.6, "noisy_rate",
-          {"code": "GCC", "variable": "N"},
+          {"code": "GCC", "variable": "N", "rule": ["theory", "cv"], "straggler": "worst"},
           note="Ambiguity (e): Thm 2 as extracted reads (sigma^2/(N-S))^{3/8}; the proof gives 3/5."),
     Claim("thm2-noisy-N-3/8", "NeurIPS'24 Thm 2 (statement as extracted)", "R = O(N^{-3/8}), noisy workers",
           "GCC", "slope of log loss vs log N at fixed S", "decay", -0.375, "noisy_rate",
-          {"code": "GCC", "variable": "N"},
+          {"code": "GCC", "variable": "N", "rule": ["theory", "cv"], "straggler": "worst"},
           note="Ambiguity (e): the weaker reading; any slope <= -3/5 also satisfies it."),
     Claim("thm4-noisy-S", "NeurIPS'24 Thm 2 & 4", "R = O(S^{8/5} N^{-3/5}), noisy workers", "GCC",
           "slope of log loss vs log(S+1) at fixed N", "growth", 1.6, "noisy_rate",
-          {"code": "GCC", "variable": "S+1"}, joint=(1.6, 0.6)),
+          {"code": "GCC", "variable": "S+1", "rule": ["theory", "cv"], "straggler": "worst"}, joint=(1.6, 0.6)),
     Claim("isit-gcc", "ISIT'25; 2608.28910 abstract", "E[R] = O(log^3_{1/p}(N) N^-3), Bernoulli(p)", "GCC",
           "slope of log(E[loss] N^3 / log^3_{1/p} N) vs log N", "ratio", 0.0, "probabilistic_rate",
           {"code": "GCC", "variable": "N"},
@@ -140,7 +145,7 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 def exponent_verdict(kind: str, claimed: float, slope: float, lo: float, hi: float,
-                     joint_slope_hi: float | None = None) -> str:
+                     joint_slope_ci: tuple | None = None) -> str:
     """Verdict of one measured log-log slope against a claimed upper-bound exponent.
 
     Parameters
@@ -150,9 +155,9 @@ def exponent_verdict(kind: str, claimed: float, slope: float, lo: float, hi: flo
     claimed : float
     slope, lo, hi : float
         Measured slope and its interval.
-    joint_slope_hi : float or None
-        Upper end of the interval of the slope in N of the joint ratio (growth
-        claims only, see the module notes).
+    joint_slope_ci : (float, float) or None
+        Interval of the slope in N of the joint ratio (growth claims only, see
+        the module notes).
 
     Returns
     -------
@@ -166,11 +171,14 @@ def exponent_verdict(kind: str, claimed: float, slope: float, lo: float, hi: flo
         return "steeper (bound holds)" if kind == "decay" else "slower growth (bound holds)"
     if kind == "decay":
         return "violated"
-    if joint_slope_hi is not None and np.isfinite(joint_slope_hi) and joint_slope_hi <= 0.0:
+    if joint_slope_ci is None or not np.all(np.isfinite(joint_slope_ci)):
+        return "steeper in S (joint bound not checked)"
+    j_lo, j_hi = joint_slope_ci
+    if j_hi <= 0.0:
         return "steeper in S (joint bound holds)"
-    if joint_slope_hi is not None and np.isfinite(joint_slope_hi):
+    if j_lo > 0.0:
         return "violated"
-    return "steeper in S (joint bound not checked)"
+    return "steeper in S (joint ratio flat: consistent)"
 
 
 def ratio_verdict(slope: float, lo: float, hi: float) -> str:
@@ -188,12 +196,13 @@ def _select(df, filters: dict):
     mask = np.ones(len(df), dtype=bool)
     for key, value in filters.items():
         if key in df.columns:
-            mask &= (df[key] == value).to_numpy()
+            values = list(value) if isinstance(value, (list, tuple, set)) else [value]
+            mask &= df[key].isin(values).to_numpy()
     return df[mask]
 
 
 def _context(row, skip) -> str:
-    keys = ["function", "straggler", "rule", "fixed", "p", "degree"]
+    keys = ["function", "straggler", "rule", "fixed", "degree"]
     parts = []
     for key in keys:
         if key in row and key not in skip and row[key] == row[key] and str(row[key]) != "":
@@ -202,7 +211,7 @@ def _context(row, skip) -> str:
 
 
 def _joint_slope_hi(claim: Claim, root) -> dict:
-    """Upper CI end of the N-slope of ``max_S loss N^q / (S+1)^r``, per (function, straggler)."""
+    """Interval of the N-slope of ``max_S loss N^q / (S+1)^r``, per (function, straggler[, rule])."""
     from gcc import results
     from gcc.metrics import loglog_slope
     from gcc.rates import _loglog
@@ -215,6 +224,8 @@ def _joint_slope_hi(claim: Claim, root) -> dict:
     sub = summary[summary["code"] == claim.code].copy()
     if "sweep" in sub.columns:
         sub = sub[sub["sweep"] == "N"]
+    # The same asymptotic window as the slopes (N >= 4 (S + 1)): near S + 1 = N no rate is visible.
+    sub = sub[sub["N"] >= JOINT_MIN_RATIO * (sub["S"] + 1)]
     sub["ratio"] = sub["mean"] * sub["N"].astype(float) ** q_n / (sub["S"].astype(float) + 1.0) ** r_s
     out = {}
     group_cols = [c for c in ("function", "straggler", "rule") if c in sub.columns]
@@ -223,8 +234,8 @@ def _joint_slope_hi(claim: Claim, root) -> dict:
         per_n = g.groupby("N")["ratio"].max()
         per_n = per_n[np.isfinite(per_n) & (per_n > 0)]
         if len(per_n) >= 3:
-            _, _, hi = _loglog(loglog_slope, per_n.index.to_numpy(float), per_n.to_numpy(float), 0.95)
-            out[key] = (hi, group_cols)
+            _, lo, hi = _loglog(loglog_slope, per_n.index.to_numpy(float), per_n.to_numpy(float), 0.95)
+            out[key] = ((lo, hi), group_cols)
     return out
 
 
@@ -278,12 +289,13 @@ def build_claims_table(root=None):
                 if claim.kind == "ratio":
                     verdict = ratio_verdict(slope, lo, hi)
                 else:
-                    jhi = None
+                    jci = None
                     for key, (value, cols) in joint.items():
                         if all(str(row.get(c)) == str(k) for c, k in zip(cols, key)):
-                            jhi = value
-                    verdict = exponent_verdict(claim.kind, claim.claimed, slope, lo, hi, jhi)
-                rows.append({**base, "context": _context(row, claim.select), "measured": slope,
+                            jci = value
+                    verdict = exponent_verdict(claim.kind, claim.claimed, slope, lo, hi, jci)
+                scalar_keys = {k for k, v in claim.select.items() if not isinstance(v, (list, tuple, set))}
+                rows.append({**base, "context": _context(row, scalar_keys), "measured": slope,
                              "ci_low": lo, "ci_high": hi, "n_points": int(row.get("n_points", 0)),
                              "verdict": verdict})
         table = pd.DataFrame(rows)
@@ -336,3 +348,38 @@ def _threshold_rows(claim: Claim, base: dict) -> list[dict]:
                      "note": (base["note"] + " " + context_note +
                               f" (S tested 0..{tested_up_to}; -1 = never exact)").strip()})
     return rows
+
+
+def verdict_counts(table):
+    """Number of rows per (claim, verdict): the one-glance summary of the table."""
+    return table.groupby(["claim", "verdict"]).size().rename("rows").reset_index()
+
+
+def plot_claims(table):
+    """Forest plot: each measured slope with its interval beside the claimed exponent.
+
+    Exponent claims only (decay, growth, ratio); one row per measurement, the
+    claimed value as a red tick.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    t = table[np.isfinite(table["measured"].astype(float)) & np.isfinite(table["ci_low"].astype(float))]
+    t = t.reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(8.5, 0.22 * len(t) + 1.2))
+    y = np.arange(len(t))[::-1]
+    colors = {"violated": "C3"}
+    for yi, (_, row) in zip(y, t.iterrows()):
+        color = colors.get(row["verdict"], "C0" if "holds" in row["verdict"] else "C2")
+        ax.errorbar(row["measured"], yi, xerr=[[row["measured"] - row["ci_low"]], [row["ci_high"] - row["measured"]]],
+                    fmt="o", ms=3, color=color, lw=1)
+        ax.plot([row["claimed"]], [yi], "|", color="red", ms=9, mew=2)
+    ax.set_yticks(y, [f"{r['claim']}: {r['context']}"[:70] for _, r in t.iterrows()], fontsize=6)
+    ax.set_xlabel("slope (measured, 95% CI); red tick: claimed exponent")
+    ax.axvline(0, color="k", lw=0.5)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig

@@ -715,7 +715,7 @@ def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials):
 def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: float = 0.1,
                 rules: Sequence[str] = ("theory",), const: float = 1.0, trials: int = 20, seed: int = 0,
                 points: str = "equispaced", lam_grid: Sequence[float] | None = None, cv_trials: int = 20,
-                function: str = "f"):
+                adversary: str = "random", function: str = "f"):
     """GCC loss with noisy workers over an (N, S) grid, lambda_dec by rule (Thm 2 / Thm 4).
 
     Parameters
@@ -734,6 +734,11 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     trials : int
         Random straggler sets (S uniform, :class:`gcc.stragglers.FixedCount`) per cell.
     seed : int
+    adversary : {"random", "worst"}
+        ``"random"``: `trials` uniform S-sets per cell. ``"worst"``: one set per
+        (cell, rule), the worst contiguous block for that rule's decoder on the
+        noiseless outputs (:func:`gcc.stragglers.worst_case_stragglers`; the
+        adversary does not see the noise), then the noise is averaged exactly.
     points : {"equispaced", "chebyshev"}
         Equispaced by default: Theorem 2 needs ``Delta_max / Delta_min <= B``,
         which Chebyshev points break (the ratio grows like N).
@@ -746,15 +751,19 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     Returns
     -------
     pandas.DataFrame
-        One row per (rule, N, S, trial): ``function, code, rule, sigma, N, S, K,
-        lam_dec, trial, loss, bias2, variance``. The loss is averaged exactly over
+        One row per (rule, N, S, trial): ``function, code, rule, straggler, sigma, N,
+        S, K, lam_dec, trial, loss, bias2, variance``. The loss is averaged exactly over
         the worker noise (a linear decoder: bias squared + ``sigma^2 ||D||_F^2 m / K``),
         and by Monte Carlo over the straggler sets.
     """
     import pandas as pd
 
-    from gcc.stragglers import FixedCount
+    from gcc.stragglers import FixedCount, worst_case_stragglers
 
+    if adversary not in ("worst", "random"):
+        raise ValueError(
+            f"The 'adversary' parameter of noisy_sweep must be 'worst' or 'random'. Got {adversary!r} instead."
+        )
     K = len(X)
     lam_grid = np.logspace(-10, 0, 21) if lam_grid is None else np.asarray(lam_grid, dtype=float)
     true = _as_2d(f(X))
@@ -781,12 +790,15 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
                         f"The 'rules' parameter of noisy_sweep must hold 'theory', 'cv' or 'zero'. Got {rule!r} instead."
                     )
                 code = make_code("GCC", K, int(N), lam_dec=lam, points=points)
-                for t, mask in enumerate(masks):
-                    received = np.flatnonzero(mask)
+                if adversary == "worst":
+                    sets = [worst_case_stragglers(code, f, X, int(S), search="contiguous")]
+                else:
+                    sets = [np.flatnonzero(mask) for mask in masks]
+                for t, received in enumerate(sets):
                     D = np.asarray(code.decoder_matrix(received), dtype=float)
                     loss, b2, var = _exact_noisy_loss(D, Y[received], true, sigma)
-                    rows.append({"function": function, "code": "GCC", "rule": rule, "sigma": sigma,
-                                 "N": int(N), "S": int(S), "K": K, "lam_dec": lam, "trial": t,
+                    rows.append({"function": function, "code": "GCC", "rule": rule, "straggler": adversary,
+                                 "sigma": sigma, "N": int(N), "S": int(S), "K": K, "lam_dec": lam, "trial": t,
                                  "loss": loss, "bias2": b2, "variance": var})
     return pd.DataFrame(rows)
 
@@ -1077,15 +1089,13 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     """
     import pandas as pd
 
-    keys = ["function", "code", "rule"]
+    keys = ["function", "code", "rule", "straggler"]
     a = slope_table(summary[summary["sweep"] == "N"], "N", keys + ["S"])
     a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
     s_rows = summary[(summary["sweep"] == "S") & ((summary["S"] + 1) <= s_fit_max_ratio * summary["N"])]
     b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
     b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    out = pd.concat([a, b], ignore_index=True)
-    out["straggler"] = "random"
-    return _finish_slopes(out)
+    return _finish_slopes(pd.concat([a, b], ignore_index=True))
 
 
 def polynomial_summary(df, exact_rtol: float = 1e-20, confidence: float = 0.95):
@@ -1119,6 +1129,17 @@ def polynomial_summary(df, exact_rtol: float = 1e-20, confidence: float = 0.95):
 # Figures (drawn from saved summaries; matplotlib imported lazily)
 # --------------------------------------------------------------------------- #
 _COLORS = {"GCC": "C0", "BACC": "C3", "BSpline": "C2", "LCC": "C4"}
+
+
+def _finish(fig):
+    # Minor tick labels of log axes (2x10^1, 3x10^1, ...) overlap on short ranges.
+    from matplotlib.ticker import NullFormatter
+
+    for ax in fig.axes:
+        if ax.get_xscale() == "log":
+            ax.xaxis.set_minor_formatter(NullFormatter())
+    fig.tight_layout()
+    return fig
 
 
 def _band(ax, x, g, color):
@@ -1169,8 +1190,7 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
         axes[row, 0].set_ylabel("loss")
     axes[0, 0].legend(fontsize=7, title=f"dashed: C((S+1)/N)^{power:g}", title_fontsize=7)
     fig.suptitle(f"{function}: loss against N", fontsize=10)
-    fig.tight_layout()
-    return fig
+    return _finish(fig)
 
 
 def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
@@ -1204,8 +1224,7 @@ def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
             ax.grid(True, alpha=0.3)
         axes[i, 0].set_ylabel("loss")
     axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+    return _finish(fig)
 
 
 def plot_probabilistic(summary, function: str):
@@ -1253,8 +1272,7 @@ def plot_probabilistic(summary, function: str):
     for row in range(3):
         axes[row, 0].legend(fontsize=7)
     fig.suptitle(f"{function}: Bernoulli(p) stragglers", fontsize=10)
-    fig.tight_layout()
-    return fig
+    return _finish(fig)
 
 
 def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None):
@@ -1312,8 +1330,7 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
     ax.set_title(f"bias-variance, N={int(c['N'].iloc[0])}, S={int(c['S'].iloc[0])}", fontsize=9)
     ax.legend(fontsize=6)
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    return fig
+    return _finish(fig)
 
 
 def plot_polynomial(summary):
@@ -1338,8 +1355,7 @@ def plot_polynomial(summary):
         ax.set_ylabel("loss (95% CI)")
         ax.legend(fontsize=7)
         ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    return fig
+    return _finish(fig)
 
 
 def plot_lambda_sensitivity(mean_table, best_table, s_show: int):
@@ -1365,44 +1381,47 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int):
     ax.set_ylabel("optimal lambda (grid)")
     ax.legend(fontsize=7)
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    return fig
+    return _finish(fig)
 
 
-def lambda_optimum(sens, tolerance_factor: float = 10.0):
-    """Per S: the grid optimum and the loss increase when one lambda is off by a factor 10.
+def lambda_optimum(sens):
+    """Per S: the grid optimum and the loss increase when one lambda moves one grid step.
 
     Parameters
     ----------
     sens : pandas.DataFrame
-        :func:`lambda_sensitivity` results.
-    tolerance_factor : float
-        The mis-specification factor (App. E reports ~3% RMSE increase at x10).
+        :func:`lambda_sensitivity` results (one sigma).
 
     Returns
     -------
     mean_table, best_table : pandas.DataFrame
         ``mean_table``: mean loss per (S, lam_enc, lam_dec). ``best_table``: per S
-        the best pair, its loss, and ``worst_increase_x10`` (the largest relative
-        loss increase over the grid neighbours at lam/10 and lam*10 of either lambda,
-        where they are on the grid).
+        the best pair, its loss, the loss at (0, 0), and ``worst_increase_x10``: the
+        largest relative loss increase over the four grid neighbours of the optimum
+        (one step of lam_enc or of lam_dec; on a grid of decades a step is a
+        factor 10, and 0 neighbours the smallest positive value). App. E reports
+        about 3% RMSE for a factor 10.
     """
     import pandas as pd
 
     mean_table = sens.groupby(["function", "N", "S", "sigma", "lam_enc", "lam_dec"], as_index=False)["loss"].mean()
+    enc_values = np.sort(mean_table["lam_enc"].unique())
+    dec_values = np.sort(mean_table["lam_dec"].unique())
     rows = []
     for S, g in mean_table.groupby("S"):
         best = g.loc[g["loss"].idxmin()]
         le, ld, loss = float(best["lam_enc"]), float(best["lam_dec"]), float(best["loss"])
+        i, j = int(np.searchsorted(enc_values, le)), int(np.searchsorted(dec_values, ld))
+        neighbours = [(enc_values[k], ld) for k in (i - 1, i + 1) if 0 <= k < len(enc_values)]
+        neighbours += [(le, dec_values[k]) for k in (j - 1, j + 1) if 0 <= k < len(dec_values)]
         increases = []
-        for le2, ld2 in ((le * tolerance_factor, ld), (le / tolerance_factor, ld),
-                         (le, ld * tolerance_factor), (le, ld / tolerance_factor)):
-            hit = g[np.isclose(g["lam_enc"], le2, rtol=1e-6, atol=0) & np.isclose(g["lam_dec"], ld2, rtol=1e-6, atol=0)]
-            if len(hit) and (le2 > 0 or le == 0) and (ld2 > 0 or ld == 0) and (le2, ld2) != (le, ld):
+        for le2, ld2 in neighbours:
+            hit = g[(g["lam_enc"] == le2) & (g["lam_dec"] == ld2)]
+            if len(hit):
                 increases.append(float(hit["loss"].iloc[0]) / loss - 1.0)
+        zero = g[(g["lam_enc"] == 0) & (g["lam_dec"] == 0)]
         rows.append({"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss,
-                     "loss_at_zero": float(g[(g["lam_enc"] == 0) & (g["lam_dec"] == 0)]["loss"].iloc[0])
-                     if len(g[(g["lam_enc"] == 0) & (g["lam_dec"] == 0)]) else np.nan,
+                     "loss_at_zero": float(zero["loss"].iloc[0]) if len(zero) else np.nan,
                      "worst_increase_x10": max(increases) if increases else np.nan})
     return mean_table, pd.DataFrame(rows)
 
