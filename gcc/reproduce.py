@@ -594,6 +594,22 @@ def _format_params(params: dict) -> str:
     return " ".join(parts).replace("|", "\\|")
 
 
+def _machine() -> str:
+    """One line about the hardware that ran the batch (CPU count, platform, GPU if torch sees one)."""
+    import platform
+
+    text = f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPU core(s)"
+    if shutil.which("nvidia-smi"):  # never import torch just for this line
+        try:
+            gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10).stdout
+            names = [line.split(":", 1)[1].split("(")[0].strip() for line in gpus.splitlines() if ":" in line]
+            if names:
+                text += ", GPU " + ", ".join(names)
+        except (OSError, subprocess.SubprocessError):  # informational only
+            pass
+    return text
+
+
 def write_status(cards: dict[str, NotebookCard], profile: str, path: Path, results_root: Path,
                  outcomes: list[Outcome] | None = None) -> Path:
     """Write the status table (MyST markdown) of every discovered notebook."""
@@ -634,7 +650,8 @@ def write_status(cards: dict[str, NotebookCard], profile: str, path: Path, resul
         "previous executed notebook was kept. The full provenance of each run (package versions, "
         "git revision, cache key) is in `_build/results/<name>/run.json`.",
         "",
-        f"Last batch: profile **{profile}**, written {now}. Sum of run times: {total:.1f} s.",
+        f"Last batch: profile **{profile}**, written {now}. Sum of run times: {total:.1f} s. "
+        f"Machine: {_machine()}.",
         "",
         "| Notebook | Title | Status | This batch | Seconds | Profile | Parameters | Started (UTC) | Git revision |",
         "|---|---|---|---|---|---|---|---|---|",
