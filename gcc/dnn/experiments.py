@@ -40,7 +40,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 __all__ = ["PAPER_IMPROVEMENT", "SCHEME_LABELS", "schemes_for", "prepare_models", "batch_source", "tune_regime",
-           "run_config", "straggler_sweep", "table_runs", "compare_schemes", "summary_table", "improvement_table",
+           "run_config", "straggler_sweep", "table_runs", "compare_schemes", "summary_table", "improvement_table", "paper_family",
            "plot_sweep", "plot_coded_samples", "cost_summary", "LAMBDA_GRID", "coded_samples", "coded_roughness", "coding_cost", "stack_images"]
 
 #: The paper's average improvement of LeTCC over BACC (NeurIPS 2024, Sec. 5), in percent.
@@ -98,14 +98,16 @@ def schemes_for(n_inputs: int, n_workers: int, lam_enc: float = 0.0, lam_dec: fl
 
 
 def prepare_models(names: Sequence[str] = ("vit", "lenet5"), seed: int = 0, threads: int | None = None,
-                   device: str | None = None, paper_model: str | None = None, paper_weights: str | None = None,
+                   device: str | None = None, train_device: str | None = None,
+                   recipes: Mapping[str, Mapping[str, Any]] | None = None,
+                   configs: Mapping[str, Mapping[str, Any]] | None = None, paper_model: str | None = None, paper_weights: str | None = None,
                    paper_checkpoint: str | None = None, paper_data: str | None = None,
                    paper_images: int | None = 2000, paper_kwargs: Mapping[str, Any] | None = None):
     """Train (or load from the cache) the embedded models and, optionally, set up a paper-scale model.
 
     Parameters
     ----------
-    names : sequence of {"vit", "lenet5"}
+    names : sequence of {"vit", "lenet5", "vit_large"}
         Embedded digits models (:func:`gcc.dnn.training.train_digits_model`).
     seed : int
         Training seed.
@@ -113,6 +115,11 @@ def prepare_models(names: Sequence[str] = ("vit", "lenet5"), seed: int = 0, thre
         Torch CPU threads for training (bit-identical weights need the same count).
     device : str, optional
         Device of f; default automatic (:func:`gcc.dnn.inference.best_device`).
+    train_device : str, optional
+        Training device (default CPU; ``"auto"``: the GPU when there is one).
+    recipes, configs : dict name -> mapping, optional
+        Per-model overrides of the training recipe / model configuration (e.g. a smoke test's
+        ``{"vit": {"epochs": 1}}``).
     paper_model : str, optional
         A timm model name for the paper profile (e.g. ``"vit_base_patch16_224"``); needs
         ``paper_data`` and weights from ``paper_weights`` (timm pretrained file) or
@@ -141,7 +148,8 @@ def prepare_models(names: Sequence[str] = ("vit", "lenet5"), seed: int = 0, thre
         digits = load_digits16()
         splits = {"x_val": digits.x_val, "y_val": digits.y_val, "x_test": digits.x_test, "y_test": digits.y_test}
         for name in names:
-            trained = train_digits_model(name, seed=seed, data=digits, threads=threads)
+            trained = train_digits_model(name, seed=seed, data=digits, threads=threads, device=train_device,
+                                         recipe=(recipes or {}).get(name), config=(configs or {}).get(name))
             info = trained.summary()
             info["data"] = "digits 16x16"
             out[name] = {"f": SoftmaxFunction(trained.model, device=device), "splits": splits, "info": info}
@@ -451,11 +459,26 @@ def summary_table(results, by: Sequence[str] = ("model", "n_workers", "n_inputs"
         key = key if isinstance(key, tuple) else (key,)
         row = dict(zip(by, key))
         for m in metrics:
-            ci = mean_ci(grp[m].to_numpy(float))
-            row[m], row[f"{m}_ci"] = ci.mean, ci.half_width
+            vals = grp[m].to_numpy(float)
+            # RelAcc is NaN when the uncoded model gets a whole batch wrong; keep the row.
+            ci = mean_ci(vals) if np.any(~np.isnan(vals)) else None
+            row[m], row[f"{m}_ci"] = (ci.mean, ci.half_width) if ci else (np.nan, np.nan)
         row["trials"] = int(len(grp))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def paper_family(model: str) -> str:
+    """The paper model a model of ours is compared with: ``"vit"``, ``"lenet5"``, ``"repvgg"`` or ``""``.
+
+    Any name containing "vit" (the digits ViTs, a timm ViT) maps to the paper's ViT, "lenet" to
+    LeNet5 and "repvgg" to RepVGG.
+    """
+    name = str(model).lower()
+    for key, family in (("lenet", "lenet5"), ("repvgg", "repvgg"), ("vit", "vit")):
+        if key in name:
+            return family
+    return ""
 
 
 def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
@@ -491,10 +514,10 @@ def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
         if col != "model":
             means[col] = "mean"
     out = pd.concat([out.astype({c: object for c in idx if c != "model"}), means[out.columns]], ignore_index=True)
-    paper = {k: v for k, v in PAPER_IMPROVEMENT.items()}
-    out["paper_model"] = out["model"].map(lambda m: paper.get(m, {}).get("paper_model", ""))
-    out["paper_rmse_pct"] = out["model"].map(lambda m: paper.get(m, {}).get("rmse", np.nan))
-    out["paper_relacc_pct"] = out["model"].map(lambda m: paper.get(m, {}).get("relacc", np.nan))
+    family = out["model"].map(paper_family)
+    out["paper_model"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("paper_model", ""))
+    out["paper_rmse_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("rmse", np.nan))
+    out["paper_relacc_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("relacc", np.nan))
     return out
 
 

@@ -187,6 +187,8 @@ def build_model(config: Mapping[str, Any]) -> nn.Module:
         name = config.pop("name", None)
         allowed = {"pretrained", "checkpoint_path", "weights_file", "num_classes", "img_size", "in_chans",
                    "patch_size", "embed_dim", "depth", "num_heads", "mlp_ratio"}
+        # timm's own constructor arguments pass through under "kwargs".
+        config.update(config.pop("kwargs", {}) or {})
         return timm_model(name, **{k: v for k, v in config.items() if k in allowed})
     raise ValueError(
         f"The 'arch' key of the model configuration must be one of 'vit', 'lenet5', 'timm'. Got {arch!r} instead."

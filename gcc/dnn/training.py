@@ -32,7 +32,7 @@ from torch import nn  # noqa: E402
 from .models import LENET_DIGITS_CONFIG, VIT_DIGITS_CONFIG, build_model, n_parameters  # noqa: E402
 
 __all__ = ["TrainedModel", "train_model", "train_digits_model", "evaluate_accuracy", "cache_dir",
-           "cache_key", "DEFAULT_RECIPES", "EMBEDDED_MODELS", "embedded_model"]
+           "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS", "embedded_model"]
 
 #: Training recipes per architecture (AdamW + cosine schedule + one-pixel random shifts).
 DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
@@ -42,8 +42,20 @@ DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
                "shift": 1, "warmup_epochs": 1},
 }
 
-#: The two embedded models of the default experiments: name -> model configuration.
-EMBEDDED_MODELS: dict[str, dict[str, Any]] = {"vit": dict(VIT_DIGITS_CONFIG), "lenet5": dict(LENET_DIGITS_CONFIG)}
+#: The embedded digits models: name -> model configuration. "vit" and "lenet5" are the default
+#: experiments' models (seconds on a CPU); "vit_large" (patch 4, width 192, depth 6, ~2.7M
+#: parameters) is the larger ViT that scripts/gpu_paper_run.py trains when a GPU is present.
+EMBEDDED_MODELS: dict[str, dict[str, Any]] = {
+    "vit": dict(VIT_DIGITS_CONFIG),
+    "lenet5": dict(LENET_DIGITS_CONFIG),
+    "vit_large": {**VIT_DIGITS_CONFIG, "embed_dim": 192, "depth": 6, "num_heads": 6,
+                  "mlp_ratio": 4.0},
+}
+
+#: Recipe changes per embedded model on top of :data:`DEFAULT_RECIPES` of its architecture.
+MODEL_RECIPES: dict[str, dict[str, Any]] = {
+    "vit_large": {"epochs": 100, "lr": 1e-3, "batch_size": 128, "warmup_epochs": 5, "label_smoothing": 0.1},
+}
 
 
 @dataclass
@@ -255,6 +267,7 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     config = dict(config)
     arch = config.get("arch")
     full_recipe = dict(DEFAULT_RECIPES.get(arch, DEFAULT_RECIPES["vit"]))
+    full_recipe.update(MODEL_RECIPES.get(name, {}) if name else {})
     full_recipe.update(recipe or {})
     if int(full_recipe["epochs"]) < 0:
         raise ValueError(f"The 'epochs' key of the recipe must be an int >= 0. Got {full_recipe['epochs']!r} instead.")
@@ -303,27 +316,29 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
 
 def train_digits_model(name: str = "vit", seed: int = 0, recipe: Mapping[str, Any] | None = None,
                        config: Mapping[str, Any] | None = None, data=None, use_cache: bool = True,
-                       threads: int | None = None, verbose: bool = False) -> TrainedModel:
+                       threads: int | None = None, verbose: bool = False,
+                       device: str | None = None) -> TrainedModel:
     """Train one of the embedded models on the 16x16 digits (or load it from the cache).
 
     Parameters
     ----------
-    name : {"vit", "lenet5"}
-        Which embedded model (see :data:`EMBEDDED_MODELS`).
+    name : {"vit", "lenet5", "vit_large"}
+        Which embedded model (see :data:`EMBEDDED_MODELS`; its recipe adds :data:`MODEL_RECIPES`).
     seed : int
         Training seed.
     recipe, config : mapping, optional
         Overrides of the default recipe / model configuration.
     data : DigitsData, optional
         Defaults to :func:`gcc.dnn.data.load_digits16` ``()``.
-    use_cache, threads, verbose
-        See :func:`train_model`.
+    use_cache, threads, verbose, device
+        See :func:`train_model` (``device="auto"`` trains on the GPU when there is one).
 
     Returns
     -------
     TrainedModel
     """
     from .data import load_digits16
+    from .inference import best_device
 
     if name not in EMBEDDED_MODELS:
         raise ValueError(
@@ -336,7 +351,8 @@ def train_digits_model(name: str = "vit", seed: int = 0, recipe: Mapping[str, An
     data_id = f"digits{data.size}-{len(data.y_train)}/{len(data.y_val)}/{len(data.y_test)}-{data.mean:.6f}"
     return train_model(cfg, data.x_train, data.y_train, data.x_val, data.y_val, data.x_test, data.y_test,
                        name=name, recipe=recipe, seed=seed, data_id=data_id, use_cache=use_cache,
-                       threads=threads, verbose=verbose)
+                       threads=threads, verbose=verbose,
+                       device=best_device() if device == "auto" else device)
 
 
 def embedded_model(name: str = "vit", seed: int = 0, **kwargs) -> TrainedModel:

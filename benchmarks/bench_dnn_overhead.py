@@ -1,0 +1,74 @@
+"""Encode + decode cost against the workers' forward passes for the digits ViT (issue 5).
+
+Goal: encoding plus decoding below 5% of the workers' forward time at (N, K) = (100, 60) on the
+CPU. One batch = encode K images for N workers, N forward passes (one batched call), decode from
+N - S survivors with a decoder *built* for that new straggler set.
+
+The forward time does not depend on the weights, so the ViT's architecture is used as is
+(randomly initialised) unless ``--trained`` asks for the cached trained model.
+
+Usage::
+
+    python benchmarks/bench_dnn_overhead.py [--n-workers 100] [--n-inputs 60] [--stragglers 20]
+                                            [--repeats 50] [--threads 1] [--device cpu] [--check]
+
+Prints one line per scheme and the ratio; ``--check`` exits with status 1 when GCC's ratio (of
+medians) is not below the goal.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+GOAL = 0.05
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-workers", type=int, default=100)
+    parser.add_argument("--n-inputs", type=int, default=60)
+    parser.add_argument("--stragglers", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the paper: a single CPU)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
+    parser.add_argument("--model", default="vit", choices=["vit", "lenet5"])
+    parser.add_argument("--trained", action="store_true", help="use the cached trained model (trains if absent)")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 unless GCC's ratio < {GOAL:.0%}")
+    args = parser.parse_args(argv)
+
+    import numpy as np
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from gcc.dnn import data, experiments, inference, models, training
+
+    digits = data.load_digits16()
+    if args.trained:
+        model = training.train_digits_model(args.model, data=digits).model
+    else:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            config = models.VIT_DIGITS_CONFIG if args.model == "vit" else models.LENET_DIGITS_CONFIG
+            model = models.build_model(config)
+    f = inference.SoftmaxFunction(model, device=None if args.device == "auto" else args.device)
+    x = digits.x_test[: args.n_inputs]
+    timings = experiments.coding_cost(f, x, args.n_workers, args.stragglers, repeats=args.repeats,
+                                      seed=0, model=args.model)
+    summary = experiments.cost_summary(timings)
+    print(f"model={args.model} device={f.device} threads={args.threads} "
+          f"(N, K, S) = ({args.n_workers}, {args.n_inputs}, {args.stragglers}), {args.repeats} batches")
+    for _, row in summary.iterrows():
+        print(f"  {row['scheme']:5s} encode {row['encode_ms']:.3f} ms  decode {row['decode_ms']:.3f} ms "
+              f"(apply only {row['decode_apply_ms']:.3f} ms)  forward {row['forward_ms']:.2f} ms  "
+              f"ratio {row['overhead_of_medians']:.4f} (median)  {row['overhead']:.4f} (mean)")
+    gcc_ratio = float(summary.loc[summary["scheme"] == "gcc", "overhead_of_medians"].iloc[0])
+    verdict = "below" if gcc_ratio < GOAL else "NOT below"
+    print(f"RATIO gcc encode+decode / forward = {gcc_ratio:.4f} ({100 * gcc_ratio:.2f}%), {verdict} the {GOAL:.0%} goal")
+    return 0 if (gcc_ratio < GOAL or not args.check) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
