@@ -234,3 +234,13 @@ def test_cluster_is_shut_down():
     with socket.socket() as s:
         s.settimeout(2)
         assert s.connect_ex((host, int(port))) != 0   # the scheduler's port is closed
+
+
+def test_import_gcc_does_not_import_dask():
+    import subprocess
+    import sys
+
+    code = "import gcc, sys; bad = [m for m in ('dask', 'distributed', 'gcc.distributed') if m in sys.modules]; print(bad)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
