@@ -16,3 +16,4 @@ from .metrics import (mse_loss, rmse_mean_of_norms, rmse_root_mean_square, accur
                       relacc, mean_ci, loglog_slope)
 from .harness import simulate, evaluate, summarize  # noqa: E402
 from .tuning import select_lambdas, default_lambda_grid  # noqa: E402
+from . import rates, claims  # noqa: E402,F401  (theorem-rate experiments and the claims table, issue 4)

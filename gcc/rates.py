@@ -45,6 +45,7 @@ import numpy as np
 
 __all__ = [
     "CODE_NAMES",
+    "SLOPE_COLUMNS",
     "xsinx",
     "TanhNetwork",
     "Polynomial",
@@ -57,17 +58,31 @@ __all__ = [
     "probabilistic_sweep",
     "curvature_energy",
     "theory_lambda_dec",
+    "calibrate_theory_constant",
     "noisy_sweep",
     "noisy_lambda_curve",
     "polynomial_comparison",
     "lambda_sensitivity",
+    "lambda_optimum",
     "worst_case_reference",
     "log_rate_reference",
     "anchor_constant",
-    "summarise",
-    "slope_table",
     "normalised_ratio",
     "log_base",
+    "summarise",
+    "slope_table",
+    "worst_case_slopes",
+    "probabilistic_summary",
+    "probabilistic_slopes",
+    "ratio_growth",
+    "noisy_slopes",
+    "polynomial_summary",
+    "plot_n_sweep",
+    "plot_s_sweep",
+    "plot_probabilistic",
+    "plot_noisy",
+    "plot_polynomial",
+    "plot_lambda_sensitivity",
 ]
 
 #: Names of the codes the runners know, in plotting order.
@@ -651,11 +666,13 @@ def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
     G = _as_2d(f(U))
     h = t[1] - t[0]
     g2 = (G[2:] - 2 * G[1:-1] + G[:-2]) / h ** 2
+    # Second differences live on the interior points; the ends take their neighbours' values.
+    g2 = np.concatenate([g2[:1], g2, g2[-1:]])
     return float(np.sum(np.trapezoid(g2 ** 2, dx=h, axis=0)))
 
 
 def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0, const: float = 1.0,
-                      lam_max: float = 1.0):
+                      lam_max: float = 1.0, clip: bool = True):
     """The theory's decoder smoothing parameter for noisy workers (App. B.2 of [1]_).
 
     ``lambda_d* = const * (sigma^2 / ((N - S) * (S + 1)^4 * energy))^(4/5)``,
@@ -675,6 +692,8 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
         constant here (``1`` by default), documented in each run's parameters.
     lam_max : float
         The theorem's ``lambda_0``.
+    clip : bool
+        Clip to the theorem's range (False: the raw schedule).
 
     Returns
     -------
@@ -690,7 +709,8 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
     N = np.asarray(n_workers, dtype=float)
     S = np.asarray(n_stragglers, dtype=float)
     lam = const * (sigma ** 2 / ((N - S) * (S + 1.0) ** 4 * energy)) ** 0.8
-    lam = np.clip(lam, (N - S) ** -4.0, lam_max)
+    if clip:
+        lam = np.clip(lam, (N - S) ** -4.0, lam_max)
     return float(lam) if lam.ndim == 0 else lam
 
 
@@ -1446,5 +1466,5 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
     mean = curve.groupby("lam_dec")["loss"].mean()
     lam_best = float(mean.idxmin())
     energy = curvature_energy(f, X, make_code("GCC", len(X), int(n_workers), points=points))
-    unit = theory_lambda_dec(n_workers, n_stragglers, sigma, energy=energy, const=1.0, lam_max=np.inf)
+    unit = theory_lambda_dec(n_workers, n_stragglers, sigma, energy=energy, const=1.0, clip=False)
     return lam_best / unit, curve
