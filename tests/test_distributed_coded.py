@@ -117,6 +117,43 @@ def test_injected_slow_worker_is_ignored(client):
     np.testing.assert_allclose(res.estimates, -X, atol=1e-12)
 
 
+def _fail_on_worker(address, x):
+    from distributed import get_worker
+
+    if get_worker().address == address:
+        raise RuntimeError("injected failure")
+    return np.tanh(x)
+
+
+@pytest.mark.timeout(60)
+def test_task_that_raises_is_a_straggler(client):
+    import sys
+
+    import cloudpickle
+
+    # The workers cannot import this test module: ship the function by value.
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    try:
+        X = np.random.default_rng(9).normal(size=(3, 2))
+        code = PolyCode(3, 8)
+        f = functools.partial(_fail_on_worker, worker_addresses(client)[4])
+        res = coded_compute(client, code, X, f, n_stragglers=1, timeout=30)
+        assert list(res.received) == [0, 1, 2, 3, 5, 6, 7]
+        assert not res.timings[4]["used"]      # its error may arrive before or after the 7th result
+        np.testing.assert_allclose(res.estimates, _in_process(code, X, np.tanh, res.received), rtol=1e-12)
+        # Every task fails: decoding is impossible, said at once rather than after the timeout.
+        t0 = time.perf_counter()
+        with pytest.raises(DeadlineError, match="Only 0 of 8 workers answered and 8 failed, well before the timeout of 30 s; decoding needs 7"):
+            coded_compute(client, code, X, _always_fail, n_stragglers=1, timeout=30)
+        assert time.perf_counter() - t0 < 10
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+def _always_fail(x):
+    raise RuntimeError("injected failure")
+
+
 @pytest.mark.timeout(60)
 def test_replication_and_uncoded_decode_exactly(client):
     X = np.random.default_rng(3).normal(size=(4, 3))

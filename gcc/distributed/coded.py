@@ -48,14 +48,19 @@ class DeadlineError(TimeoutError):
         Results that arrived before it.
     needed : int
         Results the decoder needed.
+    failed : int
+        Tasks that failed (an exception, or a worker process that died).
     """
 
-    def __init__(self, deadline: float, answered: int, needed: int, n_workers: int, what: str = "deadline"):
+    def __init__(self, deadline: float, answered: int, needed: int, n_workers: int, what: str = "deadline",
+                 failed: int = 0):
         self.deadline, self.answered, self.needed, self.n_workers = deadline, answered, needed, n_workers
-        super().__init__(
-            f"Only {answered} of {n_workers} workers answered before the {what} of {deadline:.3g} s; "
-            f"decoding needs {needed}."
-        )
+        self.failed = failed
+        if failed and n_workers - failed < needed:
+            when = f"and {failed} failed, well before the {what} of {deadline:.3g} s"
+        else:
+            when = f"before the {what} of {deadline:.3g} s" + (f" ({failed} failed)" if failed else "")
+        super().__init__(f"Only {answered} of {n_workers} workers answered {when}; decoding needs {needed}.")
 
 
 # ---------------------------------------------------------------------------
@@ -421,7 +426,8 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         if deadline is None or not enough or not outputs:
             _cancel(client, futures)
             what = "deadline" if deadline is not None else "timeout"
-            raise DeadlineError(bound, len(outputs), n_wait if deadline is None else min_results, n, what=what)
+            raise DeadlineError(bound, len(outputs), n_wait if deadline is None else min_results, n, what=what,
+                                failed=len(failed))
         stopped_by = "deadline"
 
     received = np.array(sorted(outputs), dtype=int)
