@@ -302,3 +302,28 @@ def test_parallel_jobs_respect_dependencies(tmp_path):
     for name in ("first", "second", "third"):
         assert status_of(proc.stdout, name) == "ok"
     assert record(tmp_path, "second")["started_utc"] >= record(tmp_path, "first")["started_utc"]
+
+
+def test_effective_toc_drops_missing_pages_and_adds_unlisted_notebooks(tmp_path):
+    (tmp_path / "book" / "generated").mkdir(parents=True)
+    for page in ("book/index.md", "book/ch1.md", "book/generated/present.ipynb", "book/generated/extra.ipynb",
+                 "book/generated/orphan.ipynb"):
+        (tmp_path / page).write_text("{}" if page.endswith(".ipynb") else "# x\n")
+    (tmp_path / "_toc.yml").write_text(yaml.safe_dump({
+        "format": "jb-book", "root": "book/index",
+        "parts": [
+            {"caption": "A", "chapters": [
+                {"file": "book/ch1", "sections": [{"file": "book/generated/present"},
+                                                  {"file": "book/generated/absent"}]},
+                {"file": "book/missing_chapter", "sections": [{"file": "book/generated/orphan"}]},
+            ]},
+            {"caption": "B", "chapters": [{"file": "book/generated/absent"}]},
+        ],
+    }))
+    toc, missing, added = reproduce.effective_toc(tmp_path)
+    entries = reproduce.toc_entries(toc)
+    assert "book/generated/absent" in missing and "book/missing_chapter" in missing
+    assert "book/generated/absent" not in entries
+    assert [p["caption"] for p in toc["parts"]] == ["A", "Other notebooks"]  # part B became empty
+    assert added == ["book/generated/extra"]
+    assert "book/generated/orphan" in entries  # promoted from the missing chapter
