@@ -91,6 +91,20 @@ def test_decode_equals_in_process_decode(client, name, make):
     np.testing.assert_allclose(np.asarray(res.estimates), np.asarray(expected), rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.timeout(120)
+def test_torch_inputs_decode_like_in_process(client):
+    torch = pytest.importorskip("torch")
+    import gcc
+
+    code = gcc.SplineCode(n_inputs=4, n_workers=8)
+    X = torch.linspace(-1, 1, 12, dtype=torch.float64).reshape(4, 3)
+    res = coded_compute(client, code, X, torch.tanh, n_stragglers=2, timeout=60)
+    assert isinstance(res.estimates, torch.Tensor) and res.estimates.dtype == torch.float64
+    coded = code.encode(X)
+    expected = code.decode(torch.tanh(coded[torch.as_tensor(res.received)]), res.received)
+    torch.testing.assert_close(res.estimates, expected, rtol=1e-12, atol=1e-14)
+
+
 @pytest.mark.timeout(60)
 def test_tasks_are_pinned_to_distinct_workers_and_timed(client):
     X = np.random.default_rng(1).normal(size=(3, 2))

@@ -11,6 +11,7 @@ same codes on a Dask cluster so that latencies are measured, not sampled.
 * :mod:`gcc.distributed.baselines` -- uncoded and replication schemes with the codes' interface.
 * :mod:`gcc.distributed.cpgc` -- coded partial gradient computation with one message per partial product.
 * :mod:`gcc.distributed.latency` -- repeated requests, tidy latency tables, simulated completion times.
+* :mod:`gcc.distributed.experiments` -- the chapter's experiments as library calls.
 
 Dask is an optional dependency (``pip install gcc-companion[dist]``), so this
 package is not imported by ``import gcc``; import it explicitly::
@@ -23,10 +24,14 @@ from gcc.distributed.coded import (
 )
 from gcc.distributed.inject import Injection, TaskFault
 from gcc.distributed.baselines import Replication, Uncoded
+from gcc.distributed.latency import run_requests, simulated_completion, summarize_latency
+from gcc.distributed.cpgc import CPGCRun, LateMessages, run_cpgc
 
 __all__ = [
     "open_cluster", "worker_addresses",
     "coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin",
     "Injection", "TaskFault",
     "Uncoded", "Replication",
+    "run_requests", "simulated_completion", "summarize_latency",
+    "run_cpgc", "CPGCRun", "LateMessages",
 ]

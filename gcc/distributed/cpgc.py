@@ -263,5 +263,6 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     finally:
         # Stop whatever still runs (also after a timeout) and free the stored blocks.
         client.cancel([f for f in futures if not f.done()] + stored)
+        queue.close()
     return CPGCRun(theta=theta, test_error=np.array(errors), masks=np.array(masks), iterations=records,
                    dropped_total=dropped_total)
