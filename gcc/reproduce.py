@@ -633,8 +633,9 @@ def write_status(cards: dict[str, NotebookCard], profile: str, path: Path, resul
         rev = (record.get("git_revision") or "")[:12]
         # Link only pages that exist, so that the book's nitpicky build has nothing to complain about.
         link = f"[{card.name}]({card.name}.ipynb)" if (path.parent / f"{card.name}.ipynb").exists() else card.name
+        title = card.title.replace("|", "\\|")  # a bar would end the table cell
         rows.append(
-            f"| {link} | {card.title.replace('|', '/')} | {record.get('status', '-')} | {state} "
+            f"| {link} | {title} | {record.get('status', '-')} | {state} "
             f"| {seconds if seconds is not None else '-'} | {record.get('profile', '-')} "
             f"| {_format_params(record.get('parameters') or {}) if record else '-'} "
             f"| {record.get('started_utc', '-')} | `{rev or '-'}` |"
