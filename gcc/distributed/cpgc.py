@@ -9,8 +9,9 @@ workers are real Dask worker processes:
   **once** (scattered to it and kept there for the whole run);
 * every iteration the master sends ``theta_t`` to each worker (one task pinned
   to it); the worker computes its products in order and sends **each result as
-  soon as it is done**, one message each, through a ``distributed.Queue``,
-  tagged with the run and the iteration;
+  soon as it is done**, one message each (logged as an event on the
+  worker's stream to the scheduler, which pushes it to the master; or through
+  a ``distributed.Queue``), tagged with the run and the iteration;
 * the master feeds the messages, in arrival order, to
   :class:`gcc.cpgc.Master`, which decides recoverability incrementally; once
   ``ceil(K (1 - q))`` blocks are recoverable it decodes them, updates the
@@ -87,14 +88,26 @@ def _coded_blocks(W: np.ndarray, code) -> list[np.ndarray]:
     return [np.tensordot(code.coefficients[i], blocks, axes=1) for i in range(code.n_workers)]
 
 
-def _cpgc_task(blocks, theta, worker: int, iteration: int, unit_s: float, row_units, row_messages,
-               queue_name: str, run_id: str):
-    """Worker i's iteration: compute its products in order, send each message once it is due."""
+def _sender(transport: str, channel: str):
+    """A function that sends one message from inside a worker, by the chosen transport."""
+    if transport == "events":
+        from distributed import get_worker
+
+        worker = get_worker()
+        # Fire and forget on the worker's batched stream; the scheduler pushes it to the subscribed master.
+        return lambda msg: worker.log_event(channel, msg)
     from distributed import Queue
 
+    queue = Queue(channel)
+    return queue.put          # one round trip to the scheduler per message
+
+
+def _cpgc_task(blocks, theta, worker: int, iteration: int, unit_s: float, row_units, row_messages,
+               channel: str, run_id: str, transport: str = "events"):
+    """Worker i's iteration: compute its products in order, send each message once it is due."""
     from gcc.distributed.inject import _wait
 
-    queue = Queue(queue_name)
+    send = _sender(transport, channel)
     t0 = time.perf_counter()
     sent = 0
     for m in range(int(row_messages.max()) + 1):
@@ -105,7 +118,7 @@ def _cpgc_task(blocks, theta, worker: int, iteration: int, unit_s: float, row_un
         _, cancelled = _wait(due - (time.perf_counter() - t0), interruptible=True)
         if cancelled:
             break
-        queue.put({"run": run_id, "iter": iteration, "worker": worker, "msg": m,
+        send({"run": run_id, "iter": iteration, "coded_worker": worker, "msg": m,
                    "shape": list(value.shape), "value": value.astype(np.float64).tobytes()})
         sent += 1
     return sent
@@ -124,9 +137,44 @@ def _warm_queue(queue_name: str) -> bool:
     return True
 
 
+class _Inbox:
+    """The master's end of the message channel: ``get(timeout)`` for either transport."""
+
+    def __init__(self, client, transport: str, channel: str, addresses):
+        import queue as pyqueue
+
+        self.client, self.transport, self.channel = client, transport, channel
+        if transport == "events":
+            self._local = pyqueue.Queue()
+            # Runs on the client's event loop thread for every event the scheduler pushes.
+            client.subscribe_topic(channel, lambda event: self._local.put(event[1]))
+        else:
+            from distributed import Queue
+
+            self._queue = Queue(channel, client=client)
+            client.run(_warm_queue, channel, workers=addresses)
+
+    def get(self, timeout: float):
+        if self.transport == "events":
+            import queue as pyqueue
+
+            try:
+                return self._local.get(timeout=timeout)
+            except pyqueue.Empty:
+                raise TimeoutError from None
+        return self._queue.get(timeout=timeout)
+
+    def close(self) -> None:
+        if self.transport == "events":
+            self.client.unsubscribe_topic(self.channel)
+        else:
+            self._queue.close()
+
+
 def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int = 20, eta: float = 0.1,
              theta0: float = 0.1, mu: float = 10.0, alpha: float = 0.01, time_scale: float = 1.0,
-             seed: int = 0, cancel_stragglers: bool = True, timeout: float = 60.0) -> CPGCRun:
+             seed: int = 0, cancel_stragglers: bool = True, timeout: float = 60.0,
+             transport: str = "events") -> CPGCRun:
     """Distributed gradient descent with coded partial gradient computation on a Dask cluster.
 
     Parameters
@@ -156,6 +204,14 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
         arrive late and are dropped by their iteration tag.
     timeout : float
         Bound in seconds on each iteration.
+    transport : {"events", "queue"}
+        How a worker's message reaches the master. ``"events"``: the worker logs
+        it on its batched stream to the scheduler, which pushes it to the
+        subscribed master (no round trip per message; the scheduler also keeps
+        the last ``distributed.scheduler.events-log-length`` events of the
+        run's topic, so keep messages small). ``"queue"``: a
+        ``distributed.Queue`` (one round trip to put, one to get, per message;
+        measured ≈ 8 ms more per iteration at K = 8 on the 2-core container).
 
     Returns
     -------
@@ -168,7 +224,7 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     ValueError
         Bad arguments, a dimension not divisible into blocks, or too few workers.
     """
-    from distributed import Queue, wait
+    from distributed import wait
 
     from gcc.cpgc import Master, completion
 
@@ -180,6 +236,8 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
                          f"code's {K} blocks. Got d={d} instead.")
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
         raise ValueError(f"The 'iterations' parameter of run_cpgc must be an int >= 1. Got {iterations!r} instead.")
+    if transport not in ("events", "queue"):
+        raise ValueError(f"The 'transport' parameter of run_cpgc must be 'events' or 'queue'. Got {transport!r} instead.")
     if not (isinstance(time_scale, (int, float)) and time_scale > 0):
         raise ValueError(f"The 'time_scale' parameter of run_cpgc must be a number > 0. Got {time_scale!r} instead.")
     addresses = worker_addresses(client)
@@ -196,12 +254,13 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     wait(stored, timeout=timeout)
 
     run_id = uuid.uuid4().hex[:12]
-    queue = Queue(f"gcc-cpgc-{run_id}", client=client)
-    client.run(_warm_queue, queue.name, workers=addresses)
+    channel = f"gcc-cpgc-{run_id}"
+    queue = _Inbox(client, transport, channel, addresses)
     # One untimed round (iteration -1, no delays) pays for deserialising the task
     # function and first touching the scattered blocks; its messages are drained.
     warm = [client.submit(_cpgc_task, stored[i], np.zeros(d), i, -1, 0.0, code.row_units, code.row_messages,
-                          queue.name, run_id, workers=[addresses[i]], allow_other_workers=False, pure=False)
+                          channel, run_id, transport, workers=[addresses[i]], allow_other_workers=False,
+                          pure=False)
             for i in range(code.n_workers)]
     for _ in range(sum(client.gather(warm))):
         queue.get(timeout=timeout)
@@ -220,7 +279,7 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
             master = Master(code, tolerance)
             t0 = time.perf_counter()
             futures = [client.submit(_cpgc_task, stored[i], theta, i, t, float(speeds[i] * time_scale),
-                                     code.row_units, code.row_messages, queue.name, run_id,
+                                     code.row_units, code.row_messages, channel, run_id, transport,
                                      workers=[addresses[i]], allow_other_workers=False, pure=False,
                                      key=f"gcc-cpgc-{run_id}-{t}-{i}")
                        for i in range(code.n_workers)]
@@ -242,7 +301,7 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
                     continue
                 value = np.frombuffer(item["value"], dtype=np.float64).reshape(item["shape"])
                 used += 1
-                done = master.receive(int(item["worker"]), int(item["msg"]), value)
+                done = master.receive(int(item["coded_worker"]), int(item["msg"]), value)
             elapsed = time.perf_counter() - t0
             t_dec = time.perf_counter()
             decoded = master.decode()                       # (K, bs), NaN where unrecovered
