@@ -1163,8 +1163,12 @@ def _finish(fig):
 
 
 def _band(ax, x, g, color):
+    # A t interval of a heavy-tailed loss can reach below 0; on log axes the band then
+    # shows its upper half only (mean to upper end) instead of running off the axis.
     if {"ci_low", "ci_high"} <= set(g.columns):
-        lo = np.clip(g["ci_low"].to_numpy(float), 1e-300, None)
+        mean = g["mean"].to_numpy(float)
+        lo = g["ci_low"].to_numpy(float)
+        lo = np.where(np.isfinite(lo) & (lo > 0), lo, mean)
         hi = g["ci_high"].to_numpy(float)
         if np.all(np.isfinite(hi)) and np.any(hi > lo):
             ax.fill_between(x, lo, hi, color=color, alpha=0.15, lw=0)
@@ -1208,6 +1212,9 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
             if row == len(stragglers) - 1:
                 ax.set_xlabel("N (workers)")
         axes[row, 0].set_ylabel("loss")
+    positive = sub["mean"][sub["mean"] > 0]
+    if len(positive):
+        axes[0, 0].set_ylim(positive.min() / 10, positive.max() * 10)
     axes[0, 0].legend(fontsize=7, title=f"dashed: C((S+1)/N)^{power:g}", title_fontsize=7)
     fig.suptitle(f"{function}: loss against N", fontsize=10)
     return _finish(fig)
