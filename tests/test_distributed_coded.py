@@ -295,3 +295,17 @@ def test_import_gcc_does_not_import_dask():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.timeout(90)
+def test_scheduler_address_connects_and_leaves_the_cluster_running():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp://",
+                      dashboard_address="127.0.0.1:0", silence_logs=50) as cluster:
+        with open_cluster(n_workers=2, address=cluster.scheduler_address, timeout=30) as c:
+            X = np.random.default_rng(10).normal(size=(2, 3))
+            res = coded_compute(c, PolyCode(2, 2), X, np.negative, timeout=30)
+            np.testing.assert_allclose(res.estimates, -X, atol=1e-12)
+        # Only our client was closed: the cluster still serves others.
+        assert len(cluster.scheduler.workers) == 2

@@ -82,7 +82,7 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     extra = {"env": dict(_SINGLE_THREAD_ENV), "memory_limit": memory_limit} if processes else {}
     cluster = LocalCluster(
         n_workers=n_workers, threads_per_worker=1, processes=processes,
-        host="127.0.0.1", scheduler_port=0,
+        host="127.0.0.1", scheduler_port=0, protocol="tcp://",  # TCP even with processes=False (not inproc)
         # The scheduler always serves HTTP (health, metrics); an OS-chosen loopback
         # port avoids clashing with other clusters on 8787 and never listens outside.
         dashboard_address="127.0.0.1:0",
