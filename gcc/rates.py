@@ -83,6 +83,7 @@ __all__ = [
     "plot_noisy",
     "plot_polynomial",
     "plot_lambda_sensitivity",
+    "slope_view",
 ]
 
 #: Names of the codes the runners know, in plotting order.
@@ -1475,3 +1476,33 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
     energy = curvature_energy(f, X, make_code("GCC", len(X), int(n_workers), points=points))
     unit = theory_lambda_dec(n_workers, n_stragglers, sigma, energy=energy, const=1.0, clip=False)
     return lam_best / unit, curve
+
+
+def slope_view(slopes, index: Sequence[str], columns: str = "code"):
+    """A slopes table as ``"slope [low, high]"`` strings, pivoted for display.
+
+    Parameters
+    ----------
+    slopes : pandas.DataFrame
+        A saved ``slopes`` table (:data:`SLOPE_COLUMNS`).
+    index : sequence of str
+        Row keys, e.g. ``["function", "straggler", "fixed"]``; ``fixed`` labels
+        (``"S=10"``) sort by their number, not as text.
+    columns : str
+        Column key.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    text = [f"{s:.2f} [{lo:.2f}, {hi:.2f}]" if s == s else "-"
+            for s, lo, hi in zip(slopes["slope"], slopes["ci_low"], slopes["ci_high"])]
+    table = slopes.assign(slope_ci=text).pivot_table(index=list(index), columns=columns, values="slope_ci",
+                                                     aggfunc="first")
+
+    def key(level):
+        if level.name == "fixed":
+            return level.map(lambda v: (str(v).split("=")[0], float(str(v).split("=")[1]) if "=" in str(v) else 0.0))
+        return level
+
+    return table.sort_index(key=key)

@@ -288,3 +288,11 @@ def test_make_code_names():
     assert isinstance(lcc, gcc.LagrangeCode) and lcc.degree == 4
     with pytest.raises(ValueError, match="'name' parameter of make_code"):
         rates.make_code("RS", 3, 8)
+
+
+def test_slope_view_sorts_fixed_labels_by_number():
+    slopes = pd.DataFrame({"code": "GCC", "fixed": ["S=10", "S=2", "S=0"], "slope": [-3.0, -4.0, np.nan],
+                           "ci_low": [-3.5, -4.5, np.nan], "ci_high": [-2.5, -3.5, np.nan]})
+    view = rates.slope_view(slopes, ["fixed"])
+    assert list(view.index) == ["S=0", "S=2", "S=10"]
+    assert view.loc["S=2", "GCC"] == "-4.00 [-4.50, -3.50]" and view.loc["S=0", "GCC"] == "-"
