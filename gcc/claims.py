@@ -39,7 +39,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+
 
 import numpy as np
 
