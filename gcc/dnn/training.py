@@ -252,7 +252,8 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     use_cache : bool
         Load the weights when cached and store them after training.
     threads : int, optional
-        Torch CPU threads during training (the result is bit-identical only for the same count).
+        Torch CPU threads during training; default the recipe's ``threads`` (1). CPU-trained
+        weights are bit-identical only for the same count, so it is part of the cache key.
     device : str or torch.device, optional
         Training device; default CPU (the embedded models train in seconds there and CPU
         training is reproducible across machines of the same kind).
@@ -271,7 +272,14 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     full_recipe.update(recipe or {})
     if int(full_recipe["epochs"]) < 0:
         raise ValueError(f"The 'epochs' key of the recipe must be an int >= 0. Got {full_recipe['epochs']!r} instead.")
-    key = cache_key(config, full_recipe, data_id, seed)
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    if threads is None:
+        # One CPU thread by default: float reductions, hence the weights, depend on the thread
+        # count, and on a shared machine one thread is also the fastest (no spin-waiting).
+        threads = int(full_recipe.get("threads", 1))
+    # The thread count changes CPU-trained weights, so it is part of the key (not on a GPU).
+    keyed = dict(full_recipe, threads=threads) if dev.type == "cpu" else dict(full_recipe, device=dev.type)
+    key = cache_key(config, keyed, data_id, seed)
     folder = cache_dir()
     weights, meta_path = folder / f"{key}.pt", folder / f"{key}.json"
     name = name or str(arch)
@@ -287,7 +295,6 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
                             train_accuracy=meta["train_accuracy"], train_seconds=meta["train_seconds"],
                             cache_hit=True, n_parameters=n_parameters(model))
 
-    dev = torch.device(device) if device is not None else torch.device("cpu")
     x_tr = torch.as_tensor(np.asarray(x_train, dtype=np.float32))
     y_tr = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
     t0 = time.perf_counter()
@@ -307,7 +314,7 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
         os.replace(tmp, weights)
         meta = {"config": config, "recipe": full_recipe, "data": data_id, "seed": seed, "name": name,
                 "test_accuracy": acc["test"], "val_accuracy": acc["val"], "train_accuracy": acc["train"],
-                "train_seconds": seconds, "threads": threads or torch.get_num_threads(), "device": str(dev)}
+                "train_seconds": seconds, "threads": threads, "device": str(dev)}
         meta_path.write_text(json.dumps(meta, indent=2, default=str))
     return TrainedModel(model=model, name=name, config=config, recipe=full_recipe, seed=seed, key=key,
                         test_accuracy=acc["test"], val_accuracy=acc["val"], train_accuracy=acc["train"],
