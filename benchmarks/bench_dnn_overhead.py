@@ -12,8 +12,10 @@ Usage::
     python benchmarks/bench_dnn_overhead.py [--n-workers 100] [--n-inputs 60] [--stragglers 20]
                                             [--repeats 50] [--threads 1] [--device cpu] [--check]
 
-Prints one line per scheme and the ratio; ``--check`` exits with status 1 when GCC's ratio (of
-medians) is not below the goal.
+Prints one line per scheme and two ratios (medians over the batches): encode + decode over the
+N coded inputs' forward pass in one batched call (strict: batching makes the forward several times
+cheaper per image on a CPU) and over N single-image forward passes (what N workers really
+compute). ``--check`` exits with status 1 when GCC's strict ratio is not below the goal.
 """
 from __future__ import annotations
 
@@ -63,11 +65,20 @@ def main(argv=None) -> int:
     for _, row in summary.iterrows():
         print(f"  {row['scheme']:5s} encode {row['encode_ms']:.3f} ms  decode {row['decode_ms']:.3f} ms "
               f"(apply only {row['decode_apply_ms']:.3f} ms)  forward {row['forward_ms']:.2f} ms  "
-              f"ratio {row['overhead_of_medians']:.4f} (median)  {row['overhead']:.4f} (mean)")
-    gcc_ratio = float(summary.loc[summary["scheme"] == "gcc", "overhead_of_medians"].iloc[0])
-    verdict = "below" if gcc_ratio < GOAL else "NOT below"
-    print(f"RATIO gcc encode+decode / forward = {gcc_ratio:.4f} ({100 * gcc_ratio:.2f}%), {verdict} the {GOAL:.0%} goal")
-    return 0 if (gcc_ratio < GOAL or not args.check) else 1
+              f"(N single-image passes {row['forward_workers_ms']:.1f} ms)  "
+              f"ratio {row['overhead_of_medians']:.4f} vs batched, {row['overhead_workers']:.4f} vs per-worker")
+    status = 0
+    for scheme in summary["scheme"]:
+        row = summary[summary["scheme"] == scheme].iloc[0]
+        for label, col in (("batched forward of N", "overhead_of_medians"),
+                           ("N per-worker forwards", "overhead_workers")):
+            ratio = float(row[col])
+            verdict = "below" if ratio < GOAL else "NOT below"
+            print(f"RATIO {scheme} encode+decode / {label} = {ratio:.4f} ({100 * ratio:.2f}%), {verdict} the {GOAL:.0%} goal")
+            if scheme == "gcc" and col == "overhead_of_medians" and ratio >= GOAL:
+                status = 1
+    # --check holds GCC to the stricter (batched) denominator.
+    return status if args.check else 0
 
 
 if __name__ == "__main__":
