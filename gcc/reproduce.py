@@ -671,22 +671,21 @@ def write_parameters_page(cards: dict[str, NotebookCard], path: Path) -> Path:
     """Write the table of every notebook's parameters in every profile (MyST, for an ``{include}``).
 
     Read from the run cards, so it is current even before a batch ran; the reproducibility page
-    includes it.
+    includes it. One row per notebook, one column per profile.
     """
     lines = [
-        "| Notebook | Order | Depends on | Profile | Parameters | Command |",
-        "|---|---|---|---|---|---|",
+        "| Notebook | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
+        "|---|" + "---|" * len(PROFILES),
     ]
     for card in order_notebooks(cards):
-        for profile in PROFILES:
-            params = card.profiles.get(profile)
-            text = _format_params(params) if params else "(notebook defaults)"
-            lines.append(
-                f"| `{card.name}` | {card.order:g} | {', '.join(card.depends) or '-'} | {profile} | {text} "
-                f"| `python -m gcc.reproduce --profile {profile} --only {card.name}` |"
-            )
+        deps = f" (after {', '.join(card.depends)})" if card.depends else ""
+        cells = [_format_params(card.profiles[p]) if card.profiles.get(p) else "(notebook defaults)"
+                 for p in PROFILES]
+        lines.append(f"| `{card.name}`{deps} | " + " | ".join(cells) + " |")
     if not cards:
-        lines.append("| (no notebook yet) | | | | | |")
+        lines.append("| (no notebook yet) |" + " |" * len(PROFILES))
+    lines += ["", "Reproduce one notebook in one profile: "
+              "`python -m gcc.reproduce --profile <profile> --only <notebook>`."]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
     return path

@@ -288,9 +288,12 @@ def test_parameters_page_lists_every_profile_and_command(tmp_path):
     tiny(tmp_path / "nb", "alpha", {"order": 2, "profiles": {"ci": {"n": 2}, "paper": {"n": 9}}})
     page = reproduce.write_parameters_page(reproduce.discover(tmp_path / "nb"), tmp_path / "parameters.md")
     text = page.read_text()
-    for profile in reproduce.PROFILES:
-        assert f"`python -m gcc.reproduce --profile {profile} --only alpha`" in text
-    assert "`n=9`" in text and "(notebook defaults)" in text  # default profile not set in the card
+    header = text.splitlines()[0]
+    assert all(f"`{profile}`" in header for profile in reproduce.PROFILES)
+    row = next(line for line in text.splitlines() if line.startswith("| `alpha`"))
+    assert row.count("|") == len(reproduce.PROFILES) + 2
+    assert "`n=2`" in row and "`n=9`" in row and "(notebook defaults)" in row  # default not set in the card
+    assert "python -m gcc.reproduce --profile <profile> --only <notebook>" in text
 
 
 def test_parallel_jobs_respect_dependencies(tmp_path):
