@@ -27,7 +27,6 @@ References
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any, Callable, Mapping, Sequence
 
@@ -35,14 +34,9 @@ import numpy as np
 
 from . import metrics as _m
 from .stragglers import WorstCase, _DelayModel, _to_numpy, worst_case_stragglers
+from .validation import check_int, check_real, invalid
 
 __all__ = ["simulate", "evaluate", "summarize", "trial_rngs"]
-
-
-def _fail(name: str, owner: str, constraint: str, value: Any) -> ValueError:
-    return ValueError(
-        f"The '{name}' parameter of {owner} must be {constraint}. Got {value!r} instead."
-    )
 
 
 def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Generator,
@@ -64,40 +58,20 @@ def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Ge
 
 def _check_codes(codes: Any, owner: str):
     if not isinstance(codes, Mapping) or len(codes) == 0:
-        raise _fail("codes", owner, "a non-empty dict {scheme name: code}", codes)
+        raise invalid("codes", owner, "a non-empty dict {scheme name: code}", codes)
     for name, code in codes.items():
         if not isinstance(name, str):
-            raise _fail("codes", owner, "a dict with str keys (scheme names)", name)
+            raise invalid("codes", owner, "a dict with str keys (scheme names)", name)
         for attr in ("n_inputs", "n_workers", "encode", "decode"):
             if not hasattr(code, attr):
-                raise _fail("codes", owner, f"a dict of codes with '{attr}' "
-                            f"(scheme {name!r} has none)", type(code).__name__)
+                raise invalid("codes", owner, f"a dict of codes with '{attr}' "
+                              f"(scheme {name!r} has none)", type(code).__name__)
     sizes = {(int(c.n_inputs), int(c.n_workers)) for c in codes.values()}
     if len(sizes) != 1:
-        raise _fail("codes", owner, "codes with the same n_inputs and n_workers (they share "
-                    "inputs and straggler sets)",
-                    {k: (c.n_inputs, c.n_workers) for k, c in codes.items()})
+        raise invalid("codes", owner, "codes with the same n_inputs and n_workers (they share "
+                      "inputs and straggler sets)",
+                      {k: (c.n_inputs, c.n_workers) for k, c in codes.items()})
     return sizes.pop()
-
-
-def _check_seed(seed: Any, owner: str) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise _fail("seed", owner, "an int >= 0", seed)
-    return int(seed)
-
-
-def _check_trials(trials: Any, owner: str) -> int:
-    if isinstance(trials, (bool, np.bool_)) or not isinstance(trials, numbers.Integral) \
-            or trials < 1:
-        raise _fail("trials", owner, "an int >= 1", trials)
-    return int(trials)
-
-
-def _check_noise(noise_std: Any, owner: str) -> float:
-    if isinstance(noise_std, (bool, np.bool_)) or not isinstance(noise_std, numbers.Real) \
-            or not np.isfinite(noise_std) or noise_std < 0:
-        raise _fail("noise_std", owner, "a finite float >= 0", noise_std)
-    return float(noise_std)
 
 
 def _check_labels(labels: Any, K: int, owner: str) -> np.ndarray | None:
@@ -105,8 +79,8 @@ def _check_labels(labels: Any, K: int, owner: str) -> np.ndarray | None:
         return None
     lab = _to_numpy(labels)
     if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
-        raise _fail("labels", owner, f"an int array of shape ({K},) (one label per input)",
-                    f"{lab.dtype} array of shape {lab.shape}")
+        raise invalid("labels", owner, f"an int array of shape ({K},) (one label per input)",
+                      f"{lab.dtype} array of shape {lab.shape}")
     return lab
 
 
@@ -116,13 +90,13 @@ def _batch(X: Any, rng: np.random.Generator, trial: int, K: int, owner: str):
     labels = None
     if isinstance(out, tuple):
         if len(out) != 2:
-            raise _fail("X", owner, "an array, or a callable returning an array or "
-                        "(array, labels)", f"a tuple of length {len(out)}")
+            raise invalid("X", owner, "an array, or a callable returning an array or "
+                          "(array, labels)", f"a tuple of length {len(out)}")
         out, labels = out
     shape = tuple(getattr(out, "shape", ()))
     if len(shape) == 0 or shape[0] != K:
-        raise _fail("X", owner, f"an array of shape (n_inputs={K}, ...)",
-                    f"an object of shape {shape}")
+        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...)",
+                      f"an object of shape {shape}")
     return out, labels
 
 
@@ -241,15 +215,16 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
 
     owner = "simulate"
     K, N = _check_codes(codes, owner)
-    trials = _check_trials(trials, owner)
-    seed = _check_seed(seed, owner)
-    noise_std = _check_noise(noise_std, owner)
+    trials = check_int(trials, "trials", owner, minimum=1)
+    seed = check_int(seed, "seed", owner, minimum=0)
+    noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
+                           constraint="a finite float >= 0")
     if not callable(f):
-        raise _fail("f", owner, "a callable (vectorised over the leading axis)", f)
+        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
     if not hasattr(straggler_model, "sample_many") and not isinstance(straggler_model,
                                                                       WorstCase):
-        raise _fail("straggler_model", owner, "a straggler model of gcc.stragglers",
-                    straggler_model)
+        raise invalid("straggler_model", owner, "a straggler model of gcc.stragglers",
+                      straggler_model)
     if not callable(X):
         _batch(X, None, 0, K, owner)  # shape check before any work
     fixed_labels = _check_labels(labels, K, owner)
@@ -257,12 +232,12 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
     if worst:
         S = straggler_model.stragglers
         if S >= N:
-            raise _fail("straggler_model", owner,
-                        f"a model with stragglers < n_workers (= {N})", straggler_model)
+            raise invalid("straggler_model", owner,
+                          f"a model with stragglers < n_workers (= {N})", straggler_model)
         if straggler_model.against is not None and straggler_model.against not in codes:
-            raise _fail("straggler_model", owner,
-                        f"a WorstCase whose 'against' is one of {list(codes)}",
-                        straggler_model.against)
+            raise invalid("straggler_model", owner,
+                          f"a WorstCase whose 'against' is one of {list(codes)}",
+                          straggler_model.against)
     delay = isinstance(straggler_model, _DelayModel)
     min_survivors = int(getattr(straggler_model, "min_survivors", 1))
     model_repr = repr(straggler_model)
@@ -363,10 +338,10 @@ def summarize(df, value: str = "loss", by: Sequence[str] = ("scheme", "straggler
     import pandas as pd
 
     if value not in df.columns:
-        raise _fail("value", "summarize", f"a column of df ({list(df.columns)})", value)
+        raise invalid("value", "summarize", f"a column of df ({list(df.columns)})", value)
     missing = [c for c in by if c not in df.columns]
     if missing:
-        raise _fail("by", "summarize", f"columns of df ({list(df.columns)})", missing)
+        raise invalid("by", "summarize", f"columns of df ({list(df.columns)})", missing)
     out = []
     for key, group in df.groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)

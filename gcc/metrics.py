@@ -22,6 +22,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .validation import check_choice, invalid
+
 __all__ = [
     "mse_loss",
     "rmse_mean_of_norms",
@@ -35,19 +37,13 @@ __all__ = [
 ]
 
 
-def _fail(name: str, owner: str, constraint: str, value: Any) -> ValueError:
-    return ValueError(
-        f"The '{name}' parameter of {owner} must be {constraint}. Got {value!r} instead."
-    )
-
-
 def _as_float(a: Any, name: str, owner: str) -> np.ndarray:
     if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch tensor, without importing torch
         a = a.detach().cpu().numpy()
     try:
         out = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError):
-        raise _fail(name, owner, "an array of real numbers", type(a).__name__) from None
+        raise invalid(name, owner, "an array of real numbers", type(a).__name__) from None
     return out
 
 
@@ -56,12 +52,12 @@ def _pair(est: Any, true: Any, owner: str, n_data_axes: int | None = None):
     e = _as_float(est, "est", owner)
     t = _as_float(true, "true", owner)
     if e.ndim == 0:
-        raise _fail("est", owner, "an array with a leading K axis", e.shape)
+        raise invalid("est", owner, "an array with a leading K axis", e.shape)
     if t.ndim == 0:
-        raise _fail("true", owner, "an array with a leading K axis", t.shape)
+        raise invalid("true", owner, "an array with a leading K axis", t.shape)
     if t.ndim > e.ndim or t.shape != e.shape[e.ndim - t.ndim:]:
-        raise _fail("true", owner, f"an array whose shape matches the trailing axes of "
-                    f"est {e.shape}", f"array of shape {t.shape}")
+        raise invalid("true", owner, f"an array whose shape matches the trailing axes of "
+                      f"est {e.shape}", f"array of shape {t.shape}")
     # Axes of one output vector: those of ``true`` after its K axis.
     out_axes = tuple(range(e.ndim - t.ndim + 1, e.ndim))
     sq = (e - t) ** 2
@@ -148,10 +144,10 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
     s = _as_float(scores, "scores", "accuracy")
     lab = np.asarray(labels.detach().cpu().numpy() if hasattr(labels, "detach") else labels)
     if s.ndim < 2:
-        raise _fail("scores", "accuracy", "an array of shape (..., K, C)", s.shape)
+        raise invalid("scores", "accuracy", "an array of shape (..., K, C)", s.shape)
     if lab.shape != (s.shape[-2],) or not np.issubdtype(lab.dtype, np.integer):
-        raise _fail("labels", "accuracy", f"an int array of shape ({s.shape[-2]},)",
-                    f"{lab.dtype} array of shape {lab.shape}")
+        raise invalid("labels", "accuracy", f"an int array of shape ({s.shape[-2]},)",
+                      f"{lab.dtype} array of shape {lab.shape}")
     out = (s.argmax(axis=-1) == lab).mean(axis=-1)
     return float(out) if np.ndim(out) == 0 else out
 
@@ -186,8 +182,7 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
     -------
     float or ndarray of shape (...)
     """
-    if reading not in ("accuracy_ratio", "literal"):
-        raise _fail("reading", "relacc", "one of ('accuracy_ratio', 'literal')", reading)
+    check_choice(reading, "reading", "relacc", ("accuracy_ratio", "literal"))
     acc_est = np.asarray(accuracy(est, labels), dtype=float)
     acc_base = np.asarray(accuracy(true_outputs, labels), dtype=float)
     num, den = (acc_est, acc_base) if reading == "accuracy_ratio" else (acc_base, acc_est)
@@ -230,15 +225,15 @@ def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
 
     if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) \
             or not 0 < float(level) < 1:
-        raise _fail("level", "mean_ci", "a float in (0, 1)", level)
+        raise invalid("level", "mean_ci", "a float in (0, 1)", level)
     v = _as_float(values, "values", "mean_ci").ravel()
     v = v[~np.isnan(v)]
     n = v.size
     if n == 0:
-        raise _fail("values", "mean_ci", "an array with at least one non-NaN value",
-                    "no values")
+        raise invalid("values", "mean_ci", "an array with at least one non-NaN value",
+                      "no values")
     if not np.all(np.isfinite(v)):
-        raise _fail("values", "mean_ci", "finite (or NaN) values", "an infinite value")
+        raise invalid("values", "mean_ci", "finite (or NaN) values", "an infinite value")
     mean = float(v.mean())
     if n == 1:
         return ConfidenceInterval(mean, np.nan, np.nan, np.nan, 1)
@@ -283,21 +278,21 @@ def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
 
     if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) \
             or not 0 < float(level) < 1:
-        raise _fail("level", "loglog_slope", "a float in (0, 1)", level)
+        raise invalid("level", "loglog_slope", "a float in (0, 1)", level)
     xa = _as_float(x, "x", "loglog_slope").ravel()
     ya = _as_float(y, "y", "loglog_slope").ravel()
     if xa.shape != ya.shape:
-        raise _fail("y", "loglog_slope", f"an array of the same length as x ({xa.size})",
-                    f"length {ya.size}")
+        raise invalid("y", "loglog_slope", f"an array of the same length as x ({xa.size})",
+                      f"length {ya.size}")
     if xa.size < 3:
-        raise _fail("x", "loglog_slope", "an array of at least 3 points", xa.size)
+        raise invalid("x", "loglog_slope", "an array of at least 3 points", xa.size)
     for name, a in (("x", xa), ("y", ya)):
         if not np.all(np.isfinite(a)) or np.any(a <= 0):
-            raise _fail(name, "loglog_slope", "finite and > 0 (log-log axes)",
-                        a[~(np.isfinite(a) & (a > 0))][:3].tolist())
+            raise invalid(name, "loglog_slope", "finite and > 0 (log-log axes)",
+                          a[~(np.isfinite(a) & (a > 0))][:3].tolist())
     if np.all(xa == xa[0]):
-        raise _fail("x", "loglog_slope", "an array with at least two distinct values",
-                    xa[:3].tolist())
+        raise invalid("x", "loglog_slope", "an array with at least two distinct values",
+                      xa[:3].tolist())
     fit = stats.linregress(np.log(xa), np.log(ya))
     half = float(stats.t.ppf(0.5 + level / 2, xa.size - 2) * fit.stderr)
     return SlopeFit(float(fit.slope), float(fit.intercept), float(fit.slope) - half,

@@ -43,9 +43,11 @@ import itertools
 import math
 import numbers
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
+
+from .validation import check_choice, check_int, check_real, invalid
 
 __all__ = [
     "FixedCount",
@@ -65,44 +67,11 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- checks
-def _fail(name: str, owner: str, constraint: str, value: Any) -> ValueError:
-    return ValueError(
-        f"The '{name}' parameter of {owner} must be {constraint}. Got {value!r} instead."
-    )
-
-
-def _check_int(value: Any, name: str, owner: str, low: int | None = None,
-               high: int | None = None) -> int:
-    """Return ``value`` as an int in ``[low, high]`` or raise a ValueError naming it."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise _fail(name, owner, "an int", value)
-    value = int(value)
-    if low is not None and value < low:
-        raise _fail(name, owner, f"an int >= {low}", value)
-    if high is not None and value > high:
-        raise _fail(name, owner, f"an int <= {high}", value)
-    return value
-
-
-def _check_float(value: Any, name: str, owner: str, constraint: str,
-                 ok: Callable[[float], bool]) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise _fail(name, owner, f"a float {constraint}", value)
-    value = float(value)
-    if not np.isfinite(value) or not ok(value):
-        raise _fail(name, owner, f"a float {constraint}", value)
-    return value
-
-
 def _check_rng(rng: Any, owner: str) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise _fail("rng", owner, "a numpy.random.Generator "
-                    "(use np.random.default_rng(seed))", rng)
+        raise invalid("rng", owner, "a numpy.random.Generator "
+                      "(use np.random.default_rng(seed))", rng)
     return rng
-
-
-def _check_trials(trials: Any, owner: str) -> int:
-    return _check_int(trials, "trials", owner, low=1)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -122,18 +91,18 @@ def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
     if mask.ndim == 1:
         return np.flatnonzero(mask)
     if mask.ndim != 2:
-        raise _fail("mask", "mask_to_received", "a 1-D or 2-D boolean array",
-                    f"array of shape {mask.shape}")
+        raise invalid("mask", "mask_to_received", "a 1-D or 2-D boolean array",
+                      f"array of shape {mask.shape}")
     return [np.flatnonzero(row) for row in mask]
 
 
 def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
     """Boolean mask of shape ``(n_workers,)``, ``True`` at the received indices."""
-    n_workers = _check_int(n_workers, "n_workers", "received_to_mask", low=1)
+    n_workers = check_int(n_workers, "n_workers", "received_to_mask", minimum=1)
     received = np.asarray(received, dtype=np.int64)
     if received.size and (received.min() < 0 or received.max() >= n_workers):
-        raise _fail("received", "received_to_mask",
-                    f"indices in [0, {n_workers - 1}]", received.tolist())
+        raise invalid("received", "received_to_mask",
+                      f"indices in [0, {n_workers - 1}]", received.tolist())
     mask = np.zeros(n_workers, dtype=bool)
     mask[received] = True
     return mask
@@ -156,7 +125,7 @@ def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
     """
     m = np.asarray(mask, dtype=bool)
     if m.ndim == 0:
-        raise _fail("mask", "longest_run", "an array with at least one axis", mask)
+        raise invalid("mask", "longest_run", "an array with at least one axis", mask)
     m = np.moveaxis(m, axis, -1)
     if m.shape[-1] == 0:
         out = np.zeros(m.shape[:-1], dtype=np.int64)
@@ -207,7 +176,8 @@ def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray 
     .. [3] Erdős & Rényi (1970); Schilling, "The longest run of heads",
        College Math. J. 21 (1990) 196-207.
     """
-    p = _check_float(p, "p", "expected_longest_run", "in (0, 1)", lambda v: 0 < v < 1)
+    p = check_real(p, "p", "expected_longest_run", 0, 1, include_min=False,
+                   include_max=False, constraint="a float in (0, 1)")
     n = np.asarray(n_workers, dtype=float)
     out = np.log(n * (1 - p)) / np.log(1 / p)
     return float(out) if out.ndim == 0 else out
@@ -221,7 +191,7 @@ class _Model:
     min_survivors: int = 1
 
     def _check_n(self, n_workers: Any) -> int:
-        return _check_int(n_workers, "n_workers", type(self).__name__, low=1)
+        return check_int(n_workers, "n_workers", type(self).__name__, minimum=1)
 
     def sample_many(self, rng: np.random.Generator, n_workers: int,
                     trials: int) -> np.ndarray:  # pragma: no cover - abstract
@@ -261,7 +231,7 @@ class FixedCount(_Model):
     """
 
     def __init__(self, stragglers: int):
-        self.stragglers = _check_int(stragglers, "stragglers", "FixedCount", low=0)
+        self.stragglers = check_int(stragglers, "stragglers", "FixedCount", minimum=0)
 
     def __repr__(self) -> str:
         return f"FixedCount(stragglers={self.stragglers})"
@@ -273,10 +243,10 @@ class FixedCount(_Model):
         """Boolean received masks of shape ``(trials, N)`` with exactly ``N - S`` True."""
         rng = _check_rng(rng, "FixedCount")
         n = self._check_n(n_workers)
-        trials = _check_trials(trials, "FixedCount")
+        trials = check_int(trials, "trials", "FixedCount", minimum=1)
         if self.stragglers >= n:
-            raise _fail("stragglers", "FixedCount", f"an int < n_workers (= {n})",
-                        self.stragglers)
+            raise invalid("stragglers", "FixedCount", f"an int < n_workers (= {n})",
+                          self.stragglers)
         # A uniformly random subset of size S per row: the S smallest of N uniforms.
         order = np.argsort(rng.random((trials, n)), axis=1)
         mask = np.ones((trials, n), dtype=bool)
@@ -298,8 +268,9 @@ class Bernoulli(_Model):
     """
 
     def __init__(self, p: float, min_survivors: int = 2):
-        self.p = _check_float(p, "p", "Bernoulli", "in [0, 1)", lambda v: 0 <= v < 1)
-        self.min_survivors = _check_int(min_survivors, "min_survivors", "Bernoulli", low=1)
+        self.p = check_real(p, "p", "Bernoulli", 0, 1, include_max=False,
+                            constraint="a float in [0, 1)")
+        self.min_survivors = check_int(min_survivors, "min_survivors", "Bernoulli", minimum=1)
 
     def __repr__(self) -> str:
         return f"Bernoulli(p={self.p:g}, min_survivors={self.min_survivors})"
@@ -308,7 +279,7 @@ class Bernoulli(_Model):
         """Boolean received masks of shape ``(trials, N)``; each entry True w.p. ``1 - p``."""
         rng = _check_rng(rng, "Bernoulli")
         n = self._check_n(n_workers)
-        trials = _check_trials(trials, "Bernoulli")
+        trials = check_int(trials, "trials", "Bernoulli", minimum=1)
         return rng.random((trials, n)) >= self.p
 
     def probability_too_few(self, n_workers: int) -> float:
@@ -336,9 +307,9 @@ class ContiguousBlock(_Model):
     """
 
     def __init__(self, stragglers: int, start: int | None = None):
-        self.stragglers = _check_int(stragglers, "stragglers", "ContiguousBlock", low=0)
-        self.start = None if start is None else _check_int(start, "start",
-                                                           "ContiguousBlock", low=0)
+        self.stragglers = check_int(stragglers, "stragglers", "ContiguousBlock", minimum=0)
+        self.start = None if start is None else check_int(start, "start",
+                                                          "ContiguousBlock", minimum=0)
 
     def __repr__(self) -> str:
         return f"ContiguousBlock(stragglers={self.stragglers}, start={self.start})"
@@ -349,17 +320,17 @@ class ContiguousBlock(_Model):
     def sample_many(self, rng, n_workers, trials):
         """Boolean received masks of shape ``(trials, N)`` with one block of False."""
         n = self._check_n(n_workers)
-        trials = _check_trials(trials, "ContiguousBlock")
+        trials = check_int(trials, "trials", "ContiguousBlock", minimum=1)
         S = self.stragglers
         if S >= n:
-            raise _fail("stragglers", "ContiguousBlock", f"an int < n_workers (= {n})", S)
+            raise invalid("stragglers", "ContiguousBlock", f"an int < n_workers (= {n})", S)
         if self.start is None:
             rng = _check_rng(rng, "ContiguousBlock")
             starts = rng.integers(0, n - S + 1, size=trials)
         else:
             if self.start > n - S:
-                raise _fail("start", "ContiguousBlock",
-                            f"an int <= n_workers - stragglers (= {n - S})", self.start)
+                raise invalid("start", "ContiguousBlock",
+                              f"an int <= n_workers - stragglers (= {n - S})", self.start)
             starts = np.full(trials, self.start)
         idx = np.arange(n)
         return ~((idx >= starts[:, None]) & (idx < starts[:, None] + S))
@@ -386,10 +357,8 @@ class WorstCase(_Model):
 
     def __init__(self, stragglers: int, search: str = "contiguous",
                  against: str | None = None):
-        self.stragglers = _check_int(stragglers, "stragglers", "WorstCase", low=0)
-        if search not in _SEARCHES:
-            raise _fail("search", "WorstCase", f"one of {_SEARCHES}", search)
-        self.search = search
+        self.stragglers = check_int(stragglers, "stragglers", "WorstCase", minimum=0)
+        self.search = check_choice(search, "search", "WorstCase", _SEARCHES)
         self.against = against
 
     def __repr__(self) -> str:
@@ -417,7 +386,7 @@ class _DelayModel(_Model):
         raise NotImplementedError
 
     def _n_wait(self, n: int, n_wait: Any) -> int:
-        return _check_int(n_wait, "n_wait", type(self).__name__, low=1, high=n)
+        return check_int(n_wait, "n_wait", type(self).__name__, minimum=1, maximum=n)
 
     def sample_many_with_time(self, rng: np.random.Generator, n_workers: int,
                               n_wait: int, trials: int) -> tuple[np.ndarray, np.ndarray]:
@@ -431,7 +400,8 @@ class _DelayModel(_Model):
         """
         n = self._check_n(n_workers)
         n_wait = self._n_wait(n, n_wait)
-        times = self.sample_times(rng, n, _check_trials(trials, type(self).__name__))
+        trials = check_int(trials, "trials", type(self).__name__, minimum=1)
+        times = self.sample_times(rng, n, trials)
         order = np.argsort(times, axis=1, kind="stable")
         mask = np.zeros_like(times, dtype=bool)
         np.put_along_axis(mask, order[:, :n_wait], True, axis=1)
@@ -462,8 +432,8 @@ class _DelayModel(_Model):
     def sample_many(self, rng, n_workers, trials):
         n = self._check_n(n_workers)
         if self.stragglers >= n:
-            raise _fail("stragglers", type(self).__name__,
-                        f"an int < n_workers (= {n})", self.stragglers)
+            raise invalid("stragglers", type(self).__name__,
+                          f"an int < n_workers (= {n})", self.stragglers)
         return self.sample_many_with_time(rng, n, n - self.stragglers, trials)[0]
 
 
@@ -483,10 +453,11 @@ class ShiftedExponential(_DelayModel):
     """
 
     def __init__(self, shift: float = 1.0, rate: float = 1.0, stragglers: int = 0):
-        self.shift = _check_float(shift, "shift", "ShiftedExponential", ">= 0",
-                                  lambda v: v >= 0)
-        self.rate = _check_float(rate, "rate", "ShiftedExponential", "> 0", lambda v: v > 0)
-        self.stragglers = _check_int(stragglers, "stragglers", "ShiftedExponential", low=0)
+        self.shift = check_real(shift, "shift", "ShiftedExponential", minimum=0,
+                                constraint="a float >= 0")
+        self.rate = check_real(rate, "rate", "ShiftedExponential", minimum=0, include_min=False,
+                               constraint="a float > 0")
+        self.stragglers = check_int(stragglers, "stragglers", "ShiftedExponential", minimum=0)
 
     def __repr__(self) -> str:
         return (f"ShiftedExponential(shift={self.shift:g}, rate={self.rate:g}, "
@@ -527,19 +498,22 @@ class SlowWorkers(_DelayModel):
     def __init__(self, slow: int | Sequence[int], factor: float = 10.0, shift: float = 1.0,
                  rate: float = 1.0, stragglers: int = 0):
         if isinstance(slow, numbers.Integral) and not isinstance(slow, (bool, np.bool_)):
-            self.slow = _check_int(slow, "slow", "SlowWorkers", low=0)
+            self.slow = check_int(slow, "slow", "SlowWorkers", minimum=0)
         else:
             idx = np.asarray(slow)
             if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)) \
                     or (idx.size and idx.min() < 0) or len(np.unique(idx)) != idx.size:
-                raise _fail("slow", "SlowWorkers",
-                            "an int >= 0 or a sequence of distinct non-negative worker "
-                            "indices", slow)
+                raise invalid("slow", "SlowWorkers",
+                              "an int >= 0 or a sequence of distinct non-negative worker "
+                              "indices", slow)
             self.slow = np.sort(idx.astype(np.int64))
-        self.factor = _check_float(factor, "factor", "SlowWorkers", ">= 1", lambda v: v >= 1)
-        self.shift = _check_float(shift, "shift", "SlowWorkers", ">= 0", lambda v: v >= 0)
-        self.rate = _check_float(rate, "rate", "SlowWorkers", "> 0", lambda v: v > 0)
-        self.stragglers = _check_int(stragglers, "stragglers", "SlowWorkers", low=0)
+        self.factor = check_real(factor, "factor", "SlowWorkers", minimum=1,
+                                 constraint="a float >= 1")
+        self.shift = check_real(shift, "shift", "SlowWorkers", minimum=0,
+                                constraint="a float >= 0")
+        self.rate = check_real(rate, "rate", "SlowWorkers", minimum=0, include_min=False,
+                               constraint="a float > 0")
+        self.stragglers = check_int(stragglers, "stragglers", "SlowWorkers", minimum=0)
 
     def __repr__(self) -> str:
         slow = self.slow if isinstance(self.slow, int) else self.slow.tolist()
@@ -552,15 +526,15 @@ class SlowWorkers(_DelayModel):
         times = self.shift + rng.exponential(1.0 / self.rate, size=(trials, n_workers))
         if isinstance(self.slow, int):
             if self.slow > n_workers:
-                raise _fail("slow", "SlowWorkers", f"an int <= n_workers (= {n_workers})",
-                            self.slow)
+                raise invalid("slow", "SlowWorkers", f"an int <= n_workers (= {n_workers})",
+                              self.slow)
             order = np.argsort(rng.random((trials, n_workers)), axis=1)
             slow_mask = np.zeros((trials, n_workers), dtype=bool)
             np.put_along_axis(slow_mask, order[:, : self.slow], True, axis=1)
         else:
             if self.slow.size and self.slow.max() >= n_workers:
-                raise _fail("slow", "SlowWorkers", f"indices < n_workers (= {n_workers})",
-                            self.slow.tolist())
+                raise invalid("slow", "SlowWorkers", f"indices < n_workers (= {n_workers})",
+                              self.slow.tolist())
             slow_mask = np.zeros((trials, n_workers), dtype=bool)
             slow_mask[:, self.slow] = True
         return np.where(slow_mask, self.factor * times, times)
@@ -626,10 +600,10 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
     ndarray of float, shape (N - S + 1,)
         Entry ``s`` is the loss when workers ``s .. s+S-1`` straggle.
     """
-    N = _check_int(getattr(code, "n_workers", None), "code.n_workers", "block_losses", low=1)
-    S = _check_int(stragglers, "stragglers", "block_losses", low=0)
+    N = check_int(getattr(code, "n_workers", None), "code.n_workers", "block_losses", minimum=1)
+    S = check_int(stragglers, "stragglers", "block_losses", minimum=0)
     if S >= N:
-        raise _fail("stragglers", "block_losses", f"an int < n_workers (= {N})", S)
+        raise invalid("stragglers", "block_losses", f"an int < n_workers (= {N})", S)
     true, Y_all = outputs if outputs is not None else _worker_outputs(code, f, X)
     losses = None
     if fast:
@@ -727,24 +701,23 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     adversary knows the data, as in the worst-case bound of Theorem 1 [1]_,
     which holds for every ``F`` with ``|F| >= N - S``.
     """
-    if search not in _SEARCHES:
-        raise _fail("search", "worst_case_stragglers", f"one of {_SEARCHES}", search)
-    N = _check_int(getattr(code, "n_workers", None), "code.n_workers",
-                   "worst_case_stragglers", low=1)
-    S = _check_int(stragglers, "stragglers", "worst_case_stragglers", low=0)
+    check_choice(search, "search", "worst_case_stragglers", _SEARCHES)
+    N = check_int(getattr(code, "n_workers", None), "code.n_workers",
+                  "worst_case_stragglers", minimum=1)
+    S = check_int(stragglers, "stragglers", "worst_case_stragglers", minimum=0)
     if S >= N:
-        raise _fail("stragglers", "worst_case_stragglers", f"an int < n_workers (= {N})", S)
-    max_sets = _check_int(max_sets, "max_sets", "worst_case_stragglers", low=1)
-    max_rounds = _check_int(max_rounds, "max_rounds", "worst_case_stragglers", low=0)
+        raise invalid("stragglers", "worst_case_stragglers", f"an int < n_workers (= {N})", S)
+    max_sets = check_int(max_sets, "max_sets", "worst_case_stragglers", minimum=1)
+    max_rounds = check_int(max_rounds, "max_rounds", "worst_case_stragglers", minimum=0)
     outputs = _worker_outputs(code, f, X, *(outputs if outputs is not None else (None, None)))
     true, Y_all = outputs
 
     if search == "exhaustive":
         n_sets = math.comb(N, S)
         if n_sets > max_sets:
-            raise _fail("stragglers", "worst_case_stragglers (search='exhaustive')",
-                        f"small enough that C(N, S) <= max_sets (= {max_sets}); "
-                        f"C({N}, {S}) = {n_sets}", S)
+            raise invalid("stragglers", "worst_case_stragglers (search='exhaustive')",
+                          f"small enough that C(N, S) <= max_sets (= {max_sets}); "
+                          f"C({N}, {S}) = {n_sets}", S)
         best, best_loss = None, -np.inf
         everyone = np.arange(N)
         for i, out in enumerate(itertools.combinations(range(N), S)):

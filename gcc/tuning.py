@@ -30,9 +30,9 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from . import metrics as _m
-from .harness import (_batch, _check_labels, _check_noise, _check_seed, _check_trials,
-                      _fail, _noise_like, _scores, trial_rngs)
+from .harness import _batch, _check_labels, _noise_like, _scores, trial_rngs
 from .stragglers import WorstCase, _DelayModel
+from .validation import check_choice, check_int, check_real, invalid
 
 __all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection"]
 
@@ -59,9 +59,9 @@ def _check_grid(grid: Any, name: str) -> np.ndarray:
         return default_lambda_grid()
     g = np.asarray(grid, dtype=float).ravel() if not isinstance(grid, str) else None
     if g is None or g.size == 0 or not np.all(np.isfinite(g)) or np.any(g < 0):
-        raise _fail(name, "select_lambdas", "a non-empty sequence of finite floats >= 0", grid)
+        raise invalid(name, "select_lambdas", "a non-empty sequence of finite floats >= 0", grid)
     if np.unique(g).size != g.size:
-        raise _fail(name, "select_lambdas", "a sequence without duplicates", grid)
+        raise invalid(name, "select_lambdas", "a sequence without duplicates", grid)
     return g
 
 
@@ -113,30 +113,30 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     import pandas as pd
 
     owner = "select_lambdas"
-    if metric not in _METRICS:
-        raise _fail("metric", owner, f"one of {_METRICS}", metric)
+    check_choice(metric, "metric", owner, _METRICS)
     ge = _check_grid(lam_enc_grid, "lam_enc_grid")
     gd = _check_grid(lam_dec_grid, "lam_dec_grid")
-    trials = _check_trials(trials, owner)
-    seed = _check_seed(seed, owner)
-    noise_std = _check_noise(noise_std, owner)
+    trials = check_int(trials, "trials", owner, minimum=1)
+    seed = check_int(seed, "seed", owner, minimum=0)
+    noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
+                           constraint="a finite float >= 0")
     if isinstance(straggler_model, WorstCase) or not hasattr(straggler_model, "sample_many"):
-        raise _fail("straggler_model", owner, "a random straggler model (FixedCount, "
-                    "Bernoulli, ContiguousBlock, ShiftedExponential, SlowWorkers)",
-                    straggler_model)
+        raise invalid("straggler_model", owner, "a random straggler model (FixedCount, "
+                      "Bernoulli, ContiguousBlock, ShiftedExponential, SlowWorkers)",
+                      straggler_model)
     if hasattr(make_code, "with_params") and not callable(make_code):
         template = make_code
         make_code = lambda le, ld: template.with_params(lam_enc=le, lam_dec=ld)  # noqa: E731
     if not callable(make_code):
-        raise _fail("make_code", owner, "a callable (lam_enc, lam_dec) -> code, or a code "
-                    "with with_params", make_code)
+        raise invalid("make_code", owner, "a callable (lam_enc, lam_dec) -> code, or a code "
+                      "with with_params", make_code)
     if callable(batches):
         source = batches
     else:
         if isinstance(batches, (str, bytes)) or not isinstance(batches, Sequence) \
                 or len(batches) == 0:
-            raise _fail("batches", owner, "a non-empty sequence of arrays (K, ...) or a "
-                        "callable (rng, trial) -> array", type(batches).__name__)
+            raise invalid("batches", owner, "a non-empty sequence of arrays (K, ...) or a "
+                          "callable (rng, trial) -> array", type(batches).__name__)
         source = lambda rng, t: batches[t % len(batches)]  # noqa: E731
 
     codes = {(le, ld): make_code(float(le), float(ld)) for le in ge for ld in gd}
@@ -144,8 +144,8 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     K, N = int(first.n_inputs), int(first.n_workers)
     for code in codes.values():
         if (int(code.n_inputs), int(code.n_workers)) != (K, N):
-            raise _fail("make_code", owner, "a factory whose codes share n_inputs and "
-                        "n_workers", (code.n_inputs, code.n_workers))
+            raise invalid("make_code", owner, "a factory whose codes share n_inputs and "
+                          "n_workers", (code.n_inputs, code.n_workers))
     fixed_labels = _check_labels(labels, K, owner)
     delay = isinstance(straggler_model, _DelayModel)
     min_survivors = int(getattr(straggler_model, "min_survivors", 1))
@@ -156,7 +156,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         Xt, batch_labels = _batch(source, rng_data, t, K, owner)
         lab = fixed_labels if batch_labels is None else _check_labels(batch_labels, K, owner)
         if metric in ("relacc", "relacc_literal", "accuracy") and lab is None:
-            raise _fail("labels", owner, f"given (metric={metric!r} needs labels)", None)
+            raise invalid("labels", owner, f"given (metric={metric!r} needs labels)", None)
         if delay:
             mask = straggler_model.sample_many_with_time(
                 rng_strag, N, N - straggler_model.stragglers, 1)[0]

@@ -19,6 +19,7 @@ import numpy as np
 
 __all__ = [
     "format_value",
+    "invalid",
     "raise_invalid",
     "check_int",
     "check_real",
@@ -53,6 +54,20 @@ def format_value(value) -> str:
     return text
 
 
+def invalid(name: str, owner: str, constraint: str, value,
+            detail: str | None = None) -> ValueError:
+    """Build (without raising) the library's standard ValueError.
+
+    For code that raises the error itself, e.g. ``raise invalid(...) from None``.
+    The arguments are those of :func:`raise_invalid`.
+    """
+    extra = f" ({detail})" if detail else ""
+    return ValueError(
+        f"The '{name}' parameter of {owner} must be {constraint}{extra}. "
+        f"Got {format_value(value)} instead."
+    )
+
+
 def raise_invalid(name: str, owner: str, constraint: str, value, detail: str | None = None):
     """Raise the library's standard ValueError.
 
@@ -69,11 +84,7 @@ def raise_invalid(name: str, owner: str, constraint: str, value, detail: str | N
     detail : str, optional
         Extra explanation (e.g. which entry is wrong), inserted in parentheses.
     """
-    extra = f" ({detail})" if detail else ""
-    raise ValueError(
-        f"The '{name}' parameter of {owner} must be {constraint}{extra}. "
-        f"Got {format_value(value)} instead."
-    )
+    raise invalid(name, owner, constraint, value, detail)
 
 
 def check_int(value, name: str, owner: str, minimum: int | None = None,
