@@ -47,6 +47,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .codes.base import Code
 from .validation import check_choice, check_int, check_real, invalid
 
 __all__ = [
@@ -560,7 +561,15 @@ def _worker_outputs(code, f, X, true=None, coded=None):
 
 
 def _release_decoders(code) -> None:
-    """Drop the code's cached decoders: a search visits many received sets once each."""
+    """Drop the code's cached decoders: a search visits many received sets once each.
+
+    The encoder of a :class:`gcc.Code` is kept (``clear_cache(encoder=False)``): it does not
+    depend on the received set, so dropping it would only make the next encode rebuild it.
+    Other codes with a ``clear_cache()`` get a plain call.
+    """
+    if isinstance(code, Code):
+        code.clear_cache(encoder=False)
+        return
     clear = getattr(code, "clear_cache", None)
     if callable(clear):
         clear()
@@ -695,7 +704,8 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     ``contiguous <= greedy <= exhaustive``.
 
     The greedy and exhaustive searches clear the code's decoder cache
-    (``code.clear_cache()``) as they go: they visit many received sets once each.
+    (``code.clear_cache(encoder=False)``) as they go: they visit many received sets once
+    each.
 
     The loss is that of one data batch ``X`` and of noiseless workers: the
     adversary knows the data, as in the worst-case bound of Theorem 1 [1]_,
