@@ -274,7 +274,7 @@ def _cpgc_replay(v: Variant):
     for n, (w, j) in enumerate(arrivals, start=1):
         master.receive(w, j, values[w, j])
         # Peeling alone (the master's rank test can add blocks peeling misses; the task is peeling).
-        peeled = np.asarray(master._peeled, dtype=bool)
+        peeled = master.peeled                      # bool (n_blocks,), a copy
         history.append(int(peeled.sum()))
         if stop is None and history[-1] >= master.need:
             stop = n
