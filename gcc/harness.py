@@ -33,7 +33,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from . import metrics as _m
-from .stragglers import WorstCase, _DelayModel, _to_numpy, worst_case_stragglers
+from .backend import to_numpy
+from .stragglers import WorstCase, _DelayModel, worst_case_stragglers
 from .validation import check_int, check_real, invalid
 
 __all__ = ["simulate", "evaluate", "summarize", "trial_rngs"]
@@ -77,7 +78,7 @@ def _check_codes(codes: Any, owner: str):
 def _check_labels(labels: Any, K: int, owner: str) -> np.ndarray | None:
     if labels is None:
         return None
-    lab = _to_numpy(labels)
+    lab = to_numpy(labels)
     if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
         raise invalid("labels", owner, f"an int array of shape ({K},) (one label per input)",
                       f"{lab.dtype} array of shape {lab.shape}")
@@ -152,7 +153,7 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     true = f(X)
     Y = f(code.encode(X))
     if noise is not None:
-        Y = Y + _noise_like(Y, _to_numpy(noise))
+        Y = Y + _noise_like(Y, to_numpy(noise))
     est = code.decode(Y[received], received)
     labels = _check_labels(labels, int(code.n_inputs), "evaluate")
     return {"estimate": est, "true": true, **_scores(est, true, labels)}
