@@ -1,0 +1,146 @@
+"""One registry of the coded-computing schemes: a lower-case name for each code.
+
+Every table of the companion names a scheme in its ``scheme`` column by the key used here
+(``"gcc"``, ``"bacc"``, ``"bspline"``, ``"lcc"``); figures use :data:`LABELS`.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Iterable
+
+from ..validation import invalid
+from .base import Code
+from .berrut import BerrutCode
+from .bspline import BSplineCode
+from .lagrange import LagrangeCode
+from .spline import SplineCode
+
+__all__ = ["SCHEMES", "ALIASES", "LABELS", "canonical", "make", "make_many", "label"]
+
+#: scheme key -> code class, in the order the book compares them
+SCHEMES: dict[str, type[Code]] = {
+    "gcc": SplineCode,
+    "bacc": BerrutCode,
+    "bspline": BSplineCode,
+    "lcc": LagrangeCode,
+}
+
+#: other accepted spellings (compared case-insensitively) -> scheme key
+ALIASES: dict[str, str] = {
+    "letcc": "gcc", "spline": "gcc", "splinecode": "gcc",
+    "berrut": "bacc", "berrutcode": "bacc",
+    "b-spline": "bspline", "bsplinecode": "bspline",
+    "lagrange": "lcc", "lagrangecode": "lcc",
+}
+
+#: scheme key -> display name in figures and tables
+LABELS: dict[str, str] = {"gcc": "GCC", "bacc": "BACC", "bspline": "B-spline", "lcc": "LCC"}
+
+
+def canonical(name, owner: str = "canonical") -> str:
+    """The scheme key of ``name`` (case-insensitive, aliases accepted).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SCHEMES` or :data:`ALIASES`, in any case.
+    owner : str
+        Function named in the error message.
+
+    Returns
+    -------
+    str
+        One of ``"gcc"``, ``"bacc"``, ``"bspline"``, ``"lcc"``.
+
+    Examples
+    --------
+    >>> from gcc.codes import canonical
+    >>> canonical("GCC"), canonical("Berrut"), canonical("B-spline")
+    ('gcc', 'bacc', 'bspline')
+    """
+    if isinstance(name, str):
+        key = name.strip().lower()
+        key = ALIASES.get(key, key)
+        if key in SCHEMES:
+            return key
+    raise invalid("name", owner, f"one of {sorted(SCHEMES)} (or an alias: {sorted(ALIASES)})", name)
+
+
+def label(name) -> str:
+    """Display name of a scheme (``"gcc"`` -> ``"GCC"``)."""
+    return LABELS[canonical(name, "label")]
+
+
+def _accepted(cls) -> set[str]:
+    return {p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "n_inputs", "n_workers")}
+
+
+def make(name, n_inputs, n_workers, **params) -> Code:
+    """Build the code called ``name`` for K inputs and N workers.
+
+    Parameters
+    ----------
+    name : str
+        Scheme key or alias (see :data:`SCHEMES`, :data:`ALIASES`), any case.
+    n_inputs, n_workers : int
+        K and N.
+    **params
+        Constructor parameters of that code (``lam_enc``, ``lam_dec`` for GCC; ``degree`` for
+        LCC; ``bc_type`` for B-spline; ``alphas``, ``betas``, ``points`` for all). A parameter
+        the code does not take is an error.
+
+    Returns
+    -------
+    Code
+
+    Examples
+    --------
+    >>> import gcc
+    >>> code = gcc.codes.make("GCC", 10, 40, lam_dec=1e-6)
+    >>> type(code).__name__, code.n_inputs, code.n_workers, code.lam_dec
+    ('SplineCode', 10, 40, 1e-06)
+    """
+    key = canonical(name, "make")
+    cls = SCHEMES[key]
+    unknown = sorted(set(params) - _accepted(cls))
+    if unknown:
+        raise invalid("params", "make", f"parameters of {cls.__name__} ({sorted(_accepted(cls))})", unknown[0])
+    return cls(n_inputs, n_workers, **params)
+
+
+def make_many(names: Iterable[str], n_inputs, n_workers, **params) -> dict[str, Code]:
+    """``{key: code}`` for several schemes sharing one set of parameters.
+
+    Each code receives the parameters its constructor declares (``lam_enc`` reaches GCC only);
+    a parameter that no listed code declares is an error, so a typo never passes silently.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Scheme keys or aliases; the result is keyed by the canonical keys, in this order.
+    n_inputs, n_workers : int
+    **params
+        Shared constructor parameters.
+
+    Returns
+    -------
+    dict of str -> Code
+
+    Examples
+    --------
+    >>> import gcc
+    >>> codes = gcc.codes.make_many(["GCC", "bacc"], 10, 40, lam_enc=1e-6)
+    >>> list(codes), codes["gcc"].lam_enc
+    (['gcc', 'bacc'], 1e-06)
+    """
+    if isinstance(names, str):
+        names = [names]
+    keys = [canonical(n, "make_many") for n in names]
+    if len(set(keys)) != len(keys):
+        raise invalid("names", "make_many", "distinct schemes", list(names))
+    accepted = {k: _accepted(SCHEMES[k]) for k in keys}
+    unused = sorted(set(params) - set().union(*accepted.values())) if keys else sorted(params)
+    if unused:
+        raise invalid("params", "make_many", "parameters of at least one listed code", unused[0])
+    return {k: SCHEMES[k](n_inputs, n_workers, **{p: v for p, v in params.items() if p in accepted[k]})
+            for k in keys}

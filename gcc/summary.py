@@ -1,0 +1,175 @@
+"""The one vocabulary of the companion's tables: per-group means with intervals, log-log slopes.
+
+Every summary table in the book is made by :func:`summarize` (columns ``mean``, ``std``,
+``ci_low``, ``ci_high``, ``half_width``, ``n``, ``n_nan``) and every fitted exponent by
+:func:`slope_table` (``slope``, ``ci_low``, ``ci_high``, ``n_points``, ...). pandas is imported
+inside the functions, so ``import gcc`` stays light.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .metrics import loglog_slope, mean_ci
+from .validation import check_real, invalid
+
+__all__ = ["SUMMARY_COLUMNS", "SLOPE_COLUMNS", "summarize", "slope_table"]
+
+#: columns :func:`summarize` adds to the grouping columns
+SUMMARY_COLUMNS = ("mean", "std", "ci_low", "ci_high", "half_width", "n", "n_nan")
+#: columns :func:`slope_table` adds to the grouping columns
+SLOPE_COLUMNS = ("variable", "n_points", "x_lo", "x_hi", "slope", "ci_low", "ci_high")
+
+
+def _check_columns(df, names, argument, owner):
+    if not hasattr(df, "columns") or not hasattr(df, "groupby"):
+        raise invalid("df", owner, "a pandas.DataFrame", df)
+    missing = [c for c in names if c not in df.columns]
+    if missing:
+        raise invalid(argument, owner, f"columns of df ({list(df.columns)})", missing)
+
+
+def _one(values: np.ndarray, level: float) -> dict:
+    values = np.asarray(values, dtype=float)
+    n_nan = int(np.isnan(values).sum())
+    used = values[~np.isnan(values)]
+    if used.size == 0:
+        return {"mean": np.nan, "std": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                "half_width": np.nan, "n": 0, "n_nan": n_nan}
+    ci = mean_ci(used, level=level)
+    std = float(used.std(ddof=1)) if used.size > 1 else np.nan
+    return {"mean": ci.mean, "std": std, "ci_low": ci.low, "ci_high": ci.high,
+            "half_width": ci.half_width, "n": int(ci.n), "n_nan": n_nan}
+
+
+def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("scheme", "stragglers"),
+              level: float = 0.95):
+    """Mean and Student-t interval of ``value`` per group of a tidy table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per measurement (e.g. the output of :func:`gcc.simulate`).
+    value : str or sequence of str
+        Column(s) to summarise. With several, the result is long: one row per group and
+        value, named in a ``metric`` column.
+    by : sequence of str
+        Grouping columns (sorted groups).
+    level : float in (0, 1)
+        Confidence level of the interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` columns (then ``metric`` for several values) plus :data:`SUMMARY_COLUMNS`:
+        ``mean``, ``std`` (ddof=1), ``ci_low``, ``ci_high``, ``half_width``, ``n`` (values
+        used) and ``n_nan`` (NaN rows left out, e.g. draws with too few survivors). A group of
+        one value has a NaN interval; a group of NaN only has ``n = 0`` and NaN statistics.
+
+    Notes
+    -----
+    The interval is ``mean +/- t_{(1+level)/2, n-1} s / sqrt(n)``
+    (:func:`gcc.metrics.mean_ci`), as for the paper's 95% intervals over repetitions.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.summary import summarize
+    >>> df = pd.DataFrame({"scheme": ["gcc"] * 3 + ["bacc"] * 3, "loss": [1.0, 2.0, 3.0, 2.0, 4.0, 6.0]})
+    >>> summarize(df, "loss", by=["scheme"])[["scheme", "mean", "n"]]
+      scheme  mean  n
+    0   bacc   4.0  3
+    1    gcc   2.0  3
+    """
+    import pandas as pd
+
+    owner = "summarize"
+    by = [by] if isinstance(by, str) else list(by)
+    values = [value] if isinstance(value, str) else list(value)
+    if not values:
+        raise invalid("value", owner, "a column name or a non-empty list of column names", value)
+    _check_columns(df, values, "value", owner)
+    _check_columns(df, by, "by", owner)
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < float(level) < 1:
+        raise invalid("level", owner, "a float in (0, 1)", level)
+    rows = []
+    groups = df.groupby(by, sort=True) if by else [((), df)]
+    for key, group in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        labels = dict(zip(by, key))
+        for v in values:
+            stats = _one(group[v].to_numpy(dtype=float), float(level))
+            rows.append({**labels, **({"metric": v} if len(values) > 1 else {}), **stats})
+    columns = [*by, *(["metric"] if len(values) > 1 else []), *SUMMARY_COLUMNS]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: float = 0.0,
+                x_min: float | Callable[[dict], float] | None = None, y_floor: float = 0.0,
+                level: float = 0.95):
+    """Least-squares slope of ``log y`` against ``log(x + shift)`` per group, with interval.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per (group, x), e.g. the output of :func:`summarize`.
+    x : str
+        Column of the abscissa (``"N"`` or ``"S"``).
+    by : sequence of str
+        Grouping columns; one slope per group.
+    y : str
+        Column of the ordinate (``"mean"``).
+    shift : float
+        Added to x before the log (``1`` for ``log(S + 1)``).
+    x_min : float, callable or None
+        Keep only rows with ``x >= x_min``; a callable receives the group's labels (a dict of
+        the ``by`` values) and returns the threshold, e.g. ``N >= 4 (S + 1)``.
+    y_floor : float
+        Drop points with ``y <= y_floor`` (the round-off plateau of an exact decoder).
+    level : float in (0, 1)
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` plus :data:`SLOPE_COLUMNS`. Groups with fewer than 3 usable points get NaN
+        slopes (two points give no interval).
+
+    Notes
+    -----
+    The fit is :func:`gcc.metrics.loglog_slope` (ordinary least squares on log-log axes,
+    Student-t interval of the slope).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from gcc.summary import slope_table
+    >>> n = np.array([16, 32, 64, 128])
+    >>> s = pd.DataFrame({"scheme": "gcc", "N": n, "mean": 5.0 * n ** -3.0})
+    >>> round(float(slope_table(s, "N", ["scheme"])["slope"][0]), 6)
+    -3.0
+    """
+    import pandas as pd
+
+    owner = "slope_table"
+    by = [by] if isinstance(by, str) else list(by)
+    _check_columns(summary, [x, y], "x", owner)
+    _check_columns(summary, by, "by", owner)
+    shift = check_real(shift, "shift", owner)
+    rows = []
+    for key, group in summary.groupby(by, sort=True) if by else [((), summary)]:
+        key = key if isinstance(key, tuple) else (key,)
+        labels = dict(zip(by, key))
+        lo_x = x_min(labels) if callable(x_min) else x_min
+        g = group if lo_x is None else group[group[x] >= lo_x]
+        g = g[np.isfinite(g[y]) & (g[y] > y_floor)]
+        row = {**labels, "variable": x if not shift else f"{x}+{shift:g}", "n_points": len(g),
+               "x_lo": float(g[x].min()) if len(g) else np.nan,
+               "x_hi": float(g[x].max()) if len(g) else np.nan}
+        if len(g) >= 3:
+            fit = loglog_slope(g[x].to_numpy(float) + shift, g[y].to_numpy(float), level=level)
+            row.update(slope=float(fit.slope), ci_low=float(fit.low), ci_high=float(fit.high))
+        else:
+            row.update(slope=np.nan, ci_low=np.nan, ci_high=np.nan)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, *SLOPE_COLUMNS])
