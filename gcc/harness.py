@@ -355,3 +355,7 @@ def summarize(df, value: str = "loss", by: Sequence[str] = ("scheme", "straggler
         out.append({**dict(zip(by, key)), "mean": ci.mean, "low": ci.low, "high": ci.high,
                     "half_width": ci.half_width, "n": ci.n, "n_nan": n_nan})
     return pd.DataFrame(out)
+
+
+#: The name the rest of the library uses (``gcc.cpgc.simulate`` is a different function).
+run_trials = simulate
