@@ -34,7 +34,7 @@ import numpy as np
 
 from . import metrics as _m
 from .backend import to_numpy
-from .stragglers import WorstCase, _DelayModel, worst_case_stragglers
+from .stragglers import WorstCase, DelayModel, worst_case_stragglers
 from .validation import check_int, check_real, invalid
 
 __all__ = ["simulate", "evaluate", "summarize", "trial_rngs"]
@@ -239,7 +239,7 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
             raise invalid("straggler_model", owner,
                           f"a WorstCase whose 'against' is one of {list(codes)}",
                           straggler_model.against)
-    delay = isinstance(straggler_model, _DelayModel)
+    delay = isinstance(straggler_model, DelayModel)
     min_survivors = int(getattr(straggler_model, "min_survivors", 1))
     model_repr = repr(straggler_model)
 

@@ -185,7 +185,7 @@ def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray 
 
 
 # --------------------------------------------------------------------------- models
-class _Model:
+class StragglerModel:
     """Shared machinery: ``sample`` is the first row of ``sample_many``."""
 
     #: draws with fewer received workers than this are flagged by the harness
@@ -219,7 +219,7 @@ class _Model:
         return None
 
 
-class FixedCount(_Model):
+class FixedCount(StragglerModel):
     """``S`` stragglers chosen uniformly at random among the ``N`` workers.
 
     This is the straggler model of the paper's experiments [1]_ (Figs. 3-4:
@@ -255,7 +255,7 @@ class FixedCount(_Model):
         return mask
 
 
-class Bernoulli(_Model):
+class Bernoulli(StragglerModel):
     """Each worker straggles independently with probability ``p`` [2]_.
 
     Parameters
@@ -291,7 +291,7 @@ class Bernoulli(_Model):
         return float(stats.binom.cdf(self.min_survivors - 1, n, 1 - self.p))
 
 
-class ContiguousBlock(_Model):
+class ContiguousBlock(StragglerModel):
     """The ``S`` consecutive workers ``start, ..., start + S - 1`` straggle.
 
     Workers are ordered by their points ``beta_n`` (ascending), so a contiguous
@@ -337,7 +337,7 @@ class ContiguousBlock(_Model):
         return ~((idx >= starts[:, None]) & (idx < starts[:, None] + S))
 
 
-class WorstCase(_Model):
+class WorstCase(StragglerModel):
     """Adversarial stragglers: the set of ``S`` that maximises the loss.
 
     The set depends on the code, ``f`` and the data, so it cannot be drawn
@@ -375,7 +375,7 @@ class WorstCase(_Model):
                         "gcc.simulate, which resolves it per scheme.")
 
 
-class _DelayModel(_Model):
+class DelayModel(StragglerModel):
     """Completion times per worker; the master waits for the fastest ``N - S``."""
 
     stragglers: int = 0
@@ -438,7 +438,7 @@ class _DelayModel(_Model):
         return self.sample_many_with_time(rng, n, n - self.stragglers, trials)[0]
 
 
-class ShiftedExponential(_DelayModel):
+class ShiftedExponential(DelayModel):
     """Completion time of every worker ``shift + Exp(rate)``, i.i.d.
 
     The classical straggler model of coded computing (Lee et al., 2018). With
@@ -477,7 +477,7 @@ class ShiftedExponential(_DelayModel):
         return self.shift + harmonic / self.rate
 
 
-class SlowWorkers(_DelayModel):
+class SlowWorkers(DelayModel):
     """A set of slow workers whose completion times are ``factor`` times longer.
 
     Every worker takes ``shift + Exp(rate)``; slow workers take ``factor`` times

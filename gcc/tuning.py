@@ -31,7 +31,7 @@ import numpy as np
 
 from . import metrics as _m
 from .harness import _batch, _check_labels, _noise_like, _scores, trial_rngs
-from .stragglers import WorstCase, _DelayModel
+from .stragglers import WorstCase, DelayModel
 from .validation import check_choice, check_int, check_real, invalid
 
 __all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection"]
@@ -147,7 +147,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
             raise invalid("make_code", owner, "a factory whose codes share n_inputs and "
                           "n_workers", (code.n_inputs, code.n_workers))
     fixed_labels = _check_labels(labels, K, owner)
-    delay = isinstance(straggler_model, _DelayModel)
+    delay = isinstance(straggler_model, DelayModel)
     min_survivors = int(getattr(straggler_model, "min_survivors", 1))
 
     scores = {key: [] for key in codes}
