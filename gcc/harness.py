@@ -1,23 +1,28 @@
 """Simulation harness: run coded computing schemes side by side under a straggler model.
 
-One trial of a comparison:
+One trial of a comparison (:func:`run_trials`):
 
 1. draw (or take) a batch ``X`` of ``K`` data points and compute ``f(X)`` once;
 2. draw one received set ``F`` from the straggler model (shared by every scheme)
    and, with ``noise_std > 0``, one noise array ``eps`` of shape ``(N, *out)``
    (shared too);
 3. for every scheme: encode, evaluate ``f`` on all ``N`` coded inputs in one
-   vectorised call, add ``eps``, decode from the workers in ``F``, and score the
-   estimates with the metrics of :mod:`gcc.metrics`.
+   vectorised call, add ``eps``, decode from the workers in ``F``, score the
+   estimates with the metrics of :mod:`gcc.metrics` (:func:`scores`) and hand
+   what the trial computed to the optional per-trial hook (:class:`TrialContext`).
 
 So every scheme sees identical inputs, identical straggler sets and identical
 noise: differences between schemes are paired, as in the paper's experiments
 ("both schemes see identical inputs and straggler sets", Figs. 3-4 of [1]_).
+Functions that need more than the table (the grid search of
+:func:`gcc.tuning.select_lambdas`, the sweeps of the experiments) use the hook
+and ``return_received=True`` instead of re-deriving these random streams.
 
 Randomness: ``np.random.SeedSequence(seed)`` is split into one child per
 trial, and each child into three independent streams (data, stragglers,
-noise). Trial ``t`` is therefore the same whatever the number of trials, and
-changing the data source does not change the straggler sets.
+noise; :func:`trial_rngs`). Trial ``t`` is therefore the same whatever the
+number of trials, and changing the data source does not change the straggler
+sets.
 
 References
 ----------
@@ -28,7 +33,7 @@ References
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -37,12 +42,21 @@ from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel, worst_case_stragglers
 from .validation import check_int, check_real, invalid
 
-__all__ = ["simulate", "evaluate", "summarize", "trial_rngs"]
+__all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext",
+           "MEASURED_COLUMNS"]
+
+#: Every column :func:`run_trials` measures; ``extra_columns`` and the hook may not use them.
+MEASURED_COLUMNS = ("scheme", "n_workers", "n_inputs", "stragglers", "received", "trial",
+                    "seed", "straggler_model", "too_few_survivors", "loss", "rmse_norms",
+                    "rmse_rms", "accuracy", "accuracy_base", "relacc", "relacc_literal", "time")
+_NAN_SCORES = {"loss": np.nan, "rmse_norms": np.nan, "rmse_rms": np.nan}
+_NAN_LABEL_SCORES = {"accuracy": np.nan, "accuracy_base": np.nan, "relacc": np.nan,
+                     "relacc_literal": np.nan}
 
 
 def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Generator,
                                                np.random.Generator]:
-    """The (data, stragglers, noise) generators of one trial.
+    """The (data, stragglers, noise) generators of one trial of :func:`run_trials`.
 
     Parameters
     ----------
@@ -52,6 +66,17 @@ def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Ge
     Returns
     -------
     tuple of three numpy.random.Generator
+        Independent children of ``np.random.SeedSequence([seed, trial])``.
+
+    Examples
+    --------
+    The received set of trial 2 of ``run_trials(..., gcc.FixedCount(3), seed=0)``:
+
+    >>> import gcc
+    >>> from gcc.harness import trial_rngs
+    >>> data, stragglers, noise = trial_rngs(0, 2)
+    >>> gcc.FixedCount(3).sample(stragglers, 8).tolist()
+    [0, 2, 4, 6, 7]
     """
     children = np.random.SeedSequence([int(seed), int(trial)]).spawn(3)
     return tuple(np.random.default_rng(c) for c in children)
@@ -85,6 +110,20 @@ def _check_labels(labels: Any, K: int, owner: str) -> np.ndarray | None:
     return lab
 
 
+def _check_new_columns(columns: Any, name: str, owner: str, taken) -> dict:
+    """``columns`` as a dict of columns that are neither measured nor in ``taken``."""
+    if not isinstance(columns, Mapping):
+        raise invalid(name, owner, "a dict of new columns" if name == "extra_columns" else
+                      "a callable returning None or a dict of new columns",
+                      type(columns).__name__)
+    for key in columns:
+        if key in MEASURED_COLUMNS or key in taken:
+            what = "a measured column" if key in MEASURED_COLUMNS else "an extra column"
+            raise invalid(name, owner, "new columns only (never overwriting the table's)", key,
+                          f"{key!r} is {what}")
+    return dict(columns)
+
+
 def _batch(X: Any, rng: np.random.Generator, trial: int, K: int, owner: str):
     """The trial's inputs (and labels when the source returns them)."""
     out = X(rng, trial) if callable(X) else X
@@ -111,7 +150,34 @@ def _noise_like(Y: Any, noise: np.ndarray):
                         else Y.dtype, copy=False)
 
 
-def _scores(est: Any, true: Any, labels: np.ndarray | None) -> dict:
+def scores(est: Any, true: Any, labels: Any = None) -> dict:
+    """The metric columns of one row of :func:`run_trials`.
+
+    Parameters
+    ----------
+    est : array (K, *out)
+        Decoded estimates (numpy or torch).
+    true : array (K, *out)
+        Exact outputs ``f(x_k)``.
+    labels : int array (K,), optional
+        Class labels; add the accuracy columns.
+
+    Returns
+    -------
+    dict
+        ``loss`` (:func:`gcc.metrics.mse_loss`), ``rmse_norms``, ``rmse_rms``
+        and, with labels, ``accuracy``, ``accuracy_base`` (accuracy of ``true``),
+        ``relacc`` (``accuracy / accuracy_base``) and ``relacc_literal``
+        (``accuracy_base / accuracy``), NaN for a zero denominator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.harness import scores
+    >>> s = scores(np.array([[1.0, 0.0], [0.0, 3.0]]), np.zeros((2, 2)))
+    >>> {k: float(v) for k, v in s.items()}
+    {'loss': 5.0, 'rmse_norms': 2.0, 'rmse_rms': 2.23606797749979}
+    """
     row = {
         "loss": _m.mse_loss(est, true),
         "rmse_norms": _m.rmse_mean_of_norms(est, true),
@@ -146,8 +212,20 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     Returns
     -------
     dict
-        ``estimate`` (K, *out), ``true`` (K, *out) and the metrics ``loss``,
-        ``rmse_norms``, ``rmse_rms`` (see :mod:`gcc.metrics`).
+        ``estimate`` (K, *out), ``true`` (K, *out) and the metrics of
+        :func:`scores`.
+
+    Examples
+    --------
+    LCC recovers a polynomial ``f`` of degree ``d`` exactly from
+    ``(K - 1) d + 1`` workers (here ``K = 4``, ``d = 2``, 7 of 8 workers):
+
+    >>> import numpy as np, gcc
+    >>> from gcc.harness import evaluate
+    >>> code = gcc.LagrangeCode(4, 8)
+    >>> out = evaluate(code, lambda x: x ** 2, np.linspace(-1, 1, 4), range(7))
+    >>> out["estimate"].shape, bool(out["loss"] < 1e-20)
+    ((4,), True)
     """
     received = np.asarray(received, dtype=np.int64)
     true = f(X)
@@ -156,12 +234,95 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
         Y = Y + _noise_like(Y, to_numpy(noise))
     est = code.decode(Y[received], received)
     labels = _check_labels(labels, int(code.n_inputs), "evaluate")
-    return {"estimate": est, "true": true, **_scores(est, true, labels)}
+    return {"estimate": est, "true": true, **scores(est, true, labels)}
 
 
-def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, trials: int,
-             seed: int, labels: Any = None, noise_std: float = 0.0, *,
-             extra_columns: Mapping[str, Any] | None = None, progress: bool = False):
+class TrialContext(NamedTuple):
+    """What one (trial, scheme) of :func:`run_trials` computed: the argument of its hook.
+
+    Attributes
+    ----------
+    trial : int
+        Trial index ``t``.
+    scheme : str
+        Key of the scheme in ``codes``.
+    code : coded-computing scheme
+        ``codes[scheme]``.
+    inputs : array (K, *in)
+        The trial's batch ``X_t`` (numpy or torch, as ``X`` gives it).
+    labels : int ndarray (K,) or None
+        The trial's labels.
+    received : int ndarray (|F|,)
+        Ascending indices of the workers that answered (this scheme's set).
+    true : array (K, *out)
+        ``f(X_t)``.
+    outputs : array (N, *out) or None
+        All ``N`` worker outputs with the trial's noise added (the decoder sees
+        ``outputs[received]``); ``None`` when too few workers survived.
+    noise : ndarray (N, *out) or None
+        The trial's noise draw (shared by every scheme); ``None`` without
+        noise or when too few workers survived. ``outputs - noise`` are the
+        noiseless outputs.
+    estimate : array (K, *out) or None
+        ``code.decode(outputs[received], received)``; ``None`` when too few
+        workers survived.
+    row : dict
+        A copy of the measured row (:data:`MEASURED_COLUMNS` and ``extra_columns``).
+    rngs : tuple of three numpy.random.Generator
+        The trial's (data, stragglers, noise) generators (:func:`trial_rngs`),
+        after the harness's own draws: drawing from them changes nothing the
+        harness computes.
+    """
+
+    trial: int
+    scheme: str
+    code: Any
+    inputs: Any
+    labels: np.ndarray | None
+    received: np.ndarray
+    true: Any
+    outputs: Any
+    noise: np.ndarray | None
+    estimate: Any
+    row: dict
+    rngs: tuple
+
+
+def _shared_received(straggler_model, codes, f, Xt, rng, N: int):
+    """The trial's received set shared by every scheme (``None``: one per scheme) and its time."""
+    if isinstance(straggler_model, WorstCase):
+        if straggler_model.against is None:
+            return None, None
+        return worst_case_stragglers(codes[straggler_model.against], f, Xt,
+                                     straggler_model.stragglers, straggler_model.search), None
+    if isinstance(straggler_model, DelayModel):
+        mask, time = straggler_model.sample_many_with_time(
+            rng, N, N - straggler_model.stragglers, 1)
+        return np.flatnonzero(mask[0]), float(time[0])
+    return np.flatnonzero(straggler_model.sample_many(rng, N, 1)[0]), None
+
+
+def _check_model(straggler_model, codes, N: int, owner: str) -> None:
+    if not hasattr(straggler_model, "sample_many") and not isinstance(straggler_model,
+                                                                      WorstCase):
+        raise invalid("straggler_model", owner, "a straggler model of gcc.stragglers",
+                      straggler_model)
+    if isinstance(straggler_model, WorstCase):
+        if straggler_model.stragglers >= N:
+            raise invalid("straggler_model", owner,
+                          f"a model with stragglers < n_workers (= {N})", straggler_model)
+        if straggler_model.against is not None and straggler_model.against not in codes:
+            raise invalid("straggler_model", owner,
+                          f"a WorstCase whose 'against' is one of {list(codes)}",
+                          straggler_model.against)
+
+
+def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, trials: int,
+               seed: int, labels: Any = None, noise_std: float = 0.0, *,
+               extra_columns: Mapping[str, Any] | None = None,
+               on_trial: Callable[[TrialContext], Mapping[str, Any] | None] | None = None,
+               return_received: bool = False, progress: bool = False,
+               owner: str = "run_trials"):
     """Compare schemes on identical inputs, straggler sets and noise.
 
     Parameters
@@ -190,31 +351,73 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
         Standard deviation of i.i.d. Gaussian noise added to every worker output
         (the noisy setting of Theorem 2); one noise draw per trial, shared.
     extra_columns : dict, optional
-        Constant columns added to every row (e.g. ``{"model": "vit"}``).
+        Constant columns added to every row (e.g. ``{"model": "vit"}``); a
+        name of :data:`MEASURED_COLUMNS` is an error.
+    on_trial : callable ``(TrialContext) -> dict or None``, optional
+        Called once per (trial, scheme), in the order of the rows, with what
+        the trial computed (:class:`TrialContext`: the received set, the
+        worker outputs, the estimates, the labels, the trial's generators...),
+        including the draws with too few survivors (``estimate`` is then
+        ``None``). A returned dict is merged into the row as new columns (a
+        measured or extra column is an error); ``None`` adds nothing, e.g. when
+        the hook collects its own results.
+    return_received : bool
+        Also return the received sets.
     progress : bool
         Show a tqdm bar over trials (needs tqdm).
+    owner : str
+        Name shown in error messages and warnings; functions built on this one
+        (:func:`gcc.tuning.select_lambdas`) pass their own.
 
     Returns
     -------
-    pandas.DataFrame
+    table : pandas.DataFrame
         One row per (scheme, trial): ``scheme``, ``n_workers``, ``n_inputs``,
         ``stragglers`` (``N - |F|``), ``received`` (``|F|``), ``trial``,
         ``seed``, ``straggler_model``, ``too_few_survivors``, ``loss``,
         ``rmse_norms``, ``rmse_rms`` [, ``accuracy``, ``accuracy_base``,
-        ``relacc``, ``relacc_literal``] [, ``time``].
+        ``relacc``, ``relacc_literal``] [, ``time``], then ``extra_columns``
+        and the hook's columns.
         Draws with fewer received workers than ``straggler_model.min_survivors``
         keep their rows with ``too_few_survivors = True`` and NaN metrics; their
-        number is in ``df.attrs["n_too_few_survivors"]`` (per trial, not per
+        number is in ``table.attrs["n_too_few_survivors"]`` (per trial, not per
         scheme) and a ``RuntimeWarning`` reports it. They are never dropped.
+    received : list of dict, only with ``return_received=True``
+        ``received[t][scheme]``: ascending int ndarray of the workers that
+        answered in trial ``t``. Every scheme shares one array, except under
+        ``WorstCase`` without ``against`` (one adversarial set per scheme).
 
     Raises
     ------
     ValueError
-        For bad ``codes``, ``X``, ``trials``, ``seed``, ``noise_std`` or ``labels``.
+        For bad ``codes``, ``X``, ``trials``, ``seed``, ``noise_std``, ``labels``,
+        ``extra_columns`` or a hook that returns a measured column.
+
+    Examples
+    --------
+    >>> import numpy as np, gcc
+    >>> from gcc.harness import run_trials
+    >>> codes = {"gcc": gcc.SplineCode(6, 20), "bacc": gcc.BerrutCode(6, 20)}
+    >>> X = np.linspace(-2, 2, 6)
+    >>> table, received = run_trials(codes, np.sin, X, gcc.FixedCount(4), trials=3, seed=0,
+    ...                              return_received=True)
+    >>> table[["scheme", "trial", "stragglers"]].head(2)
+      scheme  trial  stragglers
+    0    gcc      0           4
+    1   bacc      0           4
+    >>> len(received), received[0]["gcc"] is received[0]["bacc"], received[0]["gcc"].size
+    (3, True, 16)
+
+    A hook adds columns (here the worst error over the K estimates):
+
+    >>> def worst(ctx):
+    ...     return {"max_error": float(np.abs(ctx.estimate - ctx.true).max())}
+    >>> table = run_trials(codes, np.sin, X, gcc.FixedCount(4), 3, 0, on_trial=worst)
+    >>> bool((table.max_error ** 2 >= table.loss).all())
+    True
     """
     import pandas as pd
 
-    owner = "simulate"
     K, N = _check_codes(codes, owner)
     trials = check_int(trials, "trials", owner, minimum=1)
     seed = check_int(seed, "seed", owner, minimum=0)
@@ -222,28 +425,19 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
                            constraint="a finite float >= 0")
     if not callable(f):
         raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
-    if not hasattr(straggler_model, "sample_many") and not isinstance(straggler_model,
-                                                                      WorstCase):
-        raise invalid("straggler_model", owner, "a straggler model of gcc.stragglers",
-                      straggler_model)
+    if on_trial is not None and not callable(on_trial):
+        raise invalid("on_trial", owner, "a callable (TrialContext) -> dict or None", on_trial)
+    if not isinstance(return_received, (bool, np.bool_)):
+        raise invalid("return_received", owner, "a bool", return_received)
+    _check_model(straggler_model, codes, N, owner)
+    extra = _check_new_columns(extra_columns or {}, "extra_columns", owner, ())
     if not callable(X):
         _batch(X, None, 0, K, owner)  # shape check before any work
     fixed_labels = _check_labels(labels, K, owner)
-    worst = isinstance(straggler_model, WorstCase)
-    if worst:
-        S = straggler_model.stragglers
-        if S >= N:
-            raise invalid("straggler_model", owner,
-                          f"a model with stragglers < n_workers (= {N})", straggler_model)
-        if straggler_model.against is not None and straggler_model.against not in codes:
-            raise invalid("straggler_model", owner,
-                          f"a WorstCase whose 'against' is one of {list(codes)}",
-                          straggler_model.against)
-    delay = isinstance(straggler_model, DelayModel)
     min_survivors = int(getattr(straggler_model, "min_survivors", 1))
     model_repr = repr(straggler_model)
 
-    rows = []
+    rows, received_sets = [], []
     n_too_few = 0
     iterator = range(trials)
     if progress:
@@ -251,44 +445,32 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
 
         iterator = tqdm(iterator, desc="trials")
     for t in iterator:
-        rng_data, rng_strag, rng_noise = trial_rngs(seed, t)
+        rngs = trial_rngs(seed, t)
+        rng_data, rng_strag, rng_noise = rngs
         Xt, batch_labels = _batch(X, rng_data, t, K, owner)
         lab = fixed_labels if batch_labels is None else _check_labels(batch_labels, K, owner)
         true = f(Xt)
-
-        waited = None
-        shared = None
-        if worst:
-            if straggler_model.against is not None:
-                shared = worst_case_stragglers(codes[straggler_model.against], f, Xt,
-                                               straggler_model.stragglers,
-                                               straggler_model.search)
-        elif delay:
-            mask, time = straggler_model.sample_many_with_time(
-                rng_strag, N, N - straggler_model.stragglers, 1)
-            shared, waited = np.flatnonzero(mask[0]), float(time[0])
-        else:
-            shared = np.flatnonzero(straggler_model.sample_many(rng_strag, N, 1)[0])
+        shared, waited = _shared_received(straggler_model, codes, f, Xt, rng_strag, N)
         too_few = shared is not None and shared.size < min_survivors
         n_too_few += bool(too_few)
 
         noise = None
+        sets = {}
         for name, code in codes.items():
-            received = shared
-            Y = None
+            received, Y, est = shared, None, None
             if received is None:  # WorstCase against each scheme
                 Y = f(code.encode(Xt))
                 received = worst_case_stragglers(code, f, Xt, straggler_model.stragglers,
                                                  straggler_model.search, outputs=(true, Y))
+            sets[name] = received
             row = {"scheme": name, "n_workers": N, "n_inputs": K,
                    "stragglers": N - int(received.size), "received": int(received.size),
                    "trial": t, "seed": seed, "straggler_model": model_repr,
                    "too_few_survivors": bool(too_few)}
             if too_few:
-                row.update(loss=np.nan, rmse_norms=np.nan, rmse_rms=np.nan)
+                row.update(_NAN_SCORES)
                 if lab is not None:
-                    row.update(accuracy=np.nan, accuracy_base=np.nan, relacc=np.nan,
-                               relacc_literal=np.nan)
+                    row.update(_NAN_LABEL_SCORES)
             else:
                 if Y is None:
                     Y = f(code.encode(Xt))
@@ -297,65 +479,32 @@ def simulate(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, tri
                         noise = noise_std * rng_noise.standard_normal(tuple(Y.shape))
                     Y = Y + _noise_like(Y, noise)
                 est = code.decode(Y[received], received)
-                row.update(_scores(est, true, lab))
+                row.update(scores(est, true, lab))
             if waited is not None:
                 row["time"] = waited
-            if extra_columns:
-                row.update(extra_columns)
+            row.update(extra)
+            if on_trial is not None:
+                added = on_trial(TrialContext(t, name, code, Xt, lab, received, true,
+                                              None if too_few else Y,
+                                              None if too_few else noise, est, dict(row), rngs))
+                if added is not None:
+                    row.update(_check_new_columns(added, "on_trial", owner, extra))
             rows.append(row)
+        if return_received:
+            received_sets.append(sets)
 
     df = pd.DataFrame(rows)
     df.attrs["n_too_few_survivors"] = n_too_few
     df.attrs["trials"] = trials
     df.attrs["seed"] = seed
     if n_too_few:
-        warnings.warn(f"simulate: {n_too_few} of {trials} trials drew fewer than "
+        warnings.warn(f"{owner}: {n_too_few} of {trials} trials drew fewer than "
                       f"{min_survivors} received workers under {model_repr}; their rows are "
                       "kept with too_few_survivors=True and NaN metrics.", RuntimeWarning,
                       stacklevel=2)
-    return df
+    return (df, received_sets) if return_received else df
 
 
-def summarize(df, value: str = "loss", by: Sequence[str] = ("scheme", "stragglers"),
-              level: float = 0.95):
-    """Mean and t confidence interval of ``value`` per group (NaN rows are counted apart).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Output of :func:`simulate` (or any tidy table with the columns used).
-    value : str
-        Column to summarise.
-    by : sequence of str
-        Grouping columns.
-    level : float in (0, 1)
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by`` columns plus ``mean``, ``low``, ``high``, ``half_width``, ``n``
-        (values used) and ``n_nan`` (e.g. draws with too few survivors).
-    """
-    import pandas as pd
-
-    if value not in df.columns:
-        raise invalid("value", "summarize", f"a column of df ({list(df.columns)})", value)
-    missing = [c for c in by if c not in df.columns]
-    if missing:
-        raise invalid("by", "summarize", f"columns of df ({list(df.columns)})", missing)
-    out = []
-    for key, group in df.groupby(list(by), sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        vals = group[value].to_numpy(dtype=float)
-        n_nan = int(np.isnan(vals).sum())
-        if n_nan == vals.size:
-            ci = _m.ConfidenceInterval(np.nan, np.nan, np.nan, np.nan, 0)
-        else:
-            ci = _m.mean_ci(vals, level=level)
-        out.append({**dict(zip(by, key)), "mean": ci.mean, "low": ci.low, "high": ci.high,
-                    "half_width": ci.half_width, "n": ci.n, "n_nan": n_nan})
-    return pd.DataFrame(out)
-
-
-#: The name the rest of the library uses (``gcc.cpgc.simulate`` is a different function).
-run_trials = simulate
+#: Former name, kept while the callers switch (removed at the end of issue 11);
+#: ``gcc.cpgc.simulate`` is a different function.
+simulate = run_trials

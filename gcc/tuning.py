@@ -13,9 +13,12 @@ without the grid or the folds. This module does the obvious protocol:
   variation);
 * the best pair minimises the mean score (maximises it for accuracies).
 
-``f`` is evaluated once per trial and ``lambda_enc`` (the workers' outputs do
-not depend on ``lambda_dec``), so the grid costs ``len(lam_enc_grid)`` forward
-passes per trial, not ``len(lam_enc_grid) * len(lam_dec_grid)``.
+The draws are those of :func:`gcc.harness.run_trials` (one scheme per
+``lambda_enc``); its per-trial hook decodes the same worker outputs with every
+``lambda_dec``. So ``f`` is evaluated once per trial and ``lambda_enc`` (the
+workers' outputs do not depend on ``lambda_dec``), and the grid costs
+``len(lam_enc_grid)`` forward passes per trial, not
+``len(lam_enc_grid) * len(lam_dec_grid)``.
 
 References
 ----------
@@ -29,19 +32,31 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from . import metrics as _m
-from .harness import _batch, _check_labels, _noise_like, _scores, trial_rngs
-from .stragglers import WorstCase, DelayModel
-from .validation import check_choice, check_int, check_real, invalid
+from .harness import TrialContext, run_trials, scores
+from .stragglers import WorstCase
+from .summary import summarize
+from .validation import check_choice, check_real, invalid
 
 __all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection"]
 
 _MAXIMISE = ("relacc", "accuracy")
+_NEEDS_LABELS = ("relacc", "relacc_literal", "accuracy")
 _METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal", "accuracy")
 
 
 def default_lambda_grid() -> np.ndarray:
-    """``[0, 1e-8, 1e-7, ..., 1e0]``: zero (interpolation) and one point per decade."""
+    """``[0, 1e-8, 1e-7, ..., 1e0]``: zero (interpolation) and one point per decade.
+
+    Returns
+    -------
+    ndarray, shape (10,)
+
+    Examples
+    --------
+    >>> from gcc.tuning import default_lambda_grid
+    >>> default_lambda_grid()[[0, 1, -1]].tolist()
+    [0.0, 1e-08, 1.0]
+    """
     return np.concatenate([[0.0], np.logspace(-8, 0, 9)])
 
 
@@ -63,6 +78,22 @@ def _check_grid(grid: Any, name: str) -> np.ndarray:
     if np.unique(g).size != g.size:
         raise invalid(name, "select_lambdas", "a sequence without duplicates", grid)
     return g
+
+
+def _grid_codes(make_code: Any, ge: np.ndarray, gd: np.ndarray, owner: str) -> dict:
+    """``{(lam_enc, lam_dec): code}`` over the grid, all with the same (K, N)."""
+    if hasattr(make_code, "with_params") and not callable(make_code):
+        template = make_code
+        make_code = lambda le, ld: template.with_params(lam_enc=le, lam_dec=ld)  # noqa: E731
+    if not callable(make_code):
+        raise invalid("make_code", owner, "a callable (lam_enc, lam_dec) -> code, or a code "
+                      "with with_params", make_code)
+    codes = {(le, ld): make_code(float(le), float(ld)) for le in ge for ld in gd}
+    sizes = {(int(c.n_inputs), int(c.n_workers)) for c in codes.values()}
+    if len(sizes) != 1:
+        raise invalid("make_code", owner, "a factory whose codes share n_inputs and "
+                      "n_workers", sorted(sizes))
+    return codes
 
 
 def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
@@ -89,7 +120,8 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     lam_enc_grid, lam_dec_grid : sequence of float >= 0, optional
         Default :func:`default_lambda_grid`.
     trials : int >= 1
-        Draws per grid point (the same draws for every grid point).
+        Draws per grid point (the same draws for every grid point: those of
+        :func:`gcc.harness.run_trials` with this ``seed``).
     seed : int >= 0
     labels : int array (K,), optional
         Labels for a fixed batch (needed for ``metric="relacc"`` or ``"accuracy"``
@@ -98,17 +130,40 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         Worker noise (Theorem 2 setting); shared by every grid point.
     metric : {"loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal", "accuracy"}
         Score; accuracies and ``relacc`` are maximised, the others minimised.
-    level : float
+    level : float in (0, 1)
         Level of the intervals in the table.
 
     Returns
     -------
     LambdaSelection
         ``lam_enc``, ``lam_dec``, ``score`` (mean of ``metric`` at the best
-        pair) and ``table``: a DataFrame with one row per grid point,
-        ``lam_enc``, ``lam_dec``, ``metric``, ``mean``, ``low``, ``high``,
-        ``n``, ``n_nan``, ``rank`` (1 = best); ties go to the first pair in
-        grid order (smaller ``lam_enc``, then smaller ``lam_dec``).
+        pair) and ``table``: a DataFrame with one row per grid point in grid
+        order, ``lam_enc``, ``lam_dec``, ``metric``, the columns of
+        :func:`gcc.summary.summarize` (``mean``, ``std``, ``ci_low``,
+        ``ci_high``, ``half_width``, ``n``, ``n_nan``) and ``rank`` (1 = best);
+        ties go to the first pair in grid order (smaller index in
+        ``lam_enc_grid``, then in ``lam_dec_grid``). Draws with too few
+        survivors count in ``n_nan`` (and :func:`~gcc.harness.run_trials`
+        warns about them).
+
+    Raises
+    ------
+    ValueError
+        For a bad grid, metric, straggler model, ``make_code``, ``batches``,
+        ``labels`` (or none while ``metric`` needs them), or any argument
+        :func:`~gcc.harness.run_trials` rejects.
+
+    Examples
+    --------
+    With noisy workers, a smoothing decoder beats interpolation (Theorem 2):
+
+    >>> import numpy as np, gcc
+    >>> from gcc.tuning import select_lambdas
+    >>> code = gcc.SplineCode(8, 200, points="equispaced")
+    >>> sel = select_lambdas(code, np.sin, [np.linspace(-2, 2, 8)], gcc.FixedCount(10),
+    ...                      [0.0], [0.0, 1e-4, 1e-2], trials=8, seed=0, noise_std=0.1)
+    >>> sel.lam_dec > 0, list(sel.table["rank"])
+    (True, [2, 1, 3])
     """
     import pandas as pd
 
@@ -116,20 +171,12 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     check_choice(metric, "metric", owner, _METRICS)
     ge = _check_grid(lam_enc_grid, "lam_enc_grid")
     gd = _check_grid(lam_dec_grid, "lam_dec_grid")
-    trials = check_int(trials, "trials", owner, minimum=1)
-    seed = check_int(seed, "seed", owner, minimum=0)
-    noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
-                           constraint="a finite float >= 0")
+    level = check_real(level, "level", owner, minimum=0, maximum=1, include_min=False,
+                       include_max=False, constraint="a float in (0, 1)")
     if isinstance(straggler_model, WorstCase) or not hasattr(straggler_model, "sample_many"):
         raise invalid("straggler_model", owner, "a random straggler model (FixedCount, "
                       "Bernoulli, ContiguousBlock, ShiftedExponential, SlowWorkers)",
                       straggler_model)
-    if hasattr(make_code, "with_params") and not callable(make_code):
-        template = make_code
-        make_code = lambda le, ld: template.with_params(lam_enc=le, lam_dec=ld)  # noqa: E731
-    if not callable(make_code):
-        raise invalid("make_code", owner, "a callable (lam_enc, lam_dec) -> code, or a code "
-                      "with with_params", make_code)
     if callable(batches):
         source = batches
     else:
@@ -138,61 +185,35 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
             raise invalid("batches", owner, "a non-empty sequence of arrays (K, ...) or a "
                           "callable (rng, trial) -> array", type(batches).__name__)
         source = lambda rng, t: batches[t % len(batches)]  # noqa: E731
+    codes = _grid_codes(make_code, ge, gd, owner)
 
-    codes = {(le, ld): make_code(float(le), float(ld)) for le in ge for ld in gd}
-    first = next(iter(codes.values()))
-    K, N = int(first.n_inputs), int(first.n_workers)
-    for code in codes.values():
-        if (int(code.n_inputs), int(code.n_workers)) != (K, N):
-            raise invalid("make_code", owner, "a factory whose codes share n_inputs and "
-                          "n_workers", (code.n_inputs, code.n_workers))
-    fixed_labels = _check_labels(labels, K, owner)
-    delay = isinstance(straggler_model, DelayModel)
-    min_survivors = int(getattr(straggler_model, "min_survivors", 1))
+    records = []  # (lam_enc, lam_dec, value) in trial order
 
-    scores = {key: [] for key in codes}
-    for t in range(trials):
-        rng_data, rng_strag, rng_noise = trial_rngs(seed, t)
-        Xt, batch_labels = _batch(source, rng_data, t, K, owner)
-        lab = fixed_labels if batch_labels is None else _check_labels(batch_labels, K, owner)
-        if metric in ("relacc", "relacc_literal", "accuracy") and lab is None:
+    def decode_grid(ctx: TrialContext) -> None:
+        """Score every lambda_dec on the outputs of scheme ``lam_enc`` (same draws)."""
+        if metric in _NEEDS_LABELS and ctx.labels is None:
             raise invalid("labels", owner, f"given (metric={metric!r} needs labels)", None)
-        if delay:
-            mask = straggler_model.sample_many_with_time(
-                rng_strag, N, N - straggler_model.stragglers, 1)[0]
-        else:
-            mask = straggler_model.sample_many(rng_strag, N, 1)
-        received = np.flatnonzero(mask[0])
-        if received.size < min_survivors:
-            for key in codes:
-                scores[key].append(np.nan)
-            continue
-        true = f(Xt)
-        noise = None
-        for le in ge:
-            enc_code = codes[(le, gd[0])]
-            Y = f(enc_code.encode(Xt))
-            if noise_std > 0:
-                if noise is None:
-                    noise = noise_std * rng_noise.standard_normal(tuple(Y.shape))
-                Y = Y + _noise_like(Y, noise)
-            Yr = Y[received]
-            for ld in gd:
-                est = codes[(le, ld)].decode(Yr, received)
-                scores[(le, ld)].append(_scores(est, true, lab)[metric])
+        le = ge[int(ctx.scheme)]
+        if ctx.estimate is None:  # too few survivors: a NaN for every grid point
+            records.extend((le, ld, np.nan) for ld in gd)
+            return None
+        Yr = ctx.outputs[ctx.received]
+        for j, ld in enumerate(gd):
+            # the scheme's own code is (le, gd[0]): its decode is already in the row
+            value = ctx.row[metric] if j == 0 else scores(
+                codes[(le, ld)].decode(Yr, ctx.received), ctx.true, ctx.labels)[metric]
+            records.append((le, ld, value))
+        return None
 
-    rows = []
-    for (le, ld), vals in scores.items():
-        v = np.asarray(vals, dtype=float)
-        n_nan = int(np.isnan(v).sum())
-        if n_nan == v.size:
-            ci = _m.ConfidenceInterval(np.nan, np.nan, np.nan, np.nan, 0)
-        else:
-            ci = _m.mean_ci(v, level=level)
-        rows.append({"lam_enc": float(le), "lam_dec": float(ld), "metric": metric,
-                     "mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n,
-                     "n_nan": n_nan})
-    table = pd.DataFrame(rows)
+    run_trials({str(i): codes[(le, gd[0])] for i, le in enumerate(ge)}, f, source,
+               straggler_model, trials, seed, labels=labels, noise_std=noise_std,
+               on_trial=decode_grid, owner=owner)
+
+    long = pd.DataFrame(records, columns=["lam_enc", "lam_dec", "value"])
+    table = summarize(long, "value", by=["lam_enc", "lam_dec"], level=level)
+    order = pd.MultiIndex.from_tuples([(float(le), float(ld)) for le, ld in codes])
+    table = table.set_index(["lam_enc", "lam_dec"]).loc[order].reset_index(names=["lam_enc", "lam_dec"])
+    table.insert(2, "metric", metric)
     key = -table["mean"] if metric in _MAXIMISE else table["mean"]
     table["rank"] = key.rank(method="first", na_option="bottom").astype(int)
     best = table.loc[table["rank"] == 1].iloc[0]

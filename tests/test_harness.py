@@ -1,10 +1,12 @@
-"""Simulation harness: pairing of schemes, reproducibility, accounting of bad draws."""
+"""Simulation harness: pairing of schemes, reproducibility, accounting of bad draws, hook, received sets."""
 import numpy as np
 import pytest
 
 import gcc
-from gcc.harness import evaluate, simulate, summarize, trial_rngs
+from gcc import harness
+from gcc.harness import MEASURED_COLUMNS, evaluate, run_trials, trial_rngs
 from gcc.metrics import mean_ci
+from gcc.summary import summarize
 
 
 class RecordingCode:
@@ -39,7 +41,7 @@ X0 = np.linspace(-2.0, 2.5, 6)
 
 def test_same_received_sets_and_noise_for_every_scheme():
     a, b = RecordingCode(6, 20), RecordingCode(6, 20)
-    df = simulate({"a": a, "b": b}, f, X0, gcc.FixedCount(4), trials=7, seed=3, noise_std=0.1)
+    df = run_trials({"a": a, "b": b}, f, X0, gcc.FixedCount(4), trials=7, seed=3, noise_std=0.1)
     assert len(df) == 14 and set(df.scheme) == {"a", "b"}
     assert len(a.received_log) == len(b.received_log) == 7
     for ra, rb, ya, yb in zip(a.received_log, b.received_log, a.Y_log, b.Y_log):
@@ -57,7 +59,7 @@ def test_same_received_sets_and_noise_for_every_scheme():
 
 def test_shared_sets_with_different_encoders():
     a, b = RecordingCode(6, 20), RecordingCode(6, 20, shift=0.3)
-    simulate({"a": a, "b": b}, f, X0, gcc.Bernoulli(0.3), trials=5, seed=0, noise_std=0.01)
+    run_trials({"a": a, "b": b}, f, X0, gcc.Bernoulli(0.3), trials=5, seed=0, noise_std=0.01)
     for ra, rb, ya, yb in zip(a.received_log, b.received_log, a.Y_log, b.Y_log):
         np.testing.assert_array_equal(ra, rb)
         assert not np.allclose(ya, yb)
@@ -65,13 +67,13 @@ def test_shared_sets_with_different_encoders():
 
 def test_reproducible_and_seed_dependent():
     codes = {"GCC": gcc.SplineCode(6, 30), "BACC": gcc.BerrutCode(6, 30)}
-    d1 = simulate(codes, f, X0, gcc.FixedCount(5), trials=6, seed=11, noise_std=0.05)
-    d2 = simulate(codes, f, X0, gcc.FixedCount(5), trials=6, seed=11, noise_std=0.05)
-    d3 = simulate(codes, f, X0, gcc.FixedCount(5), trials=6, seed=12, noise_std=0.05)
+    d1 = run_trials(codes, f, X0, gcc.FixedCount(5), trials=6, seed=11, noise_std=0.05)
+    d2 = run_trials(codes, f, X0, gcc.FixedCount(5), trials=6, seed=11, noise_std=0.05)
+    d3 = run_trials(codes, f, X0, gcc.FixedCount(5), trials=6, seed=12, noise_std=0.05)
     assert d1.equals(d2)
     assert not np.allclose(d1.loss.to_numpy(), d3.loss.to_numpy())
     # trial t does not depend on the number of trials
-    d4 = simulate(codes, f, X0, gcc.FixedCount(5), trials=3, seed=11, noise_std=0.05)
+    d4 = run_trials(codes, f, X0, gcc.FixedCount(5), trials=3, seed=11, noise_std=0.05)
     assert np.array_equal(d4.loss.to_numpy(), d1.loss.to_numpy()[:6])
     for col in ("scheme", "n_workers", "n_inputs", "stragglers", "received", "trial", "loss",
                 "rmse_norms", "rmse_rms", "too_few_survivors"):
@@ -81,7 +83,7 @@ def test_reproducible_and_seed_dependent():
 
 def test_rows_match_evaluate_and_metrics():
     code = gcc.SplineCode(6, 25)
-    df = simulate({"GCC": code}, f, X0, gcc.ContiguousBlock(3, start=4), trials=2, seed=0)
+    df = run_trials({"GCC": code}, f, X0, gcc.ContiguousBlock(3, start=4), trials=2, seed=0)
     received = np.r_[0:4, 7:25]
     ev = evaluate(code, f, X0, received)
     manual = np.mean((code.decode(f(code.encode(X0))[received], received) - f(X0)) ** 2)
@@ -104,7 +106,7 @@ def test_labels_and_callable_batches():
         return x, softmax_net(x).argmax(1)
 
     codes = {"GCC": gcc.SplineCode(8, 24), "BACC": gcc.BerrutCode(8, 24)}
-    df = simulate(codes, softmax_net, source, gcc.FixedCount(4), trials=4, seed=1)
+    df = run_trials(codes, softmax_net, source, gcc.FixedCount(4), trials=4, seed=1)
     assert np.all(df.accuracy_base == 1.0)  # labels are the base model's predictions
     np.testing.assert_allclose(df.relacc, df.accuracy / df.accuracy_base)
     np.testing.assert_allclose(df.relacc_literal, df.accuracy_base / df.accuracy)
@@ -113,7 +115,7 @@ def test_labels_and_callable_batches():
     x1 = source(trial_rngs(1, 1)[0], 1)[0]
     assert not np.allclose(x0, x1)
     labels = np.array([0, 1, 2, 0, 1, 2, 0, 1])
-    df2 = simulate(codes, softmax_net, x0, gcc.FixedCount(4), trials=2, seed=1, labels=labels)
+    df2 = run_trials(codes, softmax_net, x0, gcc.FixedCount(4), trials=2, seed=1, labels=labels)
     assert "relacc" in df2.columns
 
 
@@ -121,7 +123,7 @@ def test_too_few_survivors_counted_not_dropped():
     model = gcc.Bernoulli(0.8, min_survivors=3)
     codes = {"a": RecordingCode(3, 6), "b": RecordingCode(3, 6)}
     with pytest.warns(RuntimeWarning, match="too_few_survivors"):
-        df = simulate(codes, f, X0[:3], model, trials=40, seed=0)
+        df = run_trials(codes, f, X0[:3], model, trials=40, seed=0)
     expected = sum(model.sample(trial_rngs(0, t)[1], 6).size < 3 for t in range(40))
     assert expected > 0
     assert df.attrs["n_too_few_survivors"] == expected
@@ -135,7 +137,7 @@ def test_too_few_survivors_counted_not_dropped():
 def test_delay_model_time_column():
     codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
     model = gcc.ShiftedExponential(1.0, 2.0, stragglers=4)
-    df = simulate(codes, f, X0, model, trials=5, seed=2)
+    df = run_trials(codes, f, X0, model, trials=5, seed=2)
     assert (df.stragglers == 4).all() and (df.time > 1.0).all()
     t = df.pivot(index="trial", columns="scheme", values="time")
     np.testing.assert_array_equal(t["GCC"], t["BACC"])
@@ -145,12 +147,12 @@ def test_delay_model_time_column():
 
 def test_worst_case_model():
     codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
-    df = simulate(codes, f, X0, gcc.WorstCase(3), trials=1, seed=0)
+    df = run_trials(codes, f, X0, gcc.WorstCase(3), trials=1, seed=0)
     for name, code in codes.items():
         _, loss = gcc.worst_case_stragglers(code, f, X0, 3, return_loss=True)
         assert df.loc[df.scheme == name, "loss"].iloc[0] == pytest.approx(loss, rel=1e-12)
     # against one scheme: that scheme's worst set is shared, so the other can only be better
-    df2 = simulate(codes, f, X0, gcc.WorstCase(3, against="GCC"), trials=1, seed=0)
+    df2 = run_trials(codes, f, X0, gcc.WorstCase(3, against="GCC"), trials=1, seed=0)
     assert df2.loc[df2.scheme == "GCC", "loss"].iloc[0] == pytest.approx(
         df.loc[df.scheme == "GCC", "loss"].iloc[0])
     assert df2.loc[df2.scheme == "BACC", "loss"].iloc[0] <= df.loc[df.scheme == "BACC",
@@ -160,20 +162,21 @@ def test_worst_case_model():
 def test_numpy_and_torch_agree():
     torch = pytest.importorskip("torch")
     codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
-    d_np = simulate(codes, f, X0, gcc.FixedCount(3), trials=3, seed=0, noise_std=0.01)
-    d_t = simulate(codes, lambda x: x * torch.sin(x), torch.tensor(X0), gcc.FixedCount(3),
+    d_np = run_trials(codes, f, X0, gcc.FixedCount(3), trials=3, seed=0, noise_std=0.01)
+    d_t = run_trials(codes, lambda x: x * torch.sin(x), torch.tensor(X0), gcc.FixedCount(3),
                    trials=3, seed=0, noise_std=0.01)
     np.testing.assert_allclose(d_np.loss, d_t.loss, rtol=1e-10)
 
 
-def test_summarize_matches_mean_ci():
+def test_tables_summarize_with_the_one_summary():
     codes = {"GCC": gcc.SplineCode(6, 20)}
-    df = simulate(codes, f, X0, gcc.FixedCount(3), trials=6, seed=0)
+    df = run_trials(codes, f, X0, gcc.FixedCount(3), trials=6, seed=0)
     s = summarize(df)
     ci = mean_ci(df.loss)
-    assert s["mean"].iloc[0] == pytest.approx(ci.mean) and s["low"].iloc[0] == pytest.approx(ci.low)
-    with pytest.raises(ValueError, match="'value'"):
-        summarize(df, value="nope")
+    assert s["mean"].iloc[0] == pytest.approx(ci.mean)
+    assert s["ci_low"].iloc[0] == pytest.approx(ci.low)
+    # one summary function: the harness has none of its own; gcc.summarize is gcc.summary's
+    assert not hasattr(harness, "summarize") and gcc.summarize is summarize
 
 
 @pytest.mark.parametrize("kwargs,name", [
@@ -192,5 +195,132 @@ def test_bad_arguments(kwargs, name):
                 trials=2, seed=0)
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
-        simulate(args["codes"], args["f"], args["X"], args["model"], args["trials"],
+        run_trials(args["codes"], args["f"], args["X"], args["model"], args["trials"],
                  args["seed"], labels=args.get("labels"), noise_std=args.get("noise_std", 0.0))
+
+
+def test_run_trials_is_the_name_and_simulate_an_alias():
+    assert gcc.run_trials is run_trials
+    assert harness.simulate is run_trials  # alias removed at the end of issue 11
+    assert "simulate" not in harness.__all__
+
+
+def test_return_received_gives_each_trials_sets():
+    a, b = RecordingCode(6, 20), RecordingCode(6, 20)
+    df, received = run_trials({"a": a, "b": b}, f, X0, gcc.Bernoulli(0.3), trials=5, seed=4,
+                              return_received=True)
+    assert len(received) == 5 and all(set(r) == {"a", "b"} for r in received)
+    for t, r in enumerate(received):
+        assert r["a"] is r["b"]  # one set shared by every scheme
+        assert r["a"].dtype.kind == "i" and np.all(np.diff(r["a"]) > 0)
+        np.testing.assert_array_equal(r["a"], a.received_log[t])
+        np.testing.assert_array_equal(r["a"], gcc.Bernoulli(0.3).sample(trial_rngs(4, t)[1], 20))
+        assert (df.loc[df.trial == t, "received"] == r["a"].size).all()
+    # without the flag, the table alone, identical
+    assert run_trials({"a": a, "b": b}, f, X0, gcc.Bernoulli(0.3), trials=5, seed=4).equals(df)
+
+
+def test_return_received_worst_case_one_set_per_scheme():
+    codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
+    _, received = run_trials(codes, f, X0, gcc.WorstCase(3), trials=1, seed=0,
+                             return_received=True)
+    for name, code in codes.items():
+        np.testing.assert_array_equal(received[0][name],
+                                      gcc.worst_case_stragglers(code, f, X0, 3))
+    _, shared = run_trials(codes, f, X0, gcc.WorstCase(3, against="GCC"), trials=1, seed=0,
+                           return_received=True)
+    assert shared[0]["GCC"] is shared[0]["BACC"]
+
+
+def test_return_received_keeps_too_few_survivor_draws():
+    model = gcc.Bernoulli(0.8, min_survivors=3)
+    with pytest.warns(RuntimeWarning):
+        df, received = run_trials({"a": RecordingCode(3, 6)}, f, X0[:3], model, trials=20,
+                                  seed=0, return_received=True)
+    sizes = np.array([r["a"].size for r in received])
+    np.testing.assert_array_equal(sizes < 3, df.too_few_survivors.to_numpy())
+
+
+def test_hook_sees_what_each_trial_computed():
+    a, b = RecordingCode(6, 20), RecordingCode(6, 20, shift=0.2)
+    seen = []
+
+    def hook(ctx):
+        seen.append(ctx)
+        assert isinstance(ctx, harness.TrialContext)
+        np.testing.assert_array_equal(ctx.outputs[ctx.received], ctx.code.Y_log[-1])
+        np.testing.assert_allclose(ctx.outputs - ctx.noise, f(ctx.code.encode(ctx.inputs)))
+        np.testing.assert_allclose(ctx.true, f(ctx.inputs))
+        assert ctx.row["loss"] == pytest.approx(np.mean((ctx.estimate - ctx.true) ** 2))
+        return {"max_error": float(np.abs(ctx.estimate - ctx.true).max())}
+
+    df, received = run_trials({"a": a, "b": b}, f, X0, gcc.FixedCount(4), trials=3, seed=1,
+                              noise_std=0.1, on_trial=hook, return_received=True)
+    assert [(c.trial, c.scheme) for c in seen] == list(zip(df.trial, df.scheme))
+    for c in seen:
+        assert c.received is received[c.trial][c.scheme]
+        assert c.noise is seen[2 * c.trial].noise  # one noise draw per trial, shared
+        assert c.labels is None and len(c.rngs) == 3
+    np.testing.assert_allclose(df.max_error, [np.abs(c.estimate - c.true).max() for c in seen])
+    # the measured columns do not depend on the hook
+    plain = run_trials({"a": a, "b": b}, f, X0, gcc.FixedCount(4), trials=3, seed=1,
+                       noise_std=0.1)
+    assert df.drop(columns="max_error").equals(plain)
+
+
+def test_hook_may_draw_from_the_trial_rngs_and_return_none():
+    codes = {"GCC": gcc.SplineCode(6, 20), "BACC": gcc.BerrutCode(6, 20)}
+
+    def draw(ctx):
+        for rng in ctx.rngs:
+            rng.standard_normal(5)
+
+    plain = run_trials(codes, f, X0, gcc.FixedCount(4), trials=3, seed=2, noise_std=0.1)
+    hooked = run_trials(codes, f, X0, gcc.FixedCount(4), trials=3, seed=2, noise_std=0.1,
+                        on_trial=draw)
+    assert hooked.equals(plain)
+
+
+def test_hook_on_too_few_survivors_gets_no_estimate():
+    seen = []
+    with pytest.warns(RuntimeWarning):
+        df = run_trials({"a": RecordingCode(3, 6)}, f, X0[:3], gcc.Bernoulli(0.8, min_survivors=3),
+                        trials=20, seed=0, noise_std=0.1, on_trial=seen.append)
+    for c, few in zip(seen, df.too_few_survivors):
+        assert (c.estimate is None and c.outputs is None and c.noise is None) == few
+        assert c.row["too_few_survivors"] == few
+
+
+@pytest.mark.parametrize("column", ["loss", "scheme", "time", "relacc", "model"])
+def test_hook_never_overwrites_a_column(column):
+    codes = {"GCC": gcc.SplineCode(6, 20)}
+    with pytest.raises(ValueError, match=f"'on_trial'.*'{column}' is an? (measured|extra) column"):
+        run_trials(codes, f, X0, gcc.FixedCount(2), trials=2, seed=0,
+                   extra_columns={"model": "m"}, on_trial=lambda ctx: {column: 1.0})
+
+
+def test_extra_columns_never_overwrite_a_measured_column():
+    codes = {"GCC": gcc.SplineCode(6, 20)}
+    for key in ("loss", "trial", "accuracy"):
+        with pytest.raises(ValueError, match=f"'extra_columns'.*'{key}' is a measured column"):
+            run_trials(codes, f, X0, gcc.FixedCount(2), trials=2, seed=0,
+                       extra_columns={"model": "vit", key: 0.0})
+    df = run_trials(codes, f, X0, gcc.FixedCount(2), trials=2, seed=0,
+                    extra_columns={"model": "vit"})
+    assert (df.model == "vit").all()
+    assert set(df.columns) - {"model"} <= set(MEASURED_COLUMNS)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(on_trial=3), "'on_trial'"), (dict(on_trial=lambda ctx: 1.0), "'on_trial'"),
+    (dict(return_received="yes"), "'return_received'"), (dict(extra_columns=[1]), "'extra_columns'"),
+])
+def test_bad_hook_arguments(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        run_trials({"GCC": gcc.SplineCode(6, 20)}, f, X0, gcc.FixedCount(2), 2, 0, **kwargs)
+
+
+def test_owner_names_the_caller_in_messages():
+    with pytest.raises(ValueError, match="'X' parameter of my_sweep"):
+        run_trials({"GCC": gcc.SplineCode(6, 20)}, f, np.ones(5), gcc.FixedCount(2), 2, 0,
+                   owner="my_sweep")

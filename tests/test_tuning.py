@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import gcc
-from gcc.harness import simulate
+from gcc.harness import run_trials
 from gcc.tuning import default_lambda_grid, select_lambdas
 
 
@@ -23,10 +23,10 @@ def test_table_agrees_with_simulate_and_best_is_argmin():
     sel = select_lambdas(lambda le, ld: gcc.SplineCode(6, 24, lam_enc=le, lam_dec=ld), f,
                          batches, gcc.FixedCount(4), ge, gd, trials=6, seed=5, noise_std=0.05)
     t = sel.table
-    assert len(t) == 9 and set(t.columns) >= {"lam_enc", "lam_dec", "mean", "low", "high", "rank"}
-    # the same draws through the harness give the same mean loss for every grid point
+    assert len(t) == 9 and set(t.columns) >= {"lam_enc", "lam_dec", "mean", "ci_low", "ci_high", "rank"}
+    # the same draws through run_trials give the same mean loss for every grid point
     codes = {f"{le},{ld}": gcc.SplineCode(6, 24, lam_enc=le, lam_dec=ld) for le in ge for ld in gd}
-    df = simulate(codes, f, lambda rng, tr: batches[tr % 3], gcc.FixedCount(4), trials=6, seed=5,
+    df = run_trials(codes, f, lambda rng, tr: batches[tr % 3], gcc.FixedCount(4), trials=6, seed=5,
                   noise_std=0.05)
     means = df.groupby("scheme").loss.mean()
     for _, row in t.iterrows():
@@ -72,7 +72,9 @@ def test_relacc_metric_is_maximised():
     (dict(metric="mae"), "'metric'"), (dict(metric="relacc"), "'labels'"),
     (dict(straggler_model=gcc.WorstCase(2)), "'straggler_model'"), (dict(trials=0), "'trials'"),
     (dict(seed=-3), "'seed'"), (dict(batches=[]), "'batches'"), (dict(make_code=3), "'make_code'"),
-    (dict(noise_std=-1.0), "'noise_std'"),
+    (dict(noise_std=-1.0), "'noise_std'"), (dict(level=1.0), "'level'"), (dict(f=3), "'f'"),
+    (dict(batches=[np.ones(5)]), "'X' parameter of select_lambdas"),
+    (dict(labels=np.zeros(5, int)), "'labels' parameter of select_lambdas"),
 ])
 def test_bad_arguments(kwargs, name):
     args = dict(make_code=gcc.SplineCode(6, 20), f=f, batches=[np.linspace(-1, 1, 6)],
@@ -81,3 +83,26 @@ def test_bad_arguments(kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         select_lambdas(**args)
+
+
+def test_table_uses_the_summary_vocabulary_in_grid_order():
+    from gcc.summary import SUMMARY_COLUMNS
+
+    sel = select_lambdas(gcc.SplineCode(6, 20), f, [np.linspace(-1, 1, 6)], gcc.FixedCount(3),
+                         [1e-2, 0.0], [1e-3, 0.0, 1e-6], trials=3, seed=1, noise_std=0.05)
+    t = sel.table
+    assert list(t.columns) == ["lam_enc", "lam_dec", "metric", *SUMMARY_COLUMNS, "rank"]
+    assert list(zip(t.lam_enc, t.lam_dec)) == [(le, ld) for le in (1e-2, 0.0)
+                                               for ld in (1e-3, 0.0, 1e-6)]
+    assert (t.metric == "loss").all() and (t.n == 3).all()
+
+
+def test_too_few_survivor_draws_are_nan_for_every_grid_point():
+    model = gcc.Bernoulli(0.6, min_survivors=4)
+    with pytest.warns(RuntimeWarning, match="select_lambdas"):
+        sel = select_lambdas(gcc.SplineCode(6, 10), f, [np.linspace(-1, 1, 6)], model,
+                             [0.0, 1e-3], [0.0, 1e-2], trials=15, seed=3)
+    expected = sum(model.sample(gcc.harness.trial_rngs(3, t)[1], 10).size < 4 for t in range(15))
+    assert expected > 0
+    assert (sel.table.n_nan == expected).all() and (sel.table.n == 15 - expected).all()
+
