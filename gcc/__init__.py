@@ -14,6 +14,7 @@ from .stragglers import (FixedCount, Bernoulli, ContiguousBlock, WorstCase,  # n
                          longest_run, longest_straggler_run, expected_longest_run)
 from .metrics import (mse_loss, rmse_mean_of_norms, rmse_root_mean_square, accuracy,  # noqa: E402
                       relacc, mean_ci, loglog_slope)
-from .harness import simulate, evaluate, summarize  # noqa: E402
+from .harness import run_trials, evaluate  # noqa: E402
+from .summary import summarize, slope_table  # noqa: E402
 from .tuning import select_lambdas, default_lambda_grid  # noqa: E402
 from . import rates, claims  # noqa: E402,F401  (theorem-rate experiments and the claims table, issue 4)
