@@ -453,6 +453,3 @@ def save_json(data: Mapping[str, Any], notebook: str, name: str) -> Path:
     path.write_text(json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
     return path
 
-
-# The runner's module (gcc/reproduce.py) still calls the old private name until it becomes a package.
-_jsonable = jsonable

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 import yaml
 
-from gcc import reproduce
+from gcc import reproduce, results
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -162,7 +162,7 @@ def status_of(output: str, name: str) -> str:
 def test_unchanged_notebooks_are_cached_and_changes_rerun(tmp_path, monkeypatch, capsys):
     # Other people may edit gcc/ while this runs; pin the library fingerprint so that only the
     # changes made here count. (That the fingerprint enters the key is tested below.)
-    monkeypatch.setattr(reproduce._results, "library_fingerprint", lambda: "pinned")
+    monkeypatch.setattr(results, "library_fingerprint", lambda: "pinned")
 
     def batch(*args):
         rc = reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--output-dir", str(tmp_path / "gen"),
@@ -188,7 +188,7 @@ def test_unchanged_notebooks_are_cached_and_changes_rerun(tmp_path, monkeypatch,
     assert batch("--profile", "default", "--force") == "ok"
     assert batch("--profile", "default") == "cached"
     # A changed library reruns it.
-    monkeypatch.setattr(reproduce._results, "library_fingerprint", lambda: "changed")
+    monkeypatch.setattr(results, "library_fingerprint", lambda: "changed")
     assert batch("--profile", "default") == "ok"
 
 
@@ -260,6 +260,26 @@ def test_dependency_cycles_and_unknown_profiles_are_rejected(tmp_path):
     tiny(bad, "z", {"profiles": {"huge": {}}})
     with pytest.raises(ValueError, match="'profiles'"):
         reproduce.discover(bad)
+
+
+def test_invalid_arguments_and_run_cards_get_the_contract_message(tmp_path, capsys):
+    with pytest.raises(ValueError, match=r"^The 'jobs' parameter of run_batch must be an int >= 1\. Got 0 instead\.$"):
+        reproduce.run_batch("ci", jobs=0, notebooks_dir=tmp_path)
+    with pytest.raises(ValueError, match="The 'profile' parameter of run_batch must be one of 'ci', 'default', 'paper'"):
+        reproduce.run_batch("huge", notebooks_dir=tmp_path)
+    with pytest.raises(ValueError, match="The 'timeout' parameter of run_batch must be a finite real number > 0"):
+        reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path)
+    # The command line reports the same message with exit status 2.
+    assert reproduce.main(["--notebooks-dir", str(tmp_path), "--jobs", "0"]) == 2
+    assert "The 'jobs' parameter of run_batch must be an int >= 1. Got 0 instead." in capsys.readouterr().err
+    tiny(tmp_path / "a", "late", {"order": "soon"})
+    with pytest.raises(ValueError, match=r"^The 'order' parameter of run card .*late\.yaml must be a finite real "
+                                         r"number\. Got 'soon' instead\.$"):
+        reproduce.discover(tmp_path / "a")
+    tiny(tmp_path / "b", "lost", {"depends": ["nowhere"]})
+    with pytest.raises(ValueError, match=r"^The 'depends' parameter of run card .*lost\.yaml must be a list of "
+                                         r"existing notebooks\. Got 'nowhere' instead\.$"):
+        reproduce.order_notebooks(reproduce.discover(tmp_path / "b"))
 
 
 def test_list_shows_order_and_parameters(tmp_path):

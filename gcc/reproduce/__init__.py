@@ -1,0 +1,84 @@
+"""Batch reproduction: run every source notebook with a profile's parameters.
+
+Usage::
+
+    python -m gcc.reproduce [--profile ci|default|paper] [--only NAME ...] [--force]
+                            [--list] [--jobs 1] [--keep-going] [--notebooks-dir DIR]
+                            [--build-book] [--no-run]
+
+Each ``notebooks/<name>.ipynb`` has a run card ``notebooks/<name>.yaml`` (title,
+order, depends, per-profile parameters; see CONTRIBUTING.md). The runner
+
+1. discovers the notebooks and orders them by ``depends``, then ``order``, then name
+   (:mod:`~gcc.reproduce.cards`);
+2. for each, merges the profile's parameters over the notebook's own defaults (and
+   passes ``profile=<name>`` when the notebook's parameters cell declares ``profile``);
+3. computes a cache key (:mod:`~gcc.reproduce.cache`): sha256 over the notebook source with
+   outputs stripped, the parameters, :func:`gcc.results.library_fingerprint` (jupyter-cache
+   ignores the library's code, so it cannot be used here), the profile and the keys of the
+   notebooks it depends on; an unchanged key with a successful previous run is reported as
+   ``cached`` and not rerun;
+4. otherwise executes it with papermill into ``book/generated/<name>.ipynb`` (cwd = the
+   repository root, ``GCC_RESULTS_ROOT=<repo>/_build/results``) and writes
+   ``_build/results/<name>/run.json`` (profile, parameters, seconds, status, cache key,
+   git revision, package versions; :mod:`~gcc.reproduce.execute`, :mod:`~gcc.reproduce.batch`);
+5. writes ``book/generated/status.md``, the status table the book shows
+   (:mod:`~gcc.reproduce.status`).
+
+A notebook error makes the command exit with status 1 and print the notebook, the
+failing cell (index and first lines of source) and the error. With ``--keep-going``
+the remaining independent notebooks still run; without it the batch stops.
+
+``--build-book`` then builds the static site with Jupyter Book (``-W -n --keep-going``,
+notebooks are never executed by Jupyter Book; :mod:`~gcc.reproduce.book`). Table-of-contents
+entries whose page does not exist yet are left out of that build (and listed); executed
+notebooks missing from ``_toc.yml`` are added under "Other notebooks" so that no result is lost.
+
+Modules: ``locations`` (folders), ``cards`` (run cards, profiles, order), ``cache`` (cache
+keys, run records), ``execute`` (kernel, papermill, one notebook's outcome), ``batch`` (the
+batch), ``status`` (status and parameters pages), ``book`` (the Jupyter Book build), ``cli``
+(the command line). Heavy packages (papermill, nbformat, yaml, jupyter) are imported inside
+the functions that need them.
+"""
+from __future__ import annotations
+
+from .batch import run_batch
+from .book import build_book, effective_toc, toc_entries
+from .cache import RUN_RECORD, cache_key, read_record
+from .cards import (PROFILES, NotebookCard, discover, load_card, load_yaml, notebook_parameters,
+                    order_notebooks, resolve_parameters)
+from .cli import main
+from .execute import KERNEL_NAME, Outcome, ensure_kernel, format_error, run_one
+from .locations import default_notebooks_dir, default_output_dir, default_results_root, repo_root
+from .status import format_params, write_parameters_page, write_status
+
+__all__ = [
+    "PROFILES",
+    "KERNEL_NAME",
+    "RUN_RECORD",
+    "NotebookCard",
+    "Outcome",
+    "repo_root",
+    "default_notebooks_dir",
+    "default_output_dir",
+    "default_results_root",
+    "load_yaml",
+    "load_card",
+    "discover",
+    "order_notebooks",
+    "notebook_parameters",
+    "resolve_parameters",
+    "cache_key",
+    "read_record",
+    "ensure_kernel",
+    "format_error",
+    "run_one",
+    "run_batch",
+    "format_params",
+    "write_status",
+    "write_parameters_page",
+    "toc_entries",
+    "effective_toc",
+    "build_book",
+    "main",
+]

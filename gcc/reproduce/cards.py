@@ -1,0 +1,207 @@
+"""Run cards: the notebooks of a batch, their profiles' parameters and their order.
+
+Each ``notebooks/<name>.ipynb`` has a run card ``notebooks/<name>.yaml`` (title, order,
+depends, per-profile parameters, timeout; see CONTRIBUTING.md). This module discovers the
+notebooks, reads and checks their cards, orders them by ``depends`` and resolves the
+parameters papermill injects.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gcc.validation import check_real, invalid
+
+from .locations import default_notebooks_dir, relative
+
+__all__ = [
+    "PROFILES",
+    "NotebookCard",
+    "load_yaml",
+    "load_card",
+    "discover",
+    "order_notebooks",
+    "notebook_parameters",
+    "resolve_parameters",
+]
+
+#: Profiles every run card may fill. ``ci`` must run the whole batch in minutes on two
+#: cores, ``default`` on a laptop, ``paper`` at the papers' full scale (a GPU helps).
+PROFILES = ("ci", "default", "paper")
+
+
+@dataclass
+class NotebookCard:
+    """One source notebook and its run card.
+
+    Attributes
+    ----------
+    name : str
+        File stem, e.g. ``"worst_case_rate"``; also the results folder name.
+    path : pathlib.Path
+        The source notebook (stored without outputs).
+    title : str
+        Shown in the status table.
+    order : float
+        Run order within the batch (low first).
+    depends : list of str
+        Notebooks whose saved results this one reads; they run first.
+    profiles : dict
+        ``{profile: {parameter: value}}``; missing keys keep the notebook's defaults.
+    timeout : float or None
+        Per-cell execution timeout in seconds (None: no limit).
+    card_path : pathlib.Path or None
+        The run card (None when the notebook has none: all defaults).
+    """
+
+    name: str
+    path: Path
+    title: str = ""
+    order: float = 1000.0
+    depends: list[str] = field(default_factory=list)
+    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timeout: float | None = None
+    card_path: Path | None = None
+
+
+def load_yaml(path: Path) -> dict:
+    """The mapping stored in the YAML file ``path`` (an empty file is an empty mapping)."""
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    if not isinstance(data, dict):
+        raise invalid("path", "load_yaml", "a YAML file holding a mapping", str(path),
+                      f"it holds a {type(data).__name__}")
+    return data
+
+
+def load_card(notebook: Path) -> NotebookCard:
+    """Read ``<name>.yaml`` beside ``<name>.ipynb`` (a missing card means all defaults).
+
+    Raises
+    ------
+    ValueError
+        If an entry of the card is malformed (``profiles`` not a mapping of known profiles,
+        ``order`` or ``timeout`` not a number, ``depends`` not a name or list of names).
+    """
+    notebook = Path(notebook)
+    name = notebook.stem
+    card_path = notebook.with_suffix(".yaml")
+    if not card_path.exists() and notebook.with_suffix(".yml").exists():
+        card_path = notebook.with_suffix(".yml")
+    data = load_yaml(card_path) if card_path.exists() else {}
+    owner = f"run card {relative(card_path)}"
+    profiles = data.get("profiles") or {}
+    if not isinstance(profiles, dict) or not all(isinstance(v, dict) or v is None for v in profiles.values()):
+        raise invalid("profiles", owner, "a mapping of profiles to parameter mappings", profiles)
+    unknown = sorted(set(profiles) - set(PROFILES))
+    if unknown:
+        raise invalid("profiles", owner, f"a mapping whose keys are among {list(PROFILES)}", unknown)
+    depends = data.get("depends") or []
+    if isinstance(depends, str):
+        depends = [depends]
+    if not isinstance(depends, list) or not all(isinstance(d, str) for d in depends):
+        raise invalid("depends", owner, "a notebook name or a list of notebook names", depends)
+    timeout = data.get("timeout")
+    if timeout is not None:
+        timeout = check_real(timeout, "timeout", owner, minimum=0.0, include_min=False)
+    return NotebookCard(
+        name=name,
+        path=notebook,
+        title=str(data.get("title") or name),
+        order=check_real(data.get("order", 1000), "order", owner),
+        depends=list(depends),
+        profiles={k: dict(v or {}) for k, v in profiles.items()},
+        timeout=timeout,
+        card_path=card_path if card_path.exists() else None,
+    )
+
+
+def discover(notebooks_dir: Path | None = None) -> dict[str, NotebookCard]:
+    """All ``*.ipynb`` of ``notebooks_dir`` with their run cards, keyed by name.
+
+    Hidden notebooks (``.x``, ``_x``) and Jupyter checkpoints are left out.
+    """
+    folder = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
+    cards = {}
+    for path in sorted(folder.glob("*.ipynb")):
+        if path.name.startswith((".", "_")) or path.stem.endswith("-checkpoint"):
+            continue
+        cards[path.stem] = load_card(path)
+    return cards
+
+
+def _card_owner(card: NotebookCard) -> str:
+    return f"run card {relative(card.card_path)}" if card.card_path else f"notebook {card.name!r}"
+
+
+def order_notebooks(cards: dict[str, NotebookCard], only: list[str] | None = None) -> list[NotebookCard]:
+    """Topological order by ``depends``; ties by (``order``, name).
+
+    With ``only``, the selection is extended by everything it depends on (their cache
+    makes that cheap when unchanged).
+
+    Raises
+    ------
+    ValueError
+        If ``only`` or a ``depends`` entry names no discovered notebook, or the
+        ``depends`` entries form a cycle.
+    """
+    if only:
+        if isinstance(only, str) or not all(isinstance(n, str) for n in only):
+            raise invalid("only", "order_notebooks", "a list of notebook names", only)
+        missing = [n for n in only if n not in cards]
+        if missing:
+            raise invalid("only", "order_notebooks", f"a list of existing notebooks {sorted(cards)}", missing)
+        wanted: set[str] = set()
+        stack = list(only)
+        while stack:
+            name = stack.pop()
+            if name in wanted:
+                continue
+            wanted.add(name)
+            stack.extend(d for d in cards[name].depends if d in cards)
+    else:
+        wanted = set(cards)
+    for name in sorted(wanted):
+        for dep in cards[name].depends:
+            if dep not in cards:
+                raise invalid("depends", _card_owner(cards[name]), "a list of existing notebooks", dep)
+    done: list[NotebookCard] = []
+    placed: set[str] = set()
+    pending = sorted((cards[n] for n in wanted), key=lambda c: (c.order, c.name))
+    while pending:
+        for card in pending:
+            if all(d in placed for d in card.depends):
+                done.append(card)
+                placed.add(card.name)
+                pending.remove(card)
+                break
+        else:
+            raise invalid("depends", "the run cards", "free of cycles", [c.name for c in pending],
+                          "these notebooks wait for each other")
+    return done
+
+
+def notebook_parameters(path: Path) -> dict[str, Any]:
+    """Names and default values declared in the notebook's ``parameters`` cell."""
+    import nbformat
+    from papermill.translators import papermill_translators
+
+    nb = nbformat.read(str(path), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
+            # A source notebook need not carry kernel metadata; the runner always uses a Python kernel.
+            translator = papermill_translators.find_translator("python3", "python")
+            return {p.name: p.default for p in translator.inspect(cell)}
+    return {}
+
+
+def resolve_parameters(card: NotebookCard, profile: str) -> dict[str, Any]:
+    """The parameters papermill injects: the profile's values, plus ``profile`` if declared."""
+    params = dict(card.profiles.get(profile, {}))
+    declared = notebook_parameters(card.path)
+    if "profile" in declared:
+        params["profile"] = profile
+    return params

@@ -1,0 +1,231 @@
+"""Running one notebook: the Jupyter kernel, papermill, the outcome and the failing cell.
+
+:func:`run_one` executes a notebook with papermill into ``<output dir>/<name>.ipynb`` (cwd = the
+repository root) unless its cache key is unchanged, and writes its ``run.json`` (provenance,
+parameters, seconds, status, cache key). A failure is reported with the source notebook's cell
+index, the first lines of that cell and the error (:func:`format_error`).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sys
+import time
+import traceback as _traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from gcc import results
+
+from .cache import RUN_RECORD, read_record
+from .cards import NotebookCard
+from .locations import relative, repo_root
+
+__all__ = ["KERNEL_NAME", "Outcome", "ensure_kernel", "format_error", "run_one"]
+
+#: The Jupyter kernel the runner asks papermill for. ``make`` installs it into the
+#: virtual environment; the runner installs it there itself when it is missing.
+KERNEL_NAME = "gcc-companion"
+
+
+def ensure_kernel(name: str = KERNEL_NAME) -> str:
+    """Return a kernel name papermill can start, installing ``name`` into this prefix if needed.
+
+    Falls back to ``"python3"`` (with a note on stderr) when the kernel cannot be installed.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    manager = KernelSpecManager()
+    try:
+        manager.get_kernel_spec(name)
+        return name
+    except NoSuchKernel:
+        pass
+    try:
+        from ipykernel.kernelspec import install
+
+        install(kernel_name=name, display_name="Python (gcc companion)", prefix=sys.prefix)
+        KernelSpecManager().get_kernel_spec(name)
+        return name
+    except Exception as exc:  # noqa: BLE001 - any failure falls back to the generic kernel
+        print(f"note: could not install kernel {name!r} ({exc}); using 'python3'", file=sys.stderr)
+        return "python3"
+
+
+@dataclass
+class Outcome:
+    """What happened to one notebook in this batch.
+
+    Attributes
+    ----------
+    name : str
+    status : str
+        ``"ok"``, ``"cached"``, ``"error"`` or ``"skipped"``.
+    seconds : float
+        Run time (for ``cached``: that of the run it reuses).
+    error : dict or None
+        For ``error``: cell indices, source head, exception name and value.
+    record : dict or None
+        The ``run.json`` written (or reused).
+    """
+
+    name: str
+    status: str
+    seconds: float = 0.0
+    error: dict | None = None
+    record: dict | None = None
+
+
+def _error_details(exc: BaseException, output: Path, injected: bool) -> dict:
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(exc, PapermillExecutionError):
+        index = exc.cell_index
+        source = exc.source or ""
+        # papermill inserts the injected-parameters cell; report the source notebook's index too.
+        source_index = index - 1 if injected and index is not None else index
+        try:
+            nb = json.loads(output.read_text())
+            cells = nb["cells"]
+            inj = next((i for i, c in enumerate(cells)
+                        if "injected-parameters" in c.get("metadata", {}).get("tags", [])), None)
+            source_index = index - 1 if inj is not None and index > inj else index
+        except Exception:  # noqa: BLE001 - best effort only
+            pass
+        return {
+            "cell_index": index,
+            "source_cell_index": source_index,
+            "execution_count": exc.exec_count,
+            "source_head": "\n".join(source.splitlines()[:5]),
+            "ename": exc.ename,
+            "evalue": exc.evalue,
+        }
+    return {
+        "cell_index": None,
+        "source_cell_index": None,
+        "execution_count": None,
+        "source_head": "",
+        "ename": type(exc).__name__,
+        "evalue": str(exc),
+        "traceback": "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:],
+    }
+
+
+def format_error(name: str, error: dict) -> str:
+    """Human-readable report of a failed notebook: name, cell, source head, error."""
+    lines = [f"FAILED notebook {name!r}"]
+    if error.get("source_cell_index") is not None:
+        lines.append(
+            f"  cell {error['source_cell_index']} of notebooks/{name}.ipynb "
+            f"(cell {error['cell_index']} of the executed notebook, execution count {error['execution_count']}):"
+        )
+        for src in (error.get("source_head") or "").splitlines():
+            lines.append(f"    | {src}")
+    lines.append(f"  {error.get('ename')}: {error.get('evalue')}")
+    return "\n".join(lines)
+
+
+def _execute(card: NotebookCard, params: dict, output: Path, kernel: str, cwd: Path,
+             timeout: float | None) -> None:
+    import papermill
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    papermill.execute_notebook(
+        str(card.path),
+        str(output),
+        parameters=params,
+        kernel_name=kernel,
+        language="python",
+        cwd=str(cwd),
+        progress_bar=False,
+        log_output=False,
+        execution_timeout=timeout,
+    )
+
+
+def _complete_metadata(output: Path, kernel: str) -> None:
+    """Give the executed notebook a kernelspec if its source had none (jupytext's ``-all`` filter).
+
+    myst-nb picks the code lexer from it; without it every code cell of the page raises a warning,
+    which fails the strict book build.
+    """
+    if not output.exists():
+        return
+    try:
+        nb = json.loads(output.read_text())
+    except (OSError, json.JSONDecodeError):
+        return
+    meta = nb.setdefault("metadata", {})
+    spec = meta.get("kernelspec") or {}
+    if spec.get("language") and spec.get("name"):
+        return
+    meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
+                          "display_name": spec.get("display_name") or "Python (gcc companion)"}
+    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+
+
+def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_dir: Path,
+            results_root: Path, kernel: str, force: bool = False, timeout: float | None = None) -> Outcome:
+    """Run (or reuse) one notebook and write its ``run.json``.
+
+    Parameters
+    ----------
+    card : NotebookCard
+    profile : str
+    params : dict
+        Injected by papermill (:func:`gcc.reproduce.resolve_parameters`).
+    key : str
+        Its cache key (:func:`gcc.reproduce.cache_key`); an unchanged key with a successful
+        previous run and an existing executed notebook returns ``cached`` without running.
+    output_dir, results_root : path
+        Folder of the executed notebook; root of the result folders.
+    kernel : str
+    force : bool
+        Run even when cached.
+    timeout : float, optional
+        Per-cell timeout in seconds (default: the card's).
+
+    Returns
+    -------
+    Outcome
+    """
+    output = Path(output_dir) / f"{card.name}.ipynb"
+    previous = read_record(results_root, card.name)
+    if (not force and previous and previous.get("status") == "ok"
+            and previous.get("cache_key") == key and output.exists()):
+        return Outcome(card.name, "cached", float(previous.get("seconds", 0.0)), record=previous)
+
+    folder = Path(results_root) / card.name
+    folder.mkdir(parents=True, exist_ok=True)
+    started = _dt.datetime.now(_dt.timezone.utc)
+    t0 = time.perf_counter()
+    error = None
+    try:
+        _execute(card, params, output, kernel, repo_root(), timeout if timeout is not None else card.timeout)
+        status = "ok"
+    except BaseException as exc:  # noqa: BLE001 - report every failure, re-raise interrupts below
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        status = "error"
+        error = _error_details(exc, output, injected=bool(params))
+    seconds = time.perf_counter() - t0
+    _complete_metadata(output, kernel)
+
+    record = results.provenance(params, seed=params.get("seed", card.profiles.get(profile, {}).get("seed")))
+    record.update({
+        "notebook": card.name,
+        "title": card.title,
+        "source": relative(card.path),
+        "executed_notebook": relative(output),
+        "profile": profile,
+        "parameters": results.jsonable(params),
+        "kernel": kernel,
+        "started_utc": started.isoformat(timespec="seconds"),
+        "seconds": round(seconds, 3),
+        "status": status,
+        "cache_key": key,
+        "depends": card.depends,
+        "error": error,
+    })
+    (folder / RUN_RECORD).write_text(json.dumps(record, indent=2, sort_keys=True))
+    return Outcome(card.name, status, seconds, error=error, record=record)
