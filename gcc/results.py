@@ -452,4 +452,3 @@ def save_json(data: Mapping[str, Any], notebook: str, name: str) -> Path:
     path = results_dir(notebook) / f"{name}.json"
     path.write_text(json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
     return path
-
