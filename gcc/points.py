@@ -6,13 +6,19 @@ theory (Theorem 2) needs a bounded gap ratio, which equispaced points satisfy.
 """
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
-from .validation import check_int, check_choice
+from .validation import InstanceOf, Interval, Options, validate, validate_params
 
-__all__ = ["chebyshev_points", "equispaced_points"]
+__all__ = ["chebyshev_points", "equispaced_points", "code_points", "POINT_SETS"]
+
+#: the default point sets of a code (its ``points`` argument)
+POINT_SETS = Options(("chebyshev", "equispaced"))
 
 
+@validate_params({"n": Interval(Integral, 1, None), "kind": Options((1, 2))})
 def chebyshev_points(n, kind=1) -> np.ndarray:
     """Chebyshev points on [-1, 1], in ascending order.
 
@@ -42,11 +48,19 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
     ----------
     .. [1] Moradi, Tahmasebi, Maddah-Ali, "Coded Computing for Resilient Distributed
        Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+
+    Examples
+    --------
+    >>> import gcc
+    >>> gcc.chebyshev_points(3)                 # cos(5 pi / 6), 0, cos(pi / 6)
+    array([-0.8660254,  0.       ,  0.8660254])
+    >>> gcc.chebyshev_points(3, kind=2)
+    array([-1.,  0.,  1.])
+    >>> gcc.chebyshev_points(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n' parameter of chebyshev_points must be an int >= 1. Got 0 instead.
     """
-    n = check_int(n, "n", "chebyshev_points", minimum=1)
-    if isinstance(kind, bool) or kind not in (1, 2):
-        from .validation import raise_invalid
-        raise_invalid("kind", "chebyshev_points", "1 or 2", kind)
     k = np.arange(1, n + 1, dtype=np.float64)
     if kind == 1:
         return np.sin(np.pi * (2 * k - n - 1) / (2 * n))
@@ -55,6 +69,8 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
     return np.sin(np.pi * (2 * k - n - 1) / (2 * (n - 1)))
 
 
+@validate_params({"n": Interval(Integral, 1, None),
+                  "endpoints": InstanceOf((bool, np.bool_), "a bool")})
 def equispaced_points(n, endpoints=True) -> np.ndarray:
     """Equispaced points on [-1, 1], in ascending order.
 
@@ -69,11 +85,15 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> import gcc
+    >>> gcc.equispaced_points(5)
+    array([-1. , -0.5,  0. ,  0.5,  1. ])
+    >>> gcc.equispaced_points(4, endpoints=False)
+    array([-0.75, -0.25,  0.25,  0.75])
     """
-    n = check_int(n, "n", "equispaced_points", minimum=1)
-    if not isinstance(endpoints, (bool, np.bool_)):
-        from .validation import raise_invalid
-        raise_invalid("endpoints", "equispaced_points", "a bool", endpoints)
     if endpoints:
         return np.zeros(1) if n == 1 else np.linspace(-1.0, 1.0, n)
     k = np.arange(1, n + 1, dtype=np.float64)
@@ -81,8 +101,36 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
 
 
 def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
-    """Default (alphas, betas) of a code for ``points`` in {"chebyshev", "equispaced"}."""
-    check_choice(points, "points", owner, ("chebyshev", "equispaced"))
+    """Default (alphas, betas) of a code for ``points`` in {"chebyshev", "equispaced"}.
+
+    Parameters
+    ----------
+    n_inputs, n_workers : int
+        K and N, both >= 1.
+    points : {"chebyshev", "equispaced"}
+        Chebyshev: first kind for the alphas, second kind for the betas (the paper's
+        experiments). Equispaced: cell centres for the alphas, ``linspace(-1, 1, N)`` for the
+        betas.
+    owner : str
+        The code's class, named in the error message.
+
+    Returns
+    -------
+    alphas : ndarray, shape (n_inputs,)
+    betas : ndarray, shape (n_workers,)
+
+    Examples
+    --------
+    >>> from gcc.points import code_points
+    >>> alphas, betas = code_points(2, 3, "equispaced", "SplineCode")
+    >>> alphas, betas
+    (array([-0.5,  0.5]), array([-1.,  0.,  1.]))
+    >>> code_points(2, 3, "random", "SplineCode")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'points' parameter of SplineCode must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
+    """
+    points = validate(points, POINT_SETS, "points", owner)
     if points == "chebyshev":
         return chebyshev_points(n_inputs, 1), chebyshev_points(n_workers, 2)
     return equispaced_points(n_inputs, endpoints=False), equispaced_points(n_workers, True)

@@ -1,34 +1,61 @@
-"""Shared argument validators.
+"""The library's one validator: constraint objects, one message builder, ``check_*`` helpers.
 
-Every public function of :mod:`gcc` checks its arguments with these helpers so that all
-errors read the same way (the scikit-learn convention)::
+Every public function of :mod:`gcc` checks its arguments here so that all errors read the
+same way (the scikit-learn convention)::
 
     The 'n_workers' parameter of LagrangeCode must be an int >= n_inputs. Got 3 instead.
 
-Each helper takes the argument's ``name`` and the ``owner`` (the class or function that
-received it), returns the normalised value, and raises :class:`ValueError` otherwise.
-The helpers are deliberately general; other modules may append their own at the end of
-this file.
+:func:`invalid` is the only place that message is formatted. Arguments are described by
+constraint objects (:class:`Interval`, :class:`Options`, :class:`InstanceOf`, :class:`NoneOr`,
+:class:`AnyOf`, :class:`Callable`, :class:`ArrayLike`, :class:`Points`, defined in
+:mod:`gcc._constraints` and re-exported here), which test, convert and describe a value.
+There are three ways to use them:
+
+* ``@validate_params({"n": Interval(Integral, 1, None), ...})`` on a function: every argument
+  the caller passed is checked and converted before the body runs (defaults are trusted);
+* ``x = validate(x, constraint, "x", owner)`` inside a function, where the constraint depends
+  on other arguments (``Interval(Integral, 0, n_workers - 1)``) or the owner is dynamic;
+* the ``check_*`` helpers, shorthands for the common cases (and the array checks that need
+  more than a constraint: :func:`check_received`, :func:`check_finite`,
+  :func:`check_leading_dim`).
+
+Examples
+--------
+>>> from numbers import Integral, Real
+>>> from gcc.validation import Interval, Options, validate, validate_params
+>>> @validate_params({"n": Interval(Integral, 1, None), "kind": Options({"a", "b"})})
+... def f(n, kind="a"):
+...     return n, kind
+>>> f(3, "b")
+(3, 'b')
+>>> f(0)
+Traceback (most recent call last):
+...
+ValueError: The 'n' parameter of f must be an int >= 1. Got 0 instead.
+>>> validate(0.5, Interval(Real, 0, 1, closed="left"), "q", "g")
+0.5
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 import sys
 
 import numpy as np
 
+from ._constraints import (AnyOf, ArrayLike, Callable, Constraint, InstanceOf, Interval, IsNone,
+                           NoneOr, Options, Points, Rejected, make_constraint)
+
 __all__ = [
-    "format_value",
-    "invalid",
-    "raise_invalid",
-    "check_int",
-    "check_real",
-    "check_lam",
-    "check_points",
-    "check_received",
-    "check_finite",
-    "check_leading_dim",
-    "check_choice",
+    # constraints
+    "Constraint", "Rejected", "Interval", "Options", "InstanceOf", "AnyOf", "NoneOr", "IsNone",
+    "Callable", "ArrayLike", "Points", "make_constraint",
+    # the message and its use
+    "format_value", "invalid", "raise_invalid", "validate", "validate_params",
+    # shorthands
+    "check_int", "check_real", "check_lam", "check_points", "check_received", "check_finite",
+    "check_leading_dim", "check_choice",
 ]
 
 
@@ -37,6 +64,15 @@ def format_value(value) -> str:
 
     Arrays are printed with at most a few entries per axis; torch tensors are described by
     their shape, dtype and device plus their first entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.validation import format_value
+    >>> format_value(np.zeros((20, 30)))[:43]
+    'array of shape (20, 30) and dtype float64: '
+    >>> format_value("gcv")
+    "'gcv'"
     """
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, torch.Tensor):
@@ -54,22 +90,10 @@ def format_value(value) -> str:
     return text
 
 
-def invalid(name: str, owner: str, constraint: str, value,
-            detail: str | None = None) -> ValueError:
-    """Build (without raising) the library's standard ValueError.
+def invalid(name: str, owner: str, constraint, value, detail: str | None = None) -> ValueError:
+    """Build (without raising) the library's standard ValueError: the one message builder.
 
     For code that raises the error itself, e.g. ``raise invalid(...) from None``.
-    The arguments are those of :func:`raise_invalid`.
-    """
-    extra = f" ({detail})" if detail else ""
-    return ValueError(
-        f"The '{name}' parameter of {owner} must be {constraint}{extra}. "
-        f"Got {format_value(value)} instead."
-    )
-
-
-def raise_invalid(name: str, owner: str, constraint: str, value, detail: str | None = None):
-    """Raise the library's standard ValueError.
 
     Parameters
     ----------
@@ -77,14 +101,155 @@ def raise_invalid(name: str, owner: str, constraint: str, value, detail: str | N
         Name of the offending argument.
     owner : str
         Class or function that received it (e.g. ``"SplineCode"`` or ``"smoother_matrix"``).
-    constraint : str
-        What the argument must be (e.g. ``"an int >= 1"``).
+    constraint : str or Constraint
+        What the argument must be (e.g. ``"an int >= 1"``); a constraint object is described by
+        its :attr:`~Constraint.description`.
     value : object
         The bad value; shown with :func:`format_value`.
     detail : str, optional
         Extra explanation (e.g. which entry is wrong), inserted in parentheses.
+
+    Returns
+    -------
+    ValueError
+
+    Examples
+    --------
+    >>> from gcc.validation import invalid
+    >>> str(invalid("n_workers", "SplineCode", "an int >= n_inputs", 3))
+    "The 'n_workers' parameter of SplineCode must be an int >= n_inputs. Got 3 instead."
+    """
+    if isinstance(constraint, Constraint):
+        constraint = constraint.description
+    extra = f" ({detail})" if detail else ""
+    return ValueError(
+        f"The '{name}' parameter of {owner} must be {constraint}{extra}. "
+        f"Got {format_value(value)} instead."
+    )
+
+
+def raise_invalid(name: str, owner: str, constraint, value, detail: str | None = None):
+    """Raise the library's standard ValueError (the arguments are those of :func:`invalid`).
+
+    Examples
+    --------
+    >>> from gcc.validation import raise_invalid
+    >>> raise_invalid("kind", "chebyshev_points", "1 or 2", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'kind' parameter of chebyshev_points must be 1 or 2. Got 3 instead.
     """
     raise invalid(name, owner, constraint, value, detail)
+
+
+def validate(value, constraint, name: str, owner: str):
+    """Check ``value`` against a constraint and return it converted, or raise the ValueError.
+
+    Parameters
+    ----------
+    value : object
+    constraint : Constraint, list, type or None
+        A constraint object, or a shorthand of :func:`make_constraint` (a list means "any of").
+    name, owner : str
+        Argument and receiver, for the message.
+
+    Returns
+    -------
+    object
+        The converted value (``int`` for :class:`Interval` of Integral, ``float`` for Real,
+        an ndarray for :class:`ArrayLike` and :class:`Points`, the choice for :class:`Options`).
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> import numpy as np
+    >>> from gcc.validation import Interval, validate
+    >>> validate(np.int64(4), Interval(Integral, 1, None), "n", "f")
+    4
+    >>> validate(None, [Interval(Integral, 1, None), None], "load", "f") is None
+    True
+    >>> validate(0, Interval(Integral, 1, None, description="an int >= n_inputs"), "n_workers", "SplineCode")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n_workers' parameter of SplineCode must be an int >= n_inputs. Got 0 instead.
+    """
+    c = make_constraint(constraint)
+    try:
+        return c.convert(value, name)
+    except Rejected as err:
+        raise invalid(name, owner, err.requirement or c.description, value, err.detail) from None
+
+
+def _owner_of(func) -> str:
+    parts = func.__qualname__.split(".")
+    if "<locals>" in parts:
+        return func.__name__
+    if func.__name__ == "__init__" and len(parts) > 1:
+        return parts[-2]                 # a constructor's errors name the class
+    return func.__qualname__
+
+
+def validate_params(constraints: dict, owner: str | None = None):
+    """Decorator: validate and convert the arguments of a function before it runs.
+
+    Parameters
+    ----------
+    constraints : dict
+        ``{parameter name: constraint or list of constraints}``; parameters left out are not
+        checked. Every name must be a parameter of the decorated function.
+    owner : str, optional
+        Name in the messages; default the function's qualified name (the class name for
+        ``__init__``).
+
+    Returns
+    -------
+    callable
+        The decorator. The wrapped function receives the converted values of the arguments
+        the caller passed; defaults are passed as they are (the author chose them). The
+        constraints are kept in the wrapper's ``parameter_constraints`` attribute.
+
+    Notes
+    -----
+    Binding the arguments costs a few microseconds per call: for a function called once per
+    message in an inner loop, call :func:`validate` or the ``check_*`` helpers instead.
+
+    Examples
+    --------
+    >>> from numbers import Integral, Real
+    >>> from gcc.validation import Interval, validate_params
+    >>> class Model:
+    ...     @validate_params({"rate": Interval(Real, 0, None, closed="neither")})
+    ...     def __init__(self, rate=1.0):
+    ...         self.rate = rate
+    >>> Model(2).rate
+    2.0
+    >>> Model(rate=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'rate' parameter of Model must be a finite real number > 0. Got -1 instead.
+    """
+    compiled = {name: make_constraint(c) for name, c in constraints.items()}
+
+    def decorator(func):
+        sig = inspect.signature(func)
+        unknown = sorted(set(compiled) - set(sig.parameters))
+        if unknown:
+            raise TypeError(f"validate_params: {func.__qualname__} has no parameter(s) {unknown}")
+        who = owner or _owner_of(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            bound = sig.bind(*args, **kwargs)
+            given = bound.arguments
+            for name, c in compiled.items():
+                if name in given:
+                    given[name] = validate(given[name], c, name, who)
+            return func(*bound.args, **bound.kwargs)
+
+        wrapper.parameter_constraints = compiled
+        return wrapper
+
+    return decorator
 
 
 def check_int(value, name: str, owner: str, minimum: int | None = None,
@@ -92,53 +257,66 @@ def check_int(value, name: str, owner: str, minimum: int | None = None,
     """Return ``value`` as a Python int if it is an integer (not a bool) in ``[minimum, maximum]``.
 
     ``constraint`` overrides the wording of the requirement, e.g. ``"an int >= n_inputs"``.
+    The same as ``validate(value, Interval(Integral, minimum, maximum), name, owner)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.validation import check_int
+    >>> check_int(np.int64(4), "n", "f", minimum=1)
+    4
+    >>> check_int(9, "n_random_slow", "Injection", 0, 8)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n_random_slow' parameter of Injection must be an int in [0, 8]. Got 9 instead.
     """
-    if constraint is None:
-        parts = []
-        if minimum is not None:
-            parts.append(f">= {minimum}")
-        if maximum is not None:
-            parts.append(f"<= {maximum}")
-        constraint = "an int" + (" " + " and ".join(parts) if parts else "")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise_invalid(name, owner, constraint, value)
-    value = int(value)
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise_invalid(name, owner, constraint, value)
-    return value
+    return validate(value, Interval(numbers.Integral, minimum, maximum, description=constraint),
+                    name, owner)
 
 
 def check_real(value, name: str, owner: str, minimum: float | None = None,
                maximum: float | None = None, include_min: bool = True,
                include_max: bool = True, constraint: str | None = None) -> float:
-    """Return ``value`` as a finite Python float within the given bounds."""
-    if constraint is None:
-        parts = []
-        if minimum is not None:
-            parts.append(f"{'>=' if include_min else '>'} {minimum}")
-        if maximum is not None:
-            parts.append(f"{'<=' if include_max else '<'} {maximum}")
-        constraint = "a finite real number" + (" " + " and ".join(parts) if parts else "")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise_invalid(name, owner, constraint, value)
-    out = float(value)
-    if not np.isfinite(out):
-        raise_invalid(name, owner, constraint, value)
-    if minimum is not None and (out < minimum or (not include_min and out == minimum)):
-        raise_invalid(name, owner, constraint, value)
-    if maximum is not None and (out > maximum or (not include_max and out == maximum)):
-        raise_invalid(name, owner, constraint, value)
-    return out
+    """Return ``value`` as a finite Python float within the given bounds.
+
+    The same as ``validate(value, Interval(Real, minimum, maximum, closed=...), name, owner)``.
+
+    Examples
+    --------
+    >>> from gcc.validation import check_real
+    >>> check_real(1, "shift", "f", minimum=0)
+    1.0
+    >>> check_real(1.0, "p", "f", 0, 1, include_max=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'p' parameter of f must be a float in [0, 1). Got 1.0 instead.
+    """
+    closed = {(True, True): "both", (True, False): "left", (False, True): "right",
+              (False, False): "neither"}[(bool(include_min), bool(include_max))]
+    return validate(value, Interval(numbers.Real, minimum, maximum, closed=closed,
+                                    description=constraint), name, owner)
+
+
+#: a smoothing parameter: a finite real >= 0
+LAM = Interval(numbers.Real, 0, None)
+#: a smoothing parameter or "gcv" (chosen by generalised cross-validation)
+LAM_OR_GCV = AnyOf(LAM, Options(("gcv",)))
 
 
 def check_lam(value, name: str, owner: str, allow_gcv: bool = False):
-    """Validate a smoothing parameter: a finite real ``>= 0`` (or ``"gcv"`` if allowed)."""
-    if allow_gcv and isinstance(value, str):
-        if value == "gcv":
-            return value
-        raise_invalid(name, owner, "a finite real number >= 0 or 'gcv'", value)
-    constraint = "a finite real number >= 0" + (" or 'gcv'" if allow_gcv else "")
-    return check_real(value, name, owner, minimum=0.0, constraint=constraint)
+    """Validate a smoothing parameter: a finite real ``>= 0`` (or ``"gcv"`` if allowed).
+
+    Examples
+    --------
+    >>> from gcc.validation import check_lam
+    >>> check_lam(0, "lam", "f"), check_lam("gcv", "lam", "f", allow_gcv=True)
+    (0.0, 'gcv')
+    >>> check_lam("auto", "lam", "f", allow_gcv=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'lam' parameter of f must be a finite real number >= 0 or 'gcv'. Got 'auto' instead.
+    """
+    return validate(value, LAM_OR_GCV if allow_gcv else LAM, name, owner)
 
 
 def check_points(points, name: str, owner: str, low: float | None = -1.0,
@@ -157,45 +335,20 @@ def check_points(points, name: str, owner: str, low: float | None = -1.0,
         Required length; ``size_name`` names it in the message (e.g. ``"n_inputs"``).
     min_size : int
         Minimum length.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> from gcc.validation import check_points
+    >>> check_points([-0.5, 0.2, 0.1], "alphas", "SplineCode")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'alphas' parameter of SplineCode must be a 1-D array of strictly increasing finite points in [-1, 1] (alphas[2] = 0.1 is not greater than alphas[1] = 0.2). Got [-0.5, 0.2, 0.1] instead.
     """
-    bounds = ""
-    if low is not None and high is not None:
-        bounds = f" in [{low:g}, {high:g}]"
-    constraint = f"a 1-D array of strictly increasing finite points{bounds}"
-    try:
-        arr = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise_invalid(name, owner, constraint, points)
-    if arr.ndim != 1:
-        raise_invalid(name, owner, constraint, points, f"it has shape {arr.shape}")
-    if size is not None and arr.shape[0] != size:
-        label = size_name if size_name else str(size)
-        raise_invalid(name, owner, constraint + f" of length {label} = {size}", points,
-                      f"it has length {arr.shape[0]}")
-    if arr.shape[0] < min_size:
-        raise_invalid(name, owner, constraint + f" of length >= {min_size}", points,
-                      f"it has length {arr.shape[0]}")
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if bad.size:
-        i = int(bad[0])
-        raise_invalid(name, owner, constraint, points, f"{name}[{i}] = {float(arr[i])!r}")
-    if low is not None and high is not None:
-        bad = np.flatnonzero((arr < low) | (arr > high))
-        if bad.size:
-            i = int(bad[0])
-            raise_invalid(name, owner, constraint, points,
-                          f"{name}[{i}] = {float(arr[i])!r} is outside [{low:g}, {high:g}]")
-    steps = np.diff(arr)
-    bad = np.flatnonzero(steps <= 0)
-    if bad.size:
-        i = int(bad[0])
-        what = "is duplicated" if steps[i] == 0 else "is not greater than"
-        if steps[i] == 0:
-            detail = f"{name}[{i + 1}] = {float(arr[i + 1])!r} {what}"
-        else:
-            detail = f"{name}[{i + 1}] = {float(arr[i + 1])!r} {what} {name}[{i}] = {float(arr[i])!r}"
-        raise_invalid(name, owner, constraint, points, detail)
-    return arr
+    return validate(points, Points(low, high, size, size_name, min_size), name, owner)
 
 
 def check_received(received, n_workers: int, owner: str, name: str = "received") -> tuple:
@@ -295,7 +448,16 @@ def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -
 
 
 def check_choice(value, name: str, owner: str, choices) -> str:
-    """Require ``value`` to be one of the strings in ``choices``."""
-    if not isinstance(value, str) or value not in choices:
-        raise_invalid(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
-    return value
+    """Require ``value`` to be one of ``choices`` (exact match; see :class:`Options`).
+
+    Examples
+    --------
+    >>> from gcc.validation import check_choice
+    >>> check_choice("natural", "bc_type", "BSplineCode", ("not-a-knot", "natural"))
+    'natural'
+    >>> check_choice("Natural", "bc_type", "BSplineCode", ("not-a-knot", "natural"))
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'bc_type' parameter of BSplineCode must be one of 'not-a-knot', 'natural'. Got 'Natural' instead.
+    """
+    return validate(value, Options(choices), name, owner)
