@@ -100,3 +100,18 @@ def test_loglog_slope_recovers_known_slope():
 def test_bad_inputs(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_level_is_checked_by_the_shared_validator():
+    for call in (mean_ci, lambda v, level: loglog_slope([1, 2, 4], [1, 2, 4], level=level)):
+        for bad in (True, 0, 1.0, float("nan"), "0.95"):
+            with pytest.raises(ValueError, match=r"'level' parameter of \w+ must be a float in \(0, 1\)"):
+                call([1.0, 2.0, 3.0], level=bad)
+    assert mean_ci([1.0, 2.0, 3.0], level=np.float32(0.9)).n == 3
+
+
+def test_torch_tensor_with_grad_is_converted():
+    torch = pytest.importorskip("torch")
+    est = torch.tensor(EST, requires_grad=True)
+    assert mse_loss(est, TRUE) == pytest.approx(10.0)
+    assert accuracy(torch.tensor([[0.9, 0.1], [0.2, 0.8]]), torch.tensor([0, 0])) == 0.5
