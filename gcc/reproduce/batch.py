@@ -9,10 +9,11 @@ from __future__ import annotations
 import concurrent.futures as _futures
 import os
 import sys
+from numbers import Integral, Real
 from pathlib import Path
 
 from gcc import results
-from gcc.validation import check_choice, check_int, check_real
+from gcc.validation import InstanceOf, Interval, NoneOr, Options, validate_params
 
 from .cache import cache_key
 from .cards import PROFILES, NotebookCard, discover, order_notebooks, resolve_parameters
@@ -23,6 +24,15 @@ from .status import write_parameters_page, write_status
 __all__ = ["run_batch"]
 
 
+@validate_params({
+    "profile": Options(PROFILES),
+    "only": NoneOr(InstanceOf((list, tuple), "a list of notebook names")),
+    "force": InstanceOf(bool, "a bool"),
+    "jobs": Interval(Integral, 1, None),
+    "keep_going": InstanceOf(bool, "a bool"),
+    "kernel": NoneOr(InstanceOf(str, "a kernel name")),
+    "timeout": NoneOr(Interval(Real, 0, None, closed="neither")),
+})
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool = False,
               jobs: int = 1, keep_going: bool = False, notebooks_dir: Path | None = None,
               output_dir: Path | None = None, results_root: Path | None = None,
@@ -56,11 +66,6 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
         In run order. Notebooks not run because an earlier one failed (without
         ``keep_going``) or because a dependency failed have status ``"skipped"``.
     """
-    owner = "run_batch"
-    check_choice(profile, "profile", owner, PROFILES)
-    jobs = check_int(jobs, "jobs", owner, minimum=1)
-    if timeout is not None:
-        timeout = check_real(timeout, "timeout", owner, minimum=0.0, include_min=False)
     stream = stream or sys.stdout
     notebooks_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
     output_dir = Path(output_dir) if output_dir else default_output_dir()

@@ -8,10 +8,11 @@ parameters papermill injects.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
 from typing import Any
 
-from gcc.validation import check_real, invalid
+from gcc.validation import InstanceOf, Interval, NoneOr, invalid, validate
 
 from .locations import default_notebooks_dir, relative
 
@@ -65,6 +66,13 @@ class NotebookCard:
     card_path: Path | None = None
 
 
+# What the entries of a run card must be.
+_PROFILES = InstanceOf(dict, "a mapping of profiles to parameter mappings")
+_PARAMETERS = NoneOr(InstanceOf(dict, "a mapping of parameter names to values"))
+_DEPENDS = InstanceOf(list, "a notebook name or a list of notebook names")
+_TIMEOUT = NoneOr(Interval(Real, 0, None, closed="neither"))
+
+
 def load_yaml(path: Path) -> dict:
     """The mapping stored in the YAML file ``path`` (an empty file is an empty mapping)."""
     import yaml
@@ -92,28 +100,24 @@ def load_card(notebook: Path) -> NotebookCard:
         card_path = notebook.with_suffix(".yml")
     data = load_yaml(card_path) if card_path.exists() else {}
     owner = f"run card {relative(card_path)}"
-    profiles = data.get("profiles") or {}
-    if not isinstance(profiles, dict) or not all(isinstance(v, dict) or v is None for v in profiles.values()):
-        raise invalid("profiles", owner, "a mapping of profiles to parameter mappings", profiles)
+    profiles = validate(data.get("profiles") or {}, _PROFILES, "profiles", owner)
     unknown = sorted(set(profiles) - set(PROFILES))
     if unknown:
         raise invalid("profiles", owner, f"a mapping whose keys are among {list(PROFILES)}", unknown)
+    for profile, params in profiles.items():
+        validate(params, _PARAMETERS, f"profiles.{profile}", owner)
     depends = data.get("depends") or []
-    if isinstance(depends, str):
-        depends = [depends]
-    if not isinstance(depends, list) or not all(isinstance(d, str) for d in depends):
-        raise invalid("depends", owner, "a notebook name or a list of notebook names", depends)
-    timeout = data.get("timeout")
-    if timeout is not None:
-        timeout = check_real(timeout, "timeout", owner, minimum=0.0, include_min=False)
+    depends = [depends] if isinstance(depends, str) else validate(depends, _DEPENDS, "depends", owner)
+    if not all(isinstance(d, str) for d in depends):
+        raise invalid("depends", owner, _DEPENDS, depends)
     return NotebookCard(
         name=name,
         path=notebook,
         title=str(data.get("title") or name),
-        order=check_real(data.get("order", 1000), "order", owner),
+        order=validate(data.get("order", 1000), Interval(Real), "order", owner),
         depends=list(depends),
         profiles={k: dict(v or {}) for k, v in profiles.items()},
-        timeout=timeout,
+        timeout=validate(data.get("timeout"), _TIMEOUT, "timeout", owner),
         card_path=card_path if card_path.exists() else None,
     )
 
