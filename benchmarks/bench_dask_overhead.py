@@ -28,7 +28,7 @@ def main(argv=None) -> dict:
 
     import gcc
     from gcc.distributed import Injection, coded_compute, open_cluster, worker_addresses
-    from gcc.distributed.cluster import machine_description
+    from gcc.machine import describe
 
     rng = np.random.default_rng(args.seed)
     code = gcc.SplineCode(n_inputs=args.n_inputs, n_workers=args.n_workers)
@@ -45,7 +45,7 @@ def main(argv=None) -> dict:
                                 seed=b, timeout=60, workers=workers)
             if b >= args.warmup:
                 results.append(res)
-        machine = machine_description(client)
+        machine = describe(client=client)
 
     over = np.array([r.overhead_s for r in results]) * 1e3
     lat = np.array([r.latency_s for r in results]) * 1e3

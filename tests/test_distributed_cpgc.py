@@ -77,5 +77,5 @@ def test_undecodable_iteration_times_out(client, problem):
 
 def test_bad_dimension_is_named(client):
     prob = synthetic_regression(n_train=50, n_test=10, dim=81, seed=0)
-    with pytest.raises(ValueError, match="divisible by the code's 8 blocks. Got d=81"):
+    with pytest.raises(ValueError, match="'problem' parameter of run_cpgc must be .*divisible by the code's 8 blocks \\(X_train has d=81 columns\\)"):
         run_cpgc(client, prob, cpgc.make_code("rcsc", n_workers=K), iterations=1)

@@ -8,7 +8,9 @@ pytest.importorskip("distributed")
 
 import gcc  # noqa: E402
 from gcc.distributed import Injection, Replication, Uncoded, open_cluster  # noqa: E402
-from gcc.distributed.latency import LATENCY_COLUMNS, run_requests, simulated_completion, summarize_latency  # noqa: E402
+from gcc.distributed.latency import (  # noqa: E402
+    LATENCY_COLUMNS, LATENCY_SUMMARY_COLUMNS, run_requests, simulated_completion, summarize_latency,
+)
 from gcc.stragglers import ShiftedExponential  # noqa: E402
 
 K, N = 4, 8
@@ -47,13 +49,19 @@ def test_gcc_p99_at_most_half_of_uncoded_under_one_slow_worker(client):
                          n_requests=16, injection=inj, seed=0, timeout=30, warmup=1)
     assert set(LATENCY_COLUMNS) <= set(table.columns)
     assert len(table) == 4 * 16 and table["latency_s"].notna().all()
-    summary = summarize_latency(table).set_index("scheme")
+    summary = summarize_latency(table)
+    assert list(summary.columns) == ["scheme", *LATENCY_SUMMARY_COLUMNS]
+    assert list(summary["scheme"]) == list(schemes)          # the order the schemes ran in
+    summary = summary.set_index("scheme")
     print(summary.round(4).to_string())
-    assert summary.loc["gcc", "p99_ms"] <= 0.5 * summary.loc["uncoded", "p99_ms"]
-    assert summary.loc["bacc", "p99_ms"] <= 0.5 * summary.loc["uncoded", "p99_ms"]
+    assert (summary["n_requests"] == 16).all() and (summary["n_failed"] == 0).all()
+    assert summary.loc["gcc", "latency_p99_ms"] <= 0.5 * summary.loc["uncoded", "latency_p99_ms"]
+    assert summary.loc["bacc", "latency_p99_ms"] <= 0.5 * summary.loc["uncoded", "latency_p99_ms"]
     # Uncoded and replication are exact; the coded estimates cost some accuracy, reported beside it.
-    assert summary.loc["uncoded", "mean_loss"] == 0 and summary.loc["replication", "mean_loss"] == 0
-    assert 0 < summary.loc["gcc", "mean_loss"] < 1e-2
+    assert summary.loc["uncoded", "loss_mean"] == 0 and summary.loc["replication", "loss_mean"] == 0
+    assert 0 < summary.loc["gcc", "loss_mean"] < 1e-2
+    assert (summary["loss_ci_low"] <= summary["loss_mean"]).all()
+    assert (summary["loss_mean"] <= summary["loss_ci_high"]).all()
     # Measured latency is never below the simulated completion of the same plan.
     assert (table["latency_s"] >= table["simulated_s"] - 1e-3).all()
     assert (table.loc[table.scheme == "gcc", "workers_used"] == N - 1).all()

@@ -11,7 +11,9 @@ same codes on a Dask cluster so that latencies are measured, not sampled.
 * :mod:`gcc.distributed.baselines` -- uncoded and replication schemes with the codes' interface.
 * :mod:`gcc.distributed.cpgc` -- coded partial gradient computation with one message per partial product.
 * :mod:`gcc.distributed.latency` -- repeated requests, tidy latency tables, simulated completion times.
-* :mod:`gcc.distributed.experiments` -- the chapter's experiments as library calls.
+
+The chapter's experiments (the schemes compared, the runs, their summaries and figures) are in
+:mod:`gcc.experiments.dask_latency`, which imports this package; this package never imports it.
 
 Dask is an optional dependency (``pip install gcc-companion[dist]``), so this
 package is not imported by ``import gcc``; import it explicitly::

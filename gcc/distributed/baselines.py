@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcc.validation import check_int, invalid
+
 __all__ = ["Uncoded", "Replication"]
-
-
-def _check(cls: str, name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"The '{name}' parameter of {cls} must be an int >= {low}. Got {value!r} instead.")
-    return int(value)
 
 
 class Replication:
@@ -34,8 +30,9 @@ class Replication:
         self.n_workers = n_workers
 
     def _validate(self) -> tuple[int, int]:
-        k = _check(type(self).__name__, "n_inputs", self.n_inputs, 1)
-        n = _check(type(self).__name__, "n_workers", self.n_workers, k)
+        owner = type(self).__name__
+        k = check_int(self.n_inputs, "n_inputs", owner, minimum=1)
+        n = check_int(self.n_workers, "n_workers", owner, minimum=k, constraint="an int >= n_inputs")
         return k, n
 
     @property
@@ -48,7 +45,8 @@ class Replication:
         """(K, ...) -> (N, ...): the copies."""
         k, n = self._validate()
         if len(X) != k:
-            raise ValueError(f"The 'X' parameter of {type(self).__name__}.encode must have {k} rows. Got {len(X)} instead.")
+            raise invalid("X", f"{type(self).__name__}.encode", f"an array of n_inputs = {k} rows", X,
+                          f"it has {len(X)}")
         return X[self.assignment]
 
     def is_decodable(self, received) -> bool:
@@ -62,9 +60,8 @@ class Replication:
         received = np.asarray(received, dtype=int)
         if not self.is_decodable(received):
             missing = sorted(set(range(k)) - set(self.assignment[received].tolist()))
-            raise ValueError(
-                f"The 'received' parameter of {type(self).__name__}.decode misses every copy of inputs {missing}."
-            )
+            raise invalid("received", f"{type(self).__name__}.decode", "a set holding a copy of every input",
+                          received.tolist(), f"no copy of inputs {missing}")
         owner = self.assignment[received]
         first = [int(np.flatnonzero(owner == j)[0]) for j in range(k)]
         return Y[first]

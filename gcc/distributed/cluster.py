@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from typing import Iterator
 
-__all__ = ["open_cluster", "worker_addresses", "wait_for_workers", "machine_description"]
+from gcc.validation import check_int, check_real
+
+__all__ = ["open_cluster", "worker_addresses", "wait_for_workers"]
 
 # Each worker process computes one coded task at a time; BLAS/torch threads on
 # top of that would oversubscribe the cores and distort measured latencies.
@@ -21,12 +22,6 @@ _SINGLE_THREAD_ENV = {
     "MKL_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
 }
-
-
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"The '{name}' parameter of open_cluster must be an int >= {low}. Got {value!r} instead.")
-    return value
 
 
 @contextlib.contextmanager
@@ -67,9 +62,8 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     """
     from distributed import Client, LocalCluster
 
-    _check_int("n_workers", n_workers, 1)
-    if not (isinstance(timeout, (int, float)) and timeout > 0):
-        raise ValueError(f"The 'timeout' parameter of open_cluster must be a number > 0. Got {timeout!r} instead.")
+    n_workers = check_int(n_workers, "n_workers", "open_cluster", minimum=1)
+    check_real(timeout, "timeout", "open_cluster", minimum=0, include_min=False)
     if address is not None:
         client = Client(address, timeout=timeout)
         try:
@@ -155,38 +149,3 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
             )
         time.sleep(0.1)
 
-
-def machine_description(client=None) -> dict:
-    """The machine and cluster the numbers were measured on, for printing beside them.
-
-    Parameters
-    ----------
-    client : distributed.Client, optional
-        When given, the cluster's worker count and threads are included.
-
-    Returns
-    -------
-    dict
-        ``cpu_count``, ``platform``, ``processor`` and, with a client,
-        ``n_workers``, ``threads_per_worker`` and ``scheduler``.
-    """
-    import platform
-
-    desc = {
-        "cpu_count": os.cpu_count(),
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "python": platform.python_version(),
-    }
-    try:
-        load = os.getloadavg()
-        desc["load_avg_1min"] = round(load[0], 2)
-    except OSError:
-        pass
-    if client is not None:
-        info = client.scheduler_info(n_workers=-1)
-        workers = info["workers"]
-        desc["n_workers"] = len(workers)
-        desc["threads_per_worker"] = sorted({w.get("nthreads", 1) for w in workers.values()})
-        desc["scheduler"] = info.get("address")
-    return desc

@@ -30,8 +30,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from gcc.backend import to_numpy
 from gcc.distributed.cluster import worker_addresses
 from gcc.distributed.inject import Injection, TaskFault, act_out
+from gcc.validation import check_int, check_real, invalid
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "demo_mlp",
            "model_load_counts", "stack_outputs"]
@@ -107,9 +109,9 @@ class ModelRef:
 
     def __init__(self, name: str, loader: Callable[[], Any], torch_io: bool = False):
         if not isinstance(name, str) or not name:
-            raise ValueError(f"The 'name' parameter of ModelRef must be a non-empty str. Got {name!r} instead.")
+            raise invalid("name", "ModelRef", "a non-empty str", name)
         if not callable(loader):
-            raise ValueError(f"The 'loader' parameter of ModelRef must be callable. Got {loader!r} instead.")
+            raise invalid("loader", "ModelRef", "callable", loader)
         self.name, self.loader, self.torch_io = name, loader, torch_io
 
     def __call__(self, x):
@@ -121,7 +123,7 @@ class ModelRef:
         was_numpy = isinstance(x, np.ndarray)
         with torch.no_grad():
             out = model(torch.as_tensor(x, dtype=torch.float32) if was_numpy else x)
-        return out.detach().cpu().numpy() if was_numpy else out
+        return to_numpy(out) if was_numpy else out
 
     def __repr__(self) -> str:
         return f"ModelRef({self.name!r})"
@@ -272,14 +274,6 @@ def _n_workers_of(code) -> int | None:
     return None
 
 
-def _check_count(name: str, value, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (low <= value <= high):
-        raise ValueError(
-            f"The '{name}' parameter of coded_compute must be an int in [{low}, {high}]. Got {value!r} instead."
-        )
-    return int(value)
-
-
 def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = None, n_wait: int | None = None,
                   deadline: float | None = None, min_results: int | None = None,
                   injection: Injection | None = None, seed: int | np.random.Generator | None = None,
@@ -334,10 +328,10 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     """
     from distributed import as_completed
 
-    if not (isinstance(timeout, (int, float)) and timeout > 0):
-        raise ValueError(f"The 'timeout' parameter of coded_compute must be a number > 0. Got {timeout!r} instead.")
-    if deadline is not None and not (isinstance(deadline, (int, float)) and deadline > 0):
-        raise ValueError(f"The 'deadline' parameter of coded_compute must be a number > 0. Got {deadline!r} instead.")
+    owner = "coded_compute"
+    timeout = check_real(timeout, "timeout", owner, minimum=0, include_min=False)
+    if deadline is not None:
+        deadline = check_real(deadline, "deadline", owner, minimum=0, include_min=False)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     # The master knows its workers before a request arrives: this scheduler
@@ -349,22 +343,24 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     encode_s = time.perf_counter() - t0
     n = _n_workers_of(code) or len(coded)
     if len(coded) != n:
-        raise ValueError(f"The code's encoder gave {len(coded)} coded inputs for n_workers={n}.")
+        raise invalid("code", owner, f"a code whose encoder gives n_workers={n} coded inputs", code,
+                      f"it gave {len(coded)}")
 
     decodable = getattr(code, "is_decodable", None)
     if n_wait is None:
-        s = 0 if n_stragglers is None else _check_count("n_stragglers", n_stragglers, 0, n - 1)
+        s = 0 if n_stragglers is None else check_int(n_stragglers, "n_stragglers", owner, 0, n - 1)
         n_wait = n - s
-    n_wait = _check_count("n_wait", n_wait, 1, n)
+    n_wait = check_int(n_wait, "n_wait", owner, 1, n)
     if min_results is None:
         min_results = n_wait if deadline is None else min(n_wait, int(getattr(code, "n_inputs", 1) or 1))
-    min_results = _check_count("min_results", min_results, 1, n_wait)
+    min_results = check_int(min_results, "min_results", owner, 1, n_wait)
 
     if len(addresses) < n:
-        raise ValueError(
-            f"The code needs n_workers={n} distinct Dask workers; the cluster has {len(addresses)} "
-            f"({addresses!r}). Start a cluster with n_workers >= {n}."
-        )
+        if workers is not None:
+            raise invalid("workers", owner, f"at least n_workers={n} distinct Dask worker addresses", addresses,
+                          f"it has {len(addresses)}")
+        raise invalid("client", owner, f"a client of a cluster with at least n_workers={n} distinct Dask workers",
+                      client, f"it has {len(addresses)}; start one with n_workers >= {n}")
 
     addresses_all, addresses = addresses, addresses[:n]
 

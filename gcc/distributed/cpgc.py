@@ -39,6 +39,8 @@ import uuid
 import numpy as np
 
 from gcc.distributed.cluster import worker_addresses
+from gcc.distributed.inject import interruptible_sleep
+from gcc.validation import check_choice, check_int, check_real, invalid
 
 __all__ = ["CPGCRun", "run_cpgc", "LateMessages"]
 
@@ -105,8 +107,6 @@ def _sender(transport: str, channel: str):
 def _cpgc_task(blocks, theta, worker: int, iteration: int, unit_s: float, row_units, row_messages,
                channel: str, run_id: str, transport: str = "events"):
     """Worker i's iteration: compute its products in order, send each message once it is due."""
-    from gcc.distributed.inject import _wait
-
     send = _sender(transport, channel)
     t0 = time.perf_counter()
     sent = 0
@@ -115,7 +115,7 @@ def _cpgc_task(blocks, theta, worker: int, iteration: int, unit_s: float, row_un
         value = np.stack([blocks[j] @ theta for j in rows])
         # The paper's delay model: the message is ready at row_units * (alpha + X_i).
         due = float(row_units[rows[0]]) * unit_s
-        _, cancelled = _wait(due - (time.perf_counter() - t0), interruptible=True)
+        _, cancelled = interruptible_sleep(due - (time.perf_counter() - t0), interruptible=True)
         if cancelled:
             break
         send({"run": run_id, "iter": iteration, "coded_worker": worker, "msg": m,
@@ -231,18 +231,17 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     X, y = problem.X_train, problem.y_train
     n, d = X.shape
     K = code.n_blocks
+    owner = "run_cpgc"
     if d % K:
-        raise ValueError(f"The 'problem' parameter of run_cpgc must have a dimension divisible by the "
-                         f"code's {K} blocks. Got d={d} instead.")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise ValueError(f"The 'iterations' parameter of run_cpgc must be an int >= 1. Got {iterations!r} instead.")
-    if transport not in ("events", "queue"):
-        raise ValueError(f"The 'transport' parameter of run_cpgc must be 'events' or 'queue'. Got {transport!r} instead.")
-    if not (isinstance(time_scale, (int, float)) and time_scale > 0):
-        raise ValueError(f"The 'time_scale' parameter of run_cpgc must be a number > 0. Got {time_scale!r} instead.")
+        raise invalid("problem", owner, f"a problem whose dimension d is divisible by the code's {K} blocks",
+                      X, f"X_train has d={d} columns")
+    check_int(iterations, "iterations", owner, minimum=1)
+    check_choice(transport, "transport", owner, ("events", "queue"))
+    check_real(time_scale, "time_scale", owner, minimum=0, include_min=False)
     addresses = worker_addresses(client)
     if len(addresses) < code.n_workers:
-        raise ValueError(f"The code needs n_workers={code.n_workers} Dask workers; the cluster has {len(addresses)}.")
+        raise invalid("client", owner, f"a cluster of at least n_workers={code.n_workers} Dask workers", client,
+                      f"it has {len(addresses)}")
     addresses = addresses[: code.n_workers]
 
     W = X.T @ X

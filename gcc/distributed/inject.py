@@ -31,7 +31,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["TaskFault", "Injection", "act_out", "sample_delays"]
+from gcc.validation import check_int, check_real, invalid
+
+__all__ = ["TaskFault", "Injection", "act_out", "sample_delays", "interruptible_sleep"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,13 +93,11 @@ def sample_delays(model: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     elif callable(model):
         times = model(rng, n)
     else:
-        raise ValueError(
-            "The 'delay' parameter of Injection must be a gcc.stragglers delay model or a callable "
-            f"(rng, n) -> seconds. Got {model!r} instead."
-        )
+        raise invalid("delay", "Injection", "a gcc.stragglers delay model or a callable (rng, n) -> seconds", model)
     times = np.asarray(times, dtype=float).reshape(-1)
     if times.shape != (n,) or not np.all(np.isfinite(times)) or np.any(times < 0):
-        raise ValueError(f"The delay model {model!r} must give {n} finite delays >= 0. Got {times!r} instead.")
+        raise invalid("delay", "Injection", f"a delay model that gives {n} finite delays >= 0", model,
+                      f"it gave {times!r}")
     return times
 
 
@@ -143,26 +143,17 @@ class Injection:
     interruptible: bool = True
 
     def _validate(self, n_tasks: int) -> None:
+        owner = "Injection"
         for name in ("base_s", "delay_scale", "sleep_s", "kill_after_s"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
-                raise ValueError(f"The '{name}' parameter of Injection must be a number >= 0. Got {value!r} instead.")
-        if not (isinstance(self.slowdown, (int, float)) and self.slowdown >= 1):
-            raise ValueError(f"The 'slowdown' parameter of Injection must be a number >= 1. Got {self.slowdown!r} instead.")
-        if not (0.0 <= self.sleep_prob <= 1.0):
-            raise ValueError(f"The 'sleep_prob' parameter of Injection must be in [0, 1]. Got {self.sleep_prob!r} instead.")
-        if not (isinstance(self.n_random_slow, int) and 0 <= self.n_random_slow <= n_tasks):
-            raise ValueError(
-                f"The 'n_random_slow' parameter of Injection must be an int in [0, {n_tasks}]. "
-                f"Got {self.n_random_slow!r} instead."
-            )
+            check_real(getattr(self, name), name, owner, minimum=0)
+        check_real(self.slowdown, "slowdown", owner, minimum=1)
+        check_real(self.sleep_prob, "sleep_prob", owner, 0, 1)
+        check_int(self.n_random_slow, "n_random_slow", owner, 0, n_tasks)
         for name in ("slow_workers", "kill"):
-            for i in getattr(self, name):
-                if not (isinstance(i, (int, np.integer)) and 0 <= i < n_tasks):
-                    raise ValueError(
-                        f"The '{name}' parameter of Injection must hold worker positions in [0, {n_tasks}). "
-                        f"Got {list(getattr(self, name))!r} instead."
-                    )
+            positions = list(getattr(self, name))
+            for i in positions:
+                if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= i < n_tasks:
+                    raise invalid(name, owner, f"worker positions in [0, {n_tasks})", positions)
 
     def plan(self, n_tasks: int, rng: np.random.Generator) -> list[TaskFault]:
         """Draw the faults of the ``n_tasks`` tasks of one request.
@@ -212,12 +203,27 @@ class Injection:
         return np.array([np.inf if f.die else compute_s + max(f.injected_s(compute_s), 0.0) for f in faults])
 
 
-def _wait(seconds: float, interruptible: bool) -> tuple[float, bool]:
-    """Sleep ``seconds``, or less if the task is cancelled meanwhile; returns (slept, interrupted).
+def interruptible_sleep(seconds: float, interruptible: bool = True) -> tuple[float, bool]:
+    """Sleep ``seconds`` inside a Dask task, or less if the task is cancelled meanwhile.
 
     Cancellation is read from the worker's own state for the running task
     (it leaves ``"executing"`` once the scheduler tells the worker to free it),
     so waiting costs no message to the scheduler: polling every few ms is all.
+    Outside a Dask worker (or with ``interruptible=False``) it is a plain sleep.
+
+    Parameters
+    ----------
+    seconds : float
+        How long to sleep; nothing happens for ``seconds <= 0``.
+    interruptible : bool
+        Stop as soon as the running task is cancelled.
+
+    Returns
+    -------
+    slept : float
+        Seconds actually slept.
+    interrupted : bool
+        Whether the sleep ended because the task was cancelled.
     """
     if seconds <= 0:
         return 0.0, False
@@ -272,7 +278,7 @@ def act_out(fault: TaskFault | None, compute: Callable[[], Any]) -> tuple[Any, d
     output = compute()
     compute_s = time.perf_counter() - t0
     injected = fault.injected_s(compute_s) if fault is not None else 0.0
-    slept, interrupted = _wait(injected, fault is not None and fault.interruptible)
+    slept, interrupted = interruptible_sleep(injected, fault is not None and fault.interruptible)
     return output, {
         "compute_s": compute_s,
         "injected_s": max(injected, 0.0),

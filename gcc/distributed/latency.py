@@ -14,25 +14,28 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from gcc.backend import to_numpy
 from gcc.distributed.cluster import worker_addresses
 from gcc.distributed.coded import DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
+from gcc.metrics import mse_loss
+from gcc.validation import check_int
 
-__all__ = ["run_requests", "simulated_completion", "summarize_latency", "LATENCY_COLUMNS"]
+__all__ = ["run_requests", "simulated_completion", "summarize_latency", "LATENCY_COLUMNS",
+           "LATENCY_SUMMARY_COLUMNS"]
 
+#: columns every table of :func:`run_requests` has
 LATENCY_COLUMNS = ("scheme", "n_workers", "n_inputs", "request", "latency_s", "workers_used", "loss")
+#: columns :func:`summarize_latency` adds to the grouping columns (the ``simulated_*`` and
+#: ``overhead_*`` ones only when the table has ``simulated_s`` and ``overhead_s``)
+LATENCY_SUMMARY_COLUMNS = ("n_requests", "n_failed", "latency_p50_ms", "latency_p99_ms", "latency_mean_ms",
+                           "simulated_p50_ms", "simulated_p99_ms", "overhead_p50_ms",
+                           "loss_mean", "loss_ci_low", "loss_ci_high")
 
 
 def _loss(est, true) -> float:
-    from gcc.metrics import mse_loss
-
-    return float(mse_loss(_numpy(est), _numpy(true)))
-
-
-def _numpy(a):
-    if hasattr(a, "detach"):
-        a = a.detach().cpu().numpy()
-    return np.asarray(a, dtype=float)
+    # Eq. (1) on the host in float64, whatever the workers computed in (torch float32 for a DNN).
+    return float(mse_loss(np.asarray(to_numpy(est), dtype=float), np.asarray(to_numpy(true), dtype=float)))
 
 
 def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) -> float:
@@ -104,8 +107,7 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     """
     import pandas as pd
 
-    if isinstance(n_requests, bool) or not isinstance(n_requests, int) or n_requests < 1:
-        raise ValueError(f"The 'n_requests' parameter of run_requests must be an int >= 1. Got {n_requests!r} instead.")
+    n_requests = check_int(n_requests, "n_requests", "run_requests", minimum=1)
     exact = exact or f
     n_cluster = len(worker_addresses(client))
     rows = []
@@ -141,39 +143,50 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     return pd.DataFrame(rows)
 
 
-def summarize_latency(table, by=("scheme",)):
-    """Median, 99th percentile and mean latency, and mean loss, per scheme.
+def summarize_latency(table, by=("scheme",), level: float = 0.95):
+    """Latency quantiles, simulated quantiles, overhead and mean loss (with interval) per scheme.
 
     Parameters
     ----------
     table : pandas.DataFrame
         As returned by :func:`run_requests` (or read back from its CSV).
     by : sequence of str
-        Grouping columns.
+        Grouping columns; groups keep the order of their first row (the order the schemes ran in).
+    level : float
+        Confidence level of the loss interval.
 
     Returns
     -------
     pandas.DataFrame
-        ``p50_ms``, ``p99_ms``, ``mean_ms``, ``mean_loss``, ``requests``, ``failed``
-        and, with a ``simulated_s`` column, ``sim_p50_ms`` and ``sim_p99_ms``.
+        ``by`` plus :data:`LATENCY_SUMMARY_COLUMNS`: ``n_requests``, ``n_failed`` (no decode before
+        the deadline), ``latency_p50_ms``, ``latency_p99_ms``, ``latency_mean_ms`` (answered
+        requests), with a ``simulated_s`` column ``simulated_p50_ms`` and ``simulated_p99_ms``, with
+        an ``overhead_s`` column ``overhead_p50_ms``, and ``loss_mean``, ``loss_ci_low``,
+        ``loss_ci_high`` (:func:`gcc.summary.summarize` of the ``loss`` column).
     """
     import pandas as pd
 
+    from gcc.summary import summarize
+
+    by = [by] if isinstance(by, str) else list(by)
+    loss = {tuple(row[c] for c in by): row for row in summarize(table, "loss", by=by, level=level).to_dict("records")}
     out = []
-    for key, g in table.groupby(list(by), sort=False):
+    for key, g in table.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
         lat = g["latency_s"].dropna().to_numpy()
-        rec = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        rec = dict(zip(by, key))
         rec.update(
-            requests=len(g), failed=int(g["latency_s"].isna().sum()),
-            p50_ms=1e3 * np.percentile(lat, 50) if lat.size else np.nan,
-            p99_ms=1e3 * np.percentile(lat, 99) if lat.size else np.nan,
-            mean_ms=1e3 * lat.mean() if lat.size else np.nan,
-            mean_loss=float(g["loss"].mean()),
+            n_requests=len(g), n_failed=int(g["latency_s"].isna().sum()),
+            latency_p50_ms=1e3 * np.percentile(lat, 50) if lat.size else np.nan,
+            latency_p99_ms=1e3 * np.percentile(lat, 99) if lat.size else np.nan,
+            latency_mean_ms=1e3 * lat.mean() if lat.size else np.nan,
         )
         if "simulated_s" in g:
             sim = g["simulated_s"].to_numpy(dtype=float)
-            rec.update(sim_p50_ms=1e3 * np.percentile(sim, 50), sim_p99_ms=1e3 * np.percentile(sim, 99))
+            rec.update(simulated_p50_ms=1e3 * np.percentile(sim, 50), simulated_p99_ms=1e3 * np.percentile(sim, 99))
         if "overhead_s" in g:
             rec["overhead_p50_ms"] = 1e3 * float(g["overhead_s"].median())
+        stats = loss[key]
+        rec.update(loss_mean=stats["mean"], loss_ci_low=stats["ci_low"], loss_ci_high=stats["ci_high"])
         out.append(rec)
     return pd.DataFrame(out)
