@@ -42,6 +42,7 @@ the functions that need them.
 """
 from __future__ import annotations
 
+from . import batch, book, cache, cards, cli, execute, locations, status
 from .batch import run_batch
 from .book import build_book, effective_toc, toc_entries
 from .cache import RUN_RECORD, cache_key, read_record
@@ -49,36 +50,9 @@ from .cards import (PROFILES, NotebookCard, discover, load_card, load_yaml, note
                     order_notebooks, resolve_parameters)
 from .cli import main
 from .execute import KERNEL_NAME, Outcome, ensure_kernel, format_error, run_one
-from .locations import default_notebooks_dir, default_output_dir, default_results_root, repo_root
+from .locations import default_notebooks_dir, default_output_dir, default_results_root, relative, repo_root
 from .status import format_params, write_parameters_page, write_status
 
-__all__ = [
-    "PROFILES",
-    "KERNEL_NAME",
-    "RUN_RECORD",
-    "NotebookCard",
-    "Outcome",
-    "repo_root",
-    "default_notebooks_dir",
-    "default_output_dir",
-    "default_results_root",
-    "load_yaml",
-    "load_card",
-    "discover",
-    "order_notebooks",
-    "notebook_parameters",
-    "resolve_parameters",
-    "cache_key",
-    "read_record",
-    "ensure_kernel",
-    "format_error",
-    "run_one",
-    "run_batch",
-    "format_params",
-    "write_status",
-    "write_parameters_page",
-    "toc_entries",
-    "effective_toc",
-    "build_book",
-    "main",
-]
+#: Everything the modules export (each module's ``__all__``), in the order of the runner's steps.
+__all__ = [*locations.__all__, *cards.__all__, *cache.__all__, *execute.__all__, *batch.__all__,
+           *status.__all__, *book.__all__, *cli.__all__]
