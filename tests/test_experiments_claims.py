@@ -1,4 +1,4 @@
-"""The claims table (gcc.claims) and the acceptance checks of the rate notebooks (issue 4).
+"""The claims table (gcc.experiments.claims) and the acceptance checks of the rate notebooks (issue 4).
 
 The acceptance tests read the saved results of the ``ci`` batch (fixture ``ci_results``,
 tests/conftest.py); the verdict logic is also tested on synthetic result folders.
@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gcc import claims, rates
+import gcc
+from gcc.experiments import claims, worst_case
 
 RATE_NOTEBOOKS = ("worst_case_rate", "probabilistic_rate", "noisy_rate", "polynomial_lcc", "lambda_sensitivity")
 
@@ -52,9 +53,9 @@ def _synthetic_root(tmp_path, gcc_slope):
     folder = tmp_path / "worst_case_rate"
     folder.mkdir(parents=True)
     slopes = pd.DataFrame([
-        {"function": "f", "code": "GCC", "straggler": "worst", "fixed": "S=2", "variable": "N",
+        {"function": "f", "scheme": "gcc", "straggler": "worst", "fixed": "S=2", "variable": "N",
          "slope": gcc_slope, "ci_low": gcc_slope - 0.3, "ci_high": gcc_slope + 0.3, "n_points": 6},
-        {"function": "f", "code": "GCC", "straggler": "random", "fixed": "S=2", "variable": "N",
+        {"function": "f", "scheme": "gcc", "straggler": "random", "fixed": "S=2", "variable": "N",
          "slope": 0.0, "ci_low": -0.1, "ci_high": 0.1, "n_points": 6},
     ])
     slopes.to_csv(folder / "slopes.csv", index=False)
@@ -63,7 +64,8 @@ def _synthetic_root(tmp_path, gcc_slope):
 
 def test_build_claims_table_on_synthetic_results(tmp_path):
     table = claims.build_claims_table(_synthetic_root(tmp_path, -2.0))
-    assert list(table.columns) == claims.CLAIM_COLUMNS
+    assert list(table.columns) == claims.CLAIM_COLUMNS and "scheme" in claims.CLAIM_COLUMNS
+    assert set(table["scheme"]) <= set(gcc.codes.SCHEMES)
     row = table[table["claim"] == "thm4-noiseless-N"]
     assert len(row) == 1  # the random-straggler row is not a worst-case claim
     assert row["verdict"].iloc[0] == "violated" and "S=2" in row["context"].iloc[0]
@@ -87,8 +89,8 @@ def test_acceptance_gcc_worst_case_n_slope(worst_slopes):
                      & (worst_slopes["variable"] == "N")]
     s = s.assign(S=s["fixed"].str.removeprefix("S=").astype(int))
     s = s[s["S"] <= 5]
-    gcc_slopes = s[s["code"] == "GCC"].set_index("S")["slope"]
-    bacc_slopes = s[s["code"] == "BACC"].set_index("S")["slope"]
+    gcc_slopes = s[s["scheme"] == "gcc"].set_index("S")["slope"]
+    bacc_slopes = s[s["scheme"] == "bacc"].set_index("S")["slope"]
     assert len(gcc_slopes) >= 3 and set(gcc_slopes.index) == set(bacc_slopes.index)
     assert (gcc_slopes <= -2.7).all(), gcc_slopes.to_dict()
     assert (bacc_slopes > gcc_slopes).all(), (bacc_slopes.to_dict(), gcc_slopes.to_dict())
@@ -98,8 +100,8 @@ def test_acceptance_worst_case_slopes_recomputed_from_saved_summary(ci_results, 
     """The saved slopes are what the saved summary gives (tables are consistent)."""
     summary = pd.read_csv(ci_results / "worst_case_rate" / "summary.csv")
     params = json.loads((ci_results / "worst_case_rate" / "provenance.json").read_text())["parameters"]
-    again = rates.worst_case_slopes(summary, fit_min_ratio=params["fit_min_ratio"])
-    merged = again.merge(worst_slopes, on=["function", "code", "straggler", "fixed", "variable"])
+    again = worst_case.worst_case_slopes(summary, fit_min_ratio=params["fit_min_ratio"])
+    merged = again.merge(worst_slopes, on=["function", "scheme", "straggler", "fixed", "variable"])
     assert len(merged) == len(worst_slopes)
     np.testing.assert_allclose(merged["slope_x"], merged["slope_y"], rtol=1e-9, equal_nan=True)
 
@@ -107,7 +109,7 @@ def test_acceptance_worst_case_slopes_recomputed_from_saved_summary(ci_results, 
 def test_acceptance_probabilistic_ratio_does_not_grow(ci_results):
     """max(normalised ratio over the upper half of the N grid) <= 2 x ratio at the grid's middle."""
     summary = pd.read_csv(ci_results / "probabilistic_rate" / "summary.csv")
-    gcc_rows = summary[summary["code"] == "GCC"]
+    gcc_rows = summary[summary["scheme"] == "gcc"]
     assert set(gcc_rows["p"]) == {0.1, 0.2, 0.3}
     for p, g in gcc_rows.groupby("p"):
         g = g.sort_values("N")

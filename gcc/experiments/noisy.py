@@ -1,0 +1,306 @@
+"""Noisy workers: GCC with the theory's or a cross-validated lambda_dec (Thm 2 / Thm 4).
+
+The claimed rate is ``O(S^{8/5} N^{-3/5})``. The ``noisy_rate`` notebook fixes the constant of
+the theory schedule at a pilot (N, S) (:func:`calibrate_theory_constant`), draws the
+bias-variance curve over lambda_dec (:func:`noisy_lambda_curve`), runs :func:`noisy_sweep` over
+N and S for each rule, fits :func:`noisy_slopes` (read by :mod:`gcc.experiments.claims`) and
+draws :func:`plot_noisy`.
+
+Every loss here is averaged *exactly* over the worker noise
+(:func:`~gcc.experiments.problems.exact_noisy_loss`: the decoders are linear), and by Monte
+Carlo over the straggler sets. Imports the core (codes, straggler models, tuning, summary) and
+the shared experiments modules :mod:`~gcc.experiments.problems`,
+:mod:`~gcc.experiments.references`, :mod:`~gcc.experiments.slopes`,
+:mod:`~gcc.experiments.plotting`.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+import gcc
+from gcc.codes import make
+from gcc.summary import slope_table
+from gcc.tuning import select_lambdas
+from gcc.validation import check_choice
+
+from .plotting import band, finish
+from .problems import as_matrix, child_seed, exact_noisy_loss
+from .references import anchor_constant, curvature_energy, theory_lambda_dec
+from .slopes import as_rate_slopes
+
+__all__ = ["RULES", "noisy_sweep", "noisy_lambda_curve", "calibrate_theory_constant", "noisy_slopes",
+           "plot_noisy"]
+
+#: the ways :func:`noisy_sweep` sets lambda_dec
+RULES = ("theory", "cv", "zero")
+
+
+def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials):
+    """lambda_dec chosen by the core's grid search on held-out draws (:func:`gcc.tuning.select_lambdas`).
+
+    The held-out draws are fresh straggler sets and fresh worker noise on the
+    same data (`seed` differs from the reported runs'): the data are fixed in
+    these experiments, the randomness is in F and in the noise.
+    """
+    K = len(X)
+    sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=points),
+                         f, [X], gcc.FixedCount(int(S)), lam_enc_grid=[0.0], lam_dec_grid=list(lam_grid),
+                         trials=int(trials), seed=int(seed), noise_std=float(sigma))
+    return float(sel.lam_dec)
+
+
+def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: float = 0.1,
+                rules: Sequence[str] = ("theory",), const: float = 1.0, trials: int = 20, seed: int = 0,
+                points: str = "equispaced", lam_grid: Sequence[float] | None = None, cv_trials: int = 20,
+                adversary: str = "random", function: str = "f"):
+    """GCC loss with noisy workers over an (N, S) grid, lambda_dec by rule (Thm 2 / Thm 4).
+
+    Parameters
+    ----------
+    f : callable
+        Vectorised ``(n, *in) -> (n, *out)``.
+    X : ndarray, shape (K, *in)
+    n_grid, s_grid : sequences of int
+        Cells with ``N - S < K`` are skipped.
+    sigma : float
+        Worker noise standard deviation.
+    rules : sequence of {"theory", "cv", "zero"}
+        How lambda_dec is set per (N, S): the schedule
+        :func:`~gcc.experiments.references.theory_lambda_dec` (constant `const`, energy
+        :func:`~gcc.experiments.references.curvature_energy`), cross-validation
+        over `lam_grid` (:func:`gcc.tuning.select_lambdas`), or 0 (interpolation).
+    const : float
+        Constant of the theory schedule.
+    trials : int
+        Random straggler sets (S uniform, :class:`gcc.FixedCount`) per cell.
+    seed : int
+        Each cell uses ``child_seed(seed, N, S)`` (and the CV rule ``child_seed(seed, N, S, 1)``).
+    points : {"equispaced", "chebyshev"}
+        Equispaced by default: Theorem 2 needs ``Delta_max / Delta_min <= B``,
+        which Chebyshev points break (the ratio grows like N).
+    lam_grid : sequence of float
+        Grid of the CV rule (default ``logspace(-10, 0, 21)``).
+    cv_trials : int
+        Held-out draws (straggler sets and noise, independent of the reported
+        ones) per grid point of the CV rule.
+    adversary : {"random", "worst"}
+        ``"random"``: `trials` uniform S-sets per cell. ``"worst"``: one set per
+        (cell, rule), the worst contiguous block for that rule's decoder on the
+        noiseless outputs (:func:`gcc.worst_case_stragglers`; the adversary does not see the
+        noise), then the noise is averaged exactly.
+    function : str
+        Label stored in the ``function`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (rule, N, S, trial): ``function, scheme, rule, straggler, sigma, N,
+        S, K, lam_dec, trial, loss, bias2, variance`` (``scheme`` is ``"gcc"``). The loss is
+        bias squared + ``sigma^2 ||D||_F^2 m / K``.
+    """
+    import pandas as pd
+
+    owner = "noisy_sweep"
+    check_choice(adversary, "adversary", owner, ("worst", "random"))
+    for rule in rules:
+        check_choice(rule, "rules", owner, RULES)
+    K = len(X)
+    lam_grid = np.logspace(-10, 0, 21) if lam_grid is None else np.asarray(lam_grid, dtype=float)
+    true = as_matrix(f(X))
+    rows = []
+    for N in n_grid:
+        base = make("gcc", K, int(N), points=points)
+        Y = as_matrix(f(base.encode(X)))
+        energy = curvature_energy(f, X, base)
+        for S in s_grid:
+            if N - S < K:
+                continue
+            rng = np.random.default_rng(child_seed(seed, N, S))
+            masks = gcc.FixedCount(int(S)).sample_many(rng, int(N), int(trials))
+            for rule in rules:
+                if rule == "theory":
+                    lam = theory_lambda_dec(N, S, sigma, energy=energy, const=const)
+                elif rule == "cv":
+                    lam = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), points,
+                                         cv_trials)
+                else:
+                    lam = 0.0
+                code = make("gcc", K, int(N), lam_dec=lam, points=points)
+                if adversary == "worst":
+                    sets = [gcc.worst_case_stragglers(code, f, X, int(S), search="contiguous")]
+                else:
+                    sets = [np.flatnonzero(mask) for mask in masks]
+                for t, received in enumerate(sets):
+                    D = np.asarray(code.decoder_matrix(received), dtype=float)
+                    loss, b2, var = exact_noisy_loss(D, Y[received], true, sigma)
+                    rows.append({"function": function, "scheme": "gcc", "rule": rule, "straggler": adversary,
+                                 "sigma": sigma, "N": int(N), "S": int(S), "K": K, "lam_dec": lam, "trial": t,
+                                 "loss": loss, "bias2": b2, "variance": var})
+    return pd.DataFrame(rows)
+
+
+def noisy_lambda_curve(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
+                       sigma: float = 0.1, trials: int = 20, seed: int = 0, points: str = "equispaced",
+                       function: str = "f"):
+    """Bias-variance trade-off of the decoder's lambda at fixed (N, S).
+
+    Parameters
+    ----------
+    f, X
+        As in :func:`noisy_sweep`.
+    n_workers, n_stragglers : int
+    lam_grid : sequence of float
+        lambda_dec values (0 allowed: interpolation).
+    sigma, trials, seed, points, function
+        As in :func:`noisy_sweep`; the same `trials` straggler sets for every lambda.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (lambda, trial): ``function, N, S, sigma, lam_dec, trial, loss, bias2, variance``.
+    """
+    import pandas as pd
+
+    K, N, S = len(X), int(n_workers), int(n_stragglers)
+    true = as_matrix(f(X))
+    base = make("gcc", K, N, points=points)
+    Y = as_matrix(f(base.encode(X)))
+    masks = gcc.FixedCount(S).sample_many(np.random.default_rng(child_seed(seed, N, S)), N, int(trials))
+    rows = []
+    for lam in lam_grid:
+        code = make("gcc", K, N, lam_dec=float(lam), points=points)
+        for t, mask in enumerate(masks):
+            received = np.flatnonzero(mask)
+            D = np.asarray(code.decoder_matrix(received), dtype=float)
+            loss, b2, var = exact_noisy_loss(D, Y[received], true, sigma)
+            rows.append({"function": function, "N": N, "S": S, "sigma": sigma, "lam_dec": float(lam),
+                         "trial": t, "loss": loss, "bias2": b2, "variance": var})
+    return pd.DataFrame(rows)
+
+
+def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
+                              sigma: float, trials: int = 20, seed: int = 0, points: str = "equispaced"):
+    """The constant of the theory schedule that matches the best lambda at one pilot (N, S).
+
+    The proof's constant is not numeric; the schedule's *shape* in (N, S, sigma)
+    is the theory's (:func:`~gcc.experiments.references.theory_lambda_dec`), and this fixes
+    its scale once, at the smallest N of a sweep, by the grid optimum of
+    :func:`noisy_lambda_curve` (positive lambdas of `lam_grid`). The same constant is then
+    used at every (N, S).
+
+    Returns
+    -------
+    const : float
+    curve : pandas.DataFrame
+        The pilot's :func:`noisy_lambda_curve` (for plotting).
+    """
+    curve = noisy_lambda_curve(f, X, n_workers, n_stragglers, [l for l in lam_grid if l > 0], sigma=sigma,
+                               trials=trials, seed=seed, points=points)
+    mean = curve.groupby("lam_dec")["loss"].mean()
+    lam_best = float(mean.idxmin())
+    energy = curvature_energy(f, X, make("gcc", len(X), int(n_workers), points=points))
+    unit = theory_lambda_dec(n_workers, n_stragglers, sigma, energy=energy, const=1.0, clip=False)
+    return lam_best / unit, curve
+
+
+def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
+    """N-slopes at fixed S and (S+1)-slopes at fixed N, per lambda rule, of :func:`noisy_sweep`.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`gcc.summary.summarize` of :func:`noisy_sweep` results with a ``sweep`` column.
+    s_fit_max_ratio : float
+        S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`.
+    """
+    import pandas as pd
+
+    keys = ["function", "scheme", "rule", "straggler"]
+    a = slope_table(summary[summary["sweep"] == "N"], "N", keys + ["S"])
+    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
+    s_rows = summary[(summary["sweep"] == "S") & ((summary["S"] + 1) <= s_fit_max_ratio * summary["N"])]
+    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
+    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
+    return as_rate_slopes(pd.concat([a, b], ignore_index=True))
+
+
+def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None):
+    """Noisy workers: loss against N and S + 1 per rule, and the bias-variance curve over lambda_dec.
+
+    Panel 1: loss against N, one line per (rule, S), with ``C (S+1)^{8/5} N^{-3/5}``. Panel 2:
+    loss against S + 1 at fixed N with ``C (S+1)^{8/5}``. Panel 3: loss, bias squared and
+    variance against lambda_dec at the pilot (N, S).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The saved summary of the ``noisy_rate`` notebook, one straggler model.
+    curve_summary : pandas.DataFrame
+        Mean of :func:`noisy_lambda_curve` per lambda_dec.
+    lam_marks : mapping of str to float, optional
+        Vertical marks on panel 3 (name -> lambda).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    styles = {"theory": ("C0", "o-"), "cv": ("C1", "s-"), "zero": ("C7", "^-")}
+    ax = axes[0]
+    nrows = summary[summary["sweep"] == "N"]
+    for (rule, S), g in nrows.groupby(["rule", "S"]):
+        color, style = styles.get(rule, ("k", "o-"))
+        g = g.sort_values("N")
+        alpha = 0.35 + 0.65 * (S == nrows["S"].max())
+        ax.loglog(g["N"], g["mean"], style, ms=3, color=color, alpha=alpha, label=f"{rule}, S={S}")
+    g = nrows[nrows["rule"] == "theory"]
+    n = np.array(sorted(nrows["N"].unique()), dtype=float)
+    C = anchor_constant(g["mean"], g["N"].to_numpy(float) ** -0.6 * (g["S"].to_numpy(float) + 1) ** 1.6)
+    for S in sorted(g["S"].unique()):
+        ax.loglog(n, C * n ** -0.6 * (S + 1) ** 1.6, "k--", lw=0.6)
+    ax.set_xlabel("N")
+    ax.set_ylabel("loss (noise-averaged)")
+    ax.set_title("loss vs N; dashed: C (S+1)^{8/5} N^{-3/5}", fontsize=9)
+    ax.legend(fontsize=6, ncol=2)
+    ax.grid(True, alpha=0.3)
+    ax = axes[1]
+    srows = summary[summary["sweep"] == "S"]
+    for rule, g in srows.groupby("rule"):
+        color, style = styles.get(rule, ("k", "o-"))
+        g = g.sort_values("S")
+        ax.loglog(g["S"] + 1, g["mean"], style, ms=3, color=color, label=rule)
+        band(ax, g["S"] + 1, g, color)
+    g = srows[srows["rule"] == "theory"]
+    if len(g):
+        x = np.sort(g["S"].unique()).astype(float) + 1
+        C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** 1.6)
+        ax.loglog(x, C * x ** 1.6, "k--", lw=0.8, label="C (S+1)^{8/5}")
+        ax.set_title(f"loss vs S + 1, N = {int(g['N'].iloc[0])}", fontsize=9)
+    ax.set_xlabel("S + 1")
+    ax.legend(fontsize=7)
+    ax.grid(True, alpha=0.3)
+    ax = axes[2]
+    c = curve_summary.sort_values("lam_dec")
+    pos = c[c["lam_dec"] > 0]
+    ax.loglog(pos["lam_dec"], pos["loss"], "k-", label="loss")
+    ax.loglog(pos["lam_dec"], pos["bias2"], "C3--", label="bias^2")
+    ax.loglog(pos["lam_dec"], pos["variance"], "C0:", label="variance")
+    zero = c[c["lam_dec"] == 0]
+    if len(zero):
+        ax.axhline(float(zero["loss"].iloc[0]), color="y", lw=1, label="lambda = 0")
+    for (name, lam), color in zip((lam_marks or {}).items(), ("C0", "C1", "C2")):
+        ax.axvline(lam, color=color, lw=0.8, ls="-.", label=f"{name}: {lam:.1e}")
+    ax.set_xlabel("lambda_dec")
+    ax.set_title(f"bias-variance, N={int(c['N'].iloc[0])}, S={int(c['S'].iloc[0])}", fontsize=9)
+    ax.legend(fontsize=6)
+    ax.grid(True, alpha=0.3)
+    return finish(fig)

@@ -1,0 +1,224 @@
+"""The test problems of the rate experiments: functions, inputs, per-cell seeds, exact noisy loss.
+
+Every rate notebook draws its data and its test function from here, so the same
+``seed`` gives the same problem in every notebook:
+
+* :func:`xsinx` -- the scalar test function of the ISIT paper, ``x sin x``;
+* :class:`TanhNetwork` -- a smooth vector-valued network ``R^d -> R^m``;
+* :class:`Polynomial` -- a fixed random polynomial (App. D, LCC against GCC);
+* :func:`scalar_inputs`, :func:`vector_inputs` -- the K data points;
+* :func:`child_seed` -- an independent seed per grid cell of a sweep;
+* :func:`as_matrix`, :func:`exact_noisy_loss` -- outputs as ``(n, m)`` matrices and the
+  loss of a linear decoder averaged exactly over the worker noise.
+
+Imports numpy and the core's validators only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gcc.validation import check_int, invalid
+
+__all__ = ["xsinx", "TanhNetwork", "Polynomial", "scalar_inputs", "vector_inputs", "child_seed",
+           "as_matrix", "exact_noisy_loss"]
+
+
+def xsinx(x):
+    """The scalar test function of the ISIT paper, ``f(x) = x sin x``, elementwise.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, ...)
+
+    Returns
+    -------
+    ndarray, same shape as `x`
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.experiments.problems import xsinx
+    >>> xsinx(np.array([0.0, np.pi / 2]))
+    array([0.        , 1.57079633])
+    """
+    x = np.asarray(x, dtype=float)
+    return x * np.sin(x)
+
+
+class TanhNetwork:
+    """A small fixed tanh network ``R^d -> R^m``, a smooth vector-valued test function.
+
+    ``f(x) = W2 tanh(W1 x + b1) + b2`` with Gaussian weights drawn once from
+    `seed` (``W1 ~ N(0, 1/d)``, ``W2 ~ N(0, 1/hidden)``), so ``f`` is smooth
+    (``C^infinity``) and Lipschitz, as Theorems 1-2 assume, unlike ReLU networks.
+
+    Parameters
+    ----------
+    d, m, hidden : int >= 1
+        Input dimension, output dimension, hidden width.
+    seed : int
+        Seed of the weights.
+
+    Notes
+    -----
+    Calling it maps ``(n, d) -> (n, m)``; the theory of App. F treats each output
+    coordinate with its own spline and a shared lambda, which is what the codes do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.experiments.problems import TanhNetwork
+    >>> net = TanhNetwork(d=4, m=3, hidden=8, seed=1)
+    >>> net(np.zeros((5, 4))).shape
+    (5, 3)
+    """
+
+    def __init__(self, d: int = 4, m: int = 3, hidden: int = 16, seed: int = 0):
+        d, m, hidden = (check_int(v, name, "TanhNetwork", minimum=1)
+                        for v, name in ((d, "d"), (m, "m"), (hidden, "hidden")))
+        self.d, self.m, self.hidden, self.seed = d, m, hidden, int(seed)
+        rng = np.random.default_rng(seed)
+        self.W1 = rng.normal(0.0, 1.0 / np.sqrt(d), size=(hidden, d))
+        self.b1 = rng.normal(0.0, 0.5, size=hidden)
+        self.W2 = rng.normal(0.0, 1.0 / np.sqrt(hidden), size=(m, hidden))
+        self.b2 = rng.normal(0.0, 0.1, size=m)
+
+    def __call__(self, X):
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.d:
+            raise invalid("X", "TanhNetwork", f"an array of shape (n, {self.d})", X, f"its shape is {X.shape}")
+        return np.tanh(X @ self.W1.T + self.b1) @ self.W2.T + self.b2
+
+    def __repr__(self) -> str:
+        return f"TanhNetwork(d={self.d}, m={self.m}, hidden={self.hidden}, seed={self.seed})"
+
+
+class Polynomial:
+    """A fixed scalar polynomial ``f(x) = sum_j c_j x^j`` (App. D's test functions).
+
+    Parameters
+    ----------
+    degree : int >= 1
+        Degree of the polynomial.
+    seed : int
+        Seed of the coefficients ``c_j ~ N(0, 1)``; the leading one is kept at least
+        0.5 in size so that the degree is exact.
+
+    Examples
+    --------
+    >>> from gcc.experiments.problems import Polynomial
+    >>> p = Polynomial(3, seed=0)
+    >>> p.coef.shape, abs(p.coef[-1]) >= 0.5
+    ((4,), True)
+    """
+
+    def __init__(self, degree: int, seed: int = 0):
+        self.degree, self.seed = check_int(degree, "degree", "Polynomial", minimum=1), int(seed)
+        rng = np.random.default_rng(seed)
+        coef = rng.normal(size=self.degree + 1)
+        coef[-1] = np.sign(coef[-1]) * max(abs(coef[-1]), 0.5)
+        self.coef = coef
+
+    def __call__(self, x):
+        return np.polynomial.polynomial.polyval(np.asarray(x, dtype=float), self.coef)
+
+    def __repr__(self) -> str:
+        return f"Polynomial(degree={self.degree}, seed={self.seed})"
+
+
+def scalar_inputs(n_inputs: int, low: float = -3.0, high: float = 3.0, seed: int = 0) -> np.ndarray:
+    """K scalar data points drawn once, uniform in ``[low, high]``.
+
+    Parameters
+    ----------
+    n_inputs : int
+        K.
+    low, high : float
+    seed : int
+
+    Returns
+    -------
+    ndarray, shape (n_inputs,)
+        In drawing order (not sorted): the data x_k are arbitrary; only the
+        points alpha_k they are attached to are ordered.
+
+    Examples
+    --------
+    >>> from gcc.experiments.problems import scalar_inputs
+    >>> x = scalar_inputs(10, seed=0)
+    >>> x.shape, bool(x.min() >= -3 and x.max() <= 3)
+    ((10,), True)
+    """
+    return np.random.default_rng(seed).uniform(low, high, size=int(n_inputs))
+
+
+def vector_inputs(n_inputs: int, d: int, seed: int = 0) -> np.ndarray:
+    """K standard-normal data points in ``R^d``.
+
+    Returns
+    -------
+    ndarray, shape (n_inputs, d)
+    """
+    return np.random.default_rng(seed).normal(size=(int(n_inputs), int(d)))
+
+
+def child_seed(seed: int, *keys: int) -> int:
+    """A seed for one cell of a sweep, derived from the run's `seed` and integer `keys`.
+
+    Every (N, S, p, ...) cell gets its own independent stream, so adding a grid
+    point never changes the numbers of the others.
+
+    Returns
+    -------
+    int
+        ``SeedSequence([seed, *keys])``'s first 32-bit word.
+
+    Examples
+    --------
+    >>> from gcc.experiments.problems import child_seed
+    >>> child_seed(0, 64, 2) == child_seed(0, 64, 2), child_seed(0, 64, 2) == child_seed(0, 64, 3)
+    (True, False)
+    """
+    return int(np.random.SeedSequence([int(seed), *[int(k) for k in keys]]).generate_state(1)[0])
+
+
+def as_matrix(a) -> np.ndarray:
+    """Outputs ``(n, *out)`` as a float matrix ``(n, m)``, ``m = prod(out)`` (1 for scalars)."""
+    a = np.asarray(a, dtype=float)
+    return a.reshape(a.shape[0], -1)
+
+
+def exact_noisy_loss(D: np.ndarray, Y_received: np.ndarray, true: np.ndarray, sigma: float):
+    """Loss (eq. 1) of a linear decoder, averaged *exactly* over worker noise.
+
+    With ``f_hat = D (Y + eps)``, ``eps`` i.i.d. with variance ``sigma^2`` in each
+    of the m output coordinates,
+    ``E ||f_hat - f||^2 / K = ||D Y - f||_F^2 / K + sigma^2 m ||D||_F^2 / K``:
+    bias squared plus variance, with no Monte-Carlo error over the noise.
+
+    Parameters
+    ----------
+    D : ndarray, shape (K, |F|)
+        Decoder matrix of the received set F.
+    Y_received : ndarray, shape (|F|, m)
+        Noiseless outputs of the received workers.
+    true : ndarray, shape (K, m)
+        ``f(x_k)``.
+    sigma : float
+        Noise standard deviation.
+
+    Returns
+    -------
+    loss, bias2, variance : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.experiments.problems import exact_noisy_loss
+    >>> exact_noisy_loss(np.eye(2), np.ones((2, 1)), np.zeros((2, 1)), 0.5)
+    (1.25, 1.0, 0.25)
+    """
+    K, m = true.shape
+    bias2 = float(np.sum((D @ Y_received - true) ** 2) / K)
+    variance = float(sigma ** 2 * m * np.sum(D ** 2) / K)
+    return bias2 + variance, bias2, variance

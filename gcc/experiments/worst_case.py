@@ -1,0 +1,262 @@
+"""Worst-case and random stragglers over an (N, S) grid: the rate O(S^3 N^-3) of Thm 1 / Thm 4.
+
+The ``worst_case_rate`` notebook runs :func:`straggler_sweep` for GCC, BACC, B-spline and LCC,
+summarises it with :func:`gcc.summary.summarize`, fits the exponents with
+:func:`worst_case_slopes` (saved as its ``slopes`` table, read by
+:mod:`gcc.experiments.claims`) and draws :func:`plot_n_sweep` and :func:`plot_s_sweep`.
+
+The loss is eq. (1): ``(1/K) sum_k ||f_hat(x_k) - f(x_k)||_2^2``. Tables name the scheme in a
+``scheme`` column by its key of :mod:`gcc.codes` (``"gcc"``, ``"bacc"``, ``"bspline"``,
+``"lcc"``). Imports the core (codes, worst-case search, harness, summary) and the shared
+experiments modules :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
+:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.plotting`.
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient
+   Distributed Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+import gcc
+from gcc.codes import canonical, label, make_many
+from gcc.harness import run_trials
+from gcc.summary import slope_table
+from gcc.validation import check_choice
+
+from .plotting import band, finish, scheme_color
+from .problems import child_seed
+from .references import anchor_constant, worst_case_reference
+from .slopes import as_rate_slopes
+
+__all__ = ["DEFAULT_MAX_WORKERS", "straggler_sweep", "worst_case_slopes", "plot_n_sweep", "plot_s_sweep"]
+
+#: largest N per scheme in :func:`straggler_sweep` (see its ``max_workers``)
+DEFAULT_MAX_WORKERS = {"lcc": 40, "bspline": 256}
+
+
+def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
+                    codes: Sequence[str] = ("gcc", "bacc", "bspline"), adversary: str = "worst",
+                    trials: int = 1, seed: int = 0, points: str = "chebyshev",
+                    max_workers: Mapping[str, int] | None = None, function: str = "f",
+                    search: str = "contiguous"):
+    """End-to-end loss over an (N, S) grid, worst-case or random stragglers (Thm 1 / Thm 4).
+
+    Parameters
+    ----------
+    f : callable
+        Vectorised ``(n, *in) -> (n, *out)``.
+    X : ndarray, shape (K, *in)
+        Data points, identical for every code and cell.
+    n_grid, s_grid : sequences of int
+        Workers N and stragglers S; cells with ``N - S < K`` are skipped (fewer
+        survivors than data points is outside the regime of the theorems).
+    codes : sequence of str
+        Scheme keys of :mod:`gcc.codes` (any case, aliases accepted). GCC runs at
+        lambda = 0 (the theorems' interpolating encoder and decoder).
+    adversary : {"worst", "random"}
+        ``"worst"``: for every code its own worst received set, exact over the
+        ``N - S + 1`` contiguous blocks (:func:`gcc.worst_case_stragglers`,
+        ``search``); one deterministic row per cell. ``"random"``: `trials` sets of
+        S stragglers drawn uniformly (:class:`gcc.FixedCount`), the same
+        sets for every code (:func:`gcc.harness.run_trials`).
+    trials : int
+        Random sets per cell (ignored for ``"worst"``).
+    seed : int
+        Each cell uses ``child_seed(seed, N, S)``.
+    points : {"chebyshev", "equispaced"}
+    max_workers : mapping of str to int, optional
+        Run a code only for ``N <= max_workers[code]`` (keys in any case). Default
+        :data:`DEFAULT_MAX_WORKERS`: LCC, for a non-polynomial f, interpolates a
+        polynomial through all received points, which is ill-conditioned on gappy
+        received sets beyond N = 40 (it is shown where it "applies", small N); the
+        worst-case search of :class:`gcc.BSplineCode` decodes every block
+        separately, which costs seconds per cell beyond N = 256.
+    function : str
+        Label stored in the ``function`` column.
+    search : {"contiguous", "greedy", "exhaustive"}
+        Adversary of the worst case.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``function, scheme, straggler, N, S, K, trial, loss`` (plus
+        ``block_start`` for the worst case: the first straggler of the worst block).
+    """
+    import pandas as pd
+
+    check_choice(adversary, "adversary", "straggler_sweep", ("worst", "random"))
+    K = len(X)
+    codes = [canonical(c, "straggler_sweep") for c in codes]
+    limits = DEFAULT_MAX_WORKERS if max_workers is None else max_workers
+    limits = {canonical(k, "straggler_sweep"): v for k, v in limits.items()}
+    frames = []
+    for N in n_grid:
+        names = [c for c in codes if N <= limits.get(c, np.inf)]
+        for S in s_grid:
+            if N - S < K:
+                continue
+            cell = make_many(names, K, int(N), points=points)
+            if adversary == "worst":
+                rows = []
+                for name, code in cell.items():
+                    received, loss = gcc.worst_case_stragglers(code, f, X, int(S), search=search, return_loss=True)
+                    missing = np.setdiff1d(np.arange(N), received)
+                    rows.append({"scheme": name, "trial": 0, "loss": float(loss),
+                                 "block_start": int(missing[0]) if missing.size else -1})
+                df = pd.DataFrame(rows)
+            else:
+                df = run_trials(cell, f, X, gcc.FixedCount(int(S)), trials=int(trials), seed=child_seed(seed, N, S))
+                df = df[["scheme", "trial", "loss"]]
+            frames.append(df.assign(function=function, straggler=adversary, N=int(N), S=int(S), K=K))
+    cols = ["function", "scheme", "straggler", "N", "S", "K", "trial", "loss"]
+    out = pd.concat(frames, ignore_index=True)
+    return out[cols + [c for c in out.columns if c not in cols]]
+
+
+def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-26, s_fit_max_ratio=0.25):
+    """N-slopes at fixed S and (S+1)-slopes at fixed N of a worst-case / random sweep.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`gcc.summary.summarize` of :func:`straggler_sweep` results with a ``sweep``
+        column (``"N"`` rows: N grid at fixed S; ``"S"`` rows: S grid at fixed N).
+    fit_min_ratio : float
+        N-slopes use only ``N >= fit_min_ratio * (S + 1)``: the bounds are
+        asymptotic, and for ``(S + 1) / N`` near 1 no rate is visible.
+    y_floor : float
+        Losses at or below this are round-off (an exact spline interpolant in
+        float64) and left out of the fit.
+    s_fit_max_ratio : float
+        S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``
+        or ``"N=<n>"``.
+    """
+    import pandas as pd
+
+    keys = ["function", "scheme", "straggler"]
+    n_rows = summary[summary["sweep"] == "N"]
+    s_rows = summary[summary["sweep"] == "S"]
+    a = slope_table(n_rows, "N", keys + ["S"], x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor)
+    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
+    s_rows = s_rows[(s_rows["S"] + 1) <= s_fit_max_ratio * s_rows["N"]]
+    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
+    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
+    return as_rate_slopes(pd.concat([a, b], ignore_index=True))
+
+
+def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Sequence[str] = ("worst", "random"),
+                 power: float = 3.0):
+    """Loss against N (log-log), one row per straggler model and one panel per code.
+
+    One line per S, with the reference ``C ((S+1)/N)^power`` dashed. One constant C for every
+    S, row and panel: the smallest that puts all GCC points on or below the reference
+    (:func:`~gcc.experiments.references.anchor_constant`), the theorem's form (a single C,
+    uniform in N and S).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The saved summary of the ``worst_case_rate`` notebook.
+    function : str
+        Value of its ``function`` column to draw.
+    codes : sequence of str
+        Scheme keys, one panel each (those absent from the summary are skipped).
+    stragglers : sequence of str
+        Values of the ``straggler`` column, one row each.
+    power : float
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    sub = summary[(summary["sweep"] == "N") & (summary["function"] == function)]
+    present = set(sub["scheme"])
+    codes = [c for c in (canonical(c, "plot_n_sweep") for c in codes) if c in present]
+    gcc_rows = sub[sub["scheme"] == "gcc"]
+    C = anchor_constant(gcc_rows["mean"], worst_case_reference(gcc_rows["N"], gcc_rows["S"], power=power))
+    s_values = sorted(sub["S"].unique())
+    fig, axes = plt.subplots(len(stragglers), len(codes), figsize=(3.4 * len(codes), 3.0 * len(stragglers)),
+                             sharey=True, squeeze=False)
+    for row, straggler in enumerate(stragglers):
+        part = sub[sub["straggler"] == straggler]
+        for ax, code in zip(axes[row], codes):
+            for i, S in enumerate(s_values):
+                g = part[(part["scheme"] == code) & (part["S"] == S)].sort_values("N")
+                color = plt.cm.viridis(i / max(1, len(s_values) - 1))
+                if len(g):
+                    ax.loglog(g["N"], g["mean"], "o-", ms=3, color=color, label=f"S={S}")
+                    band(ax, g["N"], g, color)
+                n = np.array(sorted(sub[sub["S"] == S]["N"].unique()), dtype=float)
+                ax.loglog(n, worst_case_reference(n, S, C, power), "--", color=color, lw=0.8)
+            ax.set_title(f"{label(code)}, {straggler} stragglers", fontsize=9)
+            ax.grid(True, which="major", alpha=0.3)
+            if row == len(stragglers) - 1:
+                ax.set_xlabel("N (workers)")
+        axes[row, 0].set_ylabel("loss")
+    positive = sub["mean"][sub["mean"] > 0]
+    if len(positive):
+        axes[0, 0].set_ylim(positive.min() / 10, positive.max() * 10)
+    axes[0, 0].legend(fontsize=7, title=f"dashed: C((S+1)/N)^{power:g}", title_fontsize=7)
+    fig.suptitle(f"{function}: loss against N", fontsize=10)
+    return finish(fig)
+
+
+def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
+    """Loss against S + 1 at fixed N, with ``C (S+1)^power`` anchored on GCC.
+
+    One row of panels per function, one column per straggler model.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The saved summary of the ``worst_case_rate`` notebook.
+    codes : sequence of str
+        Scheme keys, one line each.
+    power : float
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    sub = summary[summary["sweep"] == "S"]
+    functions = list(dict.fromkeys(sub["function"]))
+    stragglers = sorted(sub["straggler"].unique(), reverse=True)
+    codes = [canonical(c, "plot_s_sweep") for c in codes]
+    fig, axes = plt.subplots(len(functions), len(stragglers), figsize=(4.2 * len(stragglers), 3.2 * len(functions)),
+                             squeeze=False)
+    for i, function in enumerate(functions):
+        for ax, straggler in zip(axes[i], stragglers):
+            part = sub[(sub["straggler"] == straggler) & (sub["function"] == function)]
+            for code in codes:
+                g = part[part["scheme"] == code].sort_values("S")
+                if not len(g):
+                    continue
+                x = g["S"].to_numpy(float) + 1
+                ax.loglog(x, g["mean"], "o-", ms=3, color=scheme_color(code), label=label(code))
+                band(ax, x, g, scheme_color(code))
+            g = part[part["scheme"] == "gcc"]
+            if len(g):
+                x = np.sort(g["S"].unique()).astype(float) + 1
+                C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** power)
+                ax.loglog(x, C * x ** power, "k--", lw=0.8, label=f"C (S+1)^{power:g}")
+            N = int(part["N"].iloc[0]) if len(part) else 0
+            ax.set_title(f"{function[:24]}: {straggler}, N={N}", fontsize=9)
+            ax.set_xlabel("S + 1")
+            ax.grid(True, alpha=0.3)
+        axes[i, 0].set_ylabel("loss")
+    axes[0, 0].legend(fontsize=7)
+    return finish(fig)
