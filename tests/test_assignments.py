@@ -18,6 +18,8 @@ import gcc  # noqa: E402
 from gcc.assignments import ASSIGNMENTS, AssignmentCheckError, Feedback, checks, problem, variant  # noqa: E402
 from gcc.assignments import build  # noqa: E402
 from gcc.assignments.authoring import student_source  # noqa: E402
+# The reference helpers stay private to each assignment's module (not advertised to students).
+from gcc.assignments.checks import cpgc_peeling, inference_service, lambda_cv, rate_slope  # noqa: E402
 from gcc.assignments.feedback import call_student, compare_arrays, compare_scalar  # noqa: E402
 
 SEEDS = (0, 7)
@@ -141,7 +143,7 @@ def test_feedback_never_reveals_reference_values(seed):
 
     # 02 rate slope
     v = variant("02_rate_slope", seed)
-    losses = checks._reference_worst_losses(v, "spline")
+    losses = rate_slope._reference_worst_losses(v, "spline")
     slope = gcc.loglog_slope(v.n_workers_grid, losses).slope
     assert_no_leak(_msg(checks.check_worst_case_loss(lambda c: losses[0] * 0.8, v, raise_on_fail=False)), losses)
     assert_no_leak(_msg(checks.check_loss_curve(_perturb(losses), v, raise_on_fail=False)), losses)
@@ -150,8 +152,8 @@ def test_feedback_never_reveals_reference_values(seed):
 
     # 03 lambda CV
     v = variant("03_lambda_cv", seed)
-    table = checks._cv_table(v)
-    sel = checks._cv_selection(v)
+    table = lambda_cv._cv_table(v)
+    sel = lambda_cv._cv_selection(v)
     assert_no_leak(_msg(checks.check_cv_loss(lambda le, ld: 1.2 * table[0, 0], v, raise_on_fail=False)), table)
     assert_no_leak(_msg(checks.check_cv_table(_perturb(table), v, raise_on_fail=False)), table)
     wrong = (v.lam_enc_grid[-1], v.lam_dec_grid[-1])
@@ -160,13 +162,13 @@ def test_feedback_never_reveals_reference_values(seed):
     msg = _msg(checks.check_best_lambdas(wrong, v, raise_on_fail=False))
     assert_no_leak(msg, [sel.score])
     assert repr((sel.lam_enc, sel.lam_dec)) not in msg
-    t_tuned = checks._test_loss(v, sel.lam_enc, sel.lam_dec)
+    t_tuned = lambda_cv._test_loss(v, sel.lam_enc, sel.lam_dec)
     assert_no_leak(_msg(checks.check_test_losses(t_tuned * 1.5, 1.0, v, raise_on_fail=False)), t_tuned)
 
     # 04 CPGC peeling
     v = variant("04_cpgc_peeling", seed)
-    _, _, _, arrivals, values = checks._cpgc_setup(v)
-    history, stop, decoded = checks._cpgc_replay(v)
+    _, _, arrivals, values = cpgc_peeling._cpgc_setup(v)
+    history, stop, decoded = cpgc_peeling._cpgc_replay(v)
     swapped = list(arrivals)
     swapped[1], swapped[2] = swapped[2], swapped[1]
     msg = _msg(checks.check_arrival_order(swapped, v, raise_on_fail=False))
@@ -180,12 +182,12 @@ def test_feedback_never_reveals_reference_values(seed):
 
     # 05 inference service
     v = variant("05_inference_service", seed)
-    lat, loss = checks._service_tables(v)
+    lat, loss = inference_service._service_tables(v)
     ew = gcc.ShiftedExponential(shift=v.shift, rate=v.mu).expected_time(v.n_workers_grid[0], v.n_workers_grid[0])
     assert_no_leak(_msg(checks.check_expected_wait(lambda n, s: 0.0, v, raise_on_fail=False)), ew)
     assert_no_leak(_msg(checks.check_latency_table(_perturb(lat), v, raise_on_fail=False)), lat)
     assert_no_leak(_msg(checks.check_loss_table(_perturb(loss), v, raise_on_fail=False)), loss)
-    design = checks._service_design(v)
+    design = inference_service._service_design(v)
     wrong = (v.n_workers_grid[-1], v.straggler_grid[0])
     if wrong == design:
         wrong = (v.n_workers_grid[0], v.straggler_grid[0])

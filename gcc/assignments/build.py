@@ -16,7 +16,6 @@ Command line: ``python -m gcc.assignments --help``.
 """
 from __future__ import annotations
 
-import copy
 import re
 import shutil
 import subprocess
@@ -24,13 +23,15 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from gcc.validation import check_choice
+
 from ..results import repo_root
+from .authoring import clean_notebook, student_from_solution
 from .variants import ASSIGNMENTS
 
 __all__ = [
     "assignment_ids",
     "source_notebook",
-    "clean_notebook",
     "make_students",
     "students_out_of_sync",
     "sync_book",
@@ -50,32 +51,13 @@ def assignment_ids() -> list[str]:
 
 def source_notebook(assignment: str, kind: str = "student") -> Path:
     """Path of ``assignments/<assignment>/<kind>.ipynb`` (kind: ``student`` or ``solution``)."""
-    if kind not in ("student", "solution"):
-        raise ValueError(f"The 'kind' parameter of source_notebook must be 'student' or 'solution'. "
-                         f"Got {kind!r} instead.")
-    if assignment not in ASSIGNMENTS:
-        raise ValueError(f"The 'assignment' parameter of source_notebook must be one of "
-                         f"{list(ASSIGNMENTS)}. Got {assignment!r} instead.")
+    check_choice(kind, "kind", "source_notebook", ("student", "solution"))
+    check_choice(assignment, "assignment", "source_notebook", tuple(ASSIGNMENTS))
     return repo_root() / "assignments" / assignment / f"{kind}.ipynb"
-
-
-def clean_notebook(nb):
-    """A copy of ``nb`` without outputs, execution counts or papermill metadata."""
-    nb = copy.deepcopy(nb)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-        cell.metadata.pop("papermill", None)
-        cell.metadata.pop("execution", None)
-    nb.metadata.pop("papermill", None)
-    return nb
 
 
 def _derived_student(assignment: str) -> str:
     import nbformat
-
-    from .authoring import student_from_solution
 
     nb = student_from_solution(nbformat.read(source_notebook(assignment, "solution"), as_version=4))
     return nbformat.writes(nb) + "\n"

@@ -20,6 +20,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from gcc.backend import to_numpy
+
 __all__ = [
     "Feedback",
     "AssignmentCheckError",
@@ -27,7 +29,10 @@ __all__ = [
     "compare_scalar",
     "compare_exact",
     "placeholder_problem",
+    "as_float_array",
     "finish",
+    "make",
+    "call_student",
 ]
 
 _PASS = "\u2714"  # heavy check mark
@@ -130,14 +135,28 @@ def placeholder_problem(answer: Any, name: str) -> str | None:
     return None
 
 
-def _as_float_array(answer: Any, name: str) -> tuple[np.ndarray | None, str | None]:
+def as_float_array(answer: Any, name: str) -> tuple[np.ndarray | None, str | None]:
+    """An answer as a float array (torch tensors moved to the host), or what keeps it from being one.
+
+    Parameters
+    ----------
+    answer : object
+        The student's value.
+    name : str
+        How the value is called in the notebook (shown in the message).
+
+    Returns
+    -------
+    array : ndarray or None
+        The answer as a float64 array (None when it cannot be converted).
+    problem : str or None
+        Why it cannot be compared (a placeholder, an object numpy cannot convert), else None.
+    """
     problem = placeholder_problem(answer, name)
     if problem:
         return None, problem
     try:
-        if hasattr(answer, "detach"):  # torch tensors: compare on the host
-            answer = answer.detach().cpu().numpy()
-        arr = np.asarray(answer, dtype=float)
+        arr = np.asarray(to_numpy(answer), dtype=float)  # torch tensors: compared on the host
     except (TypeError, ValueError):
         return None, (f"`{name}` should be an array of numbers; got an object of type "
                       f"{type(answer).__name__} that numpy cannot convert to floats.")
@@ -183,7 +202,7 @@ def compare_arrays(answer: Any, reference: np.ndarray, *, name: str, rtol: float
         The achieved relative error (for the success message).
     """
     ref = np.asarray(reference, dtype=float)
-    arr, problem = _as_float_array(answer, name)
+    arr, problem = as_float_array(answer, name)
     if problem:
         return [problem], ""
     if arr.shape != ref.shape:

@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from gcc.validation import check_choice, check_int, invalid
+
 __all__ = ["Variant", "variant", "problem", "ASSIGNMENTS"]
 
 
@@ -121,18 +123,14 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
     -------
     Variant
     """
-    if assignment not in ASSIGNMENTS:
-        raise ValueError(f"The 'assignment' parameter of variant must be one of {list(ASSIGNMENTS)}. "
-                         f"Got {assignment!r} instead.")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"The 'seed' parameter of variant must be an int >= 0. Got {seed!r} instead.")
+    check_choice(assignment, "assignment", "variant", tuple(ASSIGNMENTS))
+    seed = check_int(seed, "seed", "variant", minimum=0)
     draw = ASSIGNMENTS[assignment][1]
     probe = Variant(assignment, int(seed))
     params = draw(probe.rng("sizes"))
     unknown = set(overrides) - set(params)
     if unknown:
-        raise ValueError(f"The overrides of variant({assignment!r}) must be among {sorted(params)}. "
-                         f"Got {sorted(unknown)} instead.")
+        raise invalid("overrides", "variant", f"sizes of {assignment!r} (among {sorted(params)})", sorted(unknown))
     params.update({k: v for k, v in overrides.items() if v is not None})
     return Variant(assignment, int(seed), params)
 
@@ -163,7 +161,7 @@ def problem(v: Variant):
     from types import SimpleNamespace
 
     if not isinstance(v, Variant):
-        raise ValueError(f"The 'v' parameter of problem must be a Variant. Got {type(v).__name__} instead.")
+        raise invalid("v", "problem", "a Variant (gcc.assignments.variant(assignment, seed))", v)
     p = SimpleNamespace()
     if v.assignment == "01_berrut":
         rng = v.rng("data")

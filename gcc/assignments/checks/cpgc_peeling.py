@@ -1,0 +1,180 @@
+"""Checks of assignment 04, decoding a CPGC iteration by peeling (``04_cpgc_peeling``).
+
+The references replay the variant's arrivals through ``gcc.cpgc.Master`` and compare schemes
+with ``gcc.cpgc.simulate``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gcc import cpgc
+
+from ..feedback import Feedback, as_float_array, compare_arrays, compare_exact, finish, make
+from ..variants import Variant, problem
+from .common import document_checks, require_variant
+
+__all__ = ["CPGC_DEGREES", "check_arrival_order", "check_message_values", "check_peeling_history",
+           "check_stop_index", "check_decoded_blocks", "check_faster_scheme"]
+
+_A4 = "04_cpgc_peeling"
+#: Degree vector of the RCSC code in assignment 04 (the authors' main setting).
+CPGC_DEGREES = (1, 2, 3)
+
+
+def _cpgc_setup(v: Variant):
+    """The variant's problem, RCSC code, arrival order of the (worker, message) pairs and message values."""
+    p = problem(v)
+    code = cpgc.rcsc_code(v.n_workers, degrees=CPGC_DEGREES, seed=p.code_seed)
+    speeds = cpgc.worker_speeds(np.random.default_rng(p.arrival_seed), 1, v.n_workers)
+    times = cpgc.arrival_times(code, speeds)[0]                     # (K, r)
+    order = np.argsort(times, axis=None, kind="stable")             # ties: lower worker first
+    arrivals = [tuple(int(i) for i in divmod(int(o), code.n_rows)) for o in order]
+    blocks = (p.W @ p.theta).reshape(v.n_workers, v.block_rows)     # the unknowns W_k theta
+    values = np.einsum("ijk,kb->ijb", code.coefficients, blocks)    # what every worker sends
+    return p, code, arrivals, values
+
+
+def _cpgc_replay(v: Variant):
+    """Feed the arrivals to gcc.cpgc.Master; peeled-block counts after each, stop index, decoded blocks."""
+    p, code, arrivals, values = _cpgc_setup(v)
+    master = cpgc.Master(code, tolerance=v.tolerance)
+    history, stop, decoded = [], None, None
+    for n, (w, j) in enumerate(arrivals, start=1):
+        master.receive(w, j, values[w, j])
+        # Peeling alone (the master's rank test can add blocks peeling misses; the task is peeling).
+        peeled = master.peeled                      # bool (n_blocks,), a copy
+        history.append(int(peeled.sum()))
+        if stop is None and history[-1] >= master.need:
+            stop = n
+            decoded = np.where(peeled[:, None], master.decode(), np.nan)
+    return history, stop, decoded
+
+
+def check_arrival_order(arrivals: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 1: the (worker, message) pairs in order of arrival."""
+    require_variant(v, _A4, "check_arrival_order")
+    _, _, ref, _ = _cpgc_setup(v)
+    if arrivals is not Ellipsis and arrivals is not None:
+        try:
+            arrivals = [tuple(int(x) for x in a) for a in arrivals]
+        except (TypeError, ValueError):
+            arrivals = f"<{type(arrivals).__name__} that is not a list of (worker, message) pairs>"
+
+    def describe(ans, want):
+        if not isinstance(ans, list):
+            return ["It should be a list of (worker, message) pairs."]
+        if len(ans) != len(want):
+            return [f"It has {len(ans)} pairs; every worker sends every message, so there are "
+                    f"{len(want)}."]
+        if sorted(ans) != sorted(want):
+            return ["Some pairs are not valid (worker, message) pairs or appear twice."]
+        first = next(i for i, (a, b) in enumerate(zip(ans, want)) if a != b)
+        return [f"The first {first} pairs are right; position {first} (counting from 0) is not."]
+
+    problems, note = compare_exact(arrivals, ref, name="arrivals", describe=describe)
+    hints = ["Message j (counting from 0) of worker i arrives at code.row_units[j] * speeds[i]; "
+             "gcc.cpgc.arrival_times gives all of them. Sort all K*r times (np.argsort on the flattened "
+             "array, kind='stable') and map each flat index back to (worker, message) with divmod."]
+    return finish(make(_A4, "1", "arrival order", problems, note, hints), raise_on_fail)
+
+
+def check_message_values(values: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 2: what every worker sends, shape ``(K, r, block_rows)``."""
+    require_variant(v, _A4, "check_message_values")
+    *_, ref = _cpgc_setup(v)
+    problems, note = compare_arrays(values, ref, name="values", rtol=1e-9,
+                                    axis_names=("worker", "message", "entry"))
+    hints = ["Split W theta into K blocks of block_rows rows (block k is rows k*b .. k*b+b-1); message j "
+             "of worker i is the sum over k of code.coefficients[i, j, k] times block k."]
+    return finish(make(_A4, "2", "message values", problems, note, hints), raise_on_fail)
+
+
+def check_peeling_history(history: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 3: number of blocks known by peeling after each arrival."""
+    require_variant(v, _A4, "check_peeling_history")
+    ref, _, _ = _cpgc_replay(v)
+    if history is not Ellipsis and history is not None:
+        try:
+            history = [int(h) for h in history]
+        except (TypeError, ValueError):
+            history = f"<{type(history).__name__}>"
+
+    def describe(ans, want):
+        if not isinstance(ans, list) or len(ans) != len(want):
+            return [f"It should be a list with one count per arrival ({len(want)} arrivals)."]
+        first = next(i for i, (a, b) in enumerate(zip(ans, want)) if a != b)
+        more = "more" if ans[first] > want[first] else "fewer"
+        return [f"The counts agree up to arrival {first} (counting from 0); after it your decoder knows "
+                f"{more} blocks than peeling does."]
+
+    problems, note = compare_exact(history, ref, name="history", describe=describe)
+    hints = ["After each message: subtract every known block from it; if exactly one unknown block "
+             "remains, it is recovered, and that may in turn reduce earlier pending messages to one "
+             "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes."]
+    return finish(make(_A4, "3", "peeling history", problems, note, hints), raise_on_fail)
+
+
+def check_stop_index(stop_index: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known."""
+    require_variant(v, _A4, "check_stop_index")
+    _, ref, _ = _cpgc_replay(v)
+    if isinstance(stop_index, np.integer):
+        stop_index = int(stop_index)
+
+    def describe(ans, want):
+        if not isinstance(ans, int):
+            return ["It should be an int (a number of messages)."]
+        return ["It is too late: the master could stop earlier." if ans > want else
+                "It is too early: not enough blocks are known yet."]
+
+    problems, note = compare_exact(stop_index, ref, name="stop_index", describe=describe)
+    hints = ["The master stops at the first arrival after which at least ceil(K (1 - q)) blocks are "
+             "known (q = v.tolerance); count messages from 1."]
+    return finish(make(_A4, "4a", "stopping point", problems, note, hints), raise_on_fail)
+
+
+def check_decoded_blocks(estimates: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown."""
+    require_variant(v, _A4, "check_decoded_blocks")
+    _, _, ref = _cpgc_replay(v)
+    arr, prob = as_float_array(estimates, "estimates")
+    problems, note = ([prob], "") if prob else ([], "")
+    if not problems and arr.shape != ref.shape:
+        problems = [f"`estimates` has shape {arr.shape}; the task asks for shape {ref.shape}."]
+    if not problems:
+        known_ref = ~np.isnan(ref).any(axis=1)
+        known = ~np.isnan(arr).any(axis=1)
+        missing = np.flatnonzero(known_ref & ~known)
+        extra = np.flatnonzero(known & ~known_ref)
+        if missing.size:
+            problems.append(f"Blocks {missing.tolist()} are NaN, but peeling recovers them by the "
+                            "stopping point.")
+        if extra.size:
+            problems.append(f"Blocks {extra.tolist()} have values, but peeling cannot know them yet at "
+                            "the stopping point: leave them NaN.")
+        if not problems:
+            problems, note = compare_arrays(arr[known_ref], ref[known_ref], name="estimates (known blocks)",
+                                            rtol=1e-9, axis_names=("known block", "entry"))
+    hints = ["Peel with the values: when a message reduces to one unknown block k with coefficient c, "
+             "block k = (message value minus the known blocks it contains) / c. Use only the messages "
+             "up to and including stop_index."]
+    return finish(make(_A4, "4b", "decoded blocks", problems, note, hints), raise_on_fail)
+
+
+def check_faster_scheme(faster: Any, v: Variant, trials: int = 400, raise_on_fail: bool = True) -> Feedback:
+    """Task 5: which of ``"rcsc"`` and ``"mds"`` has the smaller mean completion time (seed = v.seed)."""
+    require_variant(v, _A4, "check_faster_scheme")
+    times = {s: cpgc.simulate(s, n_workers=v.n_workers, tolerance=v.tolerance, trials=trials,
+                              seed=v.seed).mean_time for s in ("rcsc", "mds")}
+    ref = min(times, key=times.get)
+    problems, note = compare_exact(faster, ref, name="faster",
+                                   describe=lambda a, b: [] if a in times else
+                                   ["It should be the string 'rcsc' or 'mds'."])
+    hints = [f"gcc.cpgc.simulate(scheme, n_workers=K, tolerance=q, trials={trials}, seed=seed).mean_time "
+             "for both schemes; compare."]
+    return finish(make(_A4, "5", "RCSC versus MDS", problems, note, hints), raise_on_fail)
+
+
+document_checks(globals(), __all__)
