@@ -95,14 +95,11 @@ def test_longest_run_is_the_stragglers_of_the_received_set():
     df = probabilistic.probabilistic_sweep(xsinx, X, [20], [0.5], draws=40, seed=3, codes=("gcc",))
     assert ((df["N"] - df["received"]) >= df["longest_run"]).all()
     assert (df[df["received"] == 20]["longest_run"] == 0).all()
-    # Recomputed from the harness's own received sets.
-    cell = {"gcc": gcc.SplineCode(4, 20)}
-    model = gcc.Bernoulli(0.5, min_survivors=4)
-    _, received = gcc.harness.run_trials(cell, xsinx, X, model, trials=40,
-                                         seed=problems.child_seed(3, 20, 500), return_received=True)
-    masks = np.zeros((40, 20), dtype=bool)
-    for t, sets in enumerate(received):
-        masks[t, sets["gcc"]] = True
+    # The same runs as the masks redrawn from the harness's straggler streams (trial_rngs(seed, t)[1]).
+    from gcc.harness import trial_rngs
+
+    model, seed = gcc.Bernoulli(0.5, min_survivors=4), problems.child_seed(3, 20, 500)
+    masks = np.stack([model.sample_many(trial_rngs(seed, t)[1], 20, 1)[0] for t in range(40)])
     np.testing.assert_array_equal(df["longest_run"], gcc.longest_straggler_run(masks))
 
 

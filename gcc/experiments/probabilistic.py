@@ -24,7 +24,7 @@ import numpy as np
 
 import gcc
 from gcc.codes import canonical, label, make_many
-from gcc.harness import run_trials, trial_rngs
+from gcc.harness import run_trials
 from gcc.summary import slope_table, summarize
 
 from .plotting import band, finish, scheme_color
@@ -83,11 +83,12 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
             cell = make_many(codes, K, int(N), points=points)
             model = gcc.Bernoulli(float(p), min_survivors=min_survivors)
             cell_seed = child_seed(seed, N, round(1000 * p))
-            df = run_trials(cell, f, X, model, trials=int(draws), seed=cell_seed)
-            # The harness draws trial t's received set from trial_rngs(seed, t)[1]; redraw the
-            # same masks to measure their longest straggler run.
-            runs = np.array([gcc.longest_straggler_run(model.sample_many(trial_rngs(cell_seed, t)[1], int(N), 1)[0])
-                             for t in range(int(draws))])
+            df, received = run_trials(cell, f, X, model, trials=int(draws), seed=cell_seed, return_received=True)
+            # Every scheme of a trial shares one received set: its longest straggler run.
+            masks = np.zeros((int(draws), int(N)), dtype=bool)
+            for t, sets in enumerate(received):
+                masks[t, next(iter(sets.values()))] = True
+            runs = np.asarray(gcc.longest_straggler_run(masks))
             df["longest_run"] = runs[df["trial"].to_numpy()]
             frames.append(df.assign(function=function, p=float(p), N=int(N), K=K))
     out = pd.concat(frames, ignore_index=True)
