@@ -108,7 +108,7 @@ class Polynomial:
     --------
     >>> from gcc.experiments.problems import Polynomial
     >>> p = Polynomial(3, seed=0)
-    >>> p.coef.shape, abs(p.coef[-1]) >= 0.5
+    >>> p.coef.shape, bool(abs(p.coef[-1]) >= 0.5)
     ((4,), True)
     """
 
