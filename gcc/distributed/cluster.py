@@ -60,17 +60,13 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     its HTTP endpoint on an OS-chosen loopback port. Workers restart automatically if their process dies
     (each runs under a Nanny), under a new address.
     """
-    from distributed import Client, LocalCluster
+    from distributed import LocalCluster
 
     n_workers = check_int(n_workers, "n_workers", "open_cluster", minimum=1)
     check_real(timeout, "timeout", "open_cluster", minimum=0, include_min=False)
     if address is not None:
-        client = Client(address, timeout=timeout)
-        try:
-            client.wait_for_workers(n_workers, timeout=timeout)
+        with _client(address, n_workers, timeout) as client:
             yield client
-        finally:
-            client.close(timeout=timeout)
         return
 
     extra = {"env": dict(_SINGLE_THREAD_ENV), "memory_limit": memory_limit} if processes else {}
@@ -83,14 +79,23 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
         silence_logs=silence_logs, **extra,
     )
     try:
-        client = Client(cluster, timeout=timeout)
-        try:
-            client.wait_for_workers(n_workers, timeout=timeout)
+        with _client(cluster, n_workers, timeout) as client:
             yield client
-        finally:
-            client.close(timeout=timeout)
     finally:
         cluster.close(timeout=timeout)
+
+
+@contextlib.contextmanager
+def _client(target, n_workers: int, timeout: float) -> Iterator["distributed.Client"]:
+    """A client of ``target`` (a scheduler address or a cluster) once ``n_workers`` are up; closed on exit."""
+    from distributed import Client
+
+    client = Client(target, timeout=timeout)
+    try:
+        client.wait_for_workers(n_workers, timeout=timeout)
+        yield client
+    finally:
+        client.close(timeout=timeout)
 
 
 def worker_addresses(client) -> list[str]:
