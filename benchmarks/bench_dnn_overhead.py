@@ -41,11 +41,11 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help=f"exit 1 unless GCC's ratio < {GOAL:.0%}")
     args = parser.parse_args(argv)
 
-    import numpy as np
     import torch
 
     torch.set_num_threads(args.threads)
-    from gcc.dnn import data, experiments, inference, models, training
+    from gcc.dnn import data, inference, models, training
+    from gcc.experiments.coding_cost import coding_cost, cost_summary
 
     digits = data.load_digits16()
     if args.trained:
@@ -57,9 +57,8 @@ def main(argv=None) -> int:
             model = models.build_model(config)
     f = inference.SoftmaxFunction(model, device=None if args.device == "auto" else args.device)
     x = digits.x_test[: args.n_inputs]
-    timings = experiments.coding_cost(f, x, args.n_workers, args.stragglers, repeats=args.repeats,
-                                      seed=0, model=args.model)
-    summary = experiments.cost_summary(timings)
+    timings = coding_cost(f, x, args.n_workers, args.stragglers, repeats=args.repeats, seed=0, model=args.model)
+    summary = cost_summary(timings)
     print(f"model={args.model} device={f.device} threads={args.threads} "
           f"(N, K, S) = ({args.n_workers}, {args.n_inputs}, {args.stragglers}), {args.repeats} batches")
     for _, row in summary.iterrows():

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shlex
 import sys
 import time
@@ -86,19 +85,6 @@ def _tiny_image_folder(root: Path, n_classes: int = 3, per_class: int = 8, size:
     return root
 
 
-def hardware(device) -> dict:
-    import torch
-
-    info = {"command": " ".join(shlex.quote(a) for a in [sys.executable] + sys.argv),
-            "platform": platform.platform(), "processor": platform.processor(), "cpu_count": os.cpu_count(),
-            "torch": torch.__version__, "device": str(device), "cuda_available": torch.cuda.is_available()}
-    if torch.cuda.is_available():
-        props = torch.cuda.get_device_properties(0)
-        info.update(gpu_name=props.name, gpu_memory_gib=round(props.total_memory / 2**30, 1),
-                    cuda_version=torch.version.cuda, cudnn=torch.backends.cudnn.version())
-    return info
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="DNN experiments at paper-like scale (GPU when present)")
     parser.add_argument("--tiny", action="store_true", help="CPU smoke test at a tiny size")
@@ -125,14 +111,18 @@ def main(argv=None) -> int:
     import pandas as pd
     import torch
 
-    import gcc.dnn.experiments as ex
     from gcc.dnn.inference import SoftmaxFunction, best_device
+    from gcc.experiments.coding_cost import coding_cost, cost_summary
+    from gcc.experiments.dnn_stragglers import compare_schemes, plot_sweep, prepare_models, straggler_sweep
+    from gcc.experiments.dnn_summary import improvement_table, summary_table, table_runs
+    from gcc.machine import describe
     from gcc.results import save_figure, save_json, save_table
 
     device = best_device(args.device)
     if device.type == "cpu":
         torch.set_num_threads(1 if args.tiny else min(4, os.cpu_count() or 1))
-    hw = hardware(device)
+    hw = {"command": " ".join(shlex.quote(a) for a in [sys.executable] + sys.argv),
+          **describe(device=device), "torch": torch.__version__}
     print(json.dumps(hw, indent=1))
     t_start = time.perf_counter()
 
@@ -143,10 +133,10 @@ def main(argv=None) -> int:
         paper_model = "vit_tiny_patch16_224"
         paper_data = str(_tiny_image_folder(out_root / NOTEBOOK / "tiny_image_folder"))
         paper_kwargs = {"img_size": 32, "num_classes": 3, "depth": 2}
-    prepared = ex.prepare_models(cfg["models"], seed=args.seed, device=str(device), train_device=str(device),
-                                 recipes=cfg["recipes"], configs=cfg["model_configs"], paper_model=paper_model,
-                                 paper_weights=args.paper_weights, paper_checkpoint=args.paper_checkpoint,
-                                 paper_data=paper_data, paper_images=args.paper_images, paper_kwargs=paper_kwargs)
+    prepared = prepare_models(cfg["models"], seed=args.seed, device=str(device), train_device=str(device),
+                              recipes=cfg["recipes"], configs=cfg["model_configs"], paper_model=paper_model,
+                              paper_weights=args.paper_weights, paper_checkpoint=args.paper_checkpoint,
+                              paper_data=paper_data, paper_images=args.paper_images, paper_kwargs=paper_kwargs)
     params = {k: v for k, v in cfg.items() if k not in ("recipes",)}
     params.update(tiny=args.tiny, device=str(device), paper_model=paper_model, paper_data=paper_data)
     infos = pd.DataFrame([p["info"] for p in prepared.values()])
@@ -160,20 +150,20 @@ def main(argv=None) -> int:
         regimes = cfg["paper_regimes"] if name == paper_model else cfg["regimes"]
         stragglers = {r: [s for s in cfg["stragglers"][r] if s < regimes[r][0] - 1] for r in regimes}
         t0 = time.perf_counter()
-        res, lam = ex.straggler_sweep(p["f"], name, p["splits"], regimes, stragglers, trials=cfg["trials"],
-                                      seed=args.seed, lam_enc_grid=cfg["lam_grid"], lam_dec_grid=cfg["lam_grid"],
-                                      tune_trials=cfg["tune_trials"])
+        res, lam = straggler_sweep(p["f"], name, p["splits"], regimes, stragglers, trials=cfg["trials"],
+                                   seed=args.seed, lam_enc_grid=cfg["lam_grid"], lam_dec_grid=cfg["lam_grid"],
+                                   tune_trials=cfg["tune_trials"])
         print(f"sweep {name}: {time.perf_counter() - t0:.1f} s")
         frames.append(res)
         tunings.append(lam)
     results = pd.concat(frames, ignore_index=True)
     save_table(results, NOTEBOOK, "results", params=params, seed=args.seed)
     save_table(pd.concat(tunings, ignore_index=True), NOTEBOOK, "lambdas", params=params, seed=args.seed)
-    comparison = pd.concat([ex.compare_schemes(results, m) for m in ("loss", "relacc", "rmse_norms")],
+    comparison = pd.concat([compare_schemes(results, m) for m in ("loss", "relacc", "rmse_norms")],
                            ignore_index=True)
     save_table(comparison, NOTEBOOK, "comparison", params=params, seed=args.seed)
     for regime in results["regime"].unique():
-        fig = ex.plot_sweep(results, regime)
+        fig = plot_sweep(results, regime)
         fig.suptitle(f"{regime} redundancy ({hw.get('gpu_name', 'CPU')})", y=1.02)
         save_figure(fig, NOTEBOOK, f"sweep_{regime}")
 
@@ -182,14 +172,14 @@ def main(argv=None) -> int:
     for name, p in prepared.items():
         configs = cfg["configs"] if name != paper_model else [
             [n, k, n - s] for r, (n, k) in cfg["paper_regimes"].items() for s in cfg["stragglers"][r][1:2]]
-        res, _ = ex.table_runs(p["f"], name, p["splits"], configs, trials=cfg["trials"], seed=args.seed,
-                               lam_enc_grid=cfg["lam_grid"], lam_dec_grid=cfg["lam_grid"],
-                               tune_trials=cfg["tune_trials"])
+        res, _ = table_runs(p["f"], name, p["splits"], configs, trials=cfg["trials"], seed=args.seed,
+                            lam_enc_grid=cfg["lam_grid"], lam_dec_grid=cfg["lam_grid"],
+                            tune_trials=cfg["tune_trials"])
         frames.append(res)
     table = pd.concat(frames, ignore_index=True)
     save_table(table, NOTEBOOK, "table_results", params=params, seed=args.seed)
-    save_table(ex.summary_table(table), NOTEBOOK, "table_summary", params=params, seed=args.seed)
-    improvement = ex.improvement_table(table)
+    save_table(summary_table(table), NOTEBOOK, "table_summary", params=params, seed=args.seed)
+    improvement = improvement_table(table)
     save_table(improvement, NOTEBOOK, "improvement", params=params, seed=args.seed)
 
     # 3. Table 2: coding cost on the CPU and on the GPU.
@@ -200,19 +190,19 @@ def main(argv=None) -> int:
         s = n - k - (n - k) // 2 if n > k else 0
         for dev in devices:
             f = SoftmaxFunction(p["f"].model, device=dev, max_batch=256)
-            frames.append(ex.coding_cost(f, p["splits"]["x_test"][:k], n, s, repeats=cfg["repeats"],
-                                         seed=args.seed, model=name))
+            frames.append(coding_cost(f, p["splits"]["x_test"][:k], n, s, repeats=cfg["repeats"],
+                                      seed=args.seed, model=name))
         p["f"].model.to(device)
     timings = pd.concat(frames, ignore_index=True)
     save_table(timings, NOTEBOOK, "timings", params=params, seed=args.seed)
-    cost = ex.cost_summary(timings)
+    cost = cost_summary(timings)
     save_table(cost, NOTEBOOK, "cost", params=params, seed=args.seed)
 
     hw["seconds"] = time.perf_counter() - t_start
     save_json(hw, NOTEBOOK, "hardware")
     loss = comparison[(comparison["metric"] == "loss") & (comparison["stragglers"] > 0)]
-    print(loss[["model", "regime", "stragglers", "gcc_mean", "bacc_mean", "improvement_pct", "better",
-                "significant"]].to_string(index=False))
+    print(loss[["model", "regime", "stragglers", "scheme", "baseline", "scheme_mean", "baseline_mean",
+                "improvement_pct", "better", "significant"]].to_string(index=False))
     print(improvement.round(2).to_string(index=False))
     print(cost[["model", "device", "scheme", "encode_decode_ms", "forward_ms", "overhead_of_medians"]]
           .round(4).to_string(index=False))

@@ -1,4 +1,6 @@
-"""gcc.dnn.experiments: runners on a tiny model, the GPU script's CPU smoke test, and the ci results."""
+"""The DNN experiments (gcc.experiments.dnn_stragglers, dnn_summary, coded_samples, coding_cost):
+runners on a tiny model, the GPU script's CPU smoke test, and the ci results."""
+import json
 import os
 import subprocess
 import sys
@@ -12,7 +14,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("timm")
 pd = pytest.importorskip("pandas")
 
-from gcc.dnn import data, experiments as ex, inference, models  # noqa: E402
+from gcc.dnn import data, inference, models  # noqa: E402
+from gcc.experiments import coded_samples as cs  # noqa: E402
+from gcc.experiments import coding_cost as cc  # noqa: E402
+from gcc.experiments import dnn_stragglers as ds  # noqa: E402
+from gcc.experiments import dnn_summary as dsum  # noqa: E402
+from gcc.summary import SUMMARY_COLUMNS  # noqa: E402
 
 torch.set_num_threads(1)
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +38,7 @@ def f():
 
 
 def test_straggler_sweep_shares_inputs_and_stragglers(f, digits):
-    res, lam = ex.straggler_sweep(f, "lenet5", digits, {"low": (12, 8)}, {"low": [0, 3]}, trials=3, seed=0,
+    res, lam = ds.straggler_sweep(f, "lenet5", digits, {"low": (12, 8)}, {"low": [0, 3]}, trials=3, seed=0,
                                   lam_enc_grid=[0.0, 1e-9], lam_dec_grid=[0.0, 1e-9], tune_trials=2)
     assert set(COLUMNS) <= set(res.columns) and list(res.columns[:3]) == ["model", "regime", "scheme"]
     assert set(res["scheme"]) == {"gcc", "bacc", "bspline"}
@@ -41,9 +48,9 @@ def test_straggler_sweep_shares_inputs_and_stragglers(f, digits):
     base = res.pivot_table(index="trial", columns=["stragglers", "scheme"], values="accuracy_base")
     assert np.all(base.to_numpy() == base.to_numpy()[:, :1])
     assert set(lam.columns) >= {"lam_enc", "lam_dec", "mean", "rank", "regime"}
-    cmp = ex.compare_schemes(res)
-    assert {"below", "better", "significant", "improvement_pct"} <= set(cmp.columns)
-    assert len(cmp) == 2
+    cmp = ds.compare_schemes(res)
+    assert {"scheme", "baseline", "below", "better", "significant", "improvement_pct"} <= set(cmp.columns)
+    assert len(cmp) == 2 and set(cmp["scheme"]) == {"gcc"} and set(cmp["baseline"]) == {"bacc"}
 
 
 def test_compare_schemes_paired_difference():
@@ -54,48 +61,72 @@ def test_compare_schemes_paired_difference():
                  {"model": "m", "regime": "r", "n_workers": 5, "n_inputs": 2, "stragglers": 1, "trial": t,
                   "scheme": "bacc", "loss": 2.0 + t, "relacc": 0.5}]
     df = pd.DataFrame(rows)
-    c = ex.compare_schemes(df).iloc[0]
-    assert c["diff_mean"] == -1.0 and c["diff_low"] == -1.0 and c["better"] and c["significant"]
+    c = ds.compare_schemes(df).iloc[0]
+    assert c["diff_mean"] == -1.0 and c["diff_ci_low"] == -1.0 and c["better"] and c["significant"]
+    assert (c["scheme_mean"], c["baseline_mean"], c["n"]) == (2.5, 3.5, 4)
     assert np.isclose(c["improvement_pct"], 100 * (3.5 - 2.5) / 3.5)
-    r = ex.compare_schemes(df, metric="relacc").iloc[0]
+    r = ds.compare_schemes(df, metric="relacc", scheme="GCC", baseline="Berrut").iloc[0]
     assert r["better"] and not r["below"] and np.isclose(r["improvement_pct"], 100.0)
+    assert (r["scheme"], r["baseline"]) == ("gcc", "bacc")  # aliases give the registry's keys
 
 
 def test_table_runs_and_improvement_table(f, digits):
-    res, lam = ex.table_runs(f, "lenet5", digits, [[12, 8, 10]], trials=2, seed=0, lam_enc_grid=[0.0],
-                             lam_dec_grid=[0.0], tune_trials=1)
+    res, lam = dsum.table_runs(f, "lenet5", digits, [[12, 8, 10]], trials=2, seed=0, lam_enc_grid=[0.0],
+                               lam_dec_grid=[0.0], tune_trials=1)
     assert set(res["received"]) == {10} and set(res["stragglers"]) == {2}
-    imp = ex.improvement_table(res)
-    assert {"rmse_norms_pct", "rmse_rms_pct", "relacc_pct", "paper_rmse_pct"} <= set(imp.columns)
+    imp = dsum.improvement_table(res)
+    assert {"scheme", "baseline", "rmse_norms_pct", "rmse_rms_pct", "relacc_pct", "paper_rmse_pct"} <= set(imp.columns)
     assert imp["paper_rmse_pct"].iloc[0] == 15.0  # LeNet5's paper average
     assert list(imp["n_workers"])[-1] == "mean"
-    summ = ex.summary_table(res)
-    assert {"loss", "rmse_norms", "rmse_rms", "relacc", "relacc_ci"} <= set(summ.columns)
+    summ = dsum.summary_table(res)
+    assert list(summ.columns) == ["model", "n_workers", "n_inputs", "received", "scheme", "metric",
+                                  *SUMMARY_COLUMNS]
+    assert set(summ["metric"]) == {"loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal"}
+    # the means are those of the trials (an independent groupby), the improvement follows from them
+    direct = res.groupby("scheme")["rmse_norms"].mean()
+    got = summ[summ["metric"] == "rmse_norms"].set_index("scheme")["mean"]
+    np.testing.assert_allclose(got[direct.index], direct, rtol=1e-12)
+    expected = 100 * (direct["bacc"] - direct["gcc"]) / direct["bacc"]
+    assert np.isclose(imp["rmse_norms_pct"].iloc[0], expected, rtol=1e-12)
+    wide = dsum.wide_summary(summ, metrics=["loss", "relacc"])
+    assert list(wide.columns) == ["model", "n_workers", "n_inputs", "received", "scheme", "loss",
+                                  "loss ±", "relacc", "relacc ±"]
+    assert len(wide) == 3
+
+
+def test_table_runs_rejects_bad_config(f, digits):
+    with pytest.raises(ValueError, match="The 'configs' parameter of table_runs must be"):
+        dsum.table_runs(f, "lenet5", digits, [[12, 8, 13]], trials=1, seed=0)
 
 
 def test_paper_family():
-    assert ex.paper_family("vit_base_patch16_224") == "vit"
-    assert ex.paper_family("vit_large") == "vit"
-    assert ex.paper_family("lenet5") == "lenet5"
-    assert ex.paper_family("resnet18") == ""
+    assert dsum.paper_family("vit_base_patch16_224") == "vit"
+    assert dsum.paper_family("vit_large") == "vit"
+    assert dsum.paper_family("lenet5") == "lenet5"
+    assert dsum.paper_family("resnet18") == ""
 
 
 def test_coded_samples_roundtrip_and_interpolation(digits):
     x = digits.x_test[:6]
-    table = ex.coded_samples(x, 10, labels=digits.y_test[:6])
-    imgs, alphas = ex.stack_images(table, "input")
+    table = cs.coded_samples(x, 10, labels=digits.y_test[:6])
+    imgs, alphas = cs.stack_images(table, "input")
     np.testing.assert_allclose(imgs, x, rtol=0, atol=1e-6)
-    gcc_imgs, betas = ex.stack_images(table, "gcc")
+    gcc_imgs, betas = cs.stack_images(table, "gcc")
     assert gcc_imgs.shape == (10, 1, 16, 16) and np.all(np.diff(betas) > 0)
-    rough = ex.coded_roughness(table).set_index("scheme")
+    rough = cs.coded_roughness(table).set_index("scheme")
     assert rough.loc["input", "spatial_hf"] == 1.0
+    assert list(cs.coded_samples(x, 10, schemes=["Berrut"], lam_enc=0.0)["scheme"].unique()) == ["input", "bacc"]
+    with pytest.raises(ValueError, match="The 'scheme' parameter of stack_images must be one of"):
+        cs.stack_images(table, "lcc")
+    with pytest.raises(ValueError, match=r"The 'x' parameter of coded_samples must be an array of shape \(K, C, H, W\)"):
+        cs.coded_samples(x[0], 10)
 
 
 def test_coding_cost_columns(f, digits):
-    t = ex.coding_cost(f, digits.x_test[:6], 10, 2, repeats=2, warmup=1)
+    t = cc.coding_cost(f, digits.x_test[:6], 10, 2, repeats=2, warmup=1)
     assert len(t) == 4 and (t["forward_s"] > 0).all()
     np.testing.assert_allclose(t["overhead"], (t["encode_s"] + t["decode_s"]) / t["forward_s"])
-    s = ex.cost_summary(t)
+    s = cc.cost_summary(t)
     assert set(s["scheme"]) == {"gcc", "bacc"} and (s["overhead_of_medians"] > 0).all()
 
 
@@ -109,7 +140,8 @@ def test_gpu_script_tiny_runs_on_cpu(tmp_path):
     folder = tmp_path / "results" / "gpu_paper_run"
     for name in ("models", "results", "comparison", "improvement", "cost", "timings"):
         assert (folder / f"{name}.csv").exists(), name
-    assert (folder / "hardware.json").exists()
+    hardware = json.loads((folder / "hardware.json").read_text())
+    assert {"command", "platform", "cpu_count", "device", "torch"} <= set(hardware)  # gcc.machine.describe + command
     results = pd.read_csv(folder / "results.csv")
     assert set(COLUMNS) <= set(results.columns)
     assert "vit_tiny_patch16_224" in set(results["model"])  # the paper path ran (offline, tiny folder)
@@ -127,3 +159,20 @@ def test_ci_results_record_gcc_vs_bacc(ci_results):
     for notebook, table in (("dnn_summary", "improvement"), ("coding_cost", "summary"),
                             ("coded_samples", "roughness")):
         assert (ci_results / notebook / f"{table}.csv").exists()
+
+
+def test_gcc_dnn_keeps_the_torch_side_only():
+    import gcc.dnn
+
+    assert gcc.dnn.__all__ == ["data", "models", "training", "inference"]
+    assert not hasattr(gcc.dnn, "experiments")
+    assert not hasattr(inference, "softmax_function")
+
+
+def test_import_gcc_dnn_without_torch_names_the_extra():
+    # sys.modules[name] = None makes the import system treat torch as absent.
+    code = "import sys; sys.modules['torch'] = None; import gcc.dnn"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "ImportError" in proc.stderr and "pip install gcc-companion[dnn]" in proc.stderr
+    assert "torch" in proc.stderr.splitlines()[-1]

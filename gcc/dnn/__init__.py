@@ -1,7 +1,10 @@
-"""Coded inference of deep networks under stragglers (the paper's Section 4 experiments).
+"""Deep networks as the workers' function: data, models, training, inference (the paper's Section 4).
 
-This subpackage needs the ``dnn`` extra (torch, torchvision, timm, scikit-learn) and is
-therefore *not* imported by ``import gcc``: import it explicitly, ``import gcc.dnn``.
+This subpackage needs the ``dnn`` extra (torch, torchvision, timm, scikit-learn,
+``pip install gcc-companion[dnn]``) and is therefore *not* imported by ``import gcc``: import it
+explicitly, ``import gcc.dnn``. The experiments built on it (straggler sweeps, Table 1, coded
+samples, coding cost) are in :mod:`gcc.experiments` (``dnn_stragglers``, ``dnn_summary``,
+``coded_samples``, ``coding_cost``).
 
 Modules
 -------
@@ -15,24 +18,18 @@ training
     Seeded, deterministic training with an on-disk weight cache.
 inference
     ``f`` = the softmax output of a model as a batched function on coded inputs.
-experiments
-    Runners for the figures and tables (stragglers sweep, summary table, coded samples,
-    coding cost), built on :func:`gcc.harness.simulate`.
 """
+import importlib.util as _util
 import os as _os
 
 # Never let timm / huggingface_hub reach the network: weights must already be on disk.
 _os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+_missing = [m for m in ("torch", "torchvision", "timm", "sklearn") if _util.find_spec(m) is None]
+if _missing:
+    raise ImportError(f"gcc.dnn needs the 'dnn' extra ({', '.join(_missing)} not installed): "
+                      "pip install gcc-companion[dnn]")
+
 from . import data, models, training, inference  # noqa: E402
 
-__all__ = ["data", "models", "training", "inference", "experiments"]
-
-
-def __getattr__(name):
-    # experiments pulls in gcc.harness/tuning and pandas; load it on first use.
-    if name == "experiments":
-        import importlib
-
-        return importlib.import_module(".experiments", __name__)
-    raise AttributeError(name)
+__all__ = ["data", "models", "training", "inference"]

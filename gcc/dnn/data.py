@@ -20,6 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..backend import to_numpy
+from ..validation import check_choice, check_int, invalid
+
 __all__ = ["DigitsData", "load_digits16", "image_folder", "image_batches", "DIGITS_SPLITS"]
 
 #: Fractions of the 1797 digits in the train / validation / test splits.
@@ -58,11 +61,7 @@ class DigitsData:
 
     def split(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """``(x, y)`` of the split ``'train'``, ``'val'`` or ``'test'``."""
-        if name not in ("train", "val", "test"):
-            raise ValueError(
-                f"The 'name' parameter of DigitsData.split must be one of 'train', 'val', 'test'. "
-                f"Got {name!r} instead."
-            )
+        check_choice(name, "name", "DigitsData.split", ("train", "val", "test"))
         return getattr(self, f"x_{name}"), getattr(self, f"y_{name}")
 
 
@@ -75,7 +74,7 @@ def _upscale(images: np.ndarray, size: int) -> np.ndarray:
     t = torch.from_numpy(images.astype(np.float32))[:, None]
     if size != t.shape[-1]:
         t = F.interpolate(t, size=(size, size), mode="bilinear", align_corners=False)
-    return t.numpy()
+    return to_numpy(t)
 
 
 def load_digits16(size: int = 16, split_seed: int = 0,
@@ -105,13 +104,9 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    if not isinstance(size, (int, np.integer)) or size < 8:
-        raise ValueError(f"The 'size' parameter of load_digits16 must be an int >= 8. Got {size!r} instead.")
+    size = check_int(size, "size", "load_digits16", minimum=8)
     if len(splits) != 3 or min(splits) <= 0 or abs(sum(splits) - 1.0) > 1e-9:
-        raise ValueError(
-            f"The 'splits' parameter of load_digits16 must be three positive fractions summing to 1. "
-            f"Got {splits!r} instead."
-        )
+        raise invalid("splits", "load_digits16", "three positive fractions summing to 1", splits)
     digits = load_digits()
     images = digits.images / 16.0  # grey levels 0..16 -> [0, 1]
     labels = digits.target.astype(np.int64)
@@ -164,10 +159,10 @@ def image_folder(root, model=None, transform=None, max_images: int | None = None
 
     root = Path(root)
     if not root.is_dir():
-        raise ValueError(f"The 'root' parameter of image_folder must be an existing folder. Got {str(root)!r} instead.")
+        raise invalid("root", "image_folder", "an existing folder", str(root))
     if transform is None:
         if model is None:
-            raise ValueError("The 'model' parameter of image_folder is required when 'transform' is None. Got None instead.")
+            raise invalid("model", "image_folder", "a timm model when 'transform' is None", model)
         import timm.data
 
         config = timm.data.resolve_data_config({}, model=model)
@@ -206,10 +201,7 @@ def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> 
     -------
     numpy.ndarray, shape (n_batches, batch_size), int64
     """
-    if batch_size > n_images:
-        raise ValueError(
-            f"The 'batch_size' parameter of image_batches must be an int <= n_images={n_images}. "
-            f"Got {batch_size} instead."
-        )
+    check_int(batch_size, "batch_size", "image_batches", maximum=n_images,
+              constraint=f"an int <= n_images={n_images}")
     rng = np.random.default_rng(seed)
     return np.stack([rng.choice(n_images, size=batch_size, replace=False) for _ in range(n_batches)]).astype(np.int64)

@@ -22,7 +22,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-__all__ = ["best_device", "SoftmaxFunction", "softmax_function"]
+from ..backend import to_numpy  # noqa: E402
+from ..validation import check_int  # noqa: E402
+
+__all__ = ["best_device", "SoftmaxFunction"]
 
 
 def best_device(prefer: str | torch.device | None = None) -> torch.device:
@@ -78,8 +81,7 @@ class SoftmaxFunction:
 
     def __init__(self, model: nn.Module, device: str | torch.device | None = None,
                  input_shape: tuple[int, ...] | None = None, max_batch: int = 1024):
-        if not isinstance(max_batch, (int, np.integer)) or max_batch < 1:
-            raise ValueError(f"The 'max_batch' parameter of SoftmaxFunction must be an int >= 1. Got {max_batch!r} instead.")
+        max_batch = check_int(max_batch, "max_batch", "SoftmaxFunction", minimum=1)
         self.device = best_device(device)
         self.model = model.to(self.device).eval()
         self.input_shape = tuple(input_shape) if input_shape is not None else None
@@ -118,12 +120,6 @@ class SoftmaxFunction:
             dtype = x.dtype if x.is_floating_point() else torch.float32
             return out.to(device=x.device, dtype=dtype)
         arr = np.asarray(x)
-        out = self.forward_tensor(torch.as_tensor(arr, dtype=self.dtype).to(self.device)).cpu().numpy()
+        out = to_numpy(self.forward_tensor(torch.as_tensor(arr, dtype=self.dtype).to(self.device)))
         dtype = arr.dtype if np.issubdtype(arr.dtype, np.floating) else np.float32
         return out.astype(dtype, copy=False)
-
-
-def softmax_function(model: nn.Module, device: str | torch.device | None = None,
-                     input_shape: tuple[int, ...] | None = None, max_batch: int = 1024) -> SoftmaxFunction:
-    """Shorthand for :class:`SoftmaxFunction` (see there)."""
-    return SoftmaxFunction(model, device=device, input_shape=input_shape, max_batch=max_batch)

@@ -25,6 +25,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
+from ..validation import check_int, invalid  # noqa: E402
+
 __all__ = ["LeNet5", "vit_digits", "timm_model", "build_model", "n_parameters",
            "VIT_DIGITS_CONFIG", "LENET_DIGITS_CONFIG"]
 
@@ -63,8 +65,7 @@ class LeNet5(nn.Module):
 
     def __init__(self, in_chans: int = 1, num_classes: int = 10, img_size: int = 16):
         super().__init__()
-        if img_size < 12:
-            raise ValueError(f"The 'img_size' parameter of LeNet5 must be an int >= 12. Got {img_size!r} instead.")
+        check_int(img_size, "img_size", "LeNet5", minimum=12)
         self.features = nn.Sequential(
             nn.Conv2d(in_chans, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
             nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
@@ -140,10 +141,10 @@ def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.Pa
     import timm
 
     if not isinstance(name, str) or not name:
-        raise ValueError(f"The 'name' parameter of timm_model must be a non-empty timm model name. Got {name!r} instead.")
+        raise invalid("name", "timm_model", "a non-empty timm model name", name)
     for arg, value in (("checkpoint_path", checkpoint_path), ("weights_file", weights_file)):
         if value is not None and not Path(value).is_file():
-            raise ValueError(f"The '{arg}' parameter of timm_model must be an existing file. Got {str(value)!r} instead.")
+            raise invalid(arg, "timm_model", "an existing file", str(value))
     if weights_file is not None:
         kwargs["pretrained_cfg_overlay"] = dict(file=str(weights_file))
     model = timm.create_model(
@@ -190,9 +191,8 @@ def build_model(config: Mapping[str, Any]) -> nn.Module:
         # timm's own constructor arguments pass through under "kwargs".
         config.update(config.pop("kwargs", {}) or {})
         return timm_model(name, **{k: v for k, v in config.items() if k in allowed})
-    raise ValueError(
-        f"The 'arch' key of the model configuration must be one of 'vit', 'lenet5', 'timm'. Got {arch!r} instead."
-    )
+    raise invalid("config", "build_model", "a configuration whose 'arch' key is one of 'vit', 'lenet5', 'timm'",
+                  arch)
 
 
 def n_parameters(model: nn.Module) -> int:

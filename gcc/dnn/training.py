@@ -29,10 +29,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
+from ..validation import check_choice, invalid  # noqa: E402
 from .models import LENET_DIGITS_CONFIG, VIT_DIGITS_CONFIG, build_model, n_parameters  # noqa: E402
 
 __all__ = ["TrainedModel", "train_model", "train_digits_model", "evaluate_accuracy", "cache_dir",
-           "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS", "embedded_model"]
+           "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS"]
 
 #: Training recipes per architecture (AdamW + cosine schedule + one-pixel random shifts).
 DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
@@ -271,7 +272,7 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     full_recipe.update(MODEL_RECIPES.get(name, {}) if name else {})
     full_recipe.update(recipe or {})
     if int(full_recipe["epochs"]) < 0:
-        raise ValueError(f"The 'epochs' key of the recipe must be an int >= 0. Got {full_recipe['epochs']!r} instead.")
+        raise invalid("recipe", "train_model", "a recipe whose 'epochs' is an int >= 0", full_recipe["epochs"])
     dev = torch.device(device) if device is not None else torch.device("cpu")
     if threads is None:
         # One CPU thread by default: float reductions, hence the weights, depend on the thread
@@ -347,10 +348,7 @@ def train_digits_model(name: str = "vit", seed: int = 0, recipe: Mapping[str, An
     from .data import load_digits16
     from .inference import best_device
 
-    if name not in EMBEDDED_MODELS:
-        raise ValueError(
-            f"The 'name' parameter of train_digits_model must be one of {sorted(EMBEDDED_MODELS)}. Got {name!r} instead."
-        )
+    check_choice(name, "name", "train_digits_model", sorted(EMBEDDED_MODELS))
     data = data if data is not None else load_digits16()
     cfg = dict(EMBEDDED_MODELS[name])
     cfg.update(config or {})
@@ -360,8 +358,3 @@ def train_digits_model(name: str = "vit", seed: int = 0, recipe: Mapping[str, An
                        name=name, recipe=recipe, seed=seed, data_id=data_id, use_cache=use_cache,
                        threads=threads, verbose=verbose,
                        device=best_device() if device == "auto" else device)
-
-
-def embedded_model(name: str = "vit", seed: int = 0, **kwargs) -> TrainedModel:
-    """Alias of :func:`train_digits_model` (reads better in notebooks that only need the model)."""
-    return train_digits_model(name, seed=seed, **kwargs)

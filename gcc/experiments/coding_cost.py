@@ -1,0 +1,183 @@
+"""The cost of coding: encode and decode time per batch next to the workers' forward passes.
+
+The paper's App. C.2 and Table 2: GCC's encoder and decoder against BACC's, timed on the device
+of the workers' function (CPU, or a GPU with ``torch.cuda.synchronize`` around every timed
+interval).
+
+Contents
+--------
+coding_cost
+    One row per (scheme, repeat): encode, decode (build + apply), decode (apply only),
+    the batched forward pass and N single-image forward passes.
+cost_summary
+    Means, standard deviations and robust (median) overhead ratios per (model, device, scheme).
+
+Needs torch (the ``dnn`` extra) for :func:`coding_cost`; :func:`cost_summary` needs pandas only.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..codes import canonical, make_many
+
+__all__ = ["coding_cost", "cost_summary"]
+
+
+def _sync(device) -> None:
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = ("gcc", "bacc"),
+                lam_enc: float = 1e-4, lam_dec: float = 1e-4, repeats: int = 20, warmup: int = 3,
+                seed: int = 0, model: str = "vit") -> Any:
+    """Time encoding and decoding per batch next to the workers' forward passes.
+
+    One batch = one round: encode the K inputs for N workers, run f on the N coded inputs (the
+    workers' compute, simulated as one batched forward pass), decode from N - S survivors.
+    Each repeat draws a fresh straggler set, so the decoder is *built* for it (its spline or
+    Berrut weights computed) as well as applied: the cost a master pays for a new set F.
+
+    Parameters
+    ----------
+    f : gcc.dnn.inference.SoftmaxFunction
+        The workers' function; its ``device`` is where everything runs (the inputs are moved
+        there, as a master on that device would hold them).
+    x : array_like, shape (K, C, H, W)
+        One batch of inputs.
+    n_workers, stragglers : int
+        N and S.
+    schemes : sequence of str
+        Scheme keys of :func:`gcc.codes.make_many` to time.
+    lam_enc, lam_dec : float
+        GCC's smoothing parameters (the cost does not depend on their values, but 0 and > 0
+        take the same code path, so any positive value is representative).
+    repeats, warmup : int
+        Timed and untimed rounds per scheme.
+    seed : int
+        Seed of the straggler sets.
+    model : str
+        Model name stored in the table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (scheme, repeat): ``model``, ``device``, ``scheme``, ``n_workers``,
+        ``n_inputs``, ``stragglers``, ``repeat``, ``encode_s``, ``decode_s`` (build + apply),
+        ``decode_apply_s`` (apply only, decoder cached), ``forward_s`` (f on the N coded
+        inputs in one batched call), ``forward_workers_s`` (N times the forward pass of one
+        coded input: what N workers compute, one image each), ``overhead`` =
+        (encode_s + decode_s) / forward_s and ``overhead_workers`` =
+        (encode_s + decode_s) / forward_workers_s.
+
+    Notes
+    -----
+    Two denominators, because "the workers' forward time" can be read two ways. Each worker
+    runs the network on one image, so the workers' compute is N single-image forward passes
+    (``forward_workers_s``); simulating them as one batched call (``forward_s``) is several
+    times cheaper on a CPU (better cache and vector use), so ``overhead`` against it is the
+    stricter, conservative figure.
+
+    The encoder matrix depends only on (N, K, lambda_enc) and is built once, before timing (a
+    deployed master builds it once). On a GPU every timed interval ends with
+    ``torch.cuda.synchronize``.
+    """
+    import pandas as pd
+    import torch
+
+    device = f.device
+    xt = torch.as_tensor(np.asarray(x), dtype=torch.float32).to(device)
+    k = xt.shape[0]
+    rng = np.random.default_rng(seed)
+    # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
+    lams = {"lam_enc": lam_enc, "lam_dec": lam_dec} if "gcc" in map(canonical, schemes) else {}
+    rows = []
+    for scheme, code in make_many(schemes, k, n_workers, **lams).items():
+        for r in range(warmup + repeats):
+            received = np.sort(rng.choice(n_workers, n_workers - stragglers, replace=False))
+            # Drop the cached decoders (a new F must be built, as for a master that never sees
+            # the same straggler set twice) but rebuild the encoder untimed: a deployed master
+            # builds it once for its fixed (N, K).
+            code.clear_cache()
+            code.encode(xt, check_finite=False)
+            _sync(device)
+            t0 = time.perf_counter()
+            coded = code.encode(xt, check_finite=False)
+            _sync(device)
+            t1 = time.perf_counter()
+            y = f.forward_tensor(coded)
+            _sync(device)
+            t2 = time.perf_counter()
+            est = code.decode(y[torch.as_tensor(received, device=device)], received, check_finite=False)
+            _sync(device)
+            t3 = time.perf_counter()
+            code.decode(y[torch.as_tensor(received, device=device)], received, check_finite=False)
+            _sync(device)
+            t4 = time.perf_counter()
+            # What one worker really computes: the forward pass of its own single coded input.
+            n = r % n_workers
+            f.forward_tensor(coded[n:n + 1])
+            _sync(device)
+            t5 = time.perf_counter()
+            del est
+            if r >= warmup:
+                rows.append({"model": model, "device": str(device.type), "scheme": scheme,
+                             "n_workers": n_workers, "n_inputs": k, "stragglers": stragglers,
+                             "repeat": r - warmup, "encode_s": t1 - t0, "decode_s": t3 - t2,
+                             "decode_apply_s": t4 - t3, "forward_s": t2 - t1,
+                             "forward_workers_s": n_workers * (t5 - t4)})
+    out = pd.DataFrame(rows)
+    out["overhead"] = (out["encode_s"] + out["decode_s"]) / out["forward_s"]
+    out["overhead_workers"] = (out["encode_s"] + out["decode_s"]) / out["forward_workers_s"]
+    return out
+
+
+def cost_summary(timings):
+    """Mean and standard deviation of the times of :func:`coding_cost` per (model, device, scheme).
+
+    Parameters
+    ----------
+    timings : pandas.DataFrame
+        Output of :func:`coding_cost` (several may be concatenated).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``device``, ``scheme``, ``n_workers``, ``n_inputs``, ``stragglers``, then
+        ``encode_ms``, ``decode_ms``, ``encode_decode_ms`` (mean and ``_std``),
+        ``decode_apply_ms``, ``forward_ms`` (batched), ``forward_workers_ms`` (N single-image
+        passes), ``overhead`` (mean of per-batch ratios to the batched forward),
+        ``overhead_of_medians`` (median encode + median decode over the median batched forward:
+        robust to a busy machine), ``overhead_workers`` (the same over the median of N
+        single-image forwards) and ``repeats``.
+
+    Notes
+    -----
+    A timing table, not an estimate with an interval: the spread of a time is a property of
+    the machine's load, so it is reported as a standard deviation and the ratios use medians.
+    """
+    import pandas as pd
+
+    rows = []
+    keys = ["model", "device", "scheme", "n_workers", "n_inputs", "stragglers"]
+    for key, g in timings.groupby(keys, sort=False):
+        ed = (g["encode_s"] + g["decode_s"]) * 1e3
+        rows.append({**dict(zip(keys, key)),
+                     "encode_ms": 1e3 * g["encode_s"].mean(), "encode_ms_std": 1e3 * g["encode_s"].std(),
+                     "decode_ms": 1e3 * g["decode_s"].mean(), "decode_ms_std": 1e3 * g["decode_s"].std(),
+                     "decode_apply_ms": 1e3 * g["decode_apply_s"].mean(),
+                     "encode_decode_ms": ed.mean(), "encode_decode_ms_std": ed.std(),
+                     "forward_ms": 1e3 * g["forward_s"].mean(), "forward_ms_std": 1e3 * g["forward_s"].std(),
+                     "forward_workers_ms": 1e3 * g["forward_workers_s"].mean(),
+                     "overhead": g["overhead"].mean(),
+                     "overhead_of_medians": float((g["encode_s"].median() + g["decode_s"].median())
+                                                  / g["forward_s"].median()),
+                     "overhead_workers": float((g["encode_s"].median() + g["decode_s"].median())
+                                               / g["forward_workers_s"].median()),
+                     "repeats": len(g)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,229 @@
+"""GCC against BACC on deep networks at several (N, K, |F|): the paper's Table 1.
+
+Contents
+--------
+table_runs
+    Simulations at several (N, K, |F|) for one model, each with its own cross-validated lambdas.
+summary_table, wide_summary
+    Mean loss, both RMSE readings and RelAcc with intervals per (model, N, K, |F|, scheme)
+    (:func:`gcc.summary.summarize`), and its Table-1-like wide form for display.
+improvement_table, paper_family, PAPER_IMPROVEMENT
+    GCC's improvement over BACC in percent, beside the averages the paper reports.
+
+The runners underneath (tuning, simulation, paired comparison) are in
+:mod:`gcc.experiments.dnn_stragglers`.
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
+   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..codes import canonical
+from ..validation import invalid
+from .dnn_stragglers import COMPARED_SCHEMES, front_columns, run_config, split_getter, tune_regime
+
+__all__ = ["PAPER_IMPROVEMENT", "TABLE_METRICS", "table_runs", "summary_table", "wide_summary",
+           "paper_family", "improvement_table"]
+
+#: The paper's average improvement of LeTCC over BACC (NeurIPS 2024, Sec. 5), in percent.
+PAPER_IMPROVEMENT = {
+    "lenet5": {"paper_model": "LeNet5 / MNIST", "rmse": 15.0, "relacc": 2.0},
+    "repvgg": {"paper_model": "RepVGG / CIFAR-10", "rmse": 17.0, "relacc": 5.0},
+    "vit": {"paper_model": "ViT-B/16 / ImageNet-1K", "rmse": 9.0, "relacc": 4.0},
+}
+
+#: The metrics of Table 1, in display order (those present in the results are used).
+TABLE_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal")
+
+
+def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: int, seed: int,
+               lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10,
+               schemes: Sequence[str] = COMPARED_SCHEMES):
+    """Simulations at several (N, K, |F|) for one model (the paper's Table 1).
+
+    Each configuration gets its own cross-validated (lambda_enc, lambda_dec), tuned on validation
+    batches at its S = N - |F|.
+
+    Parameters
+    ----------
+    f : callable
+        The workers' function.
+    model : str
+        Name for the ``model`` column.
+    splits : DigitsData or mapping
+        With ``x_val, y_val, x_test, y_test``.
+    configs : sequence of (N, K, |F|)
+    trials, seed, lam_enc_grid, lam_dec_grid, tune_trials, schemes
+        As in :func:`gcc.experiments.dnn_stragglers.straggler_sweep`.
+
+    Returns
+    -------
+    results : pandas.DataFrame
+        Tidy rows as ``straggler_sweep``'s, with ``regime`` = ``"N=..,K=.."``.
+    lambdas : pandas.DataFrame
+        The selected (lambda_enc, lambda_dec) per configuration.
+    """
+    import pandas as pd
+
+    get = split_getter(splits)
+    frames, chosen = [], []
+    for n_workers, n_inputs, received in configs:
+        n_workers, n_inputs, received = int(n_workers), int(n_inputs), int(received)
+        if not 1 <= received <= n_workers:
+            raise invalid("configs", "table_runs", "(N, K, |F|) triples with 1 <= |F| <= N",
+                          (n_workers, n_inputs, received))
+        s = n_workers - received
+        sel = tune_regime(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
+                          trials=tune_trials, seed=seed + 1000)
+        chosen.append({"model": model, "n_workers": n_workers, "n_inputs": n_inputs, "received": received,
+                       "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "validation_loss": sel.score})
+        frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
+                                 sel.lam_enc, sel.lam_dec, schemes,
+                                 extra_columns={"model": model, "regime": f"N={n_workers},K={n_inputs}"}))
+    return front_columns(pd.concat(frames, ignore_index=True)), pd.DataFrame(chosen)
+
+
+def summary_table(results, by: Sequence[str] = ("model", "n_workers", "n_inputs", "received", "scheme"),
+                  level: float = 0.95):
+    """Table-1 statistics: mean and interval of loss, both RMSE readings and RelAcc per configuration.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Rows of :func:`table_runs` / ``straggler_sweep``.
+    by : sequence of str
+        Grouping; ``received`` is |F| = N - S.
+    level : float in (0, 1)
+        Confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long table of :func:`gcc.summary.summarize`: ``by`` columns, ``metric`` (the
+        :data:`TABLE_METRICS` present) and ``mean``, ``std``, ``ci_low``, ``ci_high``,
+        ``half_width``, ``n``, ``n_nan``. RelAcc is NaN in a trial where the uncoded model gets
+        the whole batch wrong; such trials count in ``n_nan``, not in the mean.
+    """
+    from ..summary import summarize
+
+    metrics = [m for m in TABLE_METRICS if m in results.columns]
+    table = summarize(results, metrics, by=by, level=level)
+    if len(metrics) == 1:  # summarize names the metric only when there are several
+        table.insert(len(by), "metric", metrics[0])
+    return table
+
+
+#: Display suffixes of the statistics in :func:`wide_summary`.
+_SUFFIX = {"half_width": "±"}
+
+
+def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metrics: Sequence[str] | None = None):
+    """The Table-1-like display of a :func:`summary_table`: one row per configuration and scheme.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`summary_table`.
+    values : sequence of str
+        Statistics shown per metric (columns of the summary).
+    metrics : sequence of str, optional
+        Metrics shown, in this order; default all, in :data:`TABLE_METRICS` order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The grouping columns, then one column per (metric, statistic) named ``<metric>`` for the
+        mean, ``<metric> ±`` for the half-width and ``<metric> <statistic>`` for the others (e.g.
+        ``"loss"``, ``"loss ±"``, ``"loss n"``). For display only: the saved table is the long one.
+    """
+    index = [c for c in summary.columns if c not in ("metric", "mean", "std", "ci_low", "ci_high",
+                                                     "half_width", "n", "n_nan")]
+    if metrics is None:
+        present = set(summary["metric"])
+        metrics = [m for m in TABLE_METRICS if m in present] + sorted(present - set(TABLE_METRICS))
+    wide = summary.pivot(index=index, columns="metric", values=list(values))
+    out = wide.index.to_frame(index=False)
+    for m in metrics:
+        for v in values:
+            out[m if v == "mean" else f"{m} " + _SUFFIX.get(v, v)] = wide[(v, m)].to_numpy()
+    return out
+
+
+def paper_family(model: str) -> str:
+    """The paper model a model of ours is compared with: ``"vit"``, ``"lenet5"``, ``"repvgg"`` or ``""``.
+
+    Any name containing "vit" (the digits ViTs, a timm ViT) maps to the paper's ViT, "lenet" to
+    LeNet5 and "repvgg" to RepVGG.
+
+    Examples
+    --------
+    >>> from gcc.experiments.dnn_summary import paper_family
+    >>> paper_family("vit_base_patch16_224"), paper_family("lenet5"), paper_family("resnet18")
+    ('vit', 'lenet5', '')
+    """
+    name = str(model).lower()
+    for key, family in (("lenet", "lenet5"), ("repvgg", "repvgg"), ("vit", "vit")):
+        if key in name:
+            return family
+    return ""
+
+
+def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
+                      by: Sequence[str] = ("model", "n_workers", "n_inputs", "received")):
+    """GCC's improvement over BACC in percent per configuration, beside the paper's averages.
+
+    RMSE (both readings) and the loss improve when they decrease:
+    100 (baseline - scheme) / baseline; RelAcc improves when it increases:
+    100 (scheme - baseline) / baseline. The last rows per model (``n_workers`` = "mean") average
+    the configurations, which is what the paper reports (NeurIPS 2024, Sec. 5: RMSE better by
+    15 / 17 / 9 % and RelAcc by 2 / 5 / 4 % for LeNet5 / RepVGG / ViT).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Rows of :func:`table_runs`.
+    scheme, baseline : str
+        Scheme keys (aliases accepted).
+    by : sequence of str
+        The configuration columns; must include ``model``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` columns, ``scheme``, ``baseline``, ``loss_pct``, ``rmse_norms_pct``,
+        ``rmse_rms_pct``, ``relacc_pct``, ``paper_model``, ``paper_rmse_pct``,
+        ``paper_relacc_pct``.
+    """
+    import pandas as pd
+
+    scheme, baseline = canonical(scheme, "improvement_table"), canonical(baseline, "improvement_table")
+    idx = list(by)
+    means = summary_table(results, by=tuple(idx) + ("scheme",)).pivot(index=idx + ["scheme"], columns="metric",
+                                                                        values="mean")
+    a = means.xs(scheme, level="scheme")
+    b = means.xs(baseline, level="scheme")
+    out = pd.DataFrame(index=a.index)
+    for m in ("loss", "rmse_norms", "rmse_rms"):
+        out[f"{m}_pct"] = 100.0 * (b[m] - a[m]) / b[m]
+    out["relacc_pct"] = 100.0 * (a["relacc"] - b["relacc"]) / b["relacc"]
+    out = out.reset_index()
+    pct = ["loss_pct", "rmse_norms_pct", "rmse_rms_pct", "relacc_pct"]
+    averages = out.groupby("model", sort=True)[pct].mean().reset_index()
+    for col in idx:
+        if col != "model":
+            averages[col] = "mean"
+    out = pd.concat([out.astype({c: object for c in idx if c != "model"}), averages[out.columns]],
+                    ignore_index=True)
+    out.insert(len(idx), "scheme", scheme)
+    out.insert(len(idx) + 1, "baseline", baseline)
+    family = out["model"].map(paper_family)
+    out["paper_model"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("paper_model", ""))
+    out["paper_rmse_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("rmse", np.nan))
+    out["paper_relacc_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("relacc", np.nan))
+    return out
