@@ -16,6 +16,7 @@ import platform  # noqa: E402
 import time  # noqa: E402
 
 from gcc import cpgc  # noqa: E402
+from gcc.machine import summary_line  # noqa: E402
 
 
 def main():
@@ -23,7 +24,7 @@ def main():
     parser.add_argument("--trials", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
+    print(f"# {summary_line()}, python {platform.python_version()}, "
           f"K=40, mu=10, alpha=0.01, trials={args.trials}, best of {args.repeat}")
     print(f"{'scheme':<12}{'q':>6}{'E[T]':>10}{'msgs':>8}{'trials/s wall':>16}{'trials/s cpu':>15}")
     for scheme, setting in [("rcsc", None), ("icassp-mds", None), ("uc-mmc", None), ("uc-smc", None),

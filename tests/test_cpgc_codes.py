@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from gcc import cpgc
-from gcc.cpgc import enumerate as en
+from gcc.cpgc import enumeration as en
 
 # The digest's table (Section 4): number of recoverable score vectors per type (N2, N1, N0),
 # full recovery, for MDS / UC-MMC / CCPR. Types absent from the digest have 0 recoverable vectors.

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gcc import cpgc
-from gcc.cpgc.codes import Code
-from gcc.cpgc.enumerate import brute_force_recoverable
+from gcc.cpgc import CPGCCode
+from gcc.cpgc.enumeration import brute_force_recoverable
 
 
 def _random_binary_code(rng, K, R, max_deg):
@@ -13,7 +13,7 @@ def _random_binary_code(rng, K, R, max_deg):
     for i in range(K):
         for j in range(R):
             coef[i, j, rng.choice(K, size=rng.integers(1, max_deg + 1), replace=False)] = 1.0
-    return Code("rcsc", coef, np.arange(1.0, R + 1), np.arange(R), None, True, "computation", R)
+    return CPGCCode("rcsc", coef, np.arange(1.0, R + 1), np.arange(R), None, True, "computation", R)
 
 
 def _codes(seed):

@@ -4,7 +4,7 @@ import pytest
 
 from gcc import cpgc
 from gcc.cpgc import closed_forms as cf
-from gcc.cpgc import enumerate as en
+from gcc.cpgc import enumeration as en
 
 
 def test_harmonic_numbers():
@@ -27,7 +27,7 @@ def test_mds_and_gc_monte_carlo_match_closed_forms_within_one_percent():
 def test_elimination_engine_on_an_mds_code_equals_its_order_statistic():
     """The generic null-space path (threshold rule switched off) times a Gaussian MDS code as any_k does."""
     code = cpgc.mds_code(12, 3, seed=0)
-    generic = cpgc.Code("mds", code.coefficients, code.row_units, code.row_messages, None, False,
+    generic = cpgc.CPGCCode("mds", code.coefficients, code.row_units, code.row_messages, None, False,
                         "computation", 3)
     speeds = cpgc.worker_speeds(np.random.default_rng(5), 500, 12)
     t1, m1, _ = cpgc.completion(code, speeds)
@@ -59,8 +59,14 @@ def test_result_object_and_reproducibility():
     assert a.times.shape == (300,) and a.messages.shape == (300,)
     lo, hi = a.time_ci
     assert lo < a.mean_time < hi and a.messages_ci[0] < a.mean_messages < a.messages_ci[1]
-    row = a.summary()
-    assert row["scheme"] == "rcsc" and row["tolerance"] == 0.15 and row["trials"] == 300
+    summary = a.summary()
+    assert list(summary["metric"]) == ["time", "messages"]
+    assert (summary["scheme"] == "rcsc").all() and (summary["tolerance"] == 0.15).all()
+    assert (summary["trials"] == 300).all() and (summary["n"] == 300).all()
+    time_row = summary.iloc[0]
+    assert time_row["mean"] == a.mean_time
+    assert (time_row["ci_low"], time_row["ci_high"]) == pytest.approx(a.time_ci, rel=1e-12)
+    assert summary.iloc[1]["mean"] == a.mean_messages
     # Tolerance can only shorten an iteration; RCSC with m = (1, 2, 3) beats UC-MMC at q = 0.
     full = cpgc.simulate("rcsc", trials=300, seed=7)
     assert np.all(a.times <= full.times)
@@ -90,10 +96,59 @@ def test_invalid_parameters_raise_value_error_naming_argument_and_value(kwargs, 
     assert f"'{name}' parameter of simulate" in msg and f"Got {value} instead." in msg
 
 
-def test_exact_error_message_for_tolerance():
-    with pytest.raises(ValueError, match=r"^The 'tolerance' parameter of simulate must be in \[0, 1\)\. "
-                                         r"Got 1\.2 instead\.$"):
-        cpgc.simulate("rcsc", tolerance=1.2)
+EXACT_MESSAGES = [
+    (lambda: cpgc.simulate("rcsc", tolerance=1.2),
+     "The 'tolerance' parameter of simulate must be a float in [0, 1). Got 1.2 instead."),
+    (lambda: cpgc.simulate("rcsc", mu=0.0),
+     "The 'mu' parameter of simulate must be a finite real number > 0. Got 0.0 instead."),
+    (lambda: cpgc.simulate("rcsc", alpha=-0.01),
+     "The 'alpha' parameter of simulate must be a finite real number >= 0. Got -0.01 instead."),
+    (lambda: cpgc.simulate("rcsc", seed=-1),
+     "The 'seed' parameter of simulate must be an int >= 0. Got -1 instead."),
+    (lambda: cpgc.simulate("lt-code"),
+     "The 'scheme' parameter of simulate must be one of 'rcsc', 'icassp-mds', 'uc-mmc', 'uc-smc', 'mds', "
+     "'gc', 'ccpr', 'cpgc', 'mcc', 'cpgc-icassp'. Got 'lt-code' instead."),
+    (lambda: cpgc.simulate("rcsc", degrees=(2, 3)),
+     "The 'degrees' parameter of simulate must be a non-empty, non-decreasing sequence of ints starting at 1 "
+     "(the first task is uncoded) (degrees[0] = 2). Got (2, 3) instead."),
+    (lambda: cpgc.simulate("rcsc", degrees=(1, 3, 2)),
+     "The 'degrees' parameter of simulate must be a non-empty, non-decreasing sequence of ints starting at 1 "
+     "(the first task is uncoded) (degrees[2] = 2 is smaller than degrees[1] = 3). Got (1, 3, 2) instead."),
+    (lambda: cpgc.simulate("rcsc", n_workers=5),
+     "The 'degrees' parameter of simulate must be a degree vector whose sum (the number of distinct shifts, 6) "
+     "is at most n_workers=5. Got (1, 2, 3) instead."),
+    (lambda: cpgc.simulate("uc-mmc", setting="Computation"),
+     "The 'setting' parameter of simulate must be one of 'computation', 'communication'. "
+     "Got 'Computation' instead."),
+    (lambda: cpgc.simulate(code=cpgc.mds_code(12), n_workers=40),
+     "The 'n_workers' parameter of simulate must be equal to code.n_workers=12. Got 40 instead."),
+    (lambda: cpgc.simulate(code="mds"),
+     "The 'code' parameter of simulate must be a gcc.cpgc.CPGCCode or None. Got 'mds' instead."),
+    (lambda: cpgc.Master(cpgc.mds_code(4), tolerance=1),
+     "The 'tolerance' parameter of Master must be a float in [0, 1). Got 1 instead."),
+    (lambda: cpgc.Master(cpgc.mds_code(4)).receive(4, 0),
+     "The 'worker' parameter of Master.receive must be an int in [0, 3]. Got 4 instead."),
+    (lambda: cpgc.uncoded_cyclic_code(4, n_tasks=5),
+     "The 'n_tasks' parameter of uncoded_cyclic_code must be an int in [1, 4]. Got 5 instead."),
+    (lambda: cpgc.completion(cpgc.mds_code(4), np.ones((2, 3))),
+     "The 'speeds' parameter of completion must be an array of shape (trials, 4) (it has shape (2, 3)). "
+     "Got array([[1., 1., 1.],\n       [1., 1., 1.]]) instead."),
+]
+
+
+@pytest.mark.parametrize("call,message", EXACT_MESSAGES)
+def test_exact_error_messages(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
+def test_scheme_names_are_case_insensitive_and_options_exact():
+    """A scheme is a name (any case, like gcc.codes.canonical); a setting is an option (exact)."""
+    a = cpgc.simulate("RCSC", trials=50, seed=3)
+    b = cpgc.simulate("rcsc", trials=50, seed=3)
+    np.testing.assert_array_equal(a.times, b.times)
+    assert cpgc.canonical_scheme("UC-MMC") == "uc-mmc" and cpgc.make_code("Mcc").name == "mds"
 
 
 def test_more_distinct_shifts_than_workers_and_bad_shifts():

@@ -7,34 +7,62 @@ and that needs any k of them completes at ``r (alpha + X_(k:K))``.
 """
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from scipy.special import digamma
 
-from ._checks import check_int, check_positive
+from ..validation import Interval, validate, validate_params
+from .delay import ALPHA, MU
 
 __all__ = ["harmonic", "order_statistic_mean", "threshold_mean_time", "mds_mean_time", "gc_mean_time"]
 
 
+_COUNT = Interval(Integral, 1, None)
+
+
+@validate_params({"n": Interval(Integral, 0, None)})
 def harmonic(n: int) -> float:
-    """The n-th harmonic number ``H_n = sum_{i=1}^n 1/i`` (``H_0 = 0``), via the digamma function."""
-    n = check_int(n, "n", "harmonic", minimum=0)
+    """The n-th harmonic number ``H_n = sum_{i=1}^n 1/i`` (``H_0 = 0``), via the digamma function.
+
+    Examples
+    --------
+    >>> from gcc.cpgc.closed_forms import harmonic
+    >>> harmonic(0), round(harmonic(4), 12)                  # 1 + 1/2 + 1/3 + 1/4 = 25/12
+    (0.0, 2.083333333333)
+    """
     return float(digamma(n + 1) + np.euler_gamma)
 
 
+@validate_params({"n_workers": _COUNT, "mu": MU})
 def order_statistic_mean(n_workers: int, k: int, mu: float = 10.0) -> float:
-    """Mean of the k-th smallest of ``n_workers`` i.i.d. Exp(mu) variables: ``(H_K - H_{K-k}) / mu``."""
-    K = check_int(n_workers, "n_workers", "order_statistic_mean", minimum=1)
-    k = check_int(k, "k", "order_statistic_mean", minimum=1, maximum=K)
-    mu = check_positive(mu, "mu", "order_statistic_mean")
+    """Mean of the k-th smallest of ``n_workers`` i.i.d. Exp(mu) variables: ``(H_K - H_{K-k}) / mu``.
+
+    Examples
+    --------
+    >>> from gcc.cpgc.closed_forms import order_statistic_mean
+    >>> round(order_statistic_mean(2, 2, mu=1.0), 12)      # the larger of two: 1 + 1/2
+    1.5
+    """
+    K = n_workers
+    k = validate(k, Interval(Integral, 1, K), "k", "order_statistic_mean")
     return (harmonic(K) - harmonic(K - k)) / mu
 
 
+@validate_params({"alpha": ALPHA})
 def threshold_mean_time(n_workers: int, k: int, units: float, mu: float = 10.0, alpha: float = 0.01) -> float:
-    """``E[T] = units (alpha + (H_K - H_{K-k}) / mu)`` for a scheme needing any k one-message workers."""
-    alpha = check_positive(alpha, "alpha", "threshold_mean_time", allow_zero=True)
+    """``E[T] = units (alpha + (H_K - H_{K-k}) / mu)`` for a scheme needing any k one-message workers.
+
+    Examples
+    --------
+    >>> from gcc.cpgc.closed_forms import threshold_mean_time
+    >>> round(threshold_mean_time(2, 2, units=3, mu=1.0, alpha=0.5), 12)    # 3 (0.5 + 1.5)
+    6.0
+    """
     return float(units) * (alpha + order_statistic_mean(n_workers, k, mu))
 
 
+@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT})
 def mds_mean_time(n_workers: int = 40, n_tasks: int = 3, k_bar: int | None = None, mu: float = 10.0,
                   alpha: float = 0.01) -> float:
     """MDS-coded computation: ``r (alpha + (H_K - H_{K - k_bar}) / mu)``, ``k_bar = ceil(K / r)`` by default.
@@ -42,20 +70,32 @@ def mds_mean_time(n_workers: int = 40, n_tasks: int = 3, k_bar: int | None = Non
     References
     ----------
     K. Lee et al., "Speeding up distributed machine learning using codes", IEEE Trans. IT 64(3), 2018.
+
+    Examples
+    --------
+    >>> from gcc.cpgc.closed_forms import mds_mean_time
+    >>> round(mds_mean_time(40, 3, mu=10.0, alpha=0.01), 4)      # (14, 40): 3 (0.01 + (H_40 - H_26) / 10)
+    0.1572
     """
-    K = check_int(n_workers, "n_workers", "mds_mean_time", minimum=1)
-    r = check_int(n_tasks, "n_tasks", "mds_mean_time", minimum=1)
+    K, r = n_workers, n_tasks
     kb = int(np.ceil(K / r)) if k_bar is None else k_bar
     return threshold_mean_time(K, kb, r, mu, alpha)
 
 
+@validate_params({"n_workers": _COUNT})
 def gc_mean_time(n_workers: int = 40, load: int = 6, mu: float = 10.0, alpha: float = 0.01) -> float:
     """Gradient coding with load r: ``r (alpha + (H_K - H_{r-1}) / mu)`` (any K - r + 1 workers).
 
     References
     ----------
     R. Tandon et al., "Gradient coding: avoiding stragglers in distributed learning", ICML 2017.
+
+    Examples
+    --------
+    >>> from gcc.cpgc.closed_forms import gc_mean_time
+    >>> round(gc_mean_time(40, 6, mu=10.0, alpha=0.01), 4)       # 6 (0.01 + (H_40 - H_5) / 10)
+    1.2571
     """
-    K = check_int(n_workers, "n_workers", "gc_mean_time", minimum=1)
-    r = check_int(load, "load", "gc_mean_time", minimum=1, maximum=K)
+    K = n_workers
+    r = validate(load, Interval(Integral, 1, K), "load", "gc_mean_time")
     return threshold_mean_time(K, K - r + 1, r, mu, alpha)

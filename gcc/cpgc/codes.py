@@ -22,16 +22,24 @@ Schemes (names accepted by :func:`make_code` and :func:`gcc.cpgc.simulate`):
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 
-from ._checks import check_choice, check_degrees, check_int, invalid
+from ..validation import Constraint, Interval, Options, Rejected, invalid, validate, validate_params
 
 __all__ = [
-    "Code",
+    "CPGCCode",
     "SCHEMES",
     "ALIASES",
+    "LABELS",
+    "SETTINGS",
+    "SCHEME",
+    "SETTING",
+    "DEGREES",
+    "DegreeVector",
     "canonical_scheme",
     "rcsc_code",
     "example_code_k4",
@@ -42,19 +50,82 @@ __all__ = [
     "make_code",
 ]
 
+#: canonical scheme keys (lower case)
 SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds", "gc")
+#: other names accepted for them
 ALIASES = {"ccpr": "rcsc", "cpgc": "rcsc", "mcc": "mds", "cpgc-icassp": "icassp-mds"}
+#: how figures and tables name each scheme
+LABELS = {"rcsc": "RCSC", "icassp-mds": "ICASSP-MDS", "uc-mmc": "UC-MMC", "uc-smc": "UC-SMC",
+          "mds": "MCC (MDS)", "gc": "GC"}
 SETTINGS = ("computation", "communication")
+
+#: a scheme name or alias, in any case (as :func:`gcc.codes.canonical` reads the codes' names)
+SCHEME = Options(SCHEMES + tuple(ALIASES), case_sensitive=False)
+#: the setting of a code (exact)
+SETTING = Options(SETTINGS)
+
+
+class DegreeVector(Constraint):
+    """A degree vector m = (1, m_2, ..., m_r): ints, starting at 1, non-decreasing.
+
+    Converts to a tuple of Python ints.
+
+    Examples
+    --------
+    >>> from gcc.cpgc.codes import DEGREES
+    >>> DEGREES.convert([1, 2, 3])
+    (1, 2, 3)
+    >>> DEGREES.is_satisfied_by((2, 3)), DEGREES.is_satisfied_by((1, 3, 2))
+    (False, False)
+    """
+
+    def describe(self) -> str:
+        return "a non-empty, non-decreasing sequence of ints starting at 1 (the first task is uncoded)"
+
+    def convert(self, value, name: str = "degrees"):
+        try:
+            seq = tuple(value)
+        except TypeError:
+            raise Rejected() from None
+        if not seq:
+            raise Rejected("it is empty")
+        for m in seq:
+            if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral):
+                raise Rejected(f"{m!r} is not an int")
+        if seq[0] != 1:
+            raise Rejected(f"{name}[0] = {seq[0]}")
+        for j in range(1, len(seq)):
+            if seq[j] < seq[j - 1]:
+                raise Rejected(f"{name}[{j}] = {seq[j]} is smaller than {name}[{j - 1}] = {seq[j - 1]}")
+        return tuple(int(m) for m in seq)
+
+
+DEGREES = DegreeVector()
+_COUNT = Interval(Integral, 1, None)
 
 
 def canonical_scheme(scheme, owner: str = "make_code") -> str:
-    """Map a scheme name or alias to its canonical name (see the module docstring)."""
-    name = check_choice(scheme, "scheme", owner, SCHEMES + tuple(ALIASES))
+    """Map a scheme name or alias (any case) to its canonical key (see the module docstring).
+
+    Examples
+    --------
+    >>> from gcc.cpgc import canonical_scheme
+    >>> canonical_scheme("CCPR"), canonical_scheme("mcc"), canonical_scheme("uc-mmc")
+    ('rcsc', 'mds', 'uc-mmc')
+    """
+    name = validate(scheme, SCHEME, "scheme", owner)
     return ALIASES.get(name, name)
 
 
+def _check_shift_count(L: int, K: int, degrees, owner: str) -> None:
+    # the L = sum(m) shifts are distinct values in {0, ..., K-1}
+    if L > K:
+        raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, {L}) "
+                      f"is at most n_workers={K}", tuple(degrees))
+
+
 @dataclass(frozen=True, eq=False)
-class Code:
+class CPGCCode:
     """A task assignment: coefficient rows, their ready times in task units, their messages.
 
     Attributes
@@ -132,7 +203,8 @@ def _rng(seed):
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
-def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> Code:
+@validate_params({"n_workers": _COUNT, "degrees": DEGREES, "setting": SETTING})
+def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> CPGCCode:
     """Random circularly shifted code (RCSC) of the CCPR scheme.
 
     Parameters
@@ -154,7 +226,7 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
 
     Returns
     -------
-    Code
+    CPGCCode
         ``coefficients`` of shape (K, r, K), 0/1 entries.
 
     Notes
@@ -168,15 +240,21 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     ----------
     E. Ozfatura, S. Ulukus, D. Gunduz, "Distributed gradient descent with coding and partial
     recovery" (journal draft extending ICASSP 2019, arXiv 1811.09271).
+
+    Examples
+    --------
+    >>> from gcc.cpgc import rcsc_code
+    >>> code = rcsc_code(4, degrees=(1, 2), shifts=[0, 1, 3])
+    >>> code.coefficients[0]        # worker 0: W_0, then W_1 + W_3
+    array([[1., 0., 0., 0.],
+           [0., 1., 0., 1.]])
+    >>> code.row_units, code.n_messages
+    (array([1., 2.]), 2)
     """
     owner = "rcsc_code"
-    K = check_int(n_workers, "n_workers", owner, minimum=1)
-    m = check_degrees(degrees, owner)
-    setting = check_choice(setting, "setting", owner, SETTINGS)
+    K, m = n_workers, tuple(degrees)
     L = sum(m)
-    if L > K:
-        raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, {L}) "
-                      f"is at most n_workers={K}", tuple(degrees))
+    _check_shift_count(L, K, m, owner)
     if shifts is None:
         shifts = _rng(seed).choice(K, size=L, replace=False)
     else:
@@ -193,56 +271,79 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
         start += mj
     units = np.arange(1, len(m) + 1) if setting == "computation" else np.cumsum(m)
     load = len(m) if setting == "computation" else L
-    return Code("rcsc", coef, units.astype(float), np.arange(len(m)), None, True, setting, load,
-                {"degrees": m, "shifts": [int(s) for s in shifts]})
+    return CPGCCode("rcsc", coef, units.astype(float), np.arange(len(m)), None, True, setting, load,
+                    {"degrees": m, "shifts": [int(s) for s in shifts]})
 
 
-def example_code_k4() -> Code:
+def example_code_k4() -> CPGCCode:
     """The digest's K = 4, r = 2 CCPR example (columns are workers).
 
     Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2. This particular matrix is not
     itself a set of circular shifts; it is the example the counting table was computed for.
+
+    Examples
+    --------
+    >>> from gcc.cpgc import example_code_k4
+    >>> example_code_k4().coefficients[:, 1]      # second messages, one row per worker
+    array([[0., 0., 1., 1.],
+           [1., 0., 1., 0.],
+           [0., 1., 0., 1.],
+           [1., 1., 0., 0.]])
     """
     K = 4
     coef = np.zeros((K, 2, K))
     coef[np.arange(K), 0, np.arange(K)] = 1.0
     for i, pair in enumerate([(2, 3), (0, 2), (1, 3), (0, 1)]):
         coef[i, 1, list(pair)] = 1.0
-    return Code("rcsc", coef, np.array([1.0, 2.0]), np.arange(2), None, True, "computation", 2,
-                {"degrees": (1, 2), "example": "digest K=4, r=2"})
+    return CPGCCode("rcsc", coef, np.array([1.0, 2.0]), np.arange(2), None, True, "computation", 2,
+                    {"degrees": (1, 2), "example": "digest K=4, r=2"})
 
 
-def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> Code:
+@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT})
+def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     """Labelled hypothesis for the ICASSP-2019 CPGC: uncoded first task, MDS-coded later tasks.
 
     Worker i first computes W_i (uncoded); its later ``n_tasks - 1`` results are dense real
     combinations of all K blocks with i.i.d. N(0, 1/K) coefficients. Together with the identity,
     any K rows are then linearly independent with probability one (a systematic real MDS-like
     code; a real Vandermonde generator would be this in principle but is ill conditioned at K = 40).
+
+    Examples
+    --------
+    >>> from gcc.cpgc import icassp_mds_code
+    >>> code = icassp_mds_code(5, n_tasks=2, seed=1)
+    >>> code.coefficients.shape, code.degrees[0].tolist()     # uncoded first row, dense second
+    ((5, 2, 5), [1, 5])
     """
-    owner = "icassp_mds_code"
-    K = check_int(n_workers, "n_workers", owner, minimum=1)
-    r = check_int(n_tasks, "n_tasks", owner, minimum=1)
+    K, r = n_workers, n_tasks
     rng = _rng(seed)
     coef = np.zeros((K, r, K))
     coef[np.arange(K), 0, np.arange(K)] = 1.0
     if r > 1:
         coef[:, 1:, :] = rng.standard_normal((K, r - 1, K)) / np.sqrt(K)
-    return Code("icassp-mds", coef, np.arange(1.0, r + 1), np.arange(r), None, True, "computation", r,
-                {"n_tasks": r, "seed": seed if isinstance(seed, int) else None})
+    return CPGCCode("icassp-mds", coef, np.arange(1.0, r + 1), np.arange(r), None, True, "computation", r,
+                    {"n_tasks": r, "seed": seed if isinstance(seed, int) else None})
 
 
+@validate_params({"n_workers": _COUNT, "setting": SETTING})
 def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = True,
-                        setting: str = "computation") -> Code:
+                        setting: str = "computation") -> CPGCCode:
     """Uncoded cyclic assignment: worker i computes W_i, W_{i+1}, ..., W_{i+r-1} (mod K) in order.
 
     ``multi_message=True`` is UC-MMC (each result is sent as soon as it is done, r messages);
     ``False`` is UC-SMC (one message carrying all r results after r task units).
+
+    Examples
+    --------
+    >>> from gcc.cpgc import uncoded_cyclic_code
+    >>> mmc = uncoded_cyclic_code(4, 2)
+    >>> mmc.name, mmc.coefficients[3].argmax(axis=1), mmc.row_units
+    ('uc-mmc', array([3, 0]), array([1., 2.]))
+    >>> uncoded_cyclic_code(4, 2, multi_message=False).row_units     # one message after 2 units
+    array([2., 2.])
     """
-    owner = "uncoded_cyclic_code"
-    K = check_int(n_workers, "n_workers", owner, minimum=1)
-    r = check_int(n_tasks, "n_tasks", owner, minimum=1, maximum=K)
-    setting = check_choice(setting, "setting", owner, SETTINGS)
+    K = n_workers
+    r = validate(n_tasks, Interval(Integral, 1, K), "n_tasks", "uncoded_cyclic_code")
     coef = np.zeros((K, r, K))
     for j in range(r):
         coef[np.arange(K), j, (np.arange(K) + j) % K] = 1.0
@@ -250,27 +351,34 @@ def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = 
         units, msgs, name = np.arange(1.0, r + 1), np.arange(r), "uc-mmc"
     else:
         units, msgs, name = np.full(r, float(r)), np.zeros(r, dtype=int), "uc-smc"
-    return Code(name, coef, units, msgs, None, True, setting, r, {"n_tasks": r})
+    return CPGCCode(name, coef, units, msgs, None, True, setting, r, {"n_tasks": r})
 
 
-def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> Code:
+@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT})
+def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> CPGCCode:
     """(k_bar, K) MDS-coded computation with a real Gaussian generator.
 
     W is split into ``k_bar = ceil(K / r)`` blocks (default); worker i computes one coded product
     ``sum_k G[i, k] W_k theta`` of size d / k_bar and sends it once, timed as ``n_tasks`` task units
     (the digest's convention: (14, 40) is timed as 3 units although its load is 40/14). Any k_bar
     rows of a Gaussian generator are invertible with probability one; no partial recovery.
+
+    Examples
+    --------
+    >>> from gcc.cpgc import mds_code
+    >>> code = mds_code(40, n_tasks=3)
+    >>> code.any_k, code.coefficients.shape, code.partial     # (14, 40): any 14 workers
+    (14, (40, 1, 14), False)
     """
-    owner = "mds_code"
-    K = check_int(n_workers, "n_workers", owner, minimum=1)
-    r = check_int(n_tasks, "n_tasks", owner, minimum=1)
-    kb = int(np.ceil(K / r)) if k_bar is None else check_int(k_bar, "k_bar", owner, minimum=1, maximum=K)
+    K, r = n_workers, n_tasks
+    kb = int(np.ceil(K / r)) if k_bar is None else validate(k_bar, Interval(Integral, 1, K), "k_bar", "mds_code")
     G = _rng(seed).standard_normal((K, kb)) / np.sqrt(kb)
-    return Code("mds", G[:, None, :], np.array([float(r)]), np.zeros(1, dtype=int), kb, False,
-                "computation", r, {"n_tasks": r, "k_bar": kb})
+    return CPGCCode("mds", G[:, None, :], np.array([float(r)]), np.zeros(1, dtype=int), kb, False,
+                    "computation", r, {"n_tasks": r, "k_bar": kb})
 
 
-def gradient_code(n_workers: int, load: int = 6) -> Code:
+@validate_params({"n_workers": _COUNT})
+def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
     """Gradient coding (Tandon et al. 2017) in the coded-communication setting.
 
     Worker i computes the partial gradients of the r = ``load`` cyclically consecutive data parts
@@ -278,25 +386,31 @@ def gradient_code(n_workers: int, load: int = 6) -> Code:
     from any K - r + 1 workers. ``coefficients`` holds the 0/1 support of the combinations only: the
     decoding rule is the threshold ``any_k`` (the cyclic-repetition coefficients of Tandon et al. are
     not needed to time the scheme).
+
+    Examples
+    --------
+    >>> from gcc.cpgc import gradient_code
+    >>> code = gradient_code(40, load=6)
+    >>> code.any_k, code.setting                 # any K - r + 1 = 35 workers
+    (35, 'communication')
     """
-    owner = "gradient_code"
-    K = check_int(n_workers, "n_workers", owner, minimum=1)
-    r = check_int(load, "load", owner, minimum=1, maximum=K)
+    K = n_workers
+    r = validate(load, Interval(Integral, 1, K), "load", "gradient_code")
     coef = np.zeros((K, 1, K))
     for j in range(r):
         coef[np.arange(K), 0, (np.arange(K) + j) % K] = 1.0
-    return Code("gc", coef, np.array([float(r)]), np.zeros(1, dtype=int), K - r + 1, False,
-                "communication", r, {"load": r})
+    return CPGCCode("gc", coef, np.array([float(r)]), np.zeros(1, dtype=int), K - r + 1, False,
+                    "communication", r, {"load": r})
 
 
 def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | None = None,
-              setting: str | None = None, seed=0, owner: str = "make_code") -> Code:
+              setting: str | None = None, seed=0, owner: str = "make_code") -> CPGCCode:
     """Build the code of a named scheme with the paper's conventions.
 
     Parameters
     ----------
     scheme : str
-        One of :data:`SCHEMES` or an alias (:data:`ALIASES`).
+        One of :data:`SCHEMES` or an alias (:data:`ALIASES`), in any case.
     n_workers : int
         K.
     degrees : sequence of int
@@ -309,23 +423,37 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
         exist only in coded computation, GC only in coded communication.
     seed : int or numpy.random.Generator
         Seed of the random construction (RCSC shifts, generators).
+    owner : str
+        Function named in error messages (:func:`gcc.cpgc.simulate` passes its own name).
+
+    Returns
+    -------
+    CPGCCode
+
+    Examples
+    --------
+    >>> from gcc.cpgc import make_code
+    >>> make_code("CCPR", n_workers=40).name, make_code("gc").load, make_code("uc-mmc").n_messages
+    ('rcsc', 6, 3)
+    >>> make_code("mds", setting="communication")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
     """
     name = canonical_scheme(scheme, owner)
-    K = check_int(n_workers, "n_workers", owner, minimum=1)
-    m = check_degrees(degrees, owner)
+    K = validate(n_workers, _COUNT, "n_workers", owner)
+    m = validate(degrees, DEGREES, "degrees", owner)
     default_setting = "communication" if name == "gc" else "computation"
-    setting = default_setting if setting is None else check_choice(setting, "setting", owner, SETTINGS)
+    setting = default_setting if setting is None else validate(setting, SETTING, "setting", owner)
     if name in ("mds", "icassp-mds") and setting != "computation":
         raise invalid("setting", owner, f"'computation' for scheme {name!r}", setting)
     if name == "gc" and setting != "communication":
         raise invalid("setting", owner, "'communication' for scheme 'gc'", setting)
     if load is None:
         load = len(m) if setting == "computation" else sum(m)
-    load = check_int(load, "load", owner, minimum=1, maximum=K)
+    load = validate(load, Interval(Integral, 1, K), "load", owner)
     if name == "rcsc":
-        if sum(m) > K:
-            raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, "
-                          f"{sum(m)}) is at most n_workers={K}", tuple(degrees))
+        _check_shift_count(sum(m), K, degrees, owner)
         return rcsc_code(K, m, seed=seed, setting=setting)
     if name == "icassp-mds":
         return icassp_mds_code(K, load, seed=seed)

@@ -6,11 +6,18 @@ time; the number of messages is reported separately as the communication load.
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from ._checks import check_int, check_positive
+from ..validation import Interval, validate
 
-__all__ = ["worker_speeds", "arrival_times", "prob_tasks_done"]
+__all__ = ["MU", "ALPHA", "worker_speeds", "arrival_times", "prob_tasks_done"]
+
+#: the rate mu of the exponential part of a delay
+MU = Interval(Real, 0, None, closed="neither")
+#: the deterministic shift alpha per task unit
+ALPHA = Interval(Real, 0, None)
 
 
 def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: float = 10.0,
@@ -26,19 +33,39 @@ def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: flo
     alpha : float
         Deterministic shift per task unit, >= 0.
 
+    owner : str
+        Function named in error messages.
+
     Returns
     -------
     ndarray, shape (trials, n_workers)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc import worker_speeds
+    >>> Y = worker_speeds(np.random.default_rng(0), trials=20000, n_workers=4, mu=10.0, alpha=0.01)
+    >>> Y.shape, bool(Y.min() >= 0.01), round(float(Y.mean()), 2)      # mean alpha + 1 / mu
+    ((20000, 4), True, 0.11)
     """
-    check_int(trials, "trials", owner, minimum=1)
-    check_int(n_workers, "n_workers", owner, minimum=1)
-    mu = check_positive(mu, "mu", owner)
-    alpha = check_positive(alpha, "alpha", owner, allow_zero=True)
+    validate(trials, Interval(Integral, 1, None), "trials", owner)
+    validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
+    mu = validate(mu, MU, "mu", owner)
+    alpha = validate(alpha, ALPHA, "alpha", owner)
     return alpha + rng.exponential(1.0 / mu, size=(trials, n_workers))
 
 
 def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
-    """Arrival time of every row: ``row_units[j] * speeds[:, i]``, shape (trials, n_workers, n_rows)."""
+    """Arrival time of every row: ``row_units[j] * speeds[:, i]``, shape (trials, n_workers, n_rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc import arrival_times, uncoded_cyclic_code
+    >>> arrival_times(uncoded_cyclic_code(2, 2), np.array([[0.1, 0.3]]))
+    array([[[0.1, 0.2],
+            [0.3, 0.6]]])
+    """
     speeds = np.asarray(speeds, dtype=float)
     return speeds[..., :, None] * code.row_units
 
@@ -52,6 +79,13 @@ def prob_tasks_done(s: int, t, mu: float = 10.0, alpha: float = 0.01, r: int = 3
     ``P(N >= s) = P(Y <= t / s) = 1 - exp(-mu (t / s - alpha))`` for ``t >= s alpha`` (0 before), and
     ``P(N = s) = P(N >= s) - P(N >= s + 1)`` for s < r; ``P(N = r) = P(N >= r)``. This is the
     digest's piecewise formula with its s = 0 and s = r end cases.
+
+    Examples
+    --------
+    >>> from gcc.cpgc import prob_tasks_done
+    >>> p = [float(prob_tasks_done(s, 0.2, mu=10.0, alpha=0.01, r=3)) for s in range(4)]
+    >>> round(sum(p), 12), round(p[0], 4)         # a distribution over s; P(N = 0) = exp(-1.9)
+    (1.0, 0.1496)
     """
     t = np.asarray(t, dtype=float)
 

@@ -18,9 +18,9 @@ from collections import Counter
 
 import numpy as np
 
-from ._checks import check_positive, check_tolerance, invalid
-from .delay import prob_tasks_done
-from .master import required_blocks
+from ..validation import validate, invalid
+from .delay import ALPHA, MU, prob_tasks_done
+from .master import TOLERANCE, required_blocks
 
 __all__ = ["brute_force_recoverable", "is_complete", "type_counts", "exact_mean_time"]
 
@@ -35,6 +35,12 @@ def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray of bool, shape (n_blocks,)
+
+    Examples
+    --------
+    >>> from gcc.cpgc.enumeration import brute_force_recoverable
+    >>> brute_force_recoverable([[1, 1, 0], [0, 1, 0]])
+    array([ True,  True, False])
     """
     rows = np.asarray(rows, dtype=float)
     B = rows.shape[1]
@@ -46,7 +52,16 @@ def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
 
 
 def is_complete(code, scores, tolerance: float = 0.0) -> bool:
-    """Whether a score vector (task units done per worker, shape (K,)) completes the iteration."""
+    """Whether a score vector (task units done per worker, shape (K,)) completes the iteration.
+
+    Examples
+    --------
+    >>> from gcc.cpgc import example_code_k4
+    >>> from gcc.cpgc.enumeration import is_complete
+    >>> code = example_code_k4()                 # second messages W3+W4, W1+W3, W2+W4, W1+W2
+    >>> is_complete(code, [1, 1, 2, 0]), is_complete(code, [1, 1, 0, 2])
+    (True, False)
+    """
     scores = np.asarray(scores)
     if code.any_k is not None:
         return int((scores >= code.row_units[-1]).sum()) >= code.any_k
@@ -66,12 +81,20 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
     dict
         ``{(N_load, ..., N_1, N_0): (recoverable, total)}`` where ``N_s`` is the number of workers with
         exactly s task units done (the digest's (N2, N1, N0) order for load 2).
+
+    Examples
+    --------
+    >>> from gcc.cpgc import mds_code
+    >>> from gcc.cpgc.enumeration import type_counts
+    >>> counts = type_counts(mds_code(4, n_tasks=2))          # (2, 4) MDS: any 2 finished workers
+    >>> counts[(2, 1, 1)], counts[(1, 3, 0)]
+    ((12, 12), (0, 4))
     """
     K, load = code.n_workers, int(code.load)
     if (load + 1) ** K > max_vectors:
         raise invalid("code", "type_counts", f"small enough to enumerate ((load+1)^K <= {max_vectors})",
                       f"K={K}, load={load}")
-    tolerance = check_tolerance(tolerance, "type_counts")
+    tolerance = validate(tolerance, TOLERANCE, "tolerance", "type_counts")
     rec, tot = Counter(), Counter()
     for scores in itertools.product(range(load + 1), repeat=K):
         c = Counter(scores)
@@ -83,11 +106,20 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
 
 
 def exact_mean_time(code, tolerance: float = 0.0, mu: float = 10.0, alpha: float = 0.01) -> float:
-    """Exact ``E[T]`` by integrating ``P(T > t)`` over the enumerated types (small K only)."""
+    """Exact ``E[T]`` by integrating ``P(T > t)`` over the enumerated types (small K only).
+
+    Examples
+    --------
+    >>> from gcc.cpgc import closed_forms, mds_code
+    >>> from gcc.cpgc.enumeration import exact_mean_time
+    >>> exact = exact_mean_time(mds_code(4, n_tasks=2), mu=10.0, alpha=0.01)
+    >>> round(exact, 6), round(closed_forms.mds_mean_time(4, 2, mu=10.0, alpha=0.01), 6)
+    (0.136667, 0.136667)
+    """
     from scipy import integrate  # only here: keeps ``import gcc`` light
 
-    mu = check_positive(mu, "mu", "exact_mean_time")
-    alpha = check_positive(alpha, "alpha", "exact_mean_time", allow_zero=True)
+    mu = validate(mu, MU, "mu", "exact_mean_time")
+    alpha = validate(alpha, ALPHA, "alpha", "exact_mean_time")
     load = int(code.load)
     counts = type_counts(code, tolerance)
     terms = [(np.array(key[::-1]), total - good) for key, (good, total) in counts.items() if total > good]

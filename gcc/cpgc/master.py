@@ -11,14 +11,19 @@ elimination of the residual rows restricted to the unknown columns.
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
 
-from ._checks import check_int, check_tolerance, invalid
+from ..validation import InstanceOf, Interval, check_int, invalid, validate_params
+from .codes import CPGCCode
 
-__all__ = ["Master", "rref_recoverable", "required_blocks"]
+__all__ = ["TOLERANCE", "Master", "rref_recoverable", "required_blocks"]
 
 _TOL = 1e-9
+
+#: the tolerance q: the fraction of blocks an iteration may give up, in [0, 1)
+TOLERANCE = Interval(Real, 0, 1, closed="left")
 
 
 def required_blocks(n_blocks: int, tolerance: float) -> int:
@@ -26,6 +31,12 @@ def required_blocks(n_blocks: int, tolerance: float) -> int:
 
     The product is rounded to 12 digits first so that e.g. 40 * (1 - 0.15) = 34.0000000001 in binary
     floating point still gives 34, not 35.
+
+    Examples
+    --------
+    >>> from gcc.cpgc import required_blocks
+    >>> required_blocks(40, 0.0), required_blocks(40, 0.15), required_blocks(40, 0.7)
+    (40, 34, 12)
     """
     return int(math.ceil(round(n_blocks * (1.0 - tolerance), 12)))
 
@@ -54,6 +65,17 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
     -----
     After reduction to reduced row-echelon form, ``e_k`` is in the row space exactly when k is a
     pivot column and its pivot row has no entry in a non-pivot column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc import rref_recoverable
+    >>> rows = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+    >>> rref_recoverable(rows[:2])[0], rref_recoverable(rows)[0]
+    (array([False, False, False]), array([ True,  True,  True]))
+    >>> rec, sol, ops = rref_recoverable(rows, values=np.array([[3.0], [5.0], [2.0]]))
+    >>> sol.ravel()
+    array([0., 3., 2.])
     """
     M = np.array(matrix, dtype=float)
     n, u = M.shape
@@ -107,7 +129,7 @@ class Master:
 
     Parameters
     ----------
-    code : gcc.cpgc.codes.Code
+    code : gcc.cpgc.CPGCCode
         The task assignment.
     tolerance : float
         q in [0, 1): the iteration is complete once ``ceil(n_blocks (1 - q))`` blocks are
@@ -135,11 +157,26 @@ class Master:
     (:meth:`decode`). The rank test runs only when peeling alone does not complete the iteration and
     the pending rows changed, on the pending rows restricted to still-unknown columns: e_k lies in
     the row space of all received rows iff k was peeled or e_k lies in the row space of that residual.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc import Master, example_code_k4
+    >>> master = Master(example_code_k4(), tolerance=0.0)
+    >>> W = np.array([[1.0], [2.0], [3.0], [4.0]])           # the four block products
+    >>> code = master.code
+    >>> for worker, message in [(0, 0), (1, 0), (2, 1), (3, 1)]:
+    ...     done = master.receive(worker, message, code.coefficients[worker, message] @ W)
+    >>> done, master.n_messages, master.peeled.tolist()     # W_1, W_2, then W_2 + W_4, W_1 + W_2
+    (False, 4, [True, True, False, True])
+    >>> master.receive(3, 0, W[3]), master.decode().ravel()
+    (False, array([ 1.,  2., nan,  4.]))
     """
 
+    @validate_params({"code": InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"), "tolerance": TOLERANCE})
     def __init__(self, code, tolerance: float = 0.0):
         self.code = code
-        self.tolerance = check_tolerance(tolerance, "Master")
+        self.tolerance = float(tolerance)
         B = code.n_blocks
         self.need = B if not code.partial else required_blocks(B, self.tolerance)
         self.n_messages = 0

@@ -4,19 +4,23 @@ Per iteration the distributed work is ``W theta`` with ``W = X^T X`` split row-w
 gradient is ``g = (W theta - X^T y) / n_train`` and the update ``theta <- theta - eta g``. With
 tolerance q the master stops once ``ceil(K (1 - q))`` blocks of ``W theta`` are recoverable; only the
 recovered coordinate blocks of theta are updated (the others get zero gradient: no rescaling, no
-memory). Which blocks are recovered, and when, comes from :func:`gcc.cpgc.simulate`.
+memory). Which blocks are recovered, and when, comes from :func:`gcc.cpgc.simulate`; the chapter's
+runs over schemes and tolerances are :func:`gcc.experiments.cpgc_tables.convergence_experiment`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
-from ._checks import check_int, check_positive, check_tolerance, invalid
-from .codes import canonical_scheme
+from ..validation import ArrayLike, Interval, validate, validate_params
 
-__all__ = ["RegressionProblem", "synthetic_regression", "block_slices", "gradient_descent",
-           "convergence_experiment"]
+__all__ = ["RegressionProblem", "synthetic_regression", "block_slices", "gradient_descent"]
+
+_COUNT = Interval(Integral, 1, None)
+#: the masks of :func:`gradient_descent`
+MASKS = ArrayLike(ndim=3, dtype=bool, description="a boolean array of shape (n_sequences, iterations, n_blocks)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,16 +43,34 @@ class RegressionProblem:
     theta_star: np.ndarray
 
 
+@validate_params({"n_train": _COUNT, "n_test": _COUNT, "dim": _COUNT})
 def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000, seed=0) -> RegressionProblem:
     """The authors' generator: ``theta* ~ U[0, 1]^d``, ``x = N(1.5 theta*/d, I) + N(-1.5 theta*/d, I)``.
 
     The sum of the two Gaussians is ``N(0, 2 I)``; it is built as the sum, as in the authors' MATLAB
     code, so that the random stream is the same kind. ``y = X theta*`` without noise.
+
+    Parameters
+    ----------
+    n_train, n_test : int
+        Samples of the training and the test set.
+    dim : int
+        d, the number of features.
+    seed : int or numpy.random.Generator
+
+    Returns
+    -------
+    RegressionProblem
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc.regression import synthetic_regression
+    >>> p = synthetic_regression(n_train=100, n_test=10, dim=5, seed=0)
+    >>> p.X_train.shape, p.X_test.shape, bool(np.allclose(p.y_train, p.X_train @ p.theta_star))
+    ((100, 5), (10, 5), True)
     """
-    owner = "synthetic_regression"
-    n_train = check_int(n_train, "n_train", owner, minimum=1)
-    n_test = check_int(n_test, "n_test", owner, minimum=1)
-    d = check_int(dim, "dim", owner, minimum=1)
+    d = dim
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     theta = rng.uniform(0.0, 1.0, d)
     shift = 1.5 * theta / d
@@ -61,7 +83,14 @@ def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000
 
 
 def block_slices(dim: int, n_blocks: int) -> list[slice]:
-    """Row blocks of W (and coordinate blocks of theta): ``numpy.array_split`` sizes, in order."""
+    """Row blocks of W (and coordinate blocks of theta): ``numpy.array_split`` sizes, in order.
+
+    Examples
+    --------
+    >>> from gcc.cpgc.regression import block_slices
+    >>> block_slices(10, 4)          # the first 10 mod 4 = 2 blocks are one row longer
+    [slice(0, 3, None), slice(3, 6, None), slice(6, 8, None), slice(8, 10, None)]
+    """
     sizes = [len(a) for a in np.array_split(np.arange(dim), n_blocks)]
     edges = np.concatenate([[0], np.cumsum(sizes)])
     return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
@@ -90,12 +119,20 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     -----
     All sequences share ``W = X^T X`` and advance together as the columns of one (d, n_sequences)
     matrix, so each iteration is a single matrix product.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc.regression import gradient_descent, synthetic_regression
+    >>> p = synthetic_regression(n_train=200, n_test=50, dim=8, seed=1)
+    >>> masks = np.ones((2, 30, 4), dtype=bool)
+    >>> masks[1, :, 0] = False                    # sequence 1 never recovers block 0
+    >>> err = gradient_descent(p, masks, eta=0.1)
+    >>> err.shape, bool(err[0, -1] < err[1, -1] < err[1, 0])
+    ((2, 31), True)
     """
-    masks = np.asarray(masks, dtype=bool)
-    if masks.ndim != 3:
-        raise invalid("masks", "gradient_descent", "a boolean array of shape (n_sequences, iterations, n_blocks)",
-                      masks.shape)
-    eta = check_positive(eta, "eta", "gradient_descent")
+    masks = validate(masks, MASKS, "masks", "gradient_descent")
+    eta = validate(eta, Interval(Real, 0, None, closed="neither"), "eta", "gradient_descent")
     S, iters, K = masks.shape
     X, y = problem.X_train, problem.y_train
     n, d = X.shape
@@ -116,52 +153,3 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
         theta -= eta * grad * masks[:, t, coord_block].T
         errors[:, t + 1] = test_error(theta)
     return errors
-
-
-def convergence_experiment(schemes=("rcsc", "uc-mmc", "mds"), tolerances=(0.0, 0.15, 0.3), n_runs: int = 10,
-                           iterations: int = 80, dim: int = 1000, n_train: int = 2000, n_test: int = 400,
-                           n_workers: int = 40, eta: float = 0.1, mu: float = 10.0, alpha: float = 0.01,
-                           degrees=(1, 2, 3), seed: int = 0) -> list[dict]:
-    """Test error against iteration and cumulative simulated time, per scheme, tolerance and run.
-
-    Each run draws a fresh data set and a fresh code; every (scheme, tolerance) pair gets its own
-    delays (``trials = iterations`` independent iterations of :func:`gcc.cpgc.simulate`). Schemes
-    without partial recovery (MDS, GC) always update every block.
-
-    Returns
-    -------
-    list of dict
-        Tidy rows: ``scheme, tolerance, run, iteration, time, test_error, blocks_recovered`` (iteration 0
-        is the starting point, at time 0).
-    """
-    from .simulate import simulate
-
-    owner = "convergence_experiment"
-    n_runs = check_int(n_runs, "n_runs", owner, minimum=1)
-    iterations = check_int(iterations, "iterations", owner, minimum=1)
-    tolerances = [check_tolerance(q, owner, "tolerances") for q in tolerances]
-    schemes = [canonical_scheme(s, owner) for s in schemes]
-    rows = []
-    root = np.random.SeedSequence(seed)
-    for run, run_ss in enumerate(root.spawn(n_runs)):
-        data_ss, delay_ss = run_ss.spawn(2)
-        problem = synthetic_regression(n_train, n_test, dim, np.random.default_rng(data_ss))
-        pairs = [(s, q) for s in schemes for q in tolerances]
-        masks, times, counts = [], [], []
-        for (scheme, q), ss in zip(pairs, delay_ss.spawn(len(pairs))):
-            res = simulate(scheme, n_workers=n_workers, tolerance=q, trials=iterations,
-                           seed=int(ss.generate_state(1)[0]), mu=mu, alpha=alpha, degrees=degrees,
-                           code_seed=int(run_ss.generate_state(1)[0]), return_recovered=True)
-            rec = res.recovered
-            if not res.code.partial or rec.shape[1] != n_workers:
-                rec = np.ones((iterations, n_workers), dtype=bool)
-            masks.append(rec)
-            times.append(np.concatenate([[0.0], np.cumsum(res.times)]))
-            counts.append(np.concatenate([[n_workers], rec.sum(axis=1)]))
-        errors = gradient_descent(problem, np.array(masks), eta=eta)
-        for p, (scheme, q) in enumerate(pairs):
-            for it in range(iterations + 1):
-                rows.append({"scheme": scheme, "tolerance": q, "run": run, "iteration": it,
-                             "time": float(times[p][it]), "test_error": float(errors[p, it]),
-                             "blocks_recovered": int(counts[p][it])})
-    return rows

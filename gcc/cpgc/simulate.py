@@ -19,18 +19,20 @@ trials are compacted away, so the batch does O(trials K^2) work per arrival. Thr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 
-from ._checks import check_int, check_positive, check_tolerance, invalid
-from .codes import Code, canonical_scheme, make_code
-from .delay import worker_speeds
-from .master import required_blocks
+from ..metrics import mean_ci
+from ..validation import ArrayLike, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
+from .codes import CPGCCode, canonical_scheme, make_code
+from .delay import ALPHA, MU, worker_speeds
+from .master import TOLERANCE, required_blocks
 
 __all__ = ["SimulationResult", "simulate", "completion"]
 
 _TOL = 1e-9
-_Z95 = 1.959963984540054
+_COUNT = Interval(Integral, 1, None)
 
 
 @dataclass(eq=False)
@@ -40,7 +42,8 @@ class SimulationResult:
     Attributes
     ----------
     scheme : str
-    code : Code
+        Canonical scheme key (``"rcsc"``, ``"mds"``, ...).
+    code : CPGCCode
         The code used (drawn once per call).
     tolerance, mu, alpha : float
     times : ndarray, shape (trials,)
@@ -49,10 +52,12 @@ class SimulationResult:
         Messages that reached the master by the completion time (inclusive).
     recovered : ndarray of bool, shape (trials, n_blocks), or None
         Blocks recoverable at completion (with ``return_recovered=True``).
+    params : dict
+        Seed, degree vector and load, for provenance.
     """
 
     scheme: str
-    code: Code
+    code: CPGCCode
     tolerance: float
     mu: float
     alpha: float
@@ -73,43 +78,69 @@ class SimulationResult:
     def mean_messages(self) -> float:
         return float(np.mean(self.messages))
 
-    def _ci(self, x):
-        half = _Z95 * np.std(x, ddof=1) / np.sqrt(x.size) if x.size > 1 else np.inf
-        m = float(np.mean(x))
-        return (m - half, m + half)
-
     @property
     def time_ci(self) -> tuple[float, float]:
-        """95 % normal-approximation confidence interval of the mean completion time."""
-        return self._ci(self.times)
+        """95 % Student-t confidence interval of the mean completion time (:func:`gcc.metrics.mean_ci`)."""
+        ci = mean_ci(self.times)
+        return (ci.low, ci.high)
 
     @property
     def messages_ci(self) -> tuple[float, float]:
-        """95 % normal-approximation confidence interval of the mean number of messages."""
-        return self._ci(self.messages.astype(float))
+        """95 % Student-t confidence interval of the mean number of messages."""
+        ci = mean_ci(self.messages.astype(float))
+        return (ci.low, ci.high)
 
-    def summary(self) -> dict:
-        """One tidy row: scheme, setting, parameters, means and interval half-widths."""
-        lo, hi = self.time_ci
-        mlo, mhi = self.messages_ci
-        return {
-            "scheme": self.scheme, "setting": self.code.setting, "n_workers": self.code.n_workers,
-            "load": self.code.load, "tolerance": self.tolerance, "mu": self.mu, "alpha": self.alpha,
-            "trials": self.trials, "mean_time": self.mean_time, "time_ci_half": (hi - lo) / 2,
-            "mean_messages": self.mean_messages, "messages_ci_half": (mhi - mlo) / 2,
-        }
+    def labels(self) -> dict:
+        """What identifies the result in a table: scheme, setting and the parameters of the run."""
+        return {"scheme": self.scheme, "setting": self.code.setting, "n_workers": self.code.n_workers,
+                "load": self.code.load, "tolerance": self.tolerance, "mu": self.mu, "alpha": self.alpha,
+                "trials": self.trials}
+
+    def trial_table(self):
+        """One row per trial: :meth:`labels` plus ``trial``, ``time`` and ``messages`` (pandas)."""
+        import pandas as pd
+
+        table = pd.DataFrame({"trial": np.arange(self.trials), "time": self.times,
+                              "messages": self.messages})
+        for key, value in reversed(list(self.labels().items())):
+            table.insert(0, key, value)
+        return table
+
+    def summary(self, level: float = 0.95):
+        """Mean and interval of the time and the messages, in the summary vocabulary.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Two rows, ``metric`` = ``"time"`` and ``"messages"``: :meth:`labels` plus the columns
+            of :func:`gcc.summary.summarize` (``mean, std, ci_low, ci_high, half_width, n, n_nan``).
+
+        Examples
+        --------
+        >>> import gcc
+        >>> res = gcc.cpgc.simulate("mds", n_workers=40, trials=500, seed=0)
+        >>> s = res.summary()
+        >>> s[["scheme", "metric", "mean", "n"]].round(4)
+          scheme    metric     mean    n
+        0    mds      time   0.1531  500
+        1    mds  messages  14.0000  500
+        """
+        from ..summary import summarize
+
+        return summarize(self.trial_table(), ["time", "messages"], by=list(self.labels()), level=level)
 
     def __repr__(self) -> str:
         return (f"SimulationResult(scheme={self.scheme!r}, tolerance={self.tolerance}, trials={self.trials}, "
                 f"mean_time={self.mean_time:.5f}, mean_messages={self.mean_messages:.3f})")
 
 
-def completion(code: Code, speeds: np.ndarray, tolerance: float = 0.0, return_recovered: bool = False):
+@validate_params({"code": InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"), "tolerance": TOLERANCE})
+def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, return_recovered: bool = False):
     """Completion time, message count and recovered blocks for given worker speeds.
 
     Parameters
     ----------
-    code : Code
+    code : CPGCCode
     speeds : ndarray, shape (trials, n_workers)
         Time per task unit of each worker, ``alpha + X_i``.
     tolerance : float
@@ -122,11 +153,19 @@ def completion(code: Code, speeds: np.ndarray, tolerance: float = 0.0, return_re
         ``inf`` for a trial whose condition never holds.
     messages : ndarray of int, shape (trials,)
     recovered : ndarray of bool, shape (trials, n_blocks), or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc import completion, uncoded_cyclic_code
+    >>> code = uncoded_cyclic_code(3, 2)             # worker i: W_i, then W_(i+1)
+    >>> times, messages, rec = completion(code, np.array([[0.1, 0.2, 1.0]]), return_recovered=True)
+    >>> times, messages, rec                         # W_2 arrives second from worker 1 at 2 * 0.2
+    (array([0.4]), array([4]), array([[ True,  True,  True]]))
     """
-    tolerance = check_tolerance(tolerance, "completion")
-    speeds = np.asarray(speeds, dtype=float)
-    if speeds.ndim != 2 or speeds.shape[1] != code.n_workers:
-        raise invalid("speeds", "completion", f"an array of shape (trials, {code.n_workers})", speeds.shape)
+    speeds = validate(speeds, ArrayLike(shape=(None, code.n_workers), dtype=float,
+                                        description=f"an array of shape (trials, {code.n_workers})"),
+                      "speeds", "completion")
     T, K = speeds.shape
     B = code.n_blocks
     msg_times = speeds[:, :, None] * code.message_units()          # (T, K, n_messages)
@@ -261,9 +300,12 @@ def completion(code: Code, speeds: np.ndarray, tolerance: float = 0.0, return_re
     return times, messages, rec_out
 
 
+@validate_params({"n_workers": _COUNT, "tolerance": TOLERANCE, "trials": _COUNT,
+                  "seed": Interval(Integral, 0, None), "mu": MU, "alpha": ALPHA,
+                  "code": NoneOr(InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"))})
 def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials: int = 2000, seed=0,
              mu: float = 10.0, alpha: float = 0.01, degrees=(1, 2, 3), load: int | None = None,
-             setting: str | None = None, code: Code | None = None, code_seed=None,
+             setting: str | None = None, code: CPGCCode | None = None, code_seed=None,
              return_recovered: bool = False) -> SimulationResult:
     """Monte Carlo estimate of the mean completion time and communication load of one iteration.
 
@@ -271,7 +313,7 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     ----------
     scheme : str
         ``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``), ``"icassp-mds"``, ``"uc-mmc"``, ``"uc-smc"``,
-        ``"mds"`` (alias ``"mcc"``) or ``"gc"``. Ignored when ``code`` is given.
+        ``"mds"`` (alias ``"mcc"``) or ``"gc"``, in any case. Ignored when ``code`` is given.
     n_workers : int
         K (default 40).
     tolerance : float
@@ -288,7 +330,7 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
         coded computation, 6 in coded communication).
     load, setting
         See :func:`gcc.cpgc.codes.make_code`.
-    code : Code, optional
+    code : CPGCCode, optional
         Use this code instead of building one.
     code_seed : int, optional
         Seed of the code alone (default: derived from ``seed``). One code is drawn per call.
@@ -309,20 +351,12 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     True
     """
     owner = "simulate"
-    K = check_int(n_workers, "n_workers", owner, minimum=1)
-    q = check_tolerance(tolerance, owner)
-    n = check_int(trials, "trials", owner, minimum=1)
-    mu = check_positive(mu, "mu", owner)
-    alpha = check_positive(alpha, "alpha", owner, allow_zero=True)
-    if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
-        raise invalid("seed", owner, "an int >= 0", seed)
+    K, q, n = n_workers, float(tolerance), trials
     code_ss, delay_ss = np.random.SeedSequence(int(seed)).spawn(2)
     if code is None:
         name = canonical_scheme(scheme, owner)
         cseed = np.random.default_rng(code_ss) if code_seed is None else code_seed
         code = make_code(name, K, degrees, load, setting, seed=cseed, owner=owner)
-    elif not isinstance(code, Code):
-        raise invalid("code", owner, "a gcc.cpgc.Code", type(code).__name__)
     elif code.n_workers != K:
         raise invalid("n_workers", owner, f"equal to code.n_workers={code.n_workers}", K)
     speeds = worker_speeds(np.random.default_rng(delay_ss), n, K, mu, alpha, owner=owner)
