@@ -184,7 +184,7 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
         i-th worker (sorted addresses).
     problem : gcc.cpgc.regression.RegressionProblem
         Training and test data; ``d`` must be a multiple of ``code.n_blocks``.
-    code : gcc.cpgc.Code
+    code : gcc.cpgc.CPGCCode
         Task assignment (``gcc.cpgc.make_code("rcsc", n_workers=K)``, ``"uc-mmc"``, ``"mds"``, ...).
     tolerance : float
         q in [0, 1): the master updates once ``ceil(K (1 - q))`` blocks are recoverable.

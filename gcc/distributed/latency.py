@@ -9,7 +9,6 @@ the real system adds: scheduling, serialisation, transfers, decoding.
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Mapping
 
 import numpy as np
