@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import gcc  # noqa: E402
-from gcc.stragglers import _block_received  # noqa: E402
+from gcc.codes.base import block_received  # noqa: E402
 
 
 def f_scalar(x):
@@ -56,7 +56,7 @@ def _loop_time(code, f, X, S, n_blocks):
     starts = np.linspace(0, N - S, n_blocks).astype(int)
     t0 = time.perf_counter()
     for s in starts:
-        r = _block_received(N, S, s)
+        r = block_received(N, S, s)
         est = code.decode(Y[r], r)
         np.mean(np.sum((est - true).reshape(len(X), -1) ** 2, axis=1))
     per_block = (time.perf_counter() - t0) / n_blocks

@@ -10,8 +10,9 @@ from .splines import smoother_matrix, smoothing_spline, gcv_lambda  # noqa: E402
 from .codes import Code, SplineCode, BerrutCode, LagrangeCode, BSplineCode  # noqa: E402
 from . import cpgc  # noqa: E402,F401  (coded partial gradient computation, issue 6)
 from .stragglers import (FixedCount, Bernoulli, ContiguousBlock, WorstCase,  # noqa: E402
-                         ShiftedExponential, SlowWorkers, worst_case_stragglers, block_losses,
-                         longest_run, longest_straggler_run, expected_longest_run)
+                         ShiftedExponential, SlowWorkers, longest_run, longest_straggler_run,
+                         expected_longest_run)
+from .adversary import worst_case_stragglers, block_losses  # noqa: E402
 from .metrics import (mse_loss, rmse_mean_of_norms, rmse_root_mean_square, accuracy,  # noqa: E402
                       relacc, mean_ci, loglog_slope)
 from .harness import run_trials, evaluate  # noqa: E402

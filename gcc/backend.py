@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["is_torch", "to_numpy", "LinearOperator", "apply_along_axis0"]
+__all__ = ["is_torch", "to_numpy", "LinearOperator"]
 
 
 def is_torch(x) -> bool:
@@ -105,7 +105,3 @@ class LinearOperator:
         out = self._numpy(dtype) @ X.reshape(n, -1)
         return out.reshape((p,) + trailing)
 
-
-def apply_along_axis0(matrix, X):
-    """One-off ``matrix @ X`` along axis 0 (see :class:`LinearOperator` for caching)."""
-    return LinearOperator(matrix).apply(X)

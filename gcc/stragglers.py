@@ -4,28 +4,15 @@ Every model answers one question per trial: *which* of the ``N`` workers have
 returned (the received set ``F``, ascending worker indices), and, for the delay
 models, *how long* the master waited for them.
 
-Models
-------
-``FixedCount(S)``
-    ``S`` stragglers drawn uniformly at random (the paper's experiments).
-``Bernoulli(p)``
-    Each worker straggles independently with probability ``p`` (ISIT 2025).
-``ContiguousBlock(S, start)``
-    The ``S`` consecutive workers ``start .. start+S-1`` straggle (the worst
-    case for spline decoders, because it opens the widest gap
-    ``Delta_max^F``).
-``WorstCase(S, search)``
-    Adversarial: the received set that maximises the loss for the given
-    code, ``f`` and data (see :func:`worst_case_stragglers`); the harness
-    resolves it per scheme.
-``ShiftedExponential(shift, rate)`` and ``SlowWorkers(slow, factor)``
-    Delay models: completion times per worker; the master waits for the
-    fastest ``N - S``.
-
-Every model has ``sample(rng, n_workers) -> received`` and
-``sample_many(rng, n_workers, trials) -> mask`` (boolean, ``(trials, N)``,
-``True`` = received). The delay models also have
-``sample_with_time(rng, n_workers, n_wait) -> (received, time)``.
+Models: :class:`FixedCount` (``S`` uniformly random stragglers, the paper's experiments),
+:class:`Bernoulli` (each worker straggles w.p. ``p``, ISIT 2025), :class:`ContiguousBlock`
+(``S`` consecutive stragglers: the widest gap ``Delta_max^F``), :class:`WorstCase` (the
+adversary of :mod:`gcc.adversary`, resolved per scheme by the harness) and the delay models
+:class:`ShiftedExponential` and :class:`SlowWorkers` (completion times; the master waits for
+the fastest ``N - S``). Every model has ``sample(rng, n_workers) -> received`` and
+``sample_many(rng, n_workers, trials) -> mask`` (boolean ``(trials, N)``, ``True`` =
+received); the delay models also ``sample_with_time(rng, n_workers, n_wait)``. The
+run-length functions (:func:`longest_run`, ...) measure the gaps a mask leaves.
 
 References
 ----------
@@ -39,15 +26,13 @@ References
 """
 from __future__ import annotations
 
-import itertools
-import math
 import numbers
-import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
-from .codes.base import Code
+# Re-exported for callers that still use gcc.stragglers.*; their home is gcc.adversary.
+from .adversary import SEARCHES, block_losses, worst_case_stragglers  # noqa: F401
 from .validation import check_choice, check_int, check_real, invalid
 
 __all__ = [
@@ -57,8 +42,6 @@ __all__ = [
     "WorstCase",
     "ShiftedExponential",
     "SlowWorkers",
-    "worst_case_stragglers",
-    "block_losses",
     "longest_run",
     "longest_straggler_run",
     "expected_longest_run",
@@ -86,7 +69,13 @@ def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
 
     Returns
     -------
-    ndarray of int, shape (|F|,), or a list of them (one per trial).
+    ndarray of int, shape (|F|,), or a list of them (one per trial)
+
+    Examples
+    --------
+    >>> from gcc.stragglers import mask_to_received
+    >>> mask_to_received([True, False, True])
+    array([0, 2])
     """
     mask = np.asarray(mask, dtype=bool)
     if mask.ndim == 1:
@@ -98,7 +87,14 @@ def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
 
 
 def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
-    """Boolean mask of shape ``(n_workers,)``, ``True`` at the received indices."""
+    """Boolean mask of shape ``(n_workers,)``, ``True`` at the received indices.
+
+    Examples
+    --------
+    >>> from gcc.stragglers import received_to_mask
+    >>> received_to_mask([0, 2], 4)
+    array([ True, False,  True, False])
+    """
     n_workers = check_int(n_workers, "n_workers", "received_to_mask", minimum=1)
     received = np.asarray(received, dtype=np.int64)
     if received.size and (received.min() < 0 or received.max() >= n_workers):
@@ -123,6 +119,12 @@ def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
     Returns
     -------
     int or ndarray of int, shape ``mask.shape`` without ``axis``.
+
+    Examples
+    --------
+    >>> import gcc
+    >>> gcc.longest_run([True, True, False, True]), gcc.longest_run([[1, 1, 0], [0, 1, 0]])
+    (2, array([2, 1]))
     """
     m = np.asarray(mask, dtype=bool)
     if m.ndim == 0:
@@ -150,11 +152,15 @@ def longest_straggler_run(received_mask: np.ndarray, axis: int = -1) -> np.ndarr
     Returns
     -------
     int or ndarray of int
-        The quantity that controls ``Delta_max^F`` in the probabilistic regime [2]_.
+        The quantity that controls ``Delta_max^F`` in the probabilistic regime
+        (Moradi & Maddah-Ali, ISIT 2025, arXiv:2502.00645).
 
-    References
-    ----------
-    .. [2] Moradi & Maddah-Ali, ISIT 2025, arXiv:2502.00645.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> gcc.longest_straggler_run(np.array([True, False, False, True, False]))
+    2
     """
     return longest_run(~np.asarray(received_mask, dtype=bool), axis=axis)
 
@@ -174,8 +180,13 @@ def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray 
 
     References
     ----------
-    .. [3] Erdős & Rényi (1970); Schilling, "The longest run of heads",
-       College Math. J. 21 (1990) 196-207.
+    .. [3] Schilling, "The longest run of heads", College Math. J. 21 (1990) 196-207.
+
+    Examples
+    --------
+    >>> import gcc
+    >>> round(gcc.expected_longest_run(1000, 0.1), 3)
+    2.954
     """
     p = check_real(p, "p", "expected_longest_run", 0, 1, include_min=False,
                    include_max=False, constraint="a float in (0, 1)")
@@ -214,10 +225,6 @@ class StragglerModel:
         """
         return np.flatnonzero(self.sample_many(rng, n_workers, 1)[0])
 
-    def stragglers_for(self, n_workers: int) -> int | None:
-        """Number of stragglers per draw when it is fixed, else ``None``."""
-        return None
-
 
 class FixedCount(StragglerModel):
     """``S`` stragglers chosen uniformly at random among the ``N`` workers.
@@ -229,6 +236,13 @@ class FixedCount(StragglerModel):
     ----------
     stragglers : int >= 0
         ``S``. Checked against ``N`` on use (``S < N``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> gcc.FixedCount(2).sample(np.random.default_rng(0), n_workers=6)
+    array([0, 1, 4, 5])
     """
 
     def __init__(self, stragglers: int):
@@ -236,9 +250,6 @@ class FixedCount(StragglerModel):
 
     def __repr__(self) -> str:
         return f"FixedCount(stragglers={self.stragglers})"
-
-    def stragglers_for(self, n_workers: int) -> int:
-        return self.stragglers
 
     def sample_many(self, rng, n_workers, trials):
         """Boolean received masks of shape ``(trials, N)`` with exactly ``N - S`` True."""
@@ -266,6 +277,16 @@ class Bernoulli(StragglerModel):
         Draws with fewer received workers are *not* redrawn: the harness counts
         them, reports them and leaves their loss as NaN (a decoder needs at
         least two points to fit a line). ``sample`` returns such draws as they are.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> model = gcc.Bernoulli(0.3)
+    >>> model.sample(np.random.default_rng(1), n_workers=8)
+    array([0, 1, 3, 4, 5, 6, 7])
+    >>> round(model.probability_too_few(4), 4)  # P(fewer than 2 of 4 workers return)
+    0.0837
     """
 
     def __init__(self, p: float, min_survivors: int = 2):
@@ -305,6 +326,12 @@ class ContiguousBlock(StragglerModel):
     start : int >= 0 or None, default None
         First straggler. ``None`` draws the block position uniformly among the
         ``N - S + 1`` positions on every sample.
+
+    Examples
+    --------
+    >>> import gcc
+    >>> gcc.ContiguousBlock(2, start=1).sample(None, n_workers=5)
+    array([0, 3, 4])
     """
 
     def __init__(self, stragglers: int, start: int | None = None):
@@ -314,9 +341,6 @@ class ContiguousBlock(StragglerModel):
 
     def __repr__(self) -> str:
         return f"ContiguousBlock(stragglers={self.stragglers}, start={self.start})"
-
-    def stragglers_for(self, n_workers: int) -> int:
-        return self.stragglers
 
     def sample_many(self, rng, n_workers, trials):
         """Boolean received masks of shape ``(trials, N)`` with one block of False."""
@@ -341,47 +365,58 @@ class WorstCase(StragglerModel):
     """Adversarial stragglers: the set of ``S`` that maximises the loss.
 
     The set depends on the code, ``f`` and the data, so it cannot be drawn
-    from ``(rng, N)`` alone: :func:`gcc.harness.simulate` resolves it with
-    :func:`worst_case_stragglers` for every scheme and trial (each scheme
-    faces its own adversary), or, with ``against="<scheme name>"``, once per
-    trial against that scheme, then shared by all schemes.
+    from ``(rng, N)`` alone: :func:`gcc.harness.run_trials` resolves it with
+    :meth:`resolve` (:func:`gcc.adversary.worst_case_stragglers`) for every scheme and
+    trial (each scheme faces its own adversary), or, with ``against="<scheme name>"``,
+    once per trial against that scheme, then shared by all schemes.
 
     Parameters
     ----------
     stragglers : int >= 0
         ``S``.
     search : {"contiguous", "greedy", "exhaustive"}
-        See :func:`worst_case_stragglers`.
+        See :func:`gcc.adversary.worst_case_stragglers`.
     against : str or None
         Scheme whose worst case is shared by all schemes, or ``None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> model = gcc.WorstCase(2)
+    >>> code = gcc.SplineCode(n_inputs=3, n_workers=10)
+    >>> model.resolve(code, np.sin, np.array([-1.0, 0.2, 0.9]))
+    array([0, 1, 2, 3, 6, 7, 8, 9])
     """
 
     def __init__(self, stragglers: int, search: str = "contiguous",
                  against: str | None = None):
         self.stragglers = check_int(stragglers, "stragglers", "WorstCase", minimum=0)
-        self.search = check_choice(search, "search", "WorstCase", _SEARCHES)
+        self.search = check_choice(search, "search", "WorstCase", SEARCHES)
         self.against = against
 
     def __repr__(self) -> str:
         return (f"WorstCase(stragglers={self.stragglers}, search={self.search!r}, "
                 f"against={self.against!r})")
 
-    def stragglers_for(self, n_workers: int) -> int:
-        return self.stragglers
+    def resolve(self, code, f, X, *, outputs=None, return_loss: bool = False):
+        """The worst received set (N - S,) for ``code``, ``f`` and ``X`` by this model's search.
+
+        Arguments and return values as in :func:`gcc.adversary.worst_case_stragglers`.
+        """
+        return worst_case_stragglers(code, f, X, self.stragglers, self.search,
+                                     outputs=outputs, return_loss=return_loss)
 
     def sample_many(self, rng, n_workers, trials):
         raise TypeError("WorstCase has no distribution to sample from: use "
-                        "gcc.worst_case_stragglers(code, f, X, S) or pass the model to "
-                        "gcc.simulate, which resolves it per scheme.")
+                        "WorstCase.resolve(code, f, X) or pass the model to "
+                        "gcc.harness.run_trials, which resolves it per scheme.")
 
 
 class DelayModel(StragglerModel):
     """Completion times per worker; the master waits for the fastest ``N - S``."""
 
     stragglers: int = 0
-
-    def stragglers_for(self, n_workers: int) -> int:
-        return self.stragglers
 
     def sample_times(self, rng, n_workers, trials):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -451,6 +486,15 @@ class ShiftedExponential(DelayModel):
     rate : float > 0
     stragglers : int >= 0, default 0
         ``S`` used by ``sample`` / ``sample_many`` (they wait for ``N - S``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> model = gcc.ShiftedExponential(shift=1.0, rate=2.0)
+    >>> received, time = model.sample_with_time(np.random.default_rng(0), 5, n_wait=3)
+    >>> received, round(time, 4), round(model.expected_time(5, 3), 4)
+    (array([2, 3, 4]), 1.2752, 1.3917)
     """
 
     def __init__(self, shift: float = 1.0, rate: float = 1.0, stragglers: int = 0):
@@ -494,6 +538,14 @@ class SlowWorkers(DelayModel):
         ``rate = inf`` is not allowed; use a large rate for near-deterministic times.
     stragglers : int >= 0, default 0
         ``S`` used by ``sample`` / ``sample_many`` (they wait for ``N - S``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> model = gcc.SlowWorkers([0, 1], factor=100.0)  # workers 0 and 1 are slow
+    >>> model.sample_with_time(np.random.default_rng(0), 6, n_wait=4)[0]
+    array([2, 3, 4, 5])
     """
 
     def __init__(self, slow: int | Sequence[int], factor: float = 10.0, shift: float = 1.0,
@@ -539,241 +591,3 @@ class SlowWorkers(DelayModel):
             slow_mask = np.zeros((trials, n_workers), dtype=bool)
             slow_mask[:, self.slow] = True
         return np.where(slow_mask, self.factor * times, times)
-
-
-# --------------------------------------------------------------------------- worst case
-_SEARCHES = ("contiguous", "greedy", "exhaustive")
-
-
-def _to_numpy(a: Any) -> np.ndarray:
-    if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch tensor, without importing torch
-        a = a.detach().cpu().numpy()
-    return np.asarray(a)
-
-
-def _worker_outputs(code, f, X, true=None, coded=None):
-    """``(f(x_k), f(encode(X)))`` as float64 numpy arrays of shapes (K, m), (N, m)."""
-    true = _to_numpy(f(X) if true is None else true)
-    coded = _to_numpy(f(code.encode(X)) if coded is None else coded)
-    K, N = true.shape[0], coded.shape[0]
-    return (true.reshape(K, -1).astype(np.float64, copy=False),
-            coded.reshape(N, -1).astype(np.float64, copy=False))
-
-
-def _release_decoders(code) -> None:
-    """Drop the code's cached decoders: a search visits many received sets once each.
-
-    The encoder of a :class:`gcc.Code` is kept (``clear_cache(encoder=False)``): it does not
-    depend on the received set, so dropping it would only make the next encode rebuild it.
-    Other codes with a ``clear_cache()`` get a plain call.
-    """
-    if isinstance(code, Code):
-        code.clear_cache(encoder=False)
-        return
-    clear = getattr(code, "clear_cache", None)
-    if callable(clear):
-        clear()
-
-
-def _set_loss(code, Y_all: np.ndarray, true: np.ndarray, received: np.ndarray) -> float:
-    est = _to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
-    return float(np.mean(np.sum((est - true) ** 2, axis=1)))
-
-
-def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
-                 outputs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """Loss (eq. 1) of every contiguous straggler block ``[s, s + S)``.
-
-    Parameters
-    ----------
-    code : coded-computing scheme
-        With ``n_workers``, ``encode`` and ``decode`` (and ``alphas``, ``betas``).
-    f : callable
-        Vectorised over the leading axis: ``(n, *in) -> (n, *out)``.
-    X : array (K, *in)
-        Data points.
-    stragglers : int, 0 <= S < N
-    fast : bool, default True
-        Use the batched decoders of :mod:`gcc._block_decode` for ``SplineCode``
-        (lambda_dec = 0: a re-solved window around each gap; lambda_dec > 0: a
-        rank-S Woodbury update of the full smoother) and ``BerrutCode`` (one
-        sign-matrix product); other codes loop over the blocks with
-        ``code.decode``. Each fast result is checked against ``code.decode`` on
-        three blocks; on a mismatch the search falls back to the loop with a
-        ``RuntimeWarning``.
-    outputs : (true, coded), optional
-        Precomputed ``f(X)`` (K, m) and ``f(encode(X))`` (N, m).
-
-    Returns
-    -------
-    ndarray of float, shape (N - S + 1,)
-        Entry ``s`` is the loss when workers ``s .. s+S-1`` straggle.
-    """
-    N = check_int(getattr(code, "n_workers", None), "code.n_workers", "block_losses", minimum=1)
-    S = check_int(stragglers, "stragglers", "block_losses", minimum=0)
-    if S >= N:
-        raise invalid("stragglers", "block_losses", f"an int < n_workers (= {N})", S)
-    true, Y_all = outputs if outputs is not None else _worker_outputs(code, f, X)
-    losses = None
-    if fast:
-        from . import _block_decode
-
-        est = _block_decode.block_estimates(code, Y_all, S)
-        if est is not None:
-            # Guard against a code whose decoder differs from the fast formula.
-            scale = max(1.0, float(np.abs(Y_all).max()))
-            for s in sorted({0, (N - S) // 2, N - S}):
-                received = _block_received(N, S, s)
-                ref = _to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
-                # Loose tolerance: with a large lam_dec the Reinsch form itself is only
-                # accurate to ~1e-7 (two correct implementations differ that much).
-                if not np.allclose(est[s], ref, rtol=1e-6, atol=1e-6 * scale):
-                    warnings.warn(f"block_losses: the batched decoder of {type(code).__name__} "
-                                  f"disagrees with code.decode (max difference "
-                                  f"{np.abs(est[s] - ref).max():.3g}); falling back to one "
-                                  "decode per block.", RuntimeWarning, stacklevel=2)
-                    est = None
-                    break
-        if est is not None:
-            losses = np.mean(np.sum((est - true[None]) ** 2, axis=2), axis=1)
-    if losses is None:
-        losses = np.array([_set_loss(code, Y_all, true, _block_received(N, S, s))
-                           for s in range(N - S + 1)])
-    return losses
-
-
-def _block_received(N: int, S: int, start: int) -> np.ndarray:
-    return np.concatenate([np.arange(start), np.arange(start + S, N)])
-
-
-def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous", *,
-                          return_loss: bool = False, max_sets: int = 200_000,
-                          max_rounds: int = 50, fast: bool = True,
-                          outputs: tuple[Any, Any] | None = None):
-    """The received set that maximises the loss (eq. 1) for ``code``, ``f`` and ``X``.
-
-    Parameters
-    ----------
-    code : coded-computing scheme
-        ``n_workers`` (N), ``encode(X)``, ``decode(Y, received)``.
-    f : callable
-        Vectorised over the leading axis (numpy or torch).
-    X : array (K, *in)
-    stragglers : int, 0 <= S < N
-    search : {"contiguous", "greedy", "exhaustive"}
-        ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks,
-        batched (see :func:`block_losses`); ``N = 2048``, ``S = 5`` takes about
-        0.05-0.3 s for spline and Berrut codes (``benchmarks/bench_worst_case.py``).
-        Ties go to the first block.
-
-        ``"greedy"``: adversarial local search over *general* sets, documented
-        in Notes; never below the contiguous optimum (it starts there).
-
-        ``"exhaustive"``: all ``C(N, S)`` sets (a reference for small ``N``);
-        refused when ``C(N, S) > max_sets``.
-    return_loss : bool, default False
-        Also return the loss of the returned set.
-    max_sets : int
-        Limit on ``C(N, S)`` for the exhaustive search.
-    max_rounds : int
-        Limit on swap rounds of the greedy search.
-    fast : bool
-        Passed to :func:`block_losses`.
-    outputs : (f(X), f(code.encode(X))), optional
-        Already computed outputs (numpy or torch), to save evaluations of ``f``.
-
-    Returns
-    -------
-    received : ndarray of int, shape (N - S,)
-        Ascending indices of the non-stragglers.
-    loss : float
-        Only with ``return_loss=True``.
-
-    Notes
-    -----
-    The greedy search runs two adversaries and keeps the better one:
-
-    1. *greedy insertion*: starting from no stragglers, add, one at a time, the
-       worker whose removal increases the loss most, until ``S`` straggle;
-    2. *contiguous start*: the worst contiguous block.
-
-    From the better of the two it runs *best-improvement swap moves*: exchange
-    one straggler with one received worker when it increases the loss most,
-    until no swap increases it or ``max_rounds`` rounds have run. Each round
-    costs ``S (N - S)`` decodes. The result is a local maximum, so
-    ``contiguous <= greedy <= exhaustive``.
-
-    The greedy and exhaustive searches clear the code's decoder cache
-    (``code.clear_cache(encoder=False)``) as they go: they visit many received sets once
-    each.
-
-    The loss is that of one data batch ``X`` and of noiseless workers: the
-    adversary knows the data, as in the worst-case bound of Theorem 1 [1]_,
-    which holds for every ``F`` with ``|F| >= N - S``.
-    """
-    check_choice(search, "search", "worst_case_stragglers", _SEARCHES)
-    N = check_int(getattr(code, "n_workers", None), "code.n_workers",
-                  "worst_case_stragglers", minimum=1)
-    S = check_int(stragglers, "stragglers", "worst_case_stragglers", minimum=0)
-    if S >= N:
-        raise invalid("stragglers", "worst_case_stragglers", f"an int < n_workers (= {N})", S)
-    max_sets = check_int(max_sets, "max_sets", "worst_case_stragglers", minimum=1)
-    max_rounds = check_int(max_rounds, "max_rounds", "worst_case_stragglers", minimum=0)
-    outputs = _worker_outputs(code, f, X, *(outputs if outputs is not None else (None, None)))
-    true, Y_all = outputs
-
-    if search == "exhaustive":
-        n_sets = math.comb(N, S)
-        if n_sets > max_sets:
-            raise invalid("stragglers", "worst_case_stragglers (search='exhaustive')",
-                          f"small enough that C(N, S) <= max_sets (= {max_sets}); "
-                          f"C({N}, {S}) = {n_sets}", S)
-        best, best_loss = None, -np.inf
-        everyone = np.arange(N)
-        for i, out in enumerate(itertools.combinations(range(N), S)):
-            received = np.delete(everyone, out)
-            loss = _set_loss(code, Y_all, true, received)
-            if loss > best_loss:
-                best, best_loss = received, loss
-            if i % 1024 == 1023:
-                _release_decoders(code)
-        _release_decoders(code)
-        return (best, best_loss) if return_loss else best
-
-    losses = block_losses(code, f, X, S, fast=fast, outputs=outputs)
-    start = int(np.argmax(losses))
-    best, best_loss = _block_received(N, S, start), float(losses[start])
-    if search == "contiguous" or S == 0:
-        return (best, best_loss) if return_loss else best
-
-    # Greedy insertion.
-    out: list[int] = []
-    for _ in range(S):
-        cand_loss, cand = -np.inf, None
-        for j in range(N):
-            if j in out:
-                continue
-            received = np.setdiff1d(np.arange(N), out + [j])
-            loss = _set_loss(code, Y_all, true, received)
-            if loss > cand_loss:
-                cand_loss, cand = loss, j
-        out.append(cand)
-        _release_decoders(code)
-    if cand_loss > best_loss:
-        best, best_loss = np.setdiff1d(np.arange(N), out), cand_loss
-
-    # Best-improvement swaps.
-    for _ in range(max_rounds):
-        stragglers_now = np.setdiff1d(np.arange(N), best)
-        move_loss, move = best_loss, None
-        for i in stragglers_now:
-            for j in best:
-                received = np.sort(np.concatenate([best[best != j], [i]]))
-                loss = _set_loss(code, Y_all, true, received)
-                if loss > move_loss:
-                    move_loss, move = loss, received
-        _release_decoders(code)
-        if move is None:
-            break
-        best, best_loss = move, move_loss
-    return (best, best_loss) if return_loss else best

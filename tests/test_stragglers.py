@@ -1,25 +1,19 @@
-"""Straggler models and worst-case search, against brute force and closed forms."""
-import itertools
-import math
+"""Straggler models and run lengths, against brute force and closed forms.
 
+The worst-case search (gcc.adversary) is tested in test_adversary.py.
+"""
 import numpy as np
 import pytest
 from scipy import stats
 
 import gcc
 from gcc.stragglers import (Bernoulli, ContiguousBlock, FixedCount, ShiftedExponential,
-                            SlowWorkers, WorstCase, block_losses, expected_longest_run,
-                            longest_run, longest_straggler_run, mask_to_received,
-                            received_to_mask, worst_case_stragglers)
+                            SlowWorkers, WorstCase, expected_longest_run, longest_run,
+                            longest_straggler_run, mask_to_received, received_to_mask)
 
 
 def f_scalar(x):
     return x * np.sin(x)
-
-
-def f_vector(x):
-    x = np.asarray(x)
-    return np.stack([np.sin(x), np.tanh(2 * x), x ** 2], axis=-1)
 
 
 # --------------------------------------------------------------------------- random models
@@ -129,66 +123,6 @@ def test_slow_workers_fixed_indices_never_received():
     assert "SlowWorkers(slow=[1, 4, 7]" in repr(model)
 
 
-# --------------------------------------------------------------------------- worst case
-def _brute_block_losses(code, f, X, S):
-    true = f(X).reshape(len(X), -1)
-    Y = f(code.encode(X))
-    N = code.n_workers
-    out = []
-    for s in range(N - S + 1):
-        r = np.array([j for j in range(N) if not s <= j < s + S])
-        est = code.decode(Y[r], r).reshape(true.shape)
-        out.append(np.mean(np.sum((est - true) ** 2, axis=1)))
-    return np.array(out)
-
-
-@pytest.mark.parametrize("make", [
-    lambda N: gcc.SplineCode(6, N), lambda N: gcc.SplineCode(6, N, lam_dec=1e-3),
-    lambda N: gcc.BerrutCode(6, N), lambda N: gcc.BSplineCode(6, N)])
-@pytest.mark.parametrize("N,S", [(30, 4), (200, 5), (200, 17)])
-def test_block_losses_fast_equals_loop(make, N, S):
-    code = make(N)
-    X = np.linspace(-2.5, 2.0, 6)
-    for f in (f_scalar, f_vector):
-        fast = block_losses(code, f, X, S)
-        ref = _brute_block_losses(code, f, X, S)
-        np.testing.assert_allclose(fast, ref, rtol=1e-7, atol=1e-12 * ref.max())
-        assert np.argmax(fast) == np.argmax(ref) or fast[np.argmax(ref)] == pytest.approx(
-            fast.max(), rel=1e-9)
-
-
-def test_worst_case_ordering_against_exhaustive():
-    X = np.linspace(-2.0, 2.5, 4)
-    for code in (gcc.SplineCode(4, 9), gcc.BerrutCode(4, 9)):
-        for S in (1, 2, 3):
-            Y = f_scalar(code.encode(X))
-            true = f_scalar(X)
-            # independent brute force over every S-subset
-            brute = max(np.mean((code.decode(Y[list(r)], list(r)) - true) ** 2)
-                        for r in itertools.combinations(range(9), 9 - S))
-            r_ex, l_ex = worst_case_stragglers(code, f_scalar, X, S, "exhaustive", return_loss=True)
-            r_gr, l_gr = worst_case_stragglers(code, f_scalar, X, S, "greedy", return_loss=True)
-            r_co, l_co = worst_case_stragglers(code, f_scalar, X, S, "contiguous", return_loss=True)
-            assert l_ex == pytest.approx(brute, rel=1e-12)
-            assert l_co <= l_gr * (1 + 1e-12) and l_gr <= l_ex * (1 + 1e-12)
-            assert l_co == pytest.approx(_brute_block_losses(code, f_scalar, X, S).max(), rel=1e-9)
-            for r, l in ((r_ex, l_ex), (r_gr, l_gr), (r_co, l_co)):
-                assert r.size == 9 - S and np.all(np.diff(r) > 0)
-                assert np.mean((code.decode(Y[r], r) - true) ** 2) == pytest.approx(l, rel=1e-12)
-            r0 = worst_case_stragglers(code, f_scalar, X, S)
-            np.testing.assert_array_equal(r0, r_co)
-
-
-def test_worst_case_s_zero_and_numpy_torch():
-    code = gcc.SplineCode(5, 12)
-    X = np.linspace(-1, 1.7, 5)  # asymmetric: no tied blocks
-    np.testing.assert_array_equal(worst_case_stragglers(code, f_scalar, X, 0), np.arange(12))
-    torch = pytest.importorskip("torch")
-    r_np = worst_case_stragglers(code, f_scalar, X, 3)
-    r_t = worst_case_stragglers(code, lambda x: x * torch.sin(x), torch.tensor(X), 3)
-    np.testing.assert_array_equal(r_np, r_t)
-
-
 # --------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("build,name", [
     (lambda: Bernoulli(1.0), "'p'"), (lambda: Bernoulli(-0.1), "'p'"),
@@ -225,42 +159,14 @@ def test_bad_sampling_arguments():
         SlowWorkers([9]).sample_with_time(rng, 5, 3)
     with pytest.raises(TypeError, match="WorstCase"):
         WorstCase(2).sample(rng, 5)
-    code = gcc.SplineCode(4, 8)
-    X = np.linspace(-1, 1, 4)
-    with pytest.raises(ValueError, match="'stragglers'"):
-        worst_case_stragglers(code, f_scalar, X, 8)
-    with pytest.raises(ValueError, match="'stragglers'"):
-        worst_case_stragglers(code, f_scalar, X, -1)
-    with pytest.raises(ValueError, match="'search'"):
-        worst_case_stragglers(code, f_scalar, X, 2, search="smart")
-    with pytest.raises(ValueError, match="max_sets"):
-        worst_case_stragglers(gcc.SplineCode(4, 60), f_scalar, X, 10, search="exhaustive")
-    assert math.comb(60, 10) > 200_000
 
 
-@pytest.mark.parametrize("lam", [0.0, 1e-9, 1e-5, 1e-1])
-def test_batched_spline_paths_against_independent_fits(lam):
-    """Each internal path of gcc._block_decode against one gcc.smoothing_spline fit per block."""
-    from gcc import _block_decode as bd
-
-    rng = np.random.default_rng(7)
-    N, S = 150, 6
-    for betas in (gcc.chebyshev_points(N, 2), np.sort(rng.uniform(-1, 1, N))):
-        alphas = np.r_[-1.2, gcc.chebyshev_points(7, 1), 1.1]  # also beyond the ends
-        Y = rng.normal(size=(N, 2))
-        ref = np.stack([gcc.smoothing_spline(betas[np.r_[0:s, s + S:N]],
-                                             Y[np.r_[0:s, s + S:N]], lam, alphas)
-                        for s in range(N - S + 1)])
-        a = (N - S) * lam
-        # large lam: the Reinsch form is ill-conditioned (scipy's B-spline fit differs by ~1e-7)
-        tol = (1e-9 if lam <= 1e-5 else 1e-5) * np.abs(ref).max()
-        np.testing.assert_allclose(bd._spline_blocks(betas, alphas, Y, S, a), ref, atol=tol)
-        if lam == 0.0:
-            np.testing.assert_allclose(bd._interp_blocks_windowed(betas, alphas, Y, S), ref,
-                                       atol=tol)
-        else:
-            est = bd._smoothing_blocks_woodbury(betas, alphas, Y, S, a)
-            if est is not None:  # None = ill-conditioned update, caller falls back
-                np.testing.assert_allclose(est, ref, atol=tol)
-            else:
-                assert lam <= 1e-9
+def test_worst_case_model_resolves_with_the_adversary():
+    code = gcc.BerrutCode(4, 11)
+    X = np.linspace(-2.0, 2.5, 4)
+    for search in ("contiguous", "greedy"):
+        model = WorstCase(3, search=search)
+        received, loss = model.resolve(code, f_scalar, X, return_loss=True)
+        ref = gcc.adversary.worst_case_stragglers(code, f_scalar, X, 3, search, return_loss=True)
+        np.testing.assert_array_equal(received, ref[0])
+        assert loss == ref[1] and "search=" in repr(model)

@@ -13,12 +13,50 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..backend import LinearOperator, is_torch
+from ..backend import LinearOperator, is_torch, to_numpy
 from ..points import code_points
 from ..validation import (check_choice, check_finite, check_int, check_leading_dim,
-                          check_points, check_received, raise_invalid)
+                          check_points, check_received, invalid, raise_invalid)
 
-__all__ = ["Code"]
+__all__ = ["Code", "block_received"]
+
+
+def block_received(n_workers, n_stragglers, start):
+    """Received workers when the ``S`` consecutive workers ``start .. start+S-1`` straggle.
+
+    Parameters
+    ----------
+    n_workers : int
+        N, ``>= 1``.
+    n_stragglers : int
+        S, ``0 <= S < N``.
+    start : int or array_like of int, shape (b,)
+        First straggler of each block, in ``[0, N - S]``.
+
+    Returns
+    -------
+    ndarray of int, shape (N - S,) or (b, N - S)
+        Ascending indices of the received workers (one row per block).
+
+    Examples
+    --------
+    >>> from gcc.codes.base import block_received
+    >>> block_received(6, 2, 1)
+    array([0, 3, 4, 5])
+    >>> block_received(4, 1, [0, 3])
+    array([[1, 2, 3],
+           [0, 1, 2]])
+    """
+    owner = "block_received"
+    N = check_int(n_workers, "n_workers", owner, minimum=1)
+    S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
+                  constraint="an int in [0, n_workers - 1]")
+    start = np.asarray(start)
+    if start.dtype.kind not in "iu" or start.ndim > 1 or (
+            start.size and (start.min() < 0 or start.max() > N - S)):
+        raise invalid("start", owner, f"an int or 1-D int array in [0, {N - S}]", start)
+    j = np.arange(N - S)
+    return j + np.where(j >= start[..., None], S, 0)
 
 
 class Code:
@@ -56,6 +94,8 @@ class Code:
     _needs_n_workers_ge_n_inputs = False
     #: maximum number of cached decoders (least recently used are dropped)
     decoder_cache_size = 4096
+    #: :meth:`block_estimates` works on chunks of blocks whose arrays hold about this many floats
+    block_chunk_elements = 4_000_000
 
     def __init__(self, n_inputs, n_workers, alphas=None, betas=None, points="chebyshev"):
         owner = type(self).__name__
@@ -200,6 +240,14 @@ class Code:
         -------
         ndarray or torch.Tensor, shape (N, *shape)
             Same library, dtype (floating) and device as X; one matrix product.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import gcc
+        >>> code = gcc.BerrutCode(n_inputs=3, n_workers=5)
+        >>> code.encode(np.ones((3, 2))).shape
+        (5, 2)
         """
         owner = f"{type(self).__name__}.encode"
         X = _as_array(X, "X", owner)
@@ -224,6 +272,16 @@ class Code:
         -------
         ndarray or torch.Tensor, shape (K, *out)
             Same library, dtype (floating) and device as Y; one matrix product.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import gcc
+        >>> code = gcc.BerrutCode(n_inputs=3, n_workers=5)
+        >>> Y = code.encode(np.ones((3, 2)))        # f = identity; Berrut is exact on constants
+        >>> est = code.decode(Y[[0, 2, 4]], received=[0, 2, 4])
+        >>> est.shape, np.allclose(est, 1.0)
+        ((3, 2), True)
         """
         owner = f"{type(self).__name__}.decode"
         received = self._received(received, owner)
@@ -232,6 +290,63 @@ class Code:
         if check_finite:
             _check_finite(Y, "Y", owner)
         return self._decoder_op(received).apply(Y)
+
+    def block_estimates(self, Y, n_stragglers):
+        """Decode every contiguous straggler block at once, or None where not available.
+
+        The worst-case search over contiguous blocks (:func:`gcc.adversary.block_losses`)
+        needs ``decode(Y[F_s], F_s)`` for the ``N - S + 1`` received sets
+        ``F_s = block_received(N, S, s)``. A code with a batched formula overrides
+        :meth:`_block_estimates`; the base class has none and returns None, and the caller
+        then decodes block by block.
+
+        Parameters
+        ----------
+        Y : array_like, shape (N, *out)
+            Outputs of all N workers (real; numpy, or a torch tensor, which is copied to
+            the CPU).
+        n_stragglers : int
+            S, the block length, ``0 <= S < N``.
+
+        Returns
+        -------
+        ndarray of float64, shape (N - S + 1, K, *out), or None
+            Entry ``s`` equals ``decode(Y[F_s], F_s)`` up to rounding.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import gcc
+        >>> from gcc.codes.base import block_received
+        >>> code = gcc.SplineCode(n_inputs=3, n_workers=8)
+        >>> Y = np.sin(code.betas)
+        >>> est = code.block_estimates(Y, 2)
+        >>> est.shape
+        (7, 3)
+        >>> F = block_received(8, 2, 4)
+        >>> np.allclose(est[4], code.decode(Y[F], F))
+        True
+        >>> gcc.LagrangeCode(3, 8).block_estimates(Y, 2) is None
+        True
+        """
+        owner = f"{type(self).__name__}.block_estimates"
+        N = self._n_workers
+        S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
+                      constraint="an int in [0, n_workers - 1]")
+        Y = to_numpy(_as_array(Y, "Y", owner))
+        check_leading_dim(Y, N, "Y", owner, "n_workers")
+        _check_finite(Y, "Y", owner)
+        if Y.dtype.kind == "c":
+            return None
+        est = self._block_estimates(np.asarray(Y, dtype=np.float64).reshape(N, -1), S)
+        return None if est is None else est.reshape((N - S + 1, self._n_inputs) + Y.shape[1:])
+
+    def _block_estimates(self, Y, S):
+        """Batched decoder of :meth:`block_estimates`: Y (N, m) float64 -> (N-S+1, K, m).
+
+        None (the default) means "not available".
+        """
+        return None
 
 
 def _as_array(X, name, owner):

@@ -32,6 +32,14 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     ----------
     .. [1] J.-P. Berrut, "Rational functions for guaranteed and experimentally
        well-conditioned global interpolation", Comput. Math. Appl. 15(1), 1988.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.codes.berrut import berrut_matrix
+    >>> berrut_matrix(np.array([0.0, 1.0]), np.array([0.5, 1.0]))
+    array([[0.5, 0.5],
+           [0. , 1. ]])
     """
     n = nodes.shape[0]
     signs = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
@@ -73,6 +81,14 @@ class BerrutCode(Code):
        Straggler Resistance Beyond Polynomial Computing", IEEE TPAMI 45(1), 2022,
        arXiv:2009.08327.
     .. [2] J.-P. Berrut, Comput. Math. Appl. 15(1), 1988.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> code = gcc.BerrutCode(n_inputs=3, n_workers=6)
+    >>> np.round(code.decode(code.encode(np.array([1.0, 2.0, 4.0]))), 4)  # approximate
+    array([1.0602, 2.1203, 3.9699])
     """
 
     def _build_encoder(self):
@@ -81,3 +97,24 @@ class BerrutCode(Code):
     def _build_decoder(self, received):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
         return berrut_matrix(nodes, self._alphas)
+
+    def _block_estimates(self, Y, S):
+        # Signs alternate along the received points, so skipping a block of S workers shifts
+        # the parity after it: numerators and denominators of every block are one product
+        # each with a (blocks, N) sign matrix.
+        betas, alphas = self._betas, self._alphas
+        N, K, m = betas.size, alphas.size, Y.shape[1]
+        diff = alphas[None, :] - betas[:, None]                 # (N, K)
+        if np.any(diff == 0.0):
+            return None  # a data point on a worker point: the decoder copies that output
+        C = 1.0 / diff
+        CY = (C[:, :, None] * Y[:, None, :]).reshape(N, -1)
+        j = np.arange(N)[None, :]
+        out = np.empty((N - S + 1, K, m))
+        chunk = max(1, self.block_chunk_elements // N)
+        for lo in range(0, N - S + 1, chunk):
+            s = np.arange(lo, min(N - S + 1, lo + chunk))[:, None]
+            parity = np.where(j < s, j, j - S)
+            sign = np.where((j >= s) & (j < s + S), 0.0, 1.0 - 2.0 * (parity % 2))
+            out[lo: lo + len(s)] = (sign @ CY).reshape(len(s), K, m) / (sign @ C)[:, :, None]
+        return out

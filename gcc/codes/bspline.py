@@ -44,6 +44,14 @@ class BSplineCode(Code):
        arXiv:2601.10616, 2026.
     .. [2] C. de Boor, "A Practical Guide to Splines", Springer, 1978.
     .. [3] J.-P. Berrut, Comput. Math. Appl. 15(1), 1988.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> code = gcc.BSplineCode(n_inputs=3, n_workers=8)
+    >>> np.round(code.decode(code.encode(np.array([1.0, 2.0, 4.0]))), 3)
+    array([1.   , 2.01 , 4.001])
     """
 
     def __init__(self, n_inputs, n_workers, bc_type="not-a-knot", alphas=None, betas=None,

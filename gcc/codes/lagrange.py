@@ -33,6 +33,13 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
        SIAM Review 46(3), 2004.
     .. [2] N. J. Higham, "The numerical stability of barycentric Lagrange interpolation",
        IMA J. Numer. Anal. 24, 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.codes.lagrange import lagrange_matrix
+    >>> lagrange_matrix(np.array([-1.0, 0.0, 1.0]), np.array([0.5]))
+    array([[-0.125,  0.75 ,  0.375]])
     """
     n = nodes.shape[0]
     if n == 1:
@@ -90,6 +97,18 @@ class LagrangeCode(Code):
        "Lagrange Coded Computing: Optimal Design for Resiliency, Security and Privacy",
        AISTATS 2019.
     .. [2] J.-P. Berrut and L. N. Trefethen, SIAM Review 46(3), 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> code = gcc.LagrangeCode(n_inputs=3, n_workers=7)
+    >>> code.recovery_threshold(deg_f=2, n_stragglers=1)
+    6
+    >>> X, f = np.array([1.0, 2.0, 4.0]), np.square
+    >>> received = [0, 1, 3, 4, 6]              # (K-1) deg f + 1 = 5 workers: exact
+    >>> np.round(code.decode(f(code.encode(X))[received], received), 10)
+    array([ 1.,  4., 16.])
     """
 
     _needs_n_workers_ge_n_inputs = True

@@ -1,0 +1,298 @@
+"""The adversary: the straggler set that maximises the loss of a code.
+
+Theorem 1 of [1]_ bounds the loss (eq. 1) for *every* received set ``F`` with
+``|F| >= N - S``; this module finds the worst one for a given code, function ``f`` and data
+``X`` (the adversary knows the data), three ways:
+
+``"contiguous"``
+    Exact maximum over the ``N - S + 1`` blocks of ``S`` consecutive workers (the widest
+    gap ``Delta_max^F``, worst for spline decoders), all decoded at once when the code has
+    a batched decoder (:meth:`gcc.codes.base.Code.block_estimates`).
+``"greedy"``
+    Local search over general sets, started at the contiguous optimum.
+``"exhaustive"``
+    All ``C(N, S)`` sets, a reference for small ``N``.
+
+:class:`gcc.stragglers.WorstCase` is the straggler model that asks for this search.
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation for
+   General Coded Computing: The Straggler Setting", arXiv:2608.28910, 2026.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .backend import to_numpy
+from .codes.base import Code, block_received
+from .validation import check_choice, check_int, invalid
+
+__all__ = ["SEARCHES", "block_losses", "worst_case_stragglers"]
+
+#: the searches of :func:`worst_case_stragglers`
+SEARCHES = ("contiguous", "greedy", "exhaustive")
+
+
+def _worker_outputs(code, f, X, true=None, coded=None):
+    """``(f(x_k), f(encode(X)))`` as float64 numpy arrays of shapes (K, m), (N, m)."""
+    true = to_numpy(f(X) if true is None else true)
+    coded = to_numpy(f(code.encode(X)) if coded is None else coded)
+    K, N = true.shape[0], coded.shape[0]
+    return (true.reshape(K, -1).astype(np.float64, copy=False),
+            coded.reshape(N, -1).astype(np.float64, copy=False))
+
+
+def _release_decoders(code) -> None:
+    """Drop the code's cached decoders: a search visits many received sets once each.
+
+    The encoder of a :class:`gcc.Code` is kept (``clear_cache(encoder=False)``): it does not
+    depend on the received set, so dropping it would only make the next encode rebuild it.
+    Other codes with a ``clear_cache()`` get a plain call.
+    """
+    if isinstance(code, Code):
+        code.clear_cache(encoder=False)
+        return
+    clear = getattr(code, "clear_cache", None)
+    if callable(clear):
+        clear()
+
+
+def _set_loss(code, Y_all: np.ndarray, true: np.ndarray, received: np.ndarray) -> float:
+    est = to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
+    return float(np.mean(np.sum((est - true) ** 2, axis=1)))
+
+
+def _check_stragglers(code, stragglers, owner):
+    N = check_int(getattr(code, "n_workers", None), "code.n_workers", owner, minimum=1)
+    S = check_int(stragglers, "stragglers", owner, minimum=0)
+    if S >= N:
+        raise invalid("stragglers", owner, f"an int < n_workers (= {N})", S)
+    return N, S
+
+
+def _batched_estimates(code, Y_all, true, S):
+    """``code.block_estimates``, checked against ``code.decode`` on three blocks, or None."""
+    method = getattr(code, "block_estimates", None)
+    est = method(Y_all, S) if callable(method) else None
+    if est is None:
+        return None
+    N = Y_all.shape[0]
+    est = est.reshape(N - S + 1, *true.shape)
+    scale = max(1.0, float(np.abs(Y_all).max()))
+    for s in sorted({0, (N - S) // 2, N - S}):
+        received = block_received(N, S, s)
+        ref = to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
+        # Loose tolerance: with a large lam_dec the Reinsch form itself is only accurate
+        # to ~1e-7 (two correct implementations differ that much).
+        if not np.allclose(est[s], ref, rtol=1e-6, atol=1e-6 * scale):
+            warnings.warn(f"block_losses: the batched decoder of {type(code).__name__} "
+                          f"disagrees with code.decode (max difference "
+                          f"{np.abs(est[s] - ref).max():.3g}); falling back to one decode "
+                          "per block.", RuntimeWarning, stacklevel=3)
+            return None
+    return est
+
+
+def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
+                 outputs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Loss (eq. 1) of every contiguous straggler block ``[s, s + S)``.
+
+    Parameters
+    ----------
+    code : coded-computing scheme
+        With ``n_workers``, ``encode`` and ``decode``; a ``block_estimates`` method
+        (:meth:`gcc.codes.base.Code.block_estimates`) is used when ``fast``.
+    f : callable
+        Vectorised over the leading axis: ``(n, *in) -> (n, *out)``.
+    X : array (K, *in)
+        Data points.
+    stragglers : int, 0 <= S < N
+    fast : bool, default True
+        Decode all blocks at once with ``code.block_estimates`` where it is available
+        (:class:`gcc.SplineCode`, :class:`gcc.BerrutCode`), else one ``code.decode`` per
+        block. The batched result is checked against ``code.decode`` on three blocks; on a
+        mismatch the search falls back to the loop with a ``RuntimeWarning``.
+    outputs : (true, coded), optional
+        Precomputed ``f(X)`` (K, m) and ``f(encode(X))`` (N, m).
+
+    Returns
+    -------
+    ndarray of float, shape (N - S + 1,)
+        Entry ``s`` is the loss when workers ``s .. s+S-1`` straggle.
+
+    Examples
+    --------
+    The batched decoders give the losses of the block-by-block loop:
+
+    >>> import numpy as np
+    >>> import gcc
+    >>> code = gcc.SplineCode(n_inputs=4, n_workers=12)
+    >>> X = np.linspace(-2.0, 2.5, 4)
+    >>> losses = gcc.block_losses(code, np.sin, X, 3)
+    >>> losses.shape
+    (10,)
+    >>> np.allclose(losses, gcc.block_losses(code, np.sin, X, 3, fast=False))
+    True
+    """
+    N, S = _check_stragglers(code, stragglers, "block_losses")
+    true, Y_all = outputs if outputs is not None else _worker_outputs(code, f, X)
+    est = _batched_estimates(code, Y_all, true, S) if fast else None
+    if est is not None:
+        return np.mean(np.sum((est - true[None]) ** 2, axis=2), axis=1)
+    return np.array([_set_loss(code, Y_all, true, block_received(N, S, s))
+                     for s in range(N - S + 1)])
+
+
+def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous", *,
+                          return_loss: bool = False, max_sets: int = 200_000,
+                          max_rounds: int = 50, fast: bool = True,
+                          outputs: tuple[Any, Any] | None = None):
+    """The received set that maximises the loss (eq. 1) for ``code``, ``f`` and ``X``.
+
+    Parameters
+    ----------
+    code : coded-computing scheme
+        ``n_workers`` (N), ``encode(X)``, ``decode(Y, received)``.
+    f : callable
+        Vectorised over the leading axis (numpy or torch).
+    X : array (K, *in)
+    stragglers : int, 0 <= S < N
+    search : {"contiguous", "greedy", "exhaustive"}
+        ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks,
+        batched (see :func:`block_losses`); ``N = 2048``, ``S = 5`` takes about
+        0.05-0.3 s for spline and Berrut codes (``benchmarks/bench_worst_case.py``).
+        Ties go to the first block.
+
+        ``"greedy"``: adversarial local search over *general* sets, documented
+        in Notes; never below the contiguous optimum (it starts there).
+
+        ``"exhaustive"``: all ``C(N, S)`` sets (a reference for small ``N``);
+        refused when ``C(N, S) > max_sets``.
+    return_loss : bool, default False
+        Also return the loss of the returned set.
+    max_sets : int
+        Limit on ``C(N, S)`` for the exhaustive search.
+    max_rounds : int
+        Limit on swap rounds of the greedy search.
+    fast : bool
+        Passed to :func:`block_losses`.
+    outputs : (f(X), f(code.encode(X))), optional
+        Already computed outputs (numpy or torch), to save evaluations of ``f``.
+
+    Returns
+    -------
+    received : ndarray of int, shape (N - S,)
+        Ascending indices of the non-stragglers.
+    loss : float
+        Only with ``return_loss=True``.
+
+    Notes
+    -----
+    The greedy search runs two adversaries and keeps the better one:
+
+    1. *greedy insertion*: starting from no stragglers, add, one at a time, the
+       worker whose removal increases the loss most, until ``S`` straggle;
+    2. *contiguous start*: the worst contiguous block.
+
+    From the better of the two it runs *best-improvement swap moves*: exchange
+    one straggler with one received worker when it increases the loss most,
+    until no swap increases it or ``max_rounds`` rounds have run. Each round
+    costs ``S (N - S)`` decodes. The result is a local maximum, so
+    ``contiguous <= greedy <= exhaustive``.
+
+    The greedy and exhaustive searches clear the code's decoder cache
+    (``code.clear_cache(encoder=False)``) as they go: they visit many received sets once
+    each.
+
+    The loss is that of one data batch ``X`` and of noiseless workers: the
+    adversary knows the data, as in the worst-case bound of Theorem 1 [1]_,
+    which holds for every ``F`` with ``|F| >= N - S``.
+
+    References
+    ----------
+    .. [1] Moradi, Tahmasebi, Maddah-Ali, arXiv:2608.28910, Theorem 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> code = gcc.BerrutCode(n_inputs=4, n_workers=9)
+    >>> X = np.linspace(-2.0, 2.5, 4)
+    >>> f = lambda x: x * np.sin(x)
+    >>> received, loss = gcc.worst_case_stragglers(code, f, X, 2, return_loss=True)
+    >>> received.size
+    7
+    >>> _, greedy = gcc.worst_case_stragglers(code, f, X, 2, "greedy", return_loss=True)
+    >>> _, best = gcc.worst_case_stragglers(code, f, X, 2, "exhaustive", return_loss=True)
+    >>> bool(loss <= greedy <= best)
+    True
+    """
+    owner = "worst_case_stragglers"
+    check_choice(search, "search", owner, SEARCHES)
+    N, S = _check_stragglers(code, stragglers, owner)
+    max_sets = check_int(max_sets, "max_sets", owner, minimum=1)
+    max_rounds = check_int(max_rounds, "max_rounds", owner, minimum=0)
+    outputs = _worker_outputs(code, f, X, *(outputs if outputs is not None else (None, None)))
+    true, Y_all = outputs
+
+    if search == "exhaustive":
+        n_sets = math.comb(N, S)
+        if n_sets > max_sets:
+            raise invalid("stragglers", f"{owner} (search='exhaustive')",
+                          f"small enough that C(N, S) <= max_sets (= {max_sets}); "
+                          f"C({N}, {S}) = {n_sets}", S)
+        best, best_loss = None, -np.inf
+        everyone = np.arange(N)
+        for i, out in enumerate(itertools.combinations(range(N), S)):
+            received = np.delete(everyone, out)
+            loss = _set_loss(code, Y_all, true, received)
+            if loss > best_loss:
+                best, best_loss = received, loss
+            if i % 1024 == 1023:
+                _release_decoders(code)
+        _release_decoders(code)
+        return (best, best_loss) if return_loss else best
+
+    losses = block_losses(code, f, X, S, fast=fast, outputs=outputs)
+    start = int(np.argmax(losses))
+    best, best_loss = block_received(N, S, start), float(losses[start])
+    if search == "contiguous" or S == 0:
+        return (best, best_loss) if return_loss else best
+
+    # Greedy insertion.
+    out: list[int] = []
+    for _ in range(S):
+        cand_loss, cand = -np.inf, None
+        for j in range(N):
+            if j in out:
+                continue
+            received = np.setdiff1d(np.arange(N), out + [j])
+            loss = _set_loss(code, Y_all, true, received)
+            if loss > cand_loss:
+                cand_loss, cand = loss, j
+        out.append(cand)
+        _release_decoders(code)
+    if cand_loss > best_loss:
+        best, best_loss = np.setdiff1d(np.arange(N), out), cand_loss
+
+    # Best-improvement swaps.
+    for _ in range(max_rounds):
+        stragglers_now = np.setdiff1d(np.arange(N), best)
+        move_loss, move = best_loss, None
+        for i in stragglers_now:
+            for j in best:
+                received = np.sort(np.concatenate([best[best != j], [i]]))
+                loss = _set_loss(code, Y_all, true, received)
+                if loss > move_loss:
+                    move_loss, move = loss, received
+        _release_decoders(code)
+        if move is None:
+            break
+        best, best_loss = move, move_loss
+    return (best, best_loss) if return_loss else best
