@@ -236,9 +236,25 @@ def validate_params(constraints: dict, owner: str | None = None):
         if unknown:
             raise TypeError(f"validate_params: {func.__qualname__} has no parameter(s) {unknown}")
         who = owner or _owner_of(func)
+        kinds = [p.kind for p in sig.parameters.values()]
+        # Without *args/**kwargs/positional-only parameters an argument is found by its position
+        # or its keyword directly (several times faster than Signature.bind).
+        plain = all(k in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+                    for k in kinds)
+        position = {name: i for i, (name, p) in enumerate(sig.parameters.items())
+                    if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD}
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            if plain:
+                args = list(args)
+                for name, c in compiled.items():
+                    i = position.get(name)
+                    if i is not None and i < len(args):
+                        args[i] = validate(args[i], c, name, who)
+                    elif name in kwargs:
+                        kwargs[name] = validate(kwargs[name], c, name, who)
+                return func(*args, **kwargs)
             bound = sig.bind(*args, **kwargs)
             given = bound.arguments
             for name, c in compiled.items():

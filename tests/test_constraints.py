@@ -184,6 +184,18 @@ def test_validate_params_decorator():
     assert set(_f.parameter_constraints) == {"n", "load"} and _f.__name__ == "_f"
 
 
+def test_validate_params_with_positional_only_and_var_arguments():
+    @validate_params({"n": Interval(Integral, 1, None), "scale": Interval(Real, 0, None)})
+    def g(n, /, *values, scale=1.0, **extra):
+        return n, values, scale, extra
+
+    assert g(np.int64(2), 5, 6, scale=2, tag="t") == (2, (5, 6), 2.0, {"tag": "t"})
+    with pytest.raises(ValueError, match=re.escape("The 'n' parameter of g must be an int >= 1. Got 0 instead.")):
+        g(0)
+    with pytest.raises(ValueError, match="'scale' parameter"):
+        g(1, scale=-1)
+
+
 def test_validate_params_rejects_unknown_names_and_owner_override():
     with pytest.raises(TypeError, match="no parameter"):
         validate_params({"m": Interval(Integral, 1, None)})(lambda n: n)
