@@ -2,6 +2,12 @@
 
 Every number shown in the book is computed here; notebooks only set parameters,
 call these functions, plot and print tables.
+
+``import gcc`` loads the core only (points, splines, codes, straggler models, the adversary,
+metrics, the trial harness, summaries, tuning, validation and the CPGC core). The book's
+experiments live in :mod:`gcc.experiments` (one module per topic), and the optional parts are
+imported explicitly: :mod:`gcc.dnn` (torch/timm), :mod:`gcc.distributed` (Dask),
+:mod:`gcc.assignments` (course checks), :mod:`gcc.reproduce` (the batch runner).
 """
 __version__ = "0.1.0"
 
@@ -18,4 +24,4 @@ from .metrics import (mse_loss, rmse_mean_of_norms, rmse_root_mean_square, accur
 from .harness import run_trials, evaluate  # noqa: E402
 from .summary import summarize, slope_table  # noqa: E402
 from .tuning import select_lambdas, default_lambda_grid  # noqa: E402
-from . import rates, claims  # noqa: E402,F401  (theorem-rate experiments and the claims table, issue 4)
+from . import codes, machine, summary  # noqa: E402,F401  (gcc.codes.make, gcc.machine.describe)
