@@ -381,6 +381,17 @@ def check_received(received, n_workers: int, owner: str, name: str = "received")
     Returns
     -------
     tuple of int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.validation import check_received
+    >>> check_received(np.array([0, 3, 7]), 8, "f"), check_received(np.array([True, False, True]), 3, "f")
+    ((0, 3, 7), (0, 2))
+    >>> check_received([3, 1], 8, "SplineCode.decode")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'received' parameter of SplineCode.decode must be a non-empty, strictly ascending sequence of worker indices in [0, 8) (index 1 comes after 3). Got [3, 1] instead.
     """
     constraint = f"a non-empty, strictly ascending sequence of worker indices in [0, {n_workers})"
     if isinstance(received, np.ndarray) and received.dtype == np.bool_:
@@ -439,6 +450,16 @@ def check_finite(array, name: str, owner: str):
 
     The check is one vectorised reduction (``np.isfinite(...).all()`` or
     ``torch.isfinite(...).all()``); integer and boolean arrays are skipped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.validation import check_finite
+    >>> check_finite(np.array([[0.0], [np.nan]]), "X", "SplineCode.encode")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'X' parameter of SplineCode.encode must be free of NaN and inf (X[1, 0] = nan). Got array([[ 0.],
+           [nan]]) instead.
     """
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(array, torch.Tensor):
@@ -456,7 +477,19 @@ def check_finite(array, name: str, owner: str):
 
 
 def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -> None:
-    """Require an array with at least one axis whose first axis has length ``size``."""
+    """Require an array with at least one axis whose first axis has length ``size``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.validation import check_leading_dim
+    >>> check_leading_dim(np.ones((3, 2)), 4, "X", "SplineCode.encode", "n_inputs")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'X' parameter of SplineCode.encode must be an array of shape (n_inputs, ...) with n_inputs = 4 (its shape is (3, 2)). Got array([[1., 1.],
+           [1., 1.],
+           [1., 1.]]) instead.
+    """
     shape = tuple(array.shape)
     if len(shape) == 0 or shape[0] != size:
         raise_invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}",
