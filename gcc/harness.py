@@ -39,7 +39,7 @@ import numpy as np
 
 from . import metrics as _m
 from .backend import to_numpy
-from .stragglers import WorstCase, DelayModel, worst_case_stragglers
+from .stragglers import WorstCase, DelayModel
 from .validation import check_int, check_real, invalid
 
 __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext",
@@ -293,8 +293,7 @@ def _shared_received(straggler_model, codes, f, Xt, rng, N: int):
     if isinstance(straggler_model, WorstCase):
         if straggler_model.against is None:
             return None, None
-        return worst_case_stragglers(codes[straggler_model.against], f, Xt,
-                                     straggler_model.stragglers, straggler_model.search), None
+        return straggler_model.resolve(codes[straggler_model.against], f, Xt), None
     if isinstance(straggler_model, DelayModel):
         mask, time = straggler_model.sample_many_with_time(
             rng, N, N - straggler_model.stragglers, 1)
@@ -460,8 +459,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
             received, Y, est = shared, None, None
             if received is None:  # WorstCase against each scheme
                 Y = f(code.encode(Xt))
-                received = worst_case_stragglers(code, f, Xt, straggler_model.stragglers,
-                                                 straggler_model.search, outputs=(true, Y))
+                received = straggler_model.resolve(code, f, Xt, outputs=(true, Y))
             sets[name] = received
             row = {"scheme": name, "n_workers": N, "n_inputs": K,
                    "stragglers": N - int(received.size), "received": int(received.size),
