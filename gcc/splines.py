@@ -63,12 +63,10 @@ def _reinsch_bands(h, alpha):
 
 
 def _upper_band(h, alpha):
-    """R + alpha Q^T Q of one knot set in LAPACK's upper band storage, shape (3, n-2)."""
+    """R + alpha Q^T Q (alpha > 0) of one knot set in LAPACK's upper band storage (3, n-2)."""
     diag, off1, off2 = _reinsch_bands(h, alpha)
     ab = np.zeros((3, diag.shape[0]))
-    ab[2], ab[1, 1:] = diag, off1
-    if off2 is not None:
-        ab[0, 2:] = off2
+    ab[2], ab[1, 1:], ab[0, 2:] = diag, off1, off2
     return ab
 
 
@@ -124,12 +122,15 @@ def _piece_weights(x0, x1, t, first, last):
     hi = x1 - x0
     A = (x1 - t) / hi
     B = 1.0 - A
+    w = (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0)
     left, right = t < first, t > last
-    tl, tr = t - x0, t - x1
-    return (np.where(left, 1.0 - tl / hi, np.where(right, -tr / hi, A)),
-            np.where(left, tl / hi, np.where(right, 1.0 + tr / hi, B)),
-            np.where(left, 0.0, np.where(right, tr * hi / 6.0, (A * A * A - A) * hi * hi / 6.0)),
-            np.where(left, -tl * hi / 6.0, np.where(right, 0.0, (B * B * B - B) * hi * hi / 6.0)))
+    if left.any():  # rare: only then pay for the tangent-line branches
+        tl = t - x0
+        w = [np.where(left, v, u) for v, u in zip((1.0 - tl / hi, tl / hi, 0.0, -tl * hi / 6.0), w)]
+    if right.any():
+        tr = t - x1
+        w = [np.where(right, v, u) for v, u in zip((-tr / hi, 1.0 + tr / hi, tr * hi / 6.0, 0.0), w)]
+    return w
 
 
 def reinsch_fit(x, y, alpha):

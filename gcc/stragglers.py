@@ -205,6 +205,12 @@ class StragglerModel:
     def _check_n(self, n_workers: Any) -> int:
         return check_int(n_workers, "n_workers", type(self).__name__, minimum=1)
 
+    def _sampling_args(self, rng, n_workers, trials):
+        """Checked ``(rng, N, trials)`` of ``sample_many``."""
+        owner = type(self).__name__
+        return (_check_rng(rng, owner), self._check_n(n_workers),
+                check_int(trials, "trials", owner, minimum=1))
+
     def sample_many(self, rng: np.random.Generator, n_workers: int,
                     trials: int) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -253,9 +259,7 @@ class FixedCount(StragglerModel):
 
     def sample_many(self, rng, n_workers, trials):
         """Boolean received masks of shape ``(trials, N)`` with exactly ``N - S`` True."""
-        rng = _check_rng(rng, "FixedCount")
-        n = self._check_n(n_workers)
-        trials = check_int(trials, "trials", "FixedCount", minimum=1)
+        rng, n, trials = self._sampling_args(rng, n_workers, trials)
         if self.stragglers >= n:
             raise invalid("stragglers", "FixedCount", f"an int < n_workers (= {n})",
                           self.stragglers)
@@ -299,9 +303,7 @@ class Bernoulli(StragglerModel):
 
     def sample_many(self, rng, n_workers, trials):
         """Boolean received masks of shape ``(trials, N)``; each entry True w.p. ``1 - p``."""
-        rng = _check_rng(rng, "Bernoulli")
-        n = self._check_n(n_workers)
-        trials = check_int(trials, "trials", "Bernoulli", minimum=1)
+        rng, n, trials = self._sampling_args(rng, n_workers, trials)
         return rng.random((trials, n)) >= self.p
 
     def probability_too_few(self, n_workers: int) -> float:
