@@ -50,7 +50,7 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     Parameters
     ----------
     df : pandas.DataFrame
-        One row per measurement (e.g. the output of :func:`gcc.simulate`).
+        One row per measurement (e.g. the output of :func:`gcc.harness.run_trials`).
     value : str or sequence of str
         Column(s) to summarise. With several, the result is long: one row per group and
         value, named in a ``metric`` column.
