@@ -109,6 +109,7 @@ class SplineCode(Code):
         return reinsch_smoother(nodes, len(received) * self._lam_dec, self._alphas)
 
     def _block_estimates(self, Y, S):
+        """All blocks at once (see the module docstring); None below 3 received workers."""
         lam, n = self._lam_dec, self._n_workers - S
         if n < 3:
             return None
