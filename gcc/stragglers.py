@@ -31,8 +31,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-# Re-exported for callers that still use gcc.stragglers.*; their home is gcc.adversary.
-from .adversary import SEARCHES, block_losses, worst_case_stragglers  # noqa: F401
+from .adversary import SEARCHES, worst_case_stragglers
 from .validation import check_choice, check_int, check_real, invalid
 
 __all__ = [
