@@ -166,7 +166,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     search : {"contiguous", "greedy", "exhaustive"}
         ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks,
         batched (see :func:`block_losses`); ``N = 2048``, ``S = 5`` takes about
-        0.05-0.3 s for spline and Berrut codes (``benchmarks/bench_worst_case.py``).
+        0.01-0.2 s for spline and Berrut codes (``benchmarks/bench_worst_case.py``).
         Ties go to the first block.
 
         ``"greedy"``: adversarial local search over *general* sets, documented
