@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from numbers import Integral, Real
 from typing import Iterator
 
-from gcc.validation import check_int, check_real
+from gcc.validation import Interval, validate_params
 
-__all__ = ["open_cluster", "worker_addresses", "wait_for_workers"]
+__all__ = ["SECONDS", "WORKER_COUNT", "open_cluster", "worker_addresses", "wait_for_workers"]
+
+#: a timeout or a delay in seconds: a finite real > 0
+SECONDS = Interval(Real, 0, None, closed="neither")
+#: a number of Dask workers
+WORKER_COUNT = Interval(Integral, 1, None)
 
 # Each worker process computes one coded task at a time; BLAS/torch threads on
 # top of that would oversubscribe the cores and distort measured latencies.
@@ -25,6 +31,7 @@ _SINGLE_THREAD_ENV = {
 
 
 @contextlib.contextmanager
+@validate_params({"n_workers": WORKER_COUNT, "timeout": SECONDS}, owner="open_cluster")
 def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: float = 60.0,
                  memory_limit: str | int = "1GiB", processes: bool = True,
                  silence_logs: int = logging.ERROR) -> Iterator["distributed.Client"]:
@@ -62,8 +69,6 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     """
     from distributed import LocalCluster
 
-    n_workers = check_int(n_workers, "n_workers", "open_cluster", minimum=1)
-    check_real(timeout, "timeout", "open_cluster", minimum=0, include_min=False)
     if address is not None:
         with _client(address, n_workers, timeout) as client:
             yield client

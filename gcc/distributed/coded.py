@@ -31,9 +31,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.distributed.cluster import worker_addresses
+from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.inject import Injection, TaskFault, act_out
-from gcc.validation import check_int, check_real, invalid
+from gcc.validation import NoneOr, check_int, invalid, validate_params
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "demo_mlp",
            "model_load_counts", "stack_outputs"]
@@ -274,6 +274,7 @@ def _n_workers_of(code) -> int | None:
     return None
 
 
+@validate_params({"deadline": NoneOr(SECONDS), "timeout": SECONDS})
 def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = None, n_wait: int | None = None,
                   deadline: float | None = None, min_results: int | None = None,
                   injection: Injection | None = None, seed: int | np.random.Generator | None = None,
@@ -329,9 +330,6 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     from distributed import as_completed
 
     owner = "coded_compute"
-    timeout = check_real(timeout, "timeout", owner, minimum=0, include_min=False)
-    if deadline is not None:
-        deadline = check_real(deadline, "deadline", owner, minimum=0, include_min=False)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     # The master knows its workers before a request arrives: this scheduler

@@ -35,12 +35,15 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
+from numbers import Integral, Real
 
 import numpy as np
 
-from gcc.distributed.cluster import worker_addresses
+from gcc.cpgc.delay import ALPHA, MU
+from gcc.cpgc.master import TOLERANCE
+from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.inject import interruptible_sleep
-from gcc.validation import check_choice, check_int, check_real, invalid
+from gcc.validation import Interval, Options, invalid, validate_params
 
 __all__ = ["CPGCRun", "run_cpgc", "LateMessages"]
 
@@ -171,6 +174,9 @@ class _Inbox:
             self._queue.close()
 
 
+@validate_params({"tolerance": TOLERANCE, "iterations": Interval(Integral, 1, None), "eta": Interval(Real),
+                  "theta0": Interval(Real), "mu": MU, "alpha": ALPHA, "time_scale": SECONDS, "timeout": SECONDS,
+                  "transport": Options(("events", "queue"))})
 def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int = 20, eta: float = 0.1,
              theta0: float = 0.1, mu: float = 10.0, alpha: float = 0.01, time_scale: float = 1.0,
              seed: int = 0, cancel_stragglers: bool = True, timeout: float = 60.0,
@@ -235,9 +241,6 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     if d % K:
         raise invalid("problem", owner, f"a problem whose dimension d is divisible by the code's {K} blocks",
                       X, f"X_train has d={d} columns")
-    check_int(iterations, "iterations", owner, minimum=1)
-    check_choice(transport, "transport", owner, ("events", "queue"))
-    check_real(time_scale, "time_scale", owner, minimum=0, include_min=False)
     addresses = worker_addresses(client)
     if len(addresses) < code.n_workers:
         raise invalid("client", owner, f"a cluster of at least n_workers={code.n_workers} Dask workers", client,

@@ -9,16 +9,17 @@ the real system adds: scheduling, serialisation, transfers, decoding.
 """
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.distributed.cluster import worker_addresses
+from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.coded import DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
 from gcc.metrics import mse_loss
-from gcc.validation import check_int
+from gcc.validation import Interval, validate_params
 
 __all__ = ["run_requests", "simulated_completion", "summarize_latency", "LATENCY_COLUMNS",
            "LATENCY_SUMMARY_COLUMNS"]
@@ -67,6 +68,8 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
     return float("inf")
 
 
+@validate_params({"n_requests": Interval(Integral, 1, None), "warmup": Interval(Integral, 0, None),
+                  "timeout": SECONDS})
 def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: Callable[[np.random.Generator], Any],
                  f: Callable, *, n_requests: int, injection: Injection | None = None, seed: int = 0,
                  warmup: int = 1, timeout: float = 60.0, exact: Callable | None = None):
@@ -106,7 +109,6 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     """
     import pandas as pd
 
-    n_requests = check_int(n_requests, "n_requests", "run_requests", minimum=1)
     exact = exact or f
     n_cluster = len(worker_addresses(client))
     rows = []

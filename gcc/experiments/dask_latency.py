@@ -25,7 +25,7 @@ from gcc.distributed.coded import ModelRef, demo_mlp
 from gcc.distributed.inject import Injection
 from gcc.distributed.latency import run_requests, summarize_latency
 from gcc.summary import summarize
-from gcc.validation import check_choice
+from gcc.validation import Options, check_choice, validate_params
 
 __all__ = [
     "SCHEMES", "LABELS", "standard_schemes", "make_function", "straggler_injection",
@@ -64,6 +64,7 @@ def standard_schemes(n_inputs: int, n_workers: int, stragglers: int) -> dict:
     }
 
 
+@validate_params({"name": Options(("tanh", "mlp"))})
 def make_function(name: str, dim: int, seed: int = 0):
     """The function the workers compute.
 
@@ -83,7 +84,6 @@ def make_function(name: str, dim: int, seed: int = 0):
     callable
         ``f`` mapping a batch of shape (K, dim) to its outputs.
     """
-    check_choice(name, "name", "make_function", ("tanh", "mlp"))
     if name == "tanh":
         return np.tanh
     return ModelRef(f"demo-mlp-{dim}-{seed}", functools.partial(demo_mlp, dim, 32, 10, seed), torch_io=True)
