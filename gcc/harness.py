@@ -501,8 +501,3 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
                       "kept with too_few_survivors=True and NaN metrics.", RuntimeWarning,
                       stacklevel=2)
     return (df, received_sets) if return_received else df
-
-
-#: Former name, kept while the callers switch (removed at the end of issue 11);
-#: ``gcc.cpgc.simulate`` is a different function.
-simulate = run_trials
