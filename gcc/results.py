@@ -1,34 +1,49 @@
 """Result data and provenance: where every notebook writes what it measured.
 
-Each notebook run writes tidy CSV tables (one row per measurement), its figures
-and one ``provenance.json`` into ``_build/results/<notebook name>/``. Later
-notebooks, the tests and outside checks read from there, so figures are always
-made from saved results and never recomputed.
+A notebook opens its run with one line after the parameters cell::
 
-The location can be moved with the environment variable ``GCC_RESULTS_ROOT``
-(the reproduce runner sets it so that every notebook of a batch writes into the
-same build folder).
+    run = RunContext.current("quickstart", globals())
+
+The run context holds the notebook's parameters (the names its ``parameters`` cell assigns,
+with the values papermill injected; recorded once), its results folder
+``<results root>/<notebook>/`` and its provenance record ``run.json`` there (parameters, seed,
+git revision, package versions, machine, and what the run saved). Through it the notebook saves
+tidy CSV tables (one row per measurement), figures and the numbers that the book's prose quotes::
+
+    run.save_table(frame, "results")           # results.csv, listed in run.json
+    run.save_figure(fig, "loss_vs_n")          # loss_vs_n.png and .svg
+    run.value("gcc_slope", slope, unit="")     # quoted by chapters as {{ quickstart.gcc_slope }}
+
+The reproduce runner adds its own entries (profile, status, seconds, cache key) to the same
+``run.json``: one provenance file per run. Later notebooks, the tests and outside checks read the
+tables from there (:func:`load_table`), so figures are made from saved results, never recomputed.
+
+The results root is ``$GCC_RESULTS_ROOT`` or ``<repo>/_build/results`` (the runner sets the
+variable so that every notebook of a batch writes into the batch's folder). The module-level
+:func:`save_table`, :func:`save_figure` and :func:`save_json` serve the JSON notebooks that are
+not converted yet (they keep a ``provenance.json`` per folder).
 """
 from __future__ import annotations
 
-import datetime as _dt
-import hashlib
 import json
 import os
-import platform
-import subprocess
-import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping
 
-from .machine import describe
+from .notebooks import assigned_names, find_source, parameters_cell, read_source
+from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
 from .validation import invalid
 
 __all__ = [
+    "RUN_RECORD",
+    "PAGE_STYLE",
     "repo_root",
     "results_root",
     "results_dir",
+    "RunContext",
+    "format_value",
+    "display_table",
+    "read_run_record",
     "library_fingerprint",
     "git_revision",
     "package_versions",
@@ -40,10 +55,13 @@ __all__ = [
     "save_json",
 ]
 
-_TRACKED_PACKAGES = (
-    "numpy", "scipy", "pandas", "matplotlib", "torch", "torchvision", "timm",
-    "scikit-learn", "dask", "distributed", "papermill", "jupyter-book",
-)
+#: File name of a run's provenance record in ``<results root>/<notebook>/``.
+RUN_RECORD = "run.json"
+
+#: matplotlib settings of every figure a run context draws: wide enough to read on a book page
+#: (about 800 px across, the width of the page's text column) with labels at text size.
+PAGE_STYLE = {"figure.figsize": (8.0, 4.8), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 11,
+              "axes.titlesize": 12, "legend.fontsize": 10}
 
 
 def repo_root() -> Path:
@@ -121,165 +139,284 @@ def results_dir(notebook: str, create: bool = True) -> Path:
     return path
 
 
-def library_fingerprint() -> str:
-    """SHA-256 over the source of every module of ``gcc``.
+def read_run_record(folder: Path) -> dict:
+    """The ``run.json`` of a results folder ({} when missing or unreadable)."""
+    path = Path(folder) / RUN_RECORD
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
 
-    The reproduce runner puts this in its cache key: a notebook whose source and
-    parameters are unchanged must still be rerun when the library changed.
+
+def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None) -> str:
+    """The text a page shows for a measured number: ``digits`` significant digits, then the unit.
+
+    Parameters
+    ----------
+    number : int or float
+    unit : str
+        Appended after a space (``"ms"``, ``"s"``); ``"%"`` is appended without one.
+    digits : int
+        Significant digits of a float (an integer is shown whole).
+    fmt : str, optional
+        A format specification that replaces ``digits`` (e.g. ``".1f"``, ``".0%"``).
 
     Returns
     -------
     str
-        64 hexadecimal digits; any edit of a ``gcc/**/*.py`` file (or a new one) changes it.
+        A minus sign is the typographic one (U+2212), as in the book's formulas.
 
     Examples
     --------
-    >>> from gcc.results import library_fingerprint
-    >>> len(library_fingerprint())
-    64
+    >>> from gcc.results import format_value
+    >>> format_value(412.345, "ms"), format_value(-7.9312), format_value(12, "workers")
+    ('412 ms', '−7.93', '12 workers')
+    >>> format_value(0.0421, fmt=".1%"), format_value(3.5, "%")
+    ('4.2%', '3.5%')
     """
-    digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    if fmt is not None:
+        text = format(number, fmt)
+    elif isinstance(number, (int,)) or (hasattr(number, "dtype") and number.dtype.kind in "iu"):
+        text = str(int(number))
+    else:
+        text = f"{float(number):.{digits}g}"
+    text = text.replace("-", "\u2212")
+    if not unit:
+        return text
+    return text + unit if unit == "%" else f"{text} {unit}"
 
 
-def git_revision() -> str | None:
-    """The git commit of the companion, with ``-dirty`` when tracked files have changes.
+def display_table(frame, digits: int = 4):
+    """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
 
-    Returns
-    -------
-    str or None
-        ``"<40 hex digits>"`` or ``"<40 hex digits>-dirty"``; None outside a git checkout
-        or without ``git``.
-
-    Examples
-    --------
-    >>> from gcc.results import git_revision
-    >>> rev = git_revision()
-    >>> rev is None or len(rev.split("-")[0]) == 40
-    True
-    """
-    try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=repo_root(), capture_output=True, text=True, timeout=10
-        )
-        if rev.returncode != 0:
-            return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=repo_root(), capture_output=True, text=True, timeout=10,
-        )
-        return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def package_versions() -> dict[str, str]:
-    """Versions of Python and of the installed packages that can change a result.
-
-    Returns
-    -------
-    dict
-        ``{"python": "3.x.y", "numpy": ..., ...}``; packages that are not installed are left out.
-
-    Examples
-    --------
-    >>> from gcc.results import package_versions
-    >>> {"python", "numpy", "scipy"} <= set(package_versions())
-    True
-    """
-    versions = {"python": platform.python_version()}
-    for name in _TRACKED_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return versions
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` converted to what :func:`json.dumps` accepts, recursively.
-
-    Mappings become dicts with string keys, tuples and lists become lists, paths become
-    strings, numpy scalars and arrays become Python numbers and (nested) lists; anything
-    else unknown is kept as its ``repr``.
+    Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
+    floats) become integer columns; missing values are shown as a dash.
 
     Parameters
     ----------
-    value : object
+    frame : pandas.DataFrame
+    digits : int
+        Significant digits of the remaining float columns.
 
     Returns
     -------
-    object
-        Made of dict, list, str, int, float, bool and None only.
+    pandas.io.formats.style.Styler
+        Renders as an HTML table in a notebook and on the book's page.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from pathlib import Path
-    >>> from gcc.results import jsonable
-    >>> jsonable({"n": np.int64(3), "grid": (1, 2), "x": np.array([0.5, 1.0]), "out": Path("a/b")})
-    {'n': 3, 'grid': [1, 2], 'x': [0.5, 1.0], 'out': 'a/b'}
+    >>> import pandas as pd
+    >>> from gcc.results import display_table
+    >>> styled = display_table(pd.DataFrame({"n_workers": [20.0, 40.0], "loss": [1.234567e-3, 2.5e-4]}))
+    >>> styled.data.dtypes.astype(str).tolist()
+    ['Int64', 'float64']
+    >>> html = styled.to_html()
+    >>> "0.001235" in html, "2.500e-04" in html, ">20<" in html, "20.0" in html
+    (True, True, True, False)
     """
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
+    import pandas as pd
+
+    shown = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame.copy()
+    for column in shown.columns:
+        values = shown[column]
+        if values.dtype.kind == "f" and values.notna().any():
+            finite = values.dropna()
+            if ((finite % 1) == 0).all() and (finite.abs() < 2**53).all():
+                shown[column] = values.astype("Int64")
+    formats = {c: (lambda v, d=digits: f"{v:.{d}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{d - 1}e}")
+               for c in shown.columns if shown[c].dtype.kind == "f"}
+    return shown.style.format(formats, na_rep="\u2013").hide(axis="index")
+
+
+class RunContext:
+    """One run of one notebook: its parameters, its results folder and its provenance record.
+
+    Create it with :meth:`current` in the notebook; construct it directly only outside a
+    notebook (tests, scripts).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's name (its results folder).
+    parameters : mapping, optional
+        The run's parameters, recorded once in ``run.json``.
+    root : path, optional
+        Results root (default: :func:`results_root`).
+
+    Attributes
+    ----------
+    notebook : str
+    parameters : dict
+    folder : pathlib.Path
+        ``<root>/<notebook>/``, created.
+
+    Examples
+    --------
+    >>> import tempfile, json
+    >>> from gcc.results import RunContext
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     run = RunContext("demo", {"seed": 0, "n_workers": 40}, root=root)
+    ...     run.save_table([{"scheme": "gcc", "loss": 0.5}], "results")
+    ...     run.value("gcc_loss", 0.5, note="mean loss")
+    ...     record = json.loads((run.folder / "run.json").read_text())
+    ...     loaded = run.load_table("results")
+    >>> record["parameters"], record["seed"], record["tables"]["results"]["rows"]
+    ({'n_workers': 40, 'seed': 0}, 0, 1)
+    >>> record["values"]["gcc_loss"]["text"], list(loaded.columns)
+    ('0.5', ['scheme', 'loss'])
+    """
+
+    def __init__(self, notebook: str, parameters: Mapping[str, Any] | None = None, *, root=None):
+        self.notebook = notebook
+        self.parameters = dict(parameters or {})
+        self.folder = (Path(root) / notebook) if root is not None else results_dir(notebook, create=False)
+        if root is not None:
+            results_dir(notebook, create=False)  # checks the name
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._remove_previous_outputs()
+        self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
+        self.record.update(notebook=notebook, tables={}, figures={}, files={}, values={})
+        self._write()
+
+    @classmethod
+    def current(cls, notebook: str, namespace: Mapping[str, Any]) -> "RunContext":
+        """The run context of the notebook that calls it, from the notebook's global namespace.
+
+        The parameters are the names that the source notebook's ``parameters`` cell assigns
+        (``notebooks/<notebook>.md`` or ``.ipynb``, :mod:`gcc.notebooks`), with their current
+        values, i.e. as papermill injected them. Without a source notebook, every public global
+        holding plain data (numbers, strings, lists, dicts, None) counts as a parameter.
+        Figures drawn afterwards use :data:`PAGE_STYLE`.
+
+        Parameters
+        ----------
+        notebook : str
+        namespace : mapping
+            The notebook's ``globals()``.
+
+        Returns
+        -------
+        RunContext
+        """
+        source = find_source(notebook)
+        cell = parameters_cell(read_source(source)) if source is not None else None
+        if cell is not None:
+            names = [n for n in assigned_names(cell.source) if n in namespace]
+        else:
+            names = [n for n, v in namespace.items() if not n.startswith("_") and _plain(v)
+                     and n not in ("In", "Out")]
+        _page_style()
+        return cls(notebook, {n: namespace[n] for n in names})
+
+    @property
+    def seed(self):
+        """The ``seed`` parameter (None when the notebook has none)."""
+        return self.parameters.get("seed")
+
+    def __getitem__(self, name: str):
+        return self.parameters[name]
+
+    def save_table(self, table, name: str = "results", **notes: Any) -> None:
+        """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``.
+
+        Nothing is returned, so that a notebook cell ending with a save shows nothing
+        (``run.folder / "<name>.csv"`` is the file).
+        """
+        import pandas as pd
+
+        frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
+        path = self.folder / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        self.record["tables"][name] = jsonable({"file": path.name, "rows": len(frame),
+                                                "columns": list(frame.columns), **notes})
+        self._write()
+
+    def load_table(self, name: str = "results", notebook: str | None = None):
+        """Read ``<name>.csv`` of this run, or of another ``notebook``'s last run (:func:`load_table`)."""
+        if notebook is None:
+            notebook = self.notebook
+        return load_table(notebook, name, root=self.folder.parent)
+
+    def save_figure(self, fig, name: str, dpi: int | None = None) -> None:
+        """Save ``fig`` as ``<name>.png`` and ``<name>.svg`` and list both in ``run.json``.
+
+        The figure stays open, so the page shows it below the cell.
+        """
+        path = self.folder / f"{name}.png"
+        fig.savefig(path, dpi=dpi or PAGE_STYLE["savefig.dpi"], bbox_inches="tight")
+        fig.savefig(self.folder / f"{name}.svg", bbox_inches="tight")
+        self.record["figures"][name] = [path.name, f"{name}.svg"]
+        self._write()
+
+    def save_json(self, data: Mapping[str, Any], name: str) -> None:
+        """Write ``<name>.json`` (made JSON-safe, keys sorted) and list it in ``run.json``."""
+        path = self.folder / f"{name}.json"
+        path.write_text(json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
+        self.record["files"][name] = path.name
+        self._write()
+
+    def value(self, key: str, number, unit: str = "", digits: int = 3, fmt: str | None = None,
+              note: str = ""):
+        """Record a number that the book's prose quotes (nothing is returned).
+
+        Chapters show it as ``{{ <notebook>.<key> }}`` (the text of :func:`format_value`, unit
+        included); the runner also writes every value of the run into the include
+        ``book/generated/values/<notebook>.md``.
+
+        Parameters
+        ----------
+        key : str
+            A Python identifier, unique within the notebook.
+        number : int or float
+        unit, digits, fmt
+            See :func:`format_value`.
+        note : str
+            What the number is (shown in the include's table).
+        """
+        if not isinstance(key, str) or not key.isidentifier():
+            raise invalid("key", "RunContext.value", "a Python identifier", key)
+        self.record["values"][key] = jsonable({"value": number, "unit": unit, "note": note,
+                                               "text": format_value(number, unit, digits, fmt)})
+        self._write()
+
+    def values(self):
+        """The recorded values as a table: ``key``, ``text``, ``note`` (for the notebook's own page)."""
+        import pandas as pd
+
+        return pd.DataFrame([{"key": k, "text": v["text"], "note": v["note"]}
+                             for k, v in self.record["values"].items()], columns=["key", "text", "note"])
+
+    def _write(self) -> None:
+        (self.folder / RUN_RECORD).write_text(json.dumps(jsonable(self.record), indent=2, sort_keys=True))
+
+    def _remove_previous_outputs(self) -> None:
+        """Delete what the previous run of this notebook saved, so no stale file outlives it."""
+        old = read_run_record(self.folder)
+        stale = [entry["file"] for entry in (old.get("tables") or {}).values() if isinstance(entry, dict)]
+        stale += [f for files in (old.get("figures") or {}).values() for f in files]
+        stale += list((old.get("files") or {}).values()) + ["provenance.json"]
+        for name in stale:
+            if isinstance(name, str) and "/" not in name:
+                (self.folder / name).unlink(missing_ok=True)
+
+
+def _plain(value) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
     if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, Path):
-        return str(value)
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return repr(value)
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
 
 
-def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None, **extra: Any) -> dict:
-    """Everything needed to tell how a result was produced.
-
-    Parameters
-    ----------
-    params : mapping, optional
-        The parameters of the run (made JSON-safe with :func:`jsonable`).
-    seed : int, optional
-        The base seed of the run.
-    **extra
-        Further top-level entries.
-
-    Returns
-    -------
-    dict
-        ``created_utc``, ``seed``, ``parameters``, ``gcc_version``, ``library_fingerprint``,
-        ``git_revision``, ``packages`` (:func:`package_versions`), ``machine``
-        (:func:`gcc.machine.describe`), ``python_executable`` and ``extra``. JSON-serialisable.
-
-    Examples
-    --------
-    >>> from gcc.results import provenance
-    >>> record = provenance({"n_workers": 40}, seed=0, note="demo")
-    >>> record["parameters"], record["seed"], record["note"]
-    ({'n_workers': 40}, 0, 'demo')
-    >>> "cpu_count" in record["machine"]
-    True
-    """
-    from gcc import __version__
-
-    record = {
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "seed": seed,
-        "parameters": jsonable(dict(params or {})),
-        "gcc_version": __version__,
-        "library_fingerprint": library_fingerprint(),
-        "git_revision": git_revision(),
-        "packages": package_versions(),
-        "machine": describe(),
-        "python_executable": sys.executable,
-    }
-    record.update(jsonable(extra))
-    return record
+def _page_style() -> None:
+    try:
+        import matplotlib
+        import matplotlib.pyplot  # noqa: F401 - the inline backend sets its rc on import; ours comes after
+    except ImportError:
+        return
+    matplotlib.rcParams.update(PAGE_STYLE)
 
 
 def save_table(table, notebook: str, name: str = "results", params: Mapping[str, Any] | None = None,
@@ -342,7 +479,7 @@ def _update_provenance(folder: Path, name: str, params, seed, **extra) -> None:
     prov_path.write_text(json.dumps(record, indent=2, sort_keys=True))
 
 
-def load_table(notebook: str, name: str = "results"):
+def load_table(notebook: str, name: str = "results", root: Path | None = None):
     """Read ``<results root>/<notebook>/<name>.csv`` as a pandas DataFrame.
 
     Parameters
@@ -351,6 +488,8 @@ def load_table(notebook: str, name: str = "results"):
         The notebook that saved the table.
     name : str
         File stem of the CSV.
+    root : path, optional
+        Results root (default: :func:`results_root`).
 
     Returns
     -------
@@ -374,7 +513,8 @@ def load_table(notebook: str, name: str = "results"):
     """
     import pandas as pd
 
-    path = results_dir(notebook, create=False) / f"{name}.csv"
+    folder = results_dir(notebook, create=False)
+    path = (Path(root) / folder.name if root is not None else folder) / f"{name}.csv"
     if not path.exists():
         raise FileNotFoundError(
             f"No saved results at {path}. Run the notebook first: python -m gcc.reproduce --only {notebook}"

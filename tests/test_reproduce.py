@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from gcc import reproduce, results
+from gcc.notebooks import read_source
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -31,6 +32,34 @@ def write_notebook(folder: Path, name: str, cells: list[tuple[str, str, list[str
     if card is not None:
         (folder / f"{name}.yaml").write_text(yaml.safe_dump(card))
     return path
+
+
+TEXT_HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python (gcc companion)
+  language: python
+  name: gcc-companion
+---
+"""
+
+
+def write_text_notebook(folder: Path, name: str, body: str, card: dict | None = None) -> Path:
+    """A MyST-markdown source notebook (jupytext front matter + ``body``), plus its run card."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.md"
+    path.write_text(TEXT_HEADER + body)
+    if card is not None:
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(card))
+    return path
+
+
+def code_cell(source: str, tags: list[str] | None = None) -> str:
+    head = f":tags: [{', '.join(tags)}]\n\n" if tags else ""
+    return f"```{{code-cell}} ipython3\n{head}{source}\n```\n\n"
 
 
 def tiny(folder: Path, name: str = "tiny", card: dict | None = None, extra: str = "") -> Path:
@@ -114,7 +143,7 @@ def test_a_failing_notebook_fails_the_batch_and_names_notebook_and_cell(tmp_path
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert "FAILED notebook 'broken'" in out
-    assert "cell 3 of notebooks/broken.ipynb" in out  # index in the source notebook
+    assert "cell 3 of " in out and "broken.ipynb" in out  # index in the source notebook
     assert "the third code cell fails on purpose" in out  # head of the failing cell
     assert "RuntimeError: deliberate failure 4711" in out
     rec = record(tmp_path, "broken")
@@ -293,15 +322,15 @@ def test_repository_run_cards_are_valid():
     cards = reproduce.discover(REPO / "notebooks")
     reproduce.order_notebooks(cards)  # no cycle, no unknown dependency
     for name, card in cards.items():
-        assert card.card_path is not None, f"notebooks/{name}.ipynb has no run card notebooks/{name}.yaml"
+        assert card.card_path is not None, f"{card.path.name} has no run card notebooks/{name}.yaml"
         declared = reproduce.notebook_parameters(card.path)
-        assert declared, f"notebooks/{name}.ipynb has no cell tagged 'parameters'"
+        assert declared, f"{card.path.name} has no cell tagged 'parameters'"
         for profile, params in card.profiles.items():
             unknown = set(params) - set(declared)
             assert not unknown, f"{name}.yaml profile {profile} sets undeclared parameters {sorted(unknown)}"
-        nb = nbformat.read(card.path, as_version=4)
+        nb = read_source(card.path)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
-            f"notebooks/{name}.ipynb must be stored without outputs"
+            f"{card.path.name} must be stored without outputs"
 
 
 def test_parameters_page_lists_every_profile_and_command(tmp_path):
@@ -350,3 +379,65 @@ def test_effective_toc_drops_missing_pages_and_adds_unlisted_notebooks(tmp_path)
     assert [p["caption"] for p in toc["parts"]] == ["A", "Other notebooks"]  # part B became empty
     assert added == ["book/generated/extra"]
     assert "book/generated/orphan" in entries  # promoted from the missing chapter
+
+
+# --------------------------------------------------------------------------- text notebooks
+def text_notebook(folder: Path, name: str = "texty", card: dict | None = None) -> Path:
+    return write_text_notebook(folder, name, (
+        f"# {name}\n\nA text notebook.\n\n"
+        + code_cell("seed = 0\nn = 3\nlow, high = -1.0, 1.0   # range", ["parameters"])
+        + code_cell("from gcc.results import RunContext\n"
+                    f"run = RunContext.current({name!r}, globals())\n"
+                    "run.save_table([{'i': i} for i in range(n)], 'results')\n"
+                    "run.value('n_rows', n, unit='rows', note='rows saved')\n"
+                    "run.value('spread', high - low)")
+        + code_cell("print('shown code')", ["show-input"])
+    ), card if card is not None else {"title": "Texty", "order": 1, "profiles": {"ci": {"n": 2}}})
+
+
+def test_text_notebooks_run_record_their_parameters_once_and_write_value_includes(tmp_path):
+    text_notebook(tmp_path / "nb")
+    proc = run(tmp_path, "--profile", "ci")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rec = record(tmp_path, "texty")
+    # The notebook's run context and the runner share one record: every parameter, the injected ones apart.
+    assert rec["parameters"] == {"seed": 0, "n": 2, "low": -1.0, "high": 1.0}
+    assert rec["injected_parameters"] == {"n": 2}
+    assert rec["status"] == "ok" and rec["profile"] == "ci" and rec["tables"]["results"]["rows"] == 2
+    assert not (tmp_path / "res" / "texty" / "provenance.json").exists()
+    assert json.loads((tmp_path / "gen" / "values" / "texty.json").read_text()) == {
+        "n_rows": "2 rows", "spread": "2"}
+    include = (tmp_path / "gen" / "values" / "texty.md").read_text()
+    assert "| rows saved | 2 rows | `{{ texty.n_rows }}` |" in include
+
+
+def test_executed_pages_hide_code_and_remove_the_injected_cell(tmp_path):
+    text_notebook(tmp_path / "nb")
+    assert run(tmp_path, "--profile", "ci").returncode == 0
+    nb = nbformat.read(tmp_path / "gen" / "texty.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    tags = [c.metadata.get("tags", []) for c in code]
+    assert tags[0] == ["parameters", "hide-input"]
+    assert "injected-parameters" in tags[1] and "remove-cell" in tags[1]
+    assert tags[2] == ["hide-input"] and tags[3] == ["show-input"]
+    assert nb.metadata.kernelspec.name == "gcc-companion"
+    # Saving shows nothing (no path repr on the page).
+    assert not code[2].outputs
+
+
+def test_text_notebook_wins_over_a_json_notebook_and_plain_markdown_is_ignored(tmp_path):
+    folder = tmp_path / "nb"
+    tiny(folder, "texty")
+    text_notebook(folder, "texty")
+    (folder / "README.md").write_text("# Notes on the notebooks\n")
+    cards = reproduce.discover(folder)
+    assert list(cards) == ["texty"] and cards["texty"].path.suffix == ".md"
+    assert {"seed", "n"} <= set(reproduce.notebook_parameters(cards["texty"].path))
+
+
+def test_cache_key_of_a_text_notebook_tracks_its_source(tmp_path):
+    path = text_notebook(tmp_path / "nb")
+    card = reproduce.load_card(path)
+    key = reproduce.cache_key(card, {"n": 2}, "ci", fingerprint="f")
+    path.write_text(path.read_text().replace("A text notebook.", "A text notebook, reworded."))
+    assert reproduce.cache_key(card, {"n": 2}, "ci", fingerprint="f") != key

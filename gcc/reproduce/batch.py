@@ -70,8 +70,11 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
     notebooks_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
     output_dir = Path(output_dir) if output_dir else default_output_dir()
     results_root = Path(results_root).resolve() if results_root else default_results_root()
-    # Every kernel the batch starts inherits this: all notebooks write into one results root.
+    # Every kernel the batch starts inherits these: all notebooks write into one results root and
+    # find their sources (RunContext reads the parameters cell there); progress bars stay off the pages.
     os.environ["GCC_RESULTS_ROOT"] = str(results_root)
+    os.environ["GCC_NOTEBOOKS_DIR"] = str(notebooks_dir.resolve())
+    os.environ.setdefault("TQDM_DISABLE", "1")
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 

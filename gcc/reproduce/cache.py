@@ -13,25 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from gcc import results
+from gcc.notebooks import read_source
 
 from .cards import NotebookCard
 
 __all__ = ["RUN_RECORD", "cache_key", "read_record"]
 
 #: File name of the run record in ``<results root>/<notebook>/``.
-RUN_RECORD = "run.json"
+RUN_RECORD = results.RUN_RECORD
 
 
 def _stripped_source(path: Path) -> str:
-    """The notebook without outputs, execution counts or volatile metadata."""
-    nb = json.loads(Path(path).read_text())
-    cells = []
-    for cell in nb.get("cells", []):
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(source)
-        tags = sorted((cell.get("metadata") or {}).get("tags", []))
-        cells.append({"type": cell.get("cell_type"), "source": source, "tags": tags})
+    """The notebook's cells (type, source, tags) without outputs, execution counts or other metadata."""
+    cells = [{"type": cell.cell_type, "source": cell.source, "tags": sorted(cell.get("metadata", {}).get("tags", []))}
+             for cell in read_source(path).cells]
     return json.dumps(cells, sort_keys=True)
 
 

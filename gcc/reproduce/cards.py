@@ -1,6 +1,7 @@
 """Run cards: the notebooks of a batch, their profiles' parameters and their order.
 
-Each ``notebooks/<name>.ipynb`` has a run card ``notebooks/<name>.yaml`` (title, order,
+Each source notebook ``notebooks/<name>.md`` (MyST markdown read by jupytext; a JSON
+``<name>.ipynb`` during the transition) has a run card ``notebooks/<name>.yaml`` (title, order,
 depends, per-profile parameters, timeout; see CONTRIBUTING.md). This module discovers the
 notebooks, reads and checks their cards, orders them by ``depends`` and resolves the
 parameters papermill injects.
@@ -12,6 +13,7 @@ from numbers import Real
 from pathlib import Path
 from typing import Any
 
+from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters_cell, read_source
 from gcc.validation import InstanceOf, Interval, NoneOr, invalid, validate
 
 from .locations import default_notebooks_dir, relative
@@ -85,7 +87,7 @@ def load_yaml(path: Path) -> dict:
 
 
 def load_card(notebook: Path) -> NotebookCard:
-    """Read ``<name>.yaml`` beside ``<name>.ipynb`` (a missing card means all defaults).
+    """Read ``<name>.yaml`` beside the source notebook ``<name>.md`` or ``.ipynb`` (no card: all defaults).
 
     Raises
     ------
@@ -123,17 +125,22 @@ def load_card(notebook: Path) -> NotebookCard:
 
 
 def discover(notebooks_dir: Path | None = None) -> dict[str, NotebookCard]:
-    """All ``*.ipynb`` of ``notebooks_dir`` with their run cards, keyed by name.
+    """All source notebooks of ``notebooks_dir`` with their run cards, keyed by name.
 
-    Hidden notebooks (``.x``, ``_x``) and Jupyter checkpoints are left out.
+    Text notebooks (``*.md`` with a jupytext front matter) and JSON ``*.ipynb``; when both exist
+    for one name, the text notebook is the source. Hidden notebooks (``.x``, ``_x``), plain
+    markdown files and Jupyter checkpoints are left out.
     """
     folder = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
     cards = {}
-    for path in sorted(folder.glob("*.ipynb")):
-        if path.name.startswith((".", "_")) or path.stem.endswith("-checkpoint"):
-            continue
-        cards[path.stem] = load_card(path)
-    return cards
+    for suffix in reversed(SOURCE_SUFFIXES):  # the preferred suffix comes last and wins
+        for path in sorted(folder.glob(f"*{suffix}")):
+            if path.name.startswith((".", "_")) or path.stem.endswith("-checkpoint"):
+                continue
+            if suffix == ".md" and not is_text_notebook(path):
+                continue
+            cards[path.stem] = load_card(path)
+    return dict(sorted(cards.items()))
 
 
 def _card_owner(card: NotebookCard) -> str:
@@ -189,17 +196,15 @@ def order_notebooks(cards: dict[str, NotebookCard], only: list[str] | None = Non
 
 
 def notebook_parameters(path: Path) -> dict[str, Any]:
-    """Names and default values declared in the notebook's ``parameters`` cell."""
-    import nbformat
+    """Names and default values (as source text) declared in the notebook's ``parameters`` cell."""
     from papermill.translators import papermill_translators
 
-    nb = nbformat.read(str(path), as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
-            # A source notebook need not carry kernel metadata; the runner always uses a Python kernel.
-            translator = papermill_translators.find_translator("python3", "python")
-            return {p.name: p.default for p in translator.inspect(cell)}
-    return {}
+    cell = parameters_cell(read_source(path))
+    if cell is None:
+        return {}
+    # A source notebook need not carry kernel metadata; the runner always uses a Python kernel.
+    translator = papermill_translators.find_translator("python3", "python")
+    return {p.name: p.default for p in translator.inspect(cell)}
 
 
 def resolve_parameters(card: NotebookCard, profile: str) -> dict[str, Any]:

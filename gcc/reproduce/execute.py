@@ -1,9 +1,12 @@
 """Running one notebook: the Jupyter kernel, papermill, the outcome and the failing cell.
 
-:func:`run_one` executes a notebook with papermill into ``<output dir>/<name>.ipynb`` (cwd = the
-repository root) unless its cache key is unchanged, and writes its ``run.json`` (provenance,
-parameters, seconds, status, cache key). A failure is reported with the source notebook's cell
-index, the first lines of that cell and the error (:func:`format_error`).
+:func:`run_one` executes a source notebook (a MyST-markdown text notebook converted by jupytext,
+or a JSON notebook) with papermill into ``<output dir>/<name>.ipynb`` (cwd = the repository root)
+unless its cache key is unchanged, prepares its page (:func:`gcc.reproduce.pages.finish_page`)
+and completes its ``run.json``: the notebook's own record (:class:`gcc.results.RunContext`:
+parameters, tables, figures, values) plus the runner's entries (profile, injected parameters,
+seconds, status, cache key), one provenance file per run. A failure is reported with the source
+notebook's cell index, the first lines of that cell and the error (:func:`format_error`).
 """
 from __future__ import annotations
 
@@ -16,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gcc import results
+from gcc.notebooks import read_source
 
 from .cache import RUN_RECORD, read_record
 from .cards import NotebookCard
 from .locations import relative, repo_root
+from .pages import finish_page, write_values
 
 __all__ = ["KERNEL_NAME", "Outcome", "ensure_kernel", "format_error", "run_one"]
 
@@ -116,7 +121,7 @@ def format_error(name: str, error: dict) -> str:
     lines = [f"FAILED notebook {name!r}"]
     if error.get("source_cell_index") is not None:
         lines.append(
-            f"  cell {error['source_cell_index']} of notebooks/{name}.ipynb "
+            f"  cell {error['source_cell_index']} of {error.get('source') or f'notebooks/{name}'} "
             f"(cell {error['cell_index']} of the executed notebook, execution count {error['execution_count']}):"
         )
         for src in (error.get("source_head") or "").splitlines():
@@ -131,7 +136,7 @@ def _execute(card: NotebookCard, params: dict, output: Path, kernel: str, cwd: P
 
     output.parent.mkdir(parents=True, exist_ok=True)
     papermill.execute_notebook(
-        str(card.path),
+        read_source(card.path),
         str(output),
         parameters=params,
         kernel_name=kernel,
@@ -141,27 +146,6 @@ def _execute(card: NotebookCard, params: dict, output: Path, kernel: str, cwd: P
         log_output=False,
         execution_timeout=timeout,
     )
-
-
-def _complete_metadata(output: Path, kernel: str) -> None:
-    """Give the executed notebook a kernelspec if its source had none (jupytext's ``-all`` filter).
-
-    myst-nb picks the code lexer from it; without it every code cell of the page raises a warning,
-    which fails the strict book build.
-    """
-    if not output.exists():
-        return
-    try:
-        nb = json.loads(output.read_text())
-    except (OSError, json.JSONDecodeError):
-        return
-    meta = nb.setdefault("metadata", {})
-    spec = meta.get("kernelspec") or {}
-    if spec.get("language") and spec.get("name"):
-        return
-    meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
-                          "display_name": spec.get("display_name") or "Python (gcc companion)"}
-    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
 def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_dir: Path,
@@ -197,6 +181,8 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
 
     folder = Path(results_root) / card.name
     folder.mkdir(parents=True, exist_ok=True)
+    # The notebook's run context writes a fresh record; an old one must not leak into it.
+    (folder / RUN_RECORD).unlink(missing_ok=True)
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     error = None
@@ -208,17 +194,21 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
             raise
         status = "error"
         error = _error_details(exc, output, injected=bool(params))
+        error["source"] = relative(card.path)
     seconds = time.perf_counter() - t0
-    _complete_metadata(output, kernel)
+    finish_page(output, kernel)
 
+    own = results.read_run_record(folder)  # written by the notebook's RunContext, if it has one
     record = results.provenance(params, seed=params.get("seed", card.profiles.get(profile, {}).get("seed")))
+    record.update(own)
     record.update({
         "notebook": card.name,
         "title": card.title,
         "source": relative(card.path),
         "executed_notebook": relative(output),
         "profile": profile,
-        "parameters": results.jsonable(params),
+        "parameters": own.get("parameters", results.jsonable(params)),
+        "injected_parameters": results.jsonable(params),
         "kernel": kernel,
         "started_utc": started.isoformat(timespec="seconds"),
         "seconds": round(seconds, 3),
@@ -228,4 +218,5 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
         "error": error,
     })
     (folder / RUN_RECORD).write_text(json.dumps(record, indent=2, sort_keys=True))
+    write_values(card.name, record.get("values") or {}, output_dir)
     return Outcome(card.name, status, seconds, error=error, record=record)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gcc import results
+from gcc import notebooks, results
 
 __all__ = ["repo_root", "default_notebooks_dir", "default_output_dir", "default_results_root", "relative"]
 
@@ -19,9 +19,8 @@ def repo_root() -> Path:
 
 
 def default_notebooks_dir() -> Path:
-    """``$GCC_NOTEBOOKS_DIR`` or ``<repo>/notebooks`` (the source notebooks and their run cards)."""
-    env = os.environ.get("GCC_NOTEBOOKS_DIR")
-    return Path(env).resolve() if env else repo_root() / "notebooks"
+    """``$GCC_NOTEBOOKS_DIR`` or ``<repo>/notebooks`` (:func:`gcc.notebooks.notebooks_dir`)."""
+    return notebooks.notebooks_dir()
 
 
 def default_output_dir() -> Path:

@@ -1,0 +1,132 @@
+"""What an executed notebook's page shows, and the values the chapters quote.
+
+:func:`finish_page` prepares an executed notebook for its book page: papermill's injected
+parameters cell is removed from the page (``remove-cell``; it stays in the notebook) and every
+other code cell's input goes behind a toggle (``hide-input``) unless the source cell chose
+otherwise (``show-input``, ``remove-input``, ``remove-cell``, ``hide-cell``). It also gives the
+notebook a kernelspec when its source had none, since myst-nb picks the code lexer from it.
+
+:func:`write_values` turns the values a run recorded (:meth:`gcc.results.RunContext.value`) into
+``<generated>/values/<notebook>.json`` and the include ``<generated>/values/<notebook>.md``;
+:func:`substitutions` gathers the JSON files into the MyST substitutions of the book build, so a
+chapter writes ``{{ dask_latency.gcc_p99 }}`` instead of typing a measured number.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "write_values", "substitutions",
+           "referenced_values"]
+
+#: Cell tags by which a source cell decides its own visibility on the page.
+VISIBILITY_TAGS = frozenset({"show-input", "hide-input", "remove-input", "remove-cell", "hide-cell"})
+
+#: Folder of the generated value files, inside the executed-notebooks folder.
+VALUES_DIR = "values"
+
+# {{ notebook.key }} in a chapter; the notebook part is a notebook name, the key an identifier.
+_REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def finish_page(output: Path, kernel: str) -> None:
+    """Tag the cells of the executed notebook ``output`` for its page; complete its kernelspec."""
+    output = Path(output)
+    if not output.exists():
+        return
+    try:
+        nb = json.loads(output.read_text())
+    except (OSError, json.JSONDecodeError):
+        return
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if "injected-parameters" in tags:
+            if "remove-cell" not in tags:
+                tags.append("remove-cell")
+        elif not VISIBILITY_TAGS.intersection(tags):
+            tags.append("hide-input")
+    meta = nb.setdefault("metadata", {})
+    spec = meta.get("kernelspec") or {}
+    if not (spec.get("language") and spec.get("name")):
+        meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
+                              "display_name": spec.get("display_name") or "Python (gcc companion)"}
+    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+
+
+def write_values(name: str, values: dict, generated_dir: Path) -> list[Path]:
+    """Write ``values/<name>.json`` (``{key: text}``) and the include ``values/<name>.md``.
+
+    Parameters
+    ----------
+    name : str
+        The notebook.
+    values : dict
+        ``run.json``'s ``values``: ``{key: {"value", "unit", "text", "note"}}``. Empty: the
+        notebook's old value files are removed.
+    generated_dir : path
+        The executed-notebooks folder (``book/generated``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    folder = Path(generated_dir) / VALUES_DIR
+    paths = [folder / f"{name}.json", folder / f"{name}.md"]
+    if not values:
+        for path in paths:
+            path.unlink(missing_ok=True)
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    paths[0].write_text(json.dumps({k: v["text"] for k, v in values.items()}, indent=2, sort_keys=True) + "\n")
+    rows = ["| Quantity | Value | Substitution |", "|---|---|---|"]
+    for key, v in values.items():
+        note = (v.get("note") or key).replace("|", "\\|")
+        rows.append(f"| {note} | {v['text']} | `{{{{ {name}.{key} }}}}` |")
+    rows += ["", f"Measured by {{doc}}`/book/generated/{name}` (its last run; see {{doc}}`/book/generated/status`)."]
+    paths[1].write_text("\n".join(rows) + "\n")
+    return paths
+
+
+def referenced_values(pages: list[Path]) -> set[tuple[str, str]]:
+    """Every ``{{ notebook.key }}`` the markdown ``pages`` quote, as ``(notebook, key)`` pairs."""
+    found: set[tuple[str, str]] = set()
+    for page in pages:
+        try:
+            found.update(_REFERENCE.findall(Path(page).read_text(encoding="utf-8")))
+        except OSError:
+            continue
+    return found
+
+
+def substitutions(generated_dir: Path, wanted: set[tuple[str, str]] = frozenset()) -> tuple[dict, list[str]]:
+    """MyST substitutions ``{notebook: {key: text}}`` from ``<generated_dir>/values/*.json``.
+
+    Parameters
+    ----------
+    generated_dir : path
+    wanted : set of (notebook, key)
+        Values the chapters quote (:func:`referenced_values`). One without a measured value gets
+        a visible placeholder that names the command to run, so the build still completes.
+
+    Returns
+    -------
+    subs : dict
+    missing : list of str
+        ``"notebook.key"`` of the placeholders.
+    """
+    subs: dict[str, dict[str, str]] = {}
+    for path in sorted((Path(generated_dir) / VALUES_DIR).glob("*.json")):
+        try:
+            subs[path.stem] = {str(k): str(v) for k, v in json.loads(path.read_text()).items()}
+        except (OSError, json.JSONDecodeError, AttributeError):
+            continue
+    missing = []
+    for notebook, key in sorted(wanted):
+        if key not in subs.get(notebook, {}):
+            subs.setdefault(notebook, {})[key] = f"[not measured yet: python -m gcc.reproduce --only {notebook}]"
+            missing.append(f"{notebook}.{key}")
+    return subs, missing
