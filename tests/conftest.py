@@ -3,10 +3,16 @@
 ``ci_results`` runs the whole notebook batch once per test session in the ``ci`` profile
 (``python -m gcc.reproduce --profile ci``, a subprocess of this interpreter; unchanged notebooks
 are cached by the runner, so a second session costs seconds) and returns the results root, so that
-any test can read ``<root>/<notebook>/*.csv``, ``provenance.json`` and ``run.json``::
+any test can read ``<root>/<notebook>/*.csv`` and ``run.json`` (the run's one provenance record)::
 
     def test_worst_case_slope(ci_results):
         table = pandas.read_csv(ci_results / "worst_case_rate" / "results.csv")
+
+One producer per artifact: the test batch writes into ``_build/test/results`` (results) and
+``_build/test/generated`` (executed notebooks, status page, values; fixture ``ci_generated``), and
+its book build into ``_build/test/book`` (fixtures ``book_build``, ``html``). It never touches the
+book's ``_build/results``, ``book/generated`` or ``_build/html``, so ``make book; make test;
+make html`` still shows the default profile's book.
 
 Set ``GCC_SKIP_NOTEBOOKS=1`` to skip every test that needs the batch (quick library-only runs).
 """
@@ -20,18 +26,32 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS_ROOT = REPO / "_build" / "results"
-GENERATED = REPO / "book" / "generated"
+TEST_BUILD = REPO / "_build" / "test"
+RESULTS_ROOT = TEST_BUILD / "results"
+GENERATED = TEST_BUILD / "generated"
+BOOK_OUTPUT = TEST_BUILD / "book"
 
 
 def _batch_env() -> dict:
     env = dict(os.environ)
+    # The batch always uses the repository's notebooks and the test folders, whatever the caller set.
     env["GCC_RESULTS_ROOT"] = str(RESULTS_ROOT)
-    # The batch always uses the repository's notebooks and output folder, whatever the caller set.
+    env["GCC_GENERATED_DIR"] = str(GENERATED)
     env.pop("GCC_NOTEBOOKS_DIR", None)
-    env.pop("GCC_GENERATED_DIR", None)
     env.setdefault("PYTHONHASHSEED", "0")
     return env
+
+
+def book_artifacts() -> dict[str, float]:
+    """Modification time of every file in the book's own folders (``book/generated``,
+    ``_build/results``, ``_build/html``), keyed by path relative to the repository."""
+    out = {}
+    for folder in (REPO / "book" / "generated", REPO / "_build" / "results", REPO / "_build" / "html"):
+        if folder.exists():
+            for path in folder.rglob("*"):
+                if path.is_file():
+                    out[str(path.relative_to(REPO))] = path.stat().st_mtime
+    return out
 
 
 @pytest.fixture(scope="session")
@@ -45,10 +65,13 @@ def ci_batch() -> subprocess.CompletedProcess:
     """The completed ``python -m gcc.reproduce --profile ci --keep-going`` run (stdout/stderr kept)."""
     if os.environ.get("GCC_SKIP_NOTEBOOKS"):
         pytest.skip("GCC_SKIP_NOTEBOOKS is set: the notebook batch is not run")
+    before = book_artifacts()
     proc = subprocess.run(
-        [sys.executable, "-m", "gcc.reproduce", "--profile", "ci", "--keep-going"],
+        [sys.executable, "-m", "gcc.reproduce", "--profile", "ci", "--keep-going",
+         "--results-root", str(RESULTS_ROOT), "--output-dir", str(GENERATED)],
         cwd=REPO, env=_batch_env(), capture_output=True, text=True, timeout=45 * 60,
     )
+    proc.book_snapshot = before  # what the book's own folders held (tests/test_pages.py compares)
     # Shown by pytest for any failing test that used the batch (without ipykernel's transport notice).
     sys.stdout.write(proc.stdout)
     sys.stderr.write("\n".join(line for line in proc.stderr.splitlines()[-400:]
@@ -58,7 +81,7 @@ def ci_batch() -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="session")
 def ci_results(ci_batch) -> Path:
-    """Results root after the ``ci`` batch succeeded: ``<repo>/_build/results``."""
+    """Results root after the ``ci`` batch succeeded: ``<repo>/_build/test/results``."""
     if ci_batch.returncode != 0:
         stderr = "\n".join(line for line in ci_batch.stderr.splitlines() if "Kernel is running over TCP" not in line)
         pytest.fail(
@@ -66,3 +89,37 @@ def ci_results(ci_batch) -> Path:
             f"{ci_batch.returncode}):\n{ci_batch.stdout[-6000:]}\n{stderr[-6000:]}"
         )
     return RESULTS_ROOT
+
+
+@pytest.fixture(scope="session")
+def ci_generated(ci_batch) -> Path:
+    """The ci batch's executed notebooks, status page and values: ``<repo>/_build/test/generated``.
+
+    Depends on the batch having run, not on every notebook having succeeded.
+    """
+    return GENERATED
+
+
+@pytest.fixture(scope="session")
+def book_build(ci_batch) -> tuple[subprocess.CompletedProcess, Path]:
+    """A fresh strict build (``-W -n --keep-going --all``) of the book from the ci notebooks.
+
+    The book is staged from ``_build/test/generated`` into ``_build/test/book`` (never the book's
+    own ``_build/html``). It depends on the batch having run, not on every notebook having
+    succeeded: a failing notebook is reported by tests/test_reproduce.py, not by every book test.
+    Returns the build's process and its ``_build/html`` folder.
+    """
+    proc = subprocess.run(
+        [sys.executable, "-m", "gcc.reproduce", "--no-run", "--build-book", "--all-pages",
+         "--output-dir", str(GENERATED), "--results-root", str(RESULTS_ROOT), "--book-output", str(BOOK_OUTPUT)],
+        cwd=REPO, env=_batch_env(), capture_output=True, text=True, timeout=20 * 60,
+    )
+    return proc, BOOK_OUTPUT / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
+def html(book_build) -> Path:
+    """The test book's ``_build/html`` (the build must have produced its index page)."""
+    proc, path = book_build
+    assert (path / "index.html").exists(), proc.stdout[-5000:] + proc.stderr[-5000:]
+    return path

@@ -23,28 +23,6 @@ REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="session")
-def book_build(ci_batch, tmp_path_factory):
-    """A fresh strict build (``-W -n --keep-going --all``) of the book from the ci notebooks.
-
-    It depends on the batch having run, not on every notebook having succeeded: a failing notebook is
-    reported by tests/test_reproduce.py (and its page by the figures test), not by every book test.
-    """
-    out = tmp_path_factory.mktemp("book")
-    proc = subprocess.run(
-        [sys.executable, "-m", "gcc.reproduce", "--no-run", "--build-book", "--all-pages", "--book-output", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=20 * 60,
-    )
-    return proc, out / "_build" / "html"
-
-
-@pytest.fixture(scope="session")
-def html(book_build) -> Path:
-    proc, path = book_build
-    assert (path / "index.html").exists(), proc.stdout[-5000:] + proc.stderr[-5000:]
-    return path
-
-
 def toc_files() -> list[str]:
     return reproduce.toc_entries(yaml.safe_load((REPO / "_toc.yml").read_text()))
 
@@ -63,15 +41,15 @@ def test_every_toc_entry_produced_a_page(html):
         if not (html / f"{stem}.html").exists():
             hint = ""
             if stem.startswith("book/generated/"):
-                hint = f" (no notebook notebooks/{Path(stem).name}.ipynb, or it did not run)"
+                hint = f" (no notebook notebooks/{Path(stem).name}.md, or it did not run)"
             missing.append(stem + hint)
     assert not missing, "_toc.yml entries without a page:\n" + "\n".join(missing)
 
 
-def test_every_notebook_page_carries_its_figures(html):
+def test_every_notebook_page_carries_its_figures(html, ci_generated):
     problems = []
     for name in reproduce.discover(REPO / "notebooks"):
-        executed = REPO / "book" / "generated" / f"{name}.ipynb"
+        executed = ci_generated / f"{name}.ipynb"
         if not executed.exists():
             problems.append(f"{name}: not executed (run python -m gcc.reproduce --profile ci --only {name})")
             continue

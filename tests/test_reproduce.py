@@ -84,7 +84,7 @@ def record(tmp: Path, name: str) -> dict:
 
 # --------------------------------------------------------------------------- the real batch
 @pytest.mark.slow
-def test_every_notebook_runs_in_the_ci_profile(ci_results):
+def test_every_notebook_runs_in_the_ci_profile(ci_results, ci_generated):
     cards = reproduce.discover(REPO / "notebooks")
     assert cards, "no notebook in notebooks/"
     problems = []
@@ -96,8 +96,8 @@ def test_every_notebook_runs_in_the_ci_profile(ci_results):
         rec = json.loads(path.read_text())
         if rec["status"] != "ok" or rec["profile"] != "ci":
             problems.append(f"{name}: status {rec['status']} profile {rec['profile']} error {rec.get('error')}")
-        if not (REPO / "book" / "generated" / f"{name}.ipynb").exists():
-            problems.append(f"{name}: no executed notebook in book/generated/")
+        if not (ci_generated / f"{name}.ipynb").exists():
+            problems.append(f"{name}: no executed notebook in {ci_generated}")
     assert not problems, "\n".join(problems)
 
 
@@ -110,16 +110,16 @@ def test_ci_batch_fits_its_budget(ci_results):
 
 
 @pytest.mark.slow
-def test_status_page_lists_every_notebook(ci_results):
-    text = (REPO / "book" / "generated" / "status.md").read_text()
+def test_status_page_lists_every_notebook(ci_results, ci_generated):
+    text = (ci_generated / "status.md").read_text()
     for name in reproduce.discover(REPO / "notebooks"):
         assert f"[{name}]({name}.ipynb)" in text
 
 
 @pytest.mark.slow
-def test_executed_notebooks_have_no_error_output(ci_results):
+def test_executed_notebooks_have_no_error_output(ci_results, ci_generated):
     for name in reproduce.discover(REPO / "notebooks"):
-        nb = nbformat.read(REPO / "book" / "generated" / f"{name}.ipynb", as_version=4)
+        nb = nbformat.read(ci_generated / f"{name}.ipynb", as_version=4)
         for i, cell in enumerate(nb.cells):
             for out in cell.get("outputs", []):
                 assert out.get("output_type") != "error", f"{name}: cell {i} has an error output"

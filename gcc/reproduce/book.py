@@ -2,7 +2,13 @@
 
 Notebooks are never executed by Jupyter Book. Table-of-contents entries whose page does not
 exist yet are left out of the build (and listed); executed notebooks missing from ``_toc.yml``
-are added under "Other notebooks" so that no result is lost.
+are added under "Other notebooks" so that no result is lost. The values the runs recorded
+(``book/generated/values/*.json``) become the MyST substitutions of the build
+(``{{ notebook.key }}`` in a chapter), through an effective copy of ``_config.yml``.
+
+A build from another folder of executed notebooks (the test suite's ``_build/test/generated``)
+stages the book in ``<output>/_site``: links to the chapters, with ``book/generated`` pointing
+at that folder, so the book's own ``book/generated`` is neither read nor written.
 """
 from __future__ import annotations
 
@@ -13,8 +19,11 @@ import sys
 import time
 from pathlib import Path
 
+from gcc.validation import invalid
+
 from .cards import discover, load_yaml
 from .locations import default_results_root, repo_root
+from .pages import referenced_values, substitutions
 from .status import write_parameters_page, write_status
 
 __all__ = ["toc_entries", "effective_toc", "build_book"]
@@ -100,8 +109,22 @@ def effective_toc(root: Path | None = None, generated_dir: Path | None = None) -
     return toc, missing, added
 
 
+def _stage(root: Path, generated: Path, site: Path) -> Path:
+    """A book tree at ``site`` whose pages link to ``root``'s and whose ``book/generated`` is ``generated``."""
+    if site.exists():
+        shutil.rmtree(site)
+    (site / "book").mkdir(parents=True)
+    for item in (root / "book").iterdir():
+        if item.name != "generated":
+            (site / "book" / item.name).symlink_to(item.resolve(), target_is_directory=item.is_dir())
+    (site / "book" / "generated").symlink_to(generated.resolve(), target_is_directory=True)
+    shutil.copy(root / "_toc.yml", site / "_toc.yml")
+    return site
+
+
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False,
-               output: Path | None = None, stream=None) -> int:
+               output: Path | None = None, stream=None, generated_dir: Path | None = None,
+               results_root: Path | None = None) -> int:
     """Build the static site with Jupyter Book (``-W -n --keep-going`` when ``strict``).
 
     Parameters
@@ -116,6 +139,12 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
         Folder that receives ``_build/html`` (default: the root).
     stream : file, optional
         Where the notes and the command line go (default: stdout).
+    generated_dir : path, optional
+        The executed notebooks and generated pages (default: ``<root>/book/generated``); another
+        folder is staged (see the module's docstring) and needs ``output``.
+    results_root : path, optional
+        Where the runs' records are, for a status page that does not exist yet (default:
+        :func:`gcc.reproduce.default_results_root`).
 
     Returns
     -------
@@ -126,38 +155,55 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
 
     stream = stream or sys.stdout
     root = Path(root) if root else repo_root()
-    generated = root / "book" / "generated"
+    own = root / "book" / "generated"
+    generated = Path(generated_dir) if generated_dir else own
+    if generated.resolve() != own.resolve() and output is None:
+        # One producer per artifact: the book's _build/html is built from book/generated only.
+        raise invalid("output", "build_book", "a folder of its own when generated_dir is not book/generated",
+                      output)
+    build = Path(output if output is not None else root).resolve() / "_build"
+    build.mkdir(parents=True, exist_ok=True)
     # Pages the book always includes, written here too so that a build never lacks them.
-    write_parameters_page(discover(root / "notebooks"), generated / "parameters.md")
+    cards = discover(root / "notebooks")
+    write_parameters_page(cards, generated / "parameters.md")
     if not (generated / "status.md").exists():
-        write_status(discover(root / "notebooks"), "default", generated / "status.md", default_results_root())
-    toc, missing, added = effective_toc(root)
-    toc_arg: list[str] = []
-    if missing or added:
-        build = root / "_build"
-        build.mkdir(exist_ok=True)
-        toc_path = build / "_toc.effective.yml"
-        toc_path.write_text("# Written by gcc.reproduce from _toc.yml; do not edit.\n"
-                            + yaml.safe_dump(toc, sort_keys=False))
-        toc_arg = ["--toc", str(toc_path)]
-        if missing:
-            print("note: _toc.yml entries without a page yet, left out of this build: "
-                  + ", ".join(missing), file=stream, flush=True)
-        if added:
-            print("note: executed notebooks not in _toc.yml, added under 'Other notebooks': "
-                  + ", ".join(added), file=stream, flush=True)
+        write_status(cards, "default", generated / "status.md", results_root or default_results_root())
+    source = root
+    if generated.resolve() != own.resolve():
+        source = _stage(root, generated, build / "_site")
+    toc, missing, added = effective_toc(source)
+    toc_path = build / "_toc.effective.yml"
+    toc_path.write_text("# Written by gcc.reproduce from _toc.yml; do not edit.\n"
+                        + yaml.safe_dump(toc, sort_keys=False))
+    if missing:
+        print("note: _toc.yml entries without a page yet, left out of this build: "
+              + ", ".join(missing), file=stream, flush=True)
+    if added:
+        print("note: executed notebooks not in _toc.yml, added under 'Other notebooks': "
+              + ", ".join(added), file=stream, flush=True)
+    config = load_yaml(root / "_config.yml")
+    pages = [p for p in (root / "book").rglob("*.md") if "generated" not in p.relative_to(root / "book").parts]
+    subs, unmeasured = substitutions(generated, referenced_values(pages))
+    parse = config.setdefault("parse", {})
+    parse["myst_substitutions"] = {**(parse.get("myst_substitutions") or {}), **subs}
+    config_path = build / "_config.effective.yml"
+    config_path.write_text("# Written by gcc.reproduce from _config.yml and the runs' values; do not edit.\n"
+                           + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    if unmeasured:
+        print("note: values quoted by the chapters that no run has measured yet: "
+              + ", ".join(unmeasured), file=stream, flush=True)
     exe = Path(sys.executable).parent / "jupyter-book"
-    cmd = [str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book"), "build", str(root)]
+    cmd = [str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book"), "build", str(source.resolve())]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
     if all_pages:
         cmd += ["--all"]
     if output is not None:
-        cmd += ["--path-output", str(output)]
-    cmd += toc_arg
+        cmd += ["--path-output", str(Path(output).resolve())]
+    cmd += ["--toc", str(toc_path), "--config", str(config_path)]
     print("$ " + " ".join(cmd), file=stream, flush=True)
     t0 = time.perf_counter()
     rc = subprocess.call(cmd, cwd=root)
-    html = Path(output if output is not None else root) / "_build" / "html" / "index.html"
+    html = build / "html" / "index.html"
     print(f"book build: exit {rc} in {time.perf_counter() - t0:.1f} s; open {html}", file=stream, flush=True)
     return rc

@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                           + ", ".join(o.name for o in skipped), file=sys.stderr)
                 rc = 1
         if args.build_book:
-            brc = build_book(all_pages=args.all_pages, output=args.book_output)
+            brc = build_book(all_pages=args.all_pages, output=args.book_output, generated_dir=args.output_dir,
+                             results_root=args.results_root)
             rc = rc or brc
         return rc
     except ValueError as exc:
