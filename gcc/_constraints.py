@@ -8,8 +8,9 @@ and describes itself in words for the one error message of the library, built by
 
 A constraint never formats that message: :meth:`Constraint.convert` raises :class:`Rejected`
 (optionally with a detail such as ``"alphas[2] = 0.1 is not greater than alphas[1] = 0.2"``)
-and :func:`gcc.validation.validate` turns it into the ``ValueError``. This module imports
-numpy only, so that :mod:`gcc.validation` stays at the bottom of the library.
+and :func:`gcc.validation.validate` turns it into the ``ValueError``. The array constraints
+(``ArrayLike``, ``Points``) are in :mod:`gcc._array_constraints`. This module imports numpy
+only, so that :mod:`gcc.validation` stays at the bottom of the library.
 """
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ __all__ = [
     "NoneOr",
     "IsNone",
     "Callable",
-    "ArrayLike",
-    "Points",
+    "Seed",
+    "HasAttributes",
     "make_constraint",
 ]
 
@@ -169,7 +170,10 @@ class Interval(Constraint):
     def convert(self, value, name: str = "value"):
         if _is_bool(value) or not isinstance(value, self.type):
             raise Rejected()
-        x = int(value) if self.type is numbers.Integral else float(value)
+        try:
+            x = int(value) if self.type is numbers.Integral else float(value)
+        except (OverflowError, TypeError, ValueError):     # 10**400 is no finite float
+            raise Rejected() from None
         if self.type is numbers.Real and not math.isfinite(x):
             raise Rejected()
         if self.left is not None and (x < self.left or (x == self.left and not self._left_closed)):
@@ -347,124 +351,80 @@ class Callable(Constraint):
         return value
 
 
-def _format_shape(shape) -> str:
-    inner = ", ".join("..." if s is None else str(s) for s in shape)
-    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+class Seed(Constraint):
+    """A seed: an int >= 0 (numpy's ``SeedSequence`` entropy), or also a Generator if allowed.
 
-
-class ArrayLike(Constraint):
-    """Anything ``numpy.asarray`` converts to an array of the given dtype, ndim and shape.
+    ``None`` (fresh OS entropy) is never a seed: every number of the library is reproducible.
 
     Parameters
     ----------
-    ndim : int, optional
-        Required number of axes.
-    shape : tuple of int or None, optional
-        Required shape; ``None`` entries accept any length (implies ``ndim = len(shape)``).
-    dtype : numpy dtype, optional
-        Passed to ``numpy.asarray``.
+    generator : bool
+        Also accept a ``numpy.random.Generator`` (returned as it is).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.validation import Seed
+    >>> Seed().convert(np.int64(3)), Seed(generator=True).description
+    (3, 'an int >= 0 or a numpy.random.Generator')
+    >>> Seed().is_satisfied_by(-1), Seed().is_satisfied_by(1.0), Seed().is_satisfied_by(None)
+    (False, False, False)
+    """
+
+    def __init__(self, generator: bool = False, description: str | None = None):
+        super().__init__(description)
+        self.generator = bool(generator)
+
+    def describe(self) -> str:
+        return "an int >= 0 or a numpy.random.Generator" if self.generator else "an int >= 0"
+
+    def convert(self, value, name: str = "value"):
+        if self.generator and isinstance(value, np.random.Generator):
+            return value
+        if _is_bool(value) or not isinstance(value, numbers.Integral) or value < 0:
+            raise Rejected()
+        return int(value)
+
+
+class HasAttributes(Constraint):
+    """An object with the given attributes (duck typing), e.g. a code's ``encode`` and ``decode``.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Attributes the value must have.
+    callables : sequence of str
+        Those of ``names`` that must be callable (methods).
     description : str, optional
-        Wording override; name the axes there, e.g. ``"an array of shape (trials, n_workers)"``.
 
     Examples
     --------
-    >>> from gcc.validation import ArrayLike
-    >>> ArrayLike(shape=(None, 3), dtype=float).convert([[1, 2, 3]])
-    array([[1., 2., 3.]])
-    >>> ArrayLike(ndim=3, dtype=bool).description
-    'a 3-D array'
+    >>> from gcc.validation import HasAttributes
+    >>> code = HasAttributes(("n_workers", "decode"), callables=("decode",))
+    >>> code.description
+    'an object with n_workers and decode()'
+    >>> code.is_satisfied_by(3)
+    False
     """
 
-    def __init__(self, ndim: int | None = None, shape=None, dtype=None, description: str | None = None):
+    def __init__(self, names, callables=(), description: str | None = None):
         super().__init__(description)
-        if shape is not None:
-            shape = tuple(shape)
-            ndim = len(shape)
-        self.ndim, self.shape, self.dtype = ndim, shape, dtype
+        self.names, self.callables = tuple(names), tuple(callables)
 
     def describe(self) -> str:
-        if self.shape is not None:
-            return f"an array of shape {_format_shape(self.shape)}"
-        return f"a {self.ndim}-D array" if self.ndim is not None else "an array"
+        words = [f"{n}()" if n in self.callables else n for n in self.names]
+        return "an object with " + (" and ".join(words) if len(words) < 3 else
+                                    ", ".join(words[:-1]) + " and " + words[-1])
 
     def convert(self, value, name: str = "value"):
-        try:
-            arr = np.asarray(value, dtype=self.dtype)
-        except (TypeError, ValueError):
-            raise Rejected() from None
-        if self.ndim is not None and arr.ndim != self.ndim:
-            raise Rejected(f"it has shape {arr.shape}")
-        if self.shape is not None and any(s is not None and s != a for s, a in zip(self.shape, arr.shape)):
-            raise Rejected(f"it has shape {arr.shape}")
-        return arr
-
-
-class Points(Constraint):
-    """A 1-D float64 array of strictly increasing finite points in ``[low, high]``.
-
-    Parameters
-    ----------
-    low, high : float or None
-        Closed bounds (``None``: unbounded).
-    size : int, optional
-        Required length; ``size_name`` names it in the message (e.g. ``"n_inputs"``).
-    size_name : str, optional
-    min_size : int
-        Minimum length.
-
-    Examples
-    --------
-    >>> from gcc.validation import Points
-    >>> Points().description
-    'a 1-D array of strictly increasing finite points in [-1, 1]'
-    >>> Points(size=2).convert([-0.5, 0.5])
-    array([-0.5,  0.5])
-    """
-
-    def __init__(self, low: float | None = -1.0, high: float | None = 1.0, size: int | None = None,
-                 size_name: str | None = None, min_size: int = 1, description: str | None = None):
-        super().__init__(description)
-        self.low, self.high = low, high
-        self.size, self.size_name, self.min_size = size, size_name, min_size
-
-    def _bounded(self) -> bool:
-        return self.low is not None and self.high is not None
-
-    def describe(self) -> str:
-        bounds = f" in [{self.low:g}, {self.high:g}]" if self._bounded() else ""
-        return f"a 1-D array of strictly increasing finite points{bounds}"
-
-    def convert(self, value, name: str = "value"):
-        try:
-            arr = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise Rejected() from None
-        if arr.ndim != 1:
-            raise Rejected(f"it has shape {arr.shape}")
-        n = arr.shape[0]
-        if self.size is not None and n != self.size:
-            label = self.size_name if self.size_name else str(self.size)
-            raise Rejected(f"it has length {n}", f"{self.description} of length {label} = {self.size}")
-        if n < self.min_size:
-            raise Rejected(f"it has length {n}", f"{self.description} of length >= {self.min_size}")
-        bad = np.flatnonzero(~np.isfinite(arr))
-        if bad.size:
-            i = int(bad[0])
-            raise Rejected(f"{name}[{i}] = {float(arr[i])!r}")
-        if self._bounded():
-            bad = np.flatnonzero((arr < self.low) | (arr > self.high))
-            if bad.size:
-                i = int(bad[0])
-                raise Rejected(f"{name}[{i}] = {float(arr[i])!r} is outside [{self.low:g}, {self.high:g}]")
-        steps = np.diff(arr)
-        bad = np.flatnonzero(steps <= 0)
-        if bad.size:
-            i = int(bad[0])
-            if steps[i] == 0:
-                raise Rejected(f"{name}[{i + 1}] = {float(arr[i + 1])!r} is duplicated")
-            raise Rejected(f"{name}[{i + 1}] = {float(arr[i + 1])!r} is not greater than "
-                           f"{name}[{i}] = {float(arr[i])!r}")
-        return arr
+        for attr in self.names:
+            try:
+                got = getattr(value, attr)
+            except Exception:     # a property that fails is a missing attribute here
+                raise Rejected(f"it has no {attr!r}") from None
+            if attr in self.callables and not callable(got):
+                raise Rejected(f"its {attr!r} is not callable")
+        return value
 
 
 def make_constraint(constraint) -> Constraint:

@@ -19,6 +19,24 @@ There are three ways to use them:
   more than a constraint: :func:`check_received`, :func:`check_finite`,
   :func:`check_leading_dim`).
 
+What every public function promises: a ``ValueError`` (a ``TypeError`` only where Python
+raises one itself, e.g. for a missing argument) in the form above, or a correct result.
+Never a silent NaN, a truncation (``1.7`` read as worker ``1``, a complex value read as its
+real part) or a wrong answer. Seeds are ints >= 0 (:class:`Seed`; where documented also a
+``numpy.random.Generator``), never ``None``; a random generator argument is a
+``numpy.random.Generator`` (:data:`GENERATOR`).
+
+Complex data, decided once for the library: they are **supported where the operation is
+linear or a norm** -- the codes' encoders and decoders, the smoothing splines, the harness,
+the adversary and the losses (the loss of eq. (1) is ``|e|^2``, the RMSE its root) -- and
+**rejected with the contract message where they have no meaning**: labels and class scores
+(:func:`gcc.metrics.accuracy`), smoothing parameters, points, probabilities, delays, times
+and speeds (:mod:`gcc.cpgc`, :mod:`gcc.distributed`), summaries and intervals
+(:func:`gcc.metrics.mean_ci`, :func:`gcc.summary.summarize`). A constraint never casts a
+complex value to a real one: ``ArrayLike(dtype=float)`` and :class:`Points` reject it.
+NaN in data is not an argument error: a NaN estimate gives a NaN loss (and a NaN accuracy,
+never a guessed class), which the summaries count in ``n_nan``.
+
 Examples
 --------
 >>> from numbers import Integral, Real
@@ -44,19 +62,30 @@ import sys
 
 import numpy as np
 
-from ._constraints import (AnyOf, ArrayLike, Callable, Constraint, InstanceOf, Interval, IsNone,
-                           NoneOr, Options, Points, Rejected, make_constraint)
+from ._array_constraints import ArrayLike, Points
+from ._constraints import (AnyOf, Callable, Constraint, HasAttributes, InstanceOf, Interval, IsNone,
+                           NoneOr, Options, Rejected, Seed, make_constraint)
 
 __all__ = [
     # constraints
     "Constraint", "Rejected", "Interval", "Options", "InstanceOf", "AnyOf", "NoneOr", "IsNone",
-    "Callable", "ArrayLike", "Points", "make_constraint",
+    "Callable", "ArrayLike", "Points", "Seed", "HasAttributes", "make_constraint",
+    "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR",
     # the message and its use
     "format_value", "invalid", "raise_invalid", "validate", "validate_params",
     # shorthands
     "check_int", "check_real", "check_lam", "check_points", "check_received", "check_finite",
-    "check_leading_dim", "check_choice",
+    "check_leading_dim", "check_choice", "check_rng", "check_seed",
 ]
+
+#: a random generator argument (never a seed or None: the caller owns the stream)
+GENERATOR = InstanceOf(np.random.Generator, "a numpy.random.Generator (np.random.default_rng(seed))")
+#: a flag
+BOOL = InstanceOf((bool, np.bool_), "a bool")
+#: a seed (an int >= 0)
+SEED = Seed()
+#: a seed or the generator to draw from
+SEED_OR_GENERATOR = Seed(generator=True)
 
 
 def format_value(value) -> str:
@@ -467,6 +496,8 @@ def check_finite(array, name: str, owner: str):
             return array
         ok = bool(torch.isfinite(array).all())
     else:
+        if not isinstance(array, np.ndarray):
+            array = validate(array, ArrayLike(), name, owner)
         if array.dtype.kind not in "fc":
             return array
         ok = bool(np.isfinite(array).all())
@@ -490,7 +521,11 @@ def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -
            [1., 1.],
            [1., 1.]]) instead.
     """
-    shape = tuple(array.shape)
+    shape = getattr(array, "shape", None)
+    if shape is None:
+        raise_invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}",
+                      array, f"it is a {type(array).__name__}")
+    shape = tuple(shape)
     if len(shape) == 0 or shape[0] != size:
         raise_invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}",
                       array, f"its shape is {shape}")
@@ -510,3 +545,33 @@ def check_choice(value, name: str, owner: str, choices) -> str:
     ValueError: The 'bc_type' parameter of BSplineCode must be one of 'not-a-knot', 'natural'. Got 'Natural' instead.
     """
     return validate(value, Options(choices), name, owner)
+
+
+def check_rng(rng, name: str, owner: str) -> np.random.Generator:
+    """Require a ``numpy.random.Generator`` (:data:`GENERATOR`); return it.
+
+    Examples
+    --------
+    >>> from gcc.validation import check_rng
+    >>> check_rng(0, "rng", "worker_speeds")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'rng' parameter of worker_speeds must be a numpy.random.Generator (np.random.default_rng(seed)). Got 0 instead.
+    """
+    return validate(rng, GENERATOR, name, owner)
+
+
+def check_seed(seed, name: str, owner: str, generator: bool = False):
+    """Require a seed: an int >= 0 (or, with ``generator=True``, also a Generator).
+
+    Examples
+    --------
+    >>> from gcc.validation import check_seed
+    >>> check_seed(7, "seed", "run_trials")
+    7
+    >>> check_seed("7", "seed", "rcsc_code", generator=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'seed' parameter of rcsc_code must be an int >= 0 or a numpy.random.Generator. Got '7' instead.
+    """
+    return validate(seed, SEED_OR_GENERATOR if generator else SEED, name, owner)

@@ -216,7 +216,59 @@ def test_make_constraint_shorthands():
         make_constraint("an int")
 
 
-@pytest.mark.parametrize("module", ["gcc._constraints", "gcc.validation", "gcc.points"])
+@pytest.mark.parametrize("module", ["gcc._constraints", "gcc._array_constraints", "gcc.validation",
+                                    "gcc.points"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("value,constraint,detail", [
+    ([1.0, 2j], ArrayLike(dtype=float), "it holds complex values"),
+    ([0, 1.7], ArrayLike(dtype=int), "x[1] = 1.7 is not an int"),
+    ([2.0], ArrayLike(dtype=int), "x[0] = 2.0 is not an int"),
+    ([True, False], ArrayLike(dtype=int), "x[0] = True is not an int"),
+    ([1, -1], ArrayLike(dtype=np.uint8), "x[1] = -1 is negative"),
+    ([[0.0, np.nan]], ArrayLike(dtype=bool), "x[0, 1] = nan is not a bool"),
+    ([0, 2], ArrayLike(dtype=bool), "x[1] = 2 is not a bool"),
+    (["1", "2"], ArrayLike(dtype=float), "it holds strings"),
+    ([1.0, np.inf], ArrayLike(dtype=float, finite=True), "x[1] = inf"),
+    ([0.5, 0.25j], Points(), "it holds complex values"),
+])
+def test_arrays_are_never_cast_with_a_loss(value, constraint, detail):
+    assert f"({detail}" in _message(value, constraint)
+
+
+def test_arrays_that_convert_without_loss():
+    assert ArrayLike(dtype=bool).convert([1, 0]).dtype == bool
+    assert ArrayLike(dtype=int).convert(np.array([], dtype=float)).dtype.kind == "i"
+    assert ArrayLike(dtype=complex).convert([1, 2j]).dtype == np.complex128
+    assert ArrayLike(dtype=float).convert([True, 2]).tolist() == [1.0, 2.0]
+    assert ArrayLike(ndim=2, dtype=float, finite=True).description == "a 2-D array of finite real numbers"
+    assert "x = nan" in _message(np.nan, ArrayLike(dtype=float, finite=True))
+
+
+def test_seed_and_attribute_constraints():
+    from gcc.validation import SEED, SEED_OR_GENERATOR, HasAttributes, Seed
+
+    rng = np.random.default_rng(0)
+    assert validate(np.uint8(3), SEED, "seed", "f") == 3
+    assert validate(rng, SEED_OR_GENERATOR, "seed", "f") is rng
+    for bad in (-1, 1.0, "1", None, True, rng):
+        assert not Seed().is_satisfied_by(bad)
+    assert _message(None, SEED_OR_GENERATOR, "seed", "rcsc_code") == (
+        "The 'seed' parameter of rcsc_code must be an int >= 0 or a numpy.random.Generator. Got None instead.")
+    code = HasAttributes(("n_inputs", "n_workers", "encode", "decode"), callables=("encode", "decode"))
+    assert code.description == "an object with n_inputs, n_workers, encode() and decode()"
+    assert "(it has no 'n_inputs')" in _message(3, code)
+
+    class Broken:
+        n_inputs = n_workers = 1
+        encode = decode = 3
+
+    assert "(its 'encode' is not callable)" in _message(Broken(), code)
+
+
+def test_huge_ints_are_no_finite_reals():
+    assert not Interval(Real, None, None).is_satisfied_by(10 ** 400)
+    assert Interval(Integral, 0, None).convert(10 ** 400) == 10 ** 400

@@ -116,3 +116,25 @@ def test_validators_return_normalised_values():
     X = np.ones((3, 2))
     assert v.check_finite(X, "X", "f") is X
     assert "shape (20, 30)" in v.format_value(np.zeros((20, 30)))
+
+
+def test_generator_and_seed_shorthands():
+    from gcc.validation import check_rng, check_seed
+
+    rng = np.random.default_rng(1)
+    assert check_rng(rng, "rng", "f") is rng and check_seed(4, "seed", "f") == 4
+    assert check_seed(rng, "seed", "f", generator=True) is rng
+    with pytest.raises(ValueError, match="^The 'rng' parameter of f must be a numpy.random.Generator"):
+        check_rng(None, "rng", "f")
+    with pytest.raises(ValueError, match="^The 'seed' parameter of f must be an int >= 0. Got 0.5"):
+        check_seed(0.5, "seed", "f")
+
+
+def test_array_checks_accept_array_likes_and_name_other_objects():
+    from gcc.validation import check_finite, check_leading_dim
+
+    with pytest.raises(ValueError, match=r"^The 'X' parameter of g must be free of NaN and inf \(X\[1\] = nan\)"):
+        check_finite([0.0, float("nan")], "X", "g")
+    with pytest.raises(ValueError, match=r"^The 'X' parameter of g must be an array of shape \(K, ...\) "
+                                         r"with K = 2 \(it is a int\)"):
+        check_leading_dim(3, 2, "X", "g", "K")
