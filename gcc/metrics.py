@@ -3,6 +3,12 @@
 Every function accepts numpy arrays or torch tensors (converted to float64
 numpy) and, where stated, a leading trial axis.
 
+Complex data (the codes carry them): the loss and both RMSE readings use
+``|f_hat(x_k) - f(x_k)|^2``, so complex estimates are scored by their modulus;
+class scores (:func:`accuracy`), the values of :func:`mean_ci` and the points
+of :func:`loglog_slope` must be real (a complex value is rejected, never read
+as its real part). A NaN estimate gives a NaN score (never a guessed class).
+
 Notation: ``est`` holds the decoded estimates ``f_hat(x_k)`` and ``true`` the
 exact outputs ``f(x_k)``, ``k = 1..K``; trailing axes are the output
 coordinates (``m`` of them, flattened).
@@ -22,8 +28,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .backend import to_numpy
-from .validation import check_choice, check_real, invalid
+from .backend import is_torch, to_numpy
+from .validation import ArrayLike, check_choice, check_real, invalid, validate
 
 __all__ = [
     "mse_loss",
@@ -38,11 +44,30 @@ __all__ = [
 ]
 
 
-def _as_float(a: Any, name: str, owner: str) -> np.ndarray:
+_REAL = ArrayLike(dtype=np.float64, description="an array of real numbers")
+_DATA = {False: ArrayLike(dtype=np.float64, description="an array of real or complex numbers"),
+         True: ArrayLike(dtype=np.complex128, description="an array of real or complex numbers")}
+
+
+def _is_complex(a: Any) -> bool:
     try:
-        return np.asarray(to_numpy(a), dtype=np.float64)
-    except (TypeError, ValueError):
-        raise invalid(name, owner, "an array of real numbers", type(a).__name__) from None
+        return bool(np.iscomplexobj(a))
+    except (TypeError, ValueError):     # ragged lists: rejected by the constraint
+        return False
+
+
+def _as_float(a: Any, name: str, owner: str, complex_ok: bool = False) -> np.ndarray:
+    """``a`` as a float64 array (complex128 if it is complex and ``complex_ok``).
+
+    Complex values (where not ``complex_ok``) and strings are rejected, never cast.
+    """
+    if is_torch(a):
+        a = to_numpy(a)
+    if isinstance(a, np.ndarray) and (a.dtype == np.float64 or (complex_ok and a.dtype == np.complex128)):
+        return a
+    if complex_ok:
+        return validate(a, _DATA[_is_complex(a)], name, owner)
+    return validate(a, _REAL, name, owner)
 
 
 def _check_level(level: Any, owner: str) -> float:
@@ -51,9 +76,12 @@ def _check_level(level: Any, owner: str) -> float:
 
 
 def _pair(est: Any, true: Any, owner: str, n_data_axes: int | None = None):
-    """``est`` (..., K, *out) and ``true`` (K, *out) or same shape -> squared norms (..., K)."""
-    e = _as_float(est, "est", owner)
-    t = _as_float(true, "true", owner)
+    """``est`` (..., K, *out) and ``true`` (K, *out) or same shape -> squared norms (..., K).
+
+    Complex data give ``|e|^2`` (real); real data ``e ** 2`` as before (the same bits).
+    """
+    e = _as_float(est, "est", owner, complex_ok=True)
+    t = _as_float(true, "true", owner, complex_ok=True)
     if e.ndim == 0:
         raise invalid("est", owner, "an array with a leading K axis", e.shape)
     if t.ndim == 0:
@@ -63,7 +91,8 @@ def _pair(est: Any, true: Any, owner: str, n_data_axes: int | None = None):
                       f"est {e.shape}", f"array of shape {t.shape}")
     # Axes of one output vector: those of ``true`` after its K axis.
     out_axes = tuple(range(e.ndim - t.ndim + 1, e.ndim))
-    sq = (e - t) ** 2
+    diff = e - t
+    sq = diff.real ** 2 + diff.imag ** 2 if np.iscomplexobj(diff) else diff ** 2
     return sq.sum(axis=out_axes) if out_axes else sq
 
 
@@ -79,13 +108,15 @@ def mse_loss(est: Any, true: Any) -> np.ndarray | float:
     Parameters
     ----------
     est : array, shape (..., K, *out)
-        Estimates; any leading axes (e.g. trials) are kept.
+        Estimates; any leading axes (e.g. trials) are kept. Real or complex (the squared
+        modulus ``|e|^2`` is summed).
     true : array, shape (K, *out) or (..., K, *out)
         Exact outputs ``f(x_k)``.
 
     Returns
     -------
     float or ndarray of shape (...)
+        NaN where an estimate is NaN.
 
     Examples
     --------
@@ -98,6 +129,8 @@ def mse_loss(est: Any, true: Any) -> np.ndarray | float:
     14.5
     >>> mse_loss(np.stack([est, true]), true).tolist()  # a leading trial axis
     [14.5, 0.0]
+    >>> mse_loss(np.array([3 + 4j, 0]), np.zeros(2))     # complex errors: |3 + 4i|^2 / 2
+    12.5
     """
     out = _pair(est, true, "mse_loss").mean(axis=-1)
     return float(out) if np.ndim(out) == 0 else out
@@ -164,12 +197,14 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
     Parameters
     ----------
     scores : array, shape (..., K, C)
-        Class scores (e.g. softmax outputs), one row per data point.
+        Real class scores (e.g. softmax outputs), one row per data point.
     labels : array of int, shape (K,)
+        Class indices in ``[0, C)``.
 
     Returns
     -------
     float or ndarray of shape (...)
+        NaN for a batch with a NaN score (its prediction is undefined).
 
     Examples
     --------
@@ -178,15 +213,23 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
     >>> scores = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])
     >>> accuracy(scores, np.array([0, 1, 1, 0]))
     0.75
+    >>> accuracy(np.full((4, 2), np.nan), np.array([0, 1, 1, 0]))
+    nan
     """
     s = _as_float(scores, "scores", "accuracy")
     lab = to_numpy(labels)
     if s.ndim < 2:
         raise invalid("scores", "accuracy", "an array of shape (..., K, C)", s.shape)
-    if lab.shape != (s.shape[-2],) or not np.issubdtype(lab.dtype, np.integer):
-        raise invalid("labels", "accuracy", f"an int array of shape ({s.shape[-2]},)",
+    K, C = s.shape[-2], s.shape[-1]
+    if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
+        raise invalid("labels", "accuracy", f"an int array of shape ({K},)",
                       f"{lab.dtype} array of shape {lab.shape}")
-    out = (s.argmax(axis=-1) == lab).mean(axis=-1)
+    if lab.size and (lab.min() < 0 or lab.max() >= C):
+        k = int(np.flatnonzero((lab < 0) | (lab >= C))[0])
+        raise invalid("labels", "accuracy", f"class indices in [0, {C}) (C = {C} score columns)",
+                      lab, f"labels[{k}] = {int(lab[k])}")
+    undefined = np.isnan(s).any(axis=(-2, -1))     # a NaN score has no argmax: no accuracy
+    out = np.where(undefined, np.nan, (s.argmax(axis=-1) == lab).mean(axis=-1))
     return float(out) if np.ndim(out) == 0 else out
 
 

@@ -96,6 +96,14 @@ def test_loglog_slope_recovers_known_slope():
     (lambda: loglog_slope([1, 2], [1, 2]), "'x'"),
     (lambda: loglog_slope([1, 2, 3], [1, 2]), "'y'"),
     (lambda: loglog_slope([2, 2, 2], [1, 2, 3]), "'x'"),
+    # complex values where they have no meaning: rejected, never read as their real part
+    (lambda: accuracy(np.ones((3, 2)) * 1j, np.array([0, 1, 0])), "'scores'"),
+    (lambda: mean_ci([1.0, 2j, 3.0]), "'values'"),
+    (lambda: loglog_slope([1, 2j, 3], [1, 2, 3]), "'x'"),
+    (lambda: mse_loss(["a", "b"], np.zeros(2)), "'est'"),
+    # labels must be class indices of the scores
+    (lambda: accuracy(np.eye(3)[:, :2], np.array([0, 1, 2])), r"'labels'.*labels\[2\] = 2"),
+    (lambda: accuracy(np.eye(3)[:, :2], np.array([0, -1, 1])), r"'labels'.*labels\[1\] = -1"),
 ])
 def test_bad_inputs(call, name):
     with pytest.raises(ValueError, match=name):
@@ -115,3 +123,28 @@ def test_torch_tensor_with_grad_is_converted():
     est = torch.tensor(EST, requires_grad=True)
     assert mse_loss(est, TRUE) == pytest.approx(10.0)
     assert accuracy(torch.tensor([[0.9, 0.1], [0.2, 0.8]]), torch.tensor([0, 0])) == 0.5
+
+
+def test_complex_errors_are_scored_by_their_modulus():
+    rng = np.random.default_rng(3)
+    est = rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))
+    true = rng.normal(size=(4, 3))
+    # |e|^2 = Re(e)^2 + Im(e)^2: the loss of the real and the imaginary parts added
+    assert mse_loss(est, true) == pytest.approx(mse_loss(est.real, true) + mse_loss(est.imag, 0 * true))
+    assert rmse_root_mean_square(est, true) == pytest.approx(np.sqrt(mse_loss(est, true)))
+    assert rmse_mean_of_norms(est, true) == pytest.approx(np.mean(np.linalg.norm(est - true, axis=1)))
+    assert mse_loss(np.array([3 + 4j]), np.array([0.0])) == 25.0
+    # real inputs keep their exact values
+    assert mse_loss(EST, TRUE) == 10.0
+
+
+def test_nan_estimates_give_nan_scores_never_a_class():
+    nan_scores = np.full((3, 2), np.nan)
+    assert np.isnan(accuracy(nan_scores, np.array([0, 0, 0])))
+    one_nan = np.eye(3)[:, :2].copy()
+    one_nan[1, 0] = np.nan
+    assert np.isnan(accuracy(one_nan, np.array([0, 1, 0])))
+    batched = accuracy(np.stack([np.eye(3)[:, :2], nan_scores]), np.array([0, 1, 1]))
+    assert batched[0] == pytest.approx(2 / 3) and np.isnan(batched[1])
+    assert np.isnan(relacc(nan_scores, np.eye(3)[:, :2], np.array([0, 1, 0])))
+    assert np.isnan(mse_loss(np.array([np.nan, 0.0]), np.zeros(2)))
