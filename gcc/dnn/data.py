@@ -1,20 +1,25 @@
-"""Data sets for the DNN experiments: embedded digits (offline) and ImageFolder (paper profile).
+"""Data sets for the DNN experiments: Fashion-MNIST by default, the digits as the fallback.
 
-The embedded default is scikit-learn's ``load_digits`` (1797 handwritten digits, 8x8 grey
-levels 0..16, shipped with scikit-learn, so nothing is downloaded). The images are upscaled to
-16x16 so that a patch-4 Vision Transformer sees a 4x4 grid of patches, normalised to zero mean
-and unit variance with the *training* split's statistics, and split deterministically into
-train / validation / test.
+The embedded default is **Fashion-MNIST** (70,000 28x28 grey images of 10 kinds of clothing, in
+MNIST's IDX format), which Debian ships as the package ``dataset-fashion-mnist`` (installed by
+``make fashion-mnist``; the files land in ``/usr/share/datasets/fashion-mnist``).
+:func:`load_images` reads it, MNIST itself or any MNIST-format folder, CIFAR-10's python
+batches, or scikit-learn's 1,797 8x8 digits (upscaled). When Fashion-MNIST is absent,
+``load_images("auto")`` falls back to the digits, warns, and marks the data ``fallback=True`` so
+that every DNN page can show :func:`data_banner`. That is the only fallback: a Fashion-MNIST
+folder that exists but is broken raises (:mod:`gcc.dnn.formats` names the file).
 
-The validation split is never used for training: it supplies the held-out batches on which
-the coding parameters (lambda_enc, lambda_dec) are chosen by cross-validation, while the test
-split supplies the batches of the reported figures.
-
-For the paper profile, :func:`image_folder` reads an ImageNet-style folder
-(``root/<class>/<image>``) with the transform that timm's pretrained configuration prescribes.
+Every data set has three fixed splits. The official test set is the test split (the
+accuracies of the models are measured on it, and the figures' batches come from it); a seeded
+``val_size`` images of the training set are held out as the validation split, never trained on,
+which supplies the batches on which (lambda_enc, lambda_dec) are cross-validated. Images are
+normalised per channel with the training split's mean and standard deviation.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,47 +27,200 @@ import numpy as np
 
 from ..backend import to_numpy
 from ..validation import check_choice, check_int, invalid
+from .formats import find_idx_files, image_folder, read_cifar10, read_idx
 
-__all__ = ["DigitsData", "load_digits16", "image_folder", "image_batches", "DIGITS_SPLITS"]
+__all__ = ["ImageData", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
+           "fashion_mnist_folder", "data_banner", "image_batches", "image_folder", "DIGITS_SPLITS",
+           "FASHION_MNIST_DIRS", "FASHION_MNIST_CLASSES", "DATASETS"]
 
 #: Fractions of the 1797 digits in the train / validation / test splits.
 DIGITS_SPLITS = (0.6, 0.15, 0.25)
 
+#: Where :func:`fashion_mnist_folder` looks, in order (``$GCC_FASHION_MNIST`` comes first).
+FASHION_MNIST_DIRS = ("/usr/share/datasets/fashion-mnist",)
+
+#: Fashion-MNIST's class names, labels 0..9.
+FASHION_MNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
+                         "Bag", "Ankle boot")
+
+#: Names :func:`load_images` accepts (besides a folder path).
+DATASETS = ("auto", "fashion-mnist", "mnist", "digits", "cifar10")
+
+_PRETTY = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "digits": "digits", "cifar10": "CIFAR-10"}
+
 
 @dataclass(frozen=True)
-class DigitsData:
-    """Normalised 16x16 digits in three fixed splits.
+class ImageData:
+    """Normalised images in three fixed splits.
 
     Attributes
     ----------
-    x_train, x_val, x_test : numpy.ndarray, shape (n, 1, 16, 16), float32
-        Images, normalised with the training split's mean and standard deviation.
+    name : str
+        ``"fashion-mnist"``, ``"mnist"``, ``"cifar10"``, ``"digits"`` or a folder's name; the
+        ``dataset`` column of every DNN table.
+    x_train, x_val, x_test : numpy.ndarray, shape (n, C, H, W), float32
+        Images, normalised with the training split's per-channel mean and standard deviation.
     y_train, y_val, y_test : numpy.ndarray, shape (n,), int64
-        Labels 0..9.
-    mean, std : float
-        The normalisation constants (of the upscaled training images in [0, 1]).
-    size : int
-        Side of the square images.
+        Labels 0..n_classes-1.
+    mean, std : tuple of float
+        The per-channel normalisation constants (of images scaled to [0, 1]).
+    classes : tuple of str
+        Class names in label order.
+    source : str
+        Where the images came from (a folder, or scikit-learn).
+    fallback : bool
+        True when these are the digits because Fashion-MNIST was not found.
     """
 
+    name: str
     x_train: np.ndarray
     y_train: np.ndarray
     x_val: np.ndarray
     y_val: np.ndarray
     x_test: np.ndarray
     y_test: np.ndarray
-    mean: float
-    std: float
-    size: int
+    mean: tuple
+    std: tuple
+    classes: tuple
+    source: str
+    fallback: bool = False
 
     @property
     def n_classes(self) -> int:
-        return 10
+        return len(self.classes)
+
+    @property
+    def size(self) -> int:
+        """Side of the square images."""
+        return int(self.x_train.shape[-1])
+
+    @property
+    def channels(self) -> int:
+        return int(self.x_train.shape[1])
 
     def split(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """``(x, y)`` of the split ``'train'``, ``'val'`` or ``'test'``."""
-        check_choice(name, "name", "DigitsData.split", ("train", "val", "test"))
+        check_choice(name, "name", "ImageData.split", ("train", "val", "test"))
         return getattr(self, f"x_{name}"), getattr(self, f"y_{name}")
+
+    @property
+    def data_id(self) -> str:
+        """Identifies the training data in a model's cache key (split sizes plus a content hash)."""
+        digest = hashlib.sha256(self.y_train.tobytes() + self.x_train[:64].tobytes()).hexdigest()[:16]
+        return (f"{self.name}-{self.channels}x{self.size}-{len(self.y_train)}/{len(self.y_val)}/"
+                f"{len(self.y_test)}-{digest}")
+
+    def describe(self) -> str:
+        """One line: the data set, its size and splits, and where it came from."""
+        n = len(self.y_train) + len(self.y_val) + len(self.y_test)
+        colour = "grey" if self.channels == 1 else "colour"
+        kind = f"{self.size}x{self.size} {colour} images, {self.n_classes} classes"
+        return (f"{_PRETTY.get(self.name, self.name)}: {n:,} {kind} ({len(self.y_train):,} train / "
+                f"{len(self.y_val):,} validation / {len(self.y_test):,} test), from {_source_text(self.source)}")
+
+
+def _source_text(source: str) -> str:
+    # Pages show no absolute paths: Debian's folder by its package, any other by its name.
+    if source in FASHION_MNIST_DIRS:
+        return "Debian's package dataset-fashion-mnist"
+    return f"the folder {Path(source).name}" if Path(source).is_absolute() else source
+
+
+def _normalised(name, x_train, y_train, x_val, y_val, x_test, y_test, classes, source, fallback=False) -> ImageData:
+    """Scale to [0, 1] by the caller; normalise per channel with the training split's statistics."""
+    mean = x_train.mean(axis=(0, 2, 3), dtype=np.float64)
+    std = x_train.std(axis=(0, 2, 3), dtype=np.float64)
+
+    def norm(x):
+        return ((x - mean[None, :, None, None]) / std[None, :, None, None]).astype(np.float32)
+
+    return ImageData(name=name, x_train=norm(x_train), y_train=y_train.astype(np.int64), x_val=norm(x_val),
+                     y_val=y_val.astype(np.int64), x_test=norm(x_test), y_test=y_test.astype(np.int64),
+                     mean=tuple(float(m) for m in mean), std=tuple(float(s) for s in std),
+                     classes=tuple(classes), source=str(source), fallback=fallback)
+
+
+def _hold_out(n: int, val_size: int, split_seed: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
+    val_size = check_int(val_size, "val_size", owner, minimum=1, maximum=n - 1,
+                         constraint=f"an int in [1, {n - 1}] (the training set has {n} images)")
+    perm = np.random.default_rng(split_seed).permutation(n)
+    return np.sort(perm[val_size:]), np.sort(perm[:val_size])
+
+
+def fashion_mnist_folder() -> Path | None:
+    """Where Fashion-MNIST is: ``$GCC_FASHION_MNIST`` when set, else the first existing :data:`FASHION_MNIST_DIRS`.
+
+    A ``$GCC_FASHION_MNIST`` that names no folder is returned as it is, so that reading it fails
+    with a message naming it (a folder the user named never falls back silently). None when the
+    variable is unset and no default folder exists.
+    """
+    env = os.environ.get("GCC_FASHION_MNIST")
+    if env:
+        return Path(env)
+    return next((Path(folder) for folder in FASHION_MNIST_DIRS if Path(folder).is_dir()), None)
+
+
+def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, split_seed: int = 0,
+                      classes=None) -> ImageData:
+    """An MNIST-format folder (MNIST, Fashion-MNIST, ...) as normalised splits.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        Holds the four IDX files (:func:`gcc.dnn.formats.find_idx_files`).
+    name : str, optional
+        The ``dataset`` name; default the folder's name.
+    val_size : int
+        Training images held out (seeded) as the validation split.
+    split_seed : int
+        Seed of that hold-out.
+    classes : sequence of str, optional
+        Class names; default ``"0"`` .. ``"9"`` (Fashion-MNIST's names for that data set).
+
+    Returns
+    -------
+    ImageData
+        Images (n, 1, 28, 28) float32.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        From :mod:`gcc.dnn.formats` for a missing, truncated or wrong file; ValueError when the
+        images and labels of a split disagree in number or the images are not (n, H, W) uint8.
+    """
+    files = find_idx_files(folder)
+    arrays = {key: read_idx(path, ndim=3 if key[1] == "images" else 1) for key, path in files.items()}
+    for split in ("train", "test"):
+        x, y = arrays[(split, "images")], arrays[(split, "labels")]
+        if len(x) != len(y):
+            raise invalid("folder", "load_mnist_format", "IDX files whose images and labels agree in number",
+                          str(folder), f"{files[(split, 'images')].name} has {len(x)} images, "
+                          f"{files[(split, 'labels')].name} {len(y)} labels")
+    x_all = arrays[("train", "images")][:, None].astype(np.float32) / 255.0
+    y_all = arrays[("train", "labels")]
+    train, val = _hold_out(len(y_all), val_size, split_seed, "load_mnist_format")
+    name = name or Path(folder).name
+    n_classes = int(max(y_all.max(), arrays[("test", "labels")].max())) + 1
+    classes = classes or (FASHION_MNIST_CLASSES if name == "fashion-mnist" else [str(c) for c in range(n_classes)])
+    return _normalised(name, x_all[train], y_all[train], x_all[val], y_all[val],
+                       arrays[("test", "images")][:, None].astype(np.float32) / 255.0, arrays[("test", "labels")],
+                       classes, Path(folder))
+
+
+def load_cifar10(folder, val_size: int = 5000, split_seed: int = 0) -> ImageData:
+    """CIFAR-10's python batches (:func:`gcc.dnn.formats.read_cifar10`) as normalised splits.
+
+    Returns
+    -------
+    ImageData
+        Images (n, 3, 32, 32) float32; ``val_size`` of the 50,000 training images held out.
+    """
+    raw = read_cifar10(folder)
+    x_all = raw["x_train"].astype(np.float32) / 255.0
+    train, val = _hold_out(len(raw["y_train"]), val_size, split_seed, "load_cifar10")
+    classes = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
+    return _normalised("cifar10", x_all[train], raw["y_train"][train], x_all[val], raw["y_train"][val],
+                       raw["x_test"].astype(np.float32) / 255.0, raw["y_test"], classes, Path(folder))
 
 
 def _upscale(images: np.ndarray, size: int) -> np.ndarray:
@@ -78,23 +236,26 @@ def _upscale(images: np.ndarray, size: int) -> np.ndarray:
 
 
 def load_digits16(size: int = 16, split_seed: int = 0,
-                  splits: tuple[float, float, float] = DIGITS_SPLITS) -> DigitsData:
+                  splits: tuple[float, float, float] = DIGITS_SPLITS, fallback: bool = False) -> ImageData:
     """scikit-learn's digits upscaled to ``size`` x ``size``, normalised and split.
 
     Parameters
     ----------
     size : int
-        Side of the output images (8 keeps the original resolution).
+        Side of the output images (8 keeps the original resolution; 28 matches Fashion-MNIST,
+        so the same networks run on the fallback).
     split_seed : int
         Seed of the stratified train / validation / test split. The split is fixed by it,
         so every model and every notebook sees the same test images.
     splits : tuple of three floats
         Fractions (train, validation, test), summing to 1.
+    fallback : bool
+        Mark the data as the fallback for a missing Fashion-MNIST (:func:`data_banner`).
 
     Returns
     -------
-    DigitsData
-        Images of shape (n, 1, size, size), float32, and int64 labels.
+    ImageData
+        ``name="digits"``, images of shape (n, 1, size, size), float32, and int64 labels.
 
     References
     ----------
@@ -117,66 +278,88 @@ def load_digits16(size: int = 16, split_seed: int = 0,
         idx_rest, test_size=val_frac / (train_frac + val_frac), stratify=labels[idx_rest],
         random_state=split_seed,
     )
-    up = _upscale(images, int(size))
-    mean = float(up[idx_train].mean())
-    std = float(up[idx_train].std())
-    norm = ((up - mean) / std).astype(np.float32)
-    return DigitsData(
-        x_train=norm[idx_train], y_train=labels[idx_train],
-        x_val=norm[idx_val], y_val=labels[idx_val],
-        x_test=norm[idx_test], y_test=labels[idx_test],
-        mean=mean, std=std, size=int(size),
-    )
+    up = _upscale(images, int(size))  # (n, 1, size, size)
+    return _normalised("digits", up[idx_train], labels[idx_train], up[idx_val], labels[idx_val], up[idx_test],
+                       labels[idx_test], [str(c) for c in range(10)], "scikit-learn's load_digits (8x8, upscaled)",
+                       fallback=fallback)
 
 
-def image_folder(root, model=None, transform=None, max_images: int | None = None, seed: int = 0):
-    """An ImageNet-style ``root/<class>/<image>`` folder as ``(x, y)`` arrays.
+def data_banner(data: ImageData) -> str:
+    """The warning every DNN page shows when it ran on the fallback digits ('' otherwise).
+
+    Examples
+    --------
+    >>> from gcc.dnn.data import data_banner, load_digits16
+    >>> data_banner(load_digits16())
+    ''
+    >>> data_banner(load_digits16(size=28, fallback=True)).startswith("Fallback data")
+    True
+    """
+    if not data.fallback:
+        return ""
+    looked = ", ".join(([os.environ["GCC_FASHION_MNIST"]] if os.environ.get("GCC_FASHION_MNIST") else [])
+                       + list(FASHION_MNIST_DIRS))
+    return (f"Fallback data: Fashion-MNIST was not found (looked in {looked}), so this page ran on "
+            f"scikit-learn's 1,797 handwritten 8x8 digits upscaled to {data.size}x{data.size}, not on the "
+            "intended 70,000 Fashion-MNIST images; its accuracies and losses are not those the text describes. "
+            "Install the data with `make fashion-mnist` (Debian: `apt-get install dataset-fashion-mnist`) "
+            "or set GCC_FASHION_MNIST to an MNIST-format folder, then rerun.")
+
+
+def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_seed: int = 0) -> ImageData:
+    """The images of the DNN experiments.
 
     Parameters
     ----------
-    root : str or pathlib.Path
-        Folder in torchvision's ``ImageFolder`` layout (e.g. the ImageNet-1K validation set
-        sorted into one sub-folder per class, the class folders sorted as the model's labels).
-    model : torch.nn.Module, optional
-        A timm model; its ``pretrained_cfg`` gives the evaluation transform (resize, centre crop,
-        normalisation). Ignored when ``transform`` is given.
-    transform : callable, optional
-        A torchvision transform from PIL image to tensor of shape (C, H, W).
-    max_images : int, optional
-        Keep a random subset of this many images (seeded), for a quicker run.
-    seed : int
-        Seed of that subset.
+    dataset : {"auto", "fashion-mnist", "mnist", "digits", "cifar10"} or a folder path
+        ``"auto"``: Fashion-MNIST (:func:`fashion_mnist_folder`) when present, else the digits
+        upscaled to 28x28 with ``fallback=True`` and a warning (the only fallback).
+        ``"fashion-mnist"``: Fashion-MNIST or an error. ``"mnist"`` and ``"cifar10"`` need
+        ``folder``. A path: an MNIST-format folder, or CIFAR-10's ``cifar-10-batches-py``.
+    folder : str or pathlib.Path, optional
+        The folder of ``"mnist"``, ``"cifar10"`` (or of ``"fashion-mnist"``, overriding the
+        search).
+    val_size : int
+        Training images held out as the validation split (MNIST format and CIFAR-10).
+    split_seed : int
+        Seed of the splits.
 
     Returns
     -------
-    x : torch.Tensor, shape (n, C, H, W), float32
-    y : numpy.ndarray, shape (n,), int64
-    classes : list of str
-        Class-folder names in label order.
+    ImageData
+
+    Raises
+    ------
+    FileNotFoundError
+        If a named data set or folder is missing (nothing falls back then).
+    ValueError
+        For an unknown name, or a broken file (named in the message).
     """
-    import torch
-    from torchvision.datasets import ImageFolder
-
-    root = Path(root)
-    if not root.is_dir():
-        raise invalid("root", "image_folder", "an existing folder", str(root))
-    if transform is None:
-        if model is None:
-            raise invalid("model", "image_folder", "a timm model when 'transform' is None", model)
-        import timm.data
-
-        config = timm.data.resolve_data_config({}, model=model)
-        transform = timm.data.create_transform(**config, is_training=False)
-    dataset = ImageFolder(str(root), transform=transform)
-    indices = np.arange(len(dataset))
-    if max_images is not None and max_images < len(indices):
-        indices = np.sort(np.random.default_rng(seed).choice(indices, size=max_images, replace=False))
-    xs, ys = [], []
-    for i in indices:
-        img, label = dataset[int(i)]
-        xs.append(img)
-        ys.append(label)
-    return torch.stack(xs).float(), np.asarray(ys, dtype=np.int64), list(dataset.classes)
+    if dataset not in DATASETS and (folder is None and Path(str(dataset)).is_dir()):
+        dataset, folder = "folder", dataset
+    if dataset == "folder":
+        if (Path(folder) / "data_batch_1").exists():
+            return load_cifar10(folder, val_size=val_size, split_seed=split_seed)
+        return load_mnist_format(folder, val_size=val_size, split_seed=split_seed)
+    check_choice(dataset, "dataset", "load_images", DATASETS + ("an existing folder",))
+    if dataset == "digits":
+        return load_digits16(size=28, split_seed=split_seed)
+    if dataset in ("mnist", "cifar10"):
+        if folder is None:
+            raise invalid("folder", "load_images", f"the {_PRETTY[dataset]} folder when dataset={dataset!r}", folder)
+        if dataset == "cifar10":
+            return load_cifar10(folder, val_size=val_size, split_seed=split_seed)
+        return load_mnist_format(folder, name="mnist", val_size=val_size, split_seed=split_seed)
+    found = Path(folder) if folder is not None else fashion_mnist_folder()
+    if found is None and dataset == "auto":
+        data = load_digits16(size=28, split_seed=split_seed, fallback=True)
+        warnings.warn(data_banner(data), stacklevel=2)
+        return data
+    if found is None:
+        raise FileNotFoundError("Fashion-MNIST not found: looked in "
+                                f"{', '.join(([os.environ['GCC_FASHION_MNIST']] if os.environ.get('GCC_FASHION_MNIST') else []) + list(FASHION_MNIST_DIRS))} "
+                                "(install Debian's dataset-fashion-mnist with `make fashion-mnist`, or set GCC_FASHION_MNIST)")
+    return load_mnist_format(found, name="fashion-mnist", val_size=val_size, split_seed=split_seed)
 
 
 def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> np.ndarray:

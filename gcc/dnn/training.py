@@ -1,15 +1,18 @@
 """Seeded, deterministic training with an on-disk weight cache.
 
 A trained model is identified by its *cache key*: the SHA-256 of the model configuration,
-the training recipe, the data set, the seed, the ``gcc`` version and the torch version.
-Training the same key twice gives bit-identical weights on the same machine and thread count
-(every random draw -- initialisation, batch order, augmentation -- comes from the seed, and
-torch's deterministic algorithms are switched on for the run); the second call loads the
-cached weights instead of training.
+the training recipe (with the thread count), the data set, the seed, the ``gcc`` version and the
+torch version. Training the same key twice gives bit-identical weights on the same machine and
+thread count (every random draw -- initialisation, batch order, the images of an epoch -- comes
+from the seed, and torch's deterministic algorithms are switched on for the run); the second
+call loads the cached weights instead of training.
 
 The cache lives in ``$GCC_MODEL_CACHE`` if set, else ``<repo>/_build/cache/models``. Each entry
-is ``<key>.pt`` (the state dict) plus ``<key>.json`` (configuration, recipe, accuracies and
-training time), so notebooks can report accuracy without re-evaluating.
+is ``<key>.pt`` (the state dict, in the training form) plus ``<key>.json`` (configuration,
+recipe, accuracies and training time), so notebooks can report accuracy without
+re-evaluating. A RepVGG is cached in its multi-branch training form and deployed
+(re-parameterised, :func:`gcc.dnn.models.deploy`) after loading; accuracies are those of the
+deployed network.
 """
 from __future__ import annotations
 
@@ -30,33 +33,48 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..validation import check_choice, invalid  # noqa: E402
-from .models import LENET_DIGITS_CONFIG, VIT_DIGITS_CONFIG, build_model, n_parameters  # noqa: E402
+from .models import build_model, deploy, load_checkpoint, n_parameters  # noqa: E402
 
-__all__ = ["TrainedModel", "train_model", "train_digits_model", "evaluate_accuracy", "cache_dir",
-           "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS"]
+__all__ = ["TrainedModel", "train_model", "train_embedded_model", "evaluate_accuracy", "cache_dir",
+           "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS", "TRAIN_ACCURACY_IMAGES"]
 
-#: Training recipes per architecture (AdamW + cosine schedule + one-pixel random shifts).
+#: Training recipes per architecture: AdamW, linear warm-up then cosine decay, no augmentation
+#: (a few epochs over 55,000 images need none). ``train_images``: images per epoch (a fresh
+#: seeded subset each epoch; None = all), the knob of the ci profile's shorter training.
 DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
-    "vit": {"epochs": 50, "lr": 3e-3, "batch_size": 64, "weight_decay": 0.05, "label_smoothing": 0.0,
-            "shift": 1, "warmup_epochs": 2},
-    "lenet5": {"epochs": 40, "lr": 3e-3, "batch_size": 64, "weight_decay": 1e-4, "label_smoothing": 0.0,
-               "shift": 1, "warmup_epochs": 1},
+    "lenet5": {"epochs": 6, "lr": 3e-3, "batch_size": 128, "weight_decay": 1e-4, "label_smoothing": 0.0,
+               "warmup_epochs": 1, "train_images": None},
+    "repvgg": {"epochs": 3, "lr": 3e-3, "batch_size": 128, "weight_decay": 1e-4, "label_smoothing": 0.0,
+               "warmup_epochs": 0, "train_images": None},
+    "vit": {"epochs": 5, "lr": 3e-3, "batch_size": 128, "weight_decay": 0.05, "label_smoothing": 0.0,
+            "warmup_epochs": 1, "train_images": None},
 }
 
-#: The embedded digits models: name -> model configuration. "vit" and "lenet5" are the default
-#: experiments' models (seconds on a CPU); "vit_large" (patch 4, width 192, depth 6, ~2.7M
-#: parameters) is the larger ViT that scripts/gpu_paper_run.py trains when a GPU is present.
+#: The embedded models: name -> model configuration (28x28 grey inputs, 10 classes; the input
+#: geometry is set from the data). "lenet5", "repvgg" and "vit" are the default profile's three
+#: networks, trained on one CPU thread in minutes; "repvgg_a0" (timm's RepVGG-A0 widths and
+#: depths, 7.8M parameters deployed) and "vit_large" (patch 4, width 192, depth 6, 2.7M) are the
+#: paper profile's larger networks, meant for a GPU.
 EMBEDDED_MODELS: dict[str, dict[str, Any]] = {
-    "vit": dict(VIT_DIGITS_CONFIG),
-    "lenet5": dict(LENET_DIGITS_CONFIG),
-    "vit_large": {**VIT_DIGITS_CONFIG, "embed_dim": 192, "depth": 6, "num_heads": 6,
-                  "mlp_ratio": 4.0},
+    "lenet5": {"arch": "lenet5", "img_size": 28, "in_chans": 1, "num_classes": 10},
+    "repvgg": {"arch": "repvgg", "in_chans": 1, "num_classes": 10, "stem_chs": 16, "widths": [16, 32, 64],
+               "depths": [1, 2, 2], "strides": [1, 2, 2]},
+    "vit": {"arch": "vit", "img_size": 28, "patch_size": 7, "in_chans": 1, "num_classes": 10, "embed_dim": 64,
+            "depth": 4, "num_heads": 4, "mlp_ratio": 2.0},
+    "repvgg_a0": {"arch": "repvgg", "in_chans": 1, "num_classes": 10, "stem_chs": 48,
+                  "widths": [48, 96, 192, 1280], "depths": [2, 4, 14, 1], "strides": [2, 2, 2, 2]},
+    "vit_large": {"arch": "vit", "img_size": 28, "patch_size": 4, "in_chans": 1, "num_classes": 10,
+                  "embed_dim": 192, "depth": 6, "num_heads": 6, "mlp_ratio": 4.0},
 }
 
 #: Recipe changes per embedded model on top of :data:`DEFAULT_RECIPES` of its architecture.
 MODEL_RECIPES: dict[str, dict[str, Any]] = {
-    "vit_large": {"epochs": 100, "lr": 1e-3, "batch_size": 128, "warmup_epochs": 5, "label_smoothing": 0.1},
+    "repvgg_a0": {"epochs": 20, "lr": 1e-3, "batch_size": 256, "warmup_epochs": 1},
+    "vit_large": {"epochs": 30, "lr": 1e-3, "batch_size": 256, "warmup_epochs": 3, "label_smoothing": 0.1},
 }
+
+#: Training images on which ``train_accuracy`` is measured (the first ones of the split).
+TRAIN_ACCURACY_IMAGES = 10000
 
 
 @dataclass
@@ -66,9 +84,9 @@ class TrainedModel:
     Attributes
     ----------
     model : torch.nn.Module
-        The network, in eval mode, on the CPU.
+        The network in its inference form (RepVGG deployed), in eval mode, on the CPU.
     name : str
-        Short name used in result tables (``"vit"``, ``"lenet5"``, a timm name ...).
+        Short name used in result tables (``"lenet5"``, ``"repvgg"``, ``"vit"``, a timm name ...).
     config, recipe : dict
         Model configuration and training recipe.
     seed : int
@@ -76,12 +94,16 @@ class TrainedModel:
     key : str
         Cache key (SHA-256 hex digest).
     test_accuracy, val_accuracy, train_accuracy : float
-        Top-1 accuracies of the uncoded model on the three splits.
+        Top-1 accuracies of the uncoded model on the test and validation splits and on the first
+        :data:`TRAIN_ACCURACY_IMAGES` training images.
     train_seconds : float
         Wall-clock training time when the weights were produced (not of a cache hit).
     cache_hit : bool
         True when the weights came from the cache.
     n_parameters : int
+        Parameters of the inference form.
+    extra : dict
+        ``data`` (the data set's name), ``threads``, ``device``, ``n_parameters_train``.
     """
 
     model: nn.Module
@@ -100,9 +122,11 @@ class TrainedModel:
 
     def summary(self) -> dict:
         """A flat dict for a results table (no tensors)."""
-        return {"model": self.name, "n_parameters": self.n_parameters, "test_accuracy": self.test_accuracy,
-                "val_accuracy": self.val_accuracy, "train_accuracy": self.train_accuracy,
-                "train_seconds": self.train_seconds, "cache_hit": self.cache_hit, "seed": self.seed,
+        return {"model": self.name, "dataset": self.extra.get("data", ""), "n_parameters": self.n_parameters,
+                "test_accuracy": self.test_accuracy, "val_accuracy": self.val_accuracy,
+                "train_accuracy": self.train_accuracy, "epochs": self.recipe.get("epochs"),
+                "train_images": self.recipe.get("train_images"), "train_seconds": self.train_seconds,
+                "cache_hit": self.cache_hit, "seed": self.seed, "threads": self.extra.get("threads"),
                 "key": self.key[:16]}
 
 
@@ -159,23 +183,6 @@ def _deterministic(seed: int, threads: int | None):
         torch.set_num_threads(old_threads)
 
 
-def _shift_batch(x: torch.Tensor, shifts: np.ndarray) -> torch.Tensor:
-    # Random translation by whole pixels (zero = background after normalisation is the
-    # minimum value, so pad with each image's own minimum): the cheapest augmentation that
-    # buys digits ~1% accuracy without any randomness outside `rng`.
-    if not np.any(shifts):
-        return x
-    pad = int(np.abs(shifts).max())
-    fill = x.amin(dim=(1, 2, 3), keepdim=True)
-    h, w = x.shape[-2:]
-    big = fill.expand(x.shape[0], x.shape[1], h + 2 * pad, w + 2 * pad).clone()
-    big[..., pad:pad + h, pad:pad + w] = x
-    out = torch.empty_like(x)
-    for i, (dy, dx) in enumerate(shifts):
-        out[i] = big[i, :, pad + dy:pad + dy + h, pad + dx:pad + dx + w]
-    return out
-
-
 @torch.no_grad()
 def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
     """Top-1 accuracy of ``model`` on images ``x`` (n, C, H, W) with labels ``y`` (n,)."""
@@ -190,11 +197,14 @@ def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
     return correct / max(len(x), 1)
 
 
+
+
 def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Mapping[str, Any],
          rng: np.random.Generator, device: torch.device, verbose: bool) -> None:
     epochs, bs = int(recipe["epochs"]), int(recipe["batch_size"])
+    per_epoch = min(len(x), int(recipe.get("train_images") or len(x)))
     opt = torch.optim.AdamW(model.parameters(), lr=float(recipe["lr"]), weight_decay=float(recipe["weight_decay"]))
-    steps_per_epoch = int(np.ceil(len(x) / bs))
+    steps_per_epoch = int(np.ceil(per_epoch / bs))
     total = epochs * steps_per_epoch
     warm = max(1, int(recipe.get("warmup_epochs", 0)) * steps_per_epoch)
 
@@ -207,17 +217,13 @@ def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Mapping[str
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=float(recipe.get("label_smoothing", 0.0)))
-    shift = int(recipe.get("shift", 0))
     model.train()
     for epoch in range(epochs):
-        order = rng.permutation(len(x))
+        order = rng.permutation(len(x))[:per_epoch]
         running = 0.0
-        for start in range(0, len(x), bs):
-            idx = order[start:start + bs]
-            xb = x[idx]
-            if shift:
-                xb = _shift_batch(xb, rng.integers(-shift, shift + 1, size=(len(idx), 2)))
-            xb, yb = xb.to(device), y[idx].to(device)
+        for start in range(0, per_epoch, bs):
+            idx = torch.as_tensor(order[start:start + bs])
+            xb, yb = x[idx].to(device), y[idx].to(device)
             opt.zero_grad(set_to_none=True)
             loss = loss_fn(model(xb), yb)
             loss.backward()
@@ -225,8 +231,13 @@ def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Mapping[str
             sched.step()
             running += float(loss.detach()) * len(idx)
         if verbose:
-            print(f"epoch {epoch + 1}/{epochs} loss {running / len(x):.4f}")
+            print(f"epoch {epoch + 1}/{epochs} loss {running / per_epoch:.4f}")
     model.eval()
+
+
+def _inference_form(model: nn.Module, config: Mapping[str, Any]) -> nn.Module:
+    # The paper runs RepVGG re-parameterised (single-branch); the other networks as trained.
+    return deploy(model) if config.get("arch") == "repvgg" else model.eval()
 
 
 def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_test, y_test, *,
@@ -245,26 +256,34 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
         Name in result tables; defaults to ``config["arch"]``.
     recipe : mapping, optional
         Training recipe (``epochs``, ``lr``, ``batch_size``, ``weight_decay``, ``label_smoothing``,
-        ``shift``, ``warmup_epochs``); missing keys come from :data:`DEFAULT_RECIPES`.
+        ``warmup_epochs``, ``train_images``); missing keys come from :data:`DEFAULT_RECIPES` and
+        :data:`MODEL_RECIPES`.
     seed : int
-        Seeds the initialisation, batch order and augmentation.
+        Seeds the initialisation, batch order and the images of each epoch.
     data_id : str
-        Identifies the data in the cache key; two data sets must not share an id.
+        Identifies the data in the cache key (:attr:`gcc.dnn.data.ImageData.data_id`); two data
+        sets must not share an id.
     use_cache : bool
         Load the weights when cached and store them after training.
     threads : int, optional
         Torch CPU threads during training; default the recipe's ``threads`` (1). CPU-trained
         weights are bit-identical only for the same count, so it is part of the cache key.
     device : str or torch.device, optional
-        Training device; default CPU (the embedded models train in seconds there and CPU
-        training is reproducible across machines of the same kind).
+        Training device; default CPU (CPU training is reproducible across machines of the same
+        kind).
     verbose : bool
         Print the loss per epoch.
 
     Returns
     -------
     TrainedModel
-        With the model in eval mode on the CPU.
+        With the model in its inference form, in eval mode on the CPU.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``epochs``, or a cached checkpoint that does not fit the configuration
+        (the message names the file and the architecture).
     """
     config = dict(config)
     arch = config.get("arch")
@@ -284,17 +303,21 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     folder = cache_dir()
     weights, meta_path = folder / f"{key}.pt", folder / f"{key}.json"
     name = name or str(arch)
+    data_name = data_id.split("-")[0] if data_id else ""
+    extra = {"data": data_name, "threads": threads, "device": str(dev)}
 
     with _deterministic(seed, threads):
         model = build_model(config)
+    n_train = n_parameters(model)
     if use_cache and weights.exists() and meta_path.exists():
-        model.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
-        model.eval()
+        load_checkpoint(model, weights, architecture=f"{name} {config}")
         meta = json.loads(meta_path.read_text())
-        return TrainedModel(model=model, name=name, config=config, recipe=full_recipe, seed=seed, key=key,
-                            test_accuracy=meta["test_accuracy"], val_accuracy=meta["val_accuracy"],
-                            train_accuracy=meta["train_accuracy"], train_seconds=meta["train_seconds"],
-                            cache_hit=True, n_parameters=n_parameters(model))
+        return TrainedModel(model=_inference_form(model, config), name=name, config=config, recipe=full_recipe,
+                            seed=seed, key=key, test_accuracy=meta["test_accuracy"],
+                            val_accuracy=meta["val_accuracy"], train_accuracy=meta["train_accuracy"],
+                            train_seconds=meta["train_seconds"], cache_hit=True,
+                            n_parameters=int(meta.get("n_parameters", n_train)),
+                            extra={**extra, "n_parameters_train": n_train, "data": meta.get("data_name", data_name)})
 
     x_tr = torch.as_tensor(np.asarray(x_train, dtype=np.float32))
     y_tr = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
@@ -304,40 +327,48 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
         _fit(model, x_tr, y_tr, full_recipe, np.random.default_rng(seed), dev, verbose)
         model.to("cpu")
     seconds = time.perf_counter() - t0
-    acc = {split: evaluate_accuracy(model, xs, ys) for split, xs, ys in
-           (("train", x_train, y_train), ("val", x_val, y_val), ("test", x_test, y_test))}
+    state = model.state_dict()
+    model = _inference_form(model, config)
+    with _deterministic(seed, threads):
+        acc = {split: evaluate_accuracy(model, xs, ys) for split, xs, ys in
+               (("train", x_train[:TRAIN_ACCURACY_IMAGES], y_train[:TRAIN_ACCURACY_IMAGES]),
+                ("val", x_val, y_val), ("test", x_test, y_test))}
+    n_inf = n_parameters(model)
     if use_cache:
         folder.mkdir(parents=True, exist_ok=True)
         # Write to a temporary name and rename: two notebooks training the same key at
         # once must never leave a half-written file behind.
         tmp = weights.with_suffix(f".tmp{os.getpid()}")
-        torch.save(model.state_dict(), tmp)
+        torch.save(state, tmp)
         os.replace(tmp, weights)
-        meta = {"config": config, "recipe": full_recipe, "data": data_id, "seed": seed, "name": name,
-                "test_accuracy": acc["test"], "val_accuracy": acc["val"], "train_accuracy": acc["train"],
-                "train_seconds": seconds, "threads": threads, "device": str(dev)}
+        meta = {"config": config, "recipe": full_recipe, "data": data_id, "data_name": data_name, "seed": seed,
+                "name": name, "test_accuracy": acc["test"], "val_accuracy": acc["val"],
+                "train_accuracy": acc["train"], "train_seconds": seconds, "threads": threads, "device": str(dev),
+                "n_parameters": n_inf, "n_parameters_train": n_train}
         meta_path.write_text(json.dumps(meta, indent=2, default=str))
     return TrainedModel(model=model, name=name, config=config, recipe=full_recipe, seed=seed, key=key,
                         test_accuracy=acc["test"], val_accuracy=acc["val"], train_accuracy=acc["train"],
-                        train_seconds=seconds, cache_hit=False, n_parameters=n_parameters(model))
+                        train_seconds=seconds, cache_hit=False, n_parameters=n_inf,
+                        extra={**extra, "n_parameters_train": n_train})
 
 
-def train_digits_model(name: str = "vit", seed: int = 0, recipe: Mapping[str, Any] | None = None,
-                       config: Mapping[str, Any] | None = None, data=None, use_cache: bool = True,
-                       threads: int | None = None, verbose: bool = False,
-                       device: str | None = None) -> TrainedModel:
-    """Train one of the embedded models on the 16x16 digits (or load it from the cache).
+def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe: Mapping[str, Any] | None = None,
+                         config: Mapping[str, Any] | None = None, use_cache: bool = True,
+                         threads: int | None = None, verbose: bool = False,
+                         device: str | None = None) -> TrainedModel:
+    """Train one of the embedded models on ``data`` (or load it from the cache).
 
     Parameters
     ----------
-    name : {"vit", "lenet5", "vit_large"}
-        Which embedded model (see :data:`EMBEDDED_MODELS`; its recipe adds :data:`MODEL_RECIPES`).
+    name : str
+        A key of :data:`EMBEDDED_MODELS` (``"lenet5"``, ``"repvgg"``, ``"vit"``, ``"repvgg_a0"``,
+        ``"vit_large"``); its recipe adds :data:`MODEL_RECIPES`.
+    data : gcc.dnn.data.ImageData, optional
+        Defaults to :func:`gcc.dnn.data.load_images` ``()`` (Fashion-MNIST, else the digits).
     seed : int
         Training seed.
     recipe, config : mapping, optional
         Overrides of the default recipe / model configuration.
-    data : DigitsData, optional
-        Defaults to :func:`gcc.dnn.data.load_digits16` ``()``.
     use_cache, threads, verbose, device
         See :func:`train_model` (``device="auto"`` trains on the GPU when there is one).
 
@@ -345,16 +376,18 @@ def train_digits_model(name: str = "vit", seed: int = 0, recipe: Mapping[str, An
     -------
     TrainedModel
     """
-    from .data import load_digits16
+    from .data import load_images
     from .inference import best_device
 
-    check_choice(name, "name", "train_digits_model", sorted(EMBEDDED_MODELS))
-    data = data if data is not None else load_digits16()
+    check_choice(name, "name", "train_embedded_model", sorted(EMBEDDED_MODELS))
+    data = data if data is not None else load_images()
     cfg = dict(EMBEDDED_MODELS[name])
     cfg.update(config or {})
-    cfg["img_size"] = data.size
-    data_id = f"digits{data.size}-{len(data.y_train)}/{len(data.y_val)}/{len(data.y_test)}-{data.mean:.6f}"
+    # The input geometry follows the data (28x28 grey for Fashion-MNIST, 32x32 colour for CIFAR-10).
+    cfg["in_chans"], cfg["num_classes"] = data.channels, data.n_classes
+    if "img_size" in cfg:
+        cfg["img_size"] = data.size
     return train_model(cfg, data.x_train, data.y_train, data.x_val, data.y_val, data.x_test, data.y_test,
-                       name=name, recipe=recipe, seed=seed, data_id=data_id, use_cache=use_cache,
+                       name=name, recipe=recipe, seed=seed, data_id=data.data_id, use_cache=use_cache,
                        threads=threads, verbose=verbose,
                        device=best_device() if device == "auto" else device)

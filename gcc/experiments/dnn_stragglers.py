@@ -1,25 +1,28 @@
 """Deep networks under stragglers: RelAcc and loss against S (the paper's Figs. 3 and 4).
 
-The workers compute f = the softmax output of a trained classifier (:mod:`gcc.dnn`) on their
-coded images. Every runner returns a tidy :class:`pandas.DataFrame` (one row per measurement)
-that a notebook saves with :func:`gcc.results.save_table` and plots from. The simulations are
-done by :func:`gcc.harness.run_trials` (identical inputs and straggler sets for every scheme in
-a trial); GCC's (lambda_enc, lambda_dec) are chosen by :func:`gcc.tuning.select_lambdas` on
-held-out batches.
+The workers compute f = the softmax output of a trained classifier (:mod:`gcc.dnn`, set up by
+:func:`gcc.experiments.dnn_models.prepare_models`) on their coded images. Every runner returns
+a tidy :class:`pandas.DataFrame` (one row per measurement, with ``model`` and ``dataset``
+columns) that a notebook saves and plots from. The simulations are done by
+:func:`gcc.harness.run_trials` (identical inputs and straggler sets for every scheme in a
+trial); GCC's (lambda_enc, lambda_dec) are chosen by :func:`gcc.tuning.select_lambdas` on
+validation batches for each (model, regime, S), as the paper does (its App. E, Table 3, lists
+the optimum per S).
 
 Contents
 --------
-prepare_models
-    The trained (cached) models as workers' functions f, with their validation / test splits
-    (shared by the DNN notebooks and ``scripts/gpu_paper_run.py``).
-batch_source, tune_regime, run_config
-    A fresh batch of K test images per trial; cross-validated lambdas; one (N, K) for several S.
-straggler_sweep, plot_sweep
-    RelAcc and loss against the number of stragglers S (Figs. 3 and 4).
+batch_source, tune_lambdas, run_config
+    A fresh batch of K images per trial; cross-validated lambdas; one (N, K) for several S.
+straggler_sweep, run_sweeps
+    RelAcc and loss against the number of stragglers S for one model / every prepared model,
+    with the lambdas chosen per S (``tuning="per_s"``) or once per regime (``"single"``).
 compare_schemes
     Paired GCC-vs-BACC verdict per (model, regime, S).
+plot_sweep
+    The Figs. 3-4 panels.
 
-The Table-1 runner and tables are in :mod:`gcc.experiments.dnn_summary`.
+The Table-1 runner is in :mod:`gcc.experiments.dnn_summary`, the lambda study (Table 3, Fig. 6,
+the recovery limit) in :mod:`gcc.experiments.dnn_lambda`.
 
 References
 ----------
@@ -31,26 +34,21 @@ References
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..backend import to_numpy
 from ..codes import LABELS, canonical, make_many
-from ..validation import check_int, invalid
+from ..validation import check_choice, check_int
 
-# Never let timm / huggingface_hub reach the network: weights must already be on disk.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+__all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
+           "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
+           "run_sweeps", "compare_schemes", "plot_sweep"]
 
-__all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "prepare_models",
-           "batch_source", "tune_regime", "run_config", "split_getter", "front_columns", "straggler_sweep",
-           "compare_schemes", "plot_sweep"]
-
-#: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6. On [-1, 1] with
-#: tens of points the eq. (4) penalty already smooths visibly at 1e-8 (the data term is an
-#: average, the knots are ~1/N apart), so the grid of gcc.tuning (1e-8 .. 1) would only probe
-#: over-smoothed codes here.
+#: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
+#: decade (so "off by x10" is one grid step). On [-1, 1] with tens of points the eq. (4) penalty
+#: already smooths visibly at 1e-8 (the data term is an average, the knots are ~1/N apart), so
+#: the grid of gcc.tuning (1e-8 .. 1) would only probe over-smoothed codes here.
 LAMBDA_GRID = (0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)
 
 #: The schemes the DNN experiments compare (keys of :data:`gcc.codes.SCHEMES`).
@@ -59,87 +57,12 @@ COMPARED_SCHEMES = ("gcc", "bacc", "bspline")
 #: Metrics where larger is better (the rest are losses).
 HIGHER_IS_BETTER = ("relacc", "accuracy")
 
+#: Columns of a lambdas table (one row per tuned (model, regime, S)).
+LAMBDA_COLUMNS = ["model", "dataset", "regime", "stragglers", "lam_enc", "lam_dec", "n_workers", "n_inputs",
+                  "received", "tuned_at", "validation_loss"]
+
 #: Columns put first in the results tables.
-_FRONT = ["model", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
-
-
-def prepare_models(names: Sequence[str] = ("vit", "lenet5"), seed: int = 0, threads: int | None = None,
-                   device: str | None = None, train_device: str | None = None,
-                   recipes: Mapping[str, Mapping[str, Any]] | None = None,
-                   configs: Mapping[str, Mapping[str, Any]] | None = None, paper_model: str | None = None,
-                   paper_weights: str | None = None, paper_checkpoint: str | None = None,
-                   paper_data: str | None = None, paper_images: int | None = 2000,
-                   paper_kwargs: Mapping[str, Any] | None = None):
-    """Train (or load from the cache) the embedded models and, optionally, set up a paper-scale model.
-
-    Parameters
-    ----------
-    names : sequence of {"vit", "lenet5", "vit_large"}
-        Embedded digits models (:func:`gcc.dnn.training.train_digits_model`).
-    seed : int
-        Training seed.
-    threads : int, optional
-        Torch CPU threads for training (bit-identical weights need the same count).
-    device : str, optional
-        Device of f; default automatic (:func:`gcc.dnn.inference.best_device`).
-    train_device : str, optional
-        Training device (default CPU; ``"auto"``: the GPU when there is one).
-    recipes, configs : dict name -> mapping, optional
-        Per-model overrides of the training recipe / model configuration (e.g. a smoke test's
-        ``{"vit": {"epochs": 1}}``).
-    paper_model : str, optional
-        A timm model name for the paper profile (e.g. ``"vit_base_patch16_224"``); needs
-        ``paper_data`` and weights from ``paper_weights`` (timm pretrained file) or
-        ``paper_checkpoint`` (state dict). Nothing is downloaded.
-    paper_data : str, optional
-        ImageFolder root (e.g. ImageNet-1K validation, one folder per class); split in half into
-        validation (lambda tuning) and test batches.
-    paper_images : int, optional
-        Use this many images of the folder (seeded subset).
-    paper_kwargs : mapping, optional
-        Extra ``timm.create_model`` arguments.
-
-    Returns
-    -------
-    models : dict name -> dict
-        ``{"f": SoftmaxFunction, "splits": dict(x_val, y_val, x_test, y_test), "info": dict}``;
-        ``info`` has the model's accuracies, parameter count and training time.
-    """
-    from ..dnn.data import image_folder, load_digits16
-    from ..dnn.inference import SoftmaxFunction
-    from ..dnn.models import n_parameters, timm_model
-    from ..dnn.training import evaluate_accuracy, train_digits_model
-
-    out = {}
-    if names:
-        digits = load_digits16()
-        splits = {"x_val": digits.x_val, "y_val": digits.y_val, "x_test": digits.x_test, "y_test": digits.y_test}
-        for name in names:
-            trained = train_digits_model(name, seed=seed, data=digits, threads=threads, device=train_device,
-                                         recipe=(recipes or {}).get(name), config=(configs or {}).get(name))
-            info = trained.summary()
-            info["data"] = "digits 16x16"
-            out[name] = {"f": SoftmaxFunction(trained.model, device=device), "splits": splits, "info": info}
-    if paper_model:
-        if not paper_data:
-            raise invalid("paper_data", "prepare_models", "an ImageFolder root when 'paper_model' is set",
-                          paper_data)
-        model = timm_model(paper_model, pretrained=paper_weights is not None, weights_file=paper_weights,
-                           checkpoint_path=paper_checkpoint, **dict(paper_kwargs or {}))
-        x, y, _ = image_folder(paper_data, model=model, max_images=paper_images, seed=seed)
-        x = to_numpy(x)
-        half = len(y) // 2
-        perm = np.random.default_rng(seed).permutation(len(y))
-        val, test = perm[:half], perm[half:]
-        splits = {"x_val": x[val], "y_val": y[val], "x_test": x[test], "y_test": y[test]}
-        f = SoftmaxFunction(model, device=device, max_batch=256)
-        info = {"model": paper_model, "n_parameters": n_parameters(model),
-                "test_accuracy": evaluate_accuracy(f.model, x[test], y[test], batch_size=128),
-                "val_accuracy": evaluate_accuracy(f.model, x[val], y[val], batch_size=128),
-                "train_accuracy": np.nan, "train_seconds": np.nan, "cache_hit": True, "seed": seed,
-                "key": "", "data": str(paper_data)}
-        out[paper_model] = {"f": f, "splits": splits, "info": info}
-    return out
+_FRONT = ["model", "dataset", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
 
 
 def batch_source(x, y, n_inputs: int) -> Callable:
@@ -181,9 +104,9 @@ def batch_source(x, y, n_inputs: int) -> Callable:
     return source
 
 
-def tune_regime(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
-                lam_enc_grid: Sequence[float] | None = None, lam_dec_grid: Sequence[float] | None = None,
-                trials: int = 10, seed: int = 1000, metric: str = "loss"):
+def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
+                 lam_enc_grid: Sequence[float] | None = None, lam_dec_grid: Sequence[float] | None = None,
+                 trials: int = 10, seed: int = 1000, metric: str = "loss", straggler_model=None):
     """Choose GCC's (lambda_enc, lambda_dec) by grid search on held-out (validation) batches.
 
     Parameters
@@ -193,8 +116,7 @@ def tune_regime(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
     x_val, y_val : array_like
         Validation images (n, C, H, W) and labels; never the batches of the reported results.
     n_inputs, n_workers, stragglers : int
-        K, N and the S at which to tune (the paper finds the optimum nearly independent of S,
-        App. E, so one S per (N, K) suffices).
+        K, N and the S at which to tune (S random stragglers, :class:`gcc.stragglers.FixedCount`).
     lam_enc_grid, lam_dec_grid : sequence of float, optional
         Grids; default :data:`LAMBDA_GRID`.
     trials : int
@@ -203,6 +125,9 @@ def tune_regime(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
         Seed of those draws (keep it distinct from the evaluation seed).
     metric : str
         Criterion of :func:`gcc.tuning.select_lambdas` (``"loss"``: the paper's eq. (1)).
+    straggler_model : gcc.stragglers model, optional
+        Tune under this model instead (e.g. :class:`gcc.stragglers.Bernoulli`); ``stragglers``
+        is then ignored.
 
     Returns
     -------
@@ -214,10 +139,10 @@ def tune_regime(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
 
     lam_enc_grid = LAMBDA_GRID if lam_enc_grid is None else lam_enc_grid
     lam_dec_grid = LAMBDA_GRID if lam_dec_grid is None else lam_dec_grid
+    model = straggler_model if straggler_model is not None else FixedCount(int(stragglers))
     return select_lambdas(lambda le, ld: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld), f,
-                          batch_source(x_val, y_val, n_inputs), FixedCount(stragglers),
-                          lam_enc_grid=lam_enc_grid, lam_dec_grid=lam_dec_grid, trials=trials, seed=seed,
-                          metric=metric)
+                          batch_source(x_val, y_val, n_inputs), model, lam_enc_grid=lam_enc_grid,
+                          lam_dec_grid=lam_dec_grid, trials=trials, seed=seed, metric=metric)
 
 
 def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Sequence[int], trials: int,
@@ -279,18 +204,22 @@ def split_getter(splits) -> Callable[[str], Any]:
 
 
 def front_columns(results):
-    """``results`` with the identifying columns (model, regime, scheme, N, K, S, trial, ...) first."""
-    return results[_FRONT + [c for c in results.columns if c not in _FRONT]]
+    """``results`` with the identifying columns (model, dataset, regime, scheme, N, K, S, trial, ...) first."""
+    front = [c for c in _FRONT if c in results.columns]
+    return results[front + [c for c in results.columns if c not in front]]
 
 
 def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]],
                     stragglers: Mapping[str, Sequence[int]], trials: int, seed: int,
-                    lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10,
-                    tune_stragglers: Mapping[str, int] | None = None, schemes: Sequence[str] = COMPARED_SCHEMES):
+                    lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10, tuning: str = "per_s",
+                    tune_stragglers: Mapping[str, int] | None = None, schemes: Sequence[str] = COMPARED_SCHEMES,
+                    dataset: str | None = None):
     """RelAcc and loss against the number of stragglers S (the paper's Figs. 3 and 4).
 
-    For each regime (N, K): choose GCC's lambdas on validation batches (:func:`tune_regime`), then
-    simulate every scheme for every S on test batches (:func:`run_config`).
+    For each regime (N, K) and each S: choose GCC's lambdas on validation batches
+    (:func:`tune_lambdas`), then simulate every scheme on test batches (:func:`run_config`).
+    Trial t has the same input batch for every S and scheme; at each (S, t) every scheme
+    sees the same straggler set.
 
     Parameters
     ----------
@@ -298,7 +227,7 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
         The workers' function.
     model : str
         Model name for the ``model`` column.
-    splits : gcc.dnn.data.DigitsData or mapping
+    splits : gcc.dnn.data.ImageData or mapping
         Anything with ``x_val, y_val, x_test, y_test`` (attributes or keys).
     regimes : dict name -> (N, K)
         E.g. ``{"low": (100, 60), "high": (60, 20)}`` (low / high redundancy N/K).
@@ -310,43 +239,98 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
         Tuning grids.
     tune_trials : int
         Held-out draws per grid point.
+    tuning : {"per_s", "single"}
+        ``"per_s"``: tune at every S (the paper's protocol); ``"single"``: tune once per regime at
+        ``tune_stragglers`` (default the middle positive S) and use those lambdas for every S.
     tune_stragglers : dict name -> int, optional
-        S at which each regime is tuned; default the middle positive S of the sweep.
+        The S of ``"single"`` tuning.
     schemes : sequence of str
         Scheme keys.
+    dataset : str, optional
+        The ``dataset`` column; default ``splits.name`` (or ``""``).
 
     Returns
     -------
     results : pandas.DataFrame
-        Tidy rows (model, regime, scheme, n_workers, n_inputs, stragglers, trial, loss, rmse_norms,
-        rmse_rms, relacc, relacc_literal, accuracy, accuracy_base, lam_enc, lam_dec, ...).
+        Tidy rows (model, dataset, regime, scheme, n_workers, n_inputs, stragglers, trial, loss,
+        relacc, rmse_norms, rmse_rms, relacc_literal, accuracy, accuracy_base, lam_enc, lam_dec, ...).
     lambdas : pandas.DataFrame
-        The tuning tables of every regime (grid point, mean held-out loss, rank) with
-        ``model``, ``regime``, ``tune_stragglers``.
+        One row per (regime, S): :data:`LAMBDA_COLUMNS` (``tuned_at`` = the S tuned at).
+    grid : pandas.DataFrame
+        Every grid point's held-out statistics (:func:`gcc.tuning.select_lambdas`' table) per
+        tuning, with ``model``, ``dataset``, ``regime``, ``stragglers`` (the S tuned at),
+        ``n_workers``, ``n_inputs``.
     """
     import pandas as pd
 
+    check_choice(tuning, "tuning", "straggler_sweep", ("per_s", "single"))
     get = split_getter(splits)
-    frames, tables = [], []
+    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+    frames, chosen, tables = [], [], []
     for regime, (n_workers, n_inputs) in regimes.items():
-        s_values = list(stragglers[regime])
+        s_values = [int(s) for s in stragglers[regime]]
         positive = [s for s in s_values if s > 0] or [0]
-        s_tune = (tune_stragglers or {}).get(regime, positive[len(positive) // 2])
-        sel = tune_regime(f, get("x_val"), get("y_val"), n_inputs, n_workers, s_tune, lam_enc_grid,
-                          lam_dec_grid, trials=tune_trials, seed=seed + 1000)
-        table = sel.table.copy()
-        table["model"], table["regime"], table["tune_stragglers"] = model, regime, s_tune
-        table["n_workers"], table["n_inputs"] = n_workers, n_inputs
-        tables.append(table)
-        frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, s_values, trials, seed,
-                                 sel.lam_enc, sel.lam_dec, schemes,
-                                 extra_columns={"model": model, "regime": regime}))
+        single = (tune_stragglers or {}).get(regime, positive[len(positive) // 2])
+        selections = {}
+        for s in ([single] if tuning == "single" else s_values):
+            sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
+                               trials=tune_trials, seed=seed + 1000)
+            selections[s] = sel
+            table = sel.table.copy()
+            table.insert(0, "model", model)
+            table.insert(1, "dataset", dataset)
+            table.insert(2, "regime", regime)
+            table.insert(3, "stragglers", s)
+            table["n_workers"], table["n_inputs"] = n_workers, n_inputs
+            tables.append(table)
+        for s in s_values:
+            at = single if tuning == "single" else s
+            sel = selections[at]
+            chosen.append({"model": model, "dataset": dataset, "regime": regime, "stragglers": s,
+                           "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "n_workers": n_workers,
+                           "n_inputs": n_inputs, "received": n_workers - s, "tuned_at": at,
+                           "validation_loss": sel.score})
+            frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
+                                     sel.lam_enc, sel.lam_dec, schemes,
+                                     extra_columns={"model": model, "dataset": dataset, "regime": regime}))
     results = front_columns(pd.concat(frames, ignore_index=True))
-    return results, pd.concat(tables, ignore_index=True)
+    return results, pd.DataFrame(chosen, columns=LAMBDA_COLUMNS), pd.concat(tables, ignore_index=True)
+
+
+def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, Sequence[int]],
+               stragglers: Mapping[str, Sequence[int]], trials: int, seed: int, lam_grid=None,
+               tune_trials: int = 10, tuning: str = "per_s", schemes: Sequence[str] = COMPARED_SCHEMES):
+    """:func:`straggler_sweep` for every prepared model; the three tables concatenated.
+
+    Parameters
+    ----------
+    prepared : gcc.experiments.dnn_models.PreparedModels
+        ``{name: {"f", "splits", "info"}}``.
+    regimes : dict name -> (N, K)
+    stragglers : dict name -> sequence of int
+        S values per regime; those with N - S < 2 are dropped (a decoder needs two points).
+    trials, seed, tune_trials, tuning, schemes
+        As :func:`straggler_sweep`.
+    lam_grid : sequence of float, optional
+        The grid of both lambdas (default :data:`LAMBDA_GRID`).
+
+    Returns
+    -------
+    results, lambdas, grid : pandas.DataFrame
+    """
+    import pandas as pd
+
+    regimes = {k: (int(v[0]), int(v[1])) for k, v in regimes.items()}
+    stragglers = {r: [s for s in stragglers[r] if regimes[r][0] - s >= 2] for r in regimes}
+    outs = [straggler_sweep(p["f"], name, p["splits"], regimes, stragglers, trials=trials, seed=seed,
+                            lam_enc_grid=lam_grid, lam_dec_grid=lam_grid, tune_trials=tune_trials, tuning=tuning,
+                            schemes=schemes, dataset=p["info"].get("dataset"))
+            for name, p in prepared.items()]
+    return tuple(pd.concat([o[i] for o in outs], ignore_index=True) for i in range(3))
 
 
 def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline: str = "bacc",
-                    by: Sequence[str] = ("model", "regime", "n_workers", "n_inputs", "stragglers"),
+                    by: Sequence[str] = ("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers"),
                     level: float = 0.95):
     """Paired comparison of two schemes per group: is ``scheme``'s mean ``metric`` below the baseline's?
 

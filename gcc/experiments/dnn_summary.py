@@ -7,8 +7,10 @@ table_runs
 summary_table, wide_summary
     Mean loss, both RMSE readings and RelAcc with intervals per (model, N, K, |F|, scheme)
     (:func:`gcc.summary.summarize`), and its Table-1-like wide form for display.
-improvement_table, paper_family, PAPER_IMPROVEMENT
+improvement_table, PAPER_IMPROVEMENT
     GCC's improvement over BACC in percent, beside the averages the paper reports.
+run_tables
+    :func:`table_runs` for every prepared model.
 
 The runners underneath (tuning, simulation, paired comparison) are in
 :mod:`gcc.experiments.dnn_stragglers`.
@@ -26,10 +28,14 @@ import numpy as np
 
 from ..codes import canonical
 from ..validation import invalid
-from .dnn_stragglers import COMPARED_SCHEMES, front_columns, run_config, split_getter, tune_regime
+from .dnn_models import family_of
+from .dnn_stragglers import COMPARED_SCHEMES, front_columns, run_config, split_getter, tune_lambdas
 
-__all__ = ["PAPER_IMPROVEMENT", "TABLE_METRICS", "table_runs", "summary_table", "wide_summary",
-           "paper_family", "improvement_table"]
+__all__ = ["PAPER_IMPROVEMENT", "TABLE_METRICS", "CONFIG_COLUMNS", "table_runs", "run_tables", "summary_table",
+           "wide_summary", "improvement_table"]
+
+#: The columns that identify one Table-1 configuration.
+CONFIG_COLUMNS = ("model", "dataset", "n_workers", "n_inputs", "received")
 
 #: The paper's average improvement of LeTCC over BACC (NeurIPS 2024, Sec. 5), in percent.
 PAPER_IMPROVEMENT = {
@@ -44,7 +50,7 @@ TABLE_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal")
 
 def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: int, seed: int,
                lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10,
-               schemes: Sequence[str] = COMPARED_SCHEMES):
+               schemes: Sequence[str] = COMPARED_SCHEMES, dataset: str | None = None):
     """Simulations at several (N, K, |F|) for one model (the paper's Table 1).
 
     Each configuration gets its own cross-validated (lambda_enc, lambda_dec), tuned on validation
@@ -56,10 +62,10 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
         The workers' function.
     model : str
         Name for the ``model`` column.
-    splits : DigitsData or mapping
+    splits : gcc.dnn.data.ImageData or mapping
         With ``x_val, y_val, x_test, y_test``.
     configs : sequence of (N, K, |F|)
-    trials, seed, lam_enc_grid, lam_dec_grid, tune_trials, schemes
+    trials, seed, lam_enc_grid, lam_dec_grid, tune_trials, schemes, dataset
         As in :func:`gcc.experiments.dnn_stragglers.straggler_sweep`.
 
     Returns
@@ -67,11 +73,15 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
     results : pandas.DataFrame
         Tidy rows as ``straggler_sweep``'s, with ``regime`` = ``"N=..,K=.."``.
     lambdas : pandas.DataFrame
-        The selected (lambda_enc, lambda_dec) per configuration.
+        The selected (lambda_enc, lambda_dec) per configuration:
+        :data:`gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`.
     """
     import pandas as pd
 
+    from .dnn_stragglers import LAMBDA_COLUMNS
+
     get = split_getter(splits)
+    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
     frames, chosen = [], []
     for n_workers, n_inputs, received in configs:
         n_workers, n_inputs, received = int(n_workers), int(n_inputs), int(received)
@@ -79,17 +89,38 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
             raise invalid("configs", "table_runs", "(N, K, |F|) triples with 1 <= |F| <= N",
                           (n_workers, n_inputs, received))
         s = n_workers - received
-        sel = tune_regime(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
-                          trials=tune_trials, seed=seed + 1000)
-        chosen.append({"model": model, "n_workers": n_workers, "n_inputs": n_inputs, "received": received,
-                       "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "validation_loss": sel.score})
+        sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
+                           trials=tune_trials, seed=seed + 1000)
+        regime = f"N={n_workers},K={n_inputs}"
+        chosen.append({"model": model, "dataset": dataset, "regime": regime, "stragglers": s,
+                       "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "n_workers": n_workers, "n_inputs": n_inputs,
+                       "received": received, "tuned_at": s, "validation_loss": sel.score})
         frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
                                  sel.lam_enc, sel.lam_dec, schemes,
-                                 extra_columns={"model": model, "regime": f"N={n_workers},K={n_inputs}"}))
-    return front_columns(pd.concat(frames, ignore_index=True)), pd.DataFrame(chosen)
+                                 extra_columns={"model": model, "dataset": dataset, "regime": regime}))
+    return front_columns(pd.concat(frames, ignore_index=True)), pd.DataFrame(chosen, columns=LAMBDA_COLUMNS)
 
 
-def summary_table(results, by: Sequence[str] = ("model", "n_workers", "n_inputs", "received", "scheme"),
+def run_tables(prepared, configs: Sequence[Sequence[int]], trials: int, seed: int, lam_grid=None,
+               tune_trials: int = 10, schemes: Sequence[str] = COMPARED_SCHEMES):
+    """:func:`table_runs` for every prepared model (:func:`gcc.experiments.dnn_models.prepare_models`).
+
+    Returns
+    -------
+    results, lambdas : pandas.DataFrame
+        Concatenated over the models.
+    """
+    import pandas as pd
+
+    outs = [table_runs(p["f"], name, p["splits"], configs, trials=trials, seed=seed, lam_enc_grid=lam_grid,
+                       lam_dec_grid=lam_grid, tune_trials=tune_trials, schemes=schemes,
+                       dataset=p["info"].get("dataset"))
+            for name, p in prepared.items()]
+    return (pd.concat([o[0] for o in outs], ignore_index=True),
+            pd.concat([o[1] for o in outs], ignore_index=True))
+
+
+def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
                   level: float = 0.95):
     """Table-1 statistics: mean and interval of loss, both RMSE readings and RelAcc per configuration.
 
@@ -155,27 +186,8 @@ def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metric
     return out
 
 
-def paper_family(model: str) -> str:
-    """The paper model a model of ours is compared with: ``"vit"``, ``"lenet5"``, ``"repvgg"`` or ``""``.
-
-    Any name containing "vit" (the digits ViTs, a timm ViT) maps to the paper's ViT, "lenet" to
-    LeNet5 and "repvgg" to RepVGG.
-
-    Examples
-    --------
-    >>> from gcc.experiments.dnn_summary import paper_family
-    >>> paper_family("vit_base_patch16_224"), paper_family("lenet5"), paper_family("resnet18")
-    ('vit', 'lenet5', '')
-    """
-    name = str(model).lower()
-    for key, family in (("lenet", "lenet5"), ("repvgg", "repvgg"), ("vit", "vit")):
-        if key in name:
-            return family
-    return ""
-
-
 def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
-                      by: Sequence[str] = ("model", "n_workers", "n_inputs", "received")):
+                      by: Sequence[str] = CONFIG_COLUMNS):
     """GCC's improvement over BACC in percent per configuration, beside the paper's averages.
 
     RMSE (both readings) and the loss improve when they decrease:
@@ -214,15 +226,16 @@ def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
     out["relacc_pct"] = 100.0 * (a["relacc"] - b["relacc"]) / b["relacc"]
     out = out.reset_index()
     pct = ["loss_pct", "rmse_norms_pct", "rmse_rms_pct", "relacc_pct"]
-    averages = out.groupby("model", sort=True)[pct].mean().reset_index()
+    keep = [c for c in ("model", "dataset") if c in idx]
+    averages = out.groupby(keep, sort=True)[pct].mean().reset_index()
     for col in idx:
-        if col != "model":
+        if col not in keep:
             averages[col] = "mean"
-    out = pd.concat([out.astype({c: object for c in idx if c != "model"}), averages[out.columns]],
+    out = pd.concat([out.astype({c: object for c in idx if c not in keep}), averages[out.columns]],
                     ignore_index=True)
     out.insert(len(idx), "scheme", scheme)
     out.insert(len(idx) + 1, "baseline", baseline)
-    family = out["model"].map(paper_family)
+    family = out["model"].map(family_of)
     out["paper_model"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("paper_model", ""))
     out["paper_rmse_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("rmse", np.nan))
     out["paper_relacc_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("relacc", np.nan))

@@ -1,0 +1,445 @@
+"""GCC's smoothing parameters on the networks: the paper's App. E, and the recovery limit.
+
+The paper chooses (lambda_enc, lambda_dec) by cross-validation and grid search and reports two
+things about them (App. E): the optimal values "barely move" with the number of stragglers S
+(Table 3: LeNet at (N, K) = (100, 60), RepVGG at (60, 20)), and the RMSE rises "by about 3%" when
+a lambda is off by a factor of ten (Fig. 6: LeNet at (N, K, S) = (100, 60, 20), RepVGG at
+(60, 20, 35)). This module measures both on our networks, each with a verdict that can go either
+way, and asks a question of its own: near the recovery limit (|F| close to K), where BACC's
+loss is below GCC's with lambdas tuned once per regime, does tuning at every S change that?
+
+Contents
+--------
+lambda_movement
+    Per (model, regime, lambda): how far the per-S optimum moves over S, in grid steps
+    (decades), and the verdict against "barely moves with S".
+lambdas_at
+    The cross-validated pair of one (model, N, K, S) from a lambdas table.
+sensitivity_runs, sensitivity_summary, x10_verdicts
+    GCC on test batches with one lambda scaled by 0, 1e-2 .. 1e2 (the other at its optimum),
+    paired over trials; the change of the RMSE at x10 and x0.1 with intervals; the verdict
+    against "about 3%".
+recovery_runs, recovery_comparison
+    GCC with per-S lambdas, GCC with one lambda pair per regime, and BACC on the same batches and
+    straggler sets near the recovery limit; paired differences with intervals.
+plot_sensitivity
+    The Fig. 6 analogue.
+
+The verdict rows use the claims table's columns (:data:`gcc.experiments.claims.CLAIM_COLUMNS`),
+so that :func:`gcc.experiments.dnn_claims.dnn_claims_table` can add them to the claims table.
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
+   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, App. E.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..validation import check_choice, invalid
+from .dnn_stragglers import LAMBDA_GRID, batch_source, split_getter
+
+__all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "lambda_movement",
+           "lambdas_at", "sensitivity_runs", "sensitivity_summary", "x10_verdicts", "recovery_runs",
+           "recovery_comparison", "plot_sensitivity", "paired_change"]
+
+#: "Barely moves with S" is read as: the per-S optimum spans at most this many grid steps (one
+#: decade of the one-point-per-decade grid; lambda = 0 counts as the step below the smallest
+#: positive value). A wider span is reported as "moves with S".
+MOVEMENT_STEPS = 1
+
+#: "About 3%" is read as a change of the RMSE between half and twice the paper's figure; the
+#: verdict is "consistent" when the 95% interval of the measured change meets this band,
+#: "less sensitive than the paper" when it lies below it and "more sensitive" above it.
+ABOUT_3PCT = (1.5, 6.0)
+
+#: (N, K, S) of the Fig. 6 analogue per model family: the paper's for LeNet and RepVGG; the
+#: paper gives none for the ViT, which gets LeNet's.
+SENSITIVITY_CONFIGS = {"lenet5": (100, 60, 20), "repvgg": (60, 20, 35), "vit": (100, 60, 20)}
+
+#: Factors applied to one lambda at a time (0: that lambda switched off, the paper's yellow line).
+SENSITIVITY_FACTORS = (0.0, 0.01, 0.1, 1.0, 10.0, 100.0)
+
+
+def _grid_step(values, grid) -> np.ndarray:
+    """Position of each lambda on the grid (0 for lambda = 0), as a float for rounding noise."""
+    grid = np.asarray(sorted(grid), dtype=float)
+    positive = grid[grid > 0]
+    values = np.asarray(values, dtype=float)
+    # Step of a positive lambda: decades above the smallest positive grid value, plus one for 0.
+    offset = 1.0 if grid[0] == 0 else 0.0
+    with np.errstate(divide="ignore"):
+        steps = offset + np.log10(values / positive[0])
+    return np.where(values == 0, 0.0, steps)
+
+
+def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = MOVEMENT_STEPS,
+                    min_stragglers: int = 1):
+    """How far the cross-validated lambdas move with S, per (model, dataset, regime, lambda).
+
+    Parameters
+    ----------
+    lambdas : pandas.DataFrame
+        A lambdas table (:data:`gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`) tuned per S.
+    grid : sequence of float
+        The grid the lambdas were chosen from (one point per decade, optionally with 0).
+    steps : int
+        The largest span (in grid steps) read as "barely moves".
+    min_stragglers : int
+        Only S >= this count (at S = 0 every lambda decodes almost exactly, so the optimum is
+        a coin toss).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``dataset``, ``regime``, ``n_workers``, ``n_inputs``, ``parameter``
+        (``"lam_enc"``/``"lam_dec"``), ``n_s`` (S values), ``lam_min``, ``lam_max``,
+        ``lam_mode`` (the most frequent choice), ``span_steps`` (max - min grid step),
+        ``share_at_mode`` and ``verdict`` (``"consistent"`` when ``span_steps <= steps``, else
+        ``"moves with S"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.dnn_lambda import lambda_movement
+    >>> lam = pd.DataFrame({"model": "m", "dataset": "d", "regime": "low", "n_workers": 10, "n_inputs": 5,
+    ...                     "stragglers": [1, 2, 3], "lam_enc": [1e-10, 1e-10, 1e-9], "lam_dec": [0.0, 1e-8, 1e-12]})
+    >>> lambda_movement(lam)[["parameter", "span_steps", "verdict"]]
+      parameter  span_steps       verdict
+    0   lam_enc         1.0    consistent
+    1   lam_dec         5.0  moves with S
+    """
+    import pandas as pd
+
+    sub = lambdas[lambdas["stragglers"] >= min_stragglers]
+    rows = []
+    keys = ["model", "dataset", "regime", "n_workers", "n_inputs"]
+    for key, g in sub.groupby(keys, sort=False):
+        for parameter in ("lam_enc", "lam_dec"):
+            values = g[parameter].to_numpy(float)
+            position = _grid_step(values, grid)
+            mode = pd.Series(values).mode().min()
+            span = float(np.round(position.max() - position.min(), 6))
+            rows.append({**dict(zip(keys, key)), "parameter": parameter, "n_s": len(values),
+                         "lam_min": float(values.min()), "lam_max": float(values.max()), "lam_mode": float(mode),
+                         "span_steps": span, "share_at_mode": float(np.mean(values == mode)),
+                         "verdict": "consistent" if span <= steps else "moves with S"})
+    return pd.DataFrame(rows)
+
+
+def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: int) -> tuple[float, float] | None:
+    """``(lam_enc, lam_dec)`` of one (model, N, K, S) in a lambdas table, or None when it was not tuned."""
+    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == n_workers)
+                  & (lambdas["n_inputs"] == n_inputs) & (lambdas["stragglers"] == stragglers)]
+    if hit.empty:
+        return None
+    return float(hit["lam_enc"].iloc[0]), float(hit["lam_dec"].iloc[0])
+
+
+def _reference(lam: float, grid: Sequence[float]) -> float:
+    # Scaling 0 by 10 is still 0: a cross-validated 0 is probed around the grid's smallest
+    # positive value instead (and the factor-0 variant shows the loss at 0 itself).
+    positive = [g for g in grid if g > 0]
+    return lam if lam > 0 else float(min(positive))
+
+
+def sensitivity_runs(f, splits, model: str, n_workers: int, n_inputs: int, stragglers: int, lam_enc: float,
+                     lam_dec: float, trials: int, seed: int, factors: Sequence[float] = SENSITIVITY_FACTORS,
+                     grid: Sequence[float] = LAMBDA_GRID, dataset: str | None = None):
+    """GCC on test batches with one lambda scaled at a time, the other at its optimum (Fig. 6).
+
+    Every variant sees the same batches and straggler sets (one :func:`gcc.harness.run_trials`
+    call), so the changes are paired.
+
+    Parameters
+    ----------
+    f : callable
+        The workers' function.
+    splits : gcc.dnn.data.ImageData or mapping
+        With ``x_test, y_test``.
+    model : str
+        The ``model`` column.
+    n_workers, n_inputs, stragglers : int
+        N, K and S.
+    lam_enc, lam_dec : float
+        The cross-validated optimum; a 0 is probed around the grid's smallest positive value.
+    trials, seed : int
+        Trials and their seed.
+    factors : sequence of float
+        Multipliers of the reference lambda (1 is the optimum itself; 0 switches it off).
+    grid : sequence of float
+        The tuning grid (for the reference of a zero optimum).
+    dataset : str, optional
+        The ``dataset`` column; default ``splits.name``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`gcc.harness.run_trials` rows with ``scheme = "gcc"``, plus ``model``,
+        ``dataset``, ``parameter`` (the lambda scaled), ``factor``, ``lam_enc``, ``lam_dec``,
+        ``lam_enc_opt``, ``lam_dec_opt``.
+    """
+    from ..codes import make
+    from ..harness import run_trials
+    from ..stragglers import FixedCount
+
+    get = split_getter(splits)
+    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+    ref = {"lam_enc": _reference(lam_enc, grid), "lam_dec": _reference(lam_dec, grid)}
+    opt = {"lam_enc": lam_enc, "lam_dec": lam_dec}
+    variants = {}
+    for parameter in ("lam_enc", "lam_dec"):
+        for factor in factors:
+            lams = dict(opt)
+            lams[parameter] = opt[parameter] if factor == 1 else ref[parameter] * factor
+            variants[f"{parameter}*{factor:g}"] = (parameter, float(factor), lams)
+    codes = {label: make("gcc", n_inputs, n_workers, **lams) for label, (_, _, lams) in variants.items()}
+    table = run_trials(codes, f, batch_source(get("x_test"), get("y_test"), n_inputs), FixedCount(int(stragglers)),
+                       trials=trials, seed=seed, extra_columns={"model": model, "dataset": dataset})
+    table["parameter"] = table["scheme"].map(lambda s: variants[s][0])
+    table["factor"] = table["scheme"].map(lambda s: variants[s][1])
+    table["lam_enc"] = table["scheme"].map(lambda s: variants[s][2]["lam_enc"])
+    table["lam_dec"] = table["scheme"].map(lambda s: variants[s][2]["lam_dec"])
+    table["lam_enc_opt"], table["lam_dec_opt"] = lam_enc, lam_dec
+    table["scheme"] = "gcc"
+    return table
+
+
+def paired_change(table, variant: str, baseline, metric: str, by: Sequence[str], trial: str = "trial",
+                  level: float = 0.95):
+    """Percent change of ``metric`` from the rows where ``variant == baseline``, paired by trial.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Long rows with a ``variant`` column, the ``by`` columns and ``trial``.
+    variant : str
+        The column whose values are compared (e.g. ``"factor"``).
+    baseline : object
+        Its reference value.
+    metric : str
+    by : sequence of str
+        Groups (the baseline is looked up within each group).
+    trial : str
+        The pairing column.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by``, ``variant``, ``mean`` (of ``metric``), ``baseline_mean``, ``change_pct``,
+        ``ci_low``, ``ci_high`` (of the change, in percent of ``baseline_mean``) and ``n``.
+    """
+    import pandas as pd
+
+    from ..summary import summarize
+
+    by = list(by)
+    base = table[table[variant] == baseline][by + [trial, metric]].rename(columns={metric: "_base"})
+    merged = table.merge(base, on=by + [trial])
+    merged["_diff"] = merged[metric] - merged["_base"]
+    diffs = summarize(merged, "_diff", by=by + [variant], level=level).rename(columns={"mean": "diff_mean"})
+    means = merged.groupby(by + [variant], sort=True).agg(mean=(metric, "mean"), baseline_mean=("_base", "mean"))
+    out = diffs.merge(means.reset_index(), on=by + [variant])
+    scale = 100.0 / out["baseline_mean"]
+    return pd.DataFrame({**{c: out[c] for c in by + [variant]}, "mean": out["mean"],
+                         "baseline_mean": out["baseline_mean"], "change_pct": out["diff_mean"] * scale,
+                         "ci_low": out["ci_low"] * scale, "ci_high": out["ci_high"] * scale, "n": out["n"]})
+
+
+def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms", "loss"), level: float = 0.95):
+    """Mean of each metric per (model, parameter, factor) and its paired change from the optimum.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``dataset``, ``n_workers``, ``n_inputs``, ``stragglers``, ``parameter``,
+        ``factor``, ``metric``, ``mean``, ``baseline_mean``, ``change_pct``, ``ci_low``,
+        ``ci_high``, ``n``, and the lambdas of each variant.
+    """
+    import pandas as pd
+
+    by = ["model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter"]
+    frames = []
+    for metric in metrics:
+        change = paired_change(table, "factor", 1.0, metric, by, level=level)
+        change.insert(len(by) + 1, "metric", metric)
+        frames.append(change)
+    out = pd.concat(frames, ignore_index=True)
+    lams = table.groupby(by + ["factor"], sort=False)[["lam_enc", "lam_dec"]].first().reset_index()
+    return out.merge(lams, on=by + ["factor"], how="left")
+
+
+def _band_verdict(lo: float, hi: float, band: tuple[float, float]) -> str:
+    if not np.all(np.isfinite([lo, hi])):
+        return "not measured"
+    if hi < band[0]:
+        return "less sensitive than the paper"
+    if lo > band[1]:
+        return "more sensitive than the paper"
+    return "consistent"
+
+
+def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
+    """The change at x10 and x0.1 per (model, lambda), with the verdict against "about 3%".
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`sensitivity_summary`.
+    metric : str
+        The RMSE reading judged (``"rmse_rms"``, the companion's headline reading, or
+        ``"rmse_norms"``, the paper's printed formula).
+    band : (float, float)
+        The band read as "about 3%" (:data:`ABOUT_3PCT`), in percent.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``dataset``, ``n_workers``, ``n_inputs``, ``stragglers``, ``parameter``,
+        ``factor`` (10 or 0.1), ``metric``, ``change_pct``, ``ci_low``, ``ci_high``, ``verdict``.
+    """
+    sub = summary[(summary["metric"] == metric) & summary["factor"].isin([10.0, 0.1])].copy()
+    sub["verdict"] = [_band_verdict(lo, hi, band) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
+    cols = ["model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor", "metric",
+            "change_pct", "ci_low", "ci_high", "verdict"]
+    return sub[cols].reset_index(drop=True)
+
+
+def recovery_runs(f, splits, model: str, n_workers: int, n_inputs: int, stragglers: Sequence[int],
+                  per_s: Mapping[int, tuple[float, float]], single: tuple[float, float], trials: int, seed: int,
+                  regime: str = "", dataset: str | None = None):
+    """GCC tuned per S, GCC tuned once, and BACC, on the same batches and straggler sets.
+
+    Parameters
+    ----------
+    f : callable
+        The workers' function.
+    splits : gcc.dnn.data.ImageData or mapping
+        With ``x_test, y_test``.
+    model : str
+    n_workers, n_inputs : int
+        N and K.
+    stragglers : sequence of int
+        The S values (near the recovery limit: N - S close to K).
+    per_s : dict S -> (lam_enc, lam_dec)
+        The pair cross-validated at each S.
+    single : (lam_enc, lam_dec)
+        The pair of the one-tuning-per-regime protocol.
+    trials, seed : int
+    regime, dataset : str
+        Constant columns (``dataset`` defaults to ``splits.name``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`gcc.harness.run_trials` rows with ``scheme`` (``"gcc"``/``"bacc"``) and
+        ``tuning`` (``"per_s"``, ``"single"``, ``"none"`` for BACC), ``lam_enc``, ``lam_dec``,
+        ``model``, ``dataset``, ``regime``.
+    """
+    import pandas as pd
+
+    from ..codes import make
+    from ..harness import run_trials
+    from ..stragglers import FixedCount
+
+    get = split_getter(splits)
+    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+    frames = []
+    for s in stragglers:
+        if int(s) not in per_s:
+            raise invalid("per_s", "recovery_runs", f"a mapping with an entry for every S (S={s} missing)",
+                          sorted(per_s))
+        pairs = {"per_s": per_s[int(s)], "single": tuple(single)}
+        codes = {t: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld) for t, (le, ld) in pairs.items()}
+        codes["none"] = make("bacc", n_inputs, n_workers)
+        table = run_trials(codes, f, batch_source(get("x_test"), get("y_test"), n_inputs), FixedCount(int(s)),
+                           trials=trials, seed=seed,
+                           extra_columns={"model": model, "dataset": dataset, "regime": regime})
+        table["tuning"] = table["scheme"]
+        table["scheme"] = np.where(table["tuning"] == "none", "bacc", "gcc")
+        table["lam_enc"] = table["tuning"].map(lambda t: pairs[t][0] if t in pairs else np.nan)
+        table["lam_dec"] = table["tuning"].map(lambda t: pairs[t][1] if t in pairs else np.nan)
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True)
+
+
+def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
+    """Paired differences near the recovery limit: GCC (per-S, single) minus BACC, and per-S minus single.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``dataset``, ``regime``, ``n_workers``, ``n_inputs``, ``stragglers``,
+        ``received``, ``comparison`` (``"gcc per-S - bacc"``, ``"gcc single - bacc"``,
+        ``"gcc per-S - gcc single"``), ``metric``, ``diff_mean``, ``ci_low``, ``ci_high``, ``n``,
+        ``a_mean``, ``b_mean`` and ``verdict`` (``"lower"``/``"higher"`` when the interval
+        excludes 0, else ``"no significant difference"``: the sign says whether the first is
+        below the second).
+    """
+    import pandas as pd
+
+    from ..summary import summarize
+
+    check_choice(metric, "metric", "recovery_comparison", ("loss", "rmse_norms", "rmse_rms", "relacc"))
+    by = ["model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "received"]
+    wide = table.pivot_table(index=by + ["trial"], columns="tuning", values=metric).reset_index()
+    rows = []
+    for label, a, b in (("gcc per-S - bacc", "per_s", "none"), ("gcc single - bacc", "single", "none"),
+                        ("gcc per-S - gcc single", "per_s", "single")):
+        w = wide.copy()
+        w["_d"] = w[a] - w[b]
+        s = summarize(w, "_d", by=by, level=level)
+        means = w.groupby(by, sort=True)[[a, b]].mean().reset_index()
+        s = s.merge(means, on=by)
+        for _, r in s.iterrows():
+            verdict = ("lower" if r["ci_high"] < 0 else "higher" if r["ci_low"] > 0 else "no significant difference")
+            rows.append({**{c: r[c] for c in by}, "comparison": label, "metric": metric, "diff_mean": r["mean"],
+                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"]), "a_mean": r[a],
+                         "b_mean": r[b], "verdict": verdict})
+    return pd.DataFrame(rows)
+
+
+def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
+    """Fig. 6 analogue: the change of the metric against the factor on one lambda, per model.
+
+    Points are the paired mean changes from the optimum (factor 1) with 95% intervals; a dashed
+    line marks the change with that lambda switched off (factor 0, the paper's yellow line) and
+    the grey band the range read as "about 3%".
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from .plotting import finish
+
+    sub = summary[summary["metric"] == metric]
+    models = list(dict.fromkeys(sub["model"]))
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.2), squeeze=False)
+    for ax, model in zip(axes[0], models):
+        m = sub[sub["model"] == model]
+        ax.axhspan(*band, color="0.85", zorder=0, label="'about 3%' band")
+        for parameter, color in (("lam_enc", "C0"), ("lam_dec", "C1")):
+            p = m[m["parameter"] == parameter].sort_values("factor")
+            pos = p[p["factor"] > 0]
+            ax.errorbar(pos["factor"], pos["change_pct"], yerr=[pos["change_pct"] - pos["ci_low"],
+                                                                 pos["ci_high"] - pos["change_pct"]],
+                        fmt="o-", ms=3, color=color, capsize=2, label=f"{parameter} x factor")
+            zero = p[p["factor"] == 0]
+            if len(zero):
+                ax.axhline(float(zero["change_pct"].iloc[0]), color=color, ls="--", lw=1, label=f"{parameter} = 0")
+        row = m.iloc[0]
+        ax.axhline(0, color="k", lw=0.5)
+        ax.set_xscale("log")
+        ax.set_xlabel("factor on the cross-validated lambda")
+        ax.set_ylabel(f"change of {metric} (%)")
+        ax.set_title(f"{model}: N={row['n_workers']}, K={row['n_inputs']}, S={row['stragglers']}", fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=7)
+    return finish(fig)

@@ -1,0 +1,294 @@
+"""The networks of the DNN experiments and what every DNN page says about its scale.
+
+The workers' function f is the softmax output of a trained classifier. :func:`prepare_models`
+trains (or loads from the weight cache) the embedded networks -- LeNet-5, a RepVGG and a ViT on
+Fashion-MNIST by default -- and, in the paper profile, sets up a timm model with local weights
+on an ImageNet-style folder. :meth:`PreparedModels.table` is the models table (``model,
+dataset, n_parameters, test_accuracy`` first) and :func:`page_header` the lines every DNN page
+opens with: the data set (with the fallback banner when the digits stood in for a missing
+Fashion-MNIST), the networks' sizes and accuracies beside the paper's, and the hardware
+(:func:`gcc.machine.summary_line`).
+
+Imports the core (:mod:`gcc.machine`, :mod:`gcc.validation`) and, inside the functions,
+:mod:`gcc.dnn` (torch, timm).
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
+   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..backend import to_numpy
+from ..validation import invalid
+
+# Never let timm / huggingface_hub reach the network: weights must already be on disk.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+__all__ = ["PAPER_MODELS", "DEFAULT_MODELS", "MODEL_COLUMNS", "MODELS_NOTEBOOK", "PREPARE_PARAMETERS",
+           "PreparedModels", "prepare_models", "from_run", "page_header", "family_of"]
+
+#: The notebook that trains the networks; the other DNN notebooks load them with its parameters.
+MODELS_NOTEBOOK = "dnn_models"
+
+#: The parameters of that notebook that :func:`prepare_models` takes.
+PREPARE_PARAMETERS = ("models", "seed", "dataset", "data_folder", "datasets", "threads", "train_device", "recipes",
+                      "configs", "paper_model", "paper_weights", "paper_checkpoint", "paper_data", "paper_images")
+
+#: The default profile's networks (keys of :data:`gcc.dnn.training.EMBEDDED_MODELS`).
+DEFAULT_MODELS = ("lenet5", "repvgg", "vit")
+
+#: The paper's networks (NeurIPS 2024, Sec. 5), by family: what ours stand in for.
+PAPER_MODELS = {
+    "lenet5": {"paper_model": "LeNet5", "paper_dataset": "MNIST", "paper_parameters": "about 6e4"},
+    "repvgg": {"paper_model": "RepVGG (A2, likely)", "paper_dataset": "CIFAR-10", "paper_parameters": "about 26M"},
+    "vit": {"paper_model": "ViT-Base/16", "paper_dataset": "ImageNet-1K", "paper_parameters": "over 80M"},
+}
+
+#: The first columns of the models table (the table contract).
+MODEL_COLUMNS = ["model", "dataset", "n_parameters", "test_accuracy"]
+
+
+def family_of(model: str) -> str:
+    """The paper network a model of ours stands in for: ``"lenet5"``, ``"repvgg"``, ``"vit"`` or ``""``.
+
+    Examples
+    --------
+    >>> from gcc.experiments.dnn_models import family_of
+    >>> family_of("vit_base_patch16_224"), family_of("repvgg_a0"), family_of("lenet5"), family_of("resnet18")
+    ('vit', 'repvgg', 'lenet5', '')
+    """
+    name = str(model).lower()
+    for key, family in (("lenet", "lenet5"), ("repvgg", "repvgg"), ("vit", "vit")):
+        if key in name:
+            return family
+    return ""
+
+
+class PreparedModels(dict):
+    """``{name: {"f": SoftmaxFunction, "splits": ImageData or dict, "info": dict}}`` plus the data.
+
+    ``info`` holds the row of the models table (``model``, ``dataset``, ``n_parameters``,
+    ``test_accuracy``, ``val_accuracy``, ``train_accuracy``, ``epochs``, ``train_seconds``,
+    ``cache_hit`` ...). ``datasets`` maps a data set's name to its ``describe()`` line and
+    ``fallback`` is True when a model ran on the fallback digits.
+    """
+
+    def __init__(self, *args, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.datasets = dict(datasets or {})
+        self.banners = [b for b in dict.fromkeys(banners) if b]
+
+    @property
+    def fallback(self) -> bool:
+        return bool(self.banners)
+
+    def header(self) -> str:
+        """:func:`page_header` of these models (Markdown)."""
+        return page_header(self.table(), self.datasets, self.banners)
+
+    def show_header(self) -> None:
+        """Display :meth:`header` as Markdown (in a notebook; printed elsewhere)."""
+        try:
+            from IPython.display import Markdown, display
+        except ImportError:  # pragma: no cover - IPython comes with the notebook extra
+            print(self.header())
+            return
+        display(Markdown(self.header()))
+
+    def table(self):
+        """The models table: ``model, dataset, n_parameters, test_accuracy`` first, one row per model."""
+        import pandas as pd
+
+        rows = []
+        for name, entry in self.items():
+            info = dict(entry["info"])
+            info["device"] = str(entry["f"].device)
+            info.update(PAPER_MODELS.get(family_of(name), {}))
+            rows.append(info)
+        table = pd.DataFrame(rows)
+        return table[MODEL_COLUMNS + [c for c in table.columns if c not in MODEL_COLUMNS]]
+
+
+def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset: str = "auto",
+                   data_folder: str | None = None, datasets: Mapping[str, str] | None = None,
+                   threads: int | None = None, device: str | None = None, train_device: str | None = None,
+                   recipes: Mapping[str, Mapping[str, Any]] | None = None,
+                   configs: Mapping[str, Mapping[str, Any]] | None = None, paper_model: str | None = None,
+                   paper_weights: str | None = None, paper_checkpoint: str | None = None,
+                   paper_data: str | None = None, paper_images: int | None = 2000,
+                   paper_kwargs: Mapping[str, Any] | None = None) -> PreparedModels:
+    """Train (or load from the cache) the embedded networks and, optionally, set up a paper-scale model.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Embedded networks (keys of :data:`gcc.dnn.training.EMBEDDED_MODELS`): ``"lenet5"``,
+        ``"repvgg"``, ``"vit"`` by default; ``"repvgg_a0"``, ``"vit_large"`` in the paper profile.
+    seed : int
+        Training seed.
+    dataset : str
+        Data of every embedded network (:func:`gcc.dnn.data.load_images`): ``"auto"``
+        (Fashion-MNIST, else the digits with a banner), ``"fashion-mnist"``, ``"mnist"``,
+        ``"cifar10"``, ``"digits"`` or a folder.
+    data_folder : str, optional
+        The folder of ``dataset`` (MNIST, CIFAR-10).
+    datasets : dict name -> str, optional
+        Per-network data (a name or a folder), e.g. ``{"repvgg": "/data/cifar-10-batches-py"}``
+        for the paper's RepVGG on CIFAR-10; the others use ``dataset``.
+    threads : int, optional
+        Torch CPU threads for training (bit-identical weights need the same count).
+    device : str, optional
+        Device of f; default automatic (:func:`gcc.dnn.inference.best_device`).
+    train_device : str, optional
+        Training device (default CPU; ``"auto"``: the GPU when there is one).
+    recipes, configs : dict name -> mapping, optional
+        Per-network overrides of the training recipe / model configuration (e.g. the ci
+        profile's ``{"vit": {"epochs": 1, "train_images": 20000}}``).
+    paper_model : str, optional
+        A timm model name for the paper profile (e.g. ``"vit_base_patch16_224"``); needs
+        ``paper_data`` and weights from ``paper_weights`` (timm pretrained file) or
+        ``paper_checkpoint`` (state dict). Nothing is downloaded.
+    paper_data : str, optional
+        ImageFolder root (e.g. ImageNet-1K validation, one folder per class); split in half into
+        validation (lambda tuning) and test batches.
+    paper_images : int, optional
+        Use this many images of the folder (seeded subset).
+    paper_kwargs : mapping, optional
+        Extra ``timm.create_model`` arguments.
+
+    Returns
+    -------
+    PreparedModels
+    """
+    from ..dnn.data import data_banner, image_folder, load_images
+    from ..dnn.inference import SoftmaxFunction
+    from ..dnn.models import n_parameters, timm_model
+    from ..dnn.training import evaluate_accuracy, train_embedded_model
+
+    out, described, banners, loaded = {}, {}, [], {}
+    for name in names:
+        spec = (datasets or {}).get(name, dataset)
+        folder = data_folder if spec == dataset else None
+        key = (str(spec), str(folder))
+        if key not in loaded:
+            loaded[key] = load_images(spec, folder=folder)
+        data = loaded[key]
+        described[data.name] = data.describe()
+        banners.append(data_banner(data))
+        trained = train_embedded_model(name, data=data, seed=seed, threads=threads, device=train_device,
+                                       recipe=(recipes or {}).get(name), config=(configs or {}).get(name))
+        info = trained.summary()
+        info["dataset"] = data.name
+        out[name] = {"f": SoftmaxFunction(trained.model, device=device), "splits": data, "info": info}
+    if paper_model:
+        if not paper_data:
+            raise invalid("paper_data", "prepare_models", "an ImageFolder root when 'paper_model' is set",
+                          paper_data)
+        model = timm_model(paper_model, pretrained=paper_weights is not None, weights_file=paper_weights,
+                           checkpoint_path=paper_checkpoint, **dict(paper_kwargs or {}))
+        x, y, _ = image_folder(paper_data, model=model, max_images=paper_images, seed=seed)
+        x = to_numpy(x)
+        half = len(y) // 2
+        perm = np.random.default_rng(seed).permutation(len(y))
+        val, test = perm[:half], perm[half:]
+        splits = {"x_val": x[val], "y_val": y[val], "x_test": x[test], "y_test": y[test]}
+        f = SoftmaxFunction(model, device=device, max_batch=256)
+        name = os.path.basename(os.path.normpath(str(paper_data)))
+        described[name] = f"{name}: {len(y):,} images of the folder {paper_data} (half validation, half test)"
+        info = {"model": paper_model, "dataset": name, "n_parameters": n_parameters(model),
+                "test_accuracy": evaluate_accuracy(f.model, x[test], y[test], batch_size=128),
+                "val_accuracy": evaluate_accuracy(f.model, x[val], y[val], batch_size=128),
+                "train_accuracy": np.nan, "epochs": np.nan, "train_images": np.nan, "train_seconds": np.nan,
+                "cache_hit": True, "seed": seed, "threads": threads, "key": ""}
+        out[paper_model] = {"f": f, "splits": splits, "info": info}
+    return PreparedModels(out, datasets=described, banners=banners)
+
+
+def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = None) -> PreparedModels:
+    """The networks of the last run of the models notebook, with its parameters (from the cache).
+
+    The DNN notebooks depend on the models notebook (run card ``depends``) and call this, so
+    that the networks, their data and their training are set in one run card. The weights come
+    from the cache that run filled (or are retrained, identically, when the cache is empty).
+    Torch's CPU thread count is set to that run's ``threads`` for the inference too: on a
+    shared machine more threads than free cores spin instead of computing.
+
+    Parameters
+    ----------
+    notebook : str
+        The models notebook.
+    root : path, optional
+        Results root (default :func:`gcc.results.results_root`).
+    device : str, optional
+        Device of f (default automatic).
+
+    Returns
+    -------
+    PreparedModels
+
+    Raises
+    ------
+    FileNotFoundError
+        If that notebook has not run (no ``run.json`` with parameters).
+    """
+    from pathlib import Path
+
+    from .. import results
+
+    folder = (Path(root) / notebook) if root is not None else results.results_dir(notebook, create=False)
+    params = results.read_run_record(folder).get("parameters")
+    if not params:
+        raise FileNotFoundError(f"{notebook} has not run (no parameters in {Path(folder).name}/run.json): "
+                                f"python -m gcc.reproduce --only {notebook}")
+    kwargs = {k: params[k] for k in PREPARE_PARAMETERS if k in params}
+    kwargs["names"] = kwargs.pop("models", DEFAULT_MODELS)
+    if params.get("threads"):
+        import torch
+
+        torch.set_num_threads(int(params["threads"]))
+    return prepare_models(device=device, **kwargs)
+
+
+def _pct(value) -> str:
+    return "n/a" if value is None or value != value else f"{100 * float(value):.1f}%"
+
+
+def page_header(models_table, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (),
+                machine: str | None = None) -> str:
+    """The Markdown every DNN page opens with: data, networks (beside the paper's), hardware.
+
+    Parameters
+    ----------
+    models_table : pandas.DataFrame
+        :meth:`PreparedModels.table` (or the saved copy).
+    datasets : dict name -> str, optional
+        :attr:`PreparedModels.datasets` (one line per data set).
+    banners : sequence of str
+        :attr:`PreparedModels.banners`: shown first, in bold, when the fallback data ran.
+    machine : str, optional
+        Default :func:`gcc.machine.summary_line` of this machine.
+
+    Returns
+    -------
+    str
+        Markdown (CommonMark: a quote block per banner, then a bullet list).
+    """
+    from ..machine import summary_line
+
+    lines = [f"> **Warning.** {b}\n" for b in banners if b]
+    data_lines = list((datasets or {}).values()) or sorted(set(models_table["dataset"].astype(str)))
+    lines.append(f"* **Data.** {'; '.join(data_lines)}.")
+    for _, row in models_table.iterrows():
+        paper = PAPER_MODELS.get(family_of(row["model"]))
+        versus = (f" (stands in for the paper's {paper['paper_model']} on {paper['paper_dataset']}, "
+                  f"{paper['paper_parameters']} parameters)") if paper else ""
+        lines.append(f"* **{row['model']}** on {row['dataset']}: {int(row['n_parameters']):,} parameters, "
+                     f"test accuracy {_pct(row['test_accuracy'])}{versus}.")
+    lines.append(f"* **Hardware.** {machine or summary_line()}.")
+    return "\n".join(lines)

@@ -1,0 +1,207 @@
+"""Deep networks under probabilistic stragglers: the loss against N (the ISIT 2025 experiment).
+
+Each of the N workers straggles independently with probability p
+(:class:`gcc.stragglers.Bernoulli`); the master decodes from whoever answered. The ISIT paper
+[1]_ shows LeTCC (GCC) converging faster in N than BACC on a LeNet-5, in line with its rates
+E[R] = O(log^3_{1/p}(N) N^-3) for GCC against O(log^4_{1/p}(N) N^-2) for BACC (the journal
+abstract [2]_: "faster convergence"). Here: K fixed, N on a grid, p in {0.1, 0.2, 0.3}, GCC's
+lambdas cross-validated on validation batches at every (p, N) under the same straggler model,
+20 trials per point on test batches (identical batches and straggler sets for both schemes),
+and the log-log slope of the mean loss against N fitted per (model, p, scheme) with an interval
+(:func:`gcc.summary.slope_table`).
+
+Contents
+--------
+bernoulli_sweep
+    The runs: one row per (p, N, scheme, trial), columns ``model, dataset, p, n_workers,
+    scheme, loss`` first.
+sweep_summary, sweep_slopes, convergence_verdicts
+    Means with intervals per (model, p, N, scheme); slopes with intervals; whether GCC's slope
+    is steeper than BACC's (two-sided: "GCC faster", "BACC faster" or "not distinguishable").
+plot_bernoulli
+    Loss against N per p, log-log, with the fitted lines.
+
+References
+----------
+.. [1] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic Straggler
+   Regime", ISIT 2025, arXiv:2502.00645.
+.. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation for General
+   Coded Computing: The Straggler Setting", arXiv:2608.28910 (abstract).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..codes import LABELS, make_many
+from .dnn_stragglers import batch_source, split_getter, tune_lambdas
+
+__all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "bernoulli_sweep", "sweep_summary", "sweep_slopes",
+           "convergence_verdicts", "plot_bernoulli"]
+
+#: The first columns of the N-sweep table (the table contract).
+SWEEP_COLUMNS = ["model", "dataset", "p", "n_workers", "scheme", "loss"]
+
+#: The schemes of the ISIT comparison.
+SWEPT_SCHEMES = ("gcc", "bacc")
+
+
+def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[int], p_values: Sequence[float],
+                    trials: int, seed: int, lam_grid=None, tune_trials: int = 6,
+                    schemes: Sequence[str] = SWEPT_SCHEMES, dataset: str | None = None):
+    """Loss against N under Bernoulli(p) stragglers, GCC's lambdas cross-validated per (p, N).
+
+    Parameters
+    ----------
+    f : callable
+        The workers' function.
+    splits : gcc.dnn.data.ImageData or mapping
+        With ``x_val, y_val, x_test, y_test``.
+    model : str
+        The ``model`` column.
+    n_inputs : int
+        K (fixed).
+    n_workers : sequence of int
+        The N grid (each > K is sensible, not required).
+    p_values : sequence of float in [0, 1)
+        Straggling probabilities.
+    trials, seed : int
+        Test trials per point and their seed (the same for every point, so trial t uses the
+        same batch at every (p, N)).
+    lam_grid : sequence of float, optional
+        Grid of both lambdas (default :data:`gcc.experiments.dnn_stragglers.LAMBDA_GRID`).
+    tune_trials : int
+        Validation draws per grid point.
+    schemes : sequence of str
+        Scheme keys.
+    dataset : str, optional
+        The ``dataset`` column; default ``splits.name``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`SWEEP_COLUMNS` first, then the other :func:`gcc.harness.run_trials` columns
+        (``received`` = |F|, ``too_few_survivors`` ...), ``n_inputs``, ``lam_enc``, ``lam_dec``
+        (GCC's; NaN for the others).
+    """
+    import pandas as pd
+
+    from ..harness import run_trials
+    from ..stragglers import Bernoulli
+
+    get = split_getter(splits)
+    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+    frames = []
+    for p in p_values:
+        model_p = Bernoulli(float(p))
+        for n in n_workers:
+            n = int(n)
+            sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n, 0, lam_grid, lam_grid,
+                               trials=tune_trials, seed=seed + 1000, straggler_model=model_p)
+            lams = {"lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec} if "gcc" in schemes else {}
+            codes = make_many(schemes, n_inputs, n, **lams)
+            table = run_trials(codes, f, batch_source(get("x_test"), get("y_test"), n_inputs), model_p,
+                               trials=trials, seed=seed,
+                               extra_columns={"model": model, "dataset": dataset, "p": float(p)})
+            table["lam_enc"] = np.where(table["scheme"] == "gcc", sel.lam_enc, np.nan)
+            table["lam_dec"] = np.where(table["scheme"] == "gcc", sel.lam_dec, np.nan)
+            frames.append(table)
+    out = pd.concat(frames, ignore_index=True)
+    return out[SWEEP_COLUMNS + [c for c in out.columns if c not in SWEEP_COLUMNS]]
+
+
+def sweep_summary(table, level: float = 0.95):
+    """Mean loss with its interval per (model, dataset, p, scheme, N) (:func:`gcc.summary.summarize`).
+
+    Draws with too few survivors are NaN and counted in ``n_nan``, not in the mean.
+    """
+    from ..summary import summarize
+
+    return summarize(table, "loss", by=("model", "dataset", "p", "scheme", "n_workers"), level=level)
+
+
+def sweep_slopes(summary, level: float = 0.95):
+    """Log-log slope of the mean loss against N per (model, dataset, p, scheme), with interval."""
+    from ..summary import slope_table
+
+    return slope_table(summary, "n_workers", by=("model", "dataset", "p", "scheme"), level=level)
+
+
+def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
+    """Does ``scheme``'s loss decay faster in N than ``baseline``'s? Per (model, dataset, p).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``dataset``, ``p``, ``slope``, ``ci_low``, ``ci_high`` (of ``scheme``),
+        ``baseline_slope``, ``baseline_ci_low``, ``baseline_ci_high`` and ``verdict``:
+        ``"GCC faster"`` when the scheme's interval lies entirely below the baseline's,
+        ``"BACC faster"`` when it lies entirely above, else ``"not distinguishable"`` (the
+        scheme names follow :data:`gcc.codes.LABELS`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.dnn_probabilistic import convergence_verdicts
+    >>> s = pd.DataFrame({"model": "m", "dataset": "d", "p": 0.1, "scheme": ["gcc", "bacc"],
+    ...                   "slope": [-3.0, -2.0], "ci_low": [-3.2, -2.3], "ci_high": [-2.8, -1.7]})
+    >>> convergence_verdicts(s)["verdict"].tolist()
+    ['GCC faster']
+    """
+    import pandas as pd
+
+    keys = ["model", "dataset", "p"]
+    a = slopes[slopes["scheme"] == scheme].set_index(keys)
+    b = slopes[slopes["scheme"] == baseline].set_index(keys)
+    rows = []
+    name_a, name_b = LABELS.get(scheme, scheme), LABELS.get(baseline, baseline)
+    for key in a.index.intersection(b.index):
+        ra, rb = a.loc[key], b.loc[key]
+        if not np.all(np.isfinite([ra["ci_low"], ra["ci_high"], rb["ci_low"], rb["ci_high"]])):
+            verdict = "not measured"
+        elif ra["ci_high"] < rb["ci_low"]:
+            verdict = f"{name_a} faster"
+        elif ra["ci_low"] > rb["ci_high"]:
+            verdict = f"{name_b} faster"
+        else:
+            verdict = "not distinguishable"
+        rows.append({**dict(zip(keys, key)), "slope": ra["slope"], "ci_low": ra["ci_low"], "ci_high": ra["ci_high"],
+                     "baseline_slope": rb["slope"], "baseline_ci_low": rb["ci_low"],
+                     "baseline_ci_high": rb["ci_high"], "verdict": verdict})
+    return pd.DataFrame(rows)
+
+
+def plot_bernoulli(summary, slopes=None):
+    """Mean loss against N (log-log) per p, one panel per (model, p), with 95% bands and fits.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from .plotting import band, finish, scheme_color
+
+    panels = list(dict.fromkeys(zip(summary["model"], summary["p"])))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.2), squeeze=False, sharey=True)
+    for ax, (model, p) in zip(axes[0], panels):
+        sub = summary[(summary["model"] == model) & (summary["p"] == p)]
+        for scheme in dict.fromkeys(sub["scheme"]):
+            sc = sub[sub["scheme"] == scheme].sort_values("n_workers")
+            color = scheme_color(scheme)
+            label = LABELS.get(scheme, scheme)
+            if slopes is not None:
+                hit = slopes[(slopes["model"] == model) & (slopes["p"] == p) & (slopes["scheme"] == scheme)]
+                if len(hit) and np.isfinite(hit["slope"].iloc[0]):
+                    label += f" (slope {hit['slope'].iloc[0]:.2f})"
+            ax.plot(sc["n_workers"], sc["mean"], "o-", ms=3, color=color, label=label)
+            band(ax, sc["n_workers"], sc, color, alpha=0.2)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"{model}, p = {p:g}", fontsize=9)
+        ax.set_xlabel("N (workers)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    axes[0, 0].set_ylabel("loss (eq. 1)")
+    return finish(fig)
