@@ -13,6 +13,7 @@ tidy CSV tables (one row per measurement), figures and the numbers that the book
     run.save_table(frame, "results")           # results.csv, listed in run.json
     run.save_figure(fig, "loss_vs_n")          # loss_vs_n.png and .svg
     run.value("gcc_slope", slope, unit="")     # quoted by chapters as {{ quickstart.gcc_slope }}
+    run.include(table, "slopes")               # a chapter's {include} of a markdown table
 
 The reproduce runner adds its own entries (profile, status, seconds, cache key) to the same
 ``run.json``: one provenance file per run. Later notebooks, the tests and outside checks read the
@@ -30,6 +31,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from .display import display_table, format_value, markdown_table
 from .notebooks import assigned_names, find_source, parameters_cell, read_source
 from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
 from .validation import invalid
@@ -43,6 +45,7 @@ __all__ = [
     "RunContext",
     "format_value",
     "display_table",
+    "markdown_table",
     "read_run_record",
     "library_fingerprint",
     "git_revision",
@@ -148,86 +151,6 @@ def read_run_record(folder: Path) -> dict:
         return {}
 
 
-def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None) -> str:
-    """The text a page shows for a measured number: ``digits`` significant digits, then the unit.
-
-    Parameters
-    ----------
-    number : int or float
-    unit : str
-        Appended after a space (``"ms"``, ``"s"``); ``"%"`` is appended without one.
-    digits : int
-        Significant digits of a float (an integer is shown whole).
-    fmt : str, optional
-        A format specification that replaces ``digits`` (e.g. ``".1f"``, ``".0%"``).
-
-    Returns
-    -------
-    str
-        A minus sign is the typographic one (U+2212), as in the book's formulas.
-
-    Examples
-    --------
-    >>> from gcc.results import format_value
-    >>> format_value(412.345, "ms"), format_value(-7.9312), format_value(12, "workers")
-    ('412 ms', '−7.93', '12 workers')
-    >>> format_value(0.0421, fmt=".1%"), format_value(3.5, "%")
-    ('4.2%', '3.5%')
-    """
-    if fmt is not None:
-        text = format(number, fmt)
-    elif isinstance(number, (int,)) or (hasattr(number, "dtype") and number.dtype.kind in "iu"):
-        text = str(int(number))
-    else:
-        text = f"{float(number):.{digits}g}"
-    text = text.replace("-", "\u2212")
-    if not unit:
-        return text
-    return text + unit if unit == "%" else f"{text} {unit}"
-
-
-def display_table(frame, digits: int = 4):
-    """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
-
-    Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
-    floats) become integer columns; missing values are shown as a dash.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-    digits : int
-        Significant digits of the remaining float columns.
-
-    Returns
-    -------
-    pandas.io.formats.style.Styler
-        Renders as an HTML table in a notebook and on the book's page.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.results import display_table
-    >>> styled = display_table(pd.DataFrame({"n_workers": [20.0, 40.0], "loss": [1.234567e-3, 2.5e-4]}))
-    >>> styled.data.dtypes.astype(str).tolist()
-    ['Int64', 'float64']
-    >>> html = styled.to_html()
-    >>> "0.001235" in html, "2.500e-04" in html, ">20<" in html, "20.0" in html
-    (True, True, True, False)
-    """
-    import pandas as pd
-
-    shown = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame.copy()
-    for column in shown.columns:
-        values = shown[column]
-        if values.dtype.kind == "f" and values.notna().any():
-            finite = values.dropna()
-            if ((finite % 1) == 0).all() and (finite.abs() < 2**53).all():
-                shown[column] = values.astype("Int64")
-    formats = {c: (lambda v, d=digits: f"{v:.{d}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{d - 1}e}")
-               for c in shown.columns if shown[c].dtype.kind == "f"}
-    return shown.style.format(formats, na_rep="\u2013").hide(axis="index")
-
-
 class RunContext:
     """One run of one notebook: its parameters, its results folder and its provenance record.
 
@@ -275,7 +198,7 @@ class RunContext:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._remove_previous_outputs()
         self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
-        self.record.update(notebook=notebook, tables={}, figures={}, files={}, values={})
+        self.record.update(notebook=notebook, tables={}, figures={}, files={}, values={}, includes={})
         self._write()
 
     @classmethod
@@ -377,6 +300,17 @@ class RunContext:
             raise invalid("key", "RunContext.value", "a Python identifier", key)
         self.record["values"][key] = jsonable({"value": number, "unit": unit, "note": note,
                                                "text": format_value(number, unit, digits, fmt)})
+        self._write()
+
+    def include(self, frame, name: str, digits: int = 4) -> None:
+        """Publish a table for a chapter: the runner writes it as ``book/generated/values/<notebook>.<name>.md``.
+
+        A chapter shows it with ``{include}`` (a MyST markdown table, :func:`markdown_table`), so
+        no measured table is typed by hand. ``name`` is a Python identifier.
+        """
+        if not isinstance(name, str) or not name.isidentifier():
+            raise invalid("name", "RunContext.include", "a Python identifier", name)
+        self.record["includes"][name] = markdown_table(frame, digits)
         self._write()
 
     def values(self):

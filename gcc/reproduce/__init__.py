@@ -56,7 +56,8 @@ from .cards import (PROFILES, NotebookCard, discover, load_card, load_yaml, note
                     order_notebooks, resolve_parameters)
 from .cli import main
 from .execute import KERNEL_NAME, Outcome, ensure_kernel, format_error, run_one
-from .pages import VALUES_DIR, VISIBILITY_TAGS, finish_page, referenced_values, substitutions, write_values
+from .pages import (VALUES_DIR, VISIBILITY_TAGS, finish_page, placeholder_includes, referenced_includes,
+                    referenced_values, substitutions, write_values)
 from .locations import default_notebooks_dir, default_output_dir, default_results_root, relative, repo_root
 from .status import format_params, write_parameters_page, write_status
 

@@ -23,7 +23,7 @@ from gcc.validation import invalid
 
 from .cards import discover, load_yaml
 from .locations import default_results_root, repo_root
-from .pages import referenced_values, substitutions
+from .pages import placeholder_includes, referenced_includes, referenced_values, substitutions
 from .status import write_parameters_page, write_status
 
 __all__ = ["toc_entries", "effective_toc", "build_book"]
@@ -184,6 +184,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     config = load_yaml(root / "_config.yml")
     pages = [p for p in (root / "book").rglob("*.md") if "generated" not in p.relative_to(root / "book").parts]
     subs, unmeasured = substitutions(generated, referenced_values(pages))
+    unmeasured += placeholder_includes(generated, referenced_includes(pages))
     parse = config.setdefault("parse", {})
     parse["myst_substitutions"] = {**(parse.get("myst_substitutions") or {}), **subs}
     config_path = build / "_config.effective.yml"

@@ -218,5 +218,6 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
         "error": error,
     })
     (folder / RUN_RECORD).write_text(json.dumps(record, indent=2, sort_keys=True))
-    write_values(card.name, record.get("values") or {}, output_dir)
+    if status == "ok":  # a failed run keeps the values of the last good one on the pages
+        write_values(card.name, record.get("values") or {}, output_dir, record.get("includes") or {})
     return Outcome(card.name, status, seconds, error=error, record=record)

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 __all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "write_values", "substitutions",
-           "referenced_values"]
+           "referenced_values", "referenced_includes", "placeholder_includes"]
 
 #: Cell tags by which a source cell decides its own visibility on the page.
 VISIBILITY_TAGS = frozenset({"show-input", "hide-input", "remove-input", "remove-cell", "hide-cell"})
@@ -28,6 +28,8 @@ VALUES_DIR = "values"
 
 # {{ notebook.key }} in a chapter; the notebook part is a notebook name, the key an identifier.
 _REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# ```{include} ../generated/values/<notebook>[.<table>].md in a chapter
+_INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 
 def finish_page(output: Path, kernel: str) -> None:
@@ -56,30 +58,38 @@ def finish_page(output: Path, kernel: str) -> None:
     output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
-def write_values(name: str, values: dict, generated_dir: Path) -> list[Path]:
-    """Write ``values/<name>.json`` (``{key: text}``) and the include ``values/<name>.md``.
+def write_values(name: str, values: dict, generated_dir: Path, includes: dict | None = None) -> list[Path]:
+    """Write ``values/<name>.json`` (``{key: text}``), the include ``values/<name>.md`` and the tables.
 
     Parameters
     ----------
     name : str
         The notebook.
     values : dict
-        ``run.json``'s ``values``: ``{key: {"value", "unit", "text", "note"}}``. Empty: the
-        notebook's old value files are removed.
+        ``run.json``'s ``values``: ``{key: {"value", "unit", "text", "note"}}``.
     generated_dir : path
         The executed-notebooks folder (``book/generated``).
+    includes : dict, optional
+        ``run.json``'s ``includes``: ``{table name: markdown}``, written as ``values/<name>.<table>.md``.
 
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The files written. The notebook's old value files are removed first.
     """
     folder = Path(generated_dir) / VALUES_DIR
-    paths = [folder / f"{name}.json", folder / f"{name}.md"]
+    for old in list(folder.glob(f"{name}.json")) + list(folder.glob(f"{name}.md")) + list(folder.glob(f"{name}.*.md")):
+        old.unlink()
+    written = []
+    if includes:
+        folder.mkdir(parents=True, exist_ok=True)
+        for table, text in includes.items():
+            path = folder / f"{name}.{table}.md"
+            path.write_text(text + "\n")
+            written.append(path)
     if not values:
-        for path in paths:
-            path.unlink(missing_ok=True)
-        return []
+        return written
+    paths = [folder / f"{name}.json", folder / f"{name}.md"]
     folder.mkdir(parents=True, exist_ok=True)
     paths[0].write_text(json.dumps({k: v["text"] for k, v in values.items()}, indent=2, sort_keys=True) + "\n")
     rows = ["| Quantity | Value | Substitution |", "|---|---|---|"]
@@ -88,7 +98,32 @@ def write_values(name: str, values: dict, generated_dir: Path) -> list[Path]:
         rows.append(f"| {note} | {v['text']} | `{{{{ {name}.{key} }}}}` |")
     rows += ["", f"Measured by {{doc}}`/book/generated/{name}` (its last run; see {{doc}}`/book/generated/status`)."]
     paths[1].write_text("\n".join(rows) + "\n")
-    return paths
+    return written + paths
+
+
+def referenced_includes(pages: list[Path]) -> set[str]:
+    """File names under ``values/`` that the markdown ``pages`` include (``{include}`` directives)."""
+    found: set[str] = set()
+    for page in pages:
+        try:
+            found.update(_INCLUDE.findall(Path(page).read_text(encoding="utf-8")))
+        except OSError:
+            continue
+    return found
+
+
+def placeholder_includes(generated_dir: Path, wanted: set[str]) -> list[str]:
+    """Write a visible placeholder for each included value file no run has written yet; their names."""
+    folder = Path(generated_dir) / VALUES_DIR
+    missing = []
+    for file in sorted(wanted):
+        path = folder / file
+        if not path.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            notebook = file.split(".")[0]
+            path.write_text(f"[not measured yet: python -m gcc.reproduce --only {notebook}]\n")
+            missing.append(file)
+    return missing
 
 
 def referenced_values(pages: list[Path]) -> set[tuple[str, str]]:

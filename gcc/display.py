@@ -1,0 +1,148 @@
+"""How measured numbers and result tables read on a book page.
+
+* :func:`format_value` -- a number with its significant digits and its unit (the text a chapter
+  quotes through :meth:`gcc.results.RunContext.value`);
+* :func:`display_table` -- a result table for a notebook page: no index, integers as integers;
+* :func:`markdown_table` -- the same table as MyST markdown, for a chapter's include
+  (:meth:`gcc.results.RunContext.include`).
+
+:mod:`gcc.results` re-exports all three.
+"""
+from __future__ import annotations
+
+__all__ = ["format_value", "display_table", "markdown_table"]
+
+
+def _integral_columns(frame):
+    """``frame`` with float columns whose values are all whole numbers as nullable integers."""
+    shown = frame.copy()
+    for column in shown.columns:
+        values = shown[column]
+        if values.dtype.kind == "f" and values.notna().any():
+            finite = values.dropna()
+            if ((finite % 1) == 0).all() and (finite.abs() < 2**53).all():
+                shown[column] = values.astype("Int64")
+    return shown
+
+
+def _float_text(v, digits: int) -> str:
+    return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{digits - 1}e}"
+
+
+def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None) -> str:
+    """The text a page shows for a measured number: ``digits`` significant digits, then the unit.
+
+    Parameters
+    ----------
+    number : int or float
+    unit : str
+        Appended after a space (``"ms"``, ``"s"``); ``"%"`` is appended without one.
+    digits : int
+        Significant digits of a float (an integer is shown whole).
+    fmt : str, optional
+        A format specification that replaces ``digits`` (e.g. ``".1f"``, ``".0%"``).
+
+    Returns
+    -------
+    str
+        A minus sign is the typographic one (U+2212), as in the book's formulas.
+
+    Examples
+    --------
+    >>> from gcc.display import format_value
+    >>> format_value(412.345, "ms"), format_value(-7.9312), format_value(12, "workers")
+    ('412 ms', '−7.93', '12 workers')
+    >>> format_value(0.0421, fmt=".1%"), format_value(3.5, "%"), format_value(1033.4, "ms")
+    ('4.2%', '3.5%', '1033 ms')
+    """
+    if isinstance(number, str):
+        text = number
+    elif fmt is not None:
+        text = format(number, fmt)
+    elif isinstance(number, int) or (hasattr(number, "dtype") and number.dtype.kind in "iu"):
+        text = str(int(number))
+    elif abs(float(number)) >= 10 ** digits:
+        text = f"{float(number):.0f}"  # 1033 ms, not 1.03e+03 ms
+    else:
+        text = f"{float(number):.{digits}g}"
+    text = text.replace("-", "\u2212")
+    if not unit:
+        return text
+    return text + unit if unit == "%" else f"{text} {unit}"
+
+
+def display_table(frame, digits: int = 4):
+    """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
+
+    Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
+    floats) become integer columns; missing values are shown as a dash.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    digits : int
+        Significant digits of the remaining float columns.
+
+    Returns
+    -------
+    pandas.io.formats.style.Styler
+        Renders as an HTML table in a notebook and on the book's page.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.display import display_table
+    >>> styled = display_table(pd.DataFrame({"n_workers": [20.0, 40.0], "loss": [1.234567e-3, 2.5e-4]}))
+    >>> styled.data.dtypes.astype(str).tolist()
+    ['Int64', 'float64']
+    >>> html = styled.to_html()
+    >>> "0.001235" in html, "2.500e-04" in html, ">20<" in html, "20.0" in html
+    (True, True, True, False)
+    """
+    import pandas as pd
+
+    shown = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
+    formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
+    return shown.style.format(formats, na_rep="\u2013").hide(axis="index")
+
+
+def markdown_table(frame, digits: int = 4) -> str:
+    """A result table as a MyST (GitHub-style) markdown table, formatted as :func:`display_table`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A non-trivial index (a pivot's) becomes the first columns.
+    digits : int
+        Significant digits of the float columns.
+
+    Returns
+    -------
+    str
+        Header, rule and one line per row; a missing value is a dash.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.display import markdown_table
+    >>> print(markdown_table(pd.DataFrame({"scheme": ["gcc", "bacc"], "n": [20.0, 40.0], "loss": [0.01234, None]})))
+    | scheme | n | loss |
+    |---|---|---|
+    | gcc | 20 | 0.01234 |
+    | bacc | 40 | – |
+    """
+    import pandas as pd
+
+    shown = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
+
+    def cell(v, kind):
+        if v is None or v is pd.NA or (isinstance(v, float) and v != v):
+            return "\u2013"
+        text = _float_text(v, digits) if kind == "f" else str(v)
+        return text.replace("|", "\\|")
+
+    kinds = [shown[c].dtype.kind for c in shown.columns]
+    lines = ["| " + " | ".join(str(c) for c in shown.columns) + " |", "|" + "---|" * len(shown.columns)]
+    for row in shown.itertuples(index=False):
+        lines.append("| " + " | ".join(cell(v, k) for v, k in zip(row, kinds)) + " |")
+    return "\n".join(lines)
