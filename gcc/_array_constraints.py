@@ -64,7 +64,7 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
     if want == "b" and kind != "b" and raw.size:
         i = first_index((raw != 0) & (raw != 1))      # NaN compares unequal to both: caught here
         if i is not None:
-            raise Rejected(f"{entry_name(name, i)} = {raw[i].item()!r} is not a bool (True/False or 0/1)")
+            raise Rejected(f"{entry_name(name, i)} = {raw[i].item()!r} is not a bool")
     return raw.astype(target, copy=False)
 
 

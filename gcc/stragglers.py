@@ -11,8 +11,8 @@ adversary of :mod:`gcc.adversary`, resolved per scheme by the harness) and the d
 :class:`ShiftedExponential` and :class:`SlowWorkers` (completion times; the master waits for
 the fastest ``N - S``). Every model has ``sample(rng, n_workers) -> received`` and
 ``sample_many(rng, n_workers, trials) -> mask`` (boolean ``(trials, N)``, ``True`` =
-received); the delay models also ``sample_with_time(rng, n_workers, n_wait)``. The
-run-length functions (:func:`longest_run`, ...) measure the gaps a mask leaves.
+received); the delay models also ``sample_with_time(rng, n_workers, n_wait)``. The gaps a
+mask leaves (longest straggler runs) are measured by :mod:`gcc.runs`.
 
 References
 ----------
@@ -21,8 +21,6 @@ References
    arXiv:2608.28910, 2026.
 .. [2] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a
    Probabilistic Straggler Regime", ISIT 2025, arXiv:2502.00645.
-.. [3] P. Erdős, A. Rényi, "On a new law of large numbers", J. Analyse Math.
-   23 (1970) 103-111 (longest run of heads).
 """
 from __future__ import annotations
 
@@ -32,7 +30,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from .adversary import SEARCHES, worst_case_stragglers
-from .validation import check_choice, check_int, check_real, invalid
+# Until gcc/__init__.py imports them from gcc.runs, where they now live:
+from .runs import (expected_longest_run, longest_run, longest_straggler_run,  # noqa: F401
+                   mask_to_received, received_to_mask)
+from .validation import (InstanceOf, NoneOr, check_choice, check_int, check_real,
+                         check_rng, invalid, validate)
 
 __all__ = [
     "FixedCount",
@@ -41,157 +43,12 @@ __all__ = [
     "WorstCase",
     "ShiftedExponential",
     "SlowWorkers",
-    "longest_run",
-    "longest_straggler_run",
-    "expected_longest_run",
-    "mask_to_received",
-    "received_to_mask",
 ]
 
 
 # --------------------------------------------------------------------------- checks
 def _check_rng(rng: Any, owner: str) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise invalid("rng", owner, "a numpy.random.Generator "
-                      "(use np.random.default_rng(seed))", rng)
-    return rng
-
-
-# --------------------------------------------------------------------------- helpers
-def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
-    """Ascending indices of the received workers of a mask.
-
-    Parameters
-    ----------
-    mask : ndarray of bool, shape (N,) or (trials, N)
-        ``True`` where the worker returned.
-
-    Returns
-    -------
-    ndarray of int, shape (|F|,), or a list of them (one per trial)
-
-    Examples
-    --------
-    >>> from gcc.stragglers import mask_to_received
-    >>> mask_to_received([True, False, True])
-    array([0, 2])
-    """
-    mask = np.asarray(mask, dtype=bool)
-    if mask.ndim == 1:
-        return np.flatnonzero(mask)
-    if mask.ndim != 2:
-        raise invalid("mask", "mask_to_received", "a 1-D or 2-D boolean array",
-                      f"array of shape {mask.shape}")
-    return [np.flatnonzero(row) for row in mask]
-
-
-def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
-    """Boolean mask of shape ``(n_workers,)``, ``True`` at the received indices.
-
-    Examples
-    --------
-    >>> from gcc.stragglers import received_to_mask
-    >>> received_to_mask([0, 2], 4)
-    array([ True, False,  True, False])
-    """
-    n_workers = check_int(n_workers, "n_workers", "received_to_mask", minimum=1)
-    received = np.asarray(received, dtype=np.int64)
-    if received.size and (received.min() < 0 or received.max() >= n_workers):
-        raise invalid("received", "received_to_mask",
-                      f"indices in [0, {n_workers - 1}]", received.tolist())
-    mask = np.zeros(n_workers, dtype=bool)
-    mask[received] = True
-    return mask
-
-
-def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
-    """Length of the longest run of consecutive ``True`` values along ``axis``.
-
-    Vectorised: a cumulative count that restarts at every ``False``.
-
-    Parameters
-    ----------
-    mask : array_like of bool, shape (..., N)
-    axis : int
-        Axis along which runs are counted.
-
-    Returns
-    -------
-    int or ndarray of int, shape ``mask.shape`` without ``axis``.
-
-    Examples
-    --------
-    >>> import gcc
-    >>> gcc.longest_run([True, True, False, True]), gcc.longest_run([[1, 1, 0], [0, 1, 0]])
-    (2, array([2, 1]))
-    """
-    m = np.asarray(mask, dtype=bool)
-    if m.ndim == 0:
-        raise invalid("mask", "longest_run", "an array with at least one axis", mask)
-    m = np.moveaxis(m, axis, -1)
-    if m.shape[-1] == 0:
-        out = np.zeros(m.shape[:-1], dtype=np.int64)
-        return int(out) if out.ndim == 0 else out
-    count = np.cumsum(m, axis=-1, dtype=np.int64)
-    # The count at the last False before each position; subtracting it
-    # restarts the count after every break in the run.
-    last_break = np.maximum.accumulate(np.where(m, 0, count), axis=-1)
-    out = (count - last_break).max(axis=-1)
-    return int(out) if out.ndim == 0 else out
-
-
-def longest_straggler_run(received_mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
-    """Longest run of consecutive stragglers (``False`` entries) of a received mask.
-
-    Parameters
-    ----------
-    received_mask : array_like of bool, shape (..., N)
-        ``True`` = the worker returned (the output of ``sample_many``).
-
-    Returns
-    -------
-    int or ndarray of int
-        The quantity that controls ``Delta_max^F`` in the probabilistic regime
-        (Moradi & Maddah-Ali, ISIT 2025, arXiv:2502.00645).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import gcc
-    >>> gcc.longest_straggler_run(np.array([True, False, False, True, False]))
-    2
-    """
-    return longest_run(~np.asarray(received_mask, dtype=bool), axis=axis)
-
-
-def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray | float:
-    """Erdős–Rényi approximation of the longest straggler run.
-
-    For ``N`` i.i.d. Bernoulli(``p``) straggle indicators the longest run of
-    stragglers concentrates around ``log_{1/p}(N (1 - p))`` [3]_.
-
-    Parameters
-    ----------
-    n_workers : float or ndarray
-        ``N``.
-    p : float in (0, 1)
-        Straggling probability.
-
-    References
-    ----------
-    .. [3] Schilling, "The longest run of heads", College Math. J. 21 (1990) 196-207.
-
-    Examples
-    --------
-    >>> import gcc
-    >>> round(gcc.expected_longest_run(1000, 0.1), 3)
-    2.954
-    """
-    p = check_real(p, "p", "expected_longest_run", 0, 1, include_min=False,
-                   include_max=False, constraint="a float in (0, 1)")
-    n = np.asarray(n_workers, dtype=float)
-    out = np.log(n * (1 - p)) / np.log(1 / p)
-    return float(out) if out.ndim == 0 else out
+    return check_rng(rng, "rng", owner)
 
 
 # --------------------------------------------------------------------------- models
@@ -394,7 +251,8 @@ class WorstCase(StragglerModel):
                  against: str | None = None):
         self.stragglers = check_int(stragglers, "stragglers", "WorstCase", minimum=0)
         self.search = check_choice(search, "search", "WorstCase", SEARCHES)
-        self.against = against
+        self.against = validate(against, NoneOr(InstanceOf(str, "a scheme name (a key of codes)")),
+                                "against", "WorstCase")
 
     def __repr__(self) -> str:
         return (f"WorstCase(stragglers={self.stragglers}, search={self.search!r}, "
@@ -511,7 +369,7 @@ class ShiftedExponential(DelayModel):
 
     def sample_times(self, rng, n_workers, trials):
         """Completion times, shape ``(trials, N)``."""
-        rng = _check_rng(rng, "ShiftedExponential")
+        rng, n_workers, trials = self._sampling_args(rng, n_workers, trials)
         return self.shift + rng.exponential(1.0 / self.rate, size=(trials, n_workers))
 
     def expected_time(self, n_workers: int, n_wait: int) -> float:
@@ -576,7 +434,7 @@ class SlowWorkers(DelayModel):
 
     def sample_times(self, rng, n_workers, trials):
         """Completion times, shape ``(trials, N)``."""
-        rng = _check_rng(rng, "SlowWorkers")
+        rng, n_workers, trials = self._sampling_args(rng, n_workers, trials)
         times = self.shift + rng.exponential(1.0 / self.rate, size=(trials, n_workers))
         if isinstance(self.slow, int):
             if self.slow > n_workers:

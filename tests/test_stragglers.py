@@ -133,6 +133,7 @@ def test_slow_workers_fixed_indices_never_received():
     (lambda: SlowWorkers(2, factor=0.5), "'factor'"), (lambda: SlowWorkers([1, 1]), "'slow'"),
     (lambda: SlowWorkers([-1, 2]), "'slow'"), (lambda: WorstCase(2, search="random"), "'search'"),
     (lambda: expected_longest_run(100, 1.0), "'p'"),
+    (lambda: WorstCase(2, against=3), "'against'"),
 ])
 def test_bad_constructor_arguments(build, name):
     with pytest.raises(ValueError, match=name):
@@ -170,3 +171,47 @@ def test_worst_case_model_resolves_with_the_adversary():
         ref = gcc.adversary.worst_case_stragglers(code, f_scalar, X, 3, search, return_loss=True)
         np.testing.assert_array_equal(received, ref[0])
         assert loss == ref[1] and "search=" in repr(model)
+
+
+# --------------------------------------------------------------------------- masks and runs
+@pytest.mark.parametrize("call,message", [
+    # a NaN or a 2 is not a received worker (numpy would read both as True)
+    (lambda: longest_run([np.nan, 1.0, 0.0]), r"'mask' parameter of longest_run .*mask\[0\] = nan"),
+    (lambda: longest_run([2, 1, 0]), r"'mask'.*mask\[0\] = 2 is not a bool"),
+    (lambda: longest_straggler_run([1.0, np.nan]), r"'received_mask'.*received_mask\[1\] = nan"),
+    (lambda: longest_run([1, 1, 0], axis=1), r"'axis' parameter of longest_run must be an int in \[-1, 0\]"),
+    (lambda: longest_run([1, 1, 0], axis=0.0), "'axis'"),
+    (lambda: longest_run(True), "'mask'"),
+    (lambda: mask_to_received([3, 0]), "'mask'"),
+    (lambda: mask_to_received(np.ones((2, 2, 2), bool)), r"'mask'.*1-D or 2-D"),
+    # float indices are not truncated (1.7 is no worker), as in the codes' decode
+    (lambda: received_to_mask([0, 1.7], 3), r"'received'.*received\[1\] = 1.7 is not an int"),
+    (lambda: received_to_mask([0.0, 2.0], 3), r"'received'.*received\[0\] = 0.0 is not an int"),
+    (lambda: received_to_mask([True, False], 3), "'received'"),
+    (lambda: received_to_mask([0, 3], 3), r"'received'.*received\[1\] = 3"),
+    (lambda: received_to_mask([1, 1], 3), r"'received'.*repeated"),
+    (lambda: received_to_mask("01", 3), "'received'"),
+    # the Erdos-Renyi expansion is negative (or -inf) below N (1 - p) = 1
+    (lambda: expected_longest_run(0, 0.5), r"'n_workers'.*N \(1 - p\) >= 1"),
+    (lambda: expected_longest_run([100, 1], 0.5), "'n_workers'"),
+    (lambda: expected_longest_run(np.nan, 0.5), "'n_workers'"),
+    (lambda: expected_longest_run("100", 0.5), "'n_workers'"),
+])
+def test_masks_and_runs_reject_what_they_would_misread(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_masks_and_runs_accept_zero_one_arrays():
+    assert longest_run([1.0, 1.0, 0.0]) == 2 and longest_straggler_run(np.array([1, 0, 0])) == 2
+    np.testing.assert_array_equal(received_to_mask(np.array([], dtype=int), 3), [False] * 3)
+    np.testing.assert_array_equal(received_to_mask([2, 0], 3), [True, False, True])
+    assert expected_longest_run(2, 0.5) == 0.0
+    assert gcc.runs.longest_run is gcc.longest_run
+
+
+def test_sample_times_checks_its_arguments():
+    with pytest.raises(ValueError, match="'rng' parameter of ShiftedExponential"):
+        ShiftedExponential().sample_times(None, 4, 1)
+    with pytest.raises(ValueError, match="'trials' parameter of SlowWorkers"):
+        SlowWorkers(1).sample_times(np.random.default_rng(0), 4, 0)
