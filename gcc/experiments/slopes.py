@@ -4,17 +4,28 @@ The worst-case, probabilistic and noisy notebooks each save a ``slopes`` table (
 exponents, :func:`gcc.summary.slope_table`) with the columns :data:`RATE_SLOPE_COLUMNS`;
 :mod:`gcc.experiments.claims` reads them back and compares them with the papers' claims.
 
-Imports pandas (inside the functions) only.
+:func:`joint_fit` fits both exponents of a bound ``C (S+1)^b N^a`` at once, over every cell of
+the N, S and joint (``S = c N^gamma``) sweeps, and :func:`path_slopes` the slope along each
+joint sweep with the slope of ``log(S + 1)`` on the same points (from which a claim's slope
+along the path follows, :func:`gcc.experiments.verdicts.path_exponent`).
+
+Imports numpy, scipy (the t quantile) and :mod:`gcc.summary`; pandas inside the functions.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
-__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_view"]
+import numpy as np
 
-#: columns of every saved ``slopes`` table, in this order (then any extra column)
+from gcc.summary import slope_table
+
+__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_view", "joint_fit", "path_slopes"]
+
+#: columns of every saved ``slopes`` table, in this order (then any extra column). ``quantity``
+#: names the fitted ordinate (``"loss"``, or a normalised loss); ``path_s_slope`` is the slope of
+#: ``log(S + 1)`` against ``log N`` on the fitted points (0 at fixed S, NaN at fixed N).
 RATE_SLOPE_COLUMNS = ["function", "scheme", "straggler", "rule", "p", "fixed", "variable", "slope", "ci_low",
-                      "ci_high", "n_points", "x_lo", "x_hi"]
+                      "ci_high", "n_points", "x_lo", "x_hi", "quantity", "path_s_slope"]
 
 
 def as_rate_slopes(df):
@@ -33,7 +44,7 @@ def as_rate_slopes(df):
     """
     for col in RATE_SLOPE_COLUMNS:
         if col not in df.columns:
-            df[col] = ""
+            df[col] = {"quantity": "loss", "path_s_slope": np.nan}.get(col, "")
     return df[RATE_SLOPE_COLUMNS + [c for c in df.columns if c not in RATE_SLOPE_COLUMNS]]
 
 
@@ -75,3 +86,103 @@ def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
         return level
 
     return table.sort_index(key=key)
+
+
+def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | None = None,
+              level: float = 0.95):
+    """Both exponents of ``y = C (S + 1)^b N^a`` by least squares over every cell of a group.
+
+    ``log y = log C + a log N + b log(S + 1)``, with Student-t intervals (``n - 3`` degrees
+    of freedom). Cells of a fixed-S sweep alone cannot separate ``b`` from the constant, nor
+    cells of a fixed-N sweep ``a``: the fit needs N and S to vary independently, which the
+    N, S and joint sweeps together provide.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per cell with columns ``N``, ``S``, `y` and `by`.
+    by : sequence of str
+        One fit per group.
+    y : str
+    window : callable or None
+        ``window(frame) -> boolean mask`` of the cells to use (e.g. ``N >= 4 (S + 1)``).
+    level : float
+
+    Returns
+    -------
+    pandas.DataFrame
+        Two rows per group, ``by`` plus ``fixed = "joint fit"``, ``variable`` (``"N"`` and
+        ``"S+1"``), ``slope, ci_low, ci_high, n_points, x_lo, x_hi``; NaN with fewer than 5 cells
+        or collinear N and S.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.slopes import joint_fit
+    >>> cells = pd.DataFrame({"N": [16, 64, 256, 64, 256], "S": [1, 1, 1, 7, 31]})
+    >>> cells["mean"] = 2.0 * (cells["S"] + 1) ** 3 / cells["N"] ** 3.0
+    >>> joint_fit(cells.assign(scheme="gcc"), ["scheme"])["slope"].round(6).tolist()
+    [-3.0, 3.0]
+    """
+    import pandas as pd
+    from scipy import stats
+
+    by = list(by)
+    rows = []
+    for key, g in summary.groupby(by, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        labels = dict(zip(by, key))
+        if window is not None:
+            g = g[np.asarray(window(g), dtype=bool)]
+        g = g[np.isfinite(g[y]) & (g[y] > 0)]
+        A = np.column_stack([np.ones(len(g)), np.log(g["N"].to_numpy(float)),
+                             np.log(g["S"].to_numpy(float) + 1.0)])
+        fit = {"N": (np.nan,) * 3, "S+1": (np.nan,) * 3}
+        if len(g) >= 5 and np.linalg.matrix_rank(A) == 3:
+            coef, *_ = np.linalg.lstsq(A, np.log(g[y].to_numpy(float)), rcond=None)
+            resid = np.log(g[y].to_numpy(float)) - A @ coef
+            dof = len(g) - 3
+            cov = np.linalg.inv(A.T @ A) * float(resid @ resid) / dof
+            t = float(stats.t.ppf(0.5 + level / 2, dof))
+            for i, name in ((1, "N"), (2, "S+1")):
+                half = t * float(np.sqrt(max(cov[i, i], 0.0)))
+                fit[name] = (float(coef[i]), float(coef[i]) - half, float(coef[i]) + half)
+        for name, col in (("N", "N"), ("S+1", "S")):
+            x = g[col].to_numpy(float) + (1.0 if col == "S" else 0.0)
+            slope, lo, hi = fit[name]
+            rows.append({**labels, "fixed": "joint fit", "variable": name, "slope": slope, "ci_low": lo,
+                         "ci_high": hi, "n_points": len(g), "x_lo": float(x.min()) if len(x) else np.nan,
+                         "x_hi": float(x.max()) if len(x) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def path_slopes(summary, by: Sequence[str], y: str = "mean", window: Callable | None = None,
+                y_floor: float = 0.0, level: float = 0.95):
+    """Slope in N along each joint sweep ``S = c N^gamma``, and the slope of ``log(S+1)`` there.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Cells of joint sweeps, with a ``gamma`` column, ``N``, ``S``, `y` and `by`.
+    by : sequence of str
+        Grouping columns besides ``gamma``.
+    y : str
+    window : callable or None
+        ``window(frame) -> boolean mask`` of the cells to use.
+    y_floor : float
+        Values at or below are round-off, left out.
+    level : float
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` plus ``fixed = "gamma=<g>"``, ``variable = "N"``, the :func:`gcc.summary.slope_table`
+        columns and ``path_s_slope``.
+    """
+    sub = summary if window is None else summary[np.asarray(window(summary), dtype=bool)]
+    sub = sub[np.isfinite(sub[y]) & (sub[y] > y_floor)].assign(s_plus_1=lambda d: d["S"] + 1.0)
+    keys = list(by) + ["gamma"]
+    out = slope_table(sub, "N", keys, y=y, level=level)
+    out["path_s_slope"] = slope_table(sub, "N", keys, y="s_plus_1", level=level)["slope"].to_numpy()
+    out["fixed"] = ["gamma=" + f"{g:.3g}" for g in out.pop("gamma")]
+    return out

@@ -1,0 +1,156 @@
+"""How far is the contiguous block from the true worst straggler set, for every code?
+
+The rate sweeps take the worst case over the ``N - S + 1`` blocks of consecutive stragglers
+(:func:`gcc.worst_case_stragglers` with ``search="contiguous"``): exact for the widest gap,
+which is what the spline bounds pay for, but not necessarily the set that hurts a given code
+most. This module measures the gap: the exact maximum over all ``C(N, S)`` sets at small N
+(``"exhaustive"``), the adversarial local search beyond (``"greedy"``), each divided by the
+contiguous maximum.
+
+* :func:`adversary_comparison` -- losses of each search per (function, code, N, S);
+* :func:`adversary_ratios` -- one row per cell with the ratios to the contiguous block;
+* :func:`adversary_table` -- the largest ratio per (function, code).
+
+Imports the core (codes, the adversary) and :mod:`gcc.experiments.extremal`.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+import gcc
+from gcc.codes import canonical, make
+from gcc.validation import check_choice
+
+from .extremal import bump_for, line_inputs
+
+__all__ = ["adversary_comparison", "adversary_ratios", "adversary_table", "extremal_problem"]
+
+
+def extremal_problem(code, n_stragglers: int, width: float = 1.5):
+    """``(f, X)`` of the extremal family for one code and S: the bump on line data.
+
+    For :func:`adversary_comparison`: a function of the cell, as the extremal bump is.
+    """
+    X = line_inputs(code)
+    return bump_for(code, n_stragglers, width, X=X), X
+
+
+def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Sequence[tuple[int, int]], *,
+                         codes: Sequence[str] = ("gcc", "bacc", "bspline", "lcc"), n_inputs: int = 5,
+                         searches: Sequence[str] = ("contiguous", "greedy", "exhaustive"),
+                         max_sets: int = 5000, points: str = "chebyshev"):
+    """The worst loss each adversary finds, per (function, code, N, S).
+
+    Parameters
+    ----------
+    functions : mapping of str to (f, X) or callable
+        A fixed problem ``(f, X)``, or ``problem(code, S) -> (f, X)`` for a problem that depends
+        on the cell (:func:`extremal_problem`).
+    cells : sequence of (N, S)
+        Cells with ``N - S < n_inputs`` are skipped.
+    codes : sequence of str
+        Scheme keys of :mod:`gcc.codes`.
+    n_inputs : int
+        K (small, so that small N still leaves redundancy).
+    searches : sequence of {"contiguous", "greedy", "exhaustive"}
+        ``"exhaustive"`` runs only where ``C(N, S) <= max_sets``.
+    max_sets : int
+    points : {"chebyshev", "equispaced"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (function, scheme, N, S, search): ``function, scheme, N, S, K, search, loss,
+        seconds``.
+    """
+    import pandas as pd
+
+    for search in searches:
+        check_choice(search, "searches", "adversary_comparison", gcc.adversary.SEARCHES)
+    codes = [canonical(c, "adversary_comparison") for c in codes]
+    K = int(n_inputs)
+    rows = []
+    for name, problem in functions.items():
+        for N, S in cells:
+            N, S = int(N), int(S)
+            if N - S < K:
+                continue
+            for scheme in codes:
+                code = make(scheme, K, N, points=points)
+                f, X = problem(code, S) if callable(problem) else problem
+                for search in searches:
+                    if search == "exhaustive" and math.comb(N, S) > max_sets:
+                        continue
+                    started = time.perf_counter()
+                    _, loss = gcc.worst_case_stragglers(code, f, X, S, search=search, return_loss=True,
+                                                        max_sets=max_sets)
+                    rows.append({"function": name, "scheme": scheme, "N": N, "S": S, "K": K, "search": search,
+                                 "loss": float(loss), "seconds": time.perf_counter() - started})
+    return pd.DataFrame(rows)
+
+
+def adversary_ratios(df):
+    """One row per (function, scheme, N, S): each search's loss and its ratio to the contiguous block.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        :func:`adversary_comparison`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``function, scheme, N, S``, the loss of each search as a column, ``greedy_ratio``,
+        ``exhaustive_ratio`` (loss / contiguous loss, NaN where that search did not run) and
+        ``greedy_gap`` (exhaustive / greedy).
+    """
+    wide = df.pivot_table(index=["function", "scheme", "N", "S"], columns="search", values="loss",
+                          aggfunc="first").reset_index()
+    wide.columns.name = None
+    for search in ("greedy", "exhaustive"):
+        if search in wide.columns:
+            wide[f"{search}_ratio"] = wide[search] / wide["contiguous"]
+        else:
+            wide[f"{search}_ratio"] = np.nan
+    if {"greedy", "exhaustive"} <= set(wide.columns):
+        wide["greedy_gap"] = wide["exhaustive"] / wide["greedy"]
+    else:
+        wide["greedy_gap"] = np.nan
+    return wide
+
+
+def adversary_table(ratios):
+    """The largest ratio to the contiguous block per (function, scheme), with where it occurs.
+
+    Parameters
+    ----------
+    ratios : pandas.DataFrame
+        :func:`adversary_ratios`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``function, scheme, exhaustive_max, exhaustive_at, greedy_max, greedy_at, greedy_gap_max,
+        cells`` (``*_at``: ``"N=.., S=.."`` of the maximum).
+    """
+    import pandas as pd
+
+    rows = []
+    for (function, scheme), g in ratios.groupby(["function", "scheme"]):
+        row = {"function": function, "scheme": scheme, "cells": len(g)}
+        for col in ("exhaustive", "greedy"):
+            r = g[f"{col}_ratio"]
+            ok = r.notna()
+            if ok.any():
+                best = g.loc[r[ok].idxmax()]
+                row.update({f"{col}_max": float(best[f"{col}_ratio"]),
+                            f"{col}_at": f"N={int(best['N'])}, S={int(best['S'])}"})
+            else:
+                row.update({f"{col}_max": np.nan, f"{col}_at": ""})
+        row["greedy_gap_max"] = float(g["greedy_gap"].max()) if g["greedy_gap"].notna().any() else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,559 @@
+"""Extremal functions: the family for which the worst-case bound of Theorem 1 is attained.
+
+Theorem 1 of [1]_ bounds the noiseless loss by ``C ((S+1)/N)^3 ||(f o u_enc)''||^2_{L^2}``.
+For a smooth ``f`` the loss falls much faster (like ``((S+1)/N)^6``), so measuring ``x sin x``
+shows that the bound holds but not that its exponent is right. A bound is attained by a
+function whose curvature sits at the scale ``h`` of the widest gap the stragglers leave:
+a bump of half-width ``~ h`` on a data point ``alpha_k`` inside that gap has error ``~ A``
+at ``alpha_k`` (the decoder sees little of it) while ``||g''||^2 ~ A^2 / h^3``, so the
+normalised loss ``R / ||g''||^2 ~ h^3 / K``, and ``h ~ (S + 1) / N``.
+
+* :class:`Bump` -- ``A (1 - ((x - c)/w)^2)^4`` (C^3, compact support) with its norms in closed form;
+* :func:`line_inputs` -- scalar data on a line, ``X_k = a + b alpha_k``: encoders that reproduce
+  affine data (GCC's natural spline, LCC) then give ``f o u_enc = f(a + b t)`` exactly;
+* :func:`gap_room`, :func:`hardest_data_point`, :func:`bump_for` -- the bump placed where it
+  hurts most: on the data point around which the stragglers can leave the widest hole;
+* :func:`encoder_curve`, :func:`bump_grid`, :func:`curvature_norms` -- the norms of
+  ``f o u_enc`` for any code's encoder, on a grid that resolves the bump;
+* :func:`sweep_cells`, :func:`extremal_sweep`, :func:`extremal_summary` -- N, S and joint
+  ``S = c N^gamma`` sweeps under the worst-case adversary; the worst width of each cell.
+
+* :func:`extremal_slopes`, :func:`plot_extremal` -- the exponents (N, S + 1, joint paths, joint fit)
+  and the figure.
+
+Imports the core (codes, the adversary, summary) and the shared experiments modules
+:mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
+:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.plotting`.
+
+References
+----------
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300 (Thm 1).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+import gcc
+from gcc.codes import canonical, label, make
+from gcc.summary import slope_table
+from gcc.validation import check_real
+
+from .plotting import finish, scheme_color
+from .problems import as_matrix
+from .references import anchor_constant
+from .slopes import as_rate_slopes, joint_fit, path_slopes
+
+__all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for",
+           "encoder_curve", "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
+           "extremal_summary", "extremal_slopes", "plot_extremal", "DEFAULT_WIDTHS", "EXTREMAL_FUNCTION"]
+
+_PROFILE = np.polynomial.Polynomial([1.0, 0.0, -1.0]) ** 4  # (1 - s^2)^4 on [-1, 1]
+_D1, _D2 = _PROFILE.deriv(1), _PROFILE.deriv(2)
+
+
+def _sup_abs(poly) -> float:
+    """``max |poly|`` on [-1, 1]: at an end point or at a real critical point inside."""
+    crit = poly.deriv().roots()
+    crit = crit[np.isreal(crit)].real
+    pts = np.concatenate([[-1.0, 1.0], crit[np.abs(crit) <= 1.0]])
+    return float(np.max(np.abs(poly(pts))))
+
+
+#: ``int_{-1}^{1} phi''(s)^2 ds`` of the profile ``phi(s) = (1 - s^2)^4`` (exact)
+PROFILE_ENERGY = float((_D2 ** 2).integ()(1.0) - (_D2 ** 2).integ()(-1.0))
+_SUP_D1, _SUP_D2 = _sup_abs(_D1), _sup_abs(_D2)
+
+#: bump half-widths, in units of the room the stragglers leave (:func:`gap_room`), over which a
+#: cell takes its worst
+DEFAULT_WIDTHS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
+
+#: the ``function`` label of the extremal family in every table
+EXTREMAL_FUNCTION = "bump (extremal)"
+
+
+class Bump:
+    """A compact bump ``g(x) = height (1 - ((x - center) / half_width)^2)^4`` (0 outside).
+
+    ``C^3``, supported on ``[center - half_width, center + half_width]``; its norms are exact:
+    ``int g''^2 = height^2 PROFILE_ENERGY / half_width^3``, ``sup |g'| ~ height / half_width``,
+    ``sup |g''| ~ height / half_width^2``.
+
+    Parameters
+    ----------
+    center : float
+    half_width : float > 0
+    height : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.experiments.extremal import Bump
+    >>> g = Bump(0.0, 0.5)
+    >>> g(np.array([0.0, 0.25, 1.0]))
+    array([1.        , 0.31640625, 0.        ])
+    >>> round(g.energy * 0.5 ** 3, 4)  # PROFILE_ENERGY
+    39.2823
+    """
+
+    def __init__(self, center: float, half_width: float, height: float = 1.0):
+        self.center = check_real(center, "center", "Bump")
+        self.half_width = check_real(half_width, "half_width", "Bump", minimum=0.0, include_min=False)
+        self.height = check_real(height, "height", "Bump")
+
+    def __call__(self, x):
+        s = (np.asarray(x, dtype=float) - self.center) / self.half_width
+        return np.where(np.abs(s) < 1.0, self.height * (1.0 - s ** 2) ** 4, 0.0)
+
+    @property
+    def energy(self) -> float:
+        """``int g''(x)^2 dx`` (the support inside the domain)."""
+        return self.height ** 2 * PROFILE_ENERGY / self.half_width ** 3
+
+    @property
+    def sup_d1(self) -> float:
+        """``sup |g'|``."""
+        return abs(self.height) * _SUP_D1 / self.half_width
+
+    @property
+    def sup_d2(self) -> float:
+        """``sup |g''|``."""
+        return abs(self.height) * _SUP_D2 / self.half_width ** 2
+
+    def __repr__(self) -> str:
+        return f"Bump(center={self.center:.6g}, half_width={self.half_width:.6g}, height={self.height:g})"
+
+
+def line_inputs(code, offset: float = 0.0, slope: float = 1.0) -> np.ndarray:
+    """Scalar data on a line, ``X_k = offset + slope * alpha_k``.
+
+    A natural cubic spline (GCC's encoder at ``lam_enc = 0``) and a Lagrange polynomial
+    reproduce affine data, so for these codes ``u_enc(t) = offset + slope t`` and
+    ``f o u_enc = f(offset + slope t)`` exactly; Berrut's encoder (BACC, B-spline) only
+    approximately.
+
+    Returns
+    -------
+    ndarray, shape (K,)
+    """
+    return offset + slope * np.asarray(code.alphas, dtype=float)
+
+
+def gap_room(code, k: int, n_stragglers: int) -> float:
+    """The widest clean neighbourhood of data point ``alpha_k`` that S contiguous stragglers can leave.
+
+    Removing ``l`` workers just below ``alpha_k`` and ``S - l`` just above leaves the nearest
+    received workers at some distances on either side; the room is the largest, over ``l``, of
+    the smaller of the two (the ends of Omega count as workers that never straggle). A bump on
+    ``alpha_k`` of half-width up to the room is invisible to every received worker.
+
+    Parameters
+    ----------
+    code : Code
+    k : int
+        Index into ``code.alphas``.
+    n_stragglers : int
+        S.
+
+    Returns
+    -------
+    float
+        About ``(S + 1) / 2`` local worker spacings, depending on where ``alpha_k`` falls.
+
+    Examples
+    --------
+    >>> import gcc
+    >>> from gcc.experiments.extremal import gap_room
+    >>> code = gcc.SplineCode(2, 5, points="equispaced")   # betas -1, -0.5, 0, 0.5, 1
+    >>> float(code.alphas[1]), gap_room(code, 1, 0), gap_room(code, 1, 1)
+    (0.5, 0.0, 0.5)
+    """
+    betas = np.concatenate([[-1.0], np.asarray(code.betas, dtype=float), [1.0]])
+    a = float(code.alphas[k])
+    N, S = betas.size - 2, int(n_stragglers)
+    j = int(np.searchsorted(betas, a))  # betas[j] is the first point >= a (index into the padded array)
+    room = 0.0
+    for left in range(S + 1):
+        lo, hi = j - 1 - left, j + S - left
+        if lo < 0 or hi > N + 1:
+            continue
+        room = max(room, min(a - betas[lo], betas[hi] - a))
+    return float(room)
+
+
+def hardest_data_point(code, n_stragglers: int) -> int:
+    """The data point around which S contiguous stragglers leave the most room (:func:`gap_room`).
+
+    With Chebyshev worker points the spacing is largest near 0; among data points of nearly
+    equal room (within 1e-9), the one nearest 0.
+
+    Returns
+    -------
+    int
+        An index into ``code.alphas``.
+    """
+    alphas = np.asarray(code.alphas, dtype=float)
+    room = np.array([gap_room(code, k, n_stragglers) for k in range(alphas.size)])
+    best = np.flatnonzero(room >= room.max() * (1 - 1e-9))
+    return int(best[np.argmin(np.abs(alphas[best]))])
+
+
+def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None = None,
+             X=None) -> Bump:
+    """The extremal bump of a cell: on the hardest data point, half-width ``width`` times its room.
+
+    Parameters
+    ----------
+    code : Code
+    n_stragglers : int
+        S.
+    width : float
+        Half-width in units of :func:`gap_room` (1: the support just reaches the nearest
+        received workers; larger: they see its flanks).
+    data_point : int or None
+        Index k of the data point; default :func:`hardest_data_point`.
+    X : ndarray, shape (K,), optional
+        Scalar data; default :func:`line_inputs` (the bump is centred on ``X_k``).
+
+    Returns
+    -------
+    Bump
+    """
+    S = int(n_stragglers)
+    k = hardest_data_point(code, S) if data_point is None else int(data_point)
+    X = line_inputs(code) if X is None else np.asarray(X, dtype=float)
+    room = gap_room(code, k, S)
+    if room <= 0.0:  # the data point sits on a worker point: use half its spacing to the next
+        betas = np.asarray(code.betas, dtype=float)
+        room = 0.5 * float(np.min(np.abs(betas[betas != code.alphas[k]] - code.alphas[k])))
+    return Bump(float(X[k]), float(width) * room)
+
+
+def encoder_curve(code, X, t) -> np.ndarray:
+    """``u_enc(t)`` of any code: its encoder evaluated at arbitrary points ``t``.
+
+    The same code with worker points ``t`` (:meth:`gcc.Code.with_params`) encodes `X`.
+
+    Parameters
+    ----------
+    code : Code
+    X : ndarray, shape (K, *in)
+    t : ndarray, shape (M,)
+        Strictly increasing points of [-1, 1].
+
+    Returns
+    -------
+    ndarray, shape (M, *in)
+    """
+    t = np.asarray(t, dtype=float)
+    return np.asarray(code.with_params(n_workers=t.size, betas=t).encode(X), dtype=float)
+
+
+def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> np.ndarray:
+    """A grid of [-1, 1] that resolves ``bump o u_enc``: coarse, refined where the bump is on.
+
+    The encoder is evaluated on a coarse grid; every coarse cell where ``u_enc`` comes within
+    a cell's reach of the bump's support is refined so that the whole support gets about
+    `n_fine` points.
+
+    Returns
+    -------
+    ndarray, shape (M,), strictly increasing
+    """
+    t = np.linspace(-1.0, 1.0, int(n_coarse))
+    u = as_matrix(encoder_curve(code, X, t))[:, 0]
+    du = np.abs(np.diff(u))
+    lo, hi = np.minimum(u[:-1], u[1:]) - du, np.maximum(u[:-1], u[1:]) + du
+    c, w = bump.center, bump.half_width
+    touch = np.flatnonzero((hi >= c - w) & (lo <= c + w))
+    if touch.size == 0:
+        return t
+    # Cells touching the support are split so that the support's image gets ~n_fine points.
+    span = float(t[touch[-1] + 1] - t[touch[0]])
+    step = min(span, 2.0 * w / max(float(np.max(np.abs(np.gradient(u, t)))), 1e-12)) / n_fine
+    pieces = [t]
+    for i in touch:
+        pieces.append(np.arange(t[i], t[i + 1], step))
+    return np.unique(np.concatenate(pieces))
+
+
+def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
+    """``||(f o u_enc)''||^2_{L^2}``, ``sup |(f o u_enc)'|`` and ``sup |(f o u_enc)''|`` on a grid.
+
+    Parameters
+    ----------
+    f : callable
+        Vectorised, scalar inputs (this family's data are scalars).
+    X : ndarray, shape (K,)
+    code : Code
+        Its encoder ``u_enc`` (:func:`encoder_curve`).
+    t : ndarray, shape (M,)
+        Strictly increasing grid of [-1, 1] (:func:`bump_grid`); derivatives by three-point
+        divided differences on the non-uniform grid, the energy by the trapezoidal rule, summed
+        over output coordinates.
+
+    Returns
+    -------
+    energy, sup_d1, sup_d2 : float
+    """
+    t = np.asarray(t, dtype=float)
+    G = as_matrix(f(encoder_curve(code, X, t)))
+    h1, h2 = np.diff(t)[:-1, None], np.diff(t)[1:, None]
+    d1 = (G[2:] - G[:-2]) / (h1 + h2)
+    d2 = 2.0 * ((G[2:] - G[1:-1]) / h2 - (G[1:-1] - G[:-2]) / h1) / (h1 + h2)
+    energy = float(np.sum(np.trapezoid(d2 ** 2, t[1:-1], axis=0)))
+    return energy, float(np.max(np.abs(d1))), float(np.max(np.abs(d2)))
+
+
+def reproduces_line(code, X, n_grid: int = 2001, rtol: float = 1e-10) -> bool:
+    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line itself.
+
+    Then ``f o u_enc = f(a + b t)`` and the norms of a bump are its exact ones. True for GCC
+    (natural spline), LCC (Lagrange) and, on Chebyshev points of the first kind, for Berrut's
+    encoder too (its symmetric weights reproduce linear data there).
+
+    Returns
+    -------
+    bool
+    """
+    alphas = np.asarray(code.alphas, dtype=float)
+    X = np.asarray(X, dtype=float)
+    slope, offset = np.polyfit(alphas, X, 1)
+    if not np.allclose(X, offset + slope * alphas, rtol=rtol, atol=rtol * max(1.0, float(np.abs(X).max()))):
+        return False
+    t = np.linspace(-1.0, 1.0, int(n_grid))
+    u = as_matrix(encoder_curve(code, X, t))[:, 0]
+    return bool(np.allclose(u, offset + slope * t, rtol=rtol, atol=rtol * max(1.0, float(np.abs(u).max()))))
+
+
+def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers: int, s_grid: Sequence[int],
+                gammas: Sequence[float] = (), joint_const: float = 1.0, n_inputs: int = 1):
+    """The (N, S) cells of the three sweeps: N at fixed S, S at fixed N, and ``S = c N^gamma``.
+
+    Parameters
+    ----------
+    n_grid, s_values : sequences of int
+        The N sweep: every N with every S of `s_values`.
+    s_sweep_workers : int
+        The N of the S sweep.
+    s_grid : sequence of int
+        The S of the S sweep.
+    gammas : sequence of float
+        Joint sweeps: for each gamma, ``S = round(joint_const N^gamma)`` over `n_grid`.
+    joint_const : float
+    n_inputs : int
+        K: cells with ``N - S < K`` are left out (fewer survivors than data points).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sweep`` (``"N"``, ``"S"`` or ``"joint"``), ``gamma`` (NaN outside joint sweeps), ``N``, ``S``.
+    """
+    import pandas as pd
+
+    rows = [("N", np.nan, int(N), int(S)) for N in n_grid for S in s_values]
+    rows += [("S", np.nan, int(s_sweep_workers), int(S)) for S in s_grid]
+    rows += [("joint", float(g), int(N), int(round(joint_const * N ** g))) for g in gammas for N in n_grid]
+    cells = pd.DataFrame(rows, columns=["sweep", "gamma", "N", "S"])
+    return cells[cells["N"] - cells["S"] >= int(n_inputs)].reset_index(drop=True)
+
+
+def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: int = 10,
+                   widths: Sequence[float] = DEFAULT_WIDTHS, points: str = "chebyshev",
+                   search: str = "contiguous", max_workers: Mapping[str, int] | None = None):
+    """Worst-case loss of the extremal bumps, normalised by the norms of ``f o u_enc``.
+
+    For every cell (N, S), code and width: the bump :func:`bump_for` on the hardest data point
+    with data :func:`line_inputs`, the adversary's worst received set
+    (:func:`gcc.worst_case_stragglers`, `search`) and its loss R, and the norms of
+    ``f o u_enc`` for that code's encoder (:func:`curvature_norms`).
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        :func:`sweep_cells`.
+    codes : sequence of str
+        Scheme keys of :mod:`gcc.codes`.
+    n_inputs : int
+        K.
+    widths : sequence of float
+        Bump half-widths in units of the gap (:func:`bump_for`); :func:`extremal_summary` keeps
+        the worst.
+    points : {"chebyshev", "equispaced"}
+    search : {"contiguous", "greedy", "exhaustive"}
+    max_workers : mapping of str to int, optional
+        Run a code only for ``N <= max_workers[code]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (cell, scheme, width): ``sweep, gamma, function, scheme, straggler, N, S, K,
+        width, center, half_width, loss, energy, sup_d1, sup_d2, normalised`` (``R / ||g''||^2``,
+        Theorem 1's norm), ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, the norm of BACC's
+        bound, App. C.1), ``norms`` (``"exact"`` where the code's encoder reproduces the line, so
+        ``f o u_enc`` is the bump itself, else ``"numeric"``, :func:`curvature_norms`),
+        ``block_start``.
+    """
+    import pandas as pd
+
+    codes = [canonical(c, "extremal_sweep") for c in codes]
+    limits = {canonical(k, "extremal_sweep"): v for k, v in (max_workers or {}).items()}
+    K = int(n_inputs)
+    rows, exact = [], {}
+    for cell in cells.itertuples(index=False):
+        N, S = int(cell.N), int(cell.S)
+        for name in codes:
+            if N > limits.get(name, np.inf):
+                continue
+            code = make(name, K, N, points=points)
+            X = line_inputs(code)
+            k = hardest_data_point(code, S)
+            if name not in exact:
+                exact[name] = reproduces_line(code, X)
+            for width in widths:
+                bump = bump_for(code, S, width, k, X)
+                received, loss = gcc.worst_case_stragglers(code, bump, X, S, search=search, return_loss=True)
+                if exact[name]:
+                    energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
+                else:
+                    energy, d1, d2 = curvature_norms(bump, X, code, bump_grid(code, X, bump))
+                missing = np.setdiff1d(np.arange(N), received)
+                rows.append({"sweep": cell.sweep, "gamma": cell.gamma, "function": EXTREMAL_FUNCTION,
+                             "scheme": name, "straggler": "worst", "N": N, "S": S, "K": K,
+                             "width": float(width), "center": bump.center, "half_width": bump.half_width,
+                             "loss": float(loss), "energy": energy, "sup_d1": d1, "sup_d2": d2,
+                             "normalised": float(loss) / energy, "normalised_sup": float(loss) / (d1 + d2) ** 2,
+                             "norms": "exact" if exact[name] else "numeric",
+                             "block_start": int(missing[0]) if missing.size else -1})
+    return pd.DataFrame(rows)
+
+
+def extremal_summary(df):
+    """The worst width of every (sweep, gamma, scheme, N, S) cell, for each normalisation.
+
+    The family is the bumps of all widths; its value at a cell is the largest normalised loss
+    (the adversary picks the function as well as the stragglers).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        :func:`extremal_sweep`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long table: ``sweep, gamma, function, scheme, straggler, N, S, quantity`` (``"normalised"``
+        or ``"normalised_sup"``), ``mean`` (the worst value), ``width`` (where it is attained),
+        ``loss``.
+    """
+    import pandas as pd
+
+    keys = ["sweep", "gamma", "function", "scheme", "straggler", "N", "S"]
+    frames = []
+    for quantity in ("normalised", "normalised_sup"):
+        idx = df.groupby(keys, dropna=False)[quantity].idxmax()
+        best = df.loc[idx, keys + [quantity, "width", "loss"]].rename(columns={quantity: "mean"})
+        frames.append(best.assign(quantity=quantity))
+    out = pd.concat(frames, ignore_index=True)
+    return out[keys + ["quantity", "mean", "width", "loss"]]
+
+
+def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0, s_fit_max_ratio: float = 0.25):
+    """Exponents of the extremal family: in N at fixed S, in S + 1 at fixed N, along joint paths, jointly.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`extremal_summary`.
+    fit_min_ratio : float
+        Cells with ``N >= fit_min_ratio (S + 1)`` only (the bounds are asymptotic).
+    s_fit_min : float
+        S-slopes and the joint fit use ``S + 1 >= s_fit_min``: below, where the data point
+        falls between two workers changes the attained constant by up to a factor 2 (S = 0
+        leaves no gap at all), which is not a rate.
+    s_fit_max_ratio : float
+        S-slopes use ``S + 1 <= s_fit_max_ratio N``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, one set per ``quantity``;
+        ``fixed`` is ``"S=<s>"``, ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
+    """
+    import pandas as pd
+
+    keys = ["function", "scheme", "straggler", "quantity"]
+    asymptotic = lambda d: d["N"] >= fit_min_ratio * (d["S"] + 1)  # noqa: E731
+    n_rows = summary[summary["sweep"] == "N"]
+    a = slope_table(n_rows, "N", keys + ["S"], x_min=lambda g: fit_min_ratio * (g["S"] + 1))
+    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
+    a["path_s_slope"] = 0.0
+    s_rows = summary[(summary["sweep"] == "S") & (summary["S"] + 1 >= s_fit_min)
+                     & (summary["S"] + 1 <= s_fit_max_ratio * summary["N"])]
+    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
+    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
+    b["path_s_slope"] = np.nan
+    c = path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic)
+    d = joint_fit(summary, keys, window=lambda g: asymptotic(g) & (g["S"] + 1 >= s_fit_min))
+    return as_rate_slopes(pd.concat([a, b, c, d], ignore_index=True))
+
+
+def plot_extremal(summary, quantity: str = "normalised", power: float = 3.0):
+    """The extremal family: normalised loss against N, against S + 1, and against (S + 1)/N.
+
+    Panel 1: at fixed S, with ``C ((S+1)/N)^power`` dashed; panel 2: at fixed N; panel 3:
+    every cell of every sweep against ``(S + 1)/N``. Theorem 1 says the points of panel 3
+    stay under one line of slope `power`; the family attains it if they fall *on* it. The
+    dotted line of slope ``power + 1`` is what the figure would show if the bound's exponent
+    were loose by the factor the L^2 error alone gives (``(S+1)^4/N^4``, eq. of Ragozin).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`extremal_summary` (the saved ``summary`` table).
+    quantity : {"normalised", "normalised_sup"}
+    power : float
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    sub = summary[summary["quantity"] == quantity]
+    fig, axes = plt.subplots(1, 3, figsize=(13.5, 3.8))
+    ref = anchor_constant(sub["mean"], ((sub["S"] + 1) / sub["N"]).to_numpy(float) ** power)
+    nrows = sub[sub["sweep"] == "N"]
+    s_values = sorted(nrows["S"].unique())
+    for scheme, marker in zip(sorted(sub["scheme"].unique()), "os^v"):
+        color = scheme_color(scheme)
+        for i, S in enumerate(s_values):
+            g = nrows[(nrows["scheme"] == scheme) & (nrows["S"] == S)].sort_values("N")
+            axes[0].loglog(g["N"], g["mean"], marker + "-", ms=3, color=color, alpha=0.4 + 0.6 * i / max(1, len(s_values) - 1),
+                           label=f"{label(scheme)}, S={S}")
+        g = sub[(sub["sweep"] == "S") & (sub["scheme"] == scheme)].sort_values("S")
+        axes[1].loglog(g["S"] + 1, g["mean"], marker + "-", ms=3, color=color, label=label(scheme))
+        g = sub[sub["scheme"] == scheme]
+        axes[2].loglog((g["S"] + 1) / g["N"], g["mean"], marker, ms=3, mfc="none", color=color, label=label(scheme))
+    for S in s_values:
+        n = np.array(sorted(nrows["N"].unique()), dtype=float)
+        axes[0].loglog(n, ref * ((S + 1) / n) ** power, "k--", lw=0.6)
+    g = sub[sub["sweep"] == "S"]
+    if len(g):
+        N = float(g["N"].iloc[0])
+        x = np.sort(g["S"].unique()).astype(float) + 1
+        axes[1].loglog(x, ref * (x / N) ** power, "k--", lw=0.8, label=f"C ((S+1)/N)^{power:g}")
+        axes[1].set_title(f"at fixed N = {int(N)}", fontsize=9)
+    x = np.geomspace(((sub["S"] + 1) / sub["N"]).min(), ((sub["S"] + 1) / sub["N"]).max(), 50)
+    axes[2].loglog(x, ref * x ** power, "k--", lw=0.8, label=f"C x^{power:g} (Thm 1)")
+    axes[2].loglog(x, ref * x[-1] ** -1 * x ** (power + 1), "k:", lw=0.8, label=f"slope {power + 1:g} (a loose bound)")
+    axes[0].set_title("at fixed S", fontsize=9)
+    axes[2].set_title("every cell, against x = (S+1)/N", fontsize=9)
+    for ax, xl in zip(axes, ("N", "S + 1", "(S + 1) / N")):
+        ax.set_xlabel(xl)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6)
+    axes[0].set_ylabel({"normalised": "R / ||(f o u_enc)''||^2",
+                        "normalised_sup": "R / (||g'||_inf + ||g''||_inf)^2"}.get(quantity, quantity))
+    return finish(fig)
