@@ -103,7 +103,8 @@ def display_table(frame, digits: int = 4):
 
     shown = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
     formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
-    return shown.style.format(formats, na_rep="\u2013").hide(axis="index")
+    return (shown.style.format(formats, na_rep="\u2013").hide(axis="index")
+            .set_table_attributes('class="dataframe"'))  # styled like pandas tables by the theme
 
 
 def markdown_table(frame, digits: int = 4) -> str:
