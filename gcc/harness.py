@@ -32,6 +32,7 @@ References
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
@@ -40,7 +41,8 @@ import numpy as np
 from . import metrics as _m
 from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
-from .validation import check_int, check_real, invalid
+from .validation import (BOOL, ArrayLike, HasAttributes, Rejected, check_int, check_real,
+                         check_received, check_seed, invalid, validate)
 
 __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext",
            "MEASURED_COLUMNS"]
@@ -78,8 +80,15 @@ def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Ge
     >>> gcc.FixedCount(3).sample(stragglers, 8).tolist()
     [0, 2, 4, 6, 7]
     """
-    children = np.random.SeedSequence([int(seed), int(trial)]).spawn(3)
+    seed = check_seed(seed, "seed", "trial_rngs")
+    trial = check_int(trial, "trial", "trial_rngs", minimum=0)
+    children = np.random.SeedSequence([seed, trial]).spawn(3)
     return tuple(np.random.default_rng(c) for c in children)
+
+
+#: what the harness needs of a code
+CODE = HasAttributes(("n_inputs", "n_workers", "encode", "decode"), callables=("encode", "decode"),
+                     description="a code (with n_inputs, n_workers, encode() and decode())")
 
 
 def _check_codes(codes: Any, owner: str):
@@ -88,10 +97,16 @@ def _check_codes(codes: Any, owner: str):
     for name, code in codes.items():
         if not isinstance(name, str):
             raise invalid("codes", owner, "a dict with str keys (scheme names)", name)
-        for attr in ("n_inputs", "n_workers", "encode", "decode"):
-            if not hasattr(code, attr):
-                raise invalid("codes", owner, f"a dict of codes with '{attr}' "
-                              f"(scheme {name!r} has none)", type(code).__name__)
+        try:
+            CODE.convert(code)
+        except Rejected as err:
+            raise invalid("codes", owner, "a dict of codes (with n_inputs, n_workers, encode() "
+                          "and decode())", code, f"scheme {name!r}: {err.detail}") from None
+        for attr in ("n_inputs", "n_workers"):
+            value = getattr(code, attr)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise invalid("codes", owner, f"a dict of codes with an int {attr} >= 1", code,
+                              f"scheme {name!r} has {attr} = {value!r}")
     sizes = {(int(c.n_inputs), int(c.n_workers)) for c in codes.values()}
     if len(sizes) != 1:
         raise invalid("codes", owner, "codes with the same n_inputs and n_workers (they share "
@@ -100,13 +115,32 @@ def _check_codes(codes: Any, owner: str):
     return sizes.pop()
 
 
-def _check_labels(labels: Any, K: int, owner: str) -> np.ndarray | None:
+def _check_output(out: Any, f: Callable, n: int, what: str, owner: str, like=None):
+    """``f``'s output for ``n`` input rows: an array of shape (n, *out) (``like``'s trailing axes)."""
+    shape = getattr(out, "shape", None)
+    if shape is None or len(shape) == 0 or shape[0] != n or (
+            like is not None and tuple(shape[1:]) != tuple(like.shape[1:])):
+        got = f"a {type(out).__name__}" if shape is None else f"shape {tuple(shape)}"
+        want = f"(n, *out) with out = {tuple(like.shape[1:])}" if like is not None else "(n, *out)"
+        raise invalid("f", owner, f"a callable vectorised over the leading axis, returning an array of "
+                      f"shape {want} for n input rows", f, f"{what} of {n} rows gave {got}")
+    if getattr(getattr(out, "dtype", None), "kind", "f") not in "biufc":    # torch dtypes: no kind
+        raise invalid("f", owner, "a callable returning numbers", f,
+                      f"{what} has dtype {out.dtype}")
+    return out
+
+
+def _check_labels(labels: Any, K: int, owner: str, n_classes: int | None = None) -> np.ndarray | None:
     if labels is None:
         return None
     lab = to_numpy(labels)
     if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
         raise invalid("labels", owner, f"an int array of shape ({K},) (one label per input)",
                       f"{lab.dtype} array of shape {lab.shape}")
+    if n_classes is not None and K and (lab.min() < 0 or lab.max() >= n_classes):
+        k = int(np.flatnonzero((lab < 0) | (lab >= n_classes))[0])
+        raise invalid("labels", owner, f"class indices in [0, {n_classes}) (f gives {n_classes} "
+                      "scores per input)", labels, f"labels[{k}] = {int(lab[k])}")
     return lab
 
 
@@ -203,11 +237,13 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
         Vectorised over the leading axis: ``(n, *in) -> (n, *out)`` (numpy or torch).
     X : array (K, *in)
     received : sequence of int
-        Ascending indices of the workers that returned.
+        Strictly ascending indices of the workers that returned (ints: ``1.7`` is rejected,
+        as by ``code.decode``).
     labels : int array (K,), optional
         Adds ``accuracy``, ``accuracy_base``, ``relacc`` and ``relacc_literal``.
     noise : array (N, *out), optional
-        Added to every worker's output before decoding.
+        Real noise added to every worker's output before decoding (its shape is that of the
+        outputs: no broadcasting).
 
     Returns
     -------
@@ -227,13 +263,24 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     >>> out["estimate"].shape, bool(out["loss"] < 1e-20)
     ((4,), True)
     """
-    received = np.asarray(received, dtype=np.int64)
-    true = f(X)
-    Y = f(code.encode(X))
+    owner = "evaluate"
+    code = validate(code, CODE, "code", owner)
+    if not callable(f):
+        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
+    N = check_int(code.n_workers, "code.n_workers", owner, minimum=1)
+    received = np.array(check_received(received, N, owner), dtype=np.int64)
+    K = int(code.n_inputs)
+    labels = _check_labels(labels, K, owner)
+    true = _check_output(f(X), f, K, "f(X)", owner)
+    Y = _check_output(f(code.encode(X)), f, N, "f(code.encode(X))", owner, like=true)
+    if labels is not None:
+        _check_labels(labels, K, owner, n_classes=int(true.shape[-1]) if true.ndim > 1 else None)
     if noise is not None:
-        Y = Y + _noise_like(Y, to_numpy(noise))
+        noise = validate(to_numpy(noise), ArrayLike(shape=tuple(Y.shape), dtype=np.float64, finite=True,
+                                                    description=f"a real array of the outputs' shape "
+                                                    f"{tuple(Y.shape)}"), "noise", owner)
+        Y = Y + _noise_like(Y, noise)
     est = code.decode(Y[received], received)
-    labels = _check_labels(labels, int(code.n_inputs), "evaluate")
     return {"estimate": est, "true": true, **scores(est, true, labels)}
 
 
@@ -288,7 +335,7 @@ class TrialContext(NamedTuple):
     rngs: tuple
 
 
-def _shared_received(straggler_model, codes, f, Xt, rng, N: int):
+def _shared_received(straggler_model, codes, f, Xt, rng, N: int, owner: str):
     """The trial's received set shared by every scheme (``None``: one per scheme) and its time."""
     if isinstance(straggler_model, WorstCase):
         if straggler_model.against is None:
@@ -298,22 +345,30 @@ def _shared_received(straggler_model, codes, f, Xt, rng, N: int):
         mask, time = straggler_model.sample_many_with_time(
             rng, N, N - straggler_model.stragglers, 1)
         return np.flatnonzero(mask[0]), float(time[0])
-    return np.flatnonzero(straggler_model.sample_many(rng, N, 1)[0]), None
+    mask = straggler_model.sample_many(rng, N, 1)
+    if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (1, N)):
+        raise invalid("straggler_model", owner, f"a model whose sample_many(rng, {N}, 1) "
+                      f"returns a boolean array of shape (1, {N})", straggler_model,
+                      f"it returned {mask!r}"[:160])
+    return np.flatnonzero(mask[0]), None
 
 
-def _check_model(straggler_model, codes, N: int, owner: str) -> None:
-    if not hasattr(straggler_model, "sample_many") and not isinstance(straggler_model,
-                                                                      WorstCase):
-        raise invalid("straggler_model", owner, "a straggler model of gcc.stragglers",
+def _check_model(straggler_model, codes, N: int, owner: str) -> int:
+    """Check the model against the codes; return its ``min_survivors``."""
+    if not callable(getattr(straggler_model, "sample_many", None)):
+        raise invalid("straggler_model", owner, "a straggler model of gcc.stragglers (with "
+                      "sample_many(rng, n_workers, trials))", straggler_model)
+    S = getattr(straggler_model, "stragglers", None)
+    if isinstance(S, numbers.Integral) and S >= N:
+        raise invalid("straggler_model", owner, f"a model with stragglers < n_workers (= {N})",
                       straggler_model)
     if isinstance(straggler_model, WorstCase):
-        if straggler_model.stragglers >= N:
-            raise invalid("straggler_model", owner,
-                          f"a model with stragglers < n_workers (= {N})", straggler_model)
         if straggler_model.against is not None and straggler_model.against not in codes:
             raise invalid("straggler_model", owner,
                           f"a WorstCase whose 'against' is one of {list(codes)}",
                           straggler_model.against)
+    return check_int(getattr(straggler_model, "min_survivors", 1), "straggler_model.min_survivors",
+                     owner, minimum=1)
 
 
 def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, trials: int,
@@ -419,21 +474,20 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
     K, N = _check_codes(codes, owner)
     trials = check_int(trials, "trials", owner, minimum=1)
-    seed = check_int(seed, "seed", owner, minimum=0)
+    seed = check_seed(seed, "seed", owner)
     noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
                            constraint="a finite float >= 0")
     if not callable(f):
         raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
     if on_trial is not None and not callable(on_trial):
         raise invalid("on_trial", owner, "a callable (TrialContext) -> dict or None", on_trial)
-    if not isinstance(return_received, (bool, np.bool_)):
-        raise invalid("return_received", owner, "a bool", return_received)
-    _check_model(straggler_model, codes, N, owner)
+    return_received = validate(return_received, BOOL, "return_received", owner)
+    progress = validate(progress, BOOL, "progress", owner)
+    min_survivors = _check_model(straggler_model, codes, N, owner)
     extra = _check_new_columns(extra_columns or {}, "extra_columns", owner, ())
     if not callable(X):
         _batch(X, None, 0, K, owner)  # shape check before any work
     fixed_labels = _check_labels(labels, K, owner)
-    min_survivors = int(getattr(straggler_model, "min_survivors", 1))
     model_repr = repr(straggler_model)
 
     rows, received_sets = [], []
@@ -448,8 +502,10 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
         rng_data, rng_strag, rng_noise = rngs
         Xt, batch_labels = _batch(X, rng_data, t, K, owner)
         lab = fixed_labels if batch_labels is None else _check_labels(batch_labels, K, owner)
-        true = f(Xt)
-        shared, waited = _shared_received(straggler_model, codes, f, Xt, rng_strag, N)
+        true = _check_output(f(Xt), f, K, "f(X)", owner)
+        if lab is not None and true.ndim > 1:
+            _check_labels(lab, K, owner, n_classes=int(true.shape[-1]))
+        shared, waited = _shared_received(straggler_model, codes, f, Xt, rng_strag, N, owner)
         too_few = shared is not None and shared.size < min_survivors
         n_too_few += bool(too_few)
 
@@ -458,7 +514,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
         for name, code in codes.items():
             received, Y, est = shared, None, None
             if received is None:  # WorstCase against each scheme
-                Y = f(code.encode(Xt))
+                Y = _check_output(f(code.encode(Xt)), f, N, "f(code.encode(X))", owner, like=true)
                 received = straggler_model.resolve(code, f, Xt, outputs=(true, Y))
             sets[name] = received
             row = {"scheme": name, "n_workers": N, "n_inputs": K,
@@ -471,7 +527,8 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
                     row.update(_NAN_LABEL_SCORES)
             else:
                 if Y is None:
-                    Y = f(code.encode(Xt))
+                    Y = _check_output(f(code.encode(Xt)), f, N, "f(code.encode(X))", owner,
+                                      like=true)
                 if noise_std > 0:
                     if noise is None:  # one draw per trial, shared by every scheme
                         noise = noise_std * rng_noise.standard_normal(tuple(Y.shape))

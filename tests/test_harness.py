@@ -325,3 +325,77 @@ def test_owner_names_the_caller_in_messages():
     with pytest.raises(ValueError, match="'X' parameter of my_sweep"):
         run_trials({"GCC": gcc.SplineCode(6, 20)}, f, np.ones(5), gcc.FixedCount(2), 2, 0,
                    owner="my_sweep")
+
+
+# --------------------------------------------------------------------------- issue 15: the contract
+def _bad_sample_model(mask):
+    class Model:
+        min_survivors = 1
+
+        def sample_many(self, rng, n_workers, trials):
+            return mask
+
+    return Model()
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(f=lambda x: np.zeros(2)), r"'f' parameter of run_trials .*\(f\(X\) of 6 rows gave shape \(2,\)\)"),
+    (dict(f=lambda x: "s"), r"'f'.*gave a str"),
+    (dict(f=lambda x: np.array(["a"] * len(x))), r"'f'.*dtype <U1"),
+    (dict(f=lambda x: np.zeros((len(x), 1 + (len(x) > 6)))), r"'f'.*f\(code.encode\(X\)\) of 20 rows"),
+    (dict(model=_bad_sample_model("x")), r"'straggler_model'.*boolean array of shape \(1, 20\)"),
+    (dict(model=_bad_sample_model(np.ones((1, 19), bool))), "'straggler_model'"),
+    (dict(model=gcc.FixedCount(20)), r"'straggler_model'.*stragglers < n_workers \(= 20\)"),
+    (dict(seed="0"), "'seed'"), (dict(seed=np.random.default_rng(0)), "'seed'"),
+    (dict(codes={"a": 3}), r"'codes'.*scheme 'a': it has no 'n_inputs'"),
+    (dict(return_received=1), "'return_received'"), (dict(progress="yes"), "'progress'"),
+])
+def test_bad_callables_models_and_seeds_get_the_contract_message(kwargs, message):
+    args = dict(codes={"a": RecordingCode(6, 20)}, f=f, X=X0, model=gcc.FixedCount(2), trials=2, seed=0)
+    args.update(kwargs)
+    extra = {k: args.pop(k) for k in ("return_received", "progress") if k in args}
+    with pytest.raises(ValueError, match=message):
+        run_trials(args["codes"], args["f"], args["X"], args["model"], args["trials"], args["seed"], **extra)
+
+
+def test_labels_must_be_classes_of_f():
+    scores = lambda x: np.stack([np.sin(x), np.cos(x)], axis=-1)  # noqa: E731
+    with pytest.raises(ValueError, match=r"'labels' parameter of run_trials must be class indices in \[0, 2\)"):
+        run_trials({"a": RecordingCode(6, 20)}, scores, X0, gcc.FixedCount(2), 2, 0, labels=np.arange(6))
+    code = gcc.BerrutCode(6, 20)
+    with pytest.raises(ValueError, match=r"'labels' parameter of evaluate.*labels\[0\] = -1"):
+        evaluate(code, scores, X0, range(18), labels=-np.ones(6, int))
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(received=[0, 1.7, 3, 4]), r"'received' parameter of evaluate.*1.7 is not an int"),
+    (dict(received=[3, 1, 2]), "'received'"), (dict(received=[0, 0, 1]), "'received'"),
+    (dict(received=[0, 20]), "'received'"), (dict(noise=np.zeros((20, 2))), "'noise'"),
+    (dict(noise=np.zeros(20) * 1j), r"'noise'.*complex"), (dict(noise=np.full(20, np.nan)), "'noise'"),
+    (dict(f=3), "'f'"), (dict(f=lambda x: x[:2]), "'f'"), (dict(code=object()), "'code'"),
+])
+def test_evaluate_checks_its_arguments(kwargs, name):
+    args = dict(code=gcc.BerrutCode(6, 20), f=np.sin, X=X0, received=list(range(16)))
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        evaluate(args.pop("code"), args.pop("f"), args.pop("X"), args.pop("received"), **args)
+
+
+def test_trial_rngs_checks_its_arguments():
+    for bad in (-1, 0.5, "0", None):
+        with pytest.raises(ValueError, match="'seed' parameter of trial_rngs"):
+            trial_rngs(bad, 0)
+    with pytest.raises(ValueError, match="'trial' parameter of trial_rngs"):
+        trial_rngs(0, -1)
+
+
+@pytest.mark.parametrize("cls", [gcc.BerrutCode, gcc.LagrangeCode])
+def test_complex_data_are_scored_by_modulus(cls):
+    # f linear: the complex run is the real run plus i times the imaginary run, same draws
+    code = cls(6, 20)
+    lin = lambda x: 2.0 * x  # noqa: E731
+    Xc = X0 + 1j * X0[::-1]
+    run = lambda X: run_trials({"c": code}, lin, X, gcc.FixedCount(3), 4, 5).loss.to_numpy()  # noqa: E731
+    np.testing.assert_allclose(run(Xc), run(X0) + run(X0[::-1]), rtol=1e-9, atol=1e-24)
+    out = evaluate(code, lin, Xc, range(17))
+    assert np.iscomplexobj(out["estimate"]) and np.isfinite(out["loss"])
