@@ -31,7 +31,7 @@ import numpy as np
 
 from .backend import to_numpy
 from .codes.base import Code, block_received
-from .validation import check_choice, check_int, invalid
+from .validation import BOOL, HasAttributes, check_choice, check_int, invalid, validate
 
 __all__ = ["SEARCHES", "block_losses", "worst_case_stragglers"]
 
@@ -39,13 +39,46 @@ __all__ = ["SEARCHES", "block_losses", "worst_case_stragglers"]
 SEARCHES = ("contiguous", "greedy", "exhaustive")
 
 
-def _worker_outputs(code, f, X, true=None, coded=None):
-    """``(f(x_k), f(encode(X)))`` as float64 numpy arrays of shapes (K, m), (N, m)."""
-    true = to_numpy(f(X) if true is None else true)
-    coded = to_numpy(f(code.encode(X)) if coded is None else coded)
-    K, N = true.shape[0], coded.shape[0]
-    return (true.reshape(K, -1).astype(np.float64, copy=False),
-            coded.reshape(N, -1).astype(np.float64, copy=False))
+#: what the searches need of a code
+CODE = HasAttributes(("n_workers", "encode", "decode"), callables=("encode", "decode"),
+                     description="a code (with n_workers, encode() and decode())")
+
+
+def _as_outputs(a, what: str, n: int | None, owner: str, name: str, subject) -> np.ndarray:
+    """``a`` as a float64 (complex128 for complex data) array of shape (n, m)."""
+    arr = to_numpy(a)
+    if getattr(arr, "dtype", np.dtype(object)).kind not in "biufc" or arr.ndim == 0 or (
+            n is not None and arr.shape[0] != n):
+        want = f"({n}, ...)" if n is not None else "(n, ...)"
+        got = f"shape {arr.shape} and dtype {arr.dtype}" if hasattr(arr, "dtype") else type(a).__name__
+        raise invalid(name, owner, f"a callable or outputs giving numeric arrays of shape {want}",
+                      subject, f"{what} has {got}")
+    dtype = np.complex128 if arr.dtype.kind == "c" else np.float64    # complex data stay complex
+    return arr.reshape(arr.shape[0], -1).astype(dtype, copy=False)
+
+
+def _worker_outputs(code, f, X, true=None, coded=None, owner="worst_case_stragglers"):
+    """``(f(x_k), f(encode(X)))`` as numpy arrays of shapes (K, m), (N, m) (float64 or complex128)."""
+    given = true is not None
+    name = "outputs" if given else "f"
+    if not given and not callable(f):
+        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
+    true = _as_outputs(f(X) if true is None else true, "f(X)" if not given else "outputs[0]",
+                       getattr(code, "n_inputs", None), owner, name, f if not given else "outputs")
+    N = code.n_workers
+    coded = _as_outputs(f(code.encode(X)) if coded is None else coded,
+                        "outputs[1]" if given else "f(code.encode(X))", N, owner, name,
+                        f if not given else "outputs")
+    if coded.shape[1] != true.shape[1]:
+        raise invalid(name, owner, "outputs of one size for the inputs and the coded inputs",
+                      f if not given else "outputs",
+                      f"{true.shape[1]} values per input, {coded.shape[1]} per coded input")
+    return true, coded
+
+
+def _sq(diff: np.ndarray) -> np.ndarray:
+    """``|diff|^2`` (the same bits as ``diff ** 2`` for real data)."""
+    return diff.real ** 2 + diff.imag ** 2 if np.iscomplexobj(diff) else diff ** 2
 
 
 def _release_decoders(code) -> None:
@@ -65,11 +98,12 @@ def _release_decoders(code) -> None:
 
 def _set_loss(code, Y_all: np.ndarray, true: np.ndarray, received: np.ndarray) -> float:
     est = to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
-    return float(np.mean(np.sum((est - true) ** 2, axis=1)))
+    return float(np.mean(np.sum(_sq(est - true), axis=1)))
 
 
 def _check_stragglers(code, stragglers, owner):
-    N = check_int(getattr(code, "n_workers", None), "code.n_workers", owner, minimum=1)
+    validate(code, CODE, "code", owner)
+    N = check_int(code.n_workers, "code.n_workers", owner, minimum=1)
     S = check_int(stragglers, "stragglers", owner, minimum=0)
     if S >= N:
         raise invalid("stragglers", owner, f"an int < n_workers (= {N})", S)
@@ -97,6 +131,15 @@ def _batched_estimates(code, Y_all, true, S):
                           "per block.", RuntimeWarning, stacklevel=3)
             return None
     return est
+
+
+def _pair_of(outputs, owner: str):
+    """``(true, coded)`` of an ``outputs`` argument, or ``(None, None)``."""
+    if outputs is None:
+        return None, None
+    if not isinstance(outputs, (tuple, list)) or len(outputs) != 2:
+        raise invalid("outputs", owner, "a pair (f(X), f(code.encode(X))) or None", outputs)
+    return tuple(outputs)
 
 
 def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
@@ -140,11 +183,13 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
     >>> np.allclose(losses, gcc.block_losses(code, np.sin, X, 3, fast=False))
     True
     """
-    N, S = _check_stragglers(code, stragglers, "block_losses")
-    true, Y_all = outputs if outputs is not None else _worker_outputs(code, f, X)
+    owner = "block_losses"
+    N, S = _check_stragglers(code, stragglers, owner)
+    fast = validate(fast, BOOL, "fast", owner)
+    true, Y_all = _worker_outputs(code, f, X, *_pair_of(outputs, owner), owner=owner)
     est = _batched_estimates(code, Y_all, true, S) if fast else None
     if est is not None:
-        return np.mean(np.sum((est - true[None]) ** 2, axis=2), axis=1)
+        return np.mean(np.sum(_sq(est - true[None]), axis=2), axis=1)
     return np.array([_set_loss(code, Y_all, true, block_received(N, S, s))
                      for s in range(N - S + 1)])
 
@@ -238,7 +283,9 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     N, S = _check_stragglers(code, stragglers, owner)
     max_sets = check_int(max_sets, "max_sets", owner, minimum=1)
     max_rounds = check_int(max_rounds, "max_rounds", owner, minimum=0)
-    outputs = _worker_outputs(code, f, X, *(outputs if outputs is not None else (None, None)))
+    return_loss = validate(return_loss, BOOL, "return_loss", owner)
+    fast = validate(fast, BOOL, "fast", owner)
+    outputs = _worker_outputs(code, f, X, *_pair_of(outputs, owner), owner=owner)
     true, Y_all = outputs
 
     if search == "exhaustive":

@@ -216,3 +216,31 @@ def test_bad_search_arguments():
     with pytest.raises(ValueError, match="max_sets"):
         worst_case_stragglers(gcc.SplineCode(4, 60), f_scalar, X, 10, search="exhaustive")
     assert math.comb(60, 10) > 200_000
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda c, X: worst_case_stragglers(c, 3, X, 2), r"'f' parameter of worst_case_stragglers must be a callable"),
+    (lambda c, X: block_losses(c, lambda x: np.zeros(3), X, 2), r"'f'.*f\(X\) has shape \(3,\)"),
+    (lambda c, X: block_losses(c, lambda x: np.array(["a"] * len(x)), X, 2), "'f'"),
+    (lambda c, X: worst_case_stragglers(object(), f_scalar, X, 2), r"'code'.*it has no 'n_workers'"),
+    (lambda c, X: worst_case_stragglers(c, f_scalar, X, 2, return_loss="yes"), "'return_loss'"),
+    (lambda c, X: block_losses(c, f_scalar, X, 2, fast=None), "'fast'"),
+    (lambda c, X: block_losses(c, f_scalar, X, 2, outputs=np.zeros(4)), "'outputs'"),
+    (lambda c, X: block_losses(c, f_scalar, X, 2, outputs=(np.zeros(4), np.zeros(7))), r"'outputs'.*\(10, \.\.\.\)"),
+    (lambda c, X: block_losses(c, f_scalar, X, 2, outputs=(np.zeros((4, 2)), np.zeros((10, 3)))), "'outputs'"),
+])
+def test_searches_check_callables_codes_and_outputs(call, name):
+    with pytest.raises(ValueError, match=name):
+        call(gcc.BerrutCode(4, 10), np.linspace(-1, 1, 4))
+
+
+def test_complex_data_are_searched_by_modulus():
+    # Berrut decodes complex data linearly: the loss of X + iY is the loss of X plus that of Y
+    code = gcc.BerrutCode(4, 12)
+    Xr, Xi = np.linspace(-1, 1, 4), np.linspace(0.5, -0.2, 4)
+    lin = lambda x: 3.0 * x  # noqa: E731
+    losses = block_losses(code, lin, Xr + 1j * Xi, 3, fast=False)
+    np.testing.assert_allclose(losses, block_losses(code, lin, Xr, 3, fast=False)
+                               + block_losses(code, lin, Xi, 3, fast=False), rtol=1e-10)
+    received, loss = worst_case_stragglers(code, lin, Xr + 1j * Xi, 3, "greedy", return_loss=True)
+    assert received.size == 9 and np.isfinite(loss) and loss >= losses.max() - 1e-15
