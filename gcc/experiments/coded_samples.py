@@ -23,14 +23,18 @@ import numpy as np
 from ..codes import LABELS, canonical, make_many
 from ..validation import check_choice, invalid
 
-__all__ = ["coded_samples", "stack_images", "coded_roughness", "plot_coded_samples"]
+__all__ = ["NO_MODEL", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples"]
 
 #: ``scheme`` of the rows holding the original inputs x_k (not a code).
 INPUT = "input"
 
 
+#: The ``model`` column of these tables: the encoder involves no network.
+NO_MODEL = "none"
+
+
 def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str] = ("gcc", "bacc"),
-                  labels=None):
+                  labels=None, dataset: str = ""):
     """The coded images the workers receive, as a tidy pixel table.
 
     Parameters
@@ -45,12 +49,15 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
         Scheme keys of :func:`gcc.codes.make_many` to encode with.
     labels : array_like of int, shape (K,), optional
         Labels of the inputs, stored with the ``"input"`` rows.
+    dataset : str
+        The ``dataset`` column.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``scheme`` (``"input"`` for the originals), ``index`` (k or n), ``point``
-        (alpha_k or beta_n), ``label``, ``channel``, ``row``, ``col``, ``value``: one row per pixel.
+        Columns ``model`` (:data:`NO_MODEL`: no network is involved), ``dataset``, ``scheme``
+        (``"input"`` for the originals), ``index`` (k or n), ``point`` (alpha_k or beta_n),
+        ``label``, ``channel``, ``row``, ``col``, ``value``: one row per pixel.
 
     Examples
     --------
@@ -60,6 +67,8 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
     >>> table = coded_samples(x, 6)
     >>> table.groupby("scheme", sort=False).size().to_dict()
     {'input': 36, 'gcc': 54, 'bacc': 54}
+    >>> list(table.columns[:3])
+    ['model', 'dataset', 'scheme']
     """
     import pandas as pd
 
@@ -74,7 +83,10 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
                            labels if labels is not None else np.full(k, -1))]
     for name, code in codes.items():
         frames.append(_pixel_frame(code.encode(x), name, code.betas, np.full(n_workers, -1)))
-    return pd.concat(frames, ignore_index=True)
+    table = pd.concat(frames, ignore_index=True)
+    table.insert(0, "model", NO_MODEL)
+    table.insert(1, "dataset", dataset)
+    return table
 
 
 def _pixel_frame(images: np.ndarray, scheme: str, points: np.ndarray, labels) -> Any:
@@ -133,8 +145,8 @@ def coded_roughness(table) -> Any:
     Returns
     -------
     pandas.DataFrame
-        Columns ``scheme`` (``"input"`` first, then the codes), ``spatial_hf``, ``range_ratio``,
-        ``min``, ``max``.
+        Columns ``model``, ``dataset`` (those of ``table``), ``scheme`` (``"input"`` first, then
+        the codes), ``spatial_hf``, ``range_ratio``, ``min``, ``max``.
     """
     import pandas as pd
 
@@ -148,7 +160,9 @@ def coded_roughness(table) -> Any:
     rows = []
     for scheme in table["scheme"].unique():
         imgs, _ = stack_images(table, scheme)
-        rows.append({"scheme": scheme, "spatial_hf": lap_energy(imgs) / base_hf,
+        rows.append({"model": table["model"].iloc[0] if "model" in table else NO_MODEL,
+                     "dataset": table["dataset"].iloc[0] if "dataset" in table else "",
+                     "scheme": scheme, "spatial_hf": lap_energy(imgs) / base_hf,
                      "range_ratio": float(imgs.max() - imgs.min()) / base_range,
                      "min": float(imgs.min()), "max": float(imgs.max())})
     return pd.DataFrame(rows)

@@ -9,6 +9,8 @@ Contents
 coding_cost
     One row per (scheme, repeat): encode, decode (build + apply), decode (apply only),
     the batched forward pass and N single-image forward passes.
+run_costs
+    :func:`coding_cost` for every prepared network on every device (Table 2 per network).
 cost_summary
     Means, standard deviations and robust (median) overhead ratios per (model, device, scheme).
 
@@ -23,7 +25,7 @@ import numpy as np
 
 from ..codes import canonical, make_many
 
-__all__ = ["coding_cost", "cost_summary"]
+__all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary"]
 
 
 def _sync(device) -> None:
@@ -35,7 +37,7 @@ def _sync(device) -> None:
 
 def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = ("gcc", "bacc"),
                 lam_enc: float = 1e-4, lam_dec: float = 1e-4, repeats: int = 20, warmup: int = 3,
-                seed: int = 0, model: str = "vit") -> Any:
+                seed: int = 0, model: str = "vit", dataset: str = "") -> Any:
     """Time encoding and decoding per batch next to the workers' forward passes.
 
     One batch = one round: encode the K inputs for N workers, run f on the N coded inputs (the
@@ -61,13 +63,13 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
         Timed and untimed rounds per scheme.
     seed : int
         Seed of the straggler sets.
-    model : str
-        Model name stored in the table.
+    model, dataset : str
+        Stored in the ``model`` and ``dataset`` columns.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (scheme, repeat): ``model``, ``device``, ``scheme``, ``n_workers``,
+        One row per (scheme, repeat): ``model``, ``dataset``, ``device``, ``scheme``, ``n_workers``,
         ``n_inputs``, ``stragglers``, ``repeat``, ``encode_s``, ``decode_s`` (build + apply),
         ``decode_apply_s`` (apply only, decoder cached), ``forward_s`` (f on the N coded
         inputs in one batched call), ``forward_workers_s`` (N times the forward pass of one
@@ -126,7 +128,7 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
             t5 = time.perf_counter()
             del est
             if r >= warmup:
-                rows.append({"model": model, "device": str(device.type), "scheme": scheme,
+                rows.append({"model": model, "dataset": dataset, "device": str(device.type), "scheme": scheme,
                              "n_workers": n_workers, "n_inputs": k, "stragglers": stragglers,
                              "repeat": r - warmup, "encode_s": t1 - t0, "decode_s": t3 - t2,
                              "decode_apply_s": t4 - t3, "forward_s": t2 - t1,
@@ -137,8 +139,53 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
     return out
 
 
+def devices_available(devices="auto") -> list[str]:
+    """``["cpu"]`` plus ``"cuda"`` when torch sees a GPU (``devices="auto"``), else ``list(devices)``."""
+    if devices != "auto":
+        return [str(d) for d in devices]
+    import torch
+
+    return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats: int, seed: int = 0,
+              devices="auto", schemes: Sequence[str] = ("gcc", "bacc")):
+    """:func:`coding_cost` for every prepared network (the first K test images) on every device.
+
+    Parameters
+    ----------
+    prepared : gcc.experiments.dnn_models.PreparedModels
+    n_workers, n_inputs, stragglers : int
+        N, K and S.
+    repeats, seed : int
+        Timed rounds per scheme and the seed of their straggler sets.
+    devices : "auto" or sequence of str
+        :func:`devices_available`.
+    schemes : sequence of str
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every (network, device).
+    """
+    import pandas as pd
+
+    from ..dnn.inference import SoftmaxFunction
+    from .dnn_stragglers import split_getter
+
+    frames = []
+    for name, p in prepared.items():
+        x = split_getter(p["splits"])("x_test")[:n_inputs]
+        for dev in devices_available(devices):
+            f = SoftmaxFunction(p["f"].model, device=dev)
+            frames.append(coding_cost(f, x, n_workers, stragglers, schemes=schemes, repeats=repeats, seed=seed,
+                                      model=name, dataset=p["info"].get("dataset", "")))
+        p["f"].model.to(p["f"].device)  # back where the prepared f runs
+    return pd.concat(frames, ignore_index=True)
+
+
 def cost_summary(timings):
-    """Mean and standard deviation of the times of :func:`coding_cost` per (model, device, scheme).
+    """Mean and standard deviation of the times of :func:`coding_cost` per (model, dataset, device, scheme).
 
     Parameters
     ----------
@@ -148,7 +195,7 @@ def cost_summary(timings):
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``device``, ``scheme``, ``n_workers``, ``n_inputs``, ``stragglers``, then
+        ``model``, ``dataset``, ``device``, ``scheme``, ``n_workers``, ``n_inputs``, ``stragglers``, then
         ``encode_ms``, ``decode_ms``, ``encode_decode_ms`` (mean and ``_std``),
         ``decode_apply_ms``, ``forward_ms`` (batched), ``forward_workers_ms`` (N single-image
         passes), ``overhead`` (mean of per-batch ratios to the batched forward),
@@ -164,7 +211,8 @@ def cost_summary(timings):
     import pandas as pd
 
     rows = []
-    keys = ["model", "device", "scheme", "n_workers", "n_inputs", "stragglers"]
+    keys = [c for c in ("model", "dataset", "device", "scheme", "n_workers", "n_inputs", "stragglers")
+            if c in timings.columns]
     for key, g in timings.groupby(keys, sort=False):
         ed = (g["encode_s"] + g["decode_s"]) * 1e3
         rows.append({**dict(zip(keys, key)),

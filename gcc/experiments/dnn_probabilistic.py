@@ -12,12 +12,13 @@ and the log-log slope of the mean loss against N fitted per (model, p, scheme) w
 
 Contents
 --------
-bernoulli_sweep
+bernoulli_sweep, run_sweeps
     The runs: one row per (p, N, scheme, trial), columns ``model, dataset, p, n_workers,
-    scheme, loss`` first.
-sweep_summary, sweep_slopes, convergence_verdicts
+    scheme, loss`` first; for one network / the chosen prepared networks.
+sweep_summary, sweep_slopes, convergence_verdicts, verdict_rows
     Means with intervals per (model, p, N, scheme); slopes with intervals; whether GCC's slope
-    is steeper than BACC's (two-sided: "GCC faster", "BACC faster" or "not distinguishable").
+    is steeper than BACC's (two-sided: "GCC faster", "BACC faster" or "not distinguishable"),
+    also as claims-table rows.
 plot_bernoulli
     Loss against N per p, log-log, with the fitted lines.
 
@@ -37,8 +38,8 @@ import numpy as np
 from ..codes import LABELS, make_many
 from .dnn_stragglers import batch_source, split_getter, tune_lambdas
 
-__all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "bernoulli_sweep", "sweep_summary", "sweep_slopes",
-           "convergence_verdicts", "plot_bernoulli"]
+__all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "bernoulli_sweep", "run_sweeps", "sweep_summary", "sweep_slopes",
+           "convergence_verdicts", "verdict_rows", "plot_bernoulli"]
 
 #: The first columns of the N-sweep table (the table contract).
 SWEEP_COLUMNS = ["model", "dataset", "p", "n_workers", "scheme", "loss"]
@@ -111,6 +112,30 @@ def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[in
     return out[SWEEP_COLUMNS + [c for c in out.columns if c not in SWEEP_COLUMNS]]
 
 
+def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequence[int], p_values: Sequence[float],
+               trials: int, seed: int, lam_grid=None, tune_trials: int = 6):
+    """:func:`bernoulli_sweep` for the networks ``models`` of ``prepared`` (the others are skipped).
+
+    Parameters
+    ----------
+    prepared : gcc.experiments.dnn_models.PreparedModels
+    models : sequence of str
+        Names among ``prepared``'s; names it lacks are ignored (the paper profile names other
+        networks).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Concatenated rows.
+    """
+    import pandas as pd
+
+    chosen = [m for m in models if m in prepared] or list(prepared)[:1]
+    return pd.concat([bernoulli_sweep(prepared[m]["f"], prepared[m]["splits"], m, n_inputs, n_workers, p_values,
+                                      trials, seed, lam_grid, tune_trials, dataset=prepared[m]["info"].get("dataset"))
+                      for m in chosen], ignore_index=True)
+
+
 def sweep_summary(table, level: float = 0.95):
     """Mean loss with its interval per (model, dataset, p, scheme, N) (:func:`gcc.summary.summarize`).
 
@@ -170,6 +195,24 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
                      "baseline_slope": rb["slope"], "baseline_ci_low": rb["ci_low"],
                      "baseline_ci_high": rb["ci_high"], "verdict": verdict})
     return pd.DataFrame(rows)
+
+
+def verdict_rows(verdicts):
+    """:func:`convergence_verdicts` as rows of the claims table (claim ``dnn-isit-faster``)."""
+    import pandas as pd
+
+    from .claims import CLAIM_COLUMNS
+
+    rows = [{"claim": "dnn-isit-faster", "source": "ISIT'25 (LeNet-5 experiment); 2608.28910 abstract",
+             "statement": "GCC's loss decays faster in N than BACC's under Bernoulli(p) stragglers", "scheme": "gcc",
+             "quantity": "slope of log mean loss vs log N (GCC's; BACC's in the note)",
+             "context": f"{r['model']} on {r['dataset']}, p={r['p']:g}", "claimed": np.nan,
+             "measured": r["slope"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n_points": np.nan,
+             "verdict": r["verdict"],
+             "note": f"BACC's slope {r['baseline_slope']:.2f} [{r['baseline_ci_low']:.2f}, {r['baseline_ci_high']:.2f}]; "
+                     "'faster' = the 95% intervals do not overlap", "notebook": "dnn_probabilistic"}
+            for _, r in verdicts.iterrows()]
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
 def plot_bernoulli(summary, slopes=None):

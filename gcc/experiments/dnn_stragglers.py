@@ -43,7 +43,7 @@ from ..validation import check_choice, check_int
 
 __all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
            "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
-           "run_sweeps", "compare_schemes", "plot_sweep"]
+           "run_sweeps", "compare_schemes", "plot_sweep", "middle_stragglers"]
 
 #: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
 #: decade (so "off by x10" is one grid step). On [-1, 1] with tens of points the eq. (4) penalty
@@ -209,6 +209,19 @@ def front_columns(results):
     return results[front + [c for c in results.columns if c not in front]]
 
 
+def middle_stragglers(s_values: Sequence[int]) -> int:
+    """The S at which ``tuning="single"`` tunes: the middle positive S of the sweep (0 if none).
+
+    Examples
+    --------
+    >>> from gcc.experiments.dnn_stragglers import middle_stragglers
+    >>> middle_stragglers([0, 5, 10, 15, 20, 25, 30, 35, 40])
+    25
+    """
+    positive = [int(s) for s in s_values if s > 0] or [0]
+    return positive[len(positive) // 2]
+
+
 def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]],
                     stragglers: Mapping[str, Sequence[int]], trials: int, seed: int,
                     lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10, tuning: str = "per_s",
@@ -269,8 +282,7 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
     frames, chosen, tables = [], [], []
     for regime, (n_workers, n_inputs) in regimes.items():
         s_values = [int(s) for s in stragglers[regime]]
-        positive = [s for s in s_values if s > 0] or [0]
-        single = (tune_stragglers or {}).get(regime, positive[len(positive) // 2])
+        single = (tune_stragglers or {}).get(regime, middle_stragglers(s_values))
         selections = {}
         for s in ([single] if tuning == "single" else s_values):
             sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
@@ -341,8 +353,8 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     ----------
     results : pandas.DataFrame
         Rows of :func:`straggler_sweep` or :func:`gcc.experiments.dnn_summary.table_runs`.
-    metric : str
-        Column compared.
+    metric : str or sequence of str
+        Column compared; several give one block of rows per metric.
     scheme, baseline : str
         Scheme keys (aliases accepted).
     by : sequence of str
@@ -374,6 +386,9 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
 
     from ..summary import summarize
 
+    if not isinstance(metric, str):
+        return pd.concat([compare_schemes(results, m, scheme, baseline, by, level) for m in metric],
+                         ignore_index=True)
     scheme, baseline = canonical(scheme, "compare_schemes"), canonical(baseline, "compare_schemes")
     by = [c for c in by if c in results.columns]
     wide = results.pivot_table(index=by + ["trial"], columns="scheme", values=metric).reset_index()
