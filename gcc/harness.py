@@ -44,7 +44,7 @@ from .stragglers import WorstCase, DelayModel
 from .validation import (BOOL, ArrayLike, HasAttributes, Rejected, check_int, check_real,
                          check_received, check_seed, invalid, validate)
 
-__all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext",
+__all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE",
            "MEASURED_COLUMNS"]
 
 #: Every column :func:`run_trials` measures; ``extra_columns`` and the hook may not use them.

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .metrics import loglog_slope, mean_ci
-from .validation import check_real, invalid
+from .validation import ArrayLike, Interval, NoneOr, check_real, invalid, validate
 
 __all__ = ["SUMMARY_COLUMNS", "SLOPE_COLUMNS", "summarize", "slope_table"]
 
@@ -22,12 +22,36 @@ SUMMARY_COLUMNS = ("mean", "std", "ci_low", "ci_high", "half_width", "n", "n_nan
 SLOPE_COLUMNS = ("variable", "n_points", "x_lo", "x_hi", "slope", "ci_low", "ci_high")
 
 
-def _check_columns(df, names, argument, owner):
+#: a column of numbers to average or fit (complex values and strings have no mean here)
+_REAL_COLUMN = ArrayLike(dtype=float, description="a column of real numbers")
+
+
+def _check_columns(df, names, argument, owner, table="df"):
     if not hasattr(df, "columns") or not hasattr(df, "groupby"):
-        raise invalid("df", owner, "a pandas.DataFrame", df)
+        raise invalid(table, owner, "a pandas.DataFrame", df)
+    for c in names:
+        try:
+            hash(c)
+        except TypeError:
+            raise invalid(argument, owner, f"column names of {table}", c) from None
     missing = [c for c in names if c not in df.columns]
     if missing:
-        raise invalid(argument, owner, f"columns of df ({list(df.columns)})", missing)
+        raise invalid(argument, owner, f"columns of {table} ({list(df.columns)})", missing)
+
+
+def _check_real_columns(df, names, argument, owner) -> None:
+    """The columns ``names`` hold real numbers (NaN allowed): complex values are not averaged."""
+    for c in names:
+        column = df[c]
+        if getattr(column, "ndim", 1) != 1:
+            raise invalid(argument, owner, "names of single columns", c, f"{c!r} is duplicated")
+        values = column.to_numpy()
+        if values.dtype.kind == "O":         # pandas' nullable dtypes: pd.NA is a NaN here
+            try:
+                values = column.to_numpy(dtype=float, na_value=np.nan)
+            except (TypeError, ValueError):
+                pass                         # strings, complex objects: rejected below
+        validate(values, _REAL_COLUMN, argument, owner)
 
 
 def _one(values: np.ndarray, level: float) -> dict:
@@ -91,8 +115,9 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
         raise invalid("value", owner, "a column name or a non-empty list of column names", value)
     _check_columns(df, values, "value", owner)
     _check_columns(df, by, "by", owner)
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < float(level) < 1:
-        raise invalid("level", owner, "a float in (0, 1)", level)
+    _check_real_columns(df, values, "value", owner)
+    level = check_real(level, "level", owner, 0, 1, include_min=False, include_max=False,
+                       constraint="a float in (0, 1)")
     rows = []
     groups = df.groupby(by, sort=True) if by else [((), df)]
     for key, group in groups:
@@ -124,7 +149,7 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
         Added to x before the log (``1`` for ``log(S + 1)``).
     x_min : float, callable or None
         Keep only rows with ``x >= x_min``; a callable receives the group's labels (a dict of
-        the ``by`` values) and returns the threshold, e.g. ``N >= 4 (S + 1)``.
+        the ``by`` values) and returns the threshold (a finite real), e.g. ``N >= 4 (S + 1)``.
     y_floor : float
         Drop points with ``y <= y_floor`` (the round-off plateau of an exact decoder).
     level : float in (0, 1)
@@ -153,16 +178,29 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
 
     owner = "slope_table"
     by = [by] if isinstance(by, str) else list(by)
-    _check_columns(summary, [x, y], "x", owner)
-    _check_columns(summary, by, "by", owner)
+    _check_columns(summary, [x], "x", owner, "summary")
+    _check_columns(summary, [y], "y", owner, "summary")
+    _check_columns(summary, by, "by", owner, "summary")
+    _check_real_columns(summary, [x], "x", owner)
+    _check_real_columns(summary, [y], "y", owner)
     shift = check_real(shift, "shift", owner)
+    y_floor = check_real(y_floor, "y_floor", owner)
+    level = check_real(level, "level", owner, 0, 1, include_min=False, include_max=False,
+                       constraint="a float in (0, 1)")
+    if not (x_min is None or callable(x_min)):
+        x_min = check_real(x_min, "x_min", owner, constraint="a finite real number, a callable or None")
     rows = []
     for key, group in summary.groupby(by, sort=True) if by else [((), summary)]:
         key = key if isinstance(key, tuple) else (key,)
         labels = dict(zip(by, key))
         lo_x = x_min(labels) if callable(x_min) else x_min
+        if callable(x_min):
+            lo_x = validate(lo_x, NoneOr(Interval(float)), "x_min", owner)
         g = group if lo_x is None else group[group[x] >= lo_x]
         g = g[np.isfinite(g[y]) & (g[y] > y_floor)]
+        if len(g) and (g[x].to_numpy(float) + shift <= 0).any():
+            raise invalid("shift", owner, f"a shift with {x} + shift > 0 on every fitted row "
+                          "(log axes)", shift, f"min({x}) = {g[x].min()!r} in group {labels}")
         row = {**labels, "variable": x if not shift else f"{x}+{shift:g}", "n_points": len(g),
                "x_lo": float(g[x].min()) if len(g) else np.nan,
                "x_hi": float(g[x].max()) if len(g) else np.nan}

@@ -32,10 +32,14 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from .harness import TrialContext, run_trials, scores
+from .harness import CODE, TrialContext, run_trials, scores
 from .stragglers import WorstCase
 from .summary import summarize
-from .validation import check_choice, check_real, invalid
+from .validation import ArrayLike, Rejected, check_choice, check_real, invalid, validate
+
+#: a grid of smoothing parameters
+_GRID = ArrayLike(ndim=1, dtype=float, finite=True,
+                  description="a non-empty sequence of finite floats >= 0")
 
 __all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection"]
 
@@ -72,9 +76,9 @@ class LambdaSelection(NamedTuple):
 def _check_grid(grid: Any, name: str) -> np.ndarray:
     if grid is None:
         return default_lambda_grid()
-    g = np.asarray(grid, dtype=float).ravel() if not isinstance(grid, str) else None
-    if g is None or g.size == 0 or not np.all(np.isfinite(g)) or np.any(g < 0):
-        raise invalid(name, "select_lambdas", "a non-empty sequence of finite floats >= 0", grid)
+    g = validate(grid, _GRID, name, "select_lambdas")
+    if g.size == 0 or np.any(g < 0):
+        raise invalid(name, "select_lambdas", _GRID, grid)
     if np.unique(g).size != g.size:
         raise invalid(name, "select_lambdas", "a sequence without duplicates", grid)
     return g
@@ -89,6 +93,13 @@ def _grid_codes(make_code: Any, ge: np.ndarray, gd: np.ndarray, owner: str) -> d
         raise invalid("make_code", owner, "a callable (lam_enc, lam_dec) -> code, or a code "
                       "with with_params", make_code)
     codes = {(le, ld): make_code(float(le), float(ld)) for le in ge for ld in gd}
+    for (le, ld), code in codes.items():
+        try:
+            CODE.convert(code)
+        except Rejected as err:
+            raise invalid("make_code", owner, "a factory of codes (with n_inputs, n_workers, "
+                          "encode() and decode())", make_code,
+                          f"make_code({le:g}, {ld:g}) gave a {type(code).__name__}: {err.detail}") from None
     sizes = {(int(c.n_inputs), int(c.n_workers)) for c in codes.values()}
     if len(sizes) != 1:
         raise invalid("make_code", owner, "a factory whose codes share n_inputs and "

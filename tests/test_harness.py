@@ -6,7 +6,7 @@ import gcc
 from gcc import harness
 from gcc.harness import MEASURED_COLUMNS, evaluate, run_trials, trial_rngs
 from gcc.metrics import mean_ci
-from gcc.summary import summarize
+from gcc.summary import slope_table, summarize
 
 
 class RecordingCode:
@@ -399,3 +399,35 @@ def test_complex_data_are_scored_by_modulus(cls):
     np.testing.assert_allclose(run(Xc), run(X0) + run(X0[::-1]), rtol=1e-9, atol=1e-24)
     out = evaluate(code, lin, Xc, range(17))
     assert np.iscomplexobj(out["estimate"]) and np.isfinite(out["loss"])
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda df: summarize(df.assign(loss=df.loss * 1j), "loss", by=["scheme"]), r"'value'.*complex"),
+    (lambda df: summarize(df.assign(loss="x"), "loss", by=["scheme"]), "'value'"),
+    (lambda df: summarize(df, "loss", by=["scheme"], level=True), "'level'"),
+    (lambda df: summarize(df, [["loss"]], by=["scheme"]), "'value'"),
+    (lambda df: summarize(df.values, "loss"), "'df'"),
+    (lambda df: slope_table(df, "N", ["scheme"], y_floor=np.nan), "'y_floor'"),
+    (lambda df: slope_table(df, "N", ["scheme"], level=2), "'level' parameter of slope_table"),
+    (lambda df: slope_table(df, "N", ["scheme"], shift=-100.0), r"'shift'.*N \+ shift > 0"),
+    (lambda df: slope_table(df, "N", ["scheme"], x_min="8"), "'x_min'"),
+    (lambda df: slope_table(df, "N", ["scheme"], x_min=lambda g: "8"), "'x_min'"),
+    (lambda df: slope_table(df, "N", ["scheme"], y="nope"), "'y'"),
+    (lambda df: slope_table(df.assign(loss=df.loss * 1j), "N", ["scheme"], y="loss"), r"'y'.*complex"),
+])
+def test_summaries_check_their_arguments(call, name):
+    import pandas as pd
+
+    n = np.array([16, 32, 64, 128])
+    df = pd.DataFrame({"scheme": "gcc", "N": n, "loss": 5.0 * n ** -3.0, "mean": 5.0 * n ** -3.0})
+    with pytest.raises(ValueError, match=name):
+        call(df)
+
+
+def test_summaries_read_nullable_and_boolean_columns():
+    import pandas as pd
+
+    df = pd.DataFrame({"g": ["a"] * 3, "v": pd.array([1.0, None, 3.0], dtype="Float64"),
+                       "flag": [True, False, True]})
+    out = summarize(df, ["v", "flag"], by=["g"])
+    assert out.loc[out.metric == "v", "n_nan"].item() == 1 and out.loc[out.metric == "flag", "mean"].item() == 2 / 3

@@ -75,6 +75,12 @@ def test_relacc_metric_is_maximised():
     (dict(noise_std=-1.0), "'noise_std'"), (dict(level=1.0), "'level'"), (dict(f=3), "'f'"),
     (dict(batches=[np.ones(5)]), "'X' parameter of select_lambdas"),
     (dict(labels=np.zeros(5, int)), "'labels' parameter of select_lambdas"),
+    # issue 15: complex or string grids are rejected, not cast; a factory must give codes
+    (dict(lam_dec_grid=[0.0, 1e-3j]), r"'lam_dec_grid'.*complex"), (dict(lam_enc_grid="0"), "'lam_enc_grid'"),
+    (dict(lam_enc_grid=[[0.0]]), "'lam_enc_grid'"),
+    (dict(make_code=lambda le, ld: 3), r"'make_code'.*make_code\(0, 0\) gave a int"),
+    (dict(seed="0"), "'seed' parameter of select_lambdas"),
+    (dict(f=lambda x: x[:2]), "'f' parameter of select_lambdas"),
 ])
 def test_bad_arguments(kwargs, name):
     args = dict(make_code=gcc.SplineCode(6, 20), f=f, batches=[np.linspace(-1, 1, 6)],
