@@ -1,7 +1,8 @@
 # The companion in two commands:
 #   make book   # .venv + install + run every notebook (default profile) + build the site
 #   make test   # .venv + install (test deps included) + the whole test suite
-# Other targets: make reproduce PROFILE=ci|default|paper [ONLY="name ..."], make html, make kernel, make clean.
+# Other targets: make reproduce PROFILE=ci|default|paper [ONLY="name ..."], make html, make lab, make kernel,
+# make clean.
 
 PYTHON_BOOTSTRAP ?= python3
 VENV     ?= .venv
@@ -12,23 +13,27 @@ ONLY     ?=
 KERNEL   := gcc-companion
 STAMP    := $(VENV)/.installed
 
-.PHONY: book test reproduce html venv install kernel chromium clean distclean help
+.PHONY: book test reproduce html lab venv install kernel chromium clean distclean help
 
 help:
 	@echo "make book                 create $(VENV), install, run all notebooks (profile default), build _build/html"
 	@echo "make test                 create $(VENV), install with test deps, run the test suite"
 	@echo "make reproduce PROFILE=ci run the notebooks in a profile (ci | default | paper); ONLY=\"name ...\""
 	@echo "make html                 build the static site from the executed notebooks"
+	@echo "make lab                  JupyterLab on the notebooks (text notebooks open as notebooks)"
 	@echo "make clean                remove _build and book/generated"
 
 $(PY):
 	$(PYTHON_BOOTSTRAP) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-# Reinstall when the package metadata changes; pip skips what is already satisfied.
-$(STAMP): pyproject.toml | $(PY)
+# Reinstall when the package metadata changes; pip skips what is already satisfied. JupyterLab's
+# settings (jupyter/labconfig: .md notebooks open as notebooks) go into the environment.
+$(STAMP): pyproject.toml jupyter/labconfig/default_setting_overrides.json | $(PY)
 	$(PIP) install -e ".[all]"
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (gcc companion)"
+	mkdir -p $(VENV)/etc/jupyter/labconfig
+	cp jupyter/labconfig/default_setting_overrides.json $(VENV)/etc/jupyter/labconfig/
 	@touch $(STAMP)
 
 venv: $(PY)
@@ -38,6 +43,9 @@ kernel: $(STAMP)
 
 reproduce: $(STAMP)
 	$(PY) -m gcc.reproduce --profile $(PROFILE) $(if $(ONLY),--only $(ONLY),)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=$(CURDIR) notebooks/
 
 html: $(STAMP)
 	$(PY) -m gcc.reproduce --no-run --build-book
