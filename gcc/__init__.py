@@ -12,7 +12,8 @@ imported explicitly: :mod:`gcc.dnn` (torch/timm), :mod:`gcc.distributed` (Dask),
 __version__ = "0.1.0"
 
 from .points import chebyshev_points, equispaced_points  # noqa: E402
-from .splines import smoother_matrix, smoothing_spline, gcv_lambda  # noqa: E402
+from .splines import smoother_matrix, smoothing_spline  # noqa: E402
+from .gcv import gcv_lambda  # noqa: E402
 from .codes import Code, SplineCode, BerrutCode, LagrangeCode, BSplineCode  # noqa: E402
 from . import cpgc  # noqa: E402,F401  (coded partial gradient computation, issue 6)
 from .stragglers import (FixedCount, Bernoulli, ContiguousBlock, WorstCase,  # noqa: E402

@@ -67,7 +67,8 @@ class LinearOperator:
             op = self._cache[key] = self.matrix.astype(real)
         return op
 
-    def _torch(self, like):
+    def tensor(self, like):
+        """The matrix as a torch tensor of ``like``'s dtype and device (converted once, cached)."""
         torch = sys.modules["torch"]
         dtype = like.dtype
         key = ("torch", dtype, like.device)
@@ -92,10 +93,10 @@ class LinearOperator:
             trailing = tuple(X.shape[1:])
             X2 = X.reshape(n, -1)
             if X.is_complex():
-                op = self._torch(X.real)
+                op = self.tensor(X.real)
                 out = torch.complex(op @ X2.real, op @ X2.imag)
             else:
-                out = self._torch(X) @ X2
+                out = self.tensor(X) @ X2
             return out.reshape((p,) + trailing)
         X = np.asarray(X)
         dtype = _numpy_compute_dtype(X.dtype)

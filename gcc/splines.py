@@ -10,12 +10,12 @@ every output column. ``lam = 0`` interpolates. Outside [min x, max x] the spline
 linearly (it is *natural*). scipy's ``make_smoothing_spline(x, y, lam=n * lam)`` is the same
 fit for n >= 5, with cubic extrapolation; this module works for any n >= 1.
 
-The checked functions (:func:`smoother_matrix`, :func:`smoothing_spline`, :func:`gcv_lambda`,
-:func:`gcv_grid`) share the unchecked Reinsch kernels with the codes (:func:`reinsch_smoother`,
-:func:`reinsch_fit`, :func:`reinsch_fit_many`, :func:`spline_eval`, :func:`smoother_band`):
-these take the Green-Silverman ``alpha = n * lam`` and trust their caller's knots (float64,
-strictly increasing). :func:`reinsch_fit_many` fits many knot sets in lock step, as decoding
-every straggler block at once needs (:meth:`gcc.SplineCode.block_estimates`).
+The checked functions (:func:`smoother_matrix`, :func:`smoothing_spline`, GCV in :mod:`gcc.gcv`)
+share the unchecked Reinsch kernels with the codes: these take the Green-Silverman
+``alpha = n * lam`` and trust their caller's knots (float64, strictly increasing).
+:func:`reinsch_predict` fits m columns without the smoother matrix (a new received set,
+:meth:`gcc.SplineCode.decode`); :func:`reinsch_fit_many` fits many knot sets in lock step
+(:meth:`gcc.SplineCode.block_estimates`).
 """
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ from scipy.linalg.lapack import dpbsv, dptsv
 
 from .validation import check_finite, check_int, check_lam, check_points, raise_invalid
 
-__all__ = ["smoother_matrix", "smoothing_spline", "gcv_lambda", "gcv_grid",
-           "reinsch_smoother", "reinsch_fit", "reinsch_fit_many", "spline_eval", "smoother_band"]
+__all__ = ["smoother_matrix", "smoothing_spline", "check_y", "reinsch_smoother", "reinsch_fit",
+           "reinsch_fit_many", "reinsch_predict", "spline_eval", "spline_eval_weights",
+           "reinsch_solve", "smoother_band"]
 
 
 # Reinsch algorithm, Q (n, n-2) and R (n-2, n-2) as in Green & Silverman. The helpers take
@@ -49,8 +50,7 @@ def _q_apply(h, gamma):
 
 
 def _reinsch_bands(h, alpha):
-    """Bands of the SPD matrix R + alpha Q^T Q: diagonal (n-2, ...), super-diagonals
-    (n-3, ...) and (n-4, ...); the second is None for alpha = 0 (R is tridiagonal)."""
+    """Bands of R + alpha Q^T Q: diagonal (n-2, ...), super-diagonals (n-3, ...), (n-4, ...) or None."""
     diag = (h[:-1] + h[1:]) / 3.0
     off1 = h[1:-1] / 6.0
     if alpha == 0.0:
@@ -87,9 +87,8 @@ def _solve_reinsch(h, alpha, rhs):
 
 
 def _solve_many(diag, off1, off2, rhs):
-    """Solve b SPD systems, bands diag (r, b), off1 (r-1, b), off2 (r-2, b) or None, rhs
-    (r, b, m), in lock step: LDL^T, one vector operation over the b systems per row (4x
-    faster than one LAPACK call on the concatenated systems)."""
+    """Solve b SPD systems, bands diag (r, b), off1 (r-1, b), off2 (r-2, b) or None, rhs (r, b, m),
+    in lock step: LDL^T, one vector operation over the b systems per row (4x faster than LAPACK)."""
     r = diag.shape[0]
     D, L1, L2 = np.empty_like(diag), np.zeros_like(diag), np.zeros_like(diag)
     z = np.array(rhs, dtype=np.float64)
@@ -113,7 +112,7 @@ def _solve_many(diag, off1, off2, rhs):
     return z
 
 
-def _piece_weights(x0, x1, t, first, last):
+def _piece_weights(x0, x1, t, first, last, fast=False):
     """Weights of (g0, g1, M0, M1) in the natural cubic spline at t on the piece [x0, x1].
 
     Inside: ``A g0 + B g1 + ((A^3-A) M0 + (B^3-B) M1) h^2/6``, A = (x1-t)/h, B = 1-A; beyond
@@ -122,7 +121,13 @@ def _piece_weights(x0, x1, t, first, last):
     hi = x1 - x0
     A = (x1 - t) / hi
     B = 1.0 - A
-    w = (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0)
+    if fast:  # the same weights in fewer operations (A^3 - A = -A B (1 + A)), rounded differently
+        P = (A * B) * (hi * hi * (-1.0 / 6.0))
+        w = (A, B, P * (1.0 + A), P * (1.0 + B))
+        if np.minimum.reduce(t) >= first and np.maximum.reduce(t) <= last:
+            return w
+    else:
+        w = (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0)
     left, right = t < first, t > last
     if left.any():  # rare: only then pay for the tangent-line branches
         tl = t - x0
@@ -241,6 +246,99 @@ def spline_eval(x, g, M, x_eval, interval=None):
     c = _piece_weights(x[at], x[nxt], t, x[0], x[-1])
     return (c[0][..., None] * g[at] + c[1][..., None] * g[nxt]) + (c[2][..., None] * M[at]
                                                                   + c[3][..., None] * M[nxt])
+
+
+def spline_eval_weights(x, x_eval):
+    """Weights of a natural cubic spline's knot values and second derivatives at x_eval.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,)
+        Strictly increasing knots, n >= 2.
+    x_eval : ndarray, shape (p,)
+
+    Returns
+    -------
+    W : ndarray, shape (p, 2 n)
+        ``W @ concatenate([g, M])`` is :func:`spline_eval` (four entries per row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.splines import reinsch_fit, spline_eval, spline_eval_weights
+    >>> x, t = np.array([0.0, 1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.5])
+    >>> g, M = reinsch_fit(x, np.sin(x)[:, None], 0.0)
+    >>> np.allclose(spline_eval_weights(x, t) @ np.concatenate([g, M]), spline_eval(x, g, M, t))
+    True
+    """
+    n, p = x.shape[0], x_eval.shape[0]
+    i = np.searchsorted(x[1:-1], x_eval, side="right")      # piece of each point, in [0, n-2]
+    c = _piece_weights(x[i], x[i + 1], x_eval, x[0], x[-1], fast=True)
+    W = np.zeros(p * 2 * n)
+    base = np.arange(0, p * 2 * n, 2 * n) + i               # flat index of (row, g_i)
+    W[base], W[base + 1], W[base + n], W[base + n + 1] = c
+    return W.reshape(p, 2 * n)
+
+
+def reinsch_predict(x, y, alpha, x_eval):
+    """Fit the natural smoothing spline to m columns and evaluate it, without the smoother.
+
+    Equals ``reinsch_smoother(x, alpha, x_eval) @ y`` up to rounding, with one banded solve
+    with m right-hand sides instead of p: cheaper when m < p and the smoother is not reused.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,)
+        Strictly increasing float64 knots, n >= 3 (unchecked).
+    y : ndarray, shape (n, m)
+    alpha : float
+        Green-Silverman parameter ``n * lam``.
+    x_eval : ndarray, shape (p,)
+
+    Returns
+    -------
+    ndarray of float64, shape (p, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.splines import reinsch_predict, reinsch_smoother
+    >>> x, t = np.linspace(-1.0, 1.0, 9), np.array([-1.5, 0.1, 0.7])
+    >>> y = np.stack([np.sin(3 * x), x ** 2], axis=1)
+    >>> np.allclose(reinsch_predict(x, y, 0.05, t), reinsch_smoother(x, 0.05, t) @ y)
+    True
+    """
+    n, m = y.shape
+    h = x[1:] - x[:-1]
+    d = (y[1:] - y[:-1]) / h[:, None]
+    rhs = np.empty((m, n - 2)).T                  # Fortran order: LAPACK solves in place
+    np.subtract(d[1:], d[:-1], out=rhs)
+    gamma = _solve_reinsch(h, alpha, rhs)
+    g = y if alpha == 0.0 else y - alpha * _q_apply(h, gamma)
+    zero = np.zeros((1, m))
+    return spline_eval_weights(x, x_eval) @ np.concatenate((g, zero, gamma, zero))
+
+
+def reinsch_solve(x, alpha, rhs):
+    """``gamma`` (n-2, m) solving the Reinsch system ``(R + alpha Q^T Q) gamma = rhs`` (LAPACK).
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,)
+        Strictly increasing knots, n >= 3.
+    alpha : float
+    rhs : ndarray, shape (n-2, m)
+        E.g. ``Q^T y`` (the solution: second derivatives at the interior knots), or I.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.splines import reinsch_solve
+    >>> reinsch_solve(np.array([0.0, 1.0, 2.0, 3.0]), 0.0, np.eye(2)) * 15   # R^-1, R tridiagonal
+    array([[24., -6.],
+           [-6., 24.]])
+    """
+    return _solve_reinsch(np.diff(x), alpha, np.array(rhs, dtype=np.float64, order="F"))
 
 
 def reinsch_smoother(x, alpha, x_eval):
@@ -363,9 +461,7 @@ def smoother_band(x, alpha, width):
     return band
 
 
-# --------------------------------------------------------------------------------------
-# Public API (checked)
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------ public API (checked)
 def _check_x_eval(x_eval, owner):
     constraint = "a real scalar or 1-D array of finite points"
     try:
@@ -381,7 +477,8 @@ def _check_x_eval(x_eval, owner):
     return arr
 
 
-def _check_y(y, n, owner):
+def check_y(y, n, owner):
+    """Data ``y`` of shape (n, ...) for knots of length n, as finite float64 (raises otherwise)."""
     try:
         arr = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError):
@@ -460,7 +557,7 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
         Data; every trailing column is smoothed with the same ``lam`` in one banded solve.
     lam : float or "gcv"
         Smoothing parameter ``>= 0`` in the paper's eq. (4) convention (scipy's
-        ``lam = n * lam``), or ``"gcv"`` to choose it with :func:`gcv_lambda` (one lam
+        ``lam = n * lam``), or ``"gcv"`` to choose it with :func:`gcc.gcv.gcv_lambda` (one lam
         shared by all columns).
     x_eval : float or array_like, shape (p,)
         Evaluation points; linear extrapolation outside [min x, max x].
@@ -495,106 +592,13 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
     x = check_points(x, "x", owner, low=None, high=None)
     lam = check_lam(lam, "lam", owner, allow_gcv=True)
     n = x.shape[0]
-    y_arr = _check_y(y, n, owner)
+    y_arr = check_y(y, n, owner)
     xe = _check_x_eval(x_eval, owner)
     if lam == "gcv":
+        from .gcv import gcv_lambda  # gcc.gcv builds on this module
+
         lam, _ = gcv_lambda(x, y_arr)
     y2, x_flat = np.ascontiguousarray(y_arr.reshape(n, -1)), xe.reshape(-1)
     out = (np.repeat(y2[:1], x_flat.shape[0], axis=0) if n == 1 else
            spline_eval(x, *reinsch_fit(x, y2, n * lam), x_flat))
     return out.reshape(xe.shape + y_arr.shape[1:])
-
-
-def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:
-    """Default scale-free log-spaced lam grid of :func:`gcv_lambda`.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Knots; only their range r = max x - min x is used.
-    num : int
-        Number of grid points.
-    low, high : float
-        Range of the scale-free parameter ``lam / r**3``.
-
-    Returns
-    -------
-    ndarray, shape (num,)
-        ``logspace(log10(low), log10(high), num) * r**3``: rescaling x by c multiplies
-        ``int u''^2`` by c^-3, so the same relative smoothness is selected in any units.
-
-    Examples
-    --------
-    >>> from gcc.splines import gcv_grid
-    >>> gcv_grid([0.0, 2.0], num=3)
-    array([8.e-10, 8.e-04, 8.e+02])
-    """
-    owner = "gcv_grid"
-    x = check_points(x, "x", owner, low=None, high=None)
-    num = check_int(num, "num", owner, minimum=1)
-    r = float(x[-1] - x[0]) if x.shape[0] > 1 else 1.0
-    return np.logspace(np.log10(low), np.log10(high), num) * r ** 3
-
-
-def gcv_lambda(x, y, grid=None):
-    """Choose lam by generalised cross-validation (Craven & Wahba 1979).
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Strictly increasing knots, n >= 3.
-    y : array_like, shape (n, ...)
-        Data; all columns share one lam (scores are summed over columns).
-    grid : array_like, shape (g,), optional
-        Candidate lam values (eq. (4) convention, all >= 0). Default :func:`gcv_grid`.
-
-    Returns
-    -------
-    lam : float
-        The grid value minimising the GCV score.
-    scores : ndarray, shape (g,)
-        ``V(lam) = n * RSS(lam) / (n - tr S_lam)^2``, RSS summed over columns; ``inf``
-        where the denominator vanishes (e.g. lam = 0, which interpolates).
-
-    Notes
-    -----
-    Each score builds the n x n smoother matrix (O(n^2) per grid point): fine for the
-    point counts of coded computing. See Wahba [1]_, Ch. 4.
-
-    References
-    ----------
-    .. [1] G. Wahba, "Spline Models for Observational Data", SIAM, 1990.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import gcc
-    >>> rng = np.random.default_rng(0)
-    >>> x = np.linspace(-1, 1, 40)
-    >>> lam, scores = gcc.gcv_lambda(x, np.sin(3 * x) + 0.1 * rng.normal(size=40))
-    >>> scores.shape, bool(0 < lam < 1)
-    ((61,), True)
-    """
-    owner = "gcv_lambda"
-    x = check_points(x, "x", owner, low=None, high=None)
-    n = x.shape[0]
-    if n < 3:
-        raise_invalid("x", owner, "a 1-D array of at least 3 strictly increasing points", x,
-                      f"it has length {n}")
-    y_arr = _check_y(y, n, owner)
-    if grid is None:
-        grid = gcv_grid(x)
-    else:
-        grid = np.asarray(grid, dtype=np.float64).reshape(-1)
-        if grid.size == 0 or not np.isfinite(grid).all() or (grid < 0).any():
-            raise_invalid("grid", owner, "a non-empty 1-D array of finite values >= 0", grid)
-    y2 = y_arr.reshape(n, -1)
-    scores = np.empty(grid.shape[0])
-    for j, lam in enumerate(grid):  # loop over candidate lams only, never over columns
-        S = reinsch_smoother(x, n * lam, x)
-        resid = y2 - S @ y2
-        denom = (n - np.trace(S)) ** 2
-        rss = float(np.sum(resid * resid))
-        scores[j] = n * rss / denom if denom > 1e-12 * n * n else np.inf
-    best = int(np.argmin(np.where(np.isfinite(scores), scores, np.inf)))
-    return float(grid[best]), scores

@@ -8,7 +8,7 @@ import pytest
 from scipy.interpolate import make_interp_spline, make_smoothing_spline
 
 import gcc
-from gcc.splines import gcv_grid
+from gcc.gcv import gcv_grid
 
 LAMS = [1e-8, 1e-6, 1e-4, 1e-2, 1e0, 1e2]
 

@@ -5,7 +5,10 @@ A code places K data points at ``alphas`` and N workers at ``betas`` (both ascen
 worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k).
 All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
 product and decoding one (K, |F|) matrix product, with the decoder built once per received
-set F and cached.
+set F and cached. A code that can fit the m outputs of a new received set more cheaply than it
+builds that operator (:class:`gcc.SplineCode` when m < K) does so on the set's first decode,
+and builds the operator once the set comes back (the set is then reused, and one matrix
+product per decode is the cheapest).
 """
 from __future__ import annotations
 
@@ -116,6 +119,7 @@ class Code:
         self._betas.flags.writeable = False
         self._encoder = None
         self._decoders = OrderedDict()
+        self._fitted = OrderedDict()   # received sets decoded once by _decode_direct
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -169,6 +173,7 @@ class Code:
         state = self.__dict__.copy()
         state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
         state["_decoders"] = OrderedDict()
+        state["_fitted"] = OrderedDict()
         return state
 
     # ------------------------------------------------------------------ operators
@@ -179,6 +184,14 @@ class Code:
     def _build_decoder(self, received: tuple) -> np.ndarray:  # pragma: no cover - abstract
         """Uncached decoder matrix for validated ``received``, shape (K, len(received))."""
         raise NotImplementedError
+
+    def _decode_direct(self, Y, received):
+        """Estimates (K, *out) for a received set seen for the first time, or None.
+
+        ``Y`` is the validated (len(received), *out) array or tensor and ``received`` an
+        ascending int array. None (the default) means: build and cache the decoder operator.
+        """
+        return None
 
     def _encoder_op(self) -> LinearOperator:
         if self._encoder is None:
@@ -204,11 +217,15 @@ class Code:
     def clear_cache(self, encoder=True) -> None:
         """Drop the cached decoders, and the encoder unless ``encoder=False``.
 
-        Converted (float32, torch dtype/device) copies of the operators go with them.
+        Converted (float32, torch dtype/device) copies of the operators go with them, and the
+        record of the received sets decoded once, so every set is new again. What depends
+        only on the code's parameters and ``len(received)`` (the smoothers of
+        :class:`gcc.SplineCode`'s direct decode) is kept.
         """
         if encoder:
             self._encoder = None
         self._decoders.clear()
+        self._fitted.clear()
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""
@@ -271,7 +288,10 @@ class Code:
         Returns
         -------
         ndarray or torch.Tensor, shape (K, *out)
-            Same library, dtype (floating) and device as Y; one matrix product.
+            Same library, dtype (floating) and device as Y: one matrix product with the cached
+            decoder of ``received``; or, the first time a set is decoded by a code that can fit
+            it directly (:class:`gcc.SplineCode` with fewer output columns than K), that fit,
+            equal to the product up to rounding. The operator is built when the set returns.
 
         Examples
         --------
@@ -284,12 +304,24 @@ class Code:
         ((3, 2), True)
         """
         owner = f"{type(self).__name__}.decode"
-        received = self._received(received, owner)
+        key = self._received(received, owner)
         Y = _as_array(Y, "Y", owner)
-        check_leading_dim(Y, len(received), "Y", owner, "len(received)")
+        check_leading_dim(Y, len(key), "Y", owner, "len(received)")
         if check_finite:
             _check_finite(Y, "Y", owner)
-        return self._decoder_op(received).apply(Y)
+        if key not in self._decoders:
+            if key in self._fitted:  # second decode of this set: it is reused, build its operator
+                del self._fitted[key]
+            else:
+                rec = (received if isinstance(received, np.ndarray) and received.dtype.kind in "iu"
+                       else np.fromiter(key, dtype=np.intp, count=len(key)))
+                est = self._decode_direct(Y, rec)
+                if est is not None:
+                    self._fitted[key] = None
+                    if len(self._fitted) > self.decoder_cache_size:
+                        self._fitted.popitem(last=False)
+                    return est
+        return self._decoder_op(key).apply(Y)
 
     def block_estimates(self, Y, n_stragglers):
         """Decode every contiguous straggler block at once, or None where not available.

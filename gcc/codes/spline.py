@@ -1,5 +1,14 @@
 """GCC / LeTCC: natural cubic smoothing splines for both encoder and decoder.
 
+A new received set F is decoded without building its K x |F| operator when the outputs have
+fewer columns than K (:meth:`SplineCode._decode_direct`): through the spline on all N worker
+points with the stragglers' outputs imputed (:class:`gcc.codes.full_spline.FullSpline`, one
+S x S solve; its N x N matrices are kept per |F| once a size recurs), else by one banded solve
+with m right-hand sides over the received knots (:func:`gcc.splines.reinsch_predict`). numpy
+arrays and CPU tensors take the numpy path (a CPU tensor is viewed, not copied); a tensor on an
+accelerator is decoded there with torch operations, the host computing only what does not
+depend on the outputs. A received set that comes back gets its operator (one product).
+
 Besides the operators, :class:`SplineCode` decodes every contiguous straggler block at once
 (:meth:`SplineCode.block_estimates`, used by the worst-case search), with the batched
 Reinsch kernels of :mod:`gcc.splines`:
@@ -17,17 +26,27 @@ References
 """
 from __future__ import annotations
 
+import sys
+from collections import OrderedDict
+from math import prod
+
 import numpy as np
 
-from ..splines import reinsch_fit, reinsch_fit_many, reinsch_smoother, smoother_band, spline_eval
+from ..backend import is_torch
+from ..splines import (reinsch_fit, reinsch_fit_many, reinsch_predict, reinsch_smoother, smoother_band,
+                       spline_eval)
 from ..validation import check_lam
 from .base import Code, block_received
+from .full_spline import FullSpline, predict_tensor
 
 __all__ = ["SplineCode"]
 
 # Half-width (in knots) of the window re-solved around each gap; see _blocks_windowed for
 # why 64 suffices.
 _WINDOW = 64
+# The direct decode through all N points solves an S x S system per received set: worth it
+# up to this many stragglers (beyond, one banded solve over the received knots is cheaper).
+_MAX_STRAGGLERS = 64
 
 
 class SplineCode(Code):
@@ -89,6 +108,13 @@ class SplineCode(Code):
         super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
         self._lam_enc = check_lam(lam_enc, "lam_enc", "SplineCode")
         self._lam_dec = check_lam(lam_dec, "lam_dec", "SplineCode")
+        self._full = OrderedDict()    # |F| (0 for lam_dec = 0) -> FullSpline
+        self._asked = {}              # same keys -> direct decodes asked for (built at the 2nd)
+
+    #: largest N whose N x N :class:`~gcc.codes.full_spline.FullSpline` the direct decode keeps
+    full_spline_max_workers = 256
+    #: number of received-set sizes |F| whose FullSpline is kept (lam_dec > 0)
+    full_spline_cache_size = 4
 
     @property
     def lam_enc(self) -> float:
@@ -107,6 +133,83 @@ class SplineCode(Code):
     def _build_decoder(self, received):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
         return reinsch_smoother(nodes, len(received) * self._lam_dec, self._alphas)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_full"], state["_asked"] = OrderedDict(), {}  # may hold device tensors
+        return state
+
+    # ------------------------------------------------------------------ direct decode
+    def _decode_direct(self, Y, received):
+        """Fit the m = prod(out) output columns of a new received set directly (m < K).
+
+        numpy arrays (floating or integer; float64 inside, the input's float dtype out) and
+        CPU tensors go through :meth:`_fit`; tensors on another device, or that need a
+        gradient, through :meth:`_fit_torch`. None (the operator path) for complex outputs,
+        m >= K or fewer than 3 received workers.
+        """
+        K, n = self._n_inputs, received.shape[0]
+        m = prod(Y.shape[1:])
+        if not 0 < m < K or n < 3:
+            return None
+        if is_torch(Y):
+            torch = sys.modules["torch"]
+            if Y.is_complex():
+                return None
+            Y64 = Y.reshape(n, m).to(torch.float64)
+            if Y.device.type == "cpu" and not Y.requires_grad:
+                est = torch.from_numpy(self._fit(Y64.numpy(), received))  # a view: no copy
+            else:
+                est = self._fit_torch(Y64, received)
+            return est.to(Y.dtype if Y.is_floating_point() else torch.float64).reshape((K,) + Y.shape[1:])
+        if Y.dtype == np.float64 and Y.ndim == 2:  # the common case, without conversions
+            return self._fit(Y, received)
+        if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble:
+            return None
+        est = self._fit(np.asarray(Y, dtype=np.float64).reshape(n, m), received)
+        return est.astype(Y.dtype if Y.dtype.kind == "f" else np.float64, copy=False).reshape(
+            (K,) + Y.shape[1:])
+
+    def _full_spline(self, n):
+        """The :class:`~gcc.codes.full_spline.FullSpline` for received sets of size n, or None.
+
+        Built at the second direct decode that could use it (a one-off is cheaper to fit by a
+        banded solve), for 5 <= N <= :attr:`full_spline_max_workers` and at most
+        _MAX_STRAGGLERS stragglers. lam_dec = 0 shares one for every size.
+        """
+        N = self._n_workers
+        if not 5 <= N <= self.full_spline_max_workers or N - n > _MAX_STRAGGLERS:
+            return None
+        key = n if self._lam_dec > 0.0 else 0
+        full = self._full.get(key)
+        if full is not None:
+            self._full.move_to_end(key)
+            return full
+        self._asked[key] = self._asked.get(key, 0) + 1
+        if self._asked[key] < 2:
+            return None
+        full = self._full[key] = FullSpline(self._betas, self._alphas, n * self._lam_dec)
+        if len(self._full) > self.full_spline_cache_size:
+            self._full.popitem(last=False)
+        return full
+
+    def _fit(self, Y, received):
+        """Decoded estimates (K, m) of float64 outputs Y (n, m) of ``received`` (numpy)."""
+        n = received.shape[0]
+        full = self._full_spline(n)
+        est = None if full is None else full.decode(Y, received)
+        if est is None:
+            est = reinsch_predict(self._betas[received], Y, n * self._lam_dec, self._alphas)
+        return est
+
+    def _fit_torch(self, Y, received):
+        """:meth:`_fit` with torch operations on Y's device (Y float64, (n, m))."""
+        n = received.shape[0]
+        full = self._full_spline(n)
+        est = None if full is None else full.decode_tensor(Y, received)
+        if est is None:
+            est = predict_tensor(self._betas[received], Y, n * self._lam_dec, self._alphas)
+        return est
 
     def _block_estimates(self, Y, S):
         """All blocks at once (see the module docstring); None below 3 received workers."""
@@ -216,3 +319,4 @@ def _blocks_lockstep(betas, alphas, Y, S, a, chunk_elements):
                           _block_intervals(betas, alphas, S, starts))
         out[starts] = est.transpose(1, 0, 2)
     return out
+

@@ -1,0 +1,190 @@
+"""Decoding a received set through the spline on all N worker points (SplineCode's direct decode).
+
+Fill in the output of each straggling worker (the set E, S of them) with the value there of the
+decoder's own spline, the one fitted to the received outputs y_F. The spline through all N worker
+points of the completed outputs u is then the decoder's spline again: for interpolation
+(lam_dec = 0) because that spline is a natural cubic spline with knots at all N points; for
+smoothing (lam_dec > 0, ``alpha = |F| lam_dec``) because a smoother at all N points reproduces the
+values imputed from its own fit (the fixed point of imputing missing data). The S imputed values
+solve
+
+``Mp_EE u_E = -Mp_EF y_F``,  ``Mp = Q R^-1 Q^T`` (interpolation) or ``Mp = I - H`` (smoothing),
+
+where ``u^T Q R^-1 Q^T u`` is the roughness of the interpolant through all N points (Green &
+Silverman 1994, Sec. 2.1) and ``H`` the N x N smoother at alpha, and the estimates are ``P u``,
+``P`` the spline through all N points evaluated at the data points. ``Mp`` and ``P`` depend on the
+code and |F| only; per received set that is one (S, N) gather, an S x S Cholesky solve and one
+(K, N) product, far fewer operations than fitting the |F| knots anew. The Jacobi-scaled condition
+number of ``Mp_EE`` is checked (LAPACK ``dpocon``); above :data:`MAX_COND` (e.g. adjacent
+stragglers near the ends of Chebyshev points at lam_dec = 0) the caller fits the knots instead
+(:func:`gcc.splines.reinsch_predict`).
+
+References
+----------
+.. [1] P. J. Green, B. W. Silverman, "Nonparametric Regression and Generalized Linear Models",
+   Chapman & Hall, 1994.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+from scipy.linalg.lapack import dpocon, dposv
+
+from ..backend import LinearOperator
+from ..splines import reinsch_smoother, reinsch_solve, spline_eval_weights
+
+__all__ = ["FullSpline", "MAX_COND", "predict_tensor"]
+
+#: largest Jacobi-scaled condition number of the S x S system the decode accepts: the result is
+#: then within ~1e-12 (relative) of the operator path; random stragglers stay well below it
+MAX_COND = 1e4
+
+
+class FullSpline:
+    """The spline through all N worker points that decodes every received set of one size.
+
+    Parameters
+    ----------
+    betas : ndarray, shape (N,)
+        Worker points, N >= 5.
+    alphas : ndarray, shape (K,)
+        Data points.
+    alpha : float
+        Green-Silverman parameter of the decoder, ``|F| lam_dec`` (0: interpolation).
+
+    Attributes
+    ----------
+    Mp : ndarray, shape (N, N)
+        ``Q R^-1 Q^T`` (alpha = 0) or ``I - H`` (alpha > 0), symmetric positive semi-definite.
+    P : ndarray, shape (K, N)
+        The spline through all N points evaluated at the alphas.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gcc
+    >>> from gcc.codes.full_spline import FullSpline
+    >>> code = gcc.SplineCode(n_inputs=4, n_workers=12)
+    >>> received = np.array([0, 1, 2, 4, 5, 7, 8, 9, 10, 11])     # workers 3 and 6 straggle
+    >>> Y = np.sin(3 * code.betas[received])[:, None]
+    >>> est = FullSpline(code.betas, code.alphas, 0.0).decode(Y, received)
+    >>> np.allclose(est, code.decoder_matrix(received) @ Y)
+    True
+    """
+
+    __slots__ = ("Mp", "P", "_scale", "_ops")
+
+    def __init__(self, betas, alphas, alpha):
+        if alpha == 0.0:
+            N = betas.shape[0]
+            inv = 1.0 / np.diff(betas)
+            Qt = np.zeros((N - 2, N))                      # second divided differences
+            r = np.arange(N - 2)
+            Qt[r, r], Qt[r, r + 1], Qt[r, r + 2] = inv[:-1], -(inv[:-1] + inv[1:]), inv[1:]
+            Mp = Qt.T @ reinsch_solve(betas, 0.0, Qt)
+            self.Mp = (Mp + Mp.T) / 2.0                    # symmetric to rounding
+        else:
+            self.Mp = np.eye(betas.shape[0]) - reinsch_smoother(betas, alpha, betas)
+        self.P = reinsch_smoother(betas, alpha, alphas)
+        self._scale = 1.0 / np.sqrt(np.diagonal(self.Mp))  # Jacobi scaling of every Mp_EE
+        self._ops = None
+
+    def _system(self, received):
+        """Stragglers E, ``Mp_E:`` and ``Mp_EE``."""
+        keep = np.ones(self.P.shape[1], dtype=bool)
+        keep[received] = False
+        E = np.flatnonzero(keep)
+        ME = self.Mp[E]
+        return E, ME, ME[:, E]
+
+    def _solve(self, E, C, rhs):
+        """Cholesky solve of ``C x = rhs``, or None when C's scaled condition exceeds MAX_COND."""
+        c, x, info = dposv(C.T, rhs, overwrite_a=1, overwrite_b=1)   # C symmetric: C.T is Fortran
+        if info != 0:
+            return None
+        # D C D = (U D)^T (U D) has a unit diagonal, so its 1-norm is at most S.
+        S = float(E.size)
+        return x if dpocon(c * self._scale[E], S)[0] * S * MAX_COND >= 1.0 else None
+
+    def decode(self, Y, received):
+        """Estimates (K, m) from float64 outputs Y (n, m) of ``received``; None if ill-conditioned."""
+        N = self.P.shape[1]
+        if received.shape[0] == N:
+            return self.P @ Y
+        u = np.zeros((N, Y.shape[1]))
+        u[received] = Y
+        E, ME, C = self._system(received)
+        x = self._solve(E, C, ME @ u)
+        if x is None:
+            return None
+        u[E] = -x
+        return self.P @ u
+
+    def decode_tensor(self, Y, received):
+        """:meth:`decode` for a torch tensor Y (n, m), float64, on any device; None as there.
+
+        The host solves for ``Mp_EE^-1`` (it does not depend on Y) and sends it with the
+        indices; the products run on Y's device.
+        """
+        torch = sys.modules["torch"]
+        N, n = self.P.shape[1], received.shape[0]
+        if self._ops is None:
+            self._ops = (LinearOperator(self.Mp), LinearOperator(self.P))
+        Mp, P = self._ops[0].tensor(Y), self._ops[1].tensor(Y)
+        if n == N:
+            return P @ Y
+        E, _, C = self._system(received)
+        C_inv = self._solve(E, C, np.eye(E.size))
+        if C_inv is None:
+            return None
+        idx = torch.from_numpy(np.concatenate([received, E])).to(Y.device)
+        F_t, E_t = idx[:n], idx[n:]
+        u = Y.new_zeros((N, Y.shape[1])).index_copy(0, F_t, Y)
+        x = torch.from_numpy(np.ascontiguousarray(C_inv)).to(Y.device) @ (Mp.index_select(0, E_t) @ u)
+        return P @ u.index_copy(0, E_t, -x)
+
+
+def predict_tensor(x, Y, alpha, x_eval):
+    """:func:`gcc.splines.reinsch_predict` with torch operations on Y's device.
+
+    There is no banded solver on a GPU, so the host inverts the (n-2) x (n-2) Reinsch matrix
+    and computes the evaluation weights (neither depends on Y) and sends them in one transfer.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,)
+        Knots (host), n >= 3.
+    Y : torch.Tensor, shape (n, m), float64
+    alpha : float
+    x_eval : ndarray, shape (p,)
+
+    Returns
+    -------
+    torch.Tensor, shape (p, m), on Y's device
+
+    Examples
+    --------
+    >>> import numpy as np, torch
+    >>> from gcc.codes.full_spline import predict_tensor
+    >>> from gcc.splines import reinsch_predict
+    >>> x, t = np.linspace(0.0, 1.0, 6), np.array([0.1, 0.5, 1.2])
+    >>> y = np.cos(np.outer(x, [1.0, 2.0]))
+    >>> np.allclose(predict_tensor(x, torch.from_numpy(y), 0.01, t).numpy(), reinsch_predict(x, y, 0.01, t))
+    True
+    """
+    torch = sys.modules["torch"]
+    n, m = Y.shape
+    r = n - 2
+    pack = np.concatenate([1.0 / np.diff(x), reinsch_solve(x, alpha, np.eye(r)).ravel(),
+                           spline_eval_weights(x, x_eval).ravel()])
+    pk = torch.from_numpy(pack).to(Y.device)
+    inv, A_inv, W = pk[: n - 1, None], pk[n - 1: n - 1 + r * r].view(r, r), pk[n - 1 + r * r:].view(-1, 2 * n)
+    d = (Y[1:] - Y[:-1]) * inv                                       # slopes
+    zero = Y.new_zeros((1, m))
+    M = torch.cat((zero, A_inv @ (d[1:] - d[:-1]), zero))             # second derivatives
+    g = Y
+    if alpha != 0.0:  # fitted values y - alpha Q gamma: Q gamma is the slope change of M
+        s = torch.cat((zero, (M[1:] - M[:-1]) * inv, zero))
+        g = Y - alpha * (s[1:] - s[:-1])
+    return W @ torch.cat((g, M))
