@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="list the assignments and the sizes of one seed's variant").add_argument(
         "--seed", type=int, default=0)
     sub.add_parser("make-student", help="derive each student.ipynb from its solution.ipynb, then sync-book")
-    sub.add_parser("sync-book", help="copy the student notebooks (no outputs) to book/assignments/")
+    sub.add_parser("sync-book", help="write the student notebooks (no outputs) to book/generated/assignments/")
     mv = sub.add_parser("make-variant", help="write one student's notebooks with their seed injected")
     mv.add_argument("--seed", type=int, required=True)
     mv.add_argument("--out", type=Path, default=None, help="default: _build/variants/seed-<seed>")

@@ -4,8 +4,9 @@ Sources live in ``assignments/<id>/student.ipynb`` and ``assignments/<id>/soluti
 (outside ``notebooks/``: the reproduce runner must never run a student notebook, which fails
 by design until it is solved). This module
 
-- copies the student notebooks, without outputs, to ``book/assignments/<id>.ipynb``
-  (the pages of the rendered book: students see tasks, never solutions);
+- writes the student notebooks, without outputs, as the book's pages
+  ``book/generated/assignments/<id>.ipynb`` (the book build calls :func:`sync_book`; the pages are
+  build products, never committed: students see tasks, never solutions);
 - writes per-student copies with the seed injected by papermill (``make-variant``);
 - assembles a separate Jupyter Book of the executed solutions for instructors
   (``build-instructor``), by default in ``_build/instructor``.
@@ -85,8 +86,8 @@ def students_out_of_sync() -> list[str]:
             or source_notebook(a).read_text(encoding="utf-8") != _derived_student(a)]
 
 
-def _book_page(assignment: str) -> Path:
-    return repo_root() / "book" / "assignments" / f"{assignment}.ipynb"
+def _book_page(assignment: str, dest: Path | None = None) -> Path:
+    return (Path(dest) if dest else repo_root() / "book" / "generated" / "assignments") / f"{assignment}.ipynb"
 
 
 def _student_page(assignment: str) -> str:
@@ -96,25 +97,26 @@ def _student_page(assignment: str) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def sync_book(assignments: Iterable[str] | None = None) -> list[Path]:
-    """Write the student notebooks, without outputs, as the book's pages ``book/assignments/<id>.ipynb``."""
+def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None) -> list[Path]:
+    """Write the student notebooks, without outputs, as the book's pages ``<dest>/<id>.ipynb``.
+
+    ``dest`` defaults to ``book/generated/assignments`` (the book build passes its own folder of
+    generated pages).
+    """
     written = []
     for a in assignments or assignment_ids():
-        page = _book_page(a)
+        page = _book_page(a, dest)
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(_student_page(a), encoding="utf-8")
         written.append(page)
     return written
 
 
-def book_out_of_sync() -> list[str]:
-    """Ids whose book page is missing or differs from the student source (empty when in sync)."""
-    stale = []
-    for a in assignment_ids():
-        page = _book_page(a)
-        if not page.exists() or page.read_text(encoding="utf-8") != _student_page(a):
-            stale.append(a)
-    return stale
+def book_out_of_sync(dest: Path | None = None) -> list[str]:
+    """Ids whose generated book page differs from the student source (a missing page is written by
+    the next book build, so it is not out of sync)."""
+    return [a for a in assignment_ids()
+            if _book_page(a, dest).exists() and _book_page(a, dest).read_text(encoding="utf-8") != _student_page(a)]
 
 
 def run_notebook(source: Path, output: Path, seed: int, prepare_only: bool = False,

@@ -2,7 +2,8 @@
 
 Notebooks are never executed by Jupyter Book. Table-of-contents entries whose page does not
 exist yet are left out of the build (and listed); executed notebooks missing from ``_toc.yml``
-are added under "Other notebooks" so that no result is lost. The values the runs recorded
+are added under "Other notebooks" so that no result is lost. The assignments' pages are written
+into ``book/generated/assignments`` by each build (:func:`gcc.assignments.build.sync_book`). The values the runs recorded
 (``book/generated/values/*.json``) become the MyST substitutions of the build
 (``{{ notebook.key }}`` in a chapter), through an effective copy of ``_config.yml``.
 
@@ -166,6 +167,10 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     # Pages the book always includes, written here too so that a build never lacks them.
     cards = discover(root / "notebooks")
     write_parameters_page(cards, generated / "parameters.md")
+    # The assignments' pages are the student notebooks, generated here (never committed).
+    from gcc.assignments.build import sync_book
+
+    sync_book(dest=generated / "assignments")
     if not (generated / "status.md").exists():
         write_status(cards, "default", generated / "status.md", results_root or default_results_root())
     source = root
