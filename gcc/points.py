@@ -130,6 +130,9 @@ def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
     ...
     ValueError: The 'points' parameter of SplineCode must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
     """
+    owner = validate(owner, InstanceOf(str, "a class or function name (str)"), "owner", "code_points")
+    n_inputs = validate(n_inputs, Interval(Integral, 1, None), "n_inputs", owner)
+    n_workers = validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
     points = validate(points, POINT_SETS, "points", owner)
     if points == "chebyshev":
         return chebyshev_points(n_inputs, 1), chebyshev_points(n_workers, 2)

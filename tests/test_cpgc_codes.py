@@ -69,3 +69,68 @@ def test_prob_tasks_done_is_a_distribution_and_matches_sampling():
         assert p.sum() == pytest.approx(1.0, abs=1e-12) and np.all(p >= -1e-15)
         emp = np.bincount(np.minimum(3, np.floor(t / Y).astype(int)), minlength=4) / Y.size
         np.testing.assert_allclose(p, emp, atol=5e-3)
+
+
+# --------------------------------------------------------------------------- issue 15: the contract
+_K4 = cpgc.example_code_k4()
+
+
+@pytest.mark.parametrize("call,name", [
+    # probabilities, speeds and times outside their domain: errors, never negative values
+    (lambda: cpgc.prob_tasks_done(1, 1.0, mu=-1.0), "'mu' parameter of prob_tasks_done"),
+    (lambda: cpgc.prob_tasks_done(1, 1.0, alpha=-1.0), "'alpha' parameter of prob_tasks_done"),
+    (lambda: cpgc.prob_tasks_done(-1, 1.0), r"'s' parameter of prob_tasks_done must be an int in \[0, r\]"),
+    (lambda: cpgc.prob_tasks_done(4, 1.0, r=3), "'s'"), (lambda: cpgc.prob_tasks_done(1.5, 1.0), "'s'"),
+    (lambda: cpgc.prob_tasks_done(0, 1.0, r=0), "'r'"), (lambda: cpgc.prob_tasks_done(0, np.nan), "'t'"),
+    (lambda: cpgc.prob_tasks_done(0, 1j), r"'t'.*complex"),
+    (lambda: cpgc.worker_speeds(None, 2, 3), "'rng' parameter of worker_speeds"),
+    (lambda: cpgc.worker_speeds(0, 2, 3), "'rng'"),
+    (lambda: cpgc.worker_speeds(np.random.default_rng(0), 2, 3, mu=0), "'mu'"),
+    (lambda: cpgc.arrival_times(_K4, np.array([[-0.1, 0.3, 0.2, 0.1]])), "'speeds' parameter of arrival_times"),
+    (lambda: cpgc.arrival_times(_K4, np.array([[0.1, 0.3]])), r"'speeds'.*\(trials, 4\)"),
+    (lambda: cpgc.arrival_times(_K4, np.array([[0.1j, 0.3, 0.2, 0.1]])), r"'speeds'.*complex"),
+    (lambda: cpgc.arrival_times(3, np.ones((1, 4))), "'code' parameter of arrival_times"),
+    # the closed forms name their own arguments
+    (lambda: cpgc.closed_forms.threshold_mean_time(3, 1, -1), "'units' parameter of threshold_mean_time"),
+    (lambda: cpgc.closed_forms.threshold_mean_time(3, 4, 1), "'k' parameter of threshold_mean_time"),
+    (lambda: cpgc.closed_forms.mds_mean_time(4, 2, k_bar=0), "'k_bar' parameter of mds_mean_time"),
+    (lambda: cpgc.closed_forms.mds_mean_time(4, 2, mu=0), "'mu' parameter of mds_mean_time"),
+    (lambda: cpgc.closed_forms.gc_mean_time(4, 2, mu=0), "'mu' parameter of gc_mean_time"),
+    # enumeration
+    (lambda: en.brute_force_recoverable([1, 2]), "'rows' parameter of brute_force_recoverable"),
+    (lambda: en.brute_force_recoverable([[np.nan, 1]]), "'rows'"),
+    (lambda: en.brute_force_recoverable([[1j, 1]]), "'rows'"),
+    (lambda: en.is_complete(_K4, [1, 2]), r"'scores'.*\(4,\)"),
+    (lambda: en.is_complete(_K4, [1, 2, 0, -1]), "'scores'"),
+    (lambda: en.is_complete(_K4, [1, 2, 0, 0.5]), "'scores'"),
+    (lambda: en.is_complete(3, [1, 2]), "'code' parameter of is_complete"),
+    (lambda: en.type_counts(3), "'code' parameter of type_counts"),
+    (lambda: en.type_counts(_K4, max_vectors=0), "'max_vectors'"),
+    (lambda: en.exact_mean_time(_K4, tolerance=2), "'tolerance' parameter of exact_mean_time"),
+    # codes: seeds, shifts, flags and hand-made codes
+    (lambda: cpgc.rcsc_code(4, (1, 2), seed="a"), "'seed' parameter of rcsc_code"),
+    (lambda: cpgc.rcsc_code(4, (1, 2), seed=-1), "'seed'"),
+    (lambda: cpgc.rcsc_code(4, (1, 2), shifts=[0, 1.5, 2]), r"'shifts'.*1.5 is not an int"),
+    (lambda: cpgc.icassp_mds_code(4, 2, seed=None), "'seed' parameter of icassp_mds_code"),
+    (lambda: cpgc.mds_code(4, 2, seed=1.0), "'seed' parameter of mds_code"),
+    (lambda: cpgc.uncoded_cyclic_code(4, 2, multi_message="no"), "'multi_message'"),
+    (lambda: cpgc.make_code("rcsc", 4, degrees=(1, 2), seed="x"), "'seed' parameter of make_code"),
+    (lambda: cpgc.CPGCCode("x", np.ones((2, 1, 2)) * 1j, np.ones(1), np.zeros(1, int)), "'coefficients'"),
+    (lambda: cpgc.CPGCCode("x", np.ones((2, 1, 2)), np.zeros(1), np.zeros(1, int)), "'row_units'"),
+    (lambda: cpgc.CPGCCode("x", np.ones((2, 2, 2)), np.ones(2), np.array([0, 2])), "'row_messages'"),
+    (lambda: cpgc.CPGCCode("x", np.ones((2, 2, 2)), np.array([1.0, 2.0]), np.zeros(2, int)), "'row_units'"),
+    (lambda: cpgc.CPGCCode("x", np.ones((2, 1, 2)), np.ones(1), np.zeros(1, int), any_k=3), "'any_k'"),
+    (lambda: cpgc.CPGCCode("x", np.ones((2, 1, 2)), np.ones(1), np.zeros(1, int), setting="x"), "'setting'"),
+])
+def test_cpgc_helpers_reject_values_outside_their_domain(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_generators_are_accepted_as_seeds_and_probabilities_stay_in_range():
+    a = cpgc.rcsc_code(6, (1, 2), seed=np.random.default_rng(3))
+    assert a.coefficients.shape == (6, 2, 6)
+    t = np.linspace(-1.0, 2.0, 31)
+    p = np.stack([cpgc.prob_tasks_done(s, t, 10.0, 0.01, 3) for s in range(4)])
+    assert p.min() >= 0 and p.max() <= 1 and np.allclose(p.sum(axis=0), 1.0)
+    assert cpgc.prob_tasks_done(0, -1.0) == 1.0          # nothing is done before time 0

@@ -47,3 +47,24 @@ def test_masks_and_eta_are_validated():
         rg.gradient_descent(p, np.ones((3, 2), dtype=bool))
     with pytest.raises(ValueError, match="^The 'eta' parameter of gradient_descent must be a finite real number > 0"):
         rg.gradient_descent(p, np.ones((1, 2, 2), dtype=bool), eta=0)
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda p: rg.block_slices(10, 0), "'n_blocks' parameter of block_slices"),
+    (lambda p: rg.block_slices(10, 11), r"'n_blocks'.*\[1, dim\]"),
+    (lambda p: rg.block_slices(-1, 2), "'dim'"),
+    (lambda p: rg.gradient_descent(3, np.ones((1, 2, 2), bool)), "'problem' parameter of gradient_descent"),
+    (lambda p: rg.gradient_descent(p, np.full((1, 2, 2), 0.5)), r"'masks'.*0.5 is not a bool"),
+    (lambda p: rg.gradient_descent(p, np.ones((1, 2, 9), bool)), r"'masks'.*n_blocks <= d = 4"),
+    (lambda p: rg.gradient_descent(p, np.ones((1, 2, 2), bool), theta0=np.nan), "'theta0'"),
+    (lambda p: rg.synthetic_regression(20, 5, 4, seed="a"), "'seed' parameter of synthetic_regression"),
+    (lambda p: rg.synthetic_regression(20, 5, 4, seed=-1), "'seed'"),
+    (lambda p: rg.RegressionProblem(p.X_train, p.y_train[:3], p.X_test, p.y_test, p.theta_star), "'y_train'"),
+    (lambda p: rg.RegressionProblem(p.X_train * 1j, p.y_train, p.X_test, p.y_test, p.theta_star),
+     r"'X_train'.*complex"),
+    (lambda p: rg.RegressionProblem(p.X_train, p.y_train, p.X_test[:, :2], p.y_test, p.theta_star), "'X_test'"),
+])
+def test_regression_checks_its_arguments(call, name):
+    p = rg.synthetic_regression(20, 5, 4, seed=0)
+    with pytest.raises(ValueError, match=name):
+        call(p)

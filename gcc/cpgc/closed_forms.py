@@ -7,7 +7,7 @@ and that needs any k of them completes at ``r (alpha + X_(k:K))``.
 """
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import digamma
@@ -19,6 +19,7 @@ __all__ = ["harmonic", "order_statistic_mean", "threshold_mean_time", "mds_mean_
 
 
 _COUNT = Interval(Integral, 1, None)
+_UNITS = Interval(Real, 0, None, closed="neither")
 
 
 @validate_params({"n": Interval(Integral, 0, None)})
@@ -49,7 +50,7 @@ def order_statistic_mean(n_workers: int, k: int, mu: float = 10.0) -> float:
     return (harmonic(K) - harmonic(K - k)) / mu
 
 
-@validate_params({"alpha": ALPHA})
+@validate_params({"n_workers": _COUNT, "units": _UNITS, "mu": MU, "alpha": ALPHA})
 def threshold_mean_time(n_workers: int, k: int, units: float, mu: float = 10.0, alpha: float = 0.01) -> float:
     """``E[T] = units (alpha + (H_K - H_{K-k}) / mu)`` for a scheme needing any k one-message workers.
 
@@ -59,10 +60,11 @@ def threshold_mean_time(n_workers: int, k: int, units: float, mu: float = 10.0, 
     >>> round(threshold_mean_time(2, 2, units=3, mu=1.0, alpha=0.5), 12)    # 3 (0.5 + 1.5)
     6.0
     """
+    k = validate(k, Interval(Integral, 1, n_workers), "k", "threshold_mean_time")
     return float(units) * (alpha + order_statistic_mean(n_workers, k, mu))
 
 
-@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT})
+@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT, "mu": MU, "alpha": ALPHA})
 def mds_mean_time(n_workers: int = 40, n_tasks: int = 3, k_bar: int | None = None, mu: float = 10.0,
                   alpha: float = 0.01) -> float:
     """MDS-coded computation: ``r (alpha + (H_K - H_{K - k_bar}) / mu)``, ``k_bar = ceil(K / r)`` by default.
@@ -78,11 +80,12 @@ def mds_mean_time(n_workers: int = 40, n_tasks: int = 3, k_bar: int | None = Non
     0.1572
     """
     K, r = n_workers, n_tasks
-    kb = int(np.ceil(K / r)) if k_bar is None else k_bar
+    kb = int(np.ceil(K / r)) if k_bar is None else validate(k_bar, Interval(Integral, 1, K), "k_bar",
+                                                             "mds_mean_time")
     return threshold_mean_time(K, kb, r, mu, alpha)
 
 
-@validate_params({"n_workers": _COUNT})
+@validate_params({"n_workers": _COUNT, "mu": MU, "alpha": ALPHA})
 def gc_mean_time(n_workers: int = 40, load: int = 6, mu: float = 10.0, alpha: float = 0.01) -> float:
     """Gradient coding with load r: ``r (alpha + (H_K - H_{r-1}) / mu)`` (any K - r + 1 workers).
 

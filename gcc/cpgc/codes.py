@@ -28,7 +28,8 @@ from numbers import Integral
 
 import numpy as np
 
-from ..validation import Constraint, Interval, Options, Rejected, invalid, validate, validate_params
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Constraint, Interval, NoneOr, Options,
+                          Rejected, invalid, validate, validate_params)
 
 __all__ = [
     "CPGCCode",
@@ -163,6 +164,35 @@ class CPGCCode:
     load: int = 1
     params: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        owner = "CPGCCode"
+        coef = validate(self.coefficients, ArrayLike(ndim=3, dtype=float, finite=True, description=(
+            "a real array of shape (n_workers, n_rows, n_blocks)")), "coefficients", owner)
+        K, R, _ = coef.shape
+        if 0 in coef.shape:
+            raise invalid("coefficients", owner, "a non-empty array of shape (n_workers, n_rows, n_blocks)",
+                          coef, f"it has shape {coef.shape}")
+        units = validate(self.row_units, ArrayLike(shape=(R,), dtype=float, finite=True, description=(
+            f"a real array of shape (n_rows = {R},)")), "row_units", owner)
+        if units.min() <= 0 or np.any(np.diff(units) < 0):
+            raise invalid("row_units", owner, "positive, non-decreasing task units", units)
+        msgs = validate(self.row_messages, ArrayLike(shape=(R,), dtype=np.int64, description=(
+            f"an int array of shape (n_rows = {R},)")), "row_messages", owner)
+        if msgs.min() != 0 or np.any(np.diff(msgs) < 0) or np.any(np.diff(msgs) > 1):
+            raise invalid("row_messages", owner, "message indices 0, 1, ... in row order", msgs)
+        for j in range(int(msgs.max()) + 1):       # the rows of one message arrive together
+            if np.unique(units[msgs == j]).size != 1:
+                raise invalid("row_units", owner, "equal task units for the rows of one message", units,
+                              f"message {j}")
+        validate(self.any_k, NoneOr(Interval(Integral, 1, K, description=f"an int in [1, n_workers = {K}]")),
+                 "any_k", owner)
+        validate(self.partial, BOOL, "partial", owner)
+        validate(self.setting, SETTING, "setting", owner)
+        validate(self.load, Interval(Integral, 1, None), "load", owner)
+        object.__setattr__(self, "coefficients", coef)
+        object.__setattr__(self, "row_units", units)
+        object.__setattr__(self, "row_messages", msgs)
+
     @property
     def n_workers(self) -> int:
         return self.coefficients.shape[0]
@@ -203,7 +233,7 @@ def _rng(seed):
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
-@validate_params({"n_workers": _COUNT, "degrees": DEGREES, "setting": SETTING})
+@validate_params({"n_workers": _COUNT, "degrees": DEGREES, "setting": SETTING, "seed": SEED_OR_GENERATOR})
 def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> CPGCCode:
     """Random circularly shifted code (RCSC) of the CCPR scheme.
 
@@ -258,7 +288,8 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     if shifts is None:
         shifts = _rng(seed).choice(K, size=L, replace=False)
     else:
-        shifts = np.asarray(shifts)
+        shifts = validate(shifts, ArrayLike(ndim=1, dtype=np.int64, description=f"{L} distinct ints in "
+                                            f"[0, {K - 1}]"), "shifts", owner)
         if shifts.shape != (L,) or len(set(shifts.tolist())) != L or shifts.min() < 0 or shifts.max() >= K:
             raise invalid("shifts", owner, f"{L} distinct ints in [0, {K - 1}]", shifts.tolist())
     A = np.array([np.roll(np.arange(K), int(s)) for s in shifts])
@@ -299,7 +330,7 @@ def example_code_k4() -> CPGCCode:
                     {"degrees": (1, 2), "example": "digest K=4, r=2"})
 
 
-@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT})
+@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT, "seed": SEED_OR_GENERATOR})
 def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     """Labelled hypothesis for the ICASSP-2019 CPGC: uncoded first task, MDS-coded later tasks.
 
@@ -325,7 +356,7 @@ def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
                     {"n_tasks": r, "seed": seed if isinstance(seed, int) else None})
 
 
-@validate_params({"n_workers": _COUNT, "setting": SETTING})
+@validate_params({"n_workers": _COUNT, "setting": SETTING, "multi_message": BOOL})
 def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = True,
                         setting: str = "computation") -> CPGCCode:
     """Uncoded cyclic assignment: worker i computes W_i, W_{i+1}, ..., W_{i+r-1} (mod K) in order.
@@ -354,7 +385,7 @@ def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = 
     return CPGCCode(name, coef, units, msgs, None, True, setting, r, {"n_tasks": r})
 
 
-@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT})
+@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT, "seed": SEED_OR_GENERATOR})
 def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> CPGCCode:
     """(k_bar, K) MDS-coded computation with a real Gaussian generator.
 
@@ -442,6 +473,7 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     """
     name = canonical_scheme(scheme, owner)
     K = validate(n_workers, _COUNT, "n_workers", owner)
+    seed = validate(seed, SEED_OR_GENERATOR, "seed", owner)
     m = validate(degrees, DEGREES, "degrees", owner)
     default_setting = "communication" if name == "gc" else "computation"
     setting = default_setting if setting is None else validate(setting, SETTING, "setting", owner)

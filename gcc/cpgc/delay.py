@@ -10,7 +10,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import Interval, validate
+from ..validation import ArrayLike, HasAttributes, Interval, check_rng, invalid, validate
 
 __all__ = ["MU", "ALPHA", "worker_speeds", "arrival_times", "prob_tasks_done"]
 
@@ -18,6 +18,11 @@ __all__ = ["MU", "ALPHA", "worker_speeds", "arrival_times", "prob_tasks_done"]
 MU = Interval(Real, 0, None, closed="neither")
 #: the deterministic shift alpha per task unit
 ALPHA = Interval(Real, 0, None)
+#: what the timing functions need of a code (a :class:`gcc.cpgc.CPGCCode`)
+TIMED_CODE = HasAttributes(("n_workers", "row_units"),
+                           description="a CPGCCode (gcc.cpgc.make_code(...))")
+#: times: real numbers, never NaN (a complex time has no meaning)
+_TIMES = ArrayLike(dtype=float, description="a real number or array of real numbers (not NaN)")
 
 
 def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: float = 10.0,
@@ -27,7 +32,7 @@ def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: flo
     Parameters
     ----------
     rng : numpy.random.Generator
-    trials, n_workers : int
+    trials, n_workers : int >= 1
     mu : float
         Rate of the exponential part (mean 1 / mu), > 0.
     alpha : float
@@ -48,8 +53,9 @@ def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: flo
     >>> Y.shape, bool(Y.min() >= 0.01), round(float(Y.mean()), 2)      # mean alpha + 1 / mu
     ((20000, 4), True, 0.11)
     """
-    validate(trials, Interval(Integral, 1, None), "trials", owner)
-    validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
+    rng = check_rng(rng, "rng", owner)
+    trials = validate(trials, Interval(Integral, 1, None), "trials", owner)
+    n_workers = validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
     mu = validate(mu, MU, "mu", owner)
     alpha = validate(alpha, ALPHA, "alpha", owner)
     return alpha + rng.exponential(1.0 / mu, size=(trials, n_workers))
@@ -57,6 +63,16 @@ def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: flo
 
 def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
     """Arrival time of every row: ``row_units[j] * speeds[:, i]``, shape (trials, n_workers, n_rows).
+
+    Parameters
+    ----------
+    code : CPGCCode
+    speeds : array_like, shape (trials, n_workers)
+        Time per task unit of every worker (:func:`worker_speeds`): finite reals >= 0.
+
+    Returns
+    -------
+    ndarray, shape (trials, n_workers, n_rows)
 
     Examples
     --------
@@ -66,12 +82,34 @@ def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
     array([[[0.1, 0.2],
             [0.3, 0.6]]])
     """
-    speeds = np.asarray(speeds, dtype=float)
+    owner = "arrival_times"
+    code = validate(code, TIMED_CODE, "code", owner)
+    K = code.n_workers
+    speeds = validate(speeds, ArrayLike(shape=(None, K), dtype=float, finite=True,
+                                        description=f"an array of shape (trials, {K})"), "speeds", owner)
+    if speeds.size and speeds.min() < 0:
+        raise invalid("speeds", owner, "times per task unit >= 0", speeds)
     return speeds[..., :, None] * code.row_units
 
 
 def prob_tasks_done(s: int, t, mu: float = 10.0, alpha: float = 0.01, r: int = 3) -> np.ndarray:
     """Probability that a worker has finished exactly ``s`` of its ``r`` task units by time ``t``.
+
+    Parameters
+    ----------
+    s : int in [0, r]
+        Task units finished.
+    t : float or array_like
+        Time(s), real (not NaN; ``t <= 0`` means nothing is done yet).
+    mu : float > 0
+    alpha : float >= 0
+    r : int >= 1
+        Task units of a worker (its load).
+
+    Returns
+    -------
+    ndarray, the shape of ``t``
+        Probabilities in [0, 1].
 
     Notes
     -----
@@ -87,15 +125,20 @@ def prob_tasks_done(s: int, t, mu: float = 10.0, alpha: float = 0.01, r: int = 3
     >>> round(sum(p), 12), round(p[0], 4)         # a distribution over s; P(N = 0) = exp(-1.9)
     (1.0, 0.1496)
     """
-    t = np.asarray(t, dtype=float)
+    owner = "prob_tasks_done"
+    r = validate(r, Interval(Integral, 1, None), "r", owner)
+    s = validate(s, Interval(Integral, 0, r, description="an int in [0, r]"), "s", owner)
+    mu = validate(mu, MU, "mu", owner)
+    alpha = validate(alpha, ALPHA, "alpha", owner)
+    t = validate(t, _TIMES, "t", owner)
+    if np.isnan(t).any():
+        raise invalid("t", owner, _TIMES, t)
 
     def at_least(k):
         if k <= 0:
             return np.ones_like(t)
         return np.where(t >= k * alpha, -np.expm1(-mu * np.maximum(t / k - alpha, 0.0)), 0.0)
 
-    if s < 0 or s > r:
-        return np.zeros_like(t)
     if s == r:
         return at_least(r)
     return at_least(s) - at_least(s + 1)

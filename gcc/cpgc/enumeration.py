@@ -15,12 +15,19 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from numbers import Integral
 
 import numpy as np
 
-from ..validation import validate, invalid
+from ..validation import ArrayLike, InstanceOf, Interval, invalid, validate
+from .codes import CPGCCode
 from .delay import ALPHA, MU, prob_tasks_done
 from .master import TOLERANCE, required_blocks
+
+#: the codes enumerated here
+CODE = InstanceOf(CPGCCode, "a CPGCCode (gcc.cpgc.make_code(...))")
+_ROWS = ArrayLike(ndim=2, dtype=float, finite=True,
+                  description="a 2-D array of finite reals (n_rows, n_blocks)")
 
 __all__ = ["brute_force_recoverable", "is_complete", "type_counts", "exact_mean_time"]
 
@@ -42,7 +49,11 @@ def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
     >>> brute_force_recoverable([[1, 1, 0], [0, 1, 0]])
     array([ True,  True, False])
     """
-    rows = np.asarray(rows, dtype=float)
+    return _recoverable(validate(rows, _ROWS, "rows", "brute_force_recoverable"))
+
+
+def _recoverable(rows: np.ndarray) -> np.ndarray:
+    """:func:`brute_force_recoverable` of a checked float array."""
     B = rows.shape[1]
     if rows.shape[0] == 0:
         return np.zeros(B, dtype=bool)
@@ -54,6 +65,17 @@ def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
 def is_complete(code, scores, tolerance: float = 0.0) -> bool:
     """Whether a score vector (task units done per worker, shape (K,)) completes the iteration.
 
+    Parameters
+    ----------
+    code : CPGCCode
+    scores : array_like of int, shape (n_workers,)
+        Task units finished by every worker (ints >= 0).
+    tolerance : float in [0, 1)
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from gcc.cpgc import example_code_k4
@@ -62,7 +84,18 @@ def is_complete(code, scores, tolerance: float = 0.0) -> bool:
     >>> is_complete(code, [1, 1, 2, 0]), is_complete(code, [1, 1, 0, 2])
     (True, False)
     """
-    scores = np.asarray(scores)
+    owner = "is_complete"
+    code = validate(code, CODE, "code", owner)
+    K = code.n_workers
+    scores = validate(scores, ArrayLike(shape=(K,), dtype=np.int64, description=f"an int array of "
+                                        f"shape ({K},) (task units done per worker)"), "scores", owner)
+    if scores.min() < 0:
+        raise invalid("scores", owner, "task units >= 0", scores)
+    return _is_complete(code, scores, validate(tolerance, TOLERANCE, "tolerance", owner))
+
+
+def _is_complete(code, scores, tolerance: float) -> bool:
+    """:func:`is_complete` on checked arguments (the enumeration calls it (load+1)^K times)."""
     if code.any_k is not None:
         return int((scores >= code.row_units[-1]).sum()) >= code.any_k
     need = required_blocks(code.n_blocks, tolerance) if code.partial else code.n_blocks
@@ -70,7 +103,7 @@ def is_complete(code, scores, tolerance: float = 0.0) -> bool:
             for j in range(code.n_rows) if code.row_units[j] <= scores[i]]
     if len(rows) == 0:
         return need == 0
-    return int(brute_force_recoverable(np.array(rows)).sum()) >= need
+    return int(_recoverable(np.array(rows, dtype=float)).sum()) >= need
 
 
 def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dict:
@@ -90,6 +123,8 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
     >>> counts[(2, 1, 1)], counts[(1, 3, 0)]
     ((12, 12), (0, 4))
     """
+    code = validate(code, CODE, "code", "type_counts")
+    max_vectors = validate(max_vectors, Interval(Integral, 1, None), "max_vectors", "type_counts")
     K, load = code.n_workers, int(code.load)
     if (load + 1) ** K > max_vectors:
         raise invalid("code", "type_counts", f"small enough to enumerate ((load+1)^K <= {max_vectors})",
@@ -100,7 +135,7 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
         c = Counter(scores)
         key = tuple(c.get(s, 0) for s in range(load, -1, -1))
         tot[key] += 1
-        if is_complete(code, scores, tolerance):
+        if _is_complete(code, scores, tolerance):
             rec[key] += 1
     return {key: (rec[key], tot[key]) for key in sorted(tot, reverse=True)}
 
@@ -118,6 +153,8 @@ def exact_mean_time(code, tolerance: float = 0.0, mu: float = 10.0, alpha: float
     """
     from scipy import integrate  # only here: keeps ``import gcc`` light
 
+    code = validate(code, CODE, "code", "exact_mean_time")
+    tolerance = validate(tolerance, TOLERANCE, "tolerance", "exact_mean_time")
     mu = validate(mu, MU, "mu", "exact_mean_time")
     alpha = validate(alpha, ALPHA, "alpha", "exact_mean_time")
     load = int(code.load)

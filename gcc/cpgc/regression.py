@@ -14,11 +14,13 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import ArrayLike, Interval, validate, validate_params
+from ..validation import (SEED_OR_GENERATOR, ArrayLike, InstanceOf, Interval, invalid, validate,
+                          validate_params)
 
 __all__ = ["RegressionProblem", "synthetic_regression", "block_slices", "gradient_descent"]
 
 _COUNT = Interval(Integral, 1, None)
+_MATRIX = ArrayLike(ndim=2, dtype=float, finite=True, description="a real array of shape (n_train, d)")
 #: the masks of :func:`gradient_descent`
 MASKS = ArrayLike(ndim=3, dtype=bool, description="a boolean array of shape (n_sequences, iterations, n_blocks)")
 
@@ -42,8 +44,23 @@ class RegressionProblem:
     y_test: np.ndarray
     theta_star: np.ndarray
 
+    def __post_init__(self):
+        # Real finite arrays of matching shapes (d features, n_train and n_test samples).
+        n, d = validate(self.X_train, _MATRIX, "X_train", "RegressionProblem").shape
+        m = validate(self.X_test, ArrayLike(shape=(None, d), dtype=float, finite=True,
+                                            description=f"a real array of shape (n_test, d = {d})"),
+                     "X_test", "RegressionProblem").shape[0]
+        for name, size in (("X_train", None), ("X_test", None), ("y_train", n), ("y_test", m),
+                           ("theta_star", d)):
+            value = getattr(self, name)
+            if size is not None:
+                value = validate(value, ArrayLike(shape=(size,), dtype=float, finite=True,
+                                                  description=f"a real array of shape ({size},)"),
+                                 name, "RegressionProblem")
+            object.__setattr__(self, name, np.asarray(value, dtype=float))
 
-@validate_params({"n_train": _COUNT, "n_test": _COUNT, "dim": _COUNT})
+
+@validate_params({"n_train": _COUNT, "n_test": _COUNT, "dim": _COUNT, "seed": SEED_OR_GENERATOR})
 def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000, seed=0) -> RegressionProblem:
     """The authors' generator: ``theta* ~ U[0, 1]^d``, ``x = N(1.5 theta*/d, I) + N(-1.5 theta*/d, I)``.
 
@@ -85,12 +102,26 @@ def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000
 def block_slices(dim: int, n_blocks: int) -> list[slice]:
     """Row blocks of W (and coordinate blocks of theta): ``numpy.array_split`` sizes, in order.
 
+    Parameters
+    ----------
+    dim : int >= 1
+        d.
+    n_blocks : int in [1, dim]
+        K (every block holds at least one coordinate).
+
+    Returns
+    -------
+    list of slice, length n_blocks
+
     Examples
     --------
     >>> from gcc.cpgc.regression import block_slices
     >>> block_slices(10, 4)          # the first 10 mod 4 = 2 blocks are one row longer
     [slice(0, 3, None), slice(3, 6, None), slice(6, 8, None), slice(8, 10, None)]
     """
+    dim = validate(dim, _COUNT, "dim", "block_slices")
+    n_blocks = validate(n_blocks, Interval(Integral, 1, dim, description="an int in [1, dim]"),
+                        "n_blocks", "block_slices")
     sizes = [len(a) for a in np.array_split(np.arange(dim), n_blocks)]
     edges = np.concatenate([[0], np.cumsum(sizes)])
     return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
@@ -104,11 +135,12 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     ----------
     problem : RegressionProblem
     masks : ndarray of bool, shape (n_sequences, iterations, n_blocks)
-        ``masks[s, t, k]``: block k of ``W theta`` was recovered at iteration t of sequence s.
-    eta : float
+        ``masks[s, t, k]``: block k of ``W theta`` was recovered at iteration t of sequence s
+        (booleans or 0/1; ``n_blocks <= d``).
+    eta : float > 0
         Step size.
     theta0 : float
-        Initial value of every coordinate.
+        Initial value of every coordinate (finite).
 
     Returns
     -------
@@ -131,11 +163,18 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     >>> err.shape, bool(err[0, -1] < err[1, -1] < err[1, 0])
     ((2, 31), True)
     """
-    masks = validate(masks, MASKS, "masks", "gradient_descent")
-    eta = validate(eta, Interval(Real, 0, None, closed="neither"), "eta", "gradient_descent")
+    owner = "gradient_descent"
+    problem = validate(problem, InstanceOf(RegressionProblem, "a RegressionProblem "
+                                           "(synthetic_regression(...))"), "problem", owner)
+    masks = validate(masks, MASKS, "masks", owner)
+    eta = validate(eta, Interval(Real, 0, None, closed="neither"), "eta", owner)
+    theta0 = validate(theta0, Interval(Real), "theta0", owner)
     S, iters, K = masks.shape
     X, y = problem.X_train, problem.y_train
     n, d = X.shape
+    if K > d:
+        raise invalid("masks", owner, f"a boolean array of shape (n_sequences, iterations, n_blocks) "
+                      f"with n_blocks <= d = {d}", masks, f"it has shape {masks.shape}")
     W = X.T @ X
     b = X.T @ y
     slices = block_slices(d, K)
