@@ -267,7 +267,7 @@ def plot_measured_vs_simulated(table, schemes=SCHEMES):
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 4.5))
+    fig, ax = plt.subplots(figsize=(7, 6))  # readable at the width of a book page
     for name in schemes:
         sel = table[table.scheme == name]
         ax.scatter(sel["simulated_s"] * 1e3, sel["latency_s"] * 1e3, s=12, label=LABELS[name], alpha=0.7)
@@ -289,7 +289,7 @@ def plot_cpgc_times(table):
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 4.5))
+    fig, ax = plt.subplots(figsize=(7, 6))  # readable at the width of a book page
     for q, sel in table.groupby("tolerance"):
         ax.scatter(sel["simulated_s"] * 1e3, sel["time_s"] * 1e3, s=14, label=f"q = {q:g}")
     _diagonal(ax, table["simulated_s"], table["time_s"])
