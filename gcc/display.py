@@ -26,6 +26,8 @@ def _integral_columns(frame):
 
 
 def _float_text(v, digits: int) -> str:
+    if abs(v) >= 10 ** digits and abs(v) < 1e9:
+        return f"{v:.0f}"  # 1033, not 1.03e+03
     return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{digits - 1}e}"
 
 
@@ -126,11 +128,12 @@ def markdown_table(frame, digits: int = 4) -> str:
     --------
     >>> import pandas as pd
     >>> from gcc.display import markdown_table
-    >>> print(markdown_table(pd.DataFrame({"scheme": ["gcc", "bacc"], "n": [20.0, 40.0], "loss": [0.01234, None]})))
-    | scheme | n | loss |
-    |---|---|---|
-    | gcc | 20 | 0.01234 |
-    | bacc | 40 | – |
+    >>> print(markdown_table(pd.DataFrame({"scheme": ["gcc", "bacc"], "n": [20.0, 40.0], "loss": [0.01234, None],
+    ...                                    "ms": [1033.4, 98.76]})))
+    | scheme | n | loss | ms |
+    |---|---|---|---|
+    | gcc | 20 | 0.01234 | 1033 |
+    | bacc | 40 | – | 98.76 |
     """
     import pandas as pd
 
