@@ -67,3 +67,69 @@ def test_act_out_sleeps_the_slowed_time_outside_a_worker():
 def test_bad_injections_name_the_parameter(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Injection(**kwargs).plan(8, np.random.default_rng(0))
+
+
+# --------------------------------------------------------------------------- issue 15: the contract
+from gcc.distributed.baselines import Replication, Uncoded  # noqa: E402
+from gcc.distributed.inject import interruptible_sleep  # noqa: E402
+from gcc.distributed.latency import run_requests, simulated_completion, summarize_latency  # noqa: E402
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: TaskFault(base_s=-1.0), "'base_s' parameter of TaskFault"),
+    (lambda: TaskFault(slowdown=0.5), "'slowdown' parameter of TaskFault"),
+    (lambda: TaskFault(delay_s=np.nan), "'delay_s'"), (lambda: TaskFault(die="yes"), "'die'"),
+    (lambda: Injection(slow_workers=[1.5]), r"'slow_workers' parameter of Injection.*1.5 is not a position"),
+    (lambda: Injection(kill=[1, 1]), r"'kill'.*repeated"), (lambda: Injection(kill=3), "'kill'"),
+    (lambda: Injection(n_random_slow=-1), "'n_random_slow'"), (lambda: Injection(delay="fast"), "'delay'"),
+    (lambda: Injection(interruptible=None), "'interruptible'"),
+    (lambda: Injection().plan(0, np.random.default_rng(0)), "'n_tasks' parameter of Injection.plan"),
+    (lambda: Injection().plan(4, 0), "'rng' parameter of Injection.plan"),
+    (lambda: Injection().expected_task_s(4, np.random.default_rng(0), compute_s=-1), "'compute_s'"),
+    (lambda: Injection(delay=lambda rng, n: np.ones(n) * 1j).plan(3, np.random.default_rng(0)), "'delay'"),
+    (lambda: Injection(delay=lambda rng, n: ["a"] * n).plan(3, np.random.default_rng(0)), "'delay'"),
+    (lambda: sample_delays(ShiftedExponential(), -1, np.random.default_rng(0)), "'n' parameter of sample_delays"),
+    (lambda: sample_delays(ShiftedExponential(), 2, None), "'rng' parameter of sample_delays"),
+    (lambda: interruptible_sleep(float("inf")), "'seconds' parameter of interruptible_sleep"),
+    (lambda: interruptible_sleep(float("nan")), "'seconds'"), (lambda: interruptible_sleep(0.0, "no"), "'interruptible'"),
+    (lambda: act_out("slow", lambda: 1), "'fault' parameter of act_out"), (lambda: act_out(None, 3), "'compute'"),
+    (lambda: Replication(0, 3), "'n_inputs' parameter of Replication"),
+    (lambda: Replication(3, 2), r"'n_workers' parameter of Replication must be an int >= n_inputs"),
+    (lambda: Uncoded(1.5), "'n_inputs' parameter of Uncoded"),
+    (lambda: Replication(2, 4).is_decodable([0, 1.7]), r"'received'.*1.7 is not an int"),
+    (lambda: Replication(2, 4).is_decodable([0, 4]), "'received'"),
+    (lambda: Replication(2, 4).decode(np.arange(3), [0, 1]), "'Y' parameter of Replication.decode"),
+    (lambda: Replication(2, 4).decode(np.arange(2), [1, 0]), "'received' parameter of Replication.decode"),
+    (lambda: simulated_completion(Uncoded(3), [0.1, np.nan, 0.2]), "'task_s' parameter of simulated_completion"),
+    (lambda: simulated_completion(Uncoded(3), [0.1, -1.0, 0.2]), "'task_s'"),
+    (lambda: simulated_completion(object(), [0.1, 0.2], n_wait=3), "'n_wait'"),
+    (lambda: run_requests(None, {}, lambda rng: 0, np.sin, n_requests=1), "'schemes' parameter of run_requests"),
+    (lambda: run_requests(None, {"a": {"code": Uncoded(2)}}, 3, np.sin, n_requests=1), "'make_batch'"),
+    (lambda: run_requests(None, {"a": {"code": Uncoded(2)}}, np.sin, np.sin, n_requests=1, seed=0.5), "'seed'"),
+    (lambda: run_requests(None, {"a": {"code": Uncoded(2)}}, np.sin, np.sin, n_requests=1, injection=3),
+     "'injection'"),
+    (lambda: summarize_latency(3), "'table' parameter of summarize_latency"),
+])
+def test_public_arguments_get_the_contract_message(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_run_cpgc_checks_its_arguments_before_touching_the_cluster():
+    from gcc.cpgc import make_code
+    from gcc.cpgc.regression import synthetic_regression
+    from gcc.distributed.cpgc import run_cpgc
+
+    p, code = synthetic_regression(20, 5, 4), make_code("rcsc", 4, degrees=(1, 2))
+    for kwargs, name in ((dict(problem=3), "'problem'"), (dict(code=3), "'code'"), (dict(seed="0"), "'seed'"),
+                         (dict(eta=-0.1), "'eta'"), (dict(cancel_stragglers=1), "'cancel_stragglers'")):
+        args = dict(problem=p, code=code) | kwargs
+        with pytest.raises(ValueError, match=f"{name} parameter of run_cpgc"):
+            run_cpgc(None, args.pop("problem"), args.pop("code"), **args)
+
+
+def test_baselines_accept_empty_and_unordered_received_sets():
+    r = Replication(3, 7)
+    assert not r.is_decodable([]) and r.is_decodable([5, 1, 0]) and not r.is_decodable(np.array([0, 3]))
+    np.testing.assert_array_equal(r.decode(np.arange(3) * 10, [0, 1, 2]), [0, 10, 20])
+    assert Injection(slow_workers=np.array([2, 0])).slow_workers == (2, 0)

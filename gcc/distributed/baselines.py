@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gcc.validation import check_int, invalid
+from gcc.validation import ArrayLike, check_int, check_received, invalid, validate
+
+#: worker indices of a received set (ints; 1.7 is no worker)
+_INDICES = ArrayLike(ndim=1, dtype=np.int64, description="a 1-D sequence of int worker indices")
 
 __all__ = ["Uncoded", "Replication"]
 
@@ -28,6 +31,7 @@ class Replication:
     def __init__(self, n_inputs: int, n_workers: int):
         self.n_inputs = n_inputs
         self.n_workers = n_workers
+        self.n_inputs, self.n_workers = self._validate()
 
     def _validate(self) -> tuple[int, int]:
         owner = type(self).__name__
@@ -44,26 +48,42 @@ class Replication:
     def encode(self, X):
         """(K, ...) -> (N, ...): the copies."""
         k, n = self._validate()
-        if len(X) != k:
+        if not hasattr(X, "__len__") or len(X) != k:
             raise invalid("X", f"{type(self).__name__}.encode", f"an array of n_inputs = {k} rows", X,
-                          f"it has {len(X)}")
+                          f"it has {len(X) if hasattr(X, '__len__') else 'none'}")
         return X[self.assignment]
 
+    def _received(self, received, owner: str) -> np.ndarray:
+        """Distinct worker indices in [0, N) (any order; empty allowed) as an int array."""
+        _, n = self._validate()
+        idx = validate(received, _INDICES, "received", owner)
+        if idx.size and (idx.min() < 0 or idx.max() >= n or np.unique(idx).size != idx.size):
+            raise invalid("received", owner, f"distinct worker indices in [0, {n})", received)
+        return idx
+
     def is_decodable(self, received) -> bool:
-        """True when every input has at least one received copy."""
+        """True when every input has at least one received copy.
+
+        ``received``: distinct worker indices in ``[0, n_workers)``, in any order (may be empty).
+        """
         k, _ = self._validate()
-        return len(set(self.assignment[np.asarray(received, dtype=int)].tolist())) == k
+        idx = self._received(received, f"{type(self).__name__}.is_decodable")
+        return len(set(self.assignment[idx].tolist())) == k
 
     def decode(self, Y, received):
         """(len(received), ...) -> (K, ...): the first received copy of each input."""
-        k, _ = self._validate()
-        received = np.asarray(received, dtype=int)
+        k, n = self._validate()
+        owner = f"{type(self).__name__}.decode"
+        received = np.asarray(check_received(received, n, owner), dtype=int)
+        if len(Y) != received.size:
+            raise invalid("Y", owner, f"an array of len(received) = {received.size} rows", Y,
+                          f"it has {len(Y)}")
         if not self.is_decodable(received):
             missing = sorted(set(range(k)) - set(self.assignment[received].tolist()))
-            raise invalid("received", f"{type(self).__name__}.decode", "a set holding a copy of every input",
+            raise invalid("received", owner, "a set holding a copy of every input",
                           received.tolist(), f"no copy of inputs {missing}")
-        owner = self.assignment[received]
-        first = [int(np.flatnonzero(owner == j)[0]) for j in range(k)]
+        holder = self.assignment[received]
+        first = [int(np.flatnonzero(holder == j)[0]) for j in range(k)]
         return Y[first]
 
 

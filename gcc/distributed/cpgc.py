@@ -39,11 +39,13 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from gcc.cpgc.codes import CPGCCode
 from gcc.cpgc.delay import ALPHA, MU
 from gcc.cpgc.master import TOLERANCE
+from gcc.cpgc.regression import RegressionProblem
 from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.inject import interruptible_sleep
-from gcc.validation import Interval, Options, invalid, validate_params
+from gcc.validation import BOOL, SEED, InstanceOf, Interval, Options, invalid, validate_params
 
 __all__ = ["CPGCRun", "run_cpgc", "LateMessages"]
 
@@ -174,9 +176,12 @@ class _Inbox:
             self._queue.close()
 
 
-@validate_params({"tolerance": TOLERANCE, "iterations": Interval(Integral, 1, None), "eta": Interval(Real),
-                  "theta0": Interval(Real), "mu": MU, "alpha": ALPHA, "time_scale": SECONDS, "timeout": SECONDS,
-                  "transport": Options(("events", "queue"))})
+@validate_params({"problem": InstanceOf(RegressionProblem, "a RegressionProblem (synthetic_regression(...))"),
+                  "code": InstanceOf(CPGCCode, "a CPGCCode (gcc.cpgc.make_code(...))"),
+                  "tolerance": TOLERANCE, "iterations": Interval(Integral, 1, None),
+                  "eta": Interval(Real, 0, None, closed="neither"), "theta0": Interval(Real), "mu": MU,
+                  "alpha": ALPHA, "time_scale": SECONDS, "timeout": SECONDS, "seed": SEED,
+                  "cancel_stragglers": BOOL, "transport": Options(("events", "queue"))})
 def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int = 20, eta: float = 0.1,
              theta0: float = 0.1, mu: float = 10.0, alpha: float = 0.01, time_scale: float = 1.0,
              seed: int = 0, cancel_stragglers: bool = True, timeout: float = 60.0,
@@ -197,7 +202,7 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     iterations : int
         Gradient steps.
     eta, theta0 : float
-        Step size and initial value of every coordinate.
+        Step size (> 0) and initial value of every coordinate.
     mu, alpha : float
         Delay model ``t_{i,j} = j (alpha + X_i)``, ``X_i ~ Exp(mu)``, in task units.
     time_scale : float

@@ -31,7 +31,26 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from gcc.validation import check_int, check_real, invalid
+from gcc.validation import (BOOL, Callable as CallableC, InstanceOf, NoneOr, check_int, check_real,
+                            check_rng, invalid, validate)
+
+#: a duration in seconds that may be zero: a finite real >= 0
+_SECONDS0 = "a finite real number >= 0"
+
+
+def _check_positions(value: Any, name: str, owner: str) -> tuple:
+    """Distinct worker positions (ints >= 0) as a tuple; the upper bound is checked per request."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise invalid(name, owner, "a sequence of distinct worker positions (ints >= 0)", value)
+    positions = tuple(value)
+    for i in positions:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or i < 0:
+            raise invalid(name, owner, "a sequence of distinct worker positions (ints >= 0)", value,
+                          f"{i!r} is not a position")
+    if len(set(positions)) != len(positions):
+        raise invalid(name, owner, "a sequence of distinct worker positions (ints >= 0)", value,
+                      "a position is repeated")
+    return tuple(int(i) for i in positions)
 
 __all__ = ["TaskFault", "Injection", "act_out", "sample_delays", "interruptible_sleep"]
 
@@ -64,6 +83,15 @@ class TaskFault:
     die_after_s: float = 0.0
     interruptible: bool = False
 
+    def __post_init__(self):
+        owner = "TaskFault"
+        for name in ("base_s", "delay_s", "die_after_s"):
+            object.__setattr__(self, name, check_real(getattr(self, name), name, owner, minimum=0,
+                                                      constraint=_SECONDS0))
+        object.__setattr__(self, "slowdown", check_real(self.slowdown, "slowdown", owner, minimum=1))
+        for name in ("die", "interruptible"):
+            object.__setattr__(self, name, bool(validate(getattr(self, name), BOOL, name, owner)))
+
     def injected_s(self, compute_s: float) -> float:
         """Seconds to sleep after a compute of ``compute_s`` seconds."""
         return self.slowdown * (self.base_s + compute_s) - compute_s + self.delay_s
@@ -87,6 +115,8 @@ def sample_delays(model: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray, shape (n,)
         Non-negative delays.
     """
+    n = check_int(n, "n", "sample_delays", minimum=0)
+    rng = check_rng(rng, "rng", "sample_delays")
     if hasattr(model, "sample_times"):
         # gcc.stragglers delay models: sample_times(rng, n_workers, trials) -> (trials, N).
         times = np.asarray(model.sample_times(rng, n, 1))[0]
@@ -94,7 +124,14 @@ def sample_delays(model: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         times = model(rng, n)
     else:
         raise invalid("delay", "Injection", "a gcc.stragglers delay model or a callable (rng, n) -> seconds", model)
-    times = np.asarray(times, dtype=float).reshape(-1)
+    try:
+        times = np.asarray(times)
+        if times.dtype.kind not in "biuf":          # complex or strings: no delay, no cast
+            raise TypeError
+        times = times.astype(float).reshape(-1)
+    except (TypeError, ValueError):
+        raise invalid("delay", "Injection", f"a delay model that gives {n} finite delays >= 0", model,
+                      f"it gave {times!r}"[:200]) from None
     if times.shape != (n,) or not np.all(np.isfinite(times)) or np.any(times < 0):
         raise invalid("delay", "Injection", f"a delay model that gives {n} finite delays >= 0", model,
                       f"it gave {times!r}")
@@ -142,12 +179,24 @@ class Injection:
     kill_after_s: float = 0.0
     interruptible: bool = True
 
-    def _validate(self, n_tasks: int) -> None:
+    def __post_init__(self):
         owner = "Injection"
         for name in ("base_s", "delay_scale", "sleep_s", "kill_after_s"):
-            check_real(getattr(self, name), name, owner, minimum=0)
-        check_real(self.slowdown, "slowdown", owner, minimum=1)
-        check_real(self.sleep_prob, "sleep_prob", owner, 0, 1)
+            object.__setattr__(self, name, check_real(getattr(self, name), name, owner, minimum=0))
+        object.__setattr__(self, "slowdown", check_real(self.slowdown, "slowdown", owner, minimum=1))
+        object.__setattr__(self, "sleep_prob", check_real(self.sleep_prob, "sleep_prob", owner, 0, 1))
+        object.__setattr__(self, "n_random_slow", check_int(self.n_random_slow, "n_random_slow", owner,
+                                                            minimum=0))
+        for name in ("slow_workers", "kill"):
+            object.__setattr__(self, name, _check_positions(getattr(self, name), name, owner))
+        if self.delay is not None and not hasattr(self.delay, "sample_times") and not callable(self.delay):
+            raise invalid("delay", owner, "a gcc.stragglers delay model or a callable (rng, n) -> seconds",
+                          self.delay)
+        object.__setattr__(self, "interruptible", bool(validate(self.interruptible, BOOL, "interruptible",
+                                                                owner)))
+
+    def _validate(self, n_tasks: int) -> None:
+        owner = "Injection"
         check_int(self.n_random_slow, "n_random_slow", owner, 0, n_tasks)
         for name in ("slow_workers", "kill"):
             positions = list(getattr(self, name))
@@ -169,6 +218,8 @@ class Injection:
         -------
         list of TaskFault, length n_tasks
         """
+        n_tasks = check_int(n_tasks, "n_tasks", "Injection.plan", minimum=1)
+        rng = check_rng(rng, "rng", "Injection.plan")
         self._validate(n_tasks)
         slow = np.zeros(n_tasks, dtype=bool)
         slow[list(self.slow_workers)] = True
@@ -199,6 +250,7 @@ class Injection:
         numpy.ndarray, shape (n_tasks,)
             Seconds each task would take; ``inf`` for a task whose worker dies.
         """
+        compute_s = check_real(compute_s, "compute_s", "Injection.expected_task_s", minimum=0)
         faults = self.plan(n_tasks, rng)
         return np.array([np.inf if f.die else compute_s + max(f.injected_s(compute_s), 0.0) for f in faults])
 
@@ -214,7 +266,8 @@ def interruptible_sleep(seconds: float, interruptible: bool = True) -> tuple[flo
     Parameters
     ----------
     seconds : float
-        How long to sleep; nothing happens for ``seconds <= 0``.
+        How long to sleep, finite (an infinite sleep would hang the worker); nothing happens
+        for ``seconds <= 0``.
     interruptible : bool
         Stop as soon as the running task is cancelled.
 
@@ -225,6 +278,8 @@ def interruptible_sleep(seconds: float, interruptible: bool = True) -> tuple[flo
     interrupted : bool
         Whether the sleep ended because the task was cancelled.
     """
+    seconds = check_real(seconds, "seconds", "interruptible_sleep")
+    interruptible = validate(interruptible, BOOL, "interruptible", "interruptible_sleep")
     if seconds <= 0:
         return 0.0, False
     t0 = time.perf_counter()
@@ -269,6 +324,8 @@ def act_out(fault: TaskFault | None, compute: Callable[[], Any]) -> tuple[Any, d
         ``compute_s`` (real compute), ``injected_s`` (planned extra), ``slept_s``
         (actually slept), ``interrupted`` and ``busy_s`` (the whole task).
     """
+    validate(fault, NoneOr(InstanceOf(TaskFault, "a TaskFault")), "fault", "act_out")
+    validate(compute, CallableC(), "compute", "act_out")
     t0 = time.perf_counter()
     if fault is not None and fault.die:
         time.sleep(fault.die_after_s)

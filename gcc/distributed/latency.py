@@ -9,7 +9,7 @@ the real system adds: scheduling, serialisation, transfers, decoding.
 """
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -19,7 +19,12 @@ from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.coded import DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
 from gcc.metrics import mse_loss
-from gcc.validation import Interval, validate_params
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, NoneOr, invalid,
+                            validate, validate_params)
+
+#: busy times of the tasks: real, never NaN (``inf`` marks a worker that dies)
+_TASK_S = ArrayLike(ndim=1, dtype=float, description="a 1-D array of task times in seconds (>= 0, inf "
+                                                    "for a worker that dies)")
 
 __all__ = ["run_requests", "simulated_completion", "summarize_latency", "LATENCY_COLUMNS",
            "LATENCY_SUMMARY_COLUMNS"]
@@ -55,10 +60,17 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
     float
         The arrival time that first satisfies the decoding condition (``inf`` if none).
     """
-    task_s = np.asarray(task_s, dtype=float)
-    order = np.argsort(task_s, kind="stable")
+    owner = "simulated_completion"
+    task_s = validate(task_s, _TASK_S, "task_s", owner)
+    if np.isnan(task_s).any() or (task_s < 0).any():
+        raise invalid("task_s", owner, _TASK_S, task_s)
     decodable = getattr(code, "is_decodable", None)
-    need = len(task_s) if n_wait is None else n_wait
+    if decodable is not None and not callable(decodable):
+        raise invalid("code", owner, "a code whose is_decodable is a method", code)
+    need = len(task_s) if n_wait is None else validate(
+        n_wait, Interval(Integral, 1, max(len(task_s), 1), description=f"an int in [1, len(task_s) = "
+                         f"{len(task_s)}] or None"), "n_wait", owner)
+    order = np.argsort(task_s, kind="stable")
     for m in range(1, len(order) + 1):
         if not np.isfinite(task_s[order[m - 1]]):
             break
@@ -69,7 +81,8 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
 
 
 @validate_params({"n_requests": Interval(Integral, 1, None), "warmup": Interval(Integral, 0, None),
-                  "timeout": SECONDS})
+                  "timeout": SECONDS, "make_batch": CallableC(), "f": CallableC(), "seed": SEED,
+                  "injection": NoneOr(InstanceOf(Injection, "an Injection")), "exact": NoneOr(CallableC())})
 def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: Callable[[np.random.Generator], Any],
                  f: Callable, *, n_requests: int, injection: Injection | None = None, seed: int = 0,
                  warmup: int = 1, timeout: float = 60.0, exact: Callable | None = None):
@@ -109,6 +122,14 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     """
     import pandas as pd
 
+    owner = "run_requests"
+    if not isinstance(schemes, Mapping) or not schemes:
+        raise invalid("schemes", owner, "a non-empty dict {scheme name: keyword arguments of coded_compute}",
+                      schemes)
+    for name, kwargs in schemes.items():
+        if not isinstance(name, str) or not isinstance(kwargs, Mapping) or "code" not in kwargs:
+            raise invalid("schemes", owner, "a dict {scheme name (str): {'code': code, ...}}", schemes,
+                          f"entry {name!r}")
     exact = exact or f
     n_cluster = len(worker_addresses(client))
     rows = []
@@ -169,7 +190,18 @@ def summarize_latency(table, by=("scheme",), level: float = 0.95):
 
     from gcc.summary import summarize
 
+    owner = "summarize_latency"
+    if not hasattr(table, "columns") or not hasattr(table, "groupby"):
+        raise invalid("table", owner, "a pandas.DataFrame (the output of run_requests)", table)
+    missing = [c for c in ("latency_s", "loss") if c not in table.columns]
+    if missing:
+        raise invalid("table", owner, "a table of run_requests (with latency_s and loss)", list(table.columns),
+                      f"it has no {missing}")
     by = [by] if isinstance(by, str) else list(by)
+    absent = [c for c in by if not isinstance(c, str) or c not in table.columns]
+    if absent:
+        raise invalid("by", owner, f"columns of table ({list(table.columns)})", absent)
+    level = validate(level, Interval(Real, 0, 1, closed="neither"), "level", owner)
     loss = {tuple(row[c] for c in by): row for row in summarize(table, "loss", by=by, level=level).to_dict("records")}
     out = []
     for key, g in table.groupby(by, sort=False):
