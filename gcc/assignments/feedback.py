@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gcc.backend import to_numpy
+from gcc.validation import check_real, invalid
 
 __all__ = [
     "Feedback",
@@ -156,11 +157,23 @@ def as_float_array(answer: Any, name: str) -> tuple[np.ndarray | None, str | Non
     if problem:
         return None, problem
     try:
-        arr = np.asarray(to_numpy(answer), dtype=float)  # torch tensors: compared on the host
+        raw = np.asarray(to_numpy(answer))               # torch tensors: compared on the host
+        if raw.dtype.kind == "c":
+            # never compared by its real part alone (numpy would drop the imaginary part)
+            return None, (f"`{name}` holds complex numbers; the task asks for real values "
+                          "(did a square root or a division go complex?).")
+        if raw.dtype.kind in "USV":
+            raise ValueError
+        arr = raw.astype(float)
     except (TypeError, ValueError):
         return None, (f"`{name}` should be an array of numbers; got an object of type "
                       f"{type(answer).__name__} that numpy cannot convert to floats.")
     return arr, None
+
+
+def _tolerances(rtol: Any, atol: Any, owner: str) -> tuple[float, float]:
+    """The author's tolerances (not the student's answer): finite reals >= 0."""
+    return (check_real(rtol, "rtol", owner, minimum=0), check_real(atol, "atol", owner, minimum=0))
 
 
 def _index_text(idx: tuple[int, ...], axis_names: Sequence[str] | None) -> str:
@@ -201,7 +214,11 @@ def compare_arrays(answer: Any, reference: np.ndarray, *, name: str, rtol: float
     note : str
         The achieved relative error (for the success message).
     """
-    ref = np.asarray(reference, dtype=float)
+    rtol, atol = _tolerances(rtol, atol, "compare_arrays")
+    try:
+        ref = np.asarray(reference, dtype=float)
+    except (TypeError, ValueError):
+        raise invalid("reference", "compare_arrays", "an array of real numbers", reference) from None
     arr, problem = as_float_array(answer, name)
     if problem:
         return [problem], ""
@@ -271,6 +288,7 @@ def _diagnose(arr: np.ndarray, ref: np.ndarray, allowed: float, name: str,
 def compare_scalar(answer: Any, reference: float, *, name: str, rtol: float = 1e-8,
                    atol: float = 0.0) -> tuple[list[str], str]:
     """Compare a scalar answer with its reference (relative error, direction, never the value)."""
+    rtol, atol = _tolerances(rtol, atol, "compare_scalar")
     problem = placeholder_problem(answer, name)
     if problem:
         return [problem], ""

@@ -17,7 +17,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gcc.validation import check_choice, check_int, invalid
+from numbers import Integral, Real
+
+from gcc.validation import InstanceOf, Interval, check_choice, check_int, invalid, validate
 
 __all__ = ["Variant", "variant", "problem", "ASSIGNMENTS"]
 
@@ -53,6 +55,7 @@ class Variant:
 
         Streams are keyed by name so that adding a new use never shifts the numbers of another.
         """
+        stream = validate(stream, InstanceOf(str, "a stream name (str)"), "stream", "Variant.rng")
         key = [int(self.seed), zlib.crc32(self.assignment.encode()), zlib.crc32(stream.encode())]
         return np.random.default_rng(key)
 
@@ -131,8 +134,23 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
     unknown = set(overrides) - set(params)
     if unknown:
         raise invalid("overrides", "variant", f"sizes of {assignment!r} (among {sorted(params)})", sorted(unknown))
-    params.update({k: v for k, v in overrides.items() if v is not None})
+    params.update({k: _override(k, v, params[k]) for k, v in overrides.items() if v is not None})
     return Variant(assignment, int(seed), params)
+
+
+def _override(name: str, value: Any, drawn: Any) -> Any:
+    """An explicit size, of the kind the seed would have drawn (an int for an int, ...)."""
+    if isinstance(drawn, bool):
+        return validate(value, InstanceOf(bool, "a bool"), name, "variant")
+    if isinstance(drawn, int):
+        return validate(value, Interval(Integral, 0, None), name, "variant")
+    if isinstance(drawn, float):
+        return validate(value, Interval(Real), name, "variant")
+    if isinstance(drawn, list):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise invalid(name, "variant", "a sequence (like the drawn one)", value)
+        return list(value)
+    return value
 
 
 # --------------------------------------------------------------------------- problem data
