@@ -69,7 +69,7 @@ def closed_form_reference(code, n_workers: int, mu: float, alpha: float) -> tupl
     -------
     value : float
     source : str
-        Where it comes from (``"none in the digest"`` for NaN).
+        Where it comes from (``"none published"`` for NaN: the draft prints no numbers).
 
     Examples
     --------
@@ -83,7 +83,7 @@ def closed_form_reference(code, n_workers: int, mu: float, alpha: float) -> tupl
         return mds_mean_time(n_workers, code.load, code.n_blocks, mu, alpha), "closed form r(a + (H_K - H_{K-k})/mu)"
     if code.name == "gc":
         return gc_mean_time(n_workers, code.load, mu, alpha), "closed form r(a + (H_K - H_{r-1})/mu)"
-    return np.nan, "none in the digest"
+    return np.nan, "none published"
 
 
 @validate_params({"trials": Interval(Integral, 2, None), "n_workers": _COUNT})
