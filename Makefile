@@ -52,7 +52,7 @@ html: $(STAMP)
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
 # A failing notebook still leaves a site to look at (its page shows the error), but fails the target.
-book: $(STAMP)
+book: $(STAMP) fashion-mnist
 	@rc=0; $(PY) -m gcc.reproduce --profile $(PROFILE) --keep-going $(if $(ONLY),--only $(ONLY),) || rc=$$?; \
 	$(PY) -m gcc.reproduce --no-run --build-book || exit 1; \
 	echo ""; echo "The book is at $(CURDIR)/_build/html/index.html"; \
@@ -71,7 +71,21 @@ chromium:
 	  echo "chromium: absent and not installable here (needs root and apt-get); the browser test will be skipped"; \
 	fi
 
-test: $(STAMP) chromium
+# The DNN experiments read Fashion-MNIST from Debian's dataset-fashion-mnist (MNIST's IDX files in
+# /usr/share/datasets/fashion-mnist); install it when we can (root + apt-get). Without it the DNN
+# notebooks fall back to scikit-learn's digits and every DNN page says so in a warning.
+fashion-mnist:
+	@if [ -n "$$GCC_FASHION_MNIST" ] || [ -d /usr/share/datasets/fashion-mnist ]; then \
+	  echo "fashion-mnist: present"; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "fashion-mnist: installing dataset-fashion-mnist with apt-get"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dataset-fashion-mnist >/dev/null) \
+	    || echo "fashion-mnist: could not be installed; the DNN pages will run on the fallback digits"; \
+	else \
+	  echo "fashion-mnist: absent and not installable here (needs root and apt-get); the DNN pages will run on the fallback digits"; \
+	fi
+
+test: $(STAMP) chromium fashion-mnist
 	$(PY) -m pytest
 
 clean:

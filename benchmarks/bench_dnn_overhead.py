@@ -1,11 +1,12 @@
-"""Encode + decode cost against the workers' forward passes for the digits ViT (issue 5).
+"""Encode + decode cost against the workers' forward passes of a DNN (issues 5 and 13).
 
 Goal: encoding plus decoding below 5% of the workers' forward time at (N, K) = (100, 60) on the
 CPU. One batch = encode K images for N workers, N forward passes (one batched call), decode from
 N - S survivors with a decoder *built* for that new straggler set.
 
-The forward time does not depend on the weights, so the ViT's architecture is used as is
-(randomly initialised) unless ``--trained`` asks for the cached trained model.
+The forward time does not depend on the weights, so the network's architecture is used as is
+(randomly initialised; the RepVGG deployed) unless ``--trained`` asks for the cached trained
+model. The inputs are Fashion-MNIST test images (the digits when it is not installed).
 
 Usage::
 
@@ -36,7 +37,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the paper: a single CPU)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
-    parser.add_argument("--model", default="vit", choices=["vit", "lenet5"])
+    parser.add_argument("--model", default="vit", choices=["lenet5", "repvgg", "vit"])
     parser.add_argument("--trained", action="store_true", help="use the cached trained model (trains if absent)")
     parser.add_argument("--check", action="store_true", help=f"exit 1 unless GCC's ratio < {GOAL:.0%}")
     args = parser.parse_args(argv)
@@ -47,17 +48,17 @@ def main(argv=None) -> int:
     from gcc.dnn import data, inference, models, training
     from gcc.experiments.coding_cost import coding_cost, cost_summary
 
-    digits = data.load_digits16()
+    images = data.load_images()
     if args.trained:
-        model = training.train_digits_model(args.model, data=digits).model
+        model = training.train_embedded_model(args.model, data=images).model
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(0)
-            config = models.VIT_DIGITS_CONFIG if args.model == "vit" else models.LENET_DIGITS_CONFIG
-            model = models.build_model(config)
+            model = models.deploy(models.build_model(training.EMBEDDED_MODELS[args.model]))
     f = inference.SoftmaxFunction(model, device=None if args.device == "auto" else args.device)
-    x = digits.x_test[: args.n_inputs]
-    timings = coding_cost(f, x, args.n_workers, args.stragglers, repeats=args.repeats, seed=0, model=args.model)
+    x = images.x_test[: args.n_inputs]
+    timings = coding_cost(f, x, args.n_workers, args.stragglers, repeats=args.repeats, seed=0, model=args.model,
+                          dataset=images.name)
     summary = cost_summary(timings)
     print(f"model={args.model} device={f.device} threads={args.threads} "
           f"(N, K, S) = ({args.n_workers}, {args.n_inputs}, {args.stragglers}), {args.repeats} batches")

@@ -1,6 +1,6 @@
-"""The DNN experiments (gcc.experiments.dnn_stragglers, dnn_summary, coded_samples, coding_cost):
-runners on a tiny model, the GPU script's CPU smoke test, and the ci results."""
-import json
+"""The DNN experiments (gcc.experiments.dnn_*, coded_samples, coding_cost): runners on an untrained
+LeNet-5 (nothing is trained here beyond a few hundred images), the table contract, the verdicts,
+and the ci batch's saved results."""
 import os
 import subprocess
 import sys
@@ -17,18 +17,21 @@ pd = pytest.importorskip("pandas")
 from gcc.dnn import data, inference, models  # noqa: E402
 from gcc.experiments import coded_samples as cs  # noqa: E402
 from gcc.experiments import coding_cost as cc  # noqa: E402
+from gcc.experiments import dnn_claims, dnn_lambda, dnn_models, dnn_probabilistic  # noqa: E402
 from gcc.experiments import dnn_stragglers as ds  # noqa: E402
 from gcc.experiments import dnn_summary as dsum  # noqa: E402
+from gcc.experiments.claims import CLAIM_COLUMNS  # noqa: E402
 from gcc.summary import SUMMARY_COLUMNS  # noqa: E402
 
 torch.set_num_threads(1)
 REPO = Path(__file__).resolve().parent.parent
-COLUMNS = ["model", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
+COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
+SCHEME_KEYS = {"gcc", "bacc", "bspline"}
 
 
 @pytest.fixture(scope="module")
 def digits():
-    return data.load_digits16()
+    return data.load_digits16(size=28)
 
 
 @pytest.fixture(scope="module")
@@ -37,84 +40,90 @@ def f():
     return inference.SoftmaxFunction(models.LeNet5(), device="cpu")
 
 
-def test_straggler_sweep_shares_inputs_and_stragglers(f, digits):
-    res, lam = ds.straggler_sweep(f, "lenet5", digits, {"low": (12, 8)}, {"low": [0, 3]}, trials=3, seed=0,
-                                  lam_enc_grid=[0.0, 1e-9], lam_dec_grid=[0.0, 1e-9], tune_trials=2)
-    assert set(COLUMNS) <= set(res.columns) and list(res.columns[:3]) == ["model", "regime", "scheme"]
-    assert set(res["scheme"]) == {"gcc", "bacc", "bspline"}
-    assert len(res) == 3 * 2 * 3
-    # S = 0: every scheme decodes from all workers; accuracy_base (uncoded model on the batch)
-    # identical across schemes and S for a given trial: same input batch
+def test_per_s_sweep_tunes_every_s_and_shares_inputs(f, digits):
+    res, lam, grid = ds.straggler_sweep(f, "lenet5", digits, {"low": (12, 8)}, {"low": [0, 2, 3]}, trials=3,
+                                        seed=0, lam_enc_grid=[0.0, 1e-9], lam_dec_grid=[0.0, 1e-9], tune_trials=2)
+    assert list(res.columns[:3]) == ["model", "dataset", "regime"] and set(COLUMNS) <= set(res.columns)
+    assert set(res["scheme"]) == SCHEME_KEYS and set(res["dataset"]) == {"digits"}
+    assert len(res) == 3 * 3 * 3
+    # accuracy_base (uncoded model on the batch) is the same for every scheme and S of a trial
     base = res.pivot_table(index="trial", columns=["stragglers", "scheme"], values="accuracy_base")
     assert np.all(base.to_numpy() == base.to_numpy()[:, :1])
-    assert set(lam.columns) >= {"lam_enc", "lam_dec", "mean", "rank", "regime"}
-    cmp = ds.compare_schemes(res)
-    assert {"scheme", "baseline", "below", "better", "significant", "improvement_pct"} <= set(cmp.columns)
-    assert len(cmp) == 2 and set(cmp["scheme"]) == {"gcc"} and set(cmp["baseline"]) == {"bacc"}
+    assert list(lam.columns) == ds.LAMBDA_COLUMNS
+    assert list(lam["stragglers"]) == [0, 2, 3] and list(lam["tuned_at"]) == [0, 2, 3]
+    assert set(grid["stragglers"]) == {0, 2, 3} and len(grid) == 3 * 4
+    gcc_rows = res[res["scheme"] == "gcc"].groupby("stragglers")[["lam_enc", "lam_dec"]].first()
+    np.testing.assert_array_equal(gcc_rows.to_numpy(), lam.set_index("stragglers")[["lam_enc", "lam_dec"]].to_numpy())
+
+
+def test_single_tuning_and_run_sweeps(f, digits):
+    prepared = {"lenet5": {"f": f, "splits": digits, "info": {"dataset": "digits"}}}
+    res, lam, grid = ds.run_sweeps(prepared, {"low": [12, 8]}, {"low": [0, 2, 4, 11]}, trials=2, seed=0,
+                                   lam_grid=[0.0, 1e-9], tune_trials=2, tuning="single")
+    assert sorted(set(res["stragglers"])) == [0, 2, 4]  # N - S < 2 is dropped
+    assert set(lam["tuned_at"]) == {ds.middle_stragglers([0, 2, 4])} and len(grid) == 4
+    assert lam[["lam_enc", "lam_dec"]].nunique().max() == 1
+    with pytest.raises(ValueError, match="'tuning' parameter of straggler_sweep"):
+        ds.straggler_sweep(f, "m", digits, {"low": (12, 8)}, {"low": [0]}, 1, 0, tuning="every")
 
 
 def test_compare_schemes_paired_difference():
     rows = []
     for t in range(4):
-        rows += [{"model": "m", "regime": "r", "n_workers": 5, "n_inputs": 2, "stragglers": 1, "trial": t,
-                  "scheme": "gcc", "loss": 1.0 + t, "relacc": 1.0},
-                 {"model": "m", "regime": "r", "n_workers": 5, "n_inputs": 2, "stragglers": 1, "trial": t,
-                  "scheme": "bacc", "loss": 2.0 + t, "relacc": 0.5}]
+        for scheme, loss, acc in (("gcc", 1.0 + t, 1.0), ("bacc", 2.0 + t, 0.5)):
+            rows.append({"model": "m", "dataset": "d", "regime": "r", "n_workers": 5, "n_inputs": 2,
+                         "stragglers": 1, "trial": t, "scheme": scheme, "loss": loss, "relacc": acc})
     df = pd.DataFrame(rows)
     c = ds.compare_schemes(df).iloc[0]
     assert c["diff_mean"] == -1.0 and c["diff_ci_low"] == -1.0 and c["better"] and c["significant"]
-    assert (c["scheme_mean"], c["baseline_mean"], c["n"]) == (2.5, 3.5, 4)
+    assert (c["scheme_mean"], c["baseline_mean"], c["n"], c["dataset"]) == (2.5, 3.5, 4, "d")
     assert np.isclose(c["improvement_pct"], 100 * (3.5 - 2.5) / 3.5)
     r = ds.compare_schemes(df, metric="relacc", scheme="GCC", baseline="Berrut").iloc[0]
     assert r["better"] and not r["below"] and np.isclose(r["improvement_pct"], 100.0)
     assert (r["scheme"], r["baseline"]) == ("gcc", "bacc")  # aliases give the registry's keys
+    both = ds.compare_schemes(df, ["loss", "relacc"])
+    assert list(both["metric"]) == ["loss", "relacc"]
 
 
 def test_table_runs_and_improvement_table(f, digits):
     res, lam = dsum.table_runs(f, "lenet5", digits, [[12, 8, 10]], trials=2, seed=0, lam_enc_grid=[0.0],
                                lam_dec_grid=[0.0], tune_trials=1)
     assert set(res["received"]) == {10} and set(res["stragglers"]) == {2}
+    assert list(lam.columns) == ds.LAMBDA_COLUMNS and lam["regime"].iloc[0] == "N=12,K=8"
     imp = dsum.improvement_table(res)
     assert {"scheme", "baseline", "rmse_norms_pct", "rmse_rms_pct", "relacc_pct", "paper_rmse_pct"} <= set(imp.columns)
-    assert imp["paper_rmse_pct"].iloc[0] == 15.0  # LeNet5's paper average
-    assert list(imp["n_workers"])[-1] == "mean"
+    assert imp["paper_rmse_pct"].iloc[0] == 15.0 and imp["paper_relacc_pct"].iloc[0] == 2.0  # LeNet5's averages
+    assert list(imp["n_workers"])[-1] == "mean" and list(imp["dataset"])[-1] == "digits"
     summ = dsum.summary_table(res)
-    assert list(summ.columns) == ["model", "n_workers", "n_inputs", "received", "scheme", "metric",
-                                  *SUMMARY_COLUMNS]
+    assert list(summ.columns) == [*dsum.CONFIG_COLUMNS, "scheme", "metric", *SUMMARY_COLUMNS]
     assert set(summ["metric"]) == {"loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal"}
-    # the means are those of the trials (an independent groupby), the improvement follows from them
     direct = res.groupby("scheme")["rmse_norms"].mean()
     got = summ[summ["metric"] == "rmse_norms"].set_index("scheme")["mean"]
     np.testing.assert_allclose(got[direct.index], direct, rtol=1e-12)
     expected = 100 * (direct["bacc"] - direct["gcc"]) / direct["bacc"]
     assert np.isclose(imp["rmse_norms_pct"].iloc[0], expected, rtol=1e-12)
     wide = dsum.wide_summary(summ, metrics=["loss", "relacc"])
-    assert list(wide.columns) == ["model", "n_workers", "n_inputs", "received", "scheme", "loss",
-                                  "loss ±", "relacc", "relacc ±"]
-    assert len(wide) == 3
-
-
-def test_table_runs_rejects_bad_config(f, digits):
+    assert list(wide.columns) == [*dsum.CONFIG_COLUMNS, "scheme", "loss", "loss ±", "relacc", "relacc ±"]
     with pytest.raises(ValueError, match="The 'configs' parameter of table_runs must be"):
         dsum.table_runs(f, "lenet5", digits, [[12, 8, 13]], trials=1, seed=0)
 
 
-def test_paper_family():
-    assert dsum.paper_family("vit_base_patch16_224") == "vit"
-    assert dsum.paper_family("vit_large") == "vit"
-    assert dsum.paper_family("lenet5") == "lenet5"
-    assert dsum.paper_family("resnet18") == ""
+def test_family_of():
+    assert dnn_models.family_of("vit_base_patch16_224") == "vit"
+    assert dnn_models.family_of("vit_large") == "vit" and dnn_models.family_of("repvgg_a0") == "repvgg"
+    assert dnn_models.family_of("lenet5") == "lenet5" and dnn_models.family_of("resnet18") == ""
 
 
 def test_coded_samples_roundtrip_and_interpolation(digits):
     x = digits.x_test[:6]
-    table = cs.coded_samples(x, 10, labels=digits.y_test[:6])
-    imgs, alphas = cs.stack_images(table, "input")
+    table = cs.coded_samples(x, 10, labels=digits.y_test[:6], dataset="digits")
+    assert list(table.columns[:3]) == ["model", "dataset", "scheme"] and set(table["model"]) == {cs.NO_MODEL}
+    imgs, _ = cs.stack_images(table, "input")
     np.testing.assert_allclose(imgs, x, rtol=0, atol=1e-6)
     gcc_imgs, betas = cs.stack_images(table, "gcc")
-    assert gcc_imgs.shape == (10, 1, 16, 16) and np.all(np.diff(betas) > 0)
+    assert gcc_imgs.shape == (10, 1, 28, 28) and np.all(np.diff(betas) > 0)
     rough = cs.coded_roughness(table).set_index("scheme")
-    assert rough.loc["input", "spatial_hf"] == 1.0
+    assert rough.loc["input", "spatial_hf"] == 1.0 and set(rough["dataset"]) == {"digits"}
     assert list(cs.coded_samples(x, 10, schemes=["Berrut"], lam_enc=0.0)["scheme"].unique()) == ["input", "bacc"]
     with pytest.raises(ValueError, match="The 'scheme' parameter of stack_images must be one of"):
         cs.stack_images(table, "lcc")
@@ -123,50 +132,134 @@ def test_coded_samples_roundtrip_and_interpolation(digits):
 
 
 def test_coding_cost_columns(f, digits):
-    t = cc.coding_cost(f, digits.x_test[:6], 10, 2, repeats=2, warmup=1)
-    assert len(t) == 4 and (t["forward_s"] > 0).all()
+    t = cc.coding_cost(f, digits.x_test[:6], 10, 2, repeats=2, warmup=1, model="lenet5", dataset="digits")
+    assert len(t) == 4 and (t["forward_s"] > 0).all() and set(t["dataset"]) == {"digits"}
     np.testing.assert_allclose(t["overhead"], (t["encode_s"] + t["decode_s"]) / t["forward_s"])
     s = cc.cost_summary(t)
     assert set(s["scheme"]) == {"gcc", "bacc"} and (s["overhead_of_medians"] > 0).all()
+    assert list(s.columns[:2]) == ["model", "dataset"]
+    assert cc.devices_available(["cpu"]) == ["cpu"] and cc.devices_available()[0] == "cpu"
 
 
-def test_gpu_script_tiny_runs_on_cpu(tmp_path):
-    """scripts/gpu_paper_run.py --tiny: the prepared paper-scale script, at a tiny size, offline, on the CPU."""
-    env = dict(os.environ, GCC_MODEL_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1", GCC_DEVICE="cpu")
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "gpu_paper_run.py"), "--tiny", "--out",
-                           str(tmp_path / "results")], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    folder = tmp_path / "results" / "gpu_paper_run"
-    for name in ("models", "results", "comparison", "improvement", "cost", "timings"):
-        assert (folder / f"{name}.csv").exists(), name
-    hardware = json.loads((folder / "hardware.json").read_text())
-    assert {"command", "platform", "cpu_count", "device", "torch"} <= set(hardware)  # gcc.machine.describe + command
-    results = pd.read_csv(folder / "results.csv")
-    assert set(COLUMNS) <= set(results.columns)
-    assert "vit_tiny_patch16_224" in set(results["model"])  # the paper path ran (offline, tiny folder)
+def test_sensitivity_runs_are_paired(f, digits):
+    t = dnn_lambda.sensitivity_runs(f, digits, "lenet5", 12, 8, 2, 1e-9, 0.0, trials=3, seed=0,
+                                    factors=(0.0, 0.1, 1.0, 10.0))
+    assert set(t["scheme"]) == {"gcc"} and set(t["parameter"]) == {"lam_enc", "lam_dec"}
+    opt = t[t["factor"] == 1.0]
+    assert set(opt["lam_enc"]) == {1e-9} and set(opt["lam_dec"]) == {0.0}
+    # a zero optimum is probed around the grid's smallest positive value
+    assert set(t[(t["parameter"] == "lam_dec") & (t["factor"] == 10.0)]["lam_dec"]) == {1e-11}
+    summary = dnn_lambda.sensitivity_summary(t)
+    at_one = summary[summary["factor"] == 1.0]
+    assert (at_one["change_pct"] == 0).all() and (at_one["ci_low"] == 0).all()
+    x10 = dnn_lambda.x10_verdicts(summary)
+    assert set(x10["factor"]) == {0.1, 10.0} and len(x10) == 4
 
 
-def test_ci_results_record_gcc_vs_bacc(ci_results):
-    """The ci figures' data: tidy columns, 95% CIs possible, and a verdict for every S > 0."""
-    res = pd.read_csv(ci_results / "dnn_stragglers" / "results.csv")
-    assert set(COLUMNS) <= set(res.columns)
-    assert {"vit", "lenet5"} <= set(res["model"]) and {"gcc", "bacc", "bspline"} <= set(res["scheme"])
-    cmp = pd.read_csv(ci_results / "dnn_stragglers" / "comparison.csv")
-    loss = cmp[(cmp["metric"] == "loss") & (cmp["stragglers"] > 0)]
-    expected = res[res["stragglers"] > 0].groupby(["model", "regime", "stragglers"]).ngroups
-    assert len(loss) == expected and loss["better"].notna().all()
-    for notebook, table in (("dnn_summary", "improvement"), ("coding_cost", "summary"),
-                            ("coded_samples", "roughness")):
-        assert (ci_results / notebook / f"{table}.csv").exists()
+def test_band_verdict_is_two_sided():
+    summary = pd.DataFrame({"model": "m", "dataset": "d", "n_workers": 10, "n_inputs": 5, "stragglers": 2,
+                            "parameter": "lam_dec", "factor": [10.0, 0.1, 10.0], "metric": "rmse_rms",
+                            "change_pct": [0.2, 3.0, 20.0], "ci_low": [0.0, 1.0, 12.0],
+                            "ci_high": [0.5, 5.0, 30.0]})
+    got = dnn_lambda.x10_verdicts(summary)["verdict"].tolist()
+    assert got == ["less sensitive than the paper", "consistent", "more sensitive than the paper"]
+
+
+def test_lambda_movement_and_verdict_rows():
+    lam = pd.DataFrame({"model": "m", "dataset": "d", "regime": "low", "n_workers": 10, "n_inputs": 5,
+                        "stragglers": [0, 1, 2, 3], "lam_enc": [1e-6, 1e-10, 1e-10, 1e-9],
+                        "lam_dec": [0.0, 0.0, 1e-12, 1e-12]})
+    mv = dnn_lambda.lambda_movement(lam).set_index("parameter")
+    assert mv.loc["lam_enc", "span_steps"] == 1.0 and mv.loc["lam_enc", "n_s"] == 3  # S = 0 left out
+    assert mv.loc["lam_dec", "span_steps"] == 1.0 and mv.loc["lam_dec", "verdict"] == "consistent"
+    x10 = pd.DataFrame({"model": "m", "dataset": "d", "n_workers": 10, "n_inputs": 5, "stragglers": 2,
+                        "parameter": "lam_dec", "factor": [10.0], "metric": "rmse_rms", "change_pct": [3.0],
+                        "ci_low": [1.0], "ci_high": [5.0], "verdict": ["consistent"]})
+    rows = dnn_lambda.verdict_rows(mv.reset_index(), x10)
+    assert list(rows.columns) == CLAIM_COLUMNS
+    assert list(rows["claim"]) == ["dnn-lambda-vs-S", "dnn-lambda-vs-S", "dnn-lambda-x10"]
+
+
+def test_recovery_runs_pair_gcc_twice_and_bacc(f, digits):
+    t = dnn_lambda.recovery_runs(f, digits, "lenet5", 12, 8, [3, 4], {3: (0.0, 1e-9), 4: (0.0, 0.0)}, (0.0, 0.0),
+                                 trials=3, seed=0, regime="low")
+    assert set(t["tuning"]) == {"per_s", "single", "none"} and set(t["scheme"]) == {"gcc", "bacc"}
+    cmp = dnn_lambda.recovery_comparison(t)
+    assert set(cmp["comparison"]) == {"gcc per-S - bacc", "gcc single - bacc", "gcc per-S - gcc single"}
+    same = cmp[(cmp["comparison"] == "gcc per-S - gcc single") & (cmp["stragglers"] == 4)].iloc[0]
+    assert same["diff_mean"] == 0 and same["verdict"] == "no significant difference"  # the same pair
+    with pytest.raises(ValueError, match="'per_s' parameter of recovery_runs"):
+        dnn_lambda.recovery_runs(f, digits, "m", 12, 8, [5], {3: (0.0, 0.0)}, (0.0, 0.0), trials=1, seed=0)
+
+
+def test_bernoulli_sweep_contract_and_verdicts(f, digits):
+    t = dnn_probabilistic.bernoulli_sweep(f, digits, "lenet5", 4, [8, 12, 16], [0.1, 0.3], trials=2, seed=0,
+                                          lam_grid=[0.0, 1e-9], tune_trials=1)
+    assert list(t.columns[:6]) == dnn_probabilistic.SWEEP_COLUMNS
+    assert set(t["p"]) == {0.1, 0.3} and set(t["scheme"]) == {"gcc", "bacc"} and set(t["dataset"]) == {"digits"}
+    slopes = dnn_probabilistic.sweep_slopes(dnn_probabilistic.sweep_summary(t))
+    assert len(slopes) == 4 and (slopes["n_points"] == 3).all()
+    verdicts = dnn_probabilistic.convergence_verdicts(slopes)
+    assert len(verdicts) == 2
+    s = pd.DataFrame({"model": "m", "dataset": "d", "p": 0.1, "scheme": ["gcc", "bacc"], "slope": [-2.0, -3.0],
+                      "ci_low": [-2.2, -3.3], "ci_high": [-1.8, -2.7]})
+    assert dnn_probabilistic.convergence_verdicts(s)["verdict"].tolist() == ["BACC faster"]
+    assert list(dnn_probabilistic.verdict_rows(verdicts).columns) == CLAIM_COLUMNS
+
+
+def test_dnn_claims_table_reads_saved_verdicts(tmp_path):
+    empty = dnn_claims.dnn_claims_table(tmp_path)
+    assert list(empty.columns) == CLAIM_COLUMNS and set(empty["claim"]) == set(dnn_claims.DNN_CLAIMS)
+    folder = tmp_path / "dnn_probabilistic"
+    folder.mkdir()
+    rows = pd.DataFrame({"claim": ["dnn-isit-faster"], "verdict": ["GCC faster"], "measured": [-3.1]})
+    rows.to_csv(folder / "claims.csv", index=False)
+    table = dnn_claims.dnn_claims_table(tmp_path)
+    assert table.set_index("claim").loc["dnn-isit-faster", "verdict"] == "GCC faster"
+
+
+def test_prepare_models_header_and_fallback_banner(monkeypatch, tmp_path):
+    monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("GCC_FASHION_MNIST", raising=False)
+    monkeypatch.setattr(data, "FASHION_MNIST_DIRS", ("/nonexistent/fashion-mnist",))
+    quick = {"epochs": 1, "train_images": 128, "warmup_epochs": 0}
+    with pytest.warns(UserWarning, match="Fallback data"):
+        prepared = dnn_models.prepare_models(["lenet5"], recipes={"lenet5": quick})
+    table = prepared.table()
+    assert list(table.columns[:4]) == dnn_models.MODEL_COLUMNS and table["dataset"].iloc[0] == "digits"
+    header = prepared.header()
+    assert header.startswith("> **Warning.** Fallback data") and "61,706 parameters" in header
+    assert "Hardware." in header and "LeNet5 on MNIST" in header
+
+
+def test_prepare_models_paper_path_offline(tmp_path):
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    for c in range(2):
+        (tmp_path / "val" / f"c{c}").mkdir(parents=True)
+        for i in range(3):
+            Image.fromarray(rng.integers(0, 256, (40, 40, 3), dtype=np.uint8)).save(tmp_path / "val" / f"c{c}" / f"{i}.png")
+    prepared = dnn_models.prepare_models([], paper_model="vit_tiny_patch16_224", paper_data=str(tmp_path / "val"),
+                                         paper_kwargs={"img_size": 32, "num_classes": 2, "depth": 1})
+    table = prepared.table()
+    assert table["model"].tolist() == ["vit_tiny_patch16_224"] and table["dataset"].tolist() == ["val"]
+    splits = prepared["vit_tiny_patch16_224"]["splits"]
+    assert splits["x_val"].shape[1:] == (3, 32, 32) and len(splits["y_test"]) == 3
+    with pytest.raises(ValueError, match="'paper_data' parameter of prepare_models"):
+        dnn_models.prepare_models([], paper_model="vit_tiny_patch16_224")
+
+
+def test_from_run_needs_the_models_notebook(tmp_path):
+    with pytest.raises(FileNotFoundError, match="dnn_models has not run"):
+        dnn_models.from_run(root=tmp_path)
 
 
 def test_gcc_dnn_keeps_the_torch_side_only():
     import gcc.dnn
 
-    assert gcc.dnn.__all__ == ["data", "models", "training", "inference"]
+    assert gcc.dnn.__all__ == ["formats", "data", "models", "training", "inference"]
     assert not hasattr(gcc.dnn, "experiments")
-    assert not hasattr(inference, "softmax_function")
 
 
 def test_import_gcc_dnn_without_torch_names_the_extra():
@@ -175,4 +268,50 @@ def test_import_gcc_dnn_without_torch_names_the_extra():
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode != 0
     assert "ImportError" in proc.stderr and "pip install gcc-companion[dnn]" in proc.stderr
-    assert "torch" in proc.stderr.splitlines()[-1]
+
+
+DNN_NOTEBOOKS = ("dnn_models", "dnn_stragglers", "dnn_summary", "dnn_lambda", "dnn_probabilistic",
+                 "coded_samples", "coding_cost")
+
+
+def test_ci_results_table_contract(ci_results):
+    """Every DNN table has model and dataset columns; the models, lambda and N-sweep tables their
+    contract's columns; schemes are the registry's lower-case keys."""
+    for notebook in DNN_NOTEBOOKS:
+        tables = sorted((ci_results / notebook).glob("*.csv"))
+        assert tables, notebook
+        for path in tables:
+            cols = list(pd.read_csv(path, nrows=1).columns)
+            assert {"model", "dataset"} <= set(cols) or "claim" in cols, f"{notebook}/{path.name}: {cols}"
+    models_table = pd.read_csv(ci_results / "dnn_models" / "models.csv")
+    assert list(models_table.columns[:4]) == ["model", "dataset", "n_parameters", "test_accuracy"]
+    assert {"lenet5", "repvgg", "vit"} <= set(models_table["model"])
+    for notebook in ("dnn_stragglers", "dnn_summary"):
+        lam = pd.read_csv(ci_results / notebook / "lambdas.csv")
+        assert list(lam.columns[:2]) == ["model", "dataset"]
+        assert {"model", "regime", "stragglers", "lam_enc", "lam_dec"} <= set(lam.columns)
+    sweep = pd.read_csv(ci_results / "dnn_probabilistic" / "results.csv")
+    assert list(sweep.columns[:6]) == ["model", "dataset", "p", "n_workers", "scheme", "loss"]
+    for notebook, table in (("dnn_stragglers", "results"), ("dnn_summary", "results"),
+                            ("dnn_probabilistic", "results"), ("coding_cost", "timings")):
+        assert set(pd.read_csv(ci_results / notebook / f"{table}.csv")["scheme"]) <= SCHEME_KEYS
+
+
+def test_ci_results_record_gcc_vs_bacc(ci_results):
+    """A paired verdict for every (model, regime, S > 0); per-S lambdas; the App. E verdicts."""
+    res = pd.read_csv(ci_results / "dnn_stragglers" / "results.csv")
+    cmp = pd.read_csv(ci_results / "dnn_stragglers" / "comparison.csv")
+    loss = cmp[cmp["stragglers"] > 0]
+    assert len(loss) == res[res["stragglers"] > 0].groupby(["model", "regime", "stragglers"]).ngroups
+    assert loss["better"].notna().all()
+    lam = pd.read_csv(ci_results / "dnn_stragglers" / "lambdas.csv")
+    assert (lam["tuned_at"] == lam["stragglers"]).all()  # tuned at every S
+    verdicts = pd.read_csv(ci_results / "dnn_lambda" / "verdicts.csv")
+    assert {"dnn-lambda-vs-S", "dnn-lambda-x10"} <= set(verdicts["claim"])
+    assert set(verdicts["verdict"]) <= {"consistent", "moves with S", "less sensitive than the paper",
+                                         "more sensitive than the paper", "not measured"}
+    near = pd.read_csv(ci_results / "dnn_lambda" / "recovery_comparison.csv")
+    assert {"ci_low", "ci_high", "verdict"} <= set(near.columns) and len(near) > 0
+    for notebook, table in (("dnn_summary", "improvement"), ("coding_cost", "summary"),
+                            ("coded_samples", "roughness"), ("dnn_probabilistic", "verdicts")):
+        assert (ci_results / notebook / f"{table}.csv").exists()

@@ -16,12 +16,12 @@ torch.set_num_threads(1)
 @pytest.fixture(scope="module")
 def f():
     torch.manual_seed(0)
-    return inference.SoftmaxFunction(models.vit_digits(), device="cpu", input_shape=(1, 16, 16))
+    return inference.SoftmaxFunction(models.small_vit(), device="cpu", input_shape=(1, 28, 28))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_numpy_in_numpy_out_rows_sum_to_one(f, dtype):
-    x = np.random.default_rng(0).standard_normal((7, 1, 16, 16)).astype(dtype)
+    x = np.random.default_rng(0).standard_normal((7, 1, 28, 28)).astype(dtype)
     p = f(x)
     assert isinstance(p, np.ndarray) and p.dtype == dtype and p.shape == (7, 10)
     assert np.all(p >= 0)
@@ -30,7 +30,7 @@ def test_numpy_in_numpy_out_rows_sum_to_one(f, dtype):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_torch_in_torch_out_dtype_device_kept(f, dtype):
-    x = torch.randn(5, 1, 16, 16, dtype=dtype)
+    x = torch.randn(5, 1, 28, 28, dtype=dtype)
     p = f(x)
     assert isinstance(p, torch.Tensor) and p.dtype == dtype and p.device == x.device
     torch.testing.assert_close(p.sum(1), torch.ones(5, dtype=dtype), rtol=0, atol=1e-6)
@@ -38,19 +38,19 @@ def test_torch_in_torch_out_dtype_device_kept(f, dtype):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_cuda_tensor_stays_on_cuda(f):
-    x = torch.randn(4, 1, 16, 16, device="cuda")
+    x = torch.randn(4, 1, 28, 28, device="cuda")
     assert f(x).device == x.device
 
 
 def test_flattened_inputs_and_chunking_agree(f):
-    x = np.random.default_rng(1).standard_normal((9, 1, 16, 16)).astype(np.float32)
-    chunked = inference.SoftmaxFunction(f.model, device="cpu", input_shape=(1, 16, 16), max_batch=2)
+    x = np.random.default_rng(1).standard_normal((9, 1, 28, 28)).astype(np.float32)
+    chunked = inference.SoftmaxFunction(f.model, device="cpu", input_shape=(1, 28, 28), max_batch=2)
     np.testing.assert_allclose(chunked(x.reshape(9, -1)), f(x), rtol=1e-5, atol=1e-6)
 
 
 def test_model_is_in_eval_mode_and_no_grad(f):
     assert not f.model.training
-    x = torch.randn(2, 1, 16, 16, requires_grad=True)
+    x = torch.randn(2, 1, 28, 28, requires_grad=True)
     assert not f(x).requires_grad
 
 

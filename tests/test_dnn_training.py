@@ -1,8 +1,8 @@
-"""gcc.dnn.training: same seed => same weights; cache hits; accuracy of the embedded models."""
+"""gcc.dnn.training: same seed => same weights; cache hits; a stale cache entry is an error; the
+accuracies the ci batch's networks reach (read from its saved models table, never retrained)."""
 import json
 import os
 
-import numpy as np
 import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -10,15 +10,15 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("timm")
 pytest.importorskip("sklearn")
 
-from gcc.dnn import data, training  # noqa: E402
+from gcc.dnn import data, models, training  # noqa: E402
 
 torch.set_num_threads(1)
-FAST = {"epochs": 1}
+FAST = {"epochs": 1, "train_images": 256, "warmup_epochs": 0}
 
 
 @pytest.fixture(scope="module")
 def digits():
-    return data.load_digits16()
+    return data.load_digits16(size=28)
 
 
 def _same(a, b):
@@ -26,32 +26,46 @@ def _same(a, b):
     return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
 
 
-@pytest.mark.parametrize("name", ["lenet5", "vit"])
+@pytest.mark.parametrize("name", ["lenet5", "repvgg", "vit"])
 def test_same_seed_same_weights(digits, name):
-    a = training.train_digits_model(name, seed=3, recipe=FAST, data=digits, use_cache=False, threads=1)
-    b = training.train_digits_model(name, seed=3, recipe=FAST, data=digits, use_cache=False, threads=1)
-    c = training.train_digits_model(name, seed=4, recipe=FAST, data=digits, use_cache=False, threads=1)
-    assert _same(a, b)
-    assert not _same(a, c)
+    a = training.train_embedded_model(name, data=digits, seed=3, recipe=FAST, use_cache=False, threads=1)
+    b = training.train_embedded_model(name, data=digits, seed=3, recipe=FAST, use_cache=False, threads=1)
+    c = training.train_embedded_model(name, data=digits, seed=4, recipe=FAST, use_cache=False, threads=1)
+    assert _same(a, b) and not _same(a, c)
     assert a.test_accuracy == b.test_accuracy
+    assert not a.model.training
+
+
+def test_repvgg_is_deployed_after_training(digits):
+    from timm.models.byobnet import RepVggBlock
+
+    t = training.train_embedded_model("repvgg", data=digits, recipe=FAST, use_cache=False, threads=1)
+    blocks = [m for m in t.model.modules() if isinstance(m, RepVggBlock)]
+    assert blocks and all(b.reparam_conv is not None for b in blocks)
+    assert t.n_parameters == models.n_parameters(t.model) < t.extra["n_parameters_train"]
 
 
 def test_cache_hit_returns_identical_model(digits, tmp_path, monkeypatch):
     monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path))
-    first = training.train_digits_model("lenet5", seed=0, recipe=FAST, data=digits, threads=1)
+    first = training.train_embedded_model("repvgg", data=digits, recipe=FAST, threads=1)
     assert not first.cache_hit
-    files = sorted(p.suffix for p in tmp_path.iterdir())
-    assert files == [".json", ".pt"]
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".pt"]
     meta = json.loads(next(tmp_path.glob("*.json")).read_text())
-    assert meta["test_accuracy"] == first.test_accuracy
-    second = training.train_digits_model("lenet5", seed=0, recipe=FAST, data=digits, threads=1)
-    assert second.cache_hit and second.key == first.key
-    assert _same(first, second)
-    assert second.test_accuracy == first.test_accuracy
-    assert not second.model.training
+    assert meta["test_accuracy"] == first.test_accuracy and meta["n_parameters"] == first.n_parameters
+    second = training.train_embedded_model("repvgg", data=digits, recipe=FAST, threads=1)
+    assert second.cache_hit and second.key == first.key and _same(first, second)
+    assert second.test_accuracy == first.test_accuracy and second.summary()["dataset"] == "digits"
 
 
-def test_cache_key_depends_on_config_recipe_seed():
+def test_cached_checkpoint_for_another_architecture(digits, tmp_path, monkeypatch):
+    monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path))
+    first = training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
+    torch.save(models.small_vit().state_dict(), tmp_path / f"{first.key}.pt")  # a foreign file under the key
+    with pytest.raises(ValueError, match=rf"another architecture.*{first.key}\.pt"):
+        training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
+
+
+def test_cache_key_depends_on_config_recipe_data_seed():
     base = training.cache_key({"arch": "vit"}, {"epochs": 1}, "d", 0)
     assert base == training.cache_key({"arch": "vit"}, {"epochs": 1}, "d", 0)
     assert base != training.cache_key({"arch": "vit", "depth": 2}, {"epochs": 1}, "d", 0)
@@ -65,20 +79,32 @@ def test_training_restores_global_torch_state(digits):
     torch.manual_seed(123)
     expected = torch.rand(1)
     torch.manual_seed(123)
-    training.train_digits_model("lenet5", seed=0, recipe=FAST, data=digits, use_cache=False, threads=1)
+    training.train_embedded_model("lenet5", data=digits, recipe=FAST, use_cache=False, threads=1)
     assert torch.equal(torch.rand(1), expected)  # the caller's RNG stream is untouched
     assert torch.get_num_threads() == threads and torch.are_deterministic_algorithms_enabled() == det
 
 
-def test_unknown_model_name():
-    with pytest.raises(ValueError, match="'name' parameter of train_digits_model"):
-        training.train_digits_model("resnet")
+def test_unknown_model_name_and_bad_recipe(digits):
+    with pytest.raises(ValueError, match="'name' parameter of train_embedded_model"):
+        training.train_embedded_model("resnet", data=digits)
+    with pytest.raises(ValueError, match="'recipe' parameter of train_model"):
+        training.train_embedded_model("lenet5", data=digits, recipe={"epochs": -1}, use_cache=False)
+
+
+#: What the ci profile's short training (2 epochs of 20,000 images, seed 0, one thread) reaches on
+#: the Fashion-MNIST test set, with a margin: LeNet-5 82.8%, RepVGG 84.1%, ViT 78.9% when measured.
+#: The default profile's floors (89 / 90 / 87%) are checked on its own run, not here.
+CI_FLOORS = {"lenet5": 0.80, "repvgg": 0.80, "vit": 0.75}
 
 
 def test_ci_models_reach_accuracy(ci_results):
-    """From the ci batch's saved results: ViT >= 97% and LeNet-5 >= 95% test accuracy on digits."""
+    """From the ci batch's saved models table (no training here)."""
     import pandas as pd
 
-    table = pd.read_csv(ci_results / "dnn_stragglers" / "models.csv").set_index("model")
-    assert table.loc["vit", "test_accuracy"] >= 0.97
-    assert table.loc["lenet5", "test_accuracy"] >= 0.95
+    table = pd.read_csv(ci_results / "dnn_models" / "models.csv").set_index("model")
+    assert list(table.reset_index().columns[:4]) == ["model", "dataset", "n_parameters", "test_accuracy"]
+    if set(table["dataset"]) != {"fashion-mnist"}:
+        pytest.skip("the ci batch ran on the fallback digits (Fashion-MNIST not installed)")
+    for name, floor in CI_FLOORS.items():
+        assert table.loc[name, "test_accuracy"] >= floor, name
+    assert table.loc["lenet5", "n_parameters"] == 61706

@@ -60,7 +60,7 @@ class SoftmaxFunction:
     device : str or torch.device, optional
         Where the forward pass runs; default :func:`best_device`.
     input_shape : tuple of int, optional
-        Shape of one image, e.g. (1, 16, 16). When given, inputs of shape (B, prod(input_shape))
+        Shape of one image, e.g. (1, 28, 28). When given, inputs of shape (B, prod(input_shape))
         are reshaped to (B, *input_shape), so flattened coded vectors work too.
     max_batch : int
         Largest chunk per forward pass (bounds memory for large N on a GPU).
@@ -74,8 +74,8 @@ class SoftmaxFunction:
 
     Examples
     --------
-    >>> f = SoftmaxFunction(model, input_shape=(1, 16, 16))      # doctest: +SKIP
-    >>> f(np.zeros((5, 1, 16, 16))).sum(axis=1)                 # doctest: +SKIP
+    >>> f = SoftmaxFunction(model, input_shape=(1, 28, 28))      # doctest: +SKIP
+    >>> f(np.zeros((5, 1, 28, 28))).sum(axis=1)                 # doctest: +SKIP
     array([1., 1., 1., 1., 1.])
     """
 

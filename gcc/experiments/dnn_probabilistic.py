@@ -204,6 +204,7 @@ def verdict_rows(verdicts):
     from .claims import CLAIM_COLUMNS
 
     rows = [{"claim": "dnn-isit-faster", "source": "ISIT'25 (LeNet-5 experiment); 2608.28910 abstract",
+             "function": f"softmax of {r['model']}", "code": "gcc", "counted": True,
              "statement": "GCC's loss decays faster in N than BACC's under Bernoulli(p) stragglers", "scheme": "gcc",
              "quantity": "slope of log mean loss vs log N (GCC's; BACC's in the note)",
              "context": f"{r['model']} on {r['dataset']}, p={r['p']:g}", "claimed": np.nan,
@@ -212,7 +213,8 @@ def verdict_rows(verdicts):
              "note": f"BACC's slope {r['baseline_slope']:.2f} [{r['baseline_ci_low']:.2f}, {r['baseline_ci_high']:.2f}]; "
                      "'faster' = the 95% intervals do not overlap", "notebook": "dnn_probabilistic"}
             for _, r in verdicts.iterrows()]
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    # reindex: the claims table's columns, whatever this module fills (the others stay empty)
+    return pd.DataFrame(rows).reindex(columns=CLAIM_COLUMNS)
 
 
 def plot_bernoulli(summary, slopes=None):
