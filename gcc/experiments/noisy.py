@@ -21,7 +21,7 @@ import numpy as np
 
 import gcc
 from gcc.codes import make
-from gcc.summary import slope_table
+from gcc.summary import slope_table, summarize
 from gcc.tuning import select_lambdas
 from gcc.validation import check_choice
 
@@ -30,11 +30,42 @@ from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes
 
-__all__ = ["RULES", "noisy_sweep", "noisy_lambda_curve", "calibrate_theory_constant", "noisy_slopes",
-           "plot_noisy"]
+__all__ = ["RULES", "LAMBDA_0", "in_theorem_range", "noisy_sweep", "noisy_sweeps", "noisy_summary", "pilot_marks",
+           "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant", "noisy_slopes", "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
+
+#: the upper end lambda_0 of Theorem 2's range used here (the theory schedule's ``lam_max``)
+LAMBDA_0 = 1.0
+
+
+def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
+    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lambda_0``.
+
+    The theorem assumes this range; a rate measured with a lambda outside it (cross-validation
+    can pick a smaller one, interpolation is 0) is not evidence for it.
+
+    Parameters
+    ----------
+    lam_dec, n_workers, n_stragglers : array_like (broadcast together)
+    lam_max : float
+        lambda_0.
+
+    Returns
+    -------
+    ndarray of bool
+
+    Examples
+    --------
+    >>> from gcc.experiments.noisy import in_theorem_range
+    >>> in_theorem_range([0.0, 1e-8, 1e-4], 100, 0).tolist()
+    [False, True, True]
+    """
+    lam = np.asarray(lam_dec, dtype=float)
+    floor = (np.asarray(n_workers, dtype=float) - np.asarray(n_stragglers, dtype=float)) ** -4.0
+    # The theory schedule is clipped to the floor exactly; allow its round-off.
+    return (lam >= floor * (1.0 - 1e-9)) & (lam <= lam_max)
 
 
 def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials):
@@ -141,6 +172,83 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     return pd.DataFrame(rows)
 
 
+def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers: int, s_grid: Sequence[int],
+                 *, adversaries: Sequence[str] = ("worst", "random"), **common):
+    """:func:`noisy_sweep` over the N sweep (at each S of `s_values`) and the S sweep, per adversary.
+
+    Parameters
+    ----------
+    f, X
+        As in :func:`noisy_sweep`.
+    n_grid, s_values : sequences of int
+        The N sweep.
+    s_sweep_workers : int
+        N of the S sweep.
+    s_grid : sequence of int
+        S of the S sweep.
+    adversaries : sequence of {"worst", "random"}
+    **common
+        Passed to :func:`noisy_sweep`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`noisy_sweep` rows with a ``sweep`` column (``"N"`` or ``"S"``).
+    """
+    import pandas as pd
+
+    frames = []
+    for adversary in adversaries:
+        frames.append(noisy_sweep(f, X, n_grid, s_values, adversary=adversary, **common).assign(sweep="N"))
+        frames.append(noisy_sweep(f, X, [s_sweep_workers], s_grid, adversary=adversary, **common).assign(sweep="S"))
+    return pd.concat(frames, ignore_index=True)
+
+
+def pilot_marks(summary, n_workers: int, n_stragglers: int, rules: Sequence[str] = ("theory", "cv")) -> dict:
+    """The lambda_dec each rule chose at the pilot cell (random stragglers), for :func:`plot_noisy`.
+
+    Returns
+    -------
+    dict
+        ``"<rule> (random F)" -> lambda``.
+    """
+    pilot = summary[(summary["N"] == n_workers) & (summary["S"] == n_stragglers) & (summary["straggler"] == "random")]
+    return {f"{r} (random F)": float(pilot[pilot["rule"] == r]["lam_dec"].iloc[0])
+            for r in rules if r in set(pilot["rule"])}
+
+
+def lambda_table(summary):
+    """lambda_dec (3 significant digits) and the Theorem 2 range flag of every N-sweep cell, per rule.
+
+    For display: one row per (straggler, S, N), columns ``(lam_dec | in_theorem_range, rule)``.
+    """
+    part = summary[summary["sweep"] == "N"].assign(lam_dec=lambda d: d["lam_dec"].map("{:.3g}".format))
+    return part.pivot_table(index=["straggler", "S", "N"], columns="rule", values=["lam_dec", "in_theorem_range"],
+                            aggfunc="first")
+
+
+def noisy_summary(trials, level: float = 0.95):
+    """:func:`gcc.summary.summarize` of :func:`noisy_sweep` per cell, with its lambda and range flag.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        :func:`noisy_sweep` results with a ``sweep`` column.
+    level : float
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sweep, function, scheme, rule, straggler, N, S``, the summary columns, ``lam_dec`` and
+        ``in_theorem_range`` (:func:`in_theorem_range`).
+    """
+    keys = ["sweep", "function", "scheme", "rule", "straggler", "N", "S"]
+    summary = summarize(trials, "loss", by=keys, level=level)
+    summary = summary.merge(trials.groupby(keys, as_index=False)["lam_dec"].first(), on=keys)
+    summary["in_theorem_range"] = in_theorem_range(summary["lam_dec"], summary["N"], summary["S"])
+    return summary
+
+
 def noisy_lambda_curve(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
                        sigma: float = 0.1, trials: int = 20, seed: int = 0, points: str = "equispaced",
                        function: str = "f"):
@@ -159,7 +267,8 @@ def noisy_lambda_curve(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequen
     Returns
     -------
     pandas.DataFrame
-        One row per (lambda, trial): ``function, N, S, sigma, lam_dec, trial, loss, bias2, variance``.
+        One row per (lambda, trial): ``function, N, S, sigma, lam_dec, trial, loss, bias2, variance``;
+        ``curve.groupby("lam_dec").mean()`` is the bias-variance curve (see :func:`curve_summary`).
     """
     import pandas as pd
 
@@ -180,25 +289,32 @@ def noisy_lambda_curve(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequen
     return pd.DataFrame(rows)
 
 
+def curve_summary(curve):
+    """Mean loss, bias squared and variance per lambda_dec of :func:`noisy_lambda_curve`."""
+    return curve.groupby(["function", "N", "S", "sigma", "lam_dec"], as_index=False)[
+        ["loss", "bias2", "variance"]].mean()
+
+
 def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
-                              sigma: float, trials: int = 20, seed: int = 0, points: str = "equispaced"):
+                              sigma: float, trials: int = 20, seed: int = 0, points: str = "equispaced",
+                              function: str = "f"):
     """The constant of the theory schedule that matches the best lambda at one pilot (N, S).
 
     The proof's constant is not numeric; the schedule's *shape* in (N, S, sigma)
     is the theory's (:func:`~gcc.experiments.references.theory_lambda_dec`), and this fixes
     its scale once, at the smallest N of a sweep, by the grid optimum of
-    :func:`noisy_lambda_curve` (positive lambdas of `lam_grid`). The same constant is then
-    used at every (N, S).
+    :func:`noisy_lambda_curve` (positive lambdas of `lam_grid`; a 0 in the grid is evaluated
+    for the curve, not chosen). The same constant is then used at every (N, S).
 
     Returns
     -------
     const : float
     curve : pandas.DataFrame
-        The pilot's :func:`noisy_lambda_curve` (for plotting).
+        The pilot's :func:`noisy_lambda_curve` over `lam_grid` (for plotting), labelled `function`.
     """
-    curve = noisy_lambda_curve(f, X, n_workers, n_stragglers, [l for l in lam_grid if l > 0], sigma=sigma,
-                               trials=trials, seed=seed, points=points)
-    mean = curve.groupby("lam_dec")["loss"].mean()
+    curve = noisy_lambda_curve(f, X, n_workers, n_stragglers, list(lam_grid), sigma=sigma, trials=trials,
+                               seed=seed, points=points, function=function)
+    mean = curve[curve["lam_dec"] > 0].groupby("lam_dec")["loss"].mean()
     lam_best = float(mean.idxmin())
     energy = curvature_energy(f, X, make("gcc", len(X), int(n_workers), points=points))
     unit = theory_lambda_dec(n_workers, n_stragglers, sigma, energy=energy, const=1.0, clip=False)
@@ -218,20 +334,29 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`.
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` and ``in_theorem_range``: every
+        fitted cell's lambda_dec in Theorem 2's range (:func:`in_theorem_range`; True when the
+        summary has no such column).
     """
     import pandas as pd
 
     keys = ["function", "scheme", "rule", "straggler"]
-    a = slope_table(summary[summary["sweep"] == "N"], "N", keys + ["S"])
-    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
+    n_rows = summary[summary["sweep"] == "N"]
+    a = slope_table(n_rows, "N", keys + ["S"])
     s_rows = summary[(summary["sweep"] == "S") & ((summary["S"] + 1) <= s_fit_max_ratio * summary["N"])]
     b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
+    if "in_theorem_range" in summary.columns:
+        a = a.merge(n_rows.groupby(keys + ["S"], as_index=False)["in_theorem_range"].all(), on=keys + ["S"])
+        b = b.merge(s_rows.groupby(keys + ["N"], as_index=False)["in_theorem_range"].all(), on=keys + ["N"])
+    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
     b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    return as_rate_slopes(pd.concat([a, b], ignore_index=True))
+    out = pd.concat([a, b], ignore_index=True)
+    if "in_theorem_range" not in out.columns:
+        out["in_theorem_range"] = True
+    return as_rate_slopes(out)
 
 
-def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None):
+def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None, title: str | None = None):
     """Noisy workers: loss against N and S + 1 per rule, and the bias-variance curve over lambda_dec.
 
     Panel 1: loss against N, one line per (rule, S), with ``C (S+1)^{8/5} N^{-3/5}``. Panel 2:
@@ -246,6 +371,8 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
         Mean of :func:`noisy_lambda_curve` per lambda_dec.
     lam_marks : mapping of str to float, optional
         Vertical marks on panel 3 (name -> lambda).
+    title : str, optional
+        Figure title.
 
     Returns
     -------
@@ -303,4 +430,6 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
     ax.set_title(f"bias-variance, N={int(c['N'].iloc[0])}, S={int(c['S'].iloc[0])}", fontsize=9)
     ax.legend(fontsize=6)
     ax.grid(True, alpha=0.3)
+    if title:
+        fig.suptitle(title, fontsize=10, y=1.02)
     return finish(fig)

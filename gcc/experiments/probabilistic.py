@@ -1,10 +1,14 @@
 """Probabilistic stragglers: i.i.d. Bernoulli(p) over an N grid (ISIT 2025 [1]_).
 
 The claimed rates are GCC ``E[R] = O(log^3_{1/p}(N) N^-3)`` and BACC
-``O(log^4_{1/p}(N) N^-2)``. The ``probabilistic_rate`` notebook runs
-:func:`probabilistic_sweep`, summarises it with :func:`probabilistic_summary` (means,
-too-few-survivor counts, longest straggler runs and the normalised ratios), fits
-:func:`probabilistic_slopes` (read by :mod:`gcc.experiments.claims`), reports
+``O(log^4_{1/p}(N) N^-2)`` (the ISIT abstract's "respectively" assigns them the other way
+round: both readings are measured). The ``probabilistic_rate`` notebook runs
+:func:`probabilistic_sweep` on a smooth function (the typical case) and, on the same draws, on
+the extremal family of :mod:`gcc.experiments.extremal` (:func:`extremal_draw_losses`: for every
+draw the bump that hurts most, normalised by its ``||g''||^2``), summarises it with
+:func:`probabilistic_summary` (means, too-few-survivor counts, longest straggler runs and the
+normalised ratios of both readings), fits :func:`probabilistic_slopes` (the ratios' slopes and
+the longest run against the Erdős–Rényi law, read by :mod:`gcc.experiments.claims`), reports
 :func:`ratio_growth` and draws :func:`plot_probabilistic`.
 
 Imports the core (codes, straggler models, harness, summary) and the shared experiments
@@ -27,21 +31,81 @@ from gcc.codes import canonical, label, make_many
 from gcc.harness import run_trials
 from gcc.summary import slope_table, summarize
 
+from .extremal import EXTREMAL_FUNCTION, Bump, curvature_norms, bump_grid, line_inputs, reproduces_line
 from .plotting import band, finish, scheme_color
-from .problems import child_seed
+from .problems import as_matrix, child_seed
 from .references import anchor_constant, log_base, log_rate_reference
 from .slopes import as_rate_slopes
 
-__all__ = ["probabilistic_sweep", "probabilistic_summary", "probabilistic_slopes", "ratio_growth",
-           "plot_probabilistic"]
+__all__ = ["CLAIMED_RATES", "RATIO_COLUMNS", "probabilistic_sweep", "extremal_draw_losses", "probabilistic_summary",
+           "probabilistic_slopes", "ratio_growth", "plot_probabilistic"]
 
-#: (log power, N power) of each scheme's claimed rate ``log^a_{1/p}(N) / N^b``
+#: (log power, N power) of each scheme's claimed rate ``log^a_{1/p}(N) / N^b`` (ISIT, as read by
+#: the 2608 abstract; the "respectively" of the ISIT abstract swaps them)
 CLAIMED_RATES = {"gcc": (3, 3), "bacc": (4, 2)}
+
+#: summary column of ``E[loss] N^b / log^a_{1/p} N`` for each (a, b) of the two readings
+RATIO_COLUMNS = {(3, 3): "ratio_gcc_rate", (4, 2): "ratio_bacc_rate"}
+
+#: half-widths, in units of the room a draw leaves around the data point, of the extremal bumps
+DRAW_WIDTHS = (1.0, 1.5, 2.0, 3.0)
+
+
+def _room(alphas, nodes):
+    """Per data point: distance to the nearest received worker (the ends of Omega count)."""
+    nodes = np.concatenate([[-1.0], nodes, [1.0]])
+    j = np.searchsorted(nodes, alphas)
+    return np.minimum(alphas - nodes[np.maximum(j - 1, 0)], nodes[np.minimum(j, nodes.size - 1)] - alphas)
+
+
+def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
+    """Normalised loss ``R / ||g''||^2`` of the worst extremal bump for each received set.
+
+    For a draw F the bump goes on the data point with the most room (its distance to the
+    nearest received worker) with half-width ``width * room``; the worst width is kept. This is
+    the quantity a high-probability bound ``R(F) <= C ((L + 1)/N)^3 ||g''||^2`` controls for
+    every f (L: the longest straggler run), with the function chosen after the stragglers.
+
+    Parameters
+    ----------
+    code : Code
+    received : sequence of int arrays, or None entries
+        One received set per draw (None or fewer than 2 workers: NaN).
+    widths : sequence of float
+
+    Returns
+    -------
+    normalised, raw : ndarray, shape (draws,)
+        The normalised loss and the loss itself at the worst width.
+    """
+    X = line_inputs(code)
+    exact = reproduces_line(code, X)
+    alphas = np.asarray(code.alphas, dtype=float)
+    betas = np.asarray(code.betas, dtype=float)
+    U = as_matrix(code.encode(X))[:, 0]  # u_enc(beta_n)
+    out = np.full((2, len(received)), np.nan)
+    for t, rec in enumerate(received):
+        if rec is None or len(rec) < 2:
+            continue
+        rec = np.asarray(rec)
+        room = _room(alphas, betas[rec])
+        k = int(np.argmax(np.where(room >= room.max() * (1 - 1e-9), 1.0 / (1.0 + np.abs(alphas)), 0.0)))
+        if room[k] <= 0.0:
+            continue
+        D = np.asarray(code.decoder_matrix(rec), dtype=float)
+        for width in widths:
+            bump = Bump(float(X[k]), float(width) * float(room[k]))
+            loss = float(np.mean((D @ bump(U[rec]) - bump(X)) ** 2))
+            energy = bump.energy if exact else curvature_norms(bump, X, code, bump_grid(code, X, bump))[0]
+            if not loss / energy <= out[0, t]:
+                out[:, t] = loss / energy, loss
+    return out[0], out[1]
 
 
 def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], *, draws: int = 200,
                         codes: Sequence[str] = ("gcc", "bacc"), seed: int = 0,
-                        points: str = "chebyshev", function: str = "f", min_survivors: int | None = None):
+                        points: str = "chebyshev", function: str = "f", min_survivors: int | None = None,
+                        extremal: bool = False):
     """Loss under i.i.d. Bernoulli(p) stragglers over an N grid (ISIT 2025 [1]_).
 
     Parameters
@@ -65,12 +129,16 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
         Draws with fewer received workers are counted (``too_few_survivors``) and get a NaN
         loss, never silently dropped or redrawn. Default: K (an interpolating
         decoder with fewer points than data cannot be in the theorems' regime).
+    extremal : bool
+        Also the extremal family on the same draws (:func:`extremal_draw_losses`): rows with
+        ``function = "bump (extremal)"`` whose ``loss`` is the *normalised* loss
+        ``R / ||g''||^2`` (``quantity = "normalised"``; the raw loss in ``raw_loss``).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (scheme, N, p, draw): ``function, scheme, p, N, K, trial, loss,
-        received, longest_run, too_few_survivors`` then the other columns of
+        One row per (function, scheme, N, p, draw): ``function, scheme, p, N, K, trial, loss,
+        received, longest_run, too_few_survivors, quantity`` then the other columns of
         :func:`gcc.harness.run_trials`.
     """
     import pandas as pd
@@ -90,10 +158,28 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
                 masks[t, next(iter(sets.values()))] = True
             runs = np.asarray(gcc.longest_straggler_run(masks))
             df["longest_run"] = runs[df["trial"].to_numpy()]
-            frames.append(df.assign(function=function, p=float(p), N=int(N), K=K))
+            frames.append(df.assign(function=function, p=float(p), N=int(N), K=K, quantity="loss"))
+            if extremal:
+                frames.append(_extremal_rows(cell, received, runs, min_survivors).assign(p=float(p), N=int(N), K=K))
     out = pd.concat(frames, ignore_index=True)
-    cols = ["function", "scheme", "p", "N", "K", "trial", "loss", "received", "longest_run", "too_few_survivors"]
+    cols = ["function", "scheme", "p", "N", "K", "trial", "loss", "received", "longest_run", "too_few_survivors",
+            "quantity"]
     return out[[c for c in cols if c in out.columns] + [c for c in out.columns if c not in cols]]
+
+
+def _extremal_rows(cell, received, runs, min_survivors):
+    """The extremal family's rows of one (N, p) cell, on the draws of the typical function."""
+    import pandas as pd
+
+    frames = []
+    for scheme, code in cell.items():
+        sets = [r[scheme] if len(r[scheme]) >= min_survivors else None for r in received]
+        normalised, raw = extremal_draw_losses(code, sets)
+        frames.append(pd.DataFrame({"function": EXTREMAL_FUNCTION, "scheme": scheme, "trial": np.arange(len(sets)),
+                                    "loss": normalised, "raw_loss": raw,
+                                    "received": [len(r[scheme]) for r in received], "longest_run": runs,
+                                    "too_few_survivors": [s is None for s in sets], "quantity": "normalised"}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def probabilistic_summary(df, level: float = 0.95):
@@ -129,8 +215,8 @@ def probabilistic_summary(df, level: float = 0.95):
     return out
 
 
-def probabilistic_slopes(summary, y_floor: float = 1e-26):
-    """Slopes in N of each scheme's normalised ratio (claimed bounded: slope <= 0), per p.
+def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
+    """Slopes in N of both readings' normalised ratios and of E[loss]; the longest run's law.
 
     Parameters
     ----------
@@ -138,18 +224,37 @@ def probabilistic_slopes(summary, y_floor: float = 1e-26):
         :func:`probabilistic_summary`.
     y_floor : float
         Mean losses at or below this are round-off and left out of the raw loss slope.
+    level : float
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` (``variable = "N"``,
-        ``fixed = "p=<p>"``) plus the raw ``loss_slope`` of E[loss] against N and its interval.
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` (``fixed = "p=<p>"``), one row per
+        (function, scheme, p, quantity): ``quantity`` ``"ratio_log3_n3"`` (``E N^3/log^3``; claimed
+        bounded: slope <= 0), ``"ratio_log4_n2"`` (``E N^2/log^4``) and ``"loss"`` (E[loss] itself,
+        log-log slope in N); plus one ``"longest_run"`` row per (function, p): the *linear* slope of
+        the mean longest run against ``log_{1/p} N`` (``variable = "log_{1/p} N"``; the Erdős–Rényi
+        law says 1).
     """
-    a = slope_table(summary, "N", ["function", "scheme", "p"], y="ratio", y_floor=0.0)
-    raw = slope_table(summary, "N", ["function", "scheme", "p"], y="mean", y_floor=y_floor)
-    a["loss_slope"] = raw["slope"].to_numpy()
-    a["loss_slope_ci_low"] = raw["ci_low"].to_numpy()
-    a["loss_slope_ci_high"] = raw["ci_high"].to_numpy()
+    import pandas as pd
+    from scipy import stats
+
+    keys = ["function", "scheme", "p"]
+    frames = []
+    for quantity, y, floor in (("ratio_log3_n3", "ratio_gcc_rate", 0.0), ("ratio_log4_n2", "ratio_bacc_rate", 0.0),
+                               ("loss", "mean", y_floor)):
+        part = slope_table(summary, "N", keys, y=y, y_floor=floor, level=level)
+        frames.append(part.assign(quantity=quantity))
+    runs = []
+    for (function, p), g in summary.groupby(["function", "p"]):
+        g = g[g["scheme"] == g["scheme"].iloc[0]].sort_values("N")  # every scheme shares the draws
+        fit = stats.linregress(g["log_N"].to_numpy(float), g["longest_run_mean"].to_numpy(float))
+        half = float(stats.t.ppf(0.5 + level / 2, len(g) - 2)) * float(fit.stderr)
+        runs.append({"function": function, "scheme": "", "p": p, "variable": "log_{1/p} N",
+                     "slope": float(fit.slope), "ci_low": float(fit.slope) - half, "ci_high": float(fit.slope) + half,
+                     "n_points": len(g), "x_lo": float(g["log_N"].min()), "x_hi": float(g["log_N"].max()),
+                     "quantity": "longest_run"})
+    a = pd.concat(frames + [pd.DataFrame(runs)], ignore_index=True)
     a["fixed"] = "p=" + a["p"].astype(str)
     a["straggler"] = "bernoulli"
     return as_rate_slopes(a)
@@ -190,12 +295,13 @@ def ratio_growth(summary, scheme: str = "gcc"):
     return pd.DataFrame(rows)
 
 
-def plot_probabilistic(summary, function: str):
+def plot_probabilistic(summary, function: str, runs: bool = True):
     """E[loss], the normalised ratio and the longest straggler run against N, one column per p.
 
     Row 1: E[loss] of each scheme with ``c log^3/N^3`` and ``c log^4/N^2``. Row 2: each scheme's
-    normalised ratio. Row 3: the longest straggler run against ``log_{1/p} N`` with the
-    Erdős–Rényi law.
+    normalised ratio under both readings (solid: the rate the 2608 abstract assigns it; dotted:
+    the other one, the ISIT abstract's "respectively"); a reading holds where its ratio stays
+    bounded. Row 3: the longest straggler run against ``log_{1/p} N`` with the Erdős–Rényi law.
 
     Parameters
     ----------
@@ -203,6 +309,8 @@ def plot_probabilistic(summary, function: str):
         :func:`probabilistic_summary` (the saved ``summary`` table).
     function : str
         Value of its ``function`` column to draw.
+    runs : bool
+        Draw row 3 (the longest runs are the same draws for every function).
 
     Returns
     -------
@@ -212,7 +320,8 @@ def plot_probabilistic(summary, function: str):
 
     sub = summary[summary["function"] == function]
     p_values = sorted(sub["p"].unique())
-    fig, axes = plt.subplots(3, len(p_values), figsize=(3.8 * len(p_values), 9.0), squeeze=False)
+    n_rows = 3 if runs else 2
+    fig, axes = plt.subplots(n_rows, len(p_values), figsize=(3.8 * len(p_values), 3.0 * n_rows), squeeze=False)
     for j, p in enumerate(p_values):
         part = sub[sub["p"] == p]
         schemes = sorted(part["scheme"].unique())
@@ -235,10 +344,14 @@ def plot_probabilistic(summary, function: str):
         ax = axes[1, j]
         for code in schemes:
             g = part[part["scheme"] == code].sort_values("N")
-            text = "E[loss] N^2/log^4" if code == "bacc" else "E[loss] N^3/log^3"
-            ax.loglog(g["N"], g["ratio"], "o-", ms=3, color=scheme_color(code), label=f"{label(code)}: {text}")
+            for (lp, npow), col in RATIO_COLUMNS.items():
+                own = CLAIMED_RATES.get(code) == (lp, npow)
+                ax.loglog(g["N"], g[col], "o-" if own else "s:", ms=3, color=scheme_color(code),
+                          alpha=1.0 if own else 0.6, label=f"{label(code)}: E N^{npow}/log^{lp}")
         ax.set_xlabel("N")
         ax.grid(True, alpha=0.3)
+        if not runs:
+            continue
         ax = axes[2, j]
         g = part[part["scheme"] == part["scheme"].iloc[0]].sort_values("N")
         ax.plot(g["log_N"], g["longest_run_mean"], "o-", ms=3, label="mean longest run")
@@ -246,10 +359,11 @@ def plot_probabilistic(summary, function: str):
         ax.plot(g["log_N"], g["longest_run_erdos_renyi"], "k--", lw=0.8, label="log_{1/p}(N(1-p))")
         ax.set_xlabel("log_{1/p} N")
         ax.grid(True, alpha=0.3)
-    axes[0, 0].set_ylabel("E[loss]")
+    axes[0, 0].set_ylabel("E[loss]" if function != EXTREMAL_FUNCTION else "E[R / ||g''||^2]")
     axes[1, 0].set_ylabel("normalised ratio")
-    axes[2, 0].set_ylabel("longest straggler run")
-    for row in range(3):
+    if runs:
+        axes[2, 0].set_ylabel("longest straggler run")
+    for row in range(n_rows):
         axes[row, 0].legend(fontsize=7)
     fig.suptitle(f"{function}: Bernoulli(p) stragglers", fontsize=10)
     return finish(fig)

@@ -40,7 +40,7 @@ VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
 SENSES = ("upper", "lower", "equal")
 
 
-def verdict(claimed: float, low: float, high: float, *, sense: str = "upper",
+def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", margin: float = 0.0,
             max_half_width: float | None = 0.5) -> str:
     """The two-sided verdict of one measured exponent against a claimed one.
 
@@ -55,6 +55,11 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper",
         ``loss <= C x^claimed``). ``"lower"``: from below (a sufficient condition such as a
         recovery threshold: the measured value must reach ``claimed``). ``"equal"``: an
         asymptotic law, off on either side is ``violated``.
+    margin : float >= 0
+        A practical-equivalence margin: the interval is widened by `margin` on each side
+        before it is compared with `claimed`. The worst cases are deterministic, so their
+        intervals measure only how far the points bend away from a straight line (often a few
+        hundredths); a pre-asymptotic bend of 0.1 is not a different rate.
     max_half_width : float or None
         An interval of half-width above this that contains `claimed` is ``undecided``
         rather than ``tight`` (None: never). An interval that excludes the claim is decisive
@@ -70,8 +75,8 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper",
     >>> from gcc.experiments.verdicts import verdict
     >>> verdict(-3.0, -3.2, -2.8), verdict(-3.0, -6.5, -5.5), verdict(-3.0, -2.4, -2.0)
     ('tight', 'loose', 'violated')
-    >>> verdict(-3.0, -4.5, -1.5), verdict(4.0, 6.0, 6.0, sense="lower")
-    ('undecided', 'loose')
+    >>> verdict(-3.0, -4.5, -1.5), verdict(4.0, 6.0, 6.0, sense="lower"), verdict(3.0, 2.86, 2.94, margin=0.2)
+    ('undecided', 'loose', 'tight')
     """
     check_choice(sense, "sense", "verdict", SENSES)
     if max_half_width is not None:
@@ -79,10 +84,11 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper",
     values = np.array([claimed, low, high], dtype=float)
     if not np.all(np.isfinite(values)):
         return "not measured"
+    margin = check_real(margin, "margin", "verdict", minimum=0.0)
     claimed, low, high = (float(v) for v in values)
-    low, high = min(low, high), max(low, high)
+    low, high = min(low, high) - margin, max(low, high) + margin
     if low <= claimed <= high:
-        if max_half_width is not None and (high - low) / 2 > max_half_width:
+        if max_half_width is not None and (high - low) / 2 - margin > max_half_width:
             return "undecided"
         return "tight"
     above = low > claimed  # the whole interval lies above the claimed value

@@ -1,9 +1,11 @@
 """Worst-case and random stragglers over an (N, S) grid: the rate O(S^3 N^-3) of Thm 1 / Thm 4.
 
-The ``worst_case_rate`` notebook runs :func:`straggler_sweep` for GCC, BACC, B-spline and LCC,
-summarises it with :func:`gcc.summary.summarize`, fits the exponents with
-:func:`worst_case_slopes` (saved as its ``slopes`` table, read by
-:mod:`gcc.experiments.claims`) and draws :func:`plot_n_sweep` and :func:`plot_s_sweep`.
+The ``worst_case_rate`` notebook runs :func:`typical_sweeps` (:func:`straggler_sweep` over the N,
+S and joint ``S = c N^gamma`` sweeps of :func:`gcc.experiments.extremal.sweep_cells`) for GCC,
+BACC, B-spline and LCC on smooth functions (the *typical case*), summarises it with
+:func:`gcc.summary.summarize`, fits the exponents with :func:`worst_case_slopes` (saved as its
+``slopes`` table, read by :mod:`gcc.experiments.claims`) and draws :func:`plot_n_sweep` and
+:func:`plot_s_sweep`. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
 
 The loss is eq. (1): ``(1/K) sum_k ||f_hat(x_k) - f(x_k)||_2^2``. Tables name the scheme in a
 ``scheme`` column by its key of :mod:`gcc.codes` (``"gcc"``, ``"bacc"``, ``"bspline"``,
@@ -25,15 +27,16 @@ import numpy as np
 import gcc
 from gcc.codes import canonical, label, make_many
 from gcc.harness import run_trials
-from gcc.summary import slope_table
+from gcc.summary import slope_table, summarize
 from gcc.validation import check_choice
 
 from .plotting import band, finish, scheme_color
 from .problems import child_seed
 from .references import anchor_constant, worst_case_reference
-from .slopes import as_rate_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes
 
-__all__ = ["DEFAULT_MAX_WORKERS", "straggler_sweep", "worst_case_slopes", "plot_n_sweep", "plot_s_sweep"]
+__all__ = ["DEFAULT_MAX_WORKERS", "straggler_sweep", "typical_sweeps", "summarize_sweeps", "worst_case_slopes",
+           "plot_n_sweep", "plot_s_sweep"]
 
 #: largest N per scheme in :func:`straggler_sweep` (see its ``max_workers``)
 DEFAULT_MAX_WORKERS = {"lcc": 40, "bspline": 256}
@@ -118,14 +121,74 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     return out[cols + [c for c in out.columns if c not in cols]]
 
 
+def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequence[str] = ("worst", "random"),
+                   joint_adversaries: Sequence[str] = ("worst",), **common):
+    """:func:`straggler_sweep` over every cell of the N, S and joint sweeps, for each function.
+
+    Parameters
+    ----------
+    functions : mapping of str to (f, X)
+        Label -> function and data.
+    cells : pandas.DataFrame
+        :func:`gcc.experiments.extremal.sweep_cells` (``sweep, gamma, N, S``).
+    adversaries : sequence of {"worst", "random"}
+        Straggler models of the N and S sweeps.
+    joint_adversaries : sequence of {"worst", "random"}
+        Straggler models of the joint sweeps.
+    **common
+        Passed to :func:`straggler_sweep` (``codes``, ``trials``, ``seed``, ``max_workers`` ...).
+        Every cell uses ``child_seed(seed, N, S)``, so a cell's numbers do not depend on the
+        sweep it belongs to.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`straggler_sweep` rows with ``sweep`` and ``gamma`` columns.
+    """
+    import pandas as pd
+
+    frames = []
+    for name, (f, X) in functions.items():
+        for adversary in adversaries:
+            for cell in cells.itertuples(index=False):
+                if cell.sweep == "joint" and adversary not in joint_adversaries:
+                    continue
+                df = straggler_sweep(f, X, [int(cell.N)], [int(cell.S)], adversary=adversary, function=name,
+                                     **common)
+                frames.append(df.assign(sweep=cell.sweep, gamma=cell.gamma))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize_sweeps(trials, keys: Sequence[str] = ("function", "scheme", "straggler"), level: float = 0.95):
+    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), with ``gamma``.
+
+    The joint sweeps are summarised with their ``gamma`` (two paths may share a cell); the N and
+    S sweeps, whose ``gamma`` is NaN, without it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sweep, *keys, N, S``, the summary columns, and ``gamma``.
+    """
+    import pandas as pd
+
+    by = ["sweep", *keys, "N", "S"]
+    joint = trials["sweep"] == "joint"
+    parts = [summarize(trials[~joint], "loss", by=by, level=level).assign(gamma=np.nan)]
+    if joint.any():
+        parts.append(summarize(trials[joint], "loss", by=by + ["gamma"], level=level))
+    return pd.concat(parts, ignore_index=True)
+
+
 def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-26, s_fit_max_ratio=0.25):
-    """N-slopes at fixed S and (S+1)-slopes at fixed N of a worst-case / random sweep.
+    """N-slopes at fixed S, (S+1)-slopes at fixed N, slopes along joint sweeps and the joint fit.
 
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`gcc.summary.summarize` of :func:`straggler_sweep` results with a ``sweep``
-        column (``"N"`` rows: N grid at fixed S; ``"S"`` rows: S grid at fixed N).
+        :func:`gcc.summary.summarize` of :func:`typical_sweeps` results with a ``sweep``
+        column (``"N"`` rows: N grid at fixed S; ``"S"`` rows: S grid at fixed N; ``"joint"``
+        rows, with ``gamma``: ``S = c N^gamma``).
     fit_min_ratio : float
         N-slopes use only ``N >= fit_min_ratio * (S + 1)``: the bounds are
         asymptotic, and for ``(S + 1) / N`` near 1 no rate is visible.
@@ -138,8 +201,10 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``
-        or ``"N=<n>"``.
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``,
+        ``"N=<n>"``, ``"gamma=<g>"`` (:func:`gcc.experiments.slopes.path_slopes`) or
+        ``"joint fit"`` (:func:`gcc.experiments.slopes.joint_fit`, every cell with
+        ``N >= fit_min_ratio (S + 1)`` above the round-off floor).
     """
     import pandas as pd
 
@@ -148,10 +213,17 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
     s_rows = summary[summary["sweep"] == "S"]
     a = slope_table(n_rows, "N", keys + ["S"], x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor)
     a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
+    a["path_s_slope"] = 0.0
     s_rows = s_rows[(s_rows["S"] + 1) <= s_fit_max_ratio * s_rows["N"]]
     b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
     b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    return as_rate_slopes(pd.concat([a, b], ignore_index=True))
+    b["path_s_slope"] = np.nan
+    frames = [a, b]
+    asymptotic = lambda d: (d["N"] >= fit_min_ratio * (d["S"] + 1)) & (d["mean"] > y_floor)  # noqa: E731
+    if "joint" in set(summary["sweep"]):
+        frames.append(path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic, y_floor=y_floor))
+        frames.append(joint_fit(summary, keys, window=asymptotic))
+    return as_rate_slopes(pd.concat(frames, ignore_index=True))
 
 
 def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Sequence[str] = ("worst", "random"),
