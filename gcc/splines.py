@@ -121,13 +121,11 @@ def _piece_weights(x0, x1, t, first, last, fast=False):
     hi = x1 - x0
     A = (x1 - t) / hi
     B = 1.0 - A
-    if fast:  # the same weights in fewer operations (A^3 - A = -A B (1 + A)), rounded differently
-        P = (A * B) * (hi * hi * (-1.0 / 6.0))
-        w = (A, B, P * (1.0 + A), P * (1.0 + B))
-        if np.minimum.reduce(t) >= first and np.maximum.reduce(t) <= last:
-            return w
-    else:
-        w = (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0)
+    P = (A * B) * (hi * hi * (-1.0 / 6.0)) if fast else None  # A^3 - A = -A B (1 + A): fewer ops
+    w = ((A, B, P * (1.0 + A), P * (1.0 + B)) if fast else
+         (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0))
+    if fast and np.minimum.reduce(t) >= first and np.maximum.reduce(t) <= last:
+        return w
     left, right = t < first, t > last
     if left.any():  # rare: only then pay for the tangent-line branches
         tl = t - x0
@@ -308,14 +306,11 @@ def reinsch_predict(x, y, alpha, x_eval):
     >>> np.allclose(reinsch_predict(x, y, 0.05, t), reinsch_smoother(x, 0.05, t) @ y)
     True
     """
-    n, m = y.shape
-    h = x[1:] - x[:-1]
+    (n, m), h = y.shape, x[1:] - x[:-1]
     d = (y[1:] - y[:-1]) / h[:, None]
     rhs = np.empty((m, n - 2)).T                  # Fortran order: LAPACK solves in place
-    np.subtract(d[1:], d[:-1], out=rhs)
-    gamma = _solve_reinsch(h, alpha, rhs)
-    g = y if alpha == 0.0 else y - alpha * _q_apply(h, gamma)
-    zero = np.zeros((1, m))
+    gamma = _solve_reinsch(h, alpha, np.subtract(d[1:], d[:-1], out=rhs))
+    g, zero = (y if alpha == 0.0 else y - alpha * _q_apply(h, gamma)), np.zeros((1, m))
     return spline_eval_weights(x, x_eval) @ np.concatenate((g, zero, gamma, zero))
 
 

@@ -5,10 +5,10 @@ A code places K data points at ``alphas`` and N workers at ``betas`` (both ascen
 worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k).
 All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
 product and decoding one (K, |F|) matrix product, with the decoder built once per received
-set F and cached. A code that can fit the m outputs of a new received set more cheaply than it
-builds that operator (:class:`gcc.SplineCode` when m < K) does so on the set's first decode,
-and builds the operator once the set comes back (the set is then reused, and one matrix
-product per decode is the cheapest).
+set F and cached. A code that can fit the m outputs of a received set more cheaply than it
+builds that operator (:class:`gcc.SplineCode` when m < K) decodes directly instead, and keeps
+what that fit needs (a factorisation) once the set recurs. The result of a decode depends on its
+arguments only, never on which sets were decoded before (the kept state gives the same bits).
 """
 from __future__ import annotations
 
@@ -97,6 +97,8 @@ class Code:
     _needs_n_workers_ge_n_inputs = False
     #: maximum number of cached decoders (least recently used are dropped)
     decoder_cache_size = 4096
+    #: whether :meth:`_decode_direct` may decode (subclasses that implement it say so)
+    _decodes_directly = False
     #: :meth:`block_estimates` works on chunks of blocks whose arrays hold about this many floats
     block_chunk_elements = 4_000_000
 
@@ -119,7 +121,7 @@ class Code:
         self._betas.flags.writeable = False
         self._encoder = None
         self._decoders = OrderedDict()
-        self._fitted = OrderedDict()   # received sets decoded once by _decode_direct
+        self._direct = OrderedDict()   # received set -> None (decoded once) or its kept state
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -173,7 +175,7 @@ class Code:
         state = self.__dict__.copy()
         state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
         state["_decoders"] = OrderedDict()
-        state["_fitted"] = OrderedDict()
+        state["_direct"] = OrderedDict()
         return state
 
     # ------------------------------------------------------------------ operators
@@ -185,13 +187,29 @@ class Code:
         """Uncached decoder matrix for validated ``received``, shape (K, len(received))."""
         raise NotImplementedError
 
-    def _decode_direct(self, Y, received):
-        """Estimates (K, *out) for a received set seen for the first time, or None.
+    def _decode_direct(self, Y, key, received):  # pragma: no cover - abstract
+        """Estimates (K, *out) without the decoder operator, or None (then the operator is used).
 
-        ``Y`` is the validated (len(received), *out) array or tensor and ``received`` an
-        ascending int array. None (the default) means: build and cache the decoder operator.
+        Called by :meth:`decode` when :attr:`_decodes_directly` is set, with the validated Y,
+        the received set as a tuple ``key`` and as the caller gave it (``received``).
         """
-        return None
+        raise NotImplementedError
+
+    def _remember(self, key, state):
+        """Record a directly decoded set; keep its ``state`` from its second decode on.
+
+        :meth:`_decode_direct` finds it in ``self._direct[key]`` (None until kept); at most
+        :attr:`decoder_cache_size` sets, least recently used dropped.
+        """
+        direct = self._direct
+        if key in direct:
+            direct.move_to_end(key)
+            if direct[key] is None:
+                direct[key] = state
+            return
+        direct[key] = None
+        if len(direct) > self.decoder_cache_size:
+            direct.popitem(last=False)
 
     def _encoder_op(self) -> LinearOperator:
         if self._encoder is None:
@@ -218,14 +236,14 @@ class Code:
         """Drop the cached decoders, and the encoder unless ``encoder=False``.
 
         Converted (float32, torch dtype/device) copies of the operators go with them, and the
-        record of the received sets decoded once, so every set is new again. What depends
-        only on the code's parameters and ``len(received)`` (the smoothers of
-        :class:`gcc.SplineCode`'s direct decode) is kept.
+        record and kept state of directly decoded sets, so every set is new again. What
+        depends only on the code's parameters and ``len(received)`` (the
+        :class:`~gcc.codes.full_spline.FullSpline` of :class:`gcc.SplineCode`) is kept.
         """
         if encoder:
             self._encoder = None
         self._decoders.clear()
-        self._fitted.clear()
+        self._direct.clear()
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""
@@ -289,9 +307,9 @@ class Code:
         -------
         ndarray or torch.Tensor, shape (K, *out)
             Same library, dtype (floating) and device as Y: one matrix product with the cached
-            decoder of ``received``; or, the first time a set is decoded by a code that can fit
-            it directly (:class:`gcc.SplineCode` with fewer output columns than K), that fit,
-            equal to the product up to rounding. The operator is built when the set returns.
+            decoder of ``received``, or, for a code that fits the outputs directly
+            (:class:`gcc.SplineCode` with fewer output columns than K), that fit (equal to the
+            product up to rounding).
 
         Examples
         --------
@@ -309,18 +327,10 @@ class Code:
         check_leading_dim(Y, len(key), "Y", owner, "len(received)")
         if check_finite:
             _check_finite(Y, "Y", owner)
-        if key not in self._decoders:
-            if key in self._fitted:  # second decode of this set: it is reused, build its operator
-                del self._fitted[key]
-            else:
-                rec = (received if isinstance(received, np.ndarray) and received.dtype.kind in "iu"
-                       else np.fromiter(key, dtype=np.intp, count=len(key)))
-                est = self._decode_direct(Y, rec)
-                if est is not None:
-                    self._fitted[key] = None
-                    if len(self._fitted) > self.decoder_cache_size:
-                        self._fitted.popitem(last=False)
-                    return est
+        if self._decodes_directly:
+            est = self._decode_direct(Y, key, received)
+            if est is not None:
+                return est
         return self._decoder_op(key).apply(Y)
 
     def block_estimates(self, Y, n_stragglers):

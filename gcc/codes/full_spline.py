@@ -11,7 +11,8 @@ solve
 ``Mp_EE u_E = -Mp_EF y_F``,  ``Mp = Q R^-1 Q^T`` (interpolation) or ``Mp = I - H`` (smoothing),
 
 where ``u^T Q R^-1 Q^T u`` is the roughness of the interpolant through all N points (Green &
-Silverman 1994, Sec. 2.1) and ``H`` the N x N smoother at alpha, and the estimates are ``P u``,
+Silverman 1994, Sec. 2.1) and ``H`` the N x N smoother at alpha (``I - H`` is formed as
+``alpha Q (R + alpha Q^T Q)^-1 Q^T``, the two cases in one), and the estimates are ``P u``,
 ``P`` the spline through all N points evaluated at the data points. ``Mp`` and ``P`` depend on the
 code and |F| only; per received set that is one (S, N) gather, an S x S Cholesky solve and one
 (K, N) product, far fewer operations than fitting the |F| knots anew. The Jacobi-scaled condition
@@ -29,16 +30,41 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from scipy.linalg.lapack import dpocon, dposv
+from scipy.linalg.lapack import dpocon, dposv, dpotrf, dpotrs
 
 from ..backend import LinearOperator
 from ..splines import reinsch_smoother, reinsch_solve, spline_eval_weights
 
-__all__ = ["FullSpline", "MAX_COND", "predict_tensor"]
+__all__ = ["FullSpline", "StragglerSystem", "MAX_COND", "predict_tensor"]
 
 #: largest Jacobi-scaled condition number of the S x S system the decode accepts: the result is
 #: then within ~1e-12 (relative) of the operator path; random stragglers stay well below it
 MAX_COND = 1e4
+
+
+class StragglerSystem:
+    """The S x S system of one received set: stragglers, ``Mp_E:``, Cholesky factor of ``Mp_EE``.
+
+    Returned by :meth:`FullSpline.decode`; kept by the code for a received set that recurs, so
+    its later decodes skip the factorisation (with the same arithmetic, hence the same bits).
+    """
+
+    __slots__ = ("received", "E", "ME", "U", "_dev")
+
+    def __init__(self, received, E, ME, U):
+        self.received, self.E, self.ME, self.U = received, E, ME, U
+        self._dev = {}
+
+    def device_parts(self, device):
+        """Indices ``[F, E]`` and ``Mp_EE^-1`` as tensors on ``device`` (computed once)."""
+        parts = self._dev.get(device)
+        if parts is None:
+            torch = sys.modules["torch"]
+            C_inv = dpotrs(self.U, np.eye(self.E.size))[0]
+            parts = self._dev[device] = (
+                torch.from_numpy(np.concatenate([self.received, self.E])).to(device),
+                torch.from_numpy(np.ascontiguousarray(C_inv)).to(device))
+        return parts
 
 
 class FullSpline:
@@ -56,9 +82,12 @@ class FullSpline:
     Attributes
     ----------
     Mp : ndarray, shape (N, N)
-        ``Q R^-1 Q^T`` (alpha = 0) or ``I - H`` (alpha > 0), symmetric positive semi-definite.
+        ``Q (R + alpha Q^T Q)^-1 Q^T``: the roughness ``Q R^-1 Q^T`` (alpha = 0), else
+        ``(I - H) / alpha``; symmetric positive semi-definite.
     P : ndarray, shape (K, N)
         The spline through all N points evaluated at the alphas.
+    nbytes : int
+        Memory held.
 
     Examples
     --------
@@ -68,81 +97,99 @@ class FullSpline:
     >>> code = gcc.SplineCode(n_inputs=4, n_workers=12)
     >>> received = np.array([0, 1, 2, 4, 5, 7, 8, 9, 10, 11])     # workers 3 and 6 straggle
     >>> Y = np.sin(3 * code.betas[received])[:, None]
-    >>> est = FullSpline(code.betas, code.alphas, 0.0).decode(Y, received)
-    >>> np.allclose(est, code.decoder_matrix(received) @ Y)
-    True
+    >>> est, system = FullSpline(code.betas, code.alphas, 0.0).decode(Y, received)
+    >>> np.allclose(est, code.decoder_matrix(received) @ Y), system.E.tolist()
+    (True, [3, 6])
     """
 
     __slots__ = ("Mp", "P", "_scale", "_ops")
 
     def __init__(self, betas, alphas, alpha):
-        if alpha == 0.0:
-            N = betas.shape[0]
-            inv = 1.0 / np.diff(betas)
-            Qt = np.zeros((N - 2, N))                      # second divided differences
-            r = np.arange(N - 2)
-            Qt[r, r], Qt[r, r + 1], Qt[r, r + 2] = inv[:-1], -(inv[:-1] + inv[1:]), inv[1:]
-            Mp = Qt.T @ reinsch_solve(betas, 0.0, Qt)
-            self.Mp = (Mp + Mp.T) / 2.0                    # symmetric to rounding
-        else:
-            self.Mp = np.eye(betas.shape[0]) - reinsch_smoother(betas, alpha, betas)
+        # I - H = alpha Q (R + alpha Q^T Q)^-1 Q^T: formed so, not as I - H (which cancels for
+        # small alpha), and without the factor alpha, which the imputation does not see.
+        N = betas.shape[0]
+        inv = 1.0 / np.diff(betas)
+        Qt = np.zeros((N - 2, N))                          # second divided differences
+        r = np.arange(N - 2)
+        Qt[r, r], Qt[r, r + 1], Qt[r, r + 2] = inv[:-1], -(inv[:-1] + inv[1:]), inv[1:]
+        Mp = Qt.T @ reinsch_solve(betas, alpha, Qt)
+        self.Mp = (Mp + Mp.T) / 2.0                        # symmetric to rounding
         self.P = reinsch_smoother(betas, alpha, alphas)
         self._scale = 1.0 / np.sqrt(np.diagonal(self.Mp))  # Jacobi scaling of every Mp_EE
         self._ops = None
 
-    def _system(self, received):
-        """Stragglers E, ``Mp_E:`` and ``Mp_EE``."""
+    @property
+    def nbytes(self) -> int:
+        return self.Mp.nbytes + self.P.nbytes
+
+    def _stragglers(self, received):
         keep = np.ones(self.P.shape[1], dtype=bool)
         keep[received] = False
         E = np.flatnonzero(keep)
-        ME = self.Mp[E]
-        return E, ME, ME[:, E]
+        return E, self.Mp[E]
 
-    def _solve(self, E, C, rhs):
-        """Cholesky solve of ``C x = rhs``, or None when C's scaled condition exceeds MAX_COND."""
-        c, x, info = dposv(C.T, rhs, overwrite_a=1, overwrite_b=1)   # C symmetric: C.T is Fortran
-        if info != 0:
-            return None
+    def _conditioned(self, U, E):
         # D C D = (U D)^T (U D) has a unit diagonal, so its 1-norm is at most S.
         S = float(E.size)
-        return x if dpocon(c * self._scale[E], S)[0] * S * MAX_COND >= 1.0 else None
+        return dpocon(U * self._scale[E], S)[0] * S * MAX_COND >= 1.0
 
-    def decode(self, Y, received):
-        """Estimates (K, m) from float64 outputs Y (n, m) of ``received``; None if ill-conditioned."""
+    def decode(self, Y, received, system=None):
+        """Estimates (K, m) from float64 outputs Y (n, m) of ``received``, and its system.
+
+        Parameters
+        ----------
+        Y : ndarray, shape (n, m)
+        received : ndarray of int, shape (n,)
+            Ascending.
+        system : StragglerSystem, optional
+            The one this method returned before for ``received``: reused (same bits).
+
+        Returns
+        -------
+        est : ndarray, shape (K, m), or None
+            None when ``Mp_EE``'s Jacobi-scaled condition number exceeds :data:`MAX_COND`.
+        system : StragglerSystem or None
+            None when there are no stragglers or ``est`` is None.
+        """
         N = self.P.shape[1]
         if received.shape[0] == N:
-            return self.P @ Y
+            return self.P @ Y, None
         u = np.zeros((N, Y.shape[1]))
         u[received] = Y
-        E, ME, C = self._system(received)
-        x = self._solve(E, C, ME @ u)
-        if x is None:
-            return None
-        u[E] = -x
-        return self.P @ u
+        if system is None:
+            E, ME = self._stragglers(received)
+            # Mp_EE symmetric: its transpose is the Fortran-ordered copy LAPACK factors in place.
+            U, x, info = dposv(ME[:, E].T, ME @ u, overwrite_a=1, overwrite_b=1)
+            if info != 0 or not self._conditioned(U, E):
+                return None, None
+            system = StragglerSystem(received, E, ME, U)
+        else:
+            x = dpotrs(system.U, system.ME @ u)[0]       # dposv = dpotrf + dpotrs: same bits
+        u[system.E] = -x
+        return self.P @ u, system
 
-    def decode_tensor(self, Y, received):
-        """:meth:`decode` for a torch tensor Y (n, m), float64, on any device; None as there.
+    def decode_tensor(self, Y, received, system=None):
+        """:meth:`decode` for a torch tensor Y (n, m), float64, on any device.
 
-        The host solves for ``Mp_EE^-1`` (it does not depend on Y) and sends it with the
-        indices; the products run on Y's device.
+        The host factors ``Mp_EE`` (it does not depend on Y) and sends its inverse with the
+        indices, once per received set and device; the products run on Y's device.
         """
-        torch = sys.modules["torch"]
-        N, n = self.P.shape[1], received.shape[0]
         if self._ops is None:
             self._ops = (LinearOperator(self.Mp), LinearOperator(self.P))
         Mp, P = self._ops[0].tensor(Y), self._ops[1].tensor(Y)
+        N, n = self.P.shape[1], received.shape[0]
         if n == N:
-            return P @ Y
-        E, _, C = self._system(received)
-        C_inv = self._solve(E, C, np.eye(E.size))
-        if C_inv is None:
-            return None
-        idx = torch.from_numpy(np.concatenate([received, E])).to(Y.device)
+            return P @ Y, None
+        if system is None:
+            E, ME = self._stragglers(received)
+            U, info = dpotrf(ME[:, E].T, clean=0, overwrite_a=1)
+            if info != 0 or not self._conditioned(U, E):
+                return None, None
+            system = StragglerSystem(received, E, ME, U)
+        idx, C_inv = system.device_parts(Y.device)
         F_t, E_t = idx[:n], idx[n:]
         u = Y.new_zeros((N, Y.shape[1])).index_copy(0, F_t, Y)
-        x = torch.from_numpy(np.ascontiguousarray(C_inv)).to(Y.device) @ (Mp.index_select(0, E_t) @ u)
-        return P @ u.index_copy(0, E_t, -x)
+        return P @ u.index_copy(0, E_t, -(C_inv @ (Mp.index_select(0, E_t) @ u))), system
 
 
 def predict_tensor(x, Y, alpha, x_eval):

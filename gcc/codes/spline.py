@@ -3,11 +3,11 @@
 A new received set F is decoded without building its K x |F| operator when the outputs have
 fewer columns than K (:meth:`SplineCode._decode_direct`): through the spline on all N worker
 points with the stragglers' outputs imputed (:class:`gcc.codes.full_spline.FullSpline`, one
-S x S solve; its N x N matrices are kept per |F| once a size recurs), else by one banded solve
+S x S solve; its N x N matrices are kept per |F|), else by one banded solve
 with m right-hand sides over the received knots (:func:`gcc.splines.reinsch_predict`). numpy
 arrays and CPU tensors take the numpy path (a CPU tensor is viewed, not copied); a tensor on an
 accelerator is decoded there with torch operations, the host computing only what does not
-depend on the outputs. A received set that comes back gets its operator (one product).
+depend on the outputs. A received set that recurs keeps its S x S factorisation.
 
 Besides the operators, :class:`SplineCode` decodes every contiguous straggler block at once
 (:meth:`SplineCode.block_estimates`, used by the worst-case search), with the batched
@@ -47,6 +47,9 @@ _WINDOW = 64
 # The direct decode through all N points solves an S x S system per received set: worth it
 # up to this many stragglers (beyond, one banded solve over the received knots is cheaper).
 _MAX_STRAGGLERS = 64
+# Its rounding error relative to the operator path grows like alpha N^2 (alpha = |F| lam_dec;
+# measured, N = 30..256, both point sets): up to this bound it stays below ~5e-13.
+_MAX_ALPHA_N2 = 100.0
 
 
 class SplineCode(Code):
@@ -109,12 +112,11 @@ class SplineCode(Code):
         self._lam_enc = check_lam(lam_enc, "lam_enc", "SplineCode")
         self._lam_dec = check_lam(lam_dec, "lam_dec", "SplineCode")
         self._full = OrderedDict()    # |F| (0 for lam_dec = 0) -> FullSpline
-        self._asked = {}              # same keys -> direct decodes asked for (built at the 2nd)
 
-    #: largest N whose N x N :class:`~gcc.codes.full_spline.FullSpline` the direct decode keeps
+    #: largest N whose N x N :class:`~gcc.codes.full_spline.FullSpline` the direct decode uses
     full_spline_max_workers = 256
-    #: number of received-set sizes |F| whose FullSpline is kept (lam_dec > 0)
-    full_spline_cache_size = 4
+    #: memory the kept FullSplines (one per received-set size |F| when lam_dec > 0) may hold
+    full_spline_cache_bytes = 16 * 2 ** 20
 
     @property
     def lam_enc(self) -> float:
@@ -136,79 +138,77 @@ class SplineCode(Code):
 
     def __getstate__(self):
         state = super().__getstate__()
-        state["_full"], state["_asked"] = OrderedDict(), {}  # may hold device tensors
+        state["_full"] = OrderedDict()  # may hold device tensors
         return state
 
     # ------------------------------------------------------------------ direct decode
-    def _decode_direct(self, Y, received):
-        """Fit the m = prod(out) output columns of a new received set directly (m < K).
+    _decodes_directly = True
+
+    def _decode_direct(self, Y, key, received):
+        """Fit the m = prod(out) output columns of the received set directly (m < K).
 
         numpy arrays (floating or integer; float64 inside, the input's float dtype out) and
         CPU tensors go through :meth:`_fit`; tensors on another device, or that need a
         gradient, through :meth:`_fit_torch`. None (the operator path) for complex outputs,
         m >= K or fewer than 3 received workers.
         """
-        K, n = self._n_inputs, received.shape[0]
+        K, n = self._n_inputs, len(key)
         m = prod(Y.shape[1:])
         if not 0 < m < K or n < 3:
             return None
+        rec = (received if isinstance(received, np.ndarray) and received.dtype.kind in "iu"
+               else np.fromiter(key, dtype=np.intp, count=n))
         if is_torch(Y):
             torch = sys.modules["torch"]
             if Y.is_complex():
                 return None
             Y64 = Y.reshape(n, m).to(torch.float64)
             if Y.device.type == "cpu" and not Y.requires_grad:
-                est = torch.from_numpy(self._fit(Y64.numpy(), received))  # a view: no copy
+                est = torch.from_numpy(self._fit(Y64.numpy(), key, rec))  # a view: no copy
             else:
-                est = self._fit_torch(Y64, received)
+                est = self._fit(Y64, key, rec, tensor=True)
             return est.to(Y.dtype if Y.is_floating_point() else torch.float64).reshape((K,) + Y.shape[1:])
         if Y.dtype == np.float64 and Y.ndim == 2:  # the common case, without conversions
-            return self._fit(Y, received)
+            return self._fit(Y, key, rec)
         if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble:
             return None
-        est = self._fit(np.asarray(Y, dtype=np.float64).reshape(n, m), received)
+        est = self._fit(np.asarray(Y, dtype=np.float64).reshape(n, m), key, rec)
         return est.astype(Y.dtype if Y.dtype.kind == "f" else np.float64, copy=False).reshape(
             (K,) + Y.shape[1:])
 
     def _full_spline(self, n):
         """The :class:`~gcc.codes.full_spline.FullSpline` for received sets of size n, or None.
 
-        Built at the second direct decode that could use it (a one-off is cheaper to fit by a
-        banded solve), for 5 <= N <= :attr:`full_spline_max_workers` and at most
-        _MAX_STRAGGLERS stragglers. lam_dec = 0 shares one for every size.
+        For 5 <= N <= :attr:`full_spline_max_workers`, at most _MAX_STRAGGLERS stragglers and
+        ``|F| lam_dec N^2 <= _MAX_ALPHA_N2`` (accuracy); lam_dec = 0 shares one for every size. Built on first use and kept (least recently
+        used first out, within :attr:`full_spline_cache_bytes`); a rebuilt one is identical.
         """
         N = self._n_workers
-        if not 5 <= N <= self.full_spline_max_workers or N - n > _MAX_STRAGGLERS:
+        if (not 5 <= N <= self.full_spline_max_workers or N - n > _MAX_STRAGGLERS
+                or n * self._lam_dec * N * N > _MAX_ALPHA_N2):
             return None
         key = n if self._lam_dec > 0.0 else 0
         full = self._full.get(key)
         if full is not None:
             self._full.move_to_end(key)
             return full
-        self._asked[key] = self._asked.get(key, 0) + 1
-        if self._asked[key] < 2:
-            return None
         full = self._full[key] = FullSpline(self._betas, self._alphas, n * self._lam_dec)
-        if len(self._full) > self.full_spline_cache_size:
+        while len(self._full) > 1 and sum(f.nbytes for f in self._full.values()) > self.full_spline_cache_bytes:
             self._full.popitem(last=False)
         return full
 
-    def _fit(self, Y, received):
-        """Decoded estimates (K, m) of float64 outputs Y (n, m) of ``received`` (numpy)."""
+    def _fit(self, Y, key, received, tensor=False):
+        """Estimates (K, m) from float64 outputs Y (n, m), numpy, or torch on any device (tensor)."""
         n = received.shape[0]
         full = self._full_spline(n)
-        est = None if full is None else full.decode(Y, received)
+        est = None
+        if full is not None:
+            est, system = (full.decode_tensor if tensor else full.decode)(Y, received, self._direct.get(key))
+            if system is not None:
+                self._remember(key, system)
         if est is None:
-            est = reinsch_predict(self._betas[received], Y, n * self._lam_dec, self._alphas)
-        return est
-
-    def _fit_torch(self, Y, received):
-        """:meth:`_fit` with torch operations on Y's device (Y float64, (n, m))."""
-        n = received.shape[0]
-        full = self._full_spline(n)
-        est = None if full is None else full.decode_tensor(Y, received)
-        if est is None:
-            est = predict_tensor(self._betas[received], Y, n * self._lam_dec, self._alphas)
+            est = (predict_tensor if tensor else reinsch_predict)(self._betas[received], Y, n * self._lam_dec,
+                                                                  self._alphas)
         return est
 
     def _block_estimates(self, Y, S):
