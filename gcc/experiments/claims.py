@@ -227,6 +227,13 @@ def _row(claim: Claim, **values) -> dict:
     return base
 
 
+def _point(claim: Claim, measured: float, claimed: float, sense: str = "upper", **values) -> dict:
+    """A counted row of a point measurement (no interval), with its verdict against `claimed`."""
+    v = verdict(claimed, measured, measured, sense=sense, margin=claim.margin, max_half_width=None)
+    return _row(claim, claimed=claimed, measured=measured, ci_low=measured, ci_high=measured, verdict=v, counted=True,
+                **values)
+
+
 def _load(notebook: str, name: str):
     try:
         return results.load_table(notebook, name)
@@ -296,15 +303,13 @@ def _threshold_rows(claim: Claim) -> list[dict]:
             if s not in exact:
                 break
             measured = int(s)
-        v = verdict(predicted, measured, measured, sense="lower", margin=0.0, max_half_width=None)
         note = f"S tested 0..{int(g['S'].max())}; -1 = never exact."
-        if v == "loose":
+        if measured > predicted:
             note += (" Exact beyond the threshold: the threshold is sufficient, not necessary; f o u_enc is "
                      "numerically of lower degree than (K-1) deg f (its top Chebyshev coefficients are below "
                      "round-off).")
-        rows.append(_row(claim, function=str(g["function"].iloc[0]), claimed=float(predicted),
-                         context=f"deg f={degree}, K={K}, N={N}", measured=float(measured), ci_low=float(measured),
-                         ci_high=float(measured), n_points=len(g), verdict=v, counted=True, note=note))
+        rows.append(_point(claim, float(measured), float(predicted), sense="lower", function=str(g["function"].iloc[0]),
+                           context=f"deg f={degree}, K={K}, N={N}", n_points=len(g), note=note))
     return rows
 
 
@@ -312,14 +317,9 @@ def _adversary_rows(claim: Claim) -> list[dict]:
     table = _load("worst_case_extremal", "adversary_table")
     if table is None:
         return [_row(claim, verdict="not measured (notebook not run)")]
-    rows = []
-    for _, r in table.iterrows():
-        m = float(r["exhaustive_max"])
-        v = verdict(claim.claimed, m, m, margin=claim.margin, max_half_width=None)
-        rows.append(_row(claim, function=r["function"], scheme=r["scheme"], context=f"largest at {r['exhaustive_at']}",
-                         measured=m, ci_low=m, ci_high=m, n_points=int(r["cells"]), verdict=v, counted=True,
-                         notebook="worst_case_extremal"))
-    return rows
+    return [_point(claim, float(r["exhaustive_max"]), claim.claimed, function=r["function"], scheme=r["scheme"],
+                   context=f"largest at {r['exhaustive_at']}", n_points=int(r["cells"]), notebook="worst_case_extremal")
+            for _, r in table.iterrows()]
 
 
 def _lambda_rows(claim: Claim) -> list[dict]:
@@ -335,17 +335,16 @@ def _lambda_rows(claim: Claim) -> list[dict]:
                 floor = np.log10(positive.min()) - 1 if positive.size else -11.0
                 steps = np.where(lam > 0, np.log10(np.where(lam > 0, lam, 1.0)), min(floor, -11.0))
                 span = float(np.round(steps.max() - steps.min(), 6))
-                v = verdict(claim.claimed, span, span, margin=0.0, max_half_width=None)
-                rows.append(_row(claim, function="x sin x", context=f"sigma={sigma:g}, {param}", measured=span,
-                                 ci_low=span, ci_high=span, n_points=len(lam), verdict=v, counted=True))
+                rows.append(_point(claim, span, claim.claimed, function="x sin x", context=f"sigma={sigma:g}, {param}",
+                                   n_points=len(lam)))
         else:
             pct = 100.0 * (np.sqrt(1.0 + g["worst_increase_x10"].to_numpy(float)) - 1.0)
             for S, value in zip(g["S"], pct):
-                m = float(np.log(max(value, 1e-12)))
-                v = verdict(float(np.log(claim.claimed)), m, m, margin=claim.margin, max_half_width=None)
-                rows.append(_row(claim, function="x sin x", context=f"sigma={sigma:g}, S={int(S)}",
-                                 measured=float(value), ci_low=float(value), ci_high=float(value), n_points=1,
-                                 verdict=v, counted=True))
+                # "About 3%" is a factor-2 band: compared on a log scale, then shown in percent.
+                row = _point(claim, float(np.log(max(value, 1e-12))), float(np.log(claim.claimed)),
+                             function="x sin x", context=f"sigma={sigma:g}, S={int(S)}", n_points=1)
+                rows.append({**row, "claimed": claim.claimed, "measured": float(value), "ci_low": float(value),
+                             "ci_high": float(value)})
     return rows
 
 
