@@ -4,8 +4,12 @@ Run from the repository root::
 
     python benchmarks/bench_codes.py            # (K, N) = (60, 100), d = 150528, m = 1000
     python benchmarks/bench_codes.py --quick    # smaller d, fewer repeats (smoke test)
+    python benchmarks/bench_codes.py --decode-only    # just the new-set decode ratios
 
 Prints, in one run:
+  * the decode of new received sets at (N, K, m) = (100, 60, 10), warm and right after
+    cache-thrashing work (cold caches), GCC (SplineCode, lam_dec = 0, 1e-4 and --lam)
+    against BACC (BerrutCode), interleaved set by set, with the ratio lines and their goal;
   * encode + decode time (numpy, CPU) of SplineCode and BerrutCode, each trial with a fresh
     random received set (S stragglers) so the decoder build is included;
   * the same computation as a Python loop over columns calling
@@ -27,6 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import gcc  # noqa: E402
+from gcc.machine import summary_line  # noqa: E402
 from scipy.interpolate import make_smoothing_spline  # noqa: E402
 
 
@@ -37,6 +42,66 @@ def _median_time(fn, repeats):
         fn()
         times.append(time.perf_counter() - t0)
     return float(np.median(times))
+
+
+def _thrash(buf):
+    """Cache-thrashing work between two timed decodes: one pass over a 64 MiB buffer."""
+    buf += 1.0
+
+
+def decode_new_sets(args, rng):
+    """Time the decode of new received sets, GCC against BACC, warm and with cold caches."""
+    N, K, m, S = args.decode_workers, args.decode_inputs, args.decode_outputs, args.decode_stragglers
+    lams = sorted({0.0, 1e-4, args.lam})     # 1e-4: the DNN experiments' lam (coding_cost)
+    codes = {f"gcc(lam={lam:g})": gcc.SplineCode(K, N, lam_enc=lam, lam_dec=lam) for lam in lams}
+    codes["bacc"] = gcc.BerrutCode(K, N)
+    Y = rng.normal(size=(N, m))
+    sets = [np.sort(rng.choice(N, N - S, replace=False)) for _ in range(args.decode_sets)]
+    print(f"decode of a new received set, (N, K, m) = ({N}, {K}, {m}), S = {S} random stragglers, "
+          f"float64 numpy; {args.decode_sets} sets per round, every code decodes every set once, "
+          f"interleaved (rotating order); 'cold': a 64 MiB pass before each decode")
+    for name, code in codes.items():   # one-time state per code and |F| (the encoder's kind of cost)
+        t0 = time.perf_counter()
+        code.decode(Y[sets[0]], sets[0])
+        print(f"  first decode of {name} (builds what every set of this size shares): "
+              f"{(time.perf_counter() - t0) * 1e3:.2f} ms")
+    buf = np.zeros(8 * 2 ** 20)
+    names = list(codes)
+    gccs = names[:-1]
+    ratios = {(mode, n): [] for mode in ("warm", "cold") for n in gccs}
+    for rnd in range(args.decode_rounds):
+        for mode in ("warm", "cold"):
+            times = {n: [] for n in names}
+            for i, F in enumerate(sets):
+                y = Y[F]
+                for j in range(len(names)):
+                    name = names[(i + j) % len(names)]
+                    code = codes[name]
+                    code.clear_cache(encoder=False)   # a new set, even in the second round
+                    if mode == "cold":
+                        _thrash(buf)
+                    t0 = time.perf_counter()
+                    code.decode(y, F)
+                    times[name].append(time.perf_counter() - t0)
+            med = {n: float(np.median(t)) for n, t in times.items()}
+            line = "; ".join(f"{n} {med[n] * 1e3:.4f} ms" for n in names)
+            rr = []
+            for n in gccs:
+                ratios[(mode, n)].append(med[n] / med["bacc"])
+                rr.append(f"{n}/bacc {med[n] / med['bacc']:.3f}")
+            print(f"  round {rnd + 1} {mode}: {line}  ->  " + ", ".join(rr))
+    for (mode, n), vals in ratios.items():
+        print(f"RATIO decode new set {n}/bacc ({mode}) = {np.median(vals):.3f} "
+              f"(rounds: {', '.join(f'{v:.3f}' for v in vals)}; goal <= 1.0)")
+    # A recurring set keeps its factorisation: third decode against BACC's cached operator.
+    F = sets[0]
+    for name in names:
+        code = codes[name]
+        code.clear_cache(encoder=False)
+        for _ in range(2):
+            code.decode(Y[F], F)
+        t = _median_time(lambda code=code: code.decode(Y[F], F), 200)
+        print(f"  recurring set (third decode on): {name} {t * 1e3:.4f} ms")
 
 
 def main(argv=None):
@@ -55,9 +120,17 @@ def main(argv=None):
     parser.add_argument("--dtype", default="float64", choices=["float64", "float32"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--decode-only", action="store_true", help="only the new-set decode ratios")
+    parser.add_argument("--decode-workers", type=int, default=100)
+    parser.add_argument("--decode-inputs", type=int, default=60)
+    parser.add_argument("--decode-outputs", type=int, default=10)
+    parser.add_argument("--decode-stragglers", type=int, default=20)
+    parser.add_argument("--decode-sets", type=int, default=1000)
+    parser.add_argument("--decode-rounds", type=int, default=3)
     args = parser.parse_args(argv)
     if args.quick:
         args.input_dim, args.repeats, args.loop_columns, args.build_sets = 4096, 3, 50, 200
+        args.decode_sets, args.decode_rounds = 200, 2
 
     K, N, S, d, m = args.n_inputs, args.n_workers, args.n_stragglers, args.input_dim, args.output_dim
     rng = np.random.default_rng(args.seed)
@@ -69,8 +142,11 @@ def main(argv=None):
     def fresh_set():
         return np.sort(rng.choice(N, N - S, replace=False))
 
-    print(f"gcc {gcc.__version__}, numpy {np.__version__}, python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} logical CPUs")
+    print(f"# {summary_line()}, python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d')}")
+    decode_new_sets(args, np.random.default_rng(args.seed))
+    if args.decode_only:
+        return
     print(f"(K, N, S) = ({K}, {N}, {S}); input dim d = {d}; outputs m = {m}; dtype {dtype}; "
           f"lam_enc = lam_dec = {args.lam:g}; median of {args.repeats} repeats")
 

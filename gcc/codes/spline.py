@@ -148,9 +148,9 @@ class SplineCode(Code):
         """Fit the m = prod(out) output columns of the received set directly (m < K).
 
         numpy arrays (floating or integer; float64 inside, the input's float dtype out) and
-        CPU tensors go through :meth:`_fit`; tensors on another device, or that need a
-        gradient, through :meth:`_fit_torch`. None (the operator path) for complex outputs,
-        m >= K or fewer than 3 received workers.
+        CPU tensors (viewed as numpy) go through :meth:`_fit`'s numpy path; tensors on another
+        device, or that need a gradient, through its torch path. None (the operator) for
+        complex outputs, m >= K or fewer than 3 received workers.
         """
         K, n = self._n_inputs, len(key)
         m = prod(Y.shape[1:])
@@ -180,8 +180,9 @@ class SplineCode(Code):
         """The :class:`~gcc.codes.full_spline.FullSpline` for received sets of size n, or None.
 
         For 5 <= N <= :attr:`full_spline_max_workers`, at most _MAX_STRAGGLERS stragglers and
-        ``|F| lam_dec N^2 <= _MAX_ALPHA_N2`` (accuracy); lam_dec = 0 shares one for every size. Built on first use and kept (least recently
-        used first out, within :attr:`full_spline_cache_bytes`); a rebuilt one is identical.
+        ``|F| lam_dec N^2 <= _MAX_ALPHA_N2`` (accuracy); lam_dec = 0 shares one for every size.
+        Built on first use and kept (least recently used out first, within
+        :attr:`full_spline_cache_bytes`); a rebuilt one is identical.
         """
         N = self._n_workers
         if (not 5 <= N <= self.full_spline_max_workers or N - n > _MAX_STRAGGLERS
@@ -193,7 +194,8 @@ class SplineCode(Code):
             self._full.move_to_end(key)
             return full
         full = self._full[key] = FullSpline(self._betas, self._alphas, n * self._lam_dec)
-        while len(self._full) > 1 and sum(f.nbytes for f in self._full.values()) > self.full_spline_cache_bytes:
+        while len(self._full) > 1 and sum(f.nbytes for f in self._full.values()) > \
+                self.full_spline_cache_bytes:
             self._full.popitem(last=False)
         return full
 
@@ -203,8 +205,10 @@ class SplineCode(Code):
         full = self._full_spline(n)
         est = None
         if full is not None:
-            est, system = (full.decode_tensor if tensor else full.decode)(Y, received, self._direct.get(key))
-            if system is not None:
+            seen = key in self._direct                 # recurring: keep (or reuse) its system
+            est, system = (full.decode_tensor if tensor else full.decode)(
+                Y, received, self._direct[key] if seen else None, key=key, keep=seen)
+            if est is not None:
                 self._remember(key, system)
         if est is None:
             est = (predict_tensor if tensor else reinsch_predict)(self._betas[received], Y, n * self._lam_dec,
