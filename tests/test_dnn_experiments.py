@@ -89,7 +89,12 @@ def test_table_runs_and_improvement_table(f, digits):
     res, lam = dsum.table_runs(f, "lenet5", digits, [[12, 8, 10]], trials=2, seed=0, lam_enc_grid=[0.0],
                                lam_dec_grid=[0.0], tune_trials=1)
     assert set(res["received"]) == {10} and set(res["stragglers"]) == {2}
-    assert list(lam.columns) == ds.LAMBDA_COLUMNS and lam["regime"].iloc[0] == "N=12,K=8"
+    assert list(lam.columns) == ds.LAMBDA_COLUMNS + ["reused"] and lam["regime"].iloc[0] == "N=12,K=8"
+    reuse = pd.DataFrame([{"model": "lenet5", "n_workers": 12, "n_inputs": 8, "stragglers": 2, "lam_enc": 1e-9,
+                           "lam_dec": 1e-7}])
+    _, lam2 = dsum.table_runs(f, "lenet5", digits, [[12, 8, 10], [12, 8, 9]], trials=1, seed=0, lam_enc_grid=[0.0],
+                              lam_dec_grid=[0.0], tune_trials=1, lambdas=reuse)
+    assert lam2["reused"].tolist() == [True, False] and lam2["lam_dec"].tolist() == [1e-7, 0.0]
     imp = dsum.improvement_table(res)
     assert {"scheme", "baseline", "rmse_norms_pct", "rmse_rms_pct", "relacc_pct", "paper_rmse_pct"} <= set(imp.columns)
     assert imp["paper_rmse_pct"].iloc[0] == 15.0 and imp["paper_relacc_pct"].iloc[0] == 2.0  # LeNet5's averages

@@ -57,8 +57,8 @@ DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
 #: paper profile's larger networks, meant for a GPU.
 EMBEDDED_MODELS: dict[str, dict[str, Any]] = {
     "lenet5": {"arch": "lenet5", "img_size": 28, "in_chans": 1, "num_classes": 10},
-    "repvgg": {"arch": "repvgg", "in_chans": 1, "num_classes": 10, "stem_chs": 16, "widths": [16, 32, 64],
-               "depths": [1, 2, 2], "strides": [1, 2, 2]},
+    "repvgg": {"arch": "repvgg", "in_chans": 1, "num_classes": 10, "stem_chs": 16, "widths": [16, 32, 64, 256],
+               "depths": [1, 2, 2, 1], "strides": [1, 2, 2, 2]},
     "vit": {"arch": "vit", "img_size": 28, "patch_size": 7, "in_chans": 1, "num_classes": 10, "embed_dim": 64,
             "depth": 4, "num_heads": 4, "mlp_ratio": 2.0},
     "repvgg_a0": {"arch": "repvgg", "in_chans": 1, "num_classes": 10, "stem_chs": 48,

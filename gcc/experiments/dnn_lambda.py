@@ -13,8 +13,6 @@ Contents
 lambda_movement
     Per (model, regime, lambda): how far the per-S optimum moves over S, in grid steps
     (decades), and the verdict against "barely moves with S".
-lambdas_at
-    The cross-validated pair of one (model, N, K, S) from a lambdas table.
 sensitivity_runs, sensitivity_summary, x10_verdicts
     GCC on test batches with one lambda scaled by 0, 1e-2 .. 1e2 (the other at its optimum),
     paired over trials; the change of the RMSE at x10 and x0.1 with intervals; the verdict
@@ -44,10 +42,10 @@ import numpy as np
 
 from ..validation import check_choice, invalid
 from .dnn_models import family_of
-from .dnn_stragglers import LAMBDA_GRID, batch_source, middle_stragglers, split_getter, tune_lambdas
+from .dnn_stragglers import LAMBDA_GRID, batch_source, lambdas_at, middle_stragglers, split_getter, tune_lambdas
 
 __all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "lambda_movement",
-           "lambdas_at", "sensitivity_runs", "sensitivity_summary", "x10_verdicts", "recovery_runs",
+           "sensitivity_runs", "sensitivity_summary", "x10_verdicts", "recovery_runs",
            "recovery_comparison", "plot_sensitivity", "paired_change", "run_study", "verdict_rows"]
 
 #: "Barely moves with S" is read as: the per-S optimum spans at most this many grid steps (one
@@ -132,15 +130,6 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
                          "span_steps": span, "share_at_mode": float(np.mean(values == mode)),
                          "verdict": "consistent" if span <= steps else "moves with S"})
     return pd.DataFrame(rows)
-
-
-def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: int) -> tuple[float, float] | None:
-    """``(lam_enc, lam_dec)`` of one (model, N, K, S) in a lambdas table, or None when it was not tuned."""
-    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == n_workers)
-                  & (lambdas["n_inputs"] == n_inputs) & (lambdas["stragglers"] == stragglers)]
-    if hit.empty:
-        return None
-    return float(hit["lam_enc"].iloc[0]), float(hit["lam_dec"].iloc[0])
 
 
 def _reference(lam: float, grid: Sequence[float]) -> float:

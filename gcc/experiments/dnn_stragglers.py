@@ -43,7 +43,7 @@ from ..validation import check_choice, check_int
 
 __all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
            "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
-           "run_sweeps", "compare_schemes", "plot_sweep", "middle_stragglers"]
+           "run_sweeps", "compare_schemes", "plot_sweep", "middle_stragglers", "lambdas_at"]
 
 #: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
 #: decade (so "off by x10" is one grid step). On [-1, 1] with tens of points the eq. (4) penalty
@@ -207,6 +207,15 @@ def front_columns(results):
     """``results`` with the identifying columns (model, dataset, regime, scheme, N, K, S, trial, ...) first."""
     front = [c for c in _FRONT if c in results.columns]
     return results[front + [c for c in results.columns if c not in front]]
+
+
+def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: int) -> tuple[float, float] | None:
+    """``(lam_enc, lam_dec)`` of one (model, N, K, S) in a lambdas table, or None when it was not tuned."""
+    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == n_workers)
+                  & (lambdas["n_inputs"] == n_inputs) & (lambdas["stragglers"] == stragglers)]
+    if hit.empty:
+        return None
+    return float(hit["lam_enc"].iloc[0]), float(hit["lam_dec"].iloc[0])
 
 
 def middle_stragglers(s_values: Sequence[int]) -> int:

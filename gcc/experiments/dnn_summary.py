@@ -29,7 +29,7 @@ import numpy as np
 from ..codes import canonical
 from ..validation import invalid
 from .dnn_models import family_of
-from .dnn_stragglers import COMPARED_SCHEMES, front_columns, run_config, split_getter, tune_lambdas
+from .dnn_stragglers import COMPARED_SCHEMES, front_columns, lambdas_at, run_config, split_getter, tune_lambdas
 
 __all__ = ["PAPER_IMPROVEMENT", "TABLE_METRICS", "CONFIG_COLUMNS", "table_runs", "run_tables", "summary_table",
            "wide_summary", "improvement_table"]
@@ -50,11 +50,12 @@ TABLE_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal")
 
 def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: int, seed: int,
                lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10,
-               schemes: Sequence[str] = COMPARED_SCHEMES, dataset: str | None = None):
+               schemes: Sequence[str] = COMPARED_SCHEMES, dataset: str | None = None, lambdas=None):
     """Simulations at several (N, K, |F|) for one model (the paper's Table 1).
 
     Each configuration gets its own cross-validated (lambda_enc, lambda_dec), tuned on validation
-    batches at its S = N - |F|.
+    batches at its S = N - |F|, or taken from ``lambdas`` when that table holds the pair (the
+    straggler sweep's, tuned by the same protocol with the same validation seed).
 
     Parameters
     ----------
@@ -67,6 +68,8 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
     configs : sequence of (N, K, |F|)
     trials, seed, lam_enc_grid, lam_dec_grid, tune_trials, schemes, dataset
         As in :func:`gcc.experiments.dnn_stragglers.straggler_sweep`.
+    lambdas : pandas.DataFrame, optional
+        A lambdas table (:data:`~gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`) to reuse.
 
     Returns
     -------
@@ -74,7 +77,8 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
         Tidy rows as ``straggler_sweep``'s, with ``regime`` = ``"N=..,K=.."``.
     lambdas : pandas.DataFrame
         The selected (lambda_enc, lambda_dec) per configuration:
-        :data:`gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`.
+        :data:`gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS` and ``reused`` (taken from
+        ``lambdas``; its ``validation_loss`` is then NaN).
     """
     import pandas as pd
 
@@ -89,21 +93,30 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
             raise invalid("configs", "table_runs", "(N, K, |F|) triples with 1 <= |F| <= N",
                           (n_workers, n_inputs, received))
         s = n_workers - received
-        sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
-                           trials=tune_trials, seed=seed + 1000)
+        found = lambdas_at(lambdas, model, n_workers, n_inputs, s) if lambdas is not None else None
+        if found is None:
+            sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
+                               trials=tune_trials, seed=seed + 1000)
+            lam_enc, lam_dec, score = sel.lam_enc, sel.lam_dec, sel.score
+        else:
+            (lam_enc, lam_dec), score = found, np.nan
         regime = f"N={n_workers},K={n_inputs}"
         chosen.append({"model": model, "dataset": dataset, "regime": regime, "stragglers": s,
-                       "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "n_workers": n_workers, "n_inputs": n_inputs,
-                       "received": received, "tuned_at": s, "validation_loss": sel.score})
+                       "lam_enc": lam_enc, "lam_dec": lam_dec, "n_workers": n_workers, "n_inputs": n_inputs,
+                       "received": received, "tuned_at": s, "validation_loss": score,
+                       "reused": found is not None})
         frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
-                                 sel.lam_enc, sel.lam_dec, schemes,
+                                 lam_enc, lam_dec, schemes,
                                  extra_columns={"model": model, "dataset": dataset, "regime": regime}))
-    return front_columns(pd.concat(frames, ignore_index=True)), pd.DataFrame(chosen, columns=LAMBDA_COLUMNS)
+    return (front_columns(pd.concat(frames, ignore_index=True)),
+            pd.DataFrame(chosen, columns=LAMBDA_COLUMNS + ["reused"]))
 
 
 def run_tables(prepared, configs: Sequence[Sequence[int]], trials: int, seed: int, lam_grid=None,
-               tune_trials: int = 10, schemes: Sequence[str] = COMPARED_SCHEMES):
+               tune_trials: int = 10, schemes: Sequence[str] = COMPARED_SCHEMES, lambdas=None):
     """:func:`table_runs` for every prepared model (:func:`gcc.experiments.dnn_models.prepare_models`).
+
+    ``lambdas`` (the straggler sweep's table) supplies the pairs it holds; the others are tuned.
 
     Returns
     -------
@@ -114,7 +127,7 @@ def run_tables(prepared, configs: Sequence[Sequence[int]], trials: int, seed: in
 
     outs = [table_runs(p["f"], name, p["splits"], configs, trials=trials, seed=seed, lam_enc_grid=lam_grid,
                        lam_dec_grid=lam_grid, tune_trials=tune_trials, schemes=schemes,
-                       dataset=p["info"].get("dataset"))
+                       dataset=p["info"].get("dataset"), lambdas=lambdas)
             for name, p in prepared.items()]
     return (pd.concat([o[0] for o in outs], ignore_index=True),
             pd.concat([o[1] for o in outs], ignore_index=True))
