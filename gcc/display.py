@@ -10,7 +10,26 @@
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
+from .validation import AnyOf, InstanceOf, Interval, NoneOr, invalid, validate_params
+
 __all__ = ["format_value", "display_table", "markdown_table"]
+
+#: what a page may quote: a finite number (a NaN or an infinity would be quoted as "nan") or a text
+NUMBER = AnyOf(Interval(Integral), Interval(Real), InstanceOf(str),
+               description="a finite real number or a str")
+#: significant digits of a float on a page
+DIGITS = Interval(Integral, 1, 17)
+TEXT = InstanceOf(str, "a str")
+
+
+def _frame(frame, owner: str):
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise invalid("frame", owner, "a pandas.DataFrame", frame)
+    return frame
 
 
 def _integral_columns(frame):
@@ -31,15 +50,17 @@ def _float_text(v, digits: int) -> str:
     return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{digits - 1}e}"
 
 
+@validate_params({"number": NUMBER, "unit": TEXT, "digits": DIGITS, "fmt": NoneOr(TEXT)})
 def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None) -> str:
     """The text a page shows for a measured number: ``digits`` significant digits, then the unit.
 
     Parameters
     ----------
-    number : int or float
+    number : int, float or str
+        Finite (a text is shown as it is).
     unit : str
         Appended after a space (``"ms"``, ``"s"``); ``"%"`` is appended without one.
-    digits : int
+    digits : int in [1, 17]
         Significant digits of a float (an integer is shown whole).
     fmt : str, optional
         A format specification that replaces ``digits`` (e.g. ``".1f"``, ``".0%"``).
@@ -56,11 +77,18 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     ('412 ms', '−7.93', '12 workers')
     >>> format_value(0.0421, fmt=".1%"), format_value(3.5, "%"), format_value(1033.4, "ms")
     ('4.2%', '3.5%', '1033 ms')
+    >>> format_value(float("nan"), "ms")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'number' parameter of format_value must be a finite real number or a str. Got nan instead.
     """
     if isinstance(number, str):
         text = number
     elif fmt is not None:
-        text = format(number, fmt)
+        try:
+            text = format(number, fmt)
+        except (ValueError, TypeError):
+            raise invalid("fmt", "format_value", "a format specification of a number (e.g. '.1f')", fmt) from None
     elif isinstance(number, int) or (hasattr(number, "dtype") and number.dtype.kind in "iu"):
         text = str(int(number))
     elif abs(float(number)) >= 10 ** digits:
@@ -73,6 +101,7 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     return text + unit if unit == "%" else f"{text} {unit}"
 
 
+@validate_params({"digits": DIGITS})
 def display_table(frame, digits: int = 4):
     """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
 
@@ -103,12 +132,14 @@ def display_table(frame, digits: int = 4):
     """
     import pandas as pd
 
+    frame = _frame(frame, "display_table")
     shown = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
     formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
     return (shown.style.format(formats, na_rep="\u2013").hide(axis="index")
             .set_table_attributes('class="dataframe"'))  # styled like pandas tables by the theme
 
 
+@validate_params({"digits": DIGITS})
 def markdown_table(frame, digits: int = 4) -> str:
     """A result table as a MyST (GitHub-style) markdown table, formatted as :func:`display_table`.
 
@@ -137,6 +168,7 @@ def markdown_table(frame, digits: int = 4) -> str:
     """
     import pandas as pd
 
+    frame = _frame(frame, "markdown_table")
     shown = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
 
     def cell(v, kind):

@@ -31,10 +31,11 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from .display import display_table, format_value, markdown_table
+from .atomic import remove_partials, replacing, write_text
+from .display import NUMBER, display_table, format_value, markdown_table
 from .notebooks import assigned_names, find_source, parameters_cell, read_source
 from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
-from .validation import invalid
+from .validation import InstanceOf, invalid, validate
 
 __all__ = [
     "RUN_RECORD",
@@ -42,6 +43,7 @@ __all__ = [
     "repo_root",
     "results_root",
     "results_dir",
+    "plain_name",
     "RunContext",
     "format_value",
     "display_table",
@@ -134,12 +136,28 @@ def results_dir(notebook: str, create: bool = True) -> Path:
     ...
     ValueError: The 'notebook' parameter of results_dir must be a plain non-empty name without '/'. Got '../elsewhere' instead.
     """
-    if not isinstance(notebook, str) or not notebook or "/" in notebook or notebook.startswith("."):
-        raise invalid("notebook", "results_dir", "a plain non-empty name without '/'", notebook)
-    path = results_root() / notebook
+    path = results_root() / plain_name(notebook, "notebook", "results_dir")
     if create:
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def plain_name(name, param: str, owner: str) -> str:
+    """``name`` if it can name a file of a results folder (non-empty, no ``/``, no leading dot), else the ValueError.
+
+    Examples
+    --------
+    >>> from gcc.results import plain_name
+    >>> plain_name("loss_vs_n", "name", "RunContext.save_figure")
+    'loss_vs_n'
+    >>> plain_name("../x", "name", "RunContext.save_table")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'name' parameter of RunContext.save_table must be a plain non-empty name without '/'. Got '../x' instead.
+    """
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise invalid(param, owner, "a plain non-empty name without '/'", name)
+    return name
 
 
 def read_run_record(folder: Path) -> dict:
@@ -196,6 +214,7 @@ class RunContext:
         if root is not None:
             results_dir(notebook, create=False)  # checks the name
         self.folder.mkdir(parents=True, exist_ok=True)
+        remove_partials(self.folder)  # what a killed run was writing
         self._remove_previous_outputs()
         self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
         self.record.update(notebook=notebook, tables={}, figures={}, files={}, values={}, includes={})
@@ -248,8 +267,9 @@ class RunContext:
         import pandas as pd
 
         frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
-        path = self.folder / f"{name}.csv"
-        frame.to_csv(path, index=False)
+        path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_table')}.csv"
+        with replacing(path) as tmp:
+            frame.to_csv(tmp, index=False)
         self.record["tables"][name] = jsonable({"file": path.name, "rows": len(frame),
                                                 "columns": list(frame.columns), **notes})
         self._write()
@@ -265,16 +285,15 @@ class RunContext:
 
         The figure stays open, so the page shows it below the cell.
         """
-        path = self.folder / f"{name}.png"
-        fig.savefig(path, dpi=dpi or PAGE_STYLE["savefig.dpi"], bbox_inches="tight")
-        fig.savefig(self.folder / f"{name}.svg", bbox_inches="tight")
+        path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_figure')}.png"
+        _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"])
         self.record["figures"][name] = [path.name, f"{name}.svg"]
         self._write()
 
     def save_json(self, data: Mapping[str, Any], name: str) -> None:
         """Write ``<name>.json`` (made JSON-safe, keys sorted) and list it in ``run.json``."""
-        path = self.folder / f"{name}.json"
-        path.write_text(json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
+        path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_json')}.json"
+        write_text(path, json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
         self.record["files"][name] = path.name
         self._write()
 
@@ -290,7 +309,8 @@ class RunContext:
         ----------
         key : str
             A Python identifier, unique within the notebook.
-        number : int or float
+        number : int, float or str
+            Finite: a NaN or an infinity is an error (the prose would quote "nan").
         unit, digits, fmt
             See :func:`format_value`.
         note : str
@@ -298,6 +318,9 @@ class RunContext:
         """
         if not isinstance(key, str) or not key.isidentifier():
             raise invalid("key", "RunContext.value", "a Python identifier", key)
+        owner = f"RunContext.value({key!r})"
+        number = validate(number, NUMBER, "number", owner)
+        validate(note, InstanceOf(str, "a str"), "note", owner)
         self.record["values"][key] = jsonable({"value": number, "unit": unit, "note": note,
                                                "text": format_value(number, unit, digits, fmt)})
         self._write()
@@ -321,7 +344,7 @@ class RunContext:
                              for k, v in self.record["values"].items()], columns=["key", "text", "note"])
 
     def _write(self) -> None:
-        (self.folder / RUN_RECORD).write_text(json.dumps(jsonable(self.record), indent=2, sort_keys=True))
+        write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
 
     def _remove_previous_outputs(self) -> None:
         """Delete what the previous run of this notebook saved, so no stale file outlives it."""
@@ -342,6 +365,13 @@ def _plain(value) -> bool:
     if isinstance(value, dict):
         return all(isinstance(k, str) and _plain(v) for k, v in value.items())
     return False
+
+
+def _save_figure(fig, png: Path, dpi: int) -> None:
+    """``fig`` as ``png`` and the SVG beside it, each written atomically."""
+    for path, kwargs in ((png, {"dpi": dpi}), (png.with_suffix(".svg"), {})):
+        with replacing(path) as tmp:
+            fig.savefig(tmp, format=path.suffix[1:], bbox_inches="tight", **kwargs)
 
 
 def _page_style() -> None:
@@ -392,8 +422,9 @@ def save_table(table, notebook: str, name: str = "results", params: Mapping[str,
 
     frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
     folder = results_dir(notebook)
-    path = folder / f"{name}.csv"
-    frame.to_csv(path, index=False)
+    path = folder / f"{plain_name(name, 'name', 'save_table')}.csv"
+    with replacing(path) as tmp:
+        frame.to_csv(tmp, index=False)
     _update_provenance(folder, name, params, seed, rows=len(frame), columns=list(frame.columns), **extra)
     return path
 
@@ -410,7 +441,7 @@ def _update_provenance(folder: Path, name: str, params, seed, **extra) -> None:
     else:
         record["tables"] = {}
     record["tables"][name] = jsonable(extra)
-    prov_path.write_text(json.dumps(record, indent=2, sort_keys=True))
+    write_text(prov_path, json.dumps(record, indent=2, sort_keys=True))
 
 
 def load_table(notebook: str, name: str = "results", root: Path | None = None):
@@ -448,7 +479,7 @@ def load_table(notebook: str, name: str = "results", root: Path | None = None):
     import pandas as pd
 
     folder = results_dir(notebook, create=False)
-    path = (Path(root) / folder.name if root is not None else folder) / f"{name}.csv"
+    path = (Path(root) / folder.name if root is not None else folder) / f"{plain_name(name, 'name', 'load_table')}.csv"
     if not path.exists():
         raise FileNotFoundError(
             f"No saved results at {path}. Run the notebook first: python -m gcc.reproduce --only {notebook}"
@@ -489,10 +520,8 @@ def save_figure(fig, notebook: str, name: str, dpi: int = 150) -> Path:
     ['empty.png', 'empty.svg']
     >>> plt.close(fig)
     """
-    folder = results_dir(notebook)
-    path = folder / f"{name}.png"
-    fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    fig.savefig(folder / f"{name}.svg", bbox_inches="tight")
+    path = results_dir(notebook) / f"{plain_name(name, 'name', 'save_figure')}.png"
+    _save_figure(fig, path, dpi)
     return path
 
 
@@ -523,6 +552,6 @@ def save_json(data: Mapping[str, Any], notebook: str, name: str) -> Path:
     ...     print(path.name, json.loads(path.read_text()))
     hardware.json {'mean': 0.25}
     """
-    path = results_dir(notebook) / f"{name}.json"
-    path.write_text(json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
+    path = results_dir(notebook) / f"{plain_name(name, 'name', 'save_json')}.json"
+    write_text(path, json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
     return path

@@ -292,15 +292,17 @@ def test_dependency_cycles_and_unknown_profiles_are_rejected(tmp_path):
 
 
 def test_invalid_arguments_and_run_cards_get_the_contract_message(tmp_path, capsys):
+    tiny(tmp_path / "nb")
     with pytest.raises(ValueError, match=r"^The 'jobs' parameter of run_batch must be an int >= 1\. Got 0 instead\.$"):
-        reproduce.run_batch("ci", jobs=0, notebooks_dir=tmp_path)
+        reproduce.run_batch("ci", jobs=0, notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'profile' parameter of run_batch must be one of 'ci', 'default', 'paper'"):
-        reproduce.run_batch("huge", notebooks_dir=tmp_path)
+        reproduce.run_batch("huge", notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'timeout' parameter of run_batch must be a finite real number > 0"):
-        reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path)
-    # The command line reports the same message with exit status 2.
-    assert reproduce.main(["--notebooks-dir", str(tmp_path), "--jobs", "0"]) == 2
-    assert "The 'jobs' parameter of run_batch must be an int >= 1. Got 0 instead." in capsys.readouterr().err
+        reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path / "nb")
+    # The command line names the option as the user typed it, with exit status 2.
+    assert reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--jobs", "0"]) == 2
+    assert ("The '--jobs' parameter of python -m gcc.reproduce must be an int >= 1. Got 0 instead."
+            in capsys.readouterr().err)
     tiny(tmp_path / "a", "late", {"order": "soon"})
     with pytest.raises(ValueError, match=r"^The 'order' parameter of run card .*late\.yaml must be a finite real "
                                          r"number\. Got 'soon' instead\.$"):

@@ -3,6 +3,11 @@
 Notebooks run one after another (``jobs=1``) or in a dependency-aware thread pool; a notebook
 whose dependency failed is ``skipped``, and without ``keep_going`` the first error skips the
 rest. The batch ends by writing the status and parameters pages.
+
+Everything that can be checked before a notebook runs is checked first, so that a mistake
+fails in seconds rather than after an hour of runs: the folders (:func:`check_notebooks_dir`,
+:func:`check_output_dir`), the kernel, every run card of the plan and the parameters it sets
+(:func:`resolve_parameters`).
 """
 from __future__ import annotations
 
@@ -16,9 +21,9 @@ from gcc import results
 from gcc.validation import InstanceOf, Interval, NoneOr, Options, validate_params
 
 from .cache import cache_key
-from .cards import PROFILES, NotebookCard, discover, order_notebooks, resolve_parameters
-from .execute import Outcome, ensure_kernel, format_error, run_one
-from .locations import default_notebooks_dir, default_output_dir, default_results_root
+from .cards import PROFILES, NotebookCard, check_notebooks_dir, discover, order_notebooks, resolve_parameters
+from .execute import Outcome, check_kernel, ensure_kernel, format_error, run_one
+from .locations import check_output_dir, default_notebooks_dir, default_output_dir, default_results_root
 from .status import write_parameters_page, write_status
 
 __all__ = ["run_batch"]
@@ -51,10 +56,13 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
         Notebooks run at the same time.
     keep_going : bool
         After an error, still run the notebooks that do not depend on the failed one.
-    notebooks_dir, output_dir, results_root : path, optional
-        Default: :mod:`gcc.reproduce.locations`.
+    notebooks_dir : path, optional
+        An existing folder with at least one source notebook (default:
+        :func:`~gcc.reproduce.locations.default_notebooks_dir`).
+    output_dir, results_root : path, optional
+        Folders that exist or can be created (default: :mod:`gcc.reproduce.locations`).
     kernel : str, optional
-        Jupyter kernel (default: :data:`KERNEL_NAME`, installed if missing).
+        An installed Jupyter kernel (default: :data:`KERNEL_NAME`, installed if missing).
     timeout : float > 0, optional
         Per-cell timeout in seconds (default: each card's).
     stream : file, optional
@@ -65,11 +73,23 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
     list of Outcome
         In run order. Notebooks not run because an earlier one failed (without
         ``keep_going``) or because a dependency failed have status ``"skipped"``.
+
+    Raises
+    ------
+    ValueError
+        Before any notebook runs: an argument, a folder, the kernel, a run card of the plan or
+        a parameter it sets is invalid (the message names it).
     """
     stream = stream or sys.stdout
-    notebooks_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
-    output_dir = Path(output_dir) if output_dir else default_output_dir()
-    results_root = Path(results_root).resolve() if results_root else default_results_root()
+    notebooks_dir = check_notebooks_dir(notebooks_dir or default_notebooks_dir(), "notebooks_dir", "run_batch")
+    output_dir = check_output_dir(output_dir or default_output_dir(), "output_dir", "run_batch")
+    results_root = check_output_dir(results_root or default_results_root(), "results_root", "run_batch")
+    if kernel is not None:
+        check_kernel(kernel, "kernel", "run_batch")
+    cards = discover(notebooks_dir)
+    plan = order_notebooks(cards, only)
+    # Every card of the plan is checked before the first notebook runs (and read once).
+    resolved = {card.name: resolve_parameters(card, profile) for card in plan}
     # Every kernel the batch starts inherits these: all notebooks write into one results root and
     # find their sources (RunContext reads the parameters cell there); progress bars stay off the pages.
     os.environ["GCC_RESULTS_ROOT"] = str(results_root)
@@ -78,8 +98,6 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 
-    cards = discover(notebooks_dir)
-    plan = order_notebooks(cards, only)
     kernel = kernel or ensure_kernel()
     fingerprint = results.library_fingerprint()
     total = len(plan)
@@ -92,7 +110,7 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
     stop = False
 
     def prepare(card: NotebookCard) -> tuple[dict, str]:
-        params = resolve_parameters(card, profile)
+        params = resolved[card.name]
         upstream = {d: keys.get(d, "") for d in card.depends}
         return params, cache_key(card, params, profile, upstream, fingerprint)
 

@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from gcc.atomic import write_text
 from gcc.validation import invalid
 
 from .cards import discover, load_yaml
@@ -100,6 +101,8 @@ def effective_toc(root: Path | None = None, generated_dir: Path | None = None) -
               for e in toc_entries(toc)}
     added = []
     for nb in sorted(generated_dir.glob("*.ipynb")):
+        if nb.name.startswith("."):  # a run's temporary notebook (gcc.atomic), not a page
+            continue
         entry = nb.relative_to(root).with_suffix("").as_posix()
         if entry not in listed:
             added.append(entry)
@@ -178,8 +181,8 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
         source = _stage(root, generated, build / "_site")
     toc, missing, added = effective_toc(source)
     toc_path = build / "_toc.effective.yml"
-    toc_path.write_text("# Written by gcc.reproduce from _toc.yml; do not edit.\n"
-                        + yaml.safe_dump(toc, sort_keys=False))
+    write_text(toc_path, "# Written by gcc.reproduce from _toc.yml; do not edit.\n"
+               + yaml.safe_dump(toc, sort_keys=False))
     if missing:
         print("note: _toc.yml entries without a page yet, left out of this build: "
               + ", ".join(missing), file=stream, flush=True)
@@ -193,8 +196,8 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     parse = config.setdefault("parse", {})
     parse["myst_substitutions"] = {**(parse.get("myst_substitutions") or {}), **subs}
     config_path = build / "_config.effective.yml"
-    config_path.write_text("# Written by gcc.reproduce from _config.yml and the runs' values; do not edit.\n"
-                           + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    write_text(config_path, "# Written by gcc.reproduce from _config.yml and the runs' values; do not edit.\n"
+               + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     if unmeasured:
         print("note: values quoted by the chapters that no run has measured yet: "
               + ", ".join(unmeasured), file=stream, flush=True)

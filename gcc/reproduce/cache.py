@@ -3,7 +3,8 @@
 The key is a sha256 over the notebook source with outputs stripped, the injected parameters,
 :func:`gcc.results.library_fingerprint` (jupyter-cache ignores the library's code, so it cannot
 be used here), the profile and the keys of the notebooks it depends on. A notebook whose key
-equals the one in its last successful ``run.json`` is reported as ``cached`` and not rerun.
+equals the one in its last successful ``run.json`` is reported as ``cached`` and not rerun,
+unless a file that record lists has gone (:func:`missing_outputs`): then it runs again.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from gcc.notebooks import read_source
 
 from .cards import NotebookCard
 
-__all__ = ["RUN_RECORD", "cache_key", "read_record"]
+__all__ = ["RUN_RECORD", "cache_key", "read_record", "missing_outputs"]
 
 #: File name of the run record in ``<results root>/<notebook>/``.
 RUN_RECORD = results.RUN_RECORD
@@ -72,3 +73,14 @@ def read_record(results_root: Path, name: str) -> dict | None:
         return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError):
         return None
+
+
+def missing_outputs(record: dict, folder: Path) -> list[str]:
+    """The files that ``record`` (a ``run.json``) lists as saved but that ``folder`` lacks.
+
+    Tables, figures (PNG and SVG) and JSON files; a cached run is trusted only while this is empty.
+    """
+    names = [entry.get("file") for entry in (record.get("tables") or {}).values() if isinstance(entry, dict)]
+    names += [f for files in (record.get("figures") or {}).values() if isinstance(files, list) for f in files]
+    names += list((record.get("files") or {}).values())
+    return [n for n in names if isinstance(n, str) and "/" not in n and not (Path(folder) / n).is_file()]

@@ -5,15 +5,22 @@ Each source notebook ``notebooks/<name>.md`` (MyST markdown read by jupytext; a 
 depends, per-profile parameters, timeout; see CONTRIBUTING.md). This module discovers the
 notebooks, reads and checks their cards, orders them by ``depends`` and resolves the
 parameters papermill injects.
+
+Every problem of a card is a ``ValueError`` in the contract's form that names the card and the
+entry: a YAML syntax error or a repeated key names the line, an unknown entry or a profile's
+parameter that the notebook's ``parameters`` cell does not declare names the closest valid name
+(a typo such as ``n_trails`` would otherwise run the notebook with its default and report ok).
 """
 from __future__ import annotations
 
+import difflib
+import os
 from dataclasses import dataclass, field
 from numbers import Real
 from pathlib import Path
 from typing import Any
 
-from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters_cell, read_source
+from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters_cell, read_source, yaml_error
 from gcc.validation import InstanceOf, Interval, NoneOr, invalid, validate
 
 from .locations import default_notebooks_dir, relative
@@ -21,17 +28,24 @@ from .locations import default_notebooks_dir, relative
 __all__ = [
     "PROFILES",
     "NotebookCard",
+    "CARD_ENTRIES",
     "load_yaml",
     "load_card",
+    "find_notebooks",
+    "check_notebooks_dir",
     "discover",
     "order_notebooks",
     "notebook_parameters",
+    "check_parameters",
     "resolve_parameters",
 ]
 
 #: Profiles every run card may fill. ``ci`` must run the whole batch in minutes on two
 #: cores, ``default`` on a laptop, ``paper`` at the papers' full scale (a GPU helps).
 PROFILES = ("ci", "default", "paper")
+
+#: The entries a run card may have.
+CARD_ENTRIES = ("title", "order", "depends", "profiles", "timeout")
 
 
 @dataclass
@@ -73,15 +87,69 @@ _PROFILES = InstanceOf(dict, "a mapping of profiles to parameter mappings")
 _PARAMETERS = NoneOr(InstanceOf(dict, "a mapping of parameter names to values"))
 _DEPENDS = InstanceOf(list, "a notebook name or a list of notebook names")
 _TIMEOUT = NoneOr(Interval(Real, 0, None, closed="neither"))
+_TITLE = NoneOr(InstanceOf(str, "a str"))
 
 
-def load_yaml(path: Path) -> dict:
-    """The mapping stored in the YAML file ``path`` (an empty file is an empty mapping)."""
+def _closest(name: str, names) -> str:
+    """``did you mean 'x'?`` for the valid name closest to ``name``, else the list of valid names."""
+    names = [str(n) for n in names]
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    return f"valid names: {', '.join(names)}" if names else "there is none"
+
+
+def _unique_key_loader():
+    """A safe YAML loader for which a key repeated in one mapping is an error (PyYAML keeps the last)."""
     import yaml
 
-    data = yaml.safe_load(Path(path).read_text()) or {}
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node.start_mark)
+                except TypeError:  # an unhashable key: the base class reports it
+                    break
+                if first is not key_node.start_mark:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"{key!r} is set twice (first at line {first.line + 1})", key_node.start_mark)
+            return super().construct_mapping(node, deep)
+
+    return Loader
+
+
+def load_yaml(path: Path, owner: str | None = None) -> dict:
+    """The mapping stored in the YAML file ``path`` (an empty file is an empty mapping).
+
+    Parameters
+    ----------
+    path : path
+    owner : str, optional
+        How messages name the file (default ``"YAML file <path>"``).
+
+    Raises
+    ------
+    ValueError
+        If the file is not UTF-8, not valid YAML (the message names the line and quotes it),
+        repeats a key within one mapping, or holds something other than a mapping.
+    """
+    import yaml
+
+    path = Path(path)
+    owner = owner or f"YAML file {relative(path)}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise invalid("path", owner, "a UTF-8 text file", relative(path), f"byte {err.start} cannot be decoded") from None
+    try:
+        data = yaml.load(text, Loader=_unique_key_loader())
+    except yaml.YAMLError as err:
+        raise yaml_error(err, text, owner) from None
+    data = {} if data is None else data
     if not isinstance(data, dict):
-        raise invalid("path", "load_yaml", "a YAML file holding a mapping", str(path),
+        raise invalid("path", owner, "a YAML file holding a mapping", relative(path),
                       f"it holds a {type(data).__name__}")
     return data
 
@@ -92,22 +160,32 @@ def load_card(notebook: Path) -> NotebookCard:
     Raises
     ------
     ValueError
-        If an entry of the card is malformed (``profiles`` not a mapping of known profiles,
-        ``order`` or ``timeout`` not a number, ``depends`` not a name or list of names).
+        If the card is not valid YAML or an entry is malformed (an entry other than
+        :data:`CARD_ENTRIES`, ``profiles`` not a mapping of known profiles to mappings of
+        parameter names, ``order`` or ``timeout`` not a number, ``title`` not a text,
+        ``depends`` not a name or list of names). Whether the parameters are declared by the
+        notebook is checked by :func:`check_parameters`.
     """
     notebook = Path(notebook)
     name = notebook.stem
     card_path = notebook.with_suffix(".yaml")
     if not card_path.exists() and notebook.with_suffix(".yml").exists():
         card_path = notebook.with_suffix(".yml")
-    data = load_yaml(card_path) if card_path.exists() else {}
     owner = f"run card {relative(card_path)}"
+    data = load_yaml(card_path, owner) if card_path.exists() else {}
+    for entry in data:
+        if entry not in CARD_ENTRIES:
+            raise invalid("entries", owner, f"among {', '.join(CARD_ENTRIES)}", entry, _closest(entry, CARD_ENTRIES))
     profiles = validate(data.get("profiles") or {}, _PROFILES, "profiles", owner)
-    unknown = sorted(set(profiles) - set(PROFILES))
-    if unknown:
-        raise invalid("profiles", owner, f"a mapping whose keys are among {list(PROFILES)}", unknown)
+    for profile in profiles:
+        if profile not in PROFILES:
+            raise invalid("profiles", owner, f"a mapping whose keys are among {', '.join(PROFILES)}", profile,
+                          _closest(profile, PROFILES))
     for profile, params in profiles.items():
         validate(params, _PARAMETERS, f"profiles.{profile}", owner)
+        for key in params or {}:
+            if not (isinstance(key, str) and key.isidentifier()):
+                raise invalid(f"profiles.{profile}", owner, "a mapping whose keys are parameter names", key)
     depends = data.get("depends") or []
     depends = [depends] if isinstance(depends, str) else validate(depends, _DEPENDS, "depends", owner)
     if not all(isinstance(d, str) for d in depends):
@@ -115,7 +193,7 @@ def load_card(notebook: Path) -> NotebookCard:
     return NotebookCard(
         name=name,
         path=notebook,
-        title=str(data.get("title") or name),
+        title=validate(data.get("title"), _TITLE, "title", owner) or name,
         order=validate(data.get("order", 1000), Interval(Real), "order", owner),
         depends=list(depends),
         profiles={k: dict(v or {}) for k, v in profiles.items()},
@@ -132,15 +210,50 @@ def discover(notebooks_dir: Path | None = None) -> dict[str, NotebookCard]:
     markdown files and Jupyter checkpoints are left out.
     """
     folder = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
-    cards = {}
+    return {name: load_card(path) for name, path in find_notebooks(folder).items()}
+
+
+def find_notebooks(folder: Path) -> dict[str, Path]:
+    """The source notebooks of ``folder`` (no run card read), keyed by name in name order.
+
+    See :func:`discover` for what counts as a source notebook.
+    """
+    found: dict[str, Path] = {}
     for suffix in reversed(SOURCE_SUFFIXES):  # the preferred suffix comes last and wins
-        for path in sorted(folder.glob(f"*{suffix}")):
+        for path in sorted(Path(folder).glob(f"*{suffix}")):
             if path.name.startswith((".", "_")) or path.stem.endswith("-checkpoint"):
                 continue
             if suffix == ".md" and not is_text_notebook(path):
                 continue
-            cards[path.stem] = load_card(path)
-    return dict(sorted(cards.items()))
+            found[path.stem] = path
+    return dict(sorted(found.items()))
+
+
+def check_notebooks_dir(path, name: str, owner: str) -> Path:
+    """``path`` (absolute) if it is an existing folder holding at least one source notebook.
+
+    Parameters
+    ----------
+    path : path
+    name, owner : str
+        The argument and its receiver, for the message.
+
+    Raises
+    ------
+    ValueError
+        If the folder does not exist, is a file, or holds no ``<name>.md`` text notebook and no
+        ``<name>.ipynb`` (a batch of nothing would report ``0 ok`` and succeed).
+    """
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise invalid(name, owner, "a folder path", path)
+    folder = Path(path).expanduser().resolve()
+    if not folder.is_dir():
+        raise invalid(name, owner, "an existing folder of source notebooks", str(path),
+                      "it is a file" if folder.exists() else "it does not exist")
+    if not find_notebooks(folder):
+        raise invalid(name, owner, "a folder holding at least one source notebook (<name>.md or <name>.ipynb)",
+                      str(path), "it holds none")
+    return folder
 
 
 def _card_owner(card: NotebookCard) -> str:
@@ -207,10 +320,46 @@ def notebook_parameters(path: Path) -> dict[str, Any]:
     return {p.name: p.default for p in translator.inspect(cell)}
 
 
+def check_parameters(card: NotebookCard, declared) -> None:
+    """Every parameter that a profile of the card sets must be one the notebook declares.
+
+    Parameters
+    ----------
+    card : NotebookCard
+    declared : iterable of str
+        The names of the notebook's ``parameters`` cell (:func:`notebook_parameters`).
+
+    Raises
+    ------
+    ValueError
+        Naming the card, the profile and the key, with the closest declared name, e.g.
+        ``The 'profiles.ci' parameter of run card notebooks/x.yaml must be a mapping of the
+        parameters that notebooks/x.md declares in its parameters cell (did you mean
+        'n_trials'?). Got 'n_trails' instead.``
+    """
+    declared = list(declared)
+    for profile in PROFILES:
+        for key in card.profiles.get(profile) or {}:
+            if key not in declared:
+                detail = (_closest(key, declared) if declared
+                          else "it has no code cell tagged 'parameters'")
+                raise invalid(f"profiles.{profile}", _card_owner(card),
+                              f"a mapping of the parameters that {relative(card.path)} declares in its "
+                              "parameters cell", key, detail)
+
+
 def resolve_parameters(card: NotebookCard, profile: str) -> dict[str, Any]:
-    """The parameters papermill injects: the profile's values, plus ``profile`` if declared."""
+    """The parameters papermill injects: the profile's values, plus ``profile`` if declared.
+
+    Raises
+    ------
+    ValueError
+        If a profile of the card (any of them, not only ``profile``) sets a parameter that the
+        notebook does not declare (:func:`check_parameters`).
+    """
     params = dict(card.profiles.get(profile, {}))
     declared = notebook_parameters(card.path)
+    check_parameters(card, declared)
     if "profile" in declared:
         params["profile"] = profile
     return params

@@ -1,23 +1,35 @@
 """The command line ``python -m gcc.reproduce``: argument parsing, ``--list``, exit status.
 
 Exit status: 0 when every notebook ran (or was cached) and the book (if asked for) built;
-1 after a notebook error or a failed book build; 2 for invalid arguments or run cards.
+1 after a notebook error or a failed book build; 2 for invalid arguments, folders, run cards
+or notebooks (checked before anything runs; the message names the option, the file and the
+entry); 130 when interrupted (Ctrl-C or SIGTERM: the notebook that was running is not
+recorded as ok, so the next batch redoes it and only it).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+import threading
+from numbers import Integral, Real
 from pathlib import Path
+
+from gcc.validation import Interval, invalid, validate
 
 from .batch import run_batch
 from .book import build_book
 from .cache import read_record
-from .cards import PROFILES, discover, order_notebooks, resolve_parameters
-from .execute import KERNEL_NAME, format_error
-from .locations import default_results_root
+from .cards import PROFILES, check_notebooks_dir, discover, order_notebooks, resolve_parameters
+from .execute import KERNEL_NAME, check_kernel, format_error
+from .locations import check_output_dir, default_notebooks_dir, default_output_dir, default_results_root
 
 __all__ = ["main"]
+
+#: How the messages name the command.
+COMMAND = "python -m gcc.reproduce"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,6 +61,34 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check(args: argparse.Namespace) -> None:
+    """Check the options before anything runs (messages name the option as typed)."""
+    def option(flag: str, given, env: str) -> str:
+        return flag if given is not None or env not in os.environ else f"{flag} (${env})"
+
+    args.notebooks_dir = check_notebooks_dir(
+        args.notebooks_dir or default_notebooks_dir(),
+        option("--notebooks-dir", args.notebooks_dir, "GCC_NOTEBOOKS_DIR"), COMMAND)
+    if args.list:
+        return
+    for flag, attr, env, default in (("--output-dir", "output_dir", "GCC_GENERATED_DIR", default_output_dir),
+                                     ("--results-root", "results_root", "GCC_RESULTS_ROOT", default_results_root)):
+        given = getattr(args, attr)
+        check_output_dir(given or default(), option(flag, given, env), COMMAND)
+    if args.book_output is not None:
+        check_output_dir(args.book_output, "--book-output", COMMAND)
+    validate(args.jobs, Interval(Integral, 1, None), "--jobs", COMMAND)
+    if args.timeout is not None:
+        validate(args.timeout, Interval(Real, 0, None, closed="neither"), "--timeout", COMMAND)
+    if args.kernel is not None:
+        check_kernel(args.kernel, "--kernel", COMMAND)
+    if args.no_run and not args.build_book:
+        raise invalid("--no-run", COMMAND, "given with --build-book", "--no-run", "alone it does nothing")
+    for flag, value in (("--all-pages", args.all_pages), ("--book-output", args.book_output)):
+        if value and not args.build_book:
+            raise invalid(flag, COMMAND, "given with --build-book", flag, "it is an option of the book build")
+
+
 def _list(args: argparse.Namespace) -> None:
     cards = discover(args.notebooks_dir)
     plan = order_notebooks(cards, args.only)
@@ -72,10 +112,17 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0, 1 (a notebook or the book build failed) or 2 (invalid arguments or run cards).
+        0, 1 (a notebook or the book build failed), 2 (invalid arguments, folders, run cards or
+        notebooks) or 130 (interrupted).
     """
     args = _parser().parse_args(argv)
+    # SIGTERM (a killed job, a timeout) unwinds like Ctrl-C: papermill shuts the kernel down and
+    # the interrupted notebook's temporary files are removed.
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        _check(args)
         if args.list:
             _list(args)
             return 0
@@ -106,3 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"gcc.reproduce: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("gcc.reproduce: interrupted; the notebook that was running is not recorded as ok and "
+              "runs again next time", file=sys.stderr, flush=True)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt

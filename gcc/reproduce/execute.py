@@ -7,26 +7,34 @@ and completes its ``run.json``: the notebook's own record (:class:`gcc.results.R
 parameters, tables, figures, values) plus the runner's entries (profile, injected parameters,
 seconds, status, cache key), one provenance file per run. A failure is reported with the source
 notebook's cell index, the first lines of that cell and the error (:func:`format_error`).
+
+A run is committed in one order, so that a run killed at any point is redone by the next batch
+and nothing half-written is read: papermill writes into a hidden temporary notebook beside the
+executed one, which replaces it when the run ends (:mod:`gcc.atomic`); then the value files are
+written; ``run.json`` with ``"status": "ok"`` comes last. The cache trusts only that record
+(and only while every file it lists still exists, :func:`gcc.reproduce.cache.missing_outputs`).
 """
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import sys
 import time
 import traceback as _traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from gcc import results
+from gcc import atomic, results
 from gcc.notebooks import read_source
+from gcc.validation import invalid
 
-from .cache import RUN_RECORD, read_record
+from .cache import RUN_RECORD, missing_outputs, read_record
 from .cards import NotebookCard
 from .locations import relative, repo_root
-from .pages import finish_page, write_values
+from .pages import finish_page, values_written, write_values
 
-__all__ = ["KERNEL_NAME", "Outcome", "ensure_kernel", "format_error", "run_one"]
+__all__ = ["KERNEL_NAME", "Outcome", "check_kernel", "ensure_kernel", "format_error", "run_one"]
 
 #: The Jupyter kernel the runner asks papermill for. ``make`` installs it into the
 #: virtual environment; the runner installs it there itself when it is missing.
@@ -55,6 +63,16 @@ def ensure_kernel(name: str = KERNEL_NAME) -> str:
     except Exception as exc:  # noqa: BLE001 - any failure falls back to the generic kernel
         print(f"note: could not install kernel {name!r} ({exc}); using 'python3'", file=sys.stderr)
         return "python3"
+
+
+def check_kernel(name, param: str = "kernel", owner: str = "run_batch") -> str:
+    """``name`` if it is an installed Jupyter kernel, else the contract's ValueError listing them."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    names = sorted(KernelSpecManager().find_kernel_specs())
+    if not isinstance(name, str) or name not in names:
+        raise invalid(param, owner, f"an installed Jupyter kernel ({', '.join(names) or 'none installed'})", name)
+    return name
 
 
 @dataclass
@@ -174,29 +192,39 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
     Outcome
     """
     output = Path(output_dir) / f"{card.name}.ipynb"
+    folder = Path(results_root) / card.name
     previous = read_record(results_root, card.name)
-    if (not force and previous and previous.get("status") == "ok"
-            and previous.get("cache_key") == key and output.exists()):
+    if (not force and previous and previous.get("status") == "ok" and previous.get("cache_key") == key
+            and output.exists() and not missing_outputs(previous, folder)):
+        if not values_written(card.name, previous, output_dir):  # removed since: rewritten from the record
+            write_values(card.name, previous.get("values") or {}, output_dir, previous.get("includes") or {})
         return Outcome(card.name, "cached", float(previous.get("seconds", 0.0)), record=previous)
 
-    folder = Path(results_root) / card.name
     folder.mkdir(parents=True, exist_ok=True)
-    # The notebook's run context writes a fresh record; an old one must not leak into it.
+    # What a killed run left: its temporary files, and a record that must not leak into this one.
+    atomic.remove_partials(folder)
+    atomic.remove_partials(output_dir, prefix=f"{card.name}.")
     (folder / RUN_RECORD).unlink(missing_ok=True)
+    partial = atomic.partial_path(output)
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     error = None
     try:
-        _execute(card, params, output, kernel, repo_root(), timeout if timeout is not None else card.timeout)
-        status = "ok"
-    except BaseException as exc:  # noqa: BLE001 - report every failure, re-raise interrupts below
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        status = "error"
-        error = _error_details(exc, output, injected=bool(params))
-        error["source"] = relative(card.path)
-    seconds = time.perf_counter() - t0
-    finish_page(output, kernel)
+        try:
+            _execute(card, params, partial, kernel, repo_root(), timeout if timeout is not None else card.timeout)
+            status = "ok"
+        except BaseException as exc:  # noqa: BLE001 - every failure of the notebook is reported
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            status = "error"
+            error = _error_details(exc, partial, injected=bool(params))
+            error["source"] = relative(card.path)
+        seconds = time.perf_counter() - t0
+        finish_page(partial, kernel)
+        if partial.exists():  # the page of a failed run shows its error
+            os.replace(partial, output)
+    finally:  # an interrupted run leaves neither a half-written page nor a record saying ok
+        partial.unlink(missing_ok=True)
 
     own = results.read_run_record(folder)  # written by the notebook's RunContext, if it has one
     record = results.provenance(params, seed=params.get("seed", card.profiles.get(profile, {}).get("seed")))
@@ -217,7 +245,8 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
         "depends": card.depends,
         "error": error,
     })
-    (folder / RUN_RECORD).write_text(json.dumps(record, indent=2, sort_keys=True))
     if status == "ok":  # a failed run keeps the values of the last good one on the pages
         write_values(card.name, record.get("values") or {}, output_dir, record.get("includes") or {})
+    # Last: a record saying ok is the commit of everything above.
+    atomic.write_text(folder / RUN_RECORD, json.dumps(record, indent=2, sort_keys=True))
     return Outcome(card.name, status, seconds, error=error, record=record)

@@ -10,6 +10,7 @@ notebook a kernelspec when its source had none, since myst-nb picks the code lex
 ``<generated>/values/<notebook>.json`` and the include ``<generated>/values/<notebook>.md``;
 :func:`substitutions` gathers the JSON files into the MyST substitutions of the book build, so a
 chapter writes ``{{ dask_latency.gcc_p99 }}`` instead of typing a measured number.
+Every file is written atomically (:mod:`gcc.atomic`).
 """
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "write_values", "substitutions",
+from gcc.atomic import write_text
+
+__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "write_values", "values_written", "substitutions",
            "referenced_values", "referenced_includes", "placeholder_includes"]
 
 #: Cell tags by which a source cell decides its own visibility on the page.
@@ -55,7 +58,7 @@ def finish_page(output: Path, kernel: str) -> None:
     if not (spec.get("language") and spec.get("name")):
         meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
                               "display_name": spec.get("display_name") or "Python (gcc companion)"}
-    output.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    write_text(output, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
 def write_values(name: str, values: dict, generated_dir: Path, includes: dict | None = None) -> list[Path]:
@@ -85,20 +88,29 @@ def write_values(name: str, values: dict, generated_dir: Path, includes: dict | 
         folder.mkdir(parents=True, exist_ok=True)
         for table, text in includes.items():
             path = folder / f"{name}.{table}.md"
-            path.write_text(text + "\n")
+            write_text(path, text + "\n")
             written.append(path)
     if not values:
         return written
     paths = [folder / f"{name}.json", folder / f"{name}.md"]
     folder.mkdir(parents=True, exist_ok=True)
-    paths[0].write_text(json.dumps({k: v["text"] for k, v in values.items()}, indent=2, sort_keys=True) + "\n")
+    write_text(paths[0], json.dumps({k: v["text"] for k, v in values.items()}, indent=2, sort_keys=True) + "\n")
     rows = ["| Quantity | Value | Substitution |", "|---|---|---|"]
     for key, v in values.items():
         note = (v.get("note") or key).replace("|", "\\|")
         rows.append(f"| {note} | {v['text']} | `{{{{ {name}.{key} }}}}` |")
     rows += ["", f"Measured by {{doc}}`/book/generated/{name}` (its last run; see {{doc}}`/book/generated/status`)."]
-    paths[1].write_text("\n".join(rows) + "\n")
+    write_text(paths[1], "\n".join(rows) + "\n")
     return written + paths
+
+
+def values_written(name: str, record: dict, generated_dir: Path) -> bool:
+    """Whether every value file that the run ``record`` (a ``run.json``) implies exists in ``generated_dir``."""
+    folder = Path(generated_dir) / VALUES_DIR
+    files = [f"{name}.{table}.md" for table in record.get("includes") or {}]
+    if record.get("values"):
+        files += [f"{name}.json", f"{name}.md"]
+    return all((folder / f).is_file() for f in files)
 
 
 def referenced_includes(pages: list[Path]) -> set[str]:
@@ -121,7 +133,7 @@ def placeholder_includes(generated_dir: Path, wanted: set[str]) -> list[str]:
         if not path.exists():
             folder.mkdir(parents=True, exist_ok=True)
             notebook = file.split(".")[0]
-            path.write_text(f"[not measured yet: python -m gcc.reproduce --only {notebook}]\n")
+            write_text(path, f"[not measured yet: python -m gcc.reproduce --only {notebook}]\n")
             missing.append(file)
     return missing
 

@@ -3,7 +3,7 @@
 Both pages are MyST markdown written into ``book/generated/``: ``status.md`` (one row per
 notebook: last status, seconds, profile, parameters, start time, git revision, and the machine
 in one line from :func:`gcc.machine.summary_line`) and ``parameters.md`` (read from the run
-cards, included by the reproducibility chapter).
+cards, included by the reproducibility chapter). Both are written atomically (:mod:`gcc.atomic`).
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+from gcc.atomic import write_text
 from gcc.machine import summary_line
 
 from .cache import read_record
@@ -105,8 +106,7 @@ def write_status(cards: dict[str, NotebookCard], profile: str, path: Path, resul
         f"`python -m gcc.reproduce --profile {profile} --only <name>`.",
         "",
     ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(text))
+    write_text(path, "\n".join(text))
     return path
 
 
@@ -130,6 +130,5 @@ def write_parameters_page(cards: dict[str, NotebookCard], path: Path) -> Path:
         lines.append("| (no notebook yet) |" + " |" * len(PROFILES))
     lines += ["", "Reproduce one notebook in one profile: "
               "`python -m gcc.reproduce --profile <profile> --only <notebook>`."]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
+    write_text(path, "\n".join(lines) + "\n")
     return path
