@@ -533,7 +533,8 @@ def plot_extremal(summary, quantity: str = "normalised", power: float = 3.0):
         color = scheme_color(scheme)
         for i, S in enumerate(s_values):
             g = nrows[(nrows["scheme"] == scheme) & (nrows["S"] == S)].sort_values("N")
-            axes[0].loglog(g["N"], g["mean"], marker + "-", ms=3, color=color, alpha=0.4 + 0.6 * i / max(1, len(s_values) - 1),
+            alpha = 0.4 + 0.6 * i / max(1, len(s_values) - 1)
+            axes[0].loglog(g["N"], g["mean"], marker + "-", ms=3, color=color, alpha=alpha,
                            label=f"{label(scheme)}, S={S}")
         g = sub[(sub["sweep"] == "S") & (sub["scheme"] == scheme)].sort_values("S")
         axes[1].loglog(g["S"] + 1, g["mean"], marker + "-", ms=3, color=color, label=label(scheme))

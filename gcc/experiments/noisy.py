@@ -31,7 +31,8 @@ from .references import anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes
 
 __all__ = ["RULES", "LAMBDA_0", "in_theorem_range", "noisy_sweep", "noisy_sweeps", "noisy_summary", "pilot_marks",
-           "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant", "noisy_slopes", "plot_noisy"]
+           "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant", "noisy_slopes",
+           "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
