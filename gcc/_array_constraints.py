@@ -51,6 +51,10 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
             raise Rejected("it holds objects that are not numbers")
     if kind not in "biufc":
         raise Rejected()
+    if want in "iu" and kind in "iu" and isinstance(value, (list, tuple)):
+        i = _first_bool(value)              # numpy reads [True, 2] as [1, 2]
+        if i is not None:
+            raise Rejected(f"{name}[{i}] = {value[i]!r} is not an int")
     if kind == "c" and want != "c":
         raise Rejected("it holds complex values")
     if want in "iu" and kind not in "iu" and raw.size:
@@ -66,6 +70,14 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
         if i is not None:
             raise Rejected(f"{entry_name(name, i)} = {raw[i].item()!r} is not a bool")
     return raw.astype(target, copy=False)
+
+
+def _first_bool(values) -> int | None:
+    """Position of the first bool of a flat list, or None."""
+    for i, v in enumerate(values):
+        if isinstance(v, (bool, np.bool_)):
+            return i
+    return None
 
 
 def first_index(bad: np.ndarray):

@@ -236,6 +236,8 @@ class Options(Constraint):
             # True == 1 in Python: a bool only matches a bool choice
             if _is_bool(value) != isinstance(c, bool) or isinstance(value, str) != isinstance(c, str):
                 continue
+            if isinstance(c, numbers.Integral) and not isinstance(value, numbers.Integral):
+                continue                    # 1.0 is not the int choice 1 (nor an array of it)
             try:
                 if bool(value == c):
                     return c

@@ -130,6 +130,14 @@ def _check_output(out: Any, f: Callable, n: int, what: str, owner: str, like=Non
     return out
 
 
+def _check_classes(labels: np.ndarray, true, K: int, owner: str) -> None:
+    """Labels need class scores: ``f`` must give (K, C) outputs, and labels index the C classes."""
+    if true.ndim < 2:
+        raise invalid("labels", owner, "given only with an f that returns class scores of shape (n, C)",
+                      labels, f"f(X) has shape {tuple(true.shape)}")
+    _check_labels(labels, K, owner, n_classes=int(true.shape[-1]))
+
+
 def _check_labels(labels: Any, K: int, owner: str, n_classes: int | None = None) -> np.ndarray | None:
     if labels is None:
         return None
@@ -218,6 +226,9 @@ def scores(est: Any, true: Any, labels: Any = None) -> dict:
         "rmse_rms": _m.rmse_root_mean_square(est, true),
     }
     if labels is not None:
+        if np.ndim(true) < 2:
+            raise invalid("labels", "scores", "given only for class scores of shape (K, C)", labels,
+                          f"true has shape {np.shape(true)}")
         acc, base = _m.accuracy(est, labels), _m.accuracy(true, labels)
         row.update(accuracy=acc, accuracy_base=base,
                    relacc=acc / base if base > 0 else np.nan,
@@ -274,9 +285,9 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     true = _check_output(f(X), f, K, "f(X)", owner)
     Y = _check_output(f(code.encode(X)), f, N, "f(code.encode(X))", owner, like=true)
     if labels is not None:
-        _check_labels(labels, K, owner, n_classes=int(true.shape[-1]) if true.ndim > 1 else None)
+        _check_classes(labels, true, K, owner)
     if noise is not None:
-        noise = validate(to_numpy(noise), ArrayLike(shape=tuple(Y.shape), dtype=np.float64, finite=True,
+        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, ArrayLike(shape=tuple(Y.shape), dtype=np.float64, finite=True,
                                                     description=f"a real array of the outputs' shape "
                                                     f"{tuple(Y.shape)}"), "noise", owner)
         Y = Y + _noise_like(Y, noise)
@@ -503,8 +514,8 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
         Xt, batch_labels = _batch(X, rng_data, t, K, owner)
         lab = fixed_labels if batch_labels is None else _check_labels(batch_labels, K, owner)
         true = _check_output(f(Xt), f, K, "f(X)", owner)
-        if lab is not None and true.ndim > 1:
-            _check_labels(lab, K, owner, n_classes=int(true.shape[-1]))
+        if lab is not None:
+            _check_classes(lab, true, K, owner)
         shared, waited = _shared_received(straggler_model, codes, f, Xt, rng_strag, N, owner)
         too_few = shared is not None and shared.size < min_survivors
         n_too_few += bool(too_few)

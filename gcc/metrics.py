@@ -216,17 +216,21 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
     >>> accuracy(np.full((4, 2), np.nan), np.array([0, 1, 1, 0]))
     nan
     """
-    s = _as_float(scores, "scores", "accuracy")
+    return _accuracy(scores, labels, "accuracy", "scores")
+
+
+def _accuracy(scores: Any, labels: Any, owner: str, name: str) -> np.ndarray | float:
+    s = _as_float(scores, name, owner)
     lab = to_numpy(labels)
     if s.ndim < 2:
-        raise invalid("scores", "accuracy", "an array of shape (..., K, C)", s.shape)
+        raise invalid(name, owner, "an array of shape (..., K, C)", s.shape)
     K, C = s.shape[-2], s.shape[-1]
     if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
-        raise invalid("labels", "accuracy", f"an int array of shape ({K},)",
+        raise invalid("labels", owner, f"an int array of shape ({K},)",
                       f"{lab.dtype} array of shape {lab.shape}")
     if lab.size and (lab.min() < 0 or lab.max() >= C):
         k = int(np.flatnonzero((lab < 0) | (lab >= C))[0])
-        raise invalid("labels", "accuracy", f"class indices in [0, {C}) (C = {C} score columns)",
+        raise invalid("labels", owner, f"class indices in [0, {C}) (C = {C} score columns)",
                       lab, f"labels[{k}] = {int(lab[k])}")
     undefined = np.isnan(s).any(axis=(-2, -1))     # a NaN score has no argmax: no accuracy
     out = np.where(undefined, np.nan, (s.argmax(axis=-1) == lab).mean(axis=-1))
@@ -276,8 +280,8 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
     (0.6667, 1.5)
     """
     check_choice(reading, "reading", "relacc", ("accuracy_ratio", "literal"))
-    acc_est = np.asarray(accuracy(est, labels), dtype=float)
-    acc_base = np.asarray(accuracy(true_outputs, labels), dtype=float)
+    acc_est = np.asarray(_accuracy(est, labels, "relacc", "est"), dtype=float)
+    acc_base = np.asarray(_accuracy(true_outputs, labels, "relacc", "true_outputs"), dtype=float)
     num, den = (acc_est, acc_base) if reading == "accuracy_ratio" else (acc_base, acc_est)
     num, den = np.broadcast_arrays(num, den)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -26,6 +26,15 @@ SLOPE_COLUMNS = ("variable", "n_points", "x_lo", "x_hi", "slope", "ci_low", "ci_
 _REAL_COLUMN = ArrayLike(dtype=float, description="a column of real numbers")
 
 
+def _names(names, argument, owner) -> list:
+    """A column name or a sequence of them, as a list."""
+    if isinstance(names, str):
+        return [names]
+    if not isinstance(names, (list, tuple)):
+        raise invalid(argument, owner, "a column name or a list of column names", names)
+    return list(names)
+
+
 def _check_columns(df, names, argument, owner, table="df"):
     if not hasattr(df, "columns") or not hasattr(df, "groupby"):
         raise invalid(table, owner, "a pandas.DataFrame", df)
@@ -109,8 +118,8 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     import pandas as pd
 
     owner = "summarize"
-    by = [by] if isinstance(by, str) else list(by)
-    values = [value] if isinstance(value, str) else list(value)
+    by = _names(by, "by", owner)
+    values = _names(value, "value", owner)
     if not values:
         raise invalid("value", owner, "a column name or a non-empty list of column names", value)
     _check_columns(df, values, "value", owner)
@@ -177,7 +186,7 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
     import pandas as pd
 
     owner = "slope_table"
-    by = [by] if isinstance(by, str) else list(by)
+    by = _names(by, "by", owner)
     _check_columns(summary, [x], "x", owner, "summary")
     _check_columns(summary, [y], "y", owner, "summary")
     _check_columns(summary, by, "by", owner, "summary")

@@ -197,6 +197,14 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                           "callable (rng, trial) -> array", type(batches).__name__)
         source = lambda rng, t: batches[t % len(batches)]  # noqa: E731
     codes = _grid_codes(make_code, ge, gd, owner)
+    K = int(next(iter(codes.values())).n_inputs)
+    if not callable(batches):
+        for j, batch in enumerate(batches):
+            data = batch[0] if isinstance(batch, tuple) and len(batch) == 2 else batch
+            shape = tuple(getattr(data, "shape", ()))
+            if not shape or shape[0] != K:
+                raise invalid("batches", owner, f"a sequence of arrays of shape (n_inputs={K}, ...) (or of "
+                              "(array, labels))", type(batches).__name__, f"batches[{j}] has shape {shape}")
 
     records = []  # (lam_enc, lam_dec, value) in trial order
 

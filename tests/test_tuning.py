@@ -73,7 +73,7 @@ def test_relacc_metric_is_maximised():
     (dict(straggler_model=gcc.WorstCase(2)), "'straggler_model'"), (dict(trials=0), "'trials'"),
     (dict(seed=-3), "'seed'"), (dict(batches=[]), "'batches'"), (dict(make_code=3), "'make_code'"),
     (dict(noise_std=-1.0), "'noise_std'"), (dict(level=1.0), "'level'"), (dict(f=3), "'f'"),
-    (dict(batches=[np.ones(5)]), "'X' parameter of select_lambdas"),
+    (dict(batches=[np.ones(5)]), r"'batches' parameter of select_lambdas.*batches\[0\] has shape \(5,\)"),
     (dict(labels=np.zeros(5, int)), "'labels' parameter of select_lambdas"),
     # issue 15: complex or string grids are rejected, not cast; a factory must give codes
     (dict(lam_dec_grid=[0.0, 1e-3j]), r"'lam_dec_grid'.*complex"), (dict(lam_enc_grid="0"), "'lam_enc_grid'"),

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.validation import check_real, invalid
+from gcc.validation import ArrayLike, check_real, validate
 
 __all__ = [
     "Feedback",
@@ -215,10 +215,8 @@ def compare_arrays(answer: Any, reference: np.ndarray, *, name: str, rtol: float
         The achieved relative error (for the success message).
     """
     rtol, atol = _tolerances(rtol, atol, "compare_arrays")
-    try:
-        ref = np.asarray(reference, dtype=float)
-    except (TypeError, ValueError):
-        raise invalid("reference", "compare_arrays", "an array of real numbers", reference) from None
+    ref = validate(to_numpy(reference) if hasattr(reference, "detach") else reference,
+                   ArrayLike(dtype=float, description="an array of real numbers"), "reference", "compare_arrays")
     arr, problem = as_float_array(answer, name)
     if problem:
         return [problem], ""

@@ -75,6 +75,8 @@ class Replication:
         k, n = self._validate()
         owner = f"{type(self).__name__}.decode"
         received = np.asarray(check_received(received, n, owner), dtype=int)
+        if not hasattr(Y, "__len__") or not hasattr(Y, "__getitem__"):
+            raise invalid("Y", owner, f"an array of len(received) = {received.size} rows", Y)
         if len(Y) != received.size:
             raise invalid("Y", owner, f"an array of len(received) = {received.size} rows", Y,
                           f"it has {len(Y)}")
