@@ -903,3 +903,51 @@ def test_the_runner_names_what_is_wrong(tmp_path, argv, names):
     rc, err = _runner(tmp_path, argv(tmp_path))
     assert rc == 2, f"exit status {rc} (expected 2); stderr: {err[-500:]}"
     assert any(n in err for n in names), err[-800:]
+
+
+# --------------------------------------------------------------------------- inputs the validator accepts
+def _error_or_finite(call, name):
+    try:
+        out = call()
+    except ValueError as err:
+        assert f"'{name}'" in str(err), str(err)
+        return
+    assert _finite(out), f"a silent NaN/inf: {out!r:.300}"
+
+
+def test_knots_a_tiny_step_apart_give_an_error_or_a_finite_operator():
+    TRIED["accepted inputs"] += 3
+    x = np.array([0.0, 1e-300, 1.0])
+    _error_or_finite(lambda: gcc.smoother_matrix(x, 1e-3, x), "x")
+    _error_or_finite(lambda: gcc.smoothing_spline(x, np.sin(x), 1e-3, x), "x")
+    _error_or_finite(lambda: gcc.SplineCode(3, 3, betas=x).encode(X3), "betas")
+
+
+@pytest.mark.xfail(strict=True, reason=_B_CODES + "lam = 1e306 passes the validator; n lam overflows to NaN")
+def test_a_huge_smoothing_parameter_gives_an_error_or_a_finite_decoder():
+    TRIED["accepted inputs"] += 1
+    _error_or_finite(lambda: gcc.SplineCode(K, N, lam_dec=1e306).decode(np.ones(N), range(N)), "lam_dec")
+
+
+@pytest.mark.xfail(strict=True, reason=_B_CODES + "LagrangeCode.decode with fewer than K results returns "
+                                                  "wrong estimates without a word")
+def test_lcc_with_fewer_than_k_results_is_an_error():
+    TRIED["accepted inputs"] += 1
+    code = gcc.LagrangeCode(4, 10)
+    Y = code.encode(np.linspace(-1, 1, 4))
+    with pytest.raises(ValueError, match="'received'"):
+        code.decode(Y[:3], [0, 1, 2])
+
+
+def test_extra_columns_never_overwrite_what_was_measured():
+    TRIED["accepted inputs"] += 1
+    with pytest.raises(ValueError, match="'extra_columns'"):
+        harness.run_trials(CODES, np.sin, X3, gcc.FixedCount(2), 2, 0, extra_columns={"loss": 0.0})
+
+
+@pytest.mark.xfail(strict=True, reason=_B_SIM + "too few workers for the default degrees blames 'load', an "
+                                                "argument the caller never passed")
+def test_cpgc_simulate_with_too_few_workers_names_n_workers():
+    TRIED["accepted inputs"] += 1
+    with pytest.raises(ValueError, match="'n_workers'"):
+        cpgc.simulate("uc-mmc", n_workers=2, trials=5)
