@@ -30,9 +30,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from .adversary import SEARCHES, worst_case_stragglers
-# Until gcc/__init__.py imports them from gcc.runs, where they now live:
-from .runs import (expected_longest_run, longest_run, longest_straggler_run,  # noqa: F401
-                   mask_to_received, received_to_mask)
 from .validation import (InstanceOf, NoneOr, check_choice, check_int, check_real,
                          check_rng, invalid, validate)
 
