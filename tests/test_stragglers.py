@@ -7,9 +7,9 @@ import pytest
 from scipy import stats
 
 import gcc
-from gcc.stragglers import (Bernoulli, ContiguousBlock, FixedCount, ShiftedExponential,
-                            SlowWorkers, WorstCase, expected_longest_run, longest_run,
-                            longest_straggler_run, mask_to_received, received_to_mask)
+from gcc.runs import (expected_longest_run, longest_run, longest_straggler_run, mask_to_received,
+                      received_to_mask)
+from gcc.stragglers import Bernoulli, ContiguousBlock, FixedCount, ShiftedExponential, SlowWorkers, WorstCase
 
 
 def f_scalar(x):
