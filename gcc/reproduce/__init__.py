@@ -43,22 +43,31 @@ notebooks missing from ``_toc.yml`` are added under "Other notebooks" so that no
 Modules: ``locations`` (folders), ``cards`` (run cards, profiles, order), ``cache`` (cache
 keys, run records), ``pages`` (page tags, value files, substitutions), ``execute`` (kernel,
 papermill, one notebook's outcome), ``batch`` (the batch), ``status`` (status and parameters
-pages), ``book`` (the Jupyter Book build), ``cli`` (the command line). Heavy packages (papermill, nbformat, yaml, jupyter) are imported inside
-the functions that need them.
+pages), ``book`` (the Jupyter Book build), ``cli`` (the command line). Heavy packages
+(papermill, nbformat, yaml, jupyter) are imported inside the functions that need them.
+
+Before a notebook runs, the batch checks everything it can: the folders exist (the notebooks
+folder holds at least one notebook), the options are in range, the kernel is installed, every
+run card of the plan is valid YAML with known entries and sets only parameters that its
+notebook declares, and every notebook can be read; each problem is a ``ValueError`` in the
+contract's form naming the option, the file and the entry (exit status 2). Results, pages and
+records are written atomically (:mod:`gcc.atomic`), ``run.json`` last, so a batch killed at any
+moment is redone by the next one exactly where it stopped.
 """
 from __future__ import annotations
 
 from . import batch, book, cache, cards, cli, execute, locations, pages, status
 from .batch import run_batch
 from .book import build_book, effective_toc, toc_entries
-from .cache import RUN_RECORD, cache_key, read_record
-from .cards import (PROFILES, NotebookCard, discover, load_card, load_yaml, notebook_parameters,
-                    order_notebooks, resolve_parameters)
+from .cache import RUN_RECORD, cache_key, missing_outputs, read_record
+from .cards import (CARD_ENTRIES, PROFILES, NotebookCard, check_notebooks_dir, check_parameters, discover,
+                    find_notebooks, load_card, load_yaml, notebook_parameters, order_notebooks, resolve_parameters)
 from .cli import main
-from .execute import KERNEL_NAME, Outcome, ensure_kernel, format_error, run_one
+from .execute import KERNEL_NAME, Outcome, check_kernel, ensure_kernel, format_error, run_one
 from .pages import (VALUES_DIR, VISIBILITY_TAGS, finish_page, placeholder_includes, referenced_includes,
-                    referenced_values, substitutions, write_values)
-from .locations import default_notebooks_dir, default_output_dir, default_results_root, relative, repo_root
+                    referenced_values, substitutions, values_written, write_values)
+from .locations import (check_output_dir, default_notebooks_dir, default_output_dir, default_results_root, relative,
+                        repo_root)
 from .status import format_params, write_parameters_page, write_status
 
 #: Everything the modules export (each module's ``__all__``), in the order of the runner's steps.

@@ -12,6 +12,7 @@ fails in seconds rather than after an hour of runs: the folders (:func:`check_no
 from __future__ import annotations
 
 import concurrent.futures as _futures
+import contextlib
 import os
 import sys
 from numbers import Integral, Real
@@ -27,6 +28,27 @@ from .locations import check_output_dir, default_notebooks_dir, default_output_d
 from .status import write_parameters_page, write_status
 
 __all__ = ["run_batch"]
+
+
+@contextlib.contextmanager
+def _kernel_environment(results_root: Path, notebooks_dir: Path):
+    """The environment every kernel of the batch inherits, restored afterwards.
+
+    All notebooks write into one results root and find their sources there (RunContext reads the
+    parameters cell); progress bars stay off the pages. Restored so that a batch run inside a
+    Python session (the tests) leaves that session as it was.
+    """
+    saved = dict(os.environ)
+    os.environ["GCC_RESULTS_ROOT"] = str(results_root)
+    os.environ["GCC_NOTEBOOKS_DIR"] = str(notebooks_dir)
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @validate_params({
@@ -90,93 +112,86 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
     plan = order_notebooks(cards, only)
     # Every card of the plan is checked before the first notebook runs (and read once).
     resolved = {card.name: resolve_parameters(card, profile) for card in plan}
-    # Every kernel the batch starts inherits these: all notebooks write into one results root and
-    # find their sources (RunContext reads the parameters cell there); progress bars stay off the pages.
-    os.environ["GCC_RESULTS_ROOT"] = str(results_root)
-    os.environ["GCC_NOTEBOOKS_DIR"] = str(notebooks_dir.resolve())
-    os.environ.setdefault("TQDM_DISABLE", "1")
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    with _kernel_environment(results_root, notebooks_dir):
+        kernel = kernel or ensure_kernel()
+        fingerprint = results.library_fingerprint()
+        total = len(plan)
+        width = max([len(c.name) for c in plan] + [8])
+        print(f"gcc.reproduce: profile {profile!r}, {total} notebook(s), kernel {kernel!r}, "
+              f"results in {results_root}", file=stream, flush=True)
 
-    kernel = kernel or ensure_kernel()
-    fingerprint = results.library_fingerprint()
-    total = len(plan)
-    width = max([len(c.name) for c in plan] + [8])
-    print(f"gcc.reproduce: profile {profile!r}, {total} notebook(s), kernel {kernel!r}, "
-          f"results in {results_root}", file=stream, flush=True)
+        keys: dict[str, str] = {}
+        outcomes: dict[str, Outcome] = {}
+        stop = False
 
-    keys: dict[str, str] = {}
-    outcomes: dict[str, Outcome] = {}
-    stop = False
+        def prepare(card: NotebookCard) -> tuple[dict, str]:
+            params = resolved[card.name]
+            upstream = {d: keys.get(d, "") for d in card.depends}
+            return params, cache_key(card, params, profile, upstream, fingerprint)
 
-    def prepare(card: NotebookCard) -> tuple[dict, str]:
-        params = resolved[card.name]
-        upstream = {d: keys.get(d, "") for d in card.depends}
-        return params, cache_key(card, params, profile, upstream, fingerprint)
+        def report(i: int, outcome: Outcome) -> None:
+            line = f"[{i:>{len(str(total))}}/{total}] {outcome.name:<{width}}  {outcome.status:<7} {outcome.seconds:8.1f} s"
+            if outcome.status == "cached":
+                line = f"[{i:>{len(str(total))}}/{total}] {outcome.name:<{width}}  cached  (ran {outcome.seconds:.1f} s)"
+            print(line, file=stream, flush=True)
+            if outcome.error:
+                print(format_error(outcome.name, outcome.error), file=stream, flush=True)
 
-    def report(i: int, outcome: Outcome) -> None:
-        line = f"[{i:>{len(str(total))}}/{total}] {outcome.name:<{width}}  {outcome.status:<7} {outcome.seconds:8.1f} s"
-        if outcome.status == "cached":
-            line = f"[{i:>{len(str(total))}}/{total}] {outcome.name:<{width}}  cached  (ran {outcome.seconds:.1f} s)"
-        print(line, file=stream, flush=True)
-        if outcome.error:
-            print(format_error(outcome.name, outcome.error), file=stream, flush=True)
+        def blocked(card: NotebookCard) -> bool:
+            return stop or any(outcomes.get(d) is None or outcomes[d].status not in ("ok", "cached")
+                               for d in card.depends)
 
-    def blocked(card: NotebookCard) -> bool:
-        return stop or any(outcomes.get(d) is None or outcomes[d].status not in ("ok", "cached")
-                           for d in card.depends)
-
-    if jobs == 1:
-        for i, card in enumerate(plan, 1):
-            if blocked(card):
-                outcomes[card.name] = Outcome(card.name, "skipped")
-                report(i, outcomes[card.name])
-                continue
-            params, key = prepare(card)
-            keys[card.name] = key
-            outcome = run_one(card, profile, params, key, output_dir=output_dir, results_root=results_root,
-                              kernel=kernel, force=force, timeout=timeout)
-            outcomes[card.name] = outcome
-            report(i, outcome)
-            if outcome.status == "error" and not keep_going:
-                stop = True
-    else:
-        # Dependency-aware pool: a notebook starts once everything it depends on has finished.
-        remaining = list(plan)
-        running: dict[_futures.Future, NotebookCard] = {}
-        counter = 0
-        with _futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            while remaining or running:
-                for card in list(remaining):
-                    if len(running) >= jobs:
-                        break
-                    deps_done = all(d in outcomes for d in card.depends)
-                    if not deps_done:
-                        continue
-                    remaining.remove(card)
-                    if blocked(card):
-                        counter += 1
-                        outcomes[card.name] = Outcome(card.name, "skipped")
-                        report(counter, outcomes[card.name])
-                        continue
-                    params, key = prepare(card)
-                    keys[card.name] = key
-                    fut = pool.submit(run_one, card, profile, params, key, output_dir=output_dir,
-                                      results_root=results_root, kernel=kernel, force=force, timeout=timeout)
-                    running[fut] = card
-                if not running:
+        if jobs == 1:
+            for i, card in enumerate(plan, 1):
+                if blocked(card):
+                    outcomes[card.name] = Outcome(card.name, "skipped")
+                    report(i, outcomes[card.name])
                     continue
-                finished, _ = _futures.wait(list(running), return_when=_futures.FIRST_COMPLETED)
-                for fut in finished:
-                    card = running.pop(fut)
-                    outcome = fut.result()
-                    outcomes[card.name] = outcome
-                    counter += 1
-                    report(counter, outcome)
-                    if outcome.status == "error" and not keep_going:
-                        stop = True
+                params, key = prepare(card)
+                keys[card.name] = key
+                outcome = run_one(card, profile, params, key, output_dir=output_dir, results_root=results_root,
+                                  kernel=kernel, force=force, timeout=timeout)
+                outcomes[card.name] = outcome
+                report(i, outcome)
+                if outcome.status == "error" and not keep_going:
+                    stop = True
+        else:
+            # Dependency-aware pool: a notebook starts once everything it depends on has finished.
+            remaining = list(plan)
+            running: dict[_futures.Future, NotebookCard] = {}
+            counter = 0
+            with _futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+                while remaining or running:
+                    for card in list(remaining):
+                        if len(running) >= jobs:
+                            break
+                        deps_done = all(d in outcomes for d in card.depends)
+                        if not deps_done:
+                            continue
+                        remaining.remove(card)
+                        if blocked(card):
+                            counter += 1
+                            outcomes[card.name] = Outcome(card.name, "skipped")
+                            report(counter, outcomes[card.name])
+                            continue
+                        params, key = prepare(card)
+                        keys[card.name] = key
+                        fut = pool.submit(run_one, card, profile, params, key, output_dir=output_dir,
+                                          results_root=results_root, kernel=kernel, force=force, timeout=timeout)
+                        running[fut] = card
+                    if not running:
+                        continue
+                    finished, _ = _futures.wait(list(running), return_when=_futures.FIRST_COMPLETED)
+                    for fut in finished:
+                        card = running.pop(fut)
+                        outcome = fut.result()
+                        outcomes[card.name] = outcome
+                        counter += 1
+                        report(counter, outcome)
+                        if outcome.status == "error" and not keep_going:
+                            stop = True
 
-    ordered = [outcomes[c.name] for c in plan]
-    write_status(cards, profile, output_dir / "status.md", results_root, ordered)
-    write_parameters_page(cards, output_dir / "parameters.md")
-    return ordered
+        ordered = [outcomes[c.name] for c in plan]
+        write_status(cards, profile, output_dir / "status.md", results_root, ordered)
+        write_parameters_page(cards, output_dir / "parameters.md")
+        return ordered

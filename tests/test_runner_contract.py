@@ -1,0 +1,442 @@
+"""The runner's contract (issue 15): it checks everything it can before a notebook runs, every
+message names the option, the file and the entry, and a batch killed at any moment leaves no
+half-written result and is redone exactly where it stopped.
+
+Tiny synthetic notebooks in temporary folders with their own cards; the real batch never runs.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gcc import atomic, reproduce, results
+from gcc.notebooks import read_source
+from gcc.results import RunContext
+
+from test_reproduce import code_cell, status_of, tiny, write_notebook, write_text_notebook
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def cli(capsys, *args: str) -> tuple[int, str]:
+    """``python -m gcc.reproduce ARGS`` in this process: exit status and stderr."""
+    rc = reproduce.main(list(args))
+    return rc, capsys.readouterr().err
+
+
+def folders(tmp: Path) -> list[str]:
+    return ["--notebooks-dir", str(tmp / "nb"), "--output-dir", str(tmp / "gen"), "--results-root", str(tmp / "res")]
+
+
+def message(excinfo) -> str:
+    text = str(excinfo.value)
+    assert "<unicode string>" not in text and "Traceback" not in text
+    assert re.match(r"^The '.+' parameter of .+ must be .+\. Got .+ instead\.$", text, re.S), text
+    return text
+
+
+# --------------------------------------------------------------------------- run-card parameters
+def test_a_typo_in_a_run_card_names_card_profile_key_and_the_closest_parameter(tmp_path, capsys):
+    tiny(tmp_path / "nb", card={"title": "Tiny", "profiles": {"ci": {"n": 2}, "paper": {"seeds": 9}}})
+    card = reproduce.discover(tmp_path / "nb")["tiny"]
+    with pytest.raises(ValueError) as excinfo:
+        reproduce.resolve_parameters(card, "ci")  # a typo in any profile, not only the one run
+    text = message(excinfo)
+    assert text.startswith("The 'profiles.paper' parameter of run card ") and "tiny.yaml" in text
+    assert "declares in its parameters cell (did you mean 'seed'?)" in text and text.endswith("Got 'seeds' instead.")
+
+    # The batch refuses before it runs anything (exit 2), --list too.
+    rc, err = cli(capsys, *folders(tmp_path), "--profile", "ci")
+    assert rc == 2 and "'profiles.paper'" in err and "'seeds'" in err
+    assert not (tmp_path / "res" / "tiny" / "run.json").exists()
+    assert cli(capsys, *folders(tmp_path), "--list")[0] == 2
+
+
+def test_closest_names_and_notebooks_without_a_parameters_cell(tmp_path):
+    write_notebook(tmp_path / "a", "plain", [("code", "seed = 0\nn_trials = 5", ["parameters"])],
+                   {"profiles": {"ci": {"n_trails": 2}}})
+    with pytest.raises(ValueError, match=r"did you mean 'n_trials'\?\)\. Got 'n_trails' instead\.$"):
+        reproduce.resolve_parameters(reproduce.discover(tmp_path / "a")["plain"], "ci")
+    write_notebook(tmp_path / "b", "bare", [("code", "x = 1", [])], {"profiles": {"ci": {"x": 2}}})
+    with pytest.raises(ValueError, match="it has no code cell tagged 'parameters'"):
+        reproduce.resolve_parameters(reproduce.discover(tmp_path / "b")["bare"], "ci")
+    write_notebook(tmp_path / "c", "far", [("code", "alpha = 1", ["parameters"])], {"profiles": {"ci": {"zzz": 2}}})
+    with pytest.raises(ValueError, match=r"\(valid names: alpha\)\. Got 'zzz' instead\.$"):
+        reproduce.resolve_parameters(reproduce.discover(tmp_path / "c")["far"], "ci")
+
+
+@pytest.mark.parametrize("card, pattern", [
+    ({"depend": ["x"]}, r"^The 'entries' parameter of run card .*t\.yaml must be among title, order, depends, "
+                        r"profiles, timeout \(did you mean 'depends'\?\)\. Got 'depend' instead\.$"),
+    ({"profiles": {"defualt": {}}}, r"'profiles' .* \(did you mean 'default'\?\)\. Got 'defualt' instead\.$"),
+    ({"profiles": {"ci": [1, 2]}}, r"^The 'profiles\.ci' parameter of run card .*must be a mapping"),
+    ({"profiles": {"ci": {1: 2}}}, r"'profiles\.ci' .* a mapping whose keys are parameter names\. Got 1 instead"),
+    ({"order": "soon"}, r"^The 'order' parameter of run card .*t\.yaml must be a finite real number\. Got 'soon'"),
+    ({"order": [1]}, r"'order' .* Got \[1\] instead"),
+    ({"order": True}, r"'order' .* Got True instead"),
+    ({"order": float("nan")}, r"'order' .* Got nan instead"),
+    ({"timeout": -5}, r"'timeout' .* must be a finite real number > 0 or None\. Got -5 instead"),
+    ({"title": ["a"]}, r"'title' .* must be a str or None\. Got \['a'\] instead"),
+    ({"depends": [3]}, r"'depends' .* Got \[3\] instead"),
+])
+def test_malformed_run_card_entries_name_the_file_and_the_entry(tmp_path, card, pattern):
+    tiny(tmp_path, "t", card)
+    with pytest.raises(ValueError, match=pattern) as excinfo:
+        reproduce.discover(tmp_path)
+    message(excinfo)
+
+
+@pytest.mark.parametrize("text, line, pattern", [
+    ("title: x\nprofiles:\n  ci: {n: 2: 3}\n", 3, r"valid YAML \(while parsing a flow mapping: expected ',' or '}', "
+                                                   r"but got ':', at column 12\)\. Got '  ci: \{n: 2: 3\}' instead"),
+    ("title: x\nprofiles:\n  ci:\n    n: 2\n    n: 3\n", 5, r"\('n' is set twice \(first at line 4\), at column 5\)"),
+    ("title: [unclosed\norder: 1\n", 1, r"\(while parsing a flow sequence: expected ',' or '\]', but got ':', "
+                                        r"at line 2, column 6\)\. Got 'title: \[unclosed' instead"),
+    ("\tprofiles: {}\n", 1, r"found character '\\t' that cannot start any token"),
+])
+def test_yaml_errors_name_the_file_and_the_line(tmp_path, text, line, pattern):
+    tiny(tmp_path, "t", {})
+    (tmp_path / "t.yaml").write_text(text)
+    with pytest.raises(ValueError, match=pattern) as excinfo:
+        reproduce.discover(tmp_path)
+    assert message(excinfo).startswith(f"The 'line {line}' parameter of run card ")
+    assert "t.yaml" in str(excinfo.value)
+
+
+def test_a_card_that_is_not_a_mapping_or_not_text_is_rejected(tmp_path):
+    tiny(tmp_path, "t", {})
+    (tmp_path / "t.yaml").write_text("- a\n- b\n")
+    with pytest.raises(ValueError, match=r"must be a YAML file holding a mapping \(it holds a list\)") as excinfo:
+        reproduce.discover(tmp_path)
+    message(excinfo)
+    (tmp_path / "t.yaml").write_bytes(b"title: \xff\xfe\n")
+    with pytest.raises(ValueError, match=r"must be a UTF-8 text file \(byte 7 cannot be decoded\)"):
+        reproduce.discover(tmp_path)
+
+
+def test_the_repository_cards_pass_every_check():
+    cards = reproduce.discover(REPO / "notebooks")
+    for card in cards.values():
+        reproduce.check_parameters(card, reproduce.notebook_parameters(card.path))
+
+
+# --------------------------------------------------------------------------- corrupt notebooks
+JSON_CELL = {"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}
+
+
+@pytest.mark.parametrize("content, pattern", [
+    ('{"cells": [\n  {"cell_type": "code",}\n]}', r"^The 'line 2' parameter of notebook .*bad\.ipynb must be valid JSON "
+                                                 r"\(Expecting property name enclosed in double quotes, at column 24\)"),
+    ("", r"'line 1' .* must be valid JSON \(Expecting value, at column 1\)"),
+    ("[1, 2]", r"'notebook' .* must be a JSON object"),
+    ('{"cells": [], "metadata": {}}', r"'nbformat' .* must be an entry of an nbformat 4 notebook \(it is missing\)"),
+    (json.dumps({"cells": [JSON_CELL, {**JSON_CELL, "cell_type": "cod"}], "metadata": {}, "nbformat": 4,
+                 "nbformat_minor": 4}), r"^The 'cells\[1\]\.cell_type' parameter .* must be one of code, markdown, raw\. "
+                                        r"Got 'cod' instead"),
+    (json.dumps({"cells": [{**JSON_CELL, "metadata": {"tags": "parameters"}}], "metadata": {}, "nbformat": 4,
+                 "nbformat_minor": 4}), r"^The 'cells\[0\]\.metadata\.tags' parameter .* valid under the nbformat 4 "
+                                        r"schema \('parameters' is not of type 'array'\)"),
+    (json.dumps({"cells": [{**JSON_CELL, "execution_count": "x"}], "metadata": {}, "nbformat": 4,
+                 "nbformat_minor": 4}), r"'cells\[0\]\.execution_count' .* Got 'x' instead"),
+])
+def test_a_corrupt_json_notebook_names_the_file_and_the_field(tmp_path, content, pattern):
+    (tmp_path / "bad.ipynb").write_text(content)
+    with pytest.raises(ValueError, match=pattern) as excinfo:
+        read_source(tmp_path / "bad.ipynb")
+    message(excinfo)
+
+
+FRONT = "---\njupytext:\n  text_representation:\n    format_name: myst\n---\n"
+
+
+@pytest.mark.parametrize("content, pattern", [
+    (FRONT + "# x\n\n```{code-cell} ipython3\n:tags: [parameters\nx = 1\n```\n",
+     r"^The 'line 9' parameter of notebook .*bad\.md must be valid YAML options of code cell 1 .*"
+     r"Got ':tags: \[parameters' instead"),
+    (FRONT + "# x\n\n```{code-cell} ipython3\n---\ntags: [parameters\n---\nx = 1\n```\n",
+     r"^The 'line 10' parameter .* options of code cell 1 .* Got 'tags: \[parameters' instead"),
+    ("---\njupytext:\n  text_representation: [\n---\n# x\n",  # PyYAML notices it on the next line
+     r"^The 'line 4' parameter of notebook .*bad\.md must be valid YAML front matter \(while parsing a flow node: "
+     r"expected the node content, but found '<document start>', at column 1\)\. Got '---' instead"),
+])
+def test_a_corrupt_text_notebook_names_the_file_and_the_line(tmp_path, content, pattern):
+    (tmp_path / "bad.md").write_text(content)
+    with pytest.raises(ValueError, match=pattern) as excinfo:
+        read_source(tmp_path / "bad.md")
+    message(excinfo)
+
+
+def test_the_batch_refuses_a_corrupt_notebook_before_running_anything(tmp_path, capsys):
+    tiny(tmp_path / "nb", "good", {"order": 1})
+    write_text_notebook(tmp_path / "nb", "broken", "# B\n\n" + code_cell("x = 1", ["parameters"]).replace(
+        ":tags: [parameters]", ":tags: [parameters"), {"order": 2})
+    rc, err = cli(capsys, *folders(tmp_path), "--profile", "ci")
+    assert rc == 2 and "notebook " in err and "broken.md" in err and "'line " in err
+    assert not (tmp_path / "res" / "good").exists()  # nothing ran
+    (tmp_path / "nb" / "broken.md").write_bytes(b"---\njupytext: \xff\n---\n")
+    rc, err = cli(capsys, *folders(tmp_path), "--list")
+    assert rc == 2 and "broken.md must be a UTF-8 text file" in err
+
+
+# --------------------------------------------------------------------------- options and folders
+def test_folders_must_exist_and_hold_notebooks(tmp_path, capsys, monkeypatch):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "prose").mkdir()
+    (tmp_path / "prose" / "README.md").write_text("# Not a notebook\n")
+    (tmp_path / "file").write_text("x")
+    for folder, detail in (("nowhere", "it does not exist"), ("file", "it is a file"),
+                           ("empty", "it holds none"), ("prose", "it holds none")):
+        for args in ([], ["--list"]):
+            rc, err = cli(capsys, "--notebooks-dir", str(tmp_path / folder), *args)
+            assert rc == 2, (folder, args)
+            assert f"The '--notebooks-dir' parameter of python -m gcc.reproduce must be" in err and detail in err
+            assert "0 ok" not in err
+    monkeypatch.setenv("GCC_NOTEBOOKS_DIR", str(tmp_path / "nowhere"))
+    rc, err = cli(capsys, "--list")
+    assert rc == 2 and "'--notebooks-dir ($GCC_NOTEBOOKS_DIR)'" in err
+    with pytest.raises(ValueError, match=r"^The 'notebooks_dir' parameter of run_batch must be an existing folder"):
+        reproduce.run_batch("ci")
+
+    tiny(tmp_path / "nb")
+    for flag in ("--output-dir", "--results-root"):
+        rc, err = cli(capsys, *folders(tmp_path), flag, str(tmp_path / "file" / "below"))
+        assert rc == 2 and f"'{flag}'" in err and "must be a folder that exists or can be created" in err
+        assert "is a file" in err
+        rc, err = cli(capsys, *folders(tmp_path), flag, str(tmp_path / "file"))
+        assert rc == 2 and "(it is a file)" in err
+    rc, err = cli(capsys, *folders(tmp_path), "--build-book", "--no-run", "--book-output", str(tmp_path / "file"))
+    assert rc == 2 and "'--book-output'" in err
+    assert not (tmp_path / "res").exists() and not (tmp_path / "gen").exists()
+
+
+@pytest.mark.parametrize("args, pattern", [
+    (["--timeout", "-5"], "'--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0. Got -5.0"),
+    (["--timeout", "0"], "'--timeout' .* Got 0.0 instead"),
+    (["--timeout", "nan"], "'--timeout' .* Got nan instead"),
+    (["--timeout", "inf"], "'--timeout' .* Got inf instead"),
+    (["--jobs", "0"], "'--jobs' parameter of python -m gcc.reproduce must be an int >= 1. Got 0 instead"),
+    (["--kernel", "no-such-kernel"], "'--kernel' .* must be an installed Jupyter kernel \\(.*\\). Got 'no-such-kernel'"),
+    (["--no-run"], "'--no-run' .* must be given with --build-book \\(alone it does nothing\\)"),
+    (["--all-pages"], "'--all-pages' .* must be given with --build-book"),
+    (["--only", "nosuch"], "'only' parameter of order_notebooks must be a list of existing notebooks"),
+])
+def test_invalid_options_exit_2_with_the_option_named(tmp_path, capsys, args, pattern):
+    tiny(tmp_path / "nb")
+    rc, err = cli(capsys, *folders(tmp_path), *args)
+    assert rc == 2 and re.search(pattern, err), err
+    assert not (tmp_path / "res").exists()
+
+
+def test_run_batch_checks_its_kernel_and_timeout(tmp_path):
+    tiny(tmp_path / "nb")
+    with pytest.raises(ValueError, match="^The 'kernel' parameter of run_batch must be an installed Jupyter kernel"):
+        reproduce.run_batch("ci", notebooks_dir=tmp_path / "nb", kernel="nope", results_root=tmp_path / "r")
+    with pytest.raises(ValueError, match="^The 'timeout' parameter of run_batch must be a finite real number > 0"):
+        reproduce.run_batch("ci", notebooks_dir=tmp_path / "nb", timeout=-5)
+
+
+# --------------------------------------------------------------------------- atomic writes
+def test_an_interrupted_write_keeps_the_previous_file_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "table.csv"
+    atomic.write_text(target, "a\n1\n")
+    with pytest.raises(RuntimeError):
+        with atomic.replacing(target) as tmp:
+            tmp.write_text("a\n2\n")  # half of the new table, then the writer fails
+            raise RuntimeError("killed")
+    assert target.read_text() == "a\n1\n" and sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
+
+
+def test_a_write_killed_by_sigkill_leaves_the_old_file_and_a_hidden_leftover(tmp_path):
+    target = tmp_path / "results.csv"
+    target.write_text("old\n")
+    code = ("import sys, time; from pathlib import Path; from gcc import atomic\n"
+            "with atomic.replacing(Path(sys.argv[1])) as tmp:\n"
+            "    with open(tmp, 'w') as f:\n"
+            "        f.write('new,half'); f.flush(); Path(sys.argv[1] + '.started').touch(); time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(target)], cwd=REPO)
+    try:
+        wait_for(Path(str(target) + ".started"), proc)
+    finally:
+        proc.kill()
+        proc.wait(30)
+    assert target.read_text() == "old\n"
+    leftovers = [p for p in tmp_path.iterdir() if atomic.PARTIAL_MARK in p.name]
+    assert len(leftovers) == 1 and leftovers[0].name.startswith(".results.csv")
+    # Another notebook's leftovers in a shared folder are left alone; its own are removed.
+    assert atomic.remove_partials(tmp_path, prefix="other.") == []
+    assert atomic.remove_partials(tmp_path, prefix="results.") == leftovers
+    assert not any(atomic.PARTIAL_MARK in p.name for p in tmp_path.iterdir())
+
+
+def test_run_context_writes_atomically_and_checks_names_and_values(tmp_path):
+    run = RunContext("demo", {"seed": 0}, root=tmp_path)
+    atomic.partial_path(run.folder / "results.csv").write_text("a killed run's half table")
+    run = RunContext("demo", {"seed": 0}, root=tmp_path)  # a new run removes what a killed one left
+    run.save_table([{"scheme": "gcc", "loss": 0.5}], "results")
+    run.save_json({"x": 1}, "machine")
+    assert sorted(p.name for p in run.folder.iterdir()) == ["machine.json", "results.csv", "run.json"]
+    for bad in ("../elsewhere", "", ".hidden", "a/b"):
+        with pytest.raises(ValueError, match="^The 'name' parameter of RunContext.save_table must be a plain"):
+            run.save_table([{"a": 1}], bad)
+    with pytest.raises(ValueError, match=r"^The 'number' parameter of RunContext.value\('p99'\) must be a finite "
+                                         r"real number or a str\. Got nan instead\.$"):
+        run.value("p99", float("nan"), unit="ms")
+    with pytest.raises(ValueError, match=r"^The 'digits' parameter of format_value must be an int in \[1, 17\]"):
+        run.value("p99", 1.5, digits=0)
+    with pytest.raises(ValueError, match=r"^The 'fmt' parameter of format_value must be a format specification"):
+        run.value("p99", 1.5, fmt="zz")
+    assert "p99" not in json.loads((run.folder / "run.json").read_text())["values"]
+
+
+# --------------------------------------------------------------------------- killed batches
+def wait_for(marker: Path, proc: subprocess.Popen, timeout: float = 240) -> None:
+    end = time.monotonic() + timeout
+    while not marker.exists():
+        assert proc.poll() is None, f"the process ended before {marker.name} appeared"
+        assert time.monotonic() < end, f"{marker.name} did not appear in {timeout} s"
+        time.sleep(0.2)
+
+
+def sleepy(folder: Path, gate: Path) -> None:
+    """Three notebooks run in order: ``first``, then ``slow`` (it saves a table, then waits while ``gate``
+    exists: the test kills the batch there), then ``last``."""
+    tiny(folder, "first", {"order": 1})
+    write_text_notebook(folder, "slow", "# Slow\n\n" + code_cell("seed = 0\nn = 3", ["parameters"]) + code_cell(
+        "import os, time\nfrom pathlib import Path\nfrom gcc.results import RunContext\n"
+        "run = RunContext.current('slow', globals())\n"
+        "run.save_table([{'i': i} for i in range(n)], 'results')\n"
+        f"gate = Path({str(gate)!r})\n"
+        "if gate.exists():\n"
+        "    (gate.parent / 'kernel.pid').write_text(str(os.getpid()))\n"
+        "    (gate.parent / 'inside').touch()\n"
+        "    time.sleep(120)\n"
+        "run.value('rows', n)"), {"order": 2})
+    tiny(folder, "last", {"order": 3})
+
+
+# ``python -m gcc.reproduce`` with the library fingerprint pinned: other people may edit gcc/ while
+# this runs, and only what the test does may decide what is cached.
+PINNED = ("import sys; from gcc import results; results.library_fingerprint = lambda: 'pinned'; "
+          "from gcc.reproduce import main; sys.exit(main(sys.argv[1:]))")
+
+
+def batch_command(tmp: Path) -> list[str]:
+    return [sys.executable, "-c", PINNED, "--profile", "ci", *folders(tmp)]
+
+
+def start_batch(tmp: Path) -> subprocess.Popen:
+    return subprocess.Popen(batch_command(tmp), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def end_kernel(tmp: Path) -> None:
+    """Make sure the orphaned kernel of a killed batch is gone (it exits by itself within a second)."""
+    pid = int((tmp / "kernel.pid").read_text())
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(pid, signal.SIGKILL)
+
+
+def complete_files(folder: Path) -> None:
+    """Every visible file of a results folder is whole (CSV and JSON parse); temporaries are hidden."""
+    for path in folder.iterdir():
+        if path.name.startswith("."):
+            assert atomic.PARTIAL_MARK in path.name
+            continue
+        if path.suffix == ".csv":
+            assert list(csv.DictReader(path.open())), path
+        elif path.suffix == ".json":
+            json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
+def test_a_killed_batch_leaves_no_half_result_and_the_rerun_redoes_exactly_what_is_missing(tmp_path, how):
+    gate = tmp_path / "gate"
+    gate.touch()
+    sleepy(tmp_path / "nb", gate)
+    proc = start_batch(tmp_path)
+    try:
+        wait_for(tmp_path / "inside", proc)
+        proc.send_signal(getattr(signal, how))
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        end_kernel(tmp_path)
+    if how == "SIGKILL":
+        assert proc.returncode == -signal.SIGKILL
+    else:  # SIGTERM unwinds like Ctrl-C: papermill stops the kernel, temporary files are removed
+        assert proc.returncode == 130, out + err
+        assert "interrupted" in err
+        assert not [p.name for p in (tmp_path / "gen").iterdir() if atomic.PARTIAL_MARK in p.name]
+
+    res = tmp_path / "res"
+    assert json.loads((res / "first" / "run.json").read_text())["status"] == "ok"
+    slow = json.loads((res / "slow" / "run.json").read_text())  # the notebook's own record, never completed
+    assert slow.get("status") != "ok" and "cache_key" not in slow
+    complete_files(res / "slow")
+    assert len(list(csv.DictReader((res / "slow" / "results.csv").open()))) == 3
+    assert not (tmp_path / "gen" / "slow.ipynb").exists()  # no half-executed page
+    assert not (res / "last").exists()
+
+    gate.unlink()
+    proc = subprocess.run(batch_command(tmp_path), cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [status_of(proc.stdout, n) for n in ("first", "slow", "last")] == ["cached", "ok", "ok"]
+    assert json.loads((res / "slow" / "run.json").read_text())["status"] == "ok"
+    assert (tmp_path / "gen" / "slow.ipynb").exists()
+    for folder in (res / "slow", tmp_path / "gen"):
+        assert not [p.name for p in folder.iterdir() if atomic.PARTIAL_MARK in p.name]
+
+
+def test_a_cached_run_is_trusted_only_while_its_files_exist(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(results, "library_fingerprint", lambda: "pinned")
+    write_text_notebook(tmp_path / "nb", "texty", "# T\n\n" + code_cell("seed = 0\nn = 3", ["parameters"]) + code_cell(
+        "from gcc.results import RunContext\nrun = RunContext.current('texty', globals())\n"
+        "run.save_table([{'i': i} for i in range(n)], 'results')\nrun.value('rows', n, note='rows')\n"
+        "run.include(run.load_table('results'), 'table')"), {"profiles": {"ci": {"n": 2}}})
+
+    def batch() -> str:
+        assert reproduce.main([*folders(tmp_path), "--profile", "ci"]) == 0
+        return status_of(capsys.readouterr().out, "texty")
+
+    assert batch() == "ok"
+    assert batch() == "cached"
+    # A value file removed since is written again from run.json, without a rerun.
+    values = tmp_path / "gen" / "values"
+    (values / "texty.json").unlink()
+    (values / "texty.table.md").unlink()
+    assert batch() == "cached"
+    assert json.loads((values / "texty.json").read_text()) == {"rows": "2"}
+    assert (values / "texty.table.md").read_text().startswith("| i |")
+    # A table removed since: the run is redone.
+    (tmp_path / "res" / "texty" / "results.csv").unlink()
+    assert batch() == "ok"
+    assert (tmp_path / "res" / "texty" / "results.csv").exists()
+
+
+def test_a_failing_notebook_still_fails_the_batch(tmp_path, capsys):
+    write_notebook(tmp_path / "nb", "broken", [("code", "seed = 0", ["parameters"]), ("code", "1 / 0", [])],
+                   {"title": "Broken"})
+    assert reproduce.main([*folders(tmp_path), "--profile", "ci"]) == 1
+    out = capsys.readouterr()
+    assert "FAILED notebook 'broken'" in out.out + out.err and "ZeroDivisionError" in out.out + out.err
+    record = json.loads((tmp_path / "res" / "broken" / "run.json").read_text())
+    assert record["status"] == "error"
+    # The failed page is kept (it shows the error); no temporary notebook is left.
+    assert (tmp_path / "gen" / "broken.ipynb").exists()
+    assert not [p.name for p in (tmp_path / "gen").iterdir() if atomic.PARTIAL_MARK in p.name]
