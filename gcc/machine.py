@@ -110,6 +110,10 @@ def summary_line(info: dict | None = None) -> str:
         A :func:`describe` result; measured now when omitted.
     """
     info = describe() if info is None else info
+    if not isinstance(info, dict) or not {"machine", "system", "cpu_count"} <= set(info):
+        from .validation import invalid
+
+        raise invalid("info", "summary_line", "None or a dict returned by gcc.machine.describe()", info)
     text = f"{info['machine']} {info['system']}, {info['cpu_count']} CPU core(s)"
     if info.get("gpus"):
         text += ", GPU " + ", ".join(info["gpus"])

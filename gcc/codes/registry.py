@@ -37,7 +37,7 @@ ALIASES: dict[str, str] = {
 LABELS: dict[str, str] = {"gcc": "GCC", "bacc": "BACC", "bspline": "B-spline", "lcc": "LCC"}
 
 
-def canonical(name, owner: str = "canonical") -> str:
+def canonical(name, owner: str = "canonical", argument: str = "name") -> str:
     """The scheme key of ``name`` (case-insensitive, aliases accepted).
 
     Parameters
@@ -46,6 +46,8 @@ def canonical(name, owner: str = "canonical") -> str:
         A key of :data:`SCHEMES` or :data:`ALIASES`, in any case.
     owner : str
         Function named in the error message.
+    argument : str
+        Argument named in the error message.
 
     Returns
     -------
@@ -63,7 +65,7 @@ def canonical(name, owner: str = "canonical") -> str:
         key = ALIASES.get(key, key)
         if key in SCHEMES:
             return key
-    raise invalid("name", owner, f"one of {sorted(SCHEMES)} (or an alias: {sorted(ALIASES)})", name)
+    raise invalid(argument, owner, f"one of {sorted(SCHEMES)} (or an alias: {sorted(ALIASES)})", name)
 
 
 def label(name) -> str:
@@ -135,11 +137,16 @@ def make_many(names: Iterable[str], n_inputs, n_workers, **params) -> dict[str, 
     """
     if isinstance(names, str):
         names = [names]
-    keys = [canonical(n, "make_many") for n in names]
+    if not isinstance(names, (list, tuple)) and not hasattr(names, "__iter__"):
+        raise invalid("names", "make_many", "a scheme name or a sequence of scheme names", names)
+    names = list(names)
+    if not names:
+        raise invalid("names", "make_many", "a non-empty sequence of scheme names", names)
+    keys = [canonical(n, "make_many", "names") for n in names]
     if len(set(keys)) != len(keys):
         raise invalid("names", "make_many", "distinct schemes", list(names))
     accepted = {k: _accepted(SCHEMES[k]) for k in keys}
-    unused = sorted(set(params) - set().union(*accepted.values())) if keys else sorted(params)
+    unused = sorted(set(params) - set().union(*accepted.values()))
     if unused:
         raise invalid("params", "make_many", "parameters of at least one listed code", unused[0])
     return {k: SCHEMES[k](n_inputs, n_workers, **{p: v for p, v in params.items() if p in accepted[k]})
