@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+from numbers import Integral
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -35,7 +36,7 @@ from .atomic import remove_partials, replacing, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
 from .notebooks import assigned_names, find_source, parameters_cell, read_source
 from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
-from .validation import InstanceOf, invalid, validate
+from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
 
 __all__ = [
     "RUN_RECORD",
@@ -44,6 +45,7 @@ __all__ = [
     "results_root",
     "results_dir",
     "plain_name",
+    "table_frame",
     "RunContext",
     "format_value",
     "display_table",
@@ -62,6 +64,10 @@ __all__ = [
 
 #: File name of a run's provenance record in ``<results root>/<notebook>/``.
 RUN_RECORD = "run.json"
+
+_MAPPING = InstanceOf(Mapping, "a mapping")
+_FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
+_DPI = Interval(Integral, 1, 2400)
 
 #: matplotlib settings of every figure a run context draws: wide enough to read on a book page
 #: (about 800 px across, the width of the page's text column) with labels at text size.
@@ -209,7 +215,7 @@ class RunContext:
 
     def __init__(self, notebook: str, parameters: Mapping[str, Any] | None = None, *, root=None):
         self.notebook = notebook
-        self.parameters = dict(parameters or {})
+        self.parameters = dict(validate(parameters or {}, _MAPPING, "parameters", "RunContext"))
         self.folder = (Path(root) / notebook) if root is not None else results_dir(notebook, create=False)
         if root is not None:
             results_dir(notebook, create=False)  # checks the name
@@ -264,9 +270,7 @@ class RunContext:
         Nothing is returned, so that a notebook cell ending with a save shows nothing
         (``run.folder / "<name>.csv"`` is the file).
         """
-        import pandas as pd
-
-        frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
+        frame = table_frame(table, "RunContext.save_table")
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_table')}.csv"
         with replacing(path) as tmp:
             frame.to_csv(tmp, index=False)
@@ -286,14 +290,15 @@ class RunContext:
         The figure stays open, so the page shows it below the cell.
         """
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_figure')}.png"
-        _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"])
+        _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"], "RunContext.save_figure")
         self.record["figures"][name] = [path.name, f"{name}.svg"]
         self._write()
 
     def save_json(self, data: Mapping[str, Any], name: str) -> None:
         """Write ``<name>.json`` (made JSON-safe, keys sorted) and list it in ``run.json``."""
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_json')}.json"
-        write_text(path, json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
+        write_text(path, json.dumps(jsonable(dict(validate(data, _MAPPING, "data", "RunContext.save_json"))),
+                                    indent=2, sort_keys=True))
         self.record["files"][name] = path.name
         self._write()
 
@@ -367,8 +372,32 @@ def _plain(value) -> bool:
     return False
 
 
-def _save_figure(fig, png: Path, dpi: int) -> None:
+def table_frame(table, owner: str):
+    """``table`` as a DataFrame: a DataFrame as it is, a list or tuple of row mappings as rows.
+
+    Examples
+    --------
+    >>> from gcc.results import table_frame
+    >>> table_frame([{"scheme": "gcc", "loss": 0.5}], "save_table").shape
+    (1, 2)
+    >>> table_frame(5, "save_table")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'table' parameter of save_table must be a pandas.DataFrame or a list of row mappings. Got 5 instead.
+    """
+    import pandas as pd
+
+    if isinstance(table, pd.DataFrame):
+        return table
+    if not (isinstance(table, (list, tuple)) and all(isinstance(row, Mapping) for row in table)):
+        raise invalid("table", owner, "a pandas.DataFrame or a list of row mappings", table)
+    return pd.DataFrame(list(table))
+
+
+def _save_figure(fig, png: Path, dpi, owner: str) -> None:
     """``fig`` as ``png`` and the SVG beside it, each written atomically."""
+    validate(fig, _FIGURE, "fig", owner)
+    validate(dpi, _DPI, "dpi", owner)
     for path, kwargs in ((png, {"dpi": dpi}), (png.with_suffix(".svg"), {})):
         with replacing(path) as tmp:
             fig.savefig(tmp, format=path.suffix[1:], bbox_inches="tight", **kwargs)
@@ -418,9 +447,7 @@ def save_table(table, notebook: str, name: str = "results", params: Mapping[str,
       scheme  loss
     0    gcc   0.5
     """
-    import pandas as pd
-
-    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
+    frame = table_frame(table, "save_table")
     folder = results_dir(notebook)
     path = folder / f"{plain_name(name, 'name', 'save_table')}.csv"
     with replacing(path) as tmp:
@@ -521,7 +548,7 @@ def save_figure(fig, notebook: str, name: str, dpi: int = 150) -> Path:
     >>> plt.close(fig)
     """
     path = results_dir(notebook) / f"{plain_name(name, 'name', 'save_figure')}.png"
-    _save_figure(fig, path, dpi)
+    _save_figure(fig, path, dpi, "save_figure")
     return path
 
 
@@ -553,5 +580,5 @@ def save_json(data: Mapping[str, Any], notebook: str, name: str) -> Path:
     hardware.json {'mean': 0.25}
     """
     path = results_dir(notebook) / f"{plain_name(name, 'name', 'save_json')}.json"
-    write_text(path, json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
+    write_text(path, json.dumps(jsonable(dict(validate(data, _MAPPING, "data", "save_json"))), indent=2, sort_keys=True))
     return path

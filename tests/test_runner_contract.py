@@ -296,6 +296,16 @@ def test_run_context_writes_atomically_and_checks_names_and_values(tmp_path):
     with pytest.raises(ValueError, match=r"^The 'fmt' parameter of format_value must be a format specification"):
         run.value("p99", 1.5, fmt="zz")
     assert "p99" not in json.loads((run.folder / "run.json").read_text())["values"]
+    with pytest.raises(ValueError, match=r"^The 'table' parameter of RunContext.save_table must be a pandas.DataFrame "
+                                         r"or a list of row mappings\. Got 5 instead\.$"):
+        run.save_table(5, "results")
+    with pytest.raises(ValueError, match=r"^The 'data' parameter of RunContext.save_json must be a mapping"):
+        run.save_json([("a", 1)], "pairs")
+    with pytest.raises(ValueError, match=r"^The 'fig' parameter of RunContext.save_figure must be a matplotlib Figure"):
+        run.save_figure("not a figure", "loss")
+    with pytest.raises(ValueError, match=r"^The 'parameters' parameter of RunContext must be a mapping"):
+        RunContext("demo", [1, 2], root=tmp_path)
+    assert sorted(p.name for p in run.folder.iterdir()) == ["machine.json", "results.csv", "run.json"]
 
 
 # --------------------------------------------------------------------------- killed batches
