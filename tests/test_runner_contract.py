@@ -450,3 +450,17 @@ def test_a_failing_notebook_still_fails_the_batch(tmp_path, capsys):
     # The failed page is kept (it shows the error); no temporary notebook is left.
     assert (tmp_path / "gen" / "broken.ipynb").exists()
     assert not [p.name for p in (tmp_path / "gen").iterdir() if atomic.PARTIAL_MARK in p.name]
+
+
+def test_library_entry_points_of_the_runner_check_their_arguments(tmp_path):
+    with pytest.raises(ValueError, match=r"^The 'path' parameter of load_yaml must be an existing YAML file\."):
+        reproduce.load_yaml(tmp_path / "missing.yaml")
+    with pytest.raises(ValueError, match=r"^The 'notebook' parameter of load_card must be an existing source notebook"):
+        reproduce.load_card(tmp_path / "missing.ipynb")
+    with pytest.raises(ValueError, match=r"^The 'root' parameter of build_book must be a book folder"):
+        reproduce.build_book(root=tmp_path)
+    with pytest.raises(ValueError, match=r"^The 'strict' parameter of build_book must be a bool\. Got 'yes' instead"):
+        reproduce.build_book(strict="yes")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match=r"^The 'output' parameter of build_book must be a folder that exists or can"):
+        reproduce.build_book(output=tmp_path / "file" / "site")

@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from gcc.atomic import write_text
-from gcc.validation import invalid
+from gcc.validation import BOOL, invalid, validate_params
 
 from .cards import discover, load_yaml
-from .locations import default_results_root, repo_root
+from .locations import check_output_dir, default_results_root, relative, repo_root
 from .pages import placeholder_includes, referenced_includes, referenced_values, substitutions
 from .status import write_parameters_page, write_status
 
@@ -126,6 +126,7 @@ def _stage(root: Path, generated: Path, site: Path) -> Path:
     return site
 
 
+@validate_params({"strict": BOOL, "all_pages": BOOL})
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False,
                output: Path | None = None, stream=None, generated_dir: Path | None = None,
                results_root: Path | None = None) -> int:
@@ -159,8 +160,12 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
 
     stream = stream or sys.stdout
     root = Path(root) if root else repo_root()
+    if not ((root / "_toc.yml").is_file() and (root / "_config.yml").is_file()):
+        raise invalid("root", "build_book", "a book folder (with _toc.yml and _config.yml)", relative(root))
     own = root / "book" / "generated"
-    generated = Path(generated_dir) if generated_dir else own
+    generated = check_output_dir(generated_dir, "generated_dir", "build_book") if generated_dir else own
+    if output is not None:
+        output = check_output_dir(output, "output", "build_book")
     if generated.resolve() != own.resolve() and output is None:
         # One producer per artifact: the book's _build/html is built from book/generated only.
         raise invalid("output", "build_book", "a folder of its own when generated_dir is not book/generated",

@@ -139,6 +139,8 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
 
     path = Path(path)
     owner = owner or f"YAML file {relative(path)}"
+    if not path.is_file():
+        raise invalid("path", "load_yaml", "an existing YAML file", relative(path))
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
@@ -167,6 +169,9 @@ def load_card(notebook: Path) -> NotebookCard:
         notebook is checked by :func:`check_parameters`.
     """
     notebook = Path(notebook)
+    if not (notebook.is_file() and notebook.suffix in SOURCE_SUFFIXES):
+        raise invalid("notebook", "load_card", "an existing source notebook (<name>.md or <name>.ipynb)",
+                      relative(notebook))
     name = notebook.stem
     card_path = notebook.with_suffix(".yaml")
     if not card_path.exists() and notebook.with_suffix(".yml").exists():
