@@ -1,21 +1,30 @@
-"""Course assignments built on the companion: variants, checks with feedback, and build tools.
+"""Course assignments built on the companion: an nbgrader course with per-student variants and feedback.
 
-A student notebook starts with::
+The course is ``assignments/`` (``nbgrader_config.py`` and the nbgrader source notebooks
+``source/<id>/<id>.ipynb``); nbgrader releases, collects, autogrades, writes feedback and keeps the
+gradebook. This package adds what nbgrader does not do. A notebook's setup cell starts with::
 
     import gcc
     from gcc.assignments import variant, problem, checks
-    v = variant("01_berrut", seed)      # seed is the notebook's papermill parameter
+    v = variant("01_berrut", seed)      # seed: the notebook's first cell (the autograder sets the student's)
     p = problem(v)                      # the variant's data
 
-and calls ``checks.check_*(answer, v)`` after each task. A check prints what is right, or raises
-:class:`AssignmentCheckError` with which value is wrong, by how much and a hint, without revealing
-the reference values.
+and its autograded test cells call ``checks.check_*(answer, v)``. A check prints what is right, or
+raises :class:`AssignmentCheckError` with which value is wrong, by how much and a hint, without
+revealing the reference values; the test cell then scores zero.
 
-Command line (student pages, per-student variants, instructor build)::
+- :mod:`.variants`: sizes and data drawn from a seed; :mod:`.feedback`: the comparison engine;
+  :mod:`.checks`: one module of checks per assignment;
+- :mod:`.course`: the students' seeds (:func:`~gcc.assignments.course.student_seed`) and the
+  autograde step that grades each submission with its student's seed
+  (:class:`~gcc.assignments.course.StudentSeed`), nbgrader runs;
+- :mod:`.build`: the book's pages, the student versions of the nbgrader release.
 
-    python -m gcc.assignments sync-book
-    python -m gcc.assignments make-variant --seed 17
-    python -m gcc.assignments build-instructor [--html]
+Command line::
+
+    python -m gcc.assignments seeds ada bob     # the seed of each student id
+    python -m gcc.assignments list --seed 17    # the sizes of that seed's variants
+    python -m gcc.assignments sync-book         # book/generated/assignments from the nbgrader release
 """
 from .feedback import AssignmentCheckError, Feedback
 from .variants import ASSIGNMENTS, Variant, problem, variant

@@ -12,9 +12,11 @@ that coincides with a node), which catches mistakes a single value would hide.
 Modules: :mod:`.berrut` (01), :mod:`.rate_slope` (02), :mod:`.lambda_cv` (03),
 :mod:`.cpgc_peeling` (04), :mod:`.inference_service` (05); :mod:`.common` holds what they share.
 A notebook uses them all through this package: ``from gcc.assignments import checks``, then
-``checks.check_berrut_basis(...)``.
+``checks.check_berrut_basis(...)``; its setup cell calls ``checks.short_failures()`` so that a failed
+check shows its feedback without a traceback.
 """
 from . import berrut, cpgc_peeling, inference_service, lambda_cv, rate_slope
+from .common import short_failures
 from .berrut import (check_berrut_basis, check_berrut_decoder, check_berrut_encoder, check_berrut_loss,
                      check_code_comparison)
 from .cpgc_peeling import (CPGC_DEGREES, check_arrival_order, check_decoded_blocks, check_faster_scheme,
@@ -25,6 +27,8 @@ from .lambda_cv import check_best_lambdas, check_cv_loss, check_cv_table, check_
 from .rate_slope import check_loss_curve, check_rate_verdict, check_slope, check_worst_case_loss
 
 __all__ = [
+    # every notebook's setup cell: a failed check shows its feedback, not a traceback
+    "short_failures",
     # 01 Berrut
     "check_berrut_basis", "check_berrut_encoder", "check_berrut_decoder", "check_berrut_loss",
     "check_code_comparison",

@@ -48,7 +48,7 @@ def check_berrut_basis(berrut_basis: Callable, v: Variant, raise_on_fail: bool =
         if problems:
             problems.insert(0, "At an evaluation point equal to a node the formula divides by zero; "
                                "the basis must interpolate there (row = unit vector).")
-            hints = ["Handle z == alpha_k separately (e.gcc. with np.isclose), return the k-th unit vector."]
+            hints = ["Handle z == alpha_k separately (e.g. with np.isclose), return the k-th unit vector."]
     return finish(make(_A1, "1", "Berrut basis", problems, note, hints), raise_on_fail)
 
 

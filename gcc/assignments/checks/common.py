@@ -1,5 +1,5 @@
-"""What the checks of every assignment share: the variant guard, loss (1), a reference cache and
-the common part of their docstrings.
+"""What the checks of every assignment share: the variant guard, loss (1), a reference cache, the
+common part of their docstrings and how a failed check shows in a notebook.
 """
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import numpy as np
 import gcc
 from gcc.validation import invalid
 
+from ..feedback import AssignmentCheckError
 from ..variants import Variant
 
-__all__ = ["require_variant", "mse", "memo", "variant_key", "document_checks"]
+__all__ = ["require_variant", "mse", "memo", "variant_key", "document_checks", "short_failures"]
 
 
 def require_variant(v: Any, assignment: str, check: str) -> None:
@@ -121,3 +122,40 @@ def document_checks(namespace: dict, names: Iterable[str]) -> None:
         extra = "".join("\n    " + _EXTRA_PARAMS[p] for p in params[params.index("v") + 1:]
                         if p in _EXTRA_PARAMS)
         func.__doc__ = func.__doc__.rstrip() + _COMMON_DOC.format(answers=", ".join(answers), extra=extra)
+
+
+def short_failures(shell: Any = None) -> bool:
+    """Show a failed check as its feedback alone, without a traceback through gcc's code.
+
+    A notebook's setup cell calls it: a test cell whose check fails then shows
+    ``AssignmentCheckError: <the feedback>`` (in the student's notebook and in nbgrader's
+    feedback), still as an error, so the cell counts as failed. Other errors keep their tracebacks.
+
+    Parameters
+    ----------
+    shell : IPython.core.interactiveshell.InteractiveShell, optional
+        Default: the running IPython shell.
+
+    Returns
+    -------
+    bool
+        Whether a shell was found (outside IPython nothing changes).
+    """
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+    if shell is None:
+        return False
+
+    def feedback_only(shell, etype, value, tb, tb_offset=None):
+        # IPython leaves the display to a custom handler; _showtraceback is how ipykernel sends an
+        # error (with this one-line traceback) to the notebook and into the execute reply.
+        stb = [f"{etype.__name__}: {value}"]
+        shell._showtraceback(etype, value, stb)
+        return stb
+
+    shell.set_custom_exc((AssignmentCheckError,), feedback_only)
+    return True

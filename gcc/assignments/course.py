@@ -1,0 +1,228 @@
+"""The assignments as an nbgrader course: its folder, the students' seeds and the release.
+
+The course lives in ``assignments/`` (its ``nbgrader_config.py`` and ``source/<id>/<id>.ipynb``,
+the nbgrader source notebooks: solution regions, autograded test cells with points, read-only
+cells). nbgrader does the rest (``generate_assignment``, ``release_assignment``, ``collect``,
+``autograde``, ``generate_feedback``, the gradebook); this module adds what nbgrader does not do:
+
+- every student works on a variant of their own: :func:`student_seed` maps a student id to a seed,
+  and :class:`StudentSeed`, an nbgrader autograde preprocessor (``nbgrader_config.py`` adds it), grades
+  each submission with its student's seed and the course's sizes, whatever the submission's first
+  cell says;
+- :func:`generate_release` runs ``nbgrader generate_assignment`` against a scratch gradebook, which is
+  how the book build gets the student versions without touching the instructor's gradebook.
+
+The test cells call :mod:`gcc.assignments.checks`, whose failures name the check, the wrong entry,
+the relative error and a hint (:mod:`gcc.assignments.feedback`).
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from typing import Iterable
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool, Dict
+
+from gcc.validation import InstanceOf, check_choice, check_int, validate
+
+from ..results import repo_root
+from .variants import ASSIGNMENTS
+
+__all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "with_seed", "StudentSeed",
+           "run_nbgrader", "generate_release"]
+
+#: Seeds are drawn from ``range(SEED_RANGE)``: small enough to read out, large enough that two
+#: students of a class rarely share one.
+SEED_RANGE = 100_000
+
+_SEED_LINE = re.compile(r"^seed\s*=.*$", re.M)
+
+
+def course_root() -> Path:
+    """The nbgrader course folder, ``<repository>/assignments`` (holds ``nbgrader_config.py``)."""
+    return repo_root() / "assignments"
+
+
+def source_notebook(assignment: str, root: Path | None = None) -> Path:
+    """The nbgrader source notebook ``<root>/source/<assignment>/<assignment>.ipynb``.
+
+    Parameters
+    ----------
+    assignment : str
+        One of :data:`gcc.assignments.ASSIGNMENTS`.
+    root : Path, optional
+        The course folder (default :func:`course_root`).
+    """
+    check_choice(assignment, "assignment", "source_notebook", tuple(ASSIGNMENTS))
+    return Path(root or course_root()) / "source" / assignment / f"{assignment}.ipynb"
+
+
+def assignment_ids(root: Path | None = None) -> list[str]:
+    """Ids of the assignments whose source notebook exists, in book order."""
+    return [a for a in ASSIGNMENTS if source_notebook(a, root).exists()]
+
+
+def student_seed(student_id: str) -> int:
+    """The seed of a student's variants: a fixed function of the student id (nbgrader's).
+
+    Parameters
+    ----------
+    student_id : str
+        The id nbgrader files the student's submissions under (on JupyterHub, the user name).
+
+    Returns
+    -------
+    int
+        In ``range(SEED_RANGE)``; the same for every assignment and every run.
+
+    Examples
+    --------
+    >>> from gcc.assignments.course import student_seed
+    >>> student_seed("ada") == student_seed("ada") != student_seed("bob")
+    True
+    """
+    student_id = validate(student_id, InstanceOf(str, "a student id (str)"), "student_id", "student_seed")
+    # crc32, not hash(): Python salts str hashes per process, a seed must survive restarts.
+    return zlib.crc32(f"gcc-companion:{student_id}".encode()) % SEED_RANGE
+
+
+def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
+    """A parameters cell's source with its ``seed = ...`` line set to ``seed``.
+
+    Parameters
+    ----------
+    parameters : str
+        The source of the notebook's ``parameters`` cell (one line ``seed = ...``).
+    seed : int
+        The seed to write.
+    student_id : str, optional
+        Named in the line's comment.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from gcc.assignments.course import with_seed
+    >>> with_seed("seed = 0  # yours\\nn_workers = None", 17)
+    'seed = 17  # set by the autograder\\nn_workers = None'
+    """
+    seed = check_int(seed, "seed", "with_seed", minimum=0)
+    whose = f" for student {student_id}" if student_id else ""
+    line = f"seed = {seed}  # set by the autograder{whose}"
+    if _SEED_LINE.search(parameters) is None:
+        return f"{line}\n{parameters}"
+    return _SEED_LINE.sub(line, parameters, count=1)
+
+
+class StudentSeed(Preprocessor):
+    """nbgrader autograde step: grade every submission with its student's seed and the course's sizes.
+
+    It replaces the submission's ``parameters`` cell by the source notebook's, with
+    ``seed = student_seed(student)`` (or the seed :attr:`seeds` names), so that a student can neither
+    be graded on another student's variant nor change the sizes. Runs after nbgrader's
+    ``OverwriteCells`` in ``Autograde.sanitize_preprocessors`` (see ``assignments/nbgrader_config.py``).
+    """
+
+    enabled = Bool(True, help="nbconvert runs a preprocessor only when it is enabled.")
+    seeds = Dict({}, help="Seeds given to students by hand, {student id: seed}; the others get "
+                          "gcc.assignments.course.student_seed(student id).").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        student = info["student"]
+        seed = int(self.seeds.get(student, student_seed(student)))
+        cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        if not cells:
+            self.log.warning("%s has no parameters cell: left as submitted", info["notebook"])
+            return nb, resources
+        source = self._source_parameters(info["assignment"], info["notebook"]) or cells[0].source
+        cells[0].source = with_seed(source, seed, student)
+        self.log.info("Grading %s of %s with seed %d", info["notebook"], student, seed)
+        return nb, resources
+
+    def _source_parameters(self, assignment: str, notebook: str) -> str | None:
+        import nbformat
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(parent=self)
+        path = Path(coursedir.format_path(coursedir.source_directory, ".", assignment)) / f"{notebook}.ipynb"
+        if not path.exists():
+            return None
+        source = nbformat.read(path, as_version=4)
+        cell = next((c for c in source.cells if "parameters" in c.metadata.get("tags", [])), None)
+        return None if cell is None else cell.source
+
+
+def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = None) -> str:
+    """Run one nbgrader command (``python -m nbgrader <args>``) in the course folder; return its log.
+
+    nbgrader calls the ``alembic`` executable of its environment to create a gradebook, so this
+    interpreter's ``bin`` folder goes first on ``PATH`` (an environment need not be activated).
+
+    Parameters
+    ----------
+    *args : str
+        The command and its options, e.g. ``"autograde", "01_berrut", "--student=ada"``.
+    root : Path, optional
+        The course folder, where nbgrader runs and finds ``nbgrader_config.py`` (default
+        :func:`course_root`).
+    timeout : float, optional
+        Seconds before the command is stopped.
+
+    Returns
+    -------
+    str
+        nbgrader's log (its stderr and stdout).
+
+    Raises
+    ------
+    RuntimeError
+        nbgrader failed; the message ends with the last lines of its log.
+    """
+    root = Path(root or course_root()).resolve()
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    log = done.stderr + done.stdout
+    if done.returncode != 0:
+        tail = "\n".join(log.splitlines()[-30:])
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed (exit {done.returncode}) in {root}:\n{tail}")
+    return log
+
+
+def generate_release(out: Path, assignments: Iterable[str] | None = None, root: Path | None = None) -> Path:
+    """Run ``nbgrader generate_assignment`` into ``out``, against a scratch gradebook.
+
+    Parameters
+    ----------
+    out : Path
+        Folder that receives ``<id>/<id>.ipynb``, the student versions (the course's ``release``
+        step), and the scratch gradebook ``gradebook.db`` (the instructor's is never touched).
+    assignments : iterable of str, optional
+        Which assignments (default: all of :func:`assignment_ids`).
+    root : Path, optional
+        The course folder (default :func:`course_root`); its ``nbgrader_config.py`` applies.
+
+    Returns
+    -------
+    Path
+        ``out``.
+    """
+    root = Path(root or course_root()).resolve()
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    ids = list(assignments) if assignments is not None else ["*"]   # one nbgrader run for all
+    for a in ids:
+        if a != "*":
+            check_choice(a, "assignments", "generate_release", tuple(ASSIGNMENTS))
+        # An absolute release directory replaces <root>/release (nbgrader joins it with os.path.join).
+        run_nbgrader("generate_assignment", a, "--force", f"--CourseDirectory.release_directory={out}",
+                     f"--CourseDirectory.db_url=sqlite:///{out / 'gradebook.db'}", root=root)
+    return out
