@@ -27,6 +27,7 @@ from ..metrics import mean_ci
 from ..validation import ArrayLike, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
 from .codes import CPGCCode, canonical_scheme, make_code
 from .delay import ALPHA, MU, worker_speeds
+from .elimination import MAX_SPARSE_DEGREE, dense_recovery, sparse_recovery
 from .master import TOLERANCE, required_blocks
 
 __all__ = ["SimulationResult", "simulate", "completion"]
@@ -187,7 +188,7 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
     last_of_message[:-1] = code.row_messages[1:] != code.row_messages[:-1]
     last_of_message = np.tile(last_of_message, K)
     D = int(deg.max())
-    sup_idx = np.zeros((K * R, D), dtype=np.intp)
+    sup_idx = np.full((K * R, D), B, dtype=np.intp)               # padding: block B, value 0
     sup_val = np.zeros((K * R, D))
     for rid in range(K * R):
         nz = np.flatnonzero(nnz[rid])
@@ -226,72 +227,22 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
         # Trials decided in phase 1 recovered exactly the union of their single-block rows.
         rec_out[done_step >= 0] = known[done_step >= 0]
 
-    # Phase 2: null-space elimination from the first multi-block row on.
+    # Phase 2, from the first multi-block row on: an incremental decoder (gcc.cpgc.elimination).
     ids = np.flatnonzero((first_multi < S) & (done_step < 0))     # trials still undecided
     if ids.size:
-        # Sorted by the step at which they enter, the started trials are always a prefix, so every
-        # step works on a view of N (no gather); finished trials are masked and compacted away now
-        # and then.
+        # Sorted by the step at which they enter, the started trials are always a prefix.
         ids = ids[np.argsort(first_multi[ids], kind="stable")]
         start = first_multi[ids]
-        unknown = ~known[ids]
-        nul = unknown.sum(axis=1)
-        N = np.zeros((ids.size, B, int(nul.max())))
-        # Column c of trial t is e_(c-th unknown block): the null space of the uncoded rows received.
-        rank_in_unknown = np.cumsum(unknown, axis=1) - 1
-        tt, kk = np.nonzero(unknown)
-        N[tt, kk, rank_in_unknown[tt, kk]] = 1.0
-        alive = np.ones(ids.size, dtype=bool)
-        for s in range(int(start[0]), S):
-            ns = int(np.searchsorted(start, s, side="right"))
-            if ns == 0:
-                continue
-            V = N[:ns]
-            ar = np.arange(ns)
-            rid = order[ids[:ns], s]
-            c = np.einsum("nd,ndw->nw", sup_val[rid], V[ar[:, None], sup_idx[rid]])
-            p = np.abs(c).argmax(axis=1)
-            cp = c[ar, p]
-            inc = (np.abs(cp) > _TOL) & alive[:ns]
-            if inc.any():
-                ratio = np.where(inc[:, None], c / np.where(inc, cp, 1.0)[:, None], 0.0)
-                V -= V[ar, :, p][:, :, None] * ratio[:, None, :]
-                # Keep the live columns first: move the last live column into the freed slot.
-                ai = np.flatnonzero(inc)
-                pa, last = p[ai], nul[ai] - 1
-                V[ai, :, pa] = V[ai, :, last]
-                V[ai, :, last] = 0.0
-                nul[ai] -= 1
-            # The recovered set changes only when the rank grows, and it cannot exceed the rank
-            # B - nullity: skip the zero-row count until that bound reaches the target.
-            check = inc & last_of_message[rid] & (B - nul[:ns] >= need)
-            if need >= B:
-                fin = check & (nul[:ns] == 0)
-                fin_rows = None
-            else:
-                fin = np.zeros(ns, dtype=bool)
-                fin_rows = None
-                if check.any():
-                    ci = np.flatnonzero(check)
-                    zero = np.abs(V[ci]).max(axis=2) <= _TOL
-                    ok = zero.sum(axis=1) >= need
-                    fin[ci[ok]] = True
-                    fin_rows = zero[ok]
-            if fin.any():
-                fi = np.flatnonzero(fin)
-                done_step[ids[fi]] = s
-                alive[fi] = False
-                if return_recovered:
-                    rec_out[ids[fi]] = fin_rows if fin_rows is not None else True
-                if not alive.any():
-                    break
-            dead = ns - int(alive[:ns].sum())
-            if dead > 0.25 * ns and dead > 32:
-                keep = alive
-                N, ids, start, nul, alive = N[keep], ids[keep], start[keep], nul[keep], alive[keep]
-            width = int(nul[alive].max()) if alive.any() else 0
-            if width < N.shape[2]:
-                N = N[:, :, :width]
+        args = (sup_idx, sup_val, last_of_message, need, return_recovered)
+        decode = sparse_recovery if D <= MAX_SPARSE_DEGREE else dense_recovery
+        done, rec, over = decode(order, ids, start, known[ids], *args)
+        if over.any():  # rows outgrew the sparse decoder: those trials again, densely
+            done[over], rec_over, _ = dense_recovery(order, ids[over], start[over], known[ids[over]], *args)
+            if return_recovered:
+                rec[over] = rec_over
+        done_step[ids] = done
+        if return_recovered:
+            rec_out[ids[done >= 0]] = rec[done >= 0]
 
     reached = done_step >= 0
     times = np.full(T, np.inf)
