@@ -24,7 +24,7 @@ from pathlib import Path
 from .validation import invalid
 
 __all__ = ["SOURCE_SUFFIXES", "CELL_TYPES", "notebooks_dir", "shown_path", "is_text_notebook", "find_source",
-           "read_source", "yaml_error", "parameters_cell", "assigned_names"]
+           "read_source", "yaml_error", "parameters_cell", "assigned_names", "assigned_values"]
 
 #: The cell types of nbformat 4.
 CELL_TYPES = ("code", "markdown", "raw")
@@ -294,24 +294,40 @@ def assigned_names(source: str) -> list[str]:
     >>> assigned_names("seed = 0\\nlow, high = -3.0, 3.0   # range\\nn: int = 4\\nimport numpy as np\\nseed = 1")
     ['seed', 'low', 'high', 'n']
     """
+    return list(assigned_values(source))
+
+
+def assigned_values(source: str) -> dict[str, str]:
+    """The names :func:`assigned_names` finds, each with the source text of the value it is first given.
+
+    The parameters cell of a notebook is read this way (as Python), whatever its comments hold
+    (papermill's line-based reader skips a line whose comment has ``=`` or ``>=`` in it).
+
+    Examples
+    --------
+    >>> from gcc.notebooks import assigned_values
+    >>> assigned_values("fit_min = 4.0   # fits over N >= fit_min\\nlow, high = -1, 1")
+    {'fit_min': '4.0', 'low': '-1, 1', 'high': '-1, 1'}
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []
-    names: list[str] = []
+        return {}
+    values: dict[str, str] = {}
 
-    def add(target):
-        if isinstance(target, ast.Name) and target.id not in names:
-            names.append(target.id)
+    def add(target, value):
+        if isinstance(target, ast.Name):
+            text = ast.get_source_segment(source, value) if value is not None else None
+            values.setdefault(target.id, text if text is not None else "")
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
-                add(elt)
+                add(elt, value)
 
     for node in tree.body:
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                add(target)
+                add(target, node.value)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            add(node.target)
-    return names
+            add(node.target, node.value)
+    return values
 

@@ -580,5 +580,6 @@ def save_json(data: Mapping[str, Any], notebook: str, name: str) -> Path:
     hardware.json {'mean': 0.25}
     """
     path = results_dir(notebook) / f"{plain_name(name, 'name', 'save_json')}.json"
-    write_text(path, json.dumps(jsonable(dict(validate(data, _MAPPING, "data", "save_json"))), indent=2, sort_keys=True))
+    data = validate(data, _MAPPING, "data", "save_json")
+    write_text(path, json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
     return path

@@ -464,3 +464,13 @@ def test_library_entry_points_of_the_runner_check_their_arguments(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match=r"^The 'output' parameter of build_book must be a folder that exists or can"):
         reproduce.build_book(output=tmp_path / "file" / "site")
+
+
+def test_parameters_are_read_as_python_whatever_their_comments(tmp_path):
+    # papermill's line reader skips these lines (a comment with '=' or '>='); the run context records them.
+    write_notebook(tmp_path, "commented", [("code", "fit_min = 4.0   # fits over N >= fit_min\n"
+                                                    "max_sets = 5000  # exhaustive where C(N, S) <= this", ["parameters"])],
+                   {"profiles": {"paper": {"fit_min": 2.0, "max_sets": 20000}}})
+    card = reproduce.discover(tmp_path)["commented"]
+    assert reproduce.notebook_parameters(card.path) == {"fit_min": "4.0", "max_sets": "5000"}
+    assert reproduce.resolve_parameters(card, "paper") == {"fit_min": 2.0, "max_sets": 20000}

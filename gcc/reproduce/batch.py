@@ -130,9 +130,10 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, force: bool
             return params, cache_key(card, params, profile, upstream, fingerprint)
 
         def report(i: int, outcome: Outcome) -> None:
-            line = f"[{i:>{len(str(total))}}/{total}] {outcome.name:<{width}}  {outcome.status:<7} {outcome.seconds:8.1f} s"
+            head = f"[{i:>{len(str(total))}}/{total}] {outcome.name:<{width}}"
+            line = f"{head}  {outcome.status:<7} {outcome.seconds:8.1f} s"
             if outcome.status == "cached":
-                line = f"[{i:>{len(str(total))}}/{total}] {outcome.name:<{width}}  cached  (ran {outcome.seconds:.1f} s)"
+                line = f"{head}  cached  (ran {outcome.seconds:.1f} s)"
             print(line, file=stream, flush=True)
             if outcome.error:
                 print(format_error(outcome.name, outcome.error), file=stream, flush=True)

@@ -20,7 +20,8 @@ from numbers import Real
 from pathlib import Path
 from typing import Any
 
-from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters_cell, read_source, yaml_error
+from gcc.notebooks import (SOURCE_SUFFIXES, assigned_values, is_text_notebook, parameters_cell, read_source,
+                           yaml_error)
 from gcc.validation import InstanceOf, Interval, NoneOr, invalid, validate
 
 from .locations import default_notebooks_dir, relative
@@ -144,7 +145,8 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise invalid("path", owner, "a UTF-8 text file", relative(path), f"byte {err.start} cannot be decoded") from None
+        raise invalid("path", owner, "a UTF-8 text file", relative(path),
+                      f"byte {err.start} cannot be decoded") from None
     try:
         data = yaml.load(text, Loader=_unique_key_loader())
     except yaml.YAMLError as err:
@@ -314,15 +316,13 @@ def order_notebooks(cards: dict[str, NotebookCard], only: list[str] | None = Non
 
 
 def notebook_parameters(path: Path) -> dict[str, Any]:
-    """Names and default values (as source text) declared in the notebook's ``parameters`` cell."""
-    from papermill.translators import papermill_translators
+    """Names and default values (as source text) declared in the notebook's ``parameters`` cell.
 
+    Read as Python (:func:`gcc.notebooks.assigned_values`), the names that
+    :class:`gcc.results.RunContext` records: every top-level assignment counts, whatever its comment.
+    """
     cell = parameters_cell(read_source(path))
-    if cell is None:
-        return {}
-    # A source notebook need not carry kernel metadata; the runner always uses a Python kernel.
-    translator = papermill_translators.find_translator("python3", "python")
-    return {p.name: p.default for p in translator.inspect(cell)}
+    return {} if cell is None else assigned_values(cell.source)
 
 
 def check_parameters(card: NotebookCard, declared) -> None:
