@@ -66,30 +66,30 @@ def graded(tmp_path_factory):
     exchange.mkdir(mode=0o777)
     shutil.copy(course.course_root() / "nbgrader_config.py", root)
     shutil.copytree(course.course_root() / "source", root / "source")
-    ex = f"--Exchange.root={exchange}"
-    seconds = {}
+    # The exchange and the students' cache of their submissions (nbgrader's default: ~/.local/share).
+    ex = (f"--Exchange.root={exchange}", f"--Exchange.cache={tmp / 'cache'}")
+    seconds, logs = {}, {}
 
     def step(name, *args, cwd=root):
         start = time.perf_counter()
-        log = run_nbgrader(*args, root=cwd, timeout=900)
+        logs[name] = logs.get(name, "") + run_nbgrader(*args, root=cwd, timeout=900)
         seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
-        return log
 
     step("generate_assignment", "generate_assignment", "*", "--force")
     sources = {a: nbformat.read(root / "source" / a / f"{a}.ipynb", as_version=4) for a in IDS}
 
     # One assignment through the exchange: the students fetch it, work, submit; the teacher collects.
-    step("release_assignment", "release_assignment", THROUGH_EXCHANGE, ex)
+    step("release_assignment", "release_assignment", THROUGH_EXCHANGE, *ex)
     home = {s: tmp / "home" / s for s in (SOLVED[0], UNTOUCHED[0])}
     for path in home.values():
         path.mkdir(parents=True)
-    step("fetch_assignment", "fetch_assignment", THROUGH_EXCHANGE, f"--course={COURSE_ID}", ex, cwd=home["ada"])
+    step("fetch_assignment", "fetch_assignment", THROUGH_EXCHANGE, f"--course={COURSE_ID}", *ex, cwd=home["ada"])
     shutil.copytree(home["ada"] / THROUGH_EXCHANGE, home["cy"] / THROUGH_EXCHANGE)
     fetched = home["ada"] / THROUGH_EXCHANGE / f"{THROUGH_EXCHANGE}.ipynb"
     nbformat.write(_solve(nbformat.read(fetched, as_version=4), sources[THROUGH_EXCHANGE]), fetched)
     for s, folder in home.items():
-        step("submit", "submit", THROUGH_EXCHANGE, f"--course={COURSE_ID}", f"--student={s}", ex, cwd=folder)
-    step("collect", "collect", THROUGH_EXCHANGE, ex)
+        step("submit", "submit", THROUGH_EXCHANGE, f"--course={COURSE_ID}", f"--student={s}", *ex, cwd=folder)
+    step("collect", "collect", THROUGH_EXCHANGE, *ex)
 
     # The other submissions, where nbgrader collect puts them.
     for a in IDS:
@@ -106,7 +106,7 @@ def graded(tmp_path_factory):
     step("generate_feedback", "generate_feedback", "*")
     step("export", "export", f"--to={tmp / 'grades.csv'}")
     print("nbgrader seconds:", {k: round(v, 1) for k, v in seconds.items()})
-    return {"root": root, "grades": tmp / "grades.csv", "seconds": seconds,
+    return {"root": root, "grades": tmp / "grades.csv", "seconds": seconds, "logs": logs,
             "db": f"sqlite:///{root / 'gradebook.db'}"}
 
 
@@ -182,6 +182,8 @@ def test_gradebook_export_and_the_exchange(graded):
     for r in rows:
         assert float(r["score"]) == (10.0 if r["student_id"] in SOLVED else 0.0), r
         assert float(r["max_score"]) == 13.0
+    # A test cell prints its check: no output nbgrader would try to read as partial credit.
+    assert "Cell output is" not in graded["logs"]["autograde"]
     # What went through the exchange was collected with its submission time.
     for s in ("ada", "cy"):
         assert (graded["root"] / "submitted" / s / THROUGH_EXCHANGE / "timestamp.txt").exists()
@@ -202,7 +204,8 @@ def test_five_source_notebooks_are_nbgrader_sources():
         tests = [c for c in code if _grading(c).get("grade")]
         assert sum(_grading(c)["points"] for c in tests) == 10
         for cell in tests:
-            assert _grading(cell)["locked"] and len(re.findall(r"checks\.check_\w+\(", cell.source)) == 1
+            # print(): a test cell's last value would be read as partial credit by nbgrader
+            assert _grading(cell)["locked"] and len(re.findall(r"^print\(checks\.check_\w+\(", cell.source, re.M)) == 1
         for cell in (c for c in code if _grading(c).get("solution")):
             assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source, cell.source
         written = [c for c in nb.cells if c.cell_type == "markdown" and _grading(c).get("grade")]
