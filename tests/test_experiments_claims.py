@@ -97,6 +97,28 @@ def test_noisy_rows_outside_the_lambda_range_are_shown_not_counted(tmp_path):
     assert claims.verdict_counts(table).loc["thm4-noisy-N", "not counted"] == 1
 
 
+def test_quoted_totals_and_the_page_view(tmp_path):
+    table = claims.build_claims_table(_synthetic_root(tmp_path, -2.0))
+    values = {v["key"]: v["number"] for v in claims.quoted_values(table)}
+    counted = table[table["counted"]]
+    assert values["n_violated"] == int((counted["verdict"] == "violated").sum()) >= 1
+    assert values["n_not_counted"] == int((~table["counted"]).sum())
+    assert values["n_claims"] == len(claims.CLAIMS) and all(isinstance(v, int) for v in values.values())
+    view = claims.claims_view(table)
+    joint = view[(view["claim"] == "thm1-N-joint") & (table["notebook"] == "worst_case_rate")]
+    assert joint["measured_ci"].tolist() == ["-3.00 [-3.10, -2.90]"]
+    assert view[view["claim"] == "adversarial"]["measured_ci"].tolist() == ["-"]
+    assert set(claims.SOURCE_NOTEBOOKS) == {nb for c in claims.CLAIMS for nb in c.notebooks}
+
+
+def test_the_table_is_read_from_the_root_given_never_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("GCC_RESULTS_ROOT", str(tmp_path / "elsewhere"))
+    table = claims.build_claims_table(_synthetic_root(tmp_path, -6.0))
+    assert table[(table["claim"] == "thm1-N")]["verdict"].iloc[0] == "loose"
+    import os
+    assert os.environ["GCC_RESULTS_ROOT"] == str(tmp_path / "elsewhere")
+
+
 def test_lcc_threshold_verdict_is_two_sided(tmp_path):
     folder = tmp_path / "polynomial_lcc"
     folder.mkdir(parents=True)
@@ -136,7 +158,7 @@ def test_acceptance_gcc_worst_case_n_slope(worst_slopes):
 def test_acceptance_worst_case_slopes_recomputed_from_saved_summary(ci_results, worst_slopes):
     """The saved slopes are what the saved summary gives (tables are consistent)."""
     summary = pd.read_csv(ci_results / "worst_case_rate" / "summary.csv")
-    params = json.loads((ci_results / "worst_case_rate" / "provenance.json").read_text())["parameters"]
+    params = json.loads((ci_results / "worst_case_rate" / "run.json").read_text())["parameters"]
     again = worst_case.worst_case_slopes(summary, fit_min_ratio=params["fit_min_ratio"])
     merged = again.merge(worst_slopes, on=["function", "scheme", "straggler", "fixed", "variable"])
     assert len(merged) == len(worst_slopes)

@@ -178,6 +178,66 @@ def test_lambda_sensitivity_grid_and_optimum():
     np.testing.assert_allclose(z["loss"], exact, rtol=1e-10)
 
 
+def test_exact_recovery_and_lcc_quoted_values():
+    df = polynomials.polynomial_comparisons([{"degree": 3, "n_inputs": 5, "n_workers": 20, "s_grid": [0, 7, 8]},
+                                             {"degree": 2, "n_inputs": 3, "n_workers": 12, "s_grid": [0, 1]}],
+                                            trials=3, seed=0)
+    assert sorted(df["degree"].unique()) == [2, 3]
+    rec = polynomials.exact_recovery(polynomials.polynomial_summary(df)).set_index("degree")
+    assert rec.loc[3, "threshold"] == 7 and rec.loc[3, "exact_up_to"] == 7 and rec.loc[3, "s_max"] == 8
+    assert rec.loc[2, "threshold"] == 12 - 2 * 2 - 1
+    values = {v["key"]: v["number"] for v in polynomials.quoted_values(polynomials.polynomial_summary(df))}
+    assert values["deg3_threshold"] == 7 and values["deg3_exact_up_to"] == 7
+
+
+def test_sensitivity_study_spans_and_rmse_increase():
+    X = problems.scalar_inputs(8, seed=0)
+    grid = lambda_sensitivity.decade_grid([-8, -6])
+    assert grid.tolist() == [0.0, 1e-8, 1e-7, 1e-6]
+    mean_table, best = lambda_sensitivity.sensitivity_study(xsinx, X, 30, [0, 4, 8], grid, [0.1, 0.0], trials=2)
+    assert list(best["sigma"].unique()) == [0.0, 0.1] and len(best) == 6   # sigmas in ascending order
+    spans = lambda_sensitivity.optimum_spans(best)
+    assert list(spans["param"]) == ["lam_enc", "lam_dec"] * 2 and (spans["span"] >= 0).all()
+    pct = lambda_sensitivity.rmse_increase(best)
+    np.testing.assert_allclose(pct, 100 * (np.sqrt(1 + best["worst_increase_x10"]) - 1))
+    keys = [v["key"] for v in lambda_sensitivity.quoted_values(best)]
+    assert "span_lam_dec_sigma1" in keys and "rmse_x10_max_sigma0" in keys
+    # Synthetic optimum over S > 0: 1e-8 and 0, which counts as 1e-11 (the step below the grid): span 3;
+    # with 1e-12 the decade below it, 1e-13.
+    synthetic = pd.DataFrame({"sigma": 0.0, "S": [0, 4, 8], "lam_enc": [1e-3, 1e-8, 0.0], "lam_dec": 1e-6,
+                              "worst_increase_x10": 0.0})
+    spans = lambda_sensitivity.optimum_spans(synthetic).set_index("param")["span"]
+    assert spans["lam_enc"] == 3.0 and spans["lam_dec"] == 0.0
+    spans = lambda_sensitivity.optimum_spans(synthetic.assign(lam_enc=[1.0, 1e-12, 0.0])).set_index("param")["span"]
+    assert spans["lam_enc"] == 1.0
+
+
+def test_quoted_values_of_the_rate_notebooks_come_from_their_tables():
+    from gcc.experiments import extremal, adversaries
+
+    row = {"straggler": "worst", "quantity": "loss", "ci_low": -3.1, "ci_high": -2.9}
+    slopes = pd.DataFrame([{**row, "function": f, "scheme": s, "fixed": fixed, "variable": v, "slope": slope}
+                           for f in ("x sin x", "tanh net R^4->R^3 (h=16)") for s in ("gcc", "bacc")
+                           for fixed, v, slope in (("joint fit", "N", -6.0), ("joint fit", "S+1", 6.0),
+                                                   ("S=1", "N", -5.5), ("S=2", "N", np.nan))])
+    values = {v["key"]: v["number"] for v in worst_case.quoted_values(slopes)}
+    assert values["gcc_xsinx_joint_n"] == -6.0 and values["bacc_tanh_joint_s"] == 6.0
+    assert values["gcc_xsinx_joint_n_ci"] == "[\u22123.10, \u22122.90]"
+    assert values["gcc_n_slope_min"] == values["gcc_n_slope_max"] == -5.5   # NaN slopes are left out
+    ext = slopes[slopes["function"] == "x sin x"].assign(quantity="normalised")
+    ext = pd.concat([ext, ext.assign(quantity="normalised_sup"),
+                     ext.iloc[:1].assign(fixed="N=256", variable="S+1", slope=2.9)])
+    values = {v["key"]: v["number"] for v in extremal.quoted_values(ext)}
+    assert {"gcc_joint_n", "bacc_sup_joint_s", "gcc_n_slope_min", "gcc_s_slope"} <= set(values)
+    table = pd.DataFrame({"function": ["x sin x", "bump"], "scheme": "bacc", "exhaustive_max": [1.5, 4.0]})
+    assert adversaries.quoted_values(table)[0]["number"] == 4.0
+    noisy_slopes = slopes.assign(rule="theory", fixed=slopes["fixed"].replace("joint fit", "N=256"))
+    keys = {v["key"] for v in noisy.quoted_values(noisy_slopes.drop_duplicates(["rule", "straggler", "fixed",
+                                                                                "variable", "function", "scheme"])
+                                                  .query("function == 'x sin x' and scheme == 'gcc'"), 0.5)}
+    assert {"theory_constant", "theory_n_slope_min", "theory_worst_s_slope"} <= keys
+
+
 # --------------------------------------------------------------------------- figures
 def test_figures_draw_from_summaries():
     """Every plot of the rate modules draws from a small summary without error and labels by LABELS."""

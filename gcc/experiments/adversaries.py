@@ -9,9 +9,12 @@ contiguous maximum.
 
 * :func:`adversary_comparison` -- losses of each search per (function, code, N, S);
 * :func:`adversary_ratios` -- one row per cell with the ratios to the contiguous block;
-* :func:`adversary_table` -- the largest ratio per (function, code).
+* :func:`adversary_table` -- the largest ratio per (function, code);
+* :func:`adversary_problems` -- the two problems compared (``x sin x`` and the extremal bump);
+* :func:`quoted_values` -- the largest ratio per code, for the chapters.
 
-Imports the core (codes, the adversary) and :mod:`gcc.experiments.extremal`.
+Imports the core (codes, the adversary) and :mod:`gcc.experiments.extremal`,
+:mod:`gcc.experiments.problems`.
 """
 from __future__ import annotations
 
@@ -22,12 +25,14 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 import gcc
-from gcc.codes import canonical, make
+from gcc.codes import canonical, label, make
 from gcc.validation import check_choice
 
-from .extremal import bump_for, line_inputs
+from .extremal import EXTREMAL_FUNCTION, bump_for, line_inputs
+from .problems import scalar_inputs, xsinx
 
-__all__ = ["adversary_comparison", "adversary_ratios", "adversary_table", "extremal_problem"]
+__all__ = ["adversary_comparison", "adversary_ratios", "adversary_table", "extremal_problem", "adversary_problems",
+           "quoted_values"]
 
 
 def extremal_problem(code, n_stragglers: int, width: float = 1.5):
@@ -37,6 +42,23 @@ def extremal_problem(code, n_stragglers: int, width: float = 1.5):
     """
     X = line_inputs(code)
     return bump_for(code, n_stragglers, width, X=X), X
+
+
+def adversary_problems(n_inputs: int, seed: int = 0) -> dict:
+    """The problems of :func:`adversary_comparison`: ``x sin x`` on K uniform inputs, and the extremal bump.
+
+    Parameters
+    ----------
+    n_inputs : int
+        K of ``x sin x``'s inputs (uniform in [-3, 3], :func:`~gcc.experiments.problems.scalar_inputs`).
+    seed : int
+
+    Returns
+    -------
+    dict
+        ``{"x sin x": (xsinx, X), "bump (extremal)": extremal_problem}``.
+    """
+    return {"x sin x": (xsinx, scalar_inputs(n_inputs, -3.0, 3.0, seed=seed)), EXTREMAL_FUNCTION: extremal_problem}
 
 
 def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Sequence[tuple[int, int]], *,
@@ -154,3 +176,26 @@ def adversary_table(ratios):
         row["greedy_gap_max"] = float(g["greedy_gap"].max()) if g["greedy_gap"].notna().any() else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def quoted_values(table) -> list[dict]:
+    """The largest exhaustive/contiguous ratio of each code, as keyword arguments of ``RunContext.value``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`adversary_table`.
+
+    Returns
+    -------
+    list of dict
+        ``<scheme>_exhaustive_max``: the largest ratio over the functions and cells (1: the
+        contiguous block is that code's exact worst case everywhere measured).
+    """
+    out = []
+    for scheme, g in table.groupby("scheme", sort=False):
+        ratios = g["exhaustive_max"].dropna()
+        if len(ratios):
+            out.append({"key": f"{scheme}_exhaustive_max", "number": float(ratios.max()), "digits": 3,
+                        "note": f"{label(scheme)}: largest worst loss over all sets / over contiguous blocks"})
+    return out

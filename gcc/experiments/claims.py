@@ -6,7 +6,9 @@ matches each paper claim with the measurements that test it and gives each the v
 :func:`gcc.experiments.verdicts.verdict`: ``tight`` (the interval, widened by :data:`MARGIN`,
 contains the claimed exponent), ``loose`` (the data decay faster than the bound), ``violated``
 (slower), ``undecided`` (an interval too wide to tell). The ``claims_table`` notebook saves the
-result as ``_build/results/claims_table/results.csv``; the Reproducibility page renders it.
+result as ``<results root>/claims_table/results.csv``, shows it (:func:`plot_claims`,
+:func:`verdict_counts`, :func:`claims_view`) and publishes :func:`quoted_values` and the verdict
+counts for the Reproducibility page.
 
 Two kinds of row are shown but not counted as evidence (``counted = False``, reason in ``note``):
 
@@ -18,6 +20,8 @@ Two kinds of row are shown but not counted as evidence (``counted = False``, rea
   grows like ``(S+1)^6`` at fixed N while staying below ``((S+1)/N)^3``. The joint paths test it.
 
 Imports numpy, the core (:mod:`gcc.results`) and :mod:`gcc.experiments.verdicts`,
+:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.polynomials` and
+:mod:`~gcc.experiments.lambda_sensitivity` (the readers of their tables),
 :mod:`gcc.experiments.plotting`; pandas and matplotlib inside the functions.
 
 References
@@ -30,18 +34,20 @@ References
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gcc import results
 
+from .lambda_sensitivity import optimum_spans, rmse_increase
 from .plotting import finish
+from .polynomials import exact_recovery
+from .slopes import select_rows
 from .verdicts import VERDICTS, verdict
 
-__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "MARGIN", "build_claims_table", "verdict_counts",
-           "plot_claims"]
+__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "MARGIN", "SOURCE_NOTEBOOKS", "build_claims_table", "verdict_counts",
+           "claims_view", "quoted_values", "plot_claims"]
 
 #: exponents within this of the claim count as at the claim (:func:`gcc.experiments.verdicts.verdict`)
 MARGIN = 0.2
@@ -194,17 +200,8 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def _select(df, filters: dict):
-    mask = np.ones(len(df), dtype=bool)
-    for key, value in filters.items():
-        if key not in df.columns:
-            continue
-        if callable(value):
-            mask &= np.asarray(value(df[key]), dtype=bool)
-        else:
-            values = list(value) if isinstance(value, (list, tuple, set)) else [value]
-            mask &= df[key].isin(values).to_numpy()
-    return df[mask]
+#: the notebooks whose saved tables the claims table reads
+SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks}))
 
 
 def _context(row) -> str:
@@ -234,16 +231,16 @@ def _point(claim: Claim, measured: float, claimed: float, sense: str = "upper", 
                 **values)
 
 
-def _load(notebook: str, name: str):
+def _load(root, notebook: str, name: str):
     try:
-        return results.load_table(notebook, name)
+        return results.load_table(notebook, name, root=root)
     except FileNotFoundError:
         return None
 
 
 def _n_verdicts(claim: Claim, slopes) -> dict:
     """The verdict of the N exponent ``-n_power`` per (function, straggler, rule, quantity)."""
-    n_rows = _select(slopes, {"scheme": claim.scheme, "variable": "N"})
+    n_rows = select_rows(slopes, {"scheme": claim.scheme, "variable": "N"})
     n_rows = n_rows[n_rows["fixed"].astype(str).str.startswith(("S=", "joint fit"))]
     out = {}
     for _, row in n_rows.iterrows():
@@ -253,14 +250,14 @@ def _n_verdicts(claim: Claim, slopes) -> dict:
     return out
 
 
-def _slope_rows(claim: Claim) -> list[dict]:
+def _slope_rows(claim: Claim, root) -> list[dict]:
     rows = []
     for notebook in claim.notebooks:
-        slopes = _load(notebook, "slopes")
+        slopes = _load(root, notebook, "slopes")
         if slopes is None:
             rows.append(_row(claim, notebook=notebook, verdict="not measured (notebook not run)"))
             continue
-        sel = _select(slopes, claim.select)
+        sel = select_rows(slopes, claim.select)
         n_verdicts = _n_verdicts(claim, slopes) if claim.kind == "growth" else {}
         for _, row in sel.iterrows():
             claimed = claim.claimed
@@ -288,33 +285,25 @@ def _slope_rows(claim: Claim) -> list[dict]:
     return rows
 
 
-def _threshold_rows(claim: Claim) -> list[dict]:
+def _threshold_rows(claim: Claim, root) -> list[dict]:
     """LCC: the largest S up to which every trial is exact, against ``N - (K-1) deg f - 1``."""
-    summary = _load("polynomial_lcc", "summary")
+    summary = _load(root, "polynomial_lcc", "summary")
     if summary is None:
         return [_row(claim, verdict="not measured (notebook not run)")]
     rows = []
-    for degree, g in summary[summary["scheme"] == "lcc"].groupby("degree"):
-        N, K = int(g["N"].iloc[0]), int(g["K"].iloc[0])
-        predicted = N - (K - 1) * int(degree) - 1
-        exact = set(g[g["max_loss"] <= g["exact_tol"]]["S"])
-        measured = -1
-        for s in sorted(g["S"]):
-            if s not in exact:
-                break
-            measured = int(s)
-        note = f"S tested 0..{int(g['S'].max())}; -1 = never exact."
-        if measured > predicted:
+    for r in exact_recovery(summary).itertuples(index=False):
+        note = f"S tested 0..{r.s_max}; -1 = never exact."
+        if r.exact_up_to > r.threshold:
             note += (" Exact beyond the threshold: the threshold is sufficient, not necessary; f o u_enc is "
                      "numerically of lower degree than (K-1) deg f (its top Chebyshev coefficients are below "
                      "round-off).")
-        rows.append(_point(claim, float(measured), float(predicted), sense="lower", function=str(g["function"].iloc[0]),
-                           context=f"deg f={degree}, K={K}, N={N}", n_points=len(g), note=note))
+        rows.append(_point(claim, float(r.exact_up_to), float(r.threshold), sense="lower", function=r.function,
+                           context=f"deg f={r.degree}, K={r.K}, N={r.N}", n_points=r.cells, note=note))
     return rows
 
 
-def _adversary_rows(claim: Claim) -> list[dict]:
-    table = _load("worst_case_extremal", "adversary_table")
+def _adversary_rows(claim: Claim, root) -> list[dict]:
+    table = _load(root, "worst_case_extremal", "adversary_table")
     if table is None:
         return [_row(claim, verdict="not measured (notebook not run)")]
     return [_point(claim, float(r["exhaustive_max"]), claim.claimed, function=r["function"], scheme=r["scheme"],
@@ -322,29 +311,21 @@ def _adversary_rows(claim: Claim) -> list[dict]:
             for _, r in table.iterrows()]
 
 
-def _lambda_rows(claim: Claim) -> list[dict]:
-    best = _load("lambda_sensitivity", "optimum")
+def _lambda_rows(claim: Claim, root) -> list[dict]:
+    best = _load(root, "lambda_sensitivity", "optimum")
     if best is None:
         return [_row(claim, verdict="not measured (notebook not run)")]
+    if claim.kind == "lambda-span":
+        return [_point(claim, r.span, claim.claimed, function="x sin x", context=f"sigma={r.sigma:g}, {r.param}",
+                       n_points=r.n) for r in optimum_spans(best).itertuples(index=False)]
     rows = []
     for sigma, g in best.groupby("sigma"):
-        if claim.kind == "lambda-span":
-            for param in ("lam_enc", "lam_dec"):
-                lam = g[g["S"] > 0][param].to_numpy(float)
-                positive = lam[lam > 0]
-                floor = np.log10(positive.min()) - 1 if positive.size else -11.0
-                steps = np.where(lam > 0, np.log10(np.where(lam > 0, lam, 1.0)), min(floor, -11.0))
-                span = float(np.round(steps.max() - steps.min(), 6))
-                rows.append(_point(claim, span, claim.claimed, function="x sin x", context=f"sigma={sigma:g}, {param}",
-                                   n_points=len(lam)))
-        else:
-            pct = 100.0 * (np.sqrt(1.0 + g["worst_increase_x10"].to_numpy(float)) - 1.0)
-            for S, value in zip(g["S"], pct):
-                # "About 3%" is a factor-2 band: compared on a log scale, then shown in percent.
-                row = _point(claim, float(np.log(max(value, 1e-12))), float(np.log(claim.claimed)),
-                             function="x sin x", context=f"sigma={sigma:g}, S={int(S)}", n_points=1)
-                rows.append({**row, "claimed": claim.claimed, "measured": float(value), "ci_low": float(value),
-                             "ci_high": float(value)})
+        for S, value in zip(g["S"], rmse_increase(g)):
+            # "About 3%" is a factor-2 band: compared on a log scale, then shown in percent.
+            row = _point(claim, float(np.log(max(value, 1e-12))), float(np.log(claim.claimed)),
+                         function="x sin x", context=f"sigma={sigma:g}, S={int(S)}", n_points=1)
+            rows.append({**row, "claimed": claim.claimed, "measured": float(value), "ci_low": float(value),
+                         "ci_high": float(value)})
     return rows
 
 
@@ -355,7 +336,7 @@ def build_claims_table(root=None):
     ----------
     root : path-like or None
         Results root (default :func:`gcc.results.results_root`, i.e. ``$GCC_RESULTS_ROOT`` or
-        ``_build/results``).
+        ``_build/results``); a run context's is ``run.folder.parent``.
 
     Returns
     -------
@@ -365,27 +346,18 @@ def build_claims_table(root=None):
     """
     import pandas as pd
 
-    old = os.environ.get("GCC_RESULTS_ROOT")
-    if root is not None:
-        os.environ["GCC_RESULTS_ROOT"] = str(root)
-    try:
-        readers = {"threshold": _threshold_rows, "adversary": _adversary_rows, "lambda-span": _lambda_rows,
-                   "lambda-x10": _lambda_rows}
-        rows = []
-        for claim in CLAIMS:
-            if claim.kind == "untested":
-                rows.append(_row(claim, verdict="not tested"))
-            else:
-                rows.extend(readers.get(claim.kind, _slope_rows)(claim))
-        table = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
-        table["counted"] = table["counted"].astype(bool)
-        return table
-    finally:
-        if root is not None:
-            if old is None:
-                os.environ.pop("GCC_RESULTS_ROOT", None)
-            else:
-                os.environ["GCC_RESULTS_ROOT"] = old
+    root = results.results_root() if root is None else root
+    readers = {"threshold": _threshold_rows, "adversary": _adversary_rows, "lambda-span": _lambda_rows,
+               "lambda-x10": _lambda_rows}
+    rows = []
+    for claim in CLAIMS:
+        if claim.kind == "untested":
+            rows.append(_row(claim, verdict="not tested"))
+        else:
+            rows.extend(readers.get(claim.kind, _slope_rows)(claim, root))
+    table = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    table["counted"] = table["counted"].astype(bool)
+    return table
 
 
 def verdict_counts(table):
@@ -405,6 +377,41 @@ def verdict_counts(table):
     pivot = pivot.reindex(index=list(dict.fromkeys(table["claim"])), columns=order, fill_value=0)
     pivot["not counted"] = (~table["counted"].astype(bool)).groupby(table["claim"]).sum().reindex(pivot.index)
     return pivot.fillna(0).astype(int)
+
+
+def claims_view(table):
+    """The claims table for the page: the measured value with its interval as one text column.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`build_claims_table` (the saved ``results`` table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``claim, source, function, code, context, claimed, measured_ci, verdict, counted, note``;
+        ``measured_ci`` reads ``"-3.02 [-3.05, -2.99]"``, a point measurement without its interval,
+        ``"-"`` where nothing was measured.
+    """
+    text = [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
+            for m, lo, hi in zip(table["measured"], table["ci_low"], table["ci_high"])]
+    return table.assign(measured_ci=text)[["claim", "source", "function", "code", "context", "claimed", "measured_ci",
+                                           "verdict", "counted", "note"]]
+
+
+def quoted_values(table) -> list[dict]:
+    """The verdict totals the chapters quote, as keyword arguments of ``RunContext.value``.
+
+    ``n_<verdict>`` (counted rows with that verdict, for tight, loose, violated, undecided),
+    ``n_not_counted`` (rows shown but not counted, untested claims included) and ``n_claims``.
+    """
+    counted = table["counted"].astype(bool)
+    out = [{"key": f"n_{v}", "number": int(((table["verdict"] == v) & counted).sum()),
+            "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
+    out.append({"key": "n_not_counted", "number": int((~counted).sum()), "note": "rows shown but not counted"})
+    out.append({"key": "n_claims", "number": int(table["claim"].nunique()), "note": "claims in the table"})
+    return out
 
 
 def plot_claims(table):

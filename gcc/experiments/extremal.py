@@ -16,10 +16,9 @@ normalised loss ``R / ||g''||^2 ~ h^3 / K``, and ``h ~ (S + 1) / N``.
 * :func:`encoder_curve`, :func:`bump_grid`, :func:`curvature_norms` -- the norms of
   ``f o u_enc`` for any code's encoder, on a grid that resolves the bump;
 * :func:`sweep_cells`, :func:`extremal_sweep`, :func:`extremal_summary` -- N, S and joint
-  ``S = c N^gamma`` sweeps under the worst-case adversary; the worst width of each cell.
-
-* :func:`extremal_slopes`, :func:`plot_extremal` -- the exponents (N, S + 1, joint paths, joint fit)
-  and the figure.
+  ``S = c N^gamma`` sweeps under the worst-case adversary; the worst width of each cell;
+* :func:`extremal_slopes`, :func:`quoted_values`, :func:`plot_extremal` -- the exponents (N, S + 1,
+  joint paths, joint fit), the ones the chapters quote, and the figure.
 
 Imports the core (codes, the adversary, summary) and the shared experiments modules
 :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
@@ -43,11 +42,12 @@ from gcc.validation import check_real
 from .plotting import finish, scheme_color
 from .problems import as_matrix
 from .references import anchor_constant
-from .slopes import as_rate_slopes, joint_fit, path_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes
 
 __all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for",
            "encoder_curve", "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
-           "extremal_summary", "extremal_slopes", "plot_extremal", "DEFAULT_WIDTHS", "EXTREMAL_FUNCTION"]
+           "extremal_summary", "extremal_slopes", "quoted_values", "plot_extremal", "DEFAULT_WIDTHS",
+           "EXTREMAL_FUNCTION"]
 
 _PROFILE = np.polynomial.Polynomial([1.0, 0.0, -1.0]) ** 4  # (1 - s^2)^4 on [-1, 1]
 _D1, _D2 = _PROFILE.deriv(1), _PROFILE.deriv(2)
@@ -497,6 +497,32 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     c = path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic)
     d = joint_fit(summary, keys, window=lambda g: asymptotic(g) & (g["S"] + 1 >= s_fit_min))
     return as_rate_slopes(pd.concat([a, b, c, d], ignore_index=True))
+
+
+def quoted_values(slopes) -> list[dict]:
+    """The extremal exponents the chapters quote, as keyword arguments of ``RunContext.value``.
+
+    ``<scheme>_joint_n``, ``<scheme>_joint_s`` (joint fit of the normalised loss, GCC and BACC),
+    ``bacc_sup_joint_n``, ``bacc_sup_joint_s`` (in the norm of BACC's bound), each with its
+    interval (``..._ci``); ``gcc_n_slope_min``/``_max`` (GCC's N-slopes at fixed S >= 1; S = 0
+    leaves no hole) and ``gcc_s_slope`` (GCC's slope in S + 1 at fixed N).
+
+    `slopes` is :func:`extremal_slopes`; returns :func:`gcc.experiments.slopes.quoted_slopes` entries.
+    """
+    out = []
+    for key, scheme, quantity, norm in (("gcc", "gcc", "normalised", "R/||g''||^2"),
+                                        ("bacc", "bacc", "normalised", "R/||g''||^2"),
+                                        ("bacc_sup", "bacc", "normalised_sup", "R/(||g'||_inf+||g''||_inf)^2")):
+        for variable, axis in (("N", "n"), ("S+1", "s")):
+            out += quoted_slopes(slopes, f"{key}_joint_{axis}", f"{label(scheme)}, extremal {norm}: joint-fit "
+                                 f"exponent in {variable}", scheme=scheme, quantity=quantity, fixed="joint fit",
+                                 variable=variable)
+    gcc_rows = slopes[(slopes["scheme"] == "gcc") & (slopes["quantity"] == "normalised")]
+    out += quoted_slopes(gcc_rows, "gcc_n_slope", "GCC, extremal R/||g''||^2: N-slopes at fixed S >= 1", span=True,
+                         variable="N", fixed=lambda c: c.astype(str).str.startswith("S=") & (c != "S=0"))
+    out += quoted_slopes(gcc_rows, "gcc_s_slope", "GCC, extremal R/||g''||^2: slope in S+1 at fixed N",
+                         variable="S+1", fixed=lambda c: c.astype(str).str.startswith("N="))
+    return out
 
 
 def plot_extremal(summary, quantity: str = "normalised", power: float = 3.0):

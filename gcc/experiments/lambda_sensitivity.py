@@ -2,8 +2,10 @@
 
 App. E of [1]_ reports a loss that changes little (about 3% RMSE) when a lambda moves by a
 factor 10. The ``lambda_sensitivity`` notebook evaluates GCC over a (lambda_enc, lambda_dec)
-grid for several S with :func:`sensitivity_sweep`, finds the optimum per S and the loss
-increase one grid step away with :func:`lambda_optimum`, and draws
+grid (:func:`decade_grid`) for several S and noise levels with :func:`sensitivity_study`
+(:func:`sensitivity_sweep`, then :func:`lambda_optimum`: the optimum per S and the loss increase
+one grid step away), reads App. E's two statements off the optimum with :func:`optimum_spans`
+and :func:`rmse_increase` (the claims table's verdicts, and :func:`quoted_values`), and draws
 :func:`plot_lambda_sensitivity`.
 
 Imports the core (codes, straggler models) and the shared experiments modules
@@ -25,7 +27,21 @@ from gcc.codes import make
 from .plotting import finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
 
-__all__ = ["sensitivity_sweep", "lambda_optimum", "plot_lambda_sensitivity"]
+__all__ = ["decade_grid", "sensitivity_sweep", "lambda_optimum", "sensitivity_study", "optimum_spans",
+           "rmse_increase", "quoted_values", "plot_lambda_sensitivity"]
+
+
+def decade_grid(exponents: Sequence[int]) -> np.ndarray:
+    """The lambda grid of App. E's study: 0 and every decade ``10^low, ..., 10^high``.
+
+    Examples
+    --------
+    >>> from gcc.experiments.lambda_sensitivity import decade_grid
+    >>> decade_grid([-2, 0]).tolist()
+    [0.0, 0.01, 0.1, 1.0]
+    """
+    low, high = exponents
+    return np.concatenate([[0.0], np.logspace(low, high, high - low + 1)])
 
 
 def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_grid: Sequence[float],
@@ -126,7 +142,102 @@ def lambda_optimum(sens):
     return mean_table, pd.DataFrame(rows)
 
 
-def plot_lambda_sensitivity(mean_table, best_table, s_show: int):
+def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: Sequence[float],
+                      sigmas: Sequence[float], *, trials: int = 10, seed: int = 0, points: str = "chebyshev",
+                      function: str = "f"):
+    """:func:`sensitivity_sweep` over `lam_grid` for both lambdas at every noise level, then :func:`lambda_optimum`.
+
+    Parameters
+    ----------
+    f, X, n_workers, s_values, trials, seed, points, function
+        As in :func:`sensitivity_sweep`.
+    lam_grid : sequence of float
+        The grid of lambda_enc and of lambda_dec.
+    sigmas : sequence of float
+        Worker noise levels.
+
+    Returns
+    -------
+    mean_table, best_table : pandas.DataFrame
+        :func:`lambda_optimum`'s tables of every sigma (ascending), ``best_table`` with a
+        ``sigma`` column.
+    """
+    import pandas as pd
+
+    sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, lam_grid, sigma=sigma, trials=trials,
+                                        seed=seed, points=points, function=function) for sigma in sigmas],
+                     ignore_index=True)
+    means, bests = [], []
+    for sigma, part in sens.groupby("sigma"):
+        mean, best = lambda_optimum(part)
+        means.append(mean)
+        bests.append(best.assign(sigma=sigma))
+    return pd.concat(means, ignore_index=True), pd.concat(bests, ignore_index=True)
+
+
+def optimum_spans(best_table):
+    """How far the grid-optimal lambdas move over S > 0: the span in decades, per sigma and lambda.
+
+    A lambda of 0 counts as 1e-11 (the step below the grid's 1e-10), or as the decade below the
+    smallest positive optimum of its column where that is lower.
+
+    Parameters
+    ----------
+    best_table : pandas.DataFrame
+        :func:`sensitivity_study`'s ``best_table``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sigma, param`` (``"lam_enc"`` or ``"lam_dec"``), ``span`` (decades), ``n`` (values of S).
+    """
+    import pandas as pd
+
+    rows = []
+    for sigma, g in best_table.groupby("sigma"):
+        for param in ("lam_enc", "lam_dec"):
+            lam = g[g["S"] > 0][param].to_numpy(float)
+            positive = lam[lam > 0]
+            floor = np.log10(positive.min()) - 1 if positive.size else -11.0
+            steps = np.where(lam > 0, np.log10(np.where(lam > 0, lam, 1.0)), min(floor, -11.0))
+            rows.append({"sigma": sigma, "param": param, "span": float(np.round(steps.max() - steps.min(), 6)),
+                         "n": len(lam)})
+    return pd.DataFrame(rows, columns=["sigma", "param", "span", "n"])
+
+
+def rmse_increase(best_table):
+    """The largest RMSE increase one decade from the optimum, in percent, per row of `best_table`.
+
+    ``100 (sqrt(1 + worst_increase_x10) - 1)``: the loss is a squared error, App. E reports RMSE.
+
+    Returns
+    -------
+    numpy.ndarray, shape (rows,)
+    """
+    return 100.0 * (np.sqrt(1.0 + best_table["worst_increase_x10"].to_numpy(float)) - 1.0)
+
+
+def quoted_values(best_table) -> list[dict]:
+    """App. E's two statements as measured, per noise level, as keyword arguments of ``RunContext.value``.
+
+    ``span_<param>_sigma<i>`` (decades the optimal lambda moves over S, :func:`optimum_spans`) and
+    ``rmse_x10_max_sigma<i>`` (the largest RMSE increase in percent one decade from the optimum,
+    :func:`rmse_increase`), ``i`` the index of the noise level in ascending order.
+    """
+    out = []
+    spans = optimum_spans(best_table)
+    for i, (sigma, g) in enumerate(best_table.groupby("sigma")):
+        for row in spans[spans["sigma"] == sigma].itertuples(index=False):
+            out.append({"key": f"span_{row.param}_sigma{i}", "number": row.span, "digits": 3,
+                        "note": f"sigma = {sigma:g}: span of the optimal {row.param} over S (decades)"})
+        pct = rmse_increase(g)
+        if np.isfinite(pct).any():
+            out.append({"key": f"rmse_x10_max_sigma{i}", "number": float(np.nanmax(pct)), "unit": "%", "digits": 2,
+                        "note": f"sigma = {sigma:g}: largest RMSE increase one decade from the optimum"})
+    return out
+
+
+def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | None = None):
     """Heat map of log10 loss over (lambda_enc, lambda_dec) at ``S = s_show``; optimal lambdas vs S.
 
     Parameters
@@ -135,6 +246,8 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int):
         :func:`lambda_optimum` of one sigma.
     s_show : int
         The S of the heat map.
+    title : str, optional
+        Figure title.
 
     Returns
     -------
@@ -161,4 +274,6 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int):
     ax.set_ylabel("optimal lambda (grid)")
     ax.legend(fontsize=7)
     ax.grid(True, alpha=0.3)
+    if title:
+        fig.suptitle(title, fontsize=10, y=1.02)
     return finish(fig)

@@ -3,7 +3,8 @@
 The claimed rate is ``O(S^{8/5} N^{-3/5})``. The ``noisy_rate`` notebook fixes the constant of
 the theory schedule at a pilot (N, S) (:func:`calibrate_theory_constant`), draws the
 bias-variance curve over lambda_dec (:func:`noisy_lambda_curve`), runs :func:`noisy_sweep` over
-N and S for each rule, fits :func:`noisy_slopes` (read by :mod:`gcc.experiments.claims`) and
+N and S for each rule (:func:`noisy_sweeps`, on the lambda grid of :func:`lambda_grid`), fits
+:func:`noisy_slopes` (read by :mod:`gcc.experiments.claims`), publishes :func:`quoted_values` and
 draws :func:`plot_noisy`.
 
 Every loss here is averaged *exactly* over the worker noise
@@ -28,17 +29,42 @@ from gcc.validation import check_choice
 from .plotting import band, finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
-from .slopes import as_rate_slopes
+from .slopes import as_rate_slopes, quoted_slopes
 
-__all__ = ["RULES", "LAMBDA_0", "in_theorem_range", "noisy_sweep", "noisy_sweeps", "noisy_summary", "pilot_marks",
-           "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant", "noisy_slopes",
-           "plot_noisy"]
+__all__ = ["RULES", "LAMBDA_0", "lambda_grid", "in_theorem_range", "noisy_sweep", "noisy_sweeps", "noisy_summary",
+           "pilot_marks", "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant",
+           "noisy_slopes", "quoted_values", "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
 
 #: the upper end lambda_0 of Theorem 2's range used here (the theory schedule's ``lam_max``)
 LAMBDA_0 = 1.0
+
+
+def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarray:
+    """The grid of lambda_dec: ``logspace(low, high, count)`` from ``[low, high, count]``.
+
+    Parameters
+    ----------
+    exponents : (low, high, count)
+    with_zero : bool
+        Prepend 0 (interpolation): the bias-variance curve of :func:`calibrate_theory_constant`
+        shows it; cross-validation searches the positive grid.
+
+    Returns
+    -------
+    ndarray, shape (count,) or (count + 1,)
+
+    Examples
+    --------
+    >>> from gcc.experiments.noisy import lambda_grid
+    >>> lambda_grid([-2, 0, 3]).tolist(), lambda_grid([-2, 0, 3], with_zero=True).tolist()
+    ([0.01, 0.1, 1.0], [0.0, 0.01, 0.1, 1.0])
+    """
+    low, high, count = exponents
+    grid = np.logspace(low, high, int(count))
+    return np.concatenate([[0.0], grid]) if with_zero else grid
 
 
 def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
@@ -355,6 +381,39 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     if "in_theorem_range" not in out.columns:
         out["in_theorem_range"] = True
     return as_rate_slopes(out)
+
+
+def quoted_values(slopes, const: float) -> list[dict]:
+    """The noisy numbers the chapters quote, as keyword arguments of ``RunContext.value``.
+
+    ``theory_constant`` (the schedule's constant fixed at the pilot point); for the ``theory`` and
+    ``cv`` rules, the range of the N-slopes at fixed S over both straggler models
+    (``<rule>_n_slope_min``/``_max``) and the slope in S + 1 at fixed N per straggler model
+    (``<rule>_<straggler>_s_slope``, with ``..._ci``).
+
+    Parameters
+    ----------
+    slopes : pandas.DataFrame
+        :func:`noisy_slopes`.
+    const : float
+        :func:`calibrate_theory_constant`'s constant.
+
+    Returns
+    -------
+    list of dict
+    """
+    out = [{"key": "theory_constant", "number": float(const), "digits": 3,
+            "note": "constant c of the theory schedule, fixed once at the pilot (N, S)"}]
+    fixed_s = lambda col: col.astype(str).str.startswith("S=")  # noqa: E731
+    fixed_n = lambda col: col.astype(str).str.startswith("N=")  # noqa: E731
+    for rule in ("theory", "cv"):
+        out += quoted_slopes(slopes, f"{rule}_n_slope", f"rule {rule}: N-slopes at fixed S", span=True, rule=rule,
+                             variable="N", fixed=fixed_s)
+        for straggler in ("worst", "random"):
+            out += quoted_slopes(slopes, f"{rule}_{straggler}_s_slope", f"rule {rule}, {straggler} stragglers: "
+                                 "slope in S+1 at fixed N", rule=rule, straggler=straggler, variable="S+1",
+                                 fixed=fixed_n)
+    return out
 
 
 def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None, title: str | None = None):

@@ -3,9 +3,10 @@
 LCC recovers a polynomial f of degree d exactly iff ``N - S >= (K - 1) d + 1`` [2]_; below that
 threshold :class:`gcc.LagrangeCode` with ``degree=(K - 1) d`` fits a polynomial of that degree
 by least squares (App. D's adaptation), while GCC approximates at every S. The
-``polynomial_lcc`` notebook runs :func:`polynomial_comparison` per (degree, K, N), summarises it
-with :func:`polynomial_summary` (read by :mod:`gcc.experiments.claims` for the threshold) and
-draws :func:`plot_polynomial`.
+``polynomial_lcc`` notebook runs :func:`polynomial_comparisons` (:func:`polynomial_comparison`
+per (degree, K, N)), summarises it with :func:`polynomial_summary`, reads LCC's exact range off it
+with :func:`exact_recovery` (the claims table's threshold verdict, and :func:`quoted_values`),
+shows :func:`exactness_view` and draws :func:`plot_polynomial`.
 
 Imports the core (codes, straggler models, harness, summary) and the shared experiments
 modules :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.plotting`.
@@ -17,7 +18,7 @@ References
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -29,7 +30,8 @@ from gcc.summary import summarize
 from .plotting import band, finish, scheme_color
 from .problems import Polynomial, child_seed, scalar_inputs
 
-__all__ = ["polynomial_comparison", "polynomial_summary", "plot_polynomial"]
+__all__ = ["polynomial_comparison", "polynomial_comparisons", "polynomial_summary", "exact_recovery",
+           "exactness_view", "quoted_values", "plot_polynomial"]
 
 
 def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Sequence[int], *,
@@ -79,6 +81,28 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
     return pd.concat(frames, ignore_index=True)
 
 
+def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed: int = 0,
+                           points: str = "chebyshev"):
+    """:func:`polynomial_comparison` for each configuration, in one table.
+
+    Parameters
+    ----------
+    configs : sequence of mapping
+        Each with ``degree``, ``n_inputs``, ``n_workers`` and ``s_grid``.
+    trials, seed, points
+        As in :func:`polynomial_comparison` (the same for every configuration).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every configuration, in order.
+    """
+    import pandas as pd
+
+    return pd.concat([polynomial_comparison(c["degree"], c["n_inputs"], c["n_workers"], c["s_grid"], trials=trials,
+                                            seed=seed, points=points) for c in configs], ignore_index=True)
+
+
 def polynomial_summary(df, exact_rtol: float = 1e-20, level: float = 0.95):
     """Per (degree, scheme, S): mean loss with its interval, max over trials, exactness tolerance.
 
@@ -105,6 +129,63 @@ def polynomial_summary(df, exact_rtol: float = 1e-20, level: float = 0.95):
     out = out.merge(mx, on=["degree", "scheme", "S"])
     scale = df.groupby("degree")["scale"].first()
     out["exact_tol"] = [exact_rtol * float(scale[d]) for d in out["degree"]]
+    return out
+
+
+def exact_recovery(summary, scheme: str = "lcc"):
+    """Per degree: the largest S up to which every trial is exact, beside LCC's threshold.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`polynomial_summary` (the saved ``summary`` table).
+    scheme : str
+        The scheme whose exactness is read (``"lcc"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``degree, function, N, K, threshold`` (``N - (K-1) deg f - 1``: the largest S within the
+        recovery threshold), ``exact_up_to`` (the largest S such that every S of the grid up to it
+        is exact, loss <= ``exact_tol``; -1 when S = 0 is not), ``s_max`` (the largest S tested),
+        ``cells``.
+    """
+    import pandas as pd
+
+    rows = []
+    for degree, g in summary[summary["scheme"] == scheme].groupby("degree"):
+        N, K = int(g["N"].iloc[0]), int(g["K"].iloc[0])
+        exact = set(g[g["max_loss"] <= g["exact_tol"]]["S"])
+        exact_up_to = -1
+        for s in sorted(g["S"]):
+            if s not in exact:
+                break
+            exact_up_to = int(s)
+        rows.append({"degree": int(degree), "function": str(g["function"].iloc[0]), "N": N, "K": K,
+                     "threshold": N - (K - 1) * int(degree) - 1, "exact_up_to": exact_up_to,
+                     "s_max": int(g["S"].max()), "cells": len(g)})
+    return pd.DataFrame(rows, columns=["degree", "function", "N", "K", "threshold", "exact_up_to", "s_max", "cells"])
+
+
+def exactness_view(summary):
+    """Mean loss and exactness (every trial's loss <= ``exact_tol``) per (degree, N, K, S) and scheme, for the page."""
+    view = summary.assign(exact=summary["max_loss"] <= summary["exact_tol"])
+    return view.pivot_table(index=["degree", "N", "K", "S"], columns="scheme", values=["mean", "exact"],
+                            aggfunc="first")
+
+
+def quoted_values(summary) -> list[dict]:
+    """LCC's exact range per degree, as keyword arguments of ``RunContext.value``.
+
+    ``deg<d>_threshold`` (the largest S within the recovery threshold) and ``deg<d>_exact_up_to``
+    (the largest S up to which LCC is exact) for every degree of :func:`exact_recovery`.
+    """
+    out = []
+    for row in exact_recovery(summary).itertuples(index=False):
+        out += [{"key": f"deg{row.degree}_threshold", "number": int(row.threshold),
+                 "note": f"deg f = {row.degree}, K = {row.K}, N = {row.N}: largest S within LCC's threshold"},
+                {"key": f"deg{row.degree}_exact_up_to", "number": int(row.exact_up_to),
+                 "note": f"deg f = {row.degree}, K = {row.K}, N = {row.N}: largest S with exact recovery by LCC"}]
     return out
 
 

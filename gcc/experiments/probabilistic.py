@@ -9,7 +9,8 @@ draw the bump that hurts most, normalised by its ``||g''||^2``), summarises it w
 :func:`probabilistic_summary` (means, too-few-survivor counts, longest straggler runs and the
 normalised ratios of both readings), fits :func:`probabilistic_slopes` (the ratios' slopes and
 the longest run against the Erdős–Rényi law, read by :mod:`gcc.experiments.claims`), reports
-:func:`ratio_growth` and draws :func:`plot_probabilistic`.
+:func:`ratio_growth`, publishes :func:`quoted_values`, shows :func:`slope_overview` and draws
+:func:`plot_probabilistic`.
 
 Imports the core (codes, straggler models, harness, summary) and the shared experiments
 modules :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
@@ -22,6 +23,7 @@ References
 """
 from __future__ import annotations
 
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -35,10 +37,11 @@ from .extremal import EXTREMAL_FUNCTION, Bump, curvature_norms, bump_grid, line_
 from .plotting import band, finish, scheme_color
 from .problems import as_matrix, child_seed
 from .references import anchor_constant, log_base, log_rate_reference
-from .slopes import as_rate_slopes
+from .slopes import as_rate_slopes, quoted_slopes, slope_view
 
-__all__ = ["CLAIMED_RATES", "RATIO_COLUMNS", "probabilistic_sweep", "extremal_draw_losses", "probabilistic_summary",
-           "probabilistic_slopes", "ratio_growth", "plot_probabilistic"]
+__all__ = ["CLAIMED_RATES", "RATIO_COLUMNS", "SUMMARY_VIEW", "probabilistic_sweep", "extremal_draw_losses",
+           "probabilistic_summary", "probabilistic_slopes", "ratio_growth", "slope_overview", "quoted_values",
+           "plot_probabilistic"]
 
 #: (log power, N power) of each scheme's claimed rate ``log^a_{1/p}(N) / N^b`` (ISIT, as read by
 #: the 2608 abstract; the "respectively" of the ISIT abstract swaps them)
@@ -46,6 +49,10 @@ CLAIMED_RATES = {"gcc": (3, 3), "bacc": (4, 2)}
 
 #: summary column of ``E[loss] N^b / log^a_{1/p} N`` for each (a, b) of the two readings
 RATIO_COLUMNS = {(3, 3): "ratio_gcc_rate", (4, 2): "ratio_bacc_rate"}
+
+#: the columns of :func:`probabilistic_summary` that the notebook's page shows
+SUMMARY_VIEW = ["function", "scheme", "p", "N", "draws", "too_few", "mean", "ci_low", "ci_high", "ratio_gcc_rate",
+                "ratio_bacc_rate", "longest_run_mean", "longest_run_erdos_renyi"]
 
 #: half-widths, in units of the room a draw leaves around the data point, of the extremal bumps
 DRAW_WIDTHS = (1.0, 1.5, 2.0, 3.0)
@@ -127,7 +134,8 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
         Label stored in the ``function`` column.
     min_survivors : int or None
         Draws with fewer received workers are counted (``too_few_survivors``) and get a NaN
-        loss, never silently dropped or redrawn. Default: K (an interpolating
+        loss, never silently dropped or redrawn (so :func:`gcc.harness.run_trials`' warning about
+        them is not shown). Default: K (an interpolating
         decoder with fewer points than data cannot be in the theorems' regime).
     extremal : bool
         Also the extremal family on the same draws (:func:`extremal_draw_losses`): rows with
@@ -151,7 +159,11 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
             cell = make_many(codes, K, int(N), points=points)
             model = gcc.Bernoulli(float(p), min_survivors=min_survivors)
             cell_seed = child_seed(seed, N, round(1000 * p))
-            df, received = run_trials(cell, f, X, model, trials=int(draws), seed=cell_seed, return_received=True)
+            with warnings.catch_warnings():
+                # run_trials warns about draws with too few survivors; they are counted in the table instead.
+                warnings.filterwarnings("ignore", message=".*drew fewer than", category=RuntimeWarning)
+                df, received = run_trials(cell, f, X, model, trials=int(draws), seed=cell_seed,
+                                          return_received=True)
             # Every scheme of a trial shares one received set: its longest straggler run.
             masks = np.zeros((int(draws), int(N)), dtype=bool)
             for t, sets in enumerate(received):
@@ -293,6 +305,62 @@ def ratio_growth(summary, scheme: str = "gcc"):
                      "ratio_mid": ratio[mid], "ratio_upper_max": float(np.nanmax(upper)),
                      "growth": float(np.nanmax(upper) / ratio[mid])})
     return pd.DataFrame(rows)
+
+
+def slope_overview(slopes):
+    """The saved slopes as ``"slope [low, high]"`` per (function, quantity, p) and scheme, for the page.
+
+    The longest-run rows, shared by every scheme (the same draws), are in the column ``"all"``.
+
+    Parameters
+    ----------
+    slopes : pandas.DataFrame
+        :func:`probabilistic_slopes` (the saved ``slopes`` table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`gcc.experiments.slopes.slope_view` of the table.
+    """
+    scheme = slopes["scheme"].where(slopes["scheme"].notna() & (slopes["scheme"] != ""), "all")
+    return slope_view(slopes.assign(scheme=scheme), ["function", "quantity", "fixed"])
+
+
+def quoted_values(summary, slopes) -> list[dict]:
+    """The probabilistic numbers the chapters quote, as keyword arguments of ``RunContext.value``.
+
+    Ranges over p (``..._min``, ``..._max``) of the N-slopes of E[loss] (``<scheme>_<tag>_loss_slope``,
+    tag ``xsinx`` or ``extremal``: of the normalised loss there), of each code's ratios
+    (``<scheme>_<tag>_ratio3_slope``: ``E N^3/log^3``; ``..._ratio4_slope``: ``E N^2/log^4``), of the
+    longest run's slope against ``log_{1/p} N`` (``erdos_renyi_slope``); and the draws with too few
+    survivors (``too_few_draws`` of ``total_draws``, shared by every code and function).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`probabilistic_summary`.
+    slopes : pandas.DataFrame
+        :func:`probabilistic_slopes`.
+
+    Returns
+    -------
+    list of dict
+    """
+    out = []
+    for function, tag in (("x sin x", "xsinx"), (EXTREMAL_FUNCTION, "extremal")):
+        for scheme in ("gcc", "bacc"):
+            for quantity, name, what in (("loss", "loss_slope", "E[loss]"),
+                                         ("ratio_log3_n3", "ratio3_slope", "E N^3/log^3"),
+                                         ("ratio_log4_n2", "ratio4_slope", "E N^2/log^4")):
+                out += quoted_slopes(slopes, f"{scheme}_{tag}_{name}", f"{label(scheme)}, {function}: N-slope of "
+                                     f"{what} over p", span=True, function=function, scheme=scheme, quantity=quantity)
+    out += quoted_slopes(slopes, "erdos_renyi_slope", "slope of the mean longest run against log_{1/p} N over p",
+                         span=True, function="x sin x", quantity="longest_run")
+    first = summary[(summary["function"] == "x sin x") & (summary["scheme"] == summary["scheme"].iloc[0])]
+    out += [{"key": "too_few_draws", "number": int(first["too_few"].sum()),
+             "note": "draws with fewer than K received workers (reported, not in the means)"},
+            {"key": "total_draws", "number": int(first["draws"].sum()), "note": "draws of received sets in all"}]
+    return out
 
 
 def plot_probabilistic(summary, function: str, runs: bool = True):

@@ -9,17 +9,24 @@ the N, S and joint (``S = c N^gamma``) sweeps, and :func:`path_slopes` the slope
 joint sweep with the slope of ``log(S + 1)`` on the same points (from which a claim's slope
 along the path follows, :func:`gcc.experiments.verdicts.path_exponent`).
 
-Imports numpy, scipy (the t quantile) and :mod:`gcc.summary`; pandas inside the functions.
+:func:`select_rows` picks rows of a slopes table by column filters (the claims table's
+selections), and :func:`quoted_slopes` turns selected slopes into the values a chapter quotes
+(:meth:`gcc.results.RunContext.value`): one slope with its interval, or the range of several.
+
+Imports numpy, scipy (the t quantile), :mod:`gcc.summary` and :mod:`gcc.display`; pandas inside
+the functions.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from gcc.display import format_value
 from gcc.summary import slope_table
 
-__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_view", "joint_fit", "path_slopes"]
+__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_view", "joint_fit", "path_slopes", "select_rows",
+           "quoted_slopes"]
 
 #: columns of every saved ``slopes`` table, in this order (then any extra column). ``quantity``
 #: names the fitted ordinate (``"loss"``, or a normalised loss); ``path_s_slope`` is the slope of
@@ -185,4 +192,102 @@ def path_slopes(summary, by: Sequence[str], y: str = "mean", window: Callable | 
     out = slope_table(sub, "N", keys, y=y, level=level)
     out["path_s_slope"] = slope_table(sub, "N", keys, y="s_plus_1", level=level)["slope"].to_numpy()
     out["fixed"] = ["gamma=" + f"{g:.3g}" for g in out.pop("gamma")]
+    return out
+
+
+def select_rows(df, filters: Mapping[str, Any]):
+    """The rows of `df` that pass every filter; a filter on a column `df` lacks is ignored.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    filters : mapping of str to value, sequence of values, or callable
+        ``column -> value`` (equality), ``column -> [values]`` (membership) or
+        ``column -> callable(series) -> boolean mask``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The selected rows (a view of `df`'s rows, index kept).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.slopes import select_rows
+    >>> s = pd.DataFrame({"scheme": ["gcc", "bacc", "gcc"], "fixed": ["S=1", "S=1", "N=64"]})
+    >>> select_rows(s, {"scheme": "gcc", "fixed": lambda c: c.str.startswith("S="), "rule": "cv"}).index.tolist()
+    [0]
+    """
+    mask = np.ones(len(df), dtype=bool)
+    for key, value in filters.items():
+        if key not in df.columns:
+            continue
+        if callable(value):
+            mask &= np.asarray(value(df[key]), dtype=bool)
+        else:
+            values = list(value) if isinstance(value, (list, tuple, set)) else [value]
+            mask &= df[key].isin(values).to_numpy()
+    return df[mask]
+
+
+def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str = ".2f", **filters) -> list[dict]:
+    """The values a chapter quotes from a slopes table, as keyword arguments of ``RunContext.value``.
+
+    Parameters
+    ----------
+    slopes : pandas.DataFrame
+        A saved ``slopes`` table (:data:`RATE_SLOPE_COLUMNS`).
+    key : str
+        Value key (a Python identifier).
+    note : str
+        What the slope is.
+    span : bool
+        False: the filters select one row, quoted as ``key`` (the slope) and ``key_ci`` (its
+        95% interval as text, ``"[−3.05, −2.99]"``). True: the range of every selected slope,
+        quoted as ``key_min`` and ``key_max``.
+    fmt : str
+        Format of the numbers (two decimals: exponents are compared with claims like -3).
+    **filters
+        Column filters of :func:`select_rows`.
+
+    Returns
+    -------
+    list of dict
+        ``{"key", "number", "note", "fmt"}`` each, for ``run.value(**v)``. A slope that could
+        not be fitted (NaN) or a row the table lacks is left out: the book lists a quoted value no
+        run measured.
+
+    Raises
+    ------
+    ValueError
+        If ``span`` is False and the filters select more than one row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.slopes import quoted_slopes
+    >>> s = pd.DataFrame({"scheme": "gcc", "fixed": ["S=1", "S=2"], "slope": [-3.02, -3.06],
+    ...                   "ci_low": [-3.1, -3.2], "ci_high": [-2.9, -2.95]})
+    >>> [(v["key"], v["number"]) for v in quoted_slopes(s, "gcc_n", "N-slope", fixed="S=1")]
+    [('gcc_n', -3.02), ('gcc_n_ci', '[−3.10, −2.90]')]
+    >>> [(v["key"], v["number"]) for v in quoted_slopes(s, "gcc_n", "N-slopes", span=True)]
+    [('gcc_n_min', -3.06), ('gcc_n_max', -3.02)]
+    """
+    rows = select_rows(slopes, filters)
+    finite = rows[np.isfinite(rows["slope"].to_numpy(float))]
+    if span:
+        if not len(finite):
+            return []
+        values = finite["slope"].to_numpy(float)
+        return [{"key": f"{key}_min", "number": float(values.min()), "note": f"{note} (smallest)", "fmt": fmt},
+                {"key": f"{key}_max", "number": float(values.max()), "note": f"{note} (largest)", "fmt": fmt}]
+    if len(rows) > 1:
+        raise ValueError(f"quoted_slopes({key!r}): the filters {sorted(filters)} select {len(rows)} rows, not 1.")
+    if not len(finite):
+        return []
+    row = finite.iloc[0]
+    out = [{"key": key, "number": float(row["slope"]), "note": note, "fmt": fmt}]
+    if np.isfinite(row["ci_low"]) and np.isfinite(row["ci_high"]):
+        low, high = (format_value(float(row[c]), fmt=fmt) for c in ("ci_low", "ci_high"))
+        out.append({"key": f"{key}_ci", "number": f"[{low}, {high}]", "note": f"95% interval: {note}"})
     return out

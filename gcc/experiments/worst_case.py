@@ -2,9 +2,10 @@
 
 The ``worst_case_rate`` notebook runs :func:`typical_sweeps` (:func:`straggler_sweep` over the N,
 S and joint ``S = c N^gamma`` sweeps of :func:`gcc.experiments.extremal.sweep_cells`) for GCC,
-BACC, B-spline and LCC on smooth functions (the *typical case*), summarises it with
-:func:`gcc.summary.summarize`, fits the exponents with :func:`worst_case_slopes` (saved as its
-``slopes`` table, read by :mod:`gcc.experiments.claims`) and draws :func:`plot_n_sweep` and
+BACC, B-spline and LCC on the smooth functions of :func:`typical_functions` (the *typical
+case*), summarises it with :func:`summarize_sweeps`, fits the exponents with
+:func:`worst_case_slopes` (saved as its ``slopes`` table, read by :mod:`gcc.experiments.claims`),
+publishes :func:`quoted_values` for the chapters and draws :func:`plot_n_sweep` and
 :func:`plot_s_sweep`. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
 
 The loss is eq. (1): ``(1/K) sum_k ||f_hat(x_k) - f(x_k)||_2^2``. Tables name the scheme in a
@@ -31,15 +32,59 @@ from gcc.summary import slope_table, summarize
 from gcc.validation import check_choice
 
 from .plotting import band, finish, scheme_color
-from .problems import child_seed
+from .problems import TanhNetwork, child_seed, scalar_inputs, vector_inputs, xsinx
 from .references import anchor_constant, worst_case_reference
-from .slopes import as_rate_slopes, joint_fit, path_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes
 
-__all__ = ["DEFAULT_MAX_WORKERS", "straggler_sweep", "typical_sweeps", "summarize_sweeps", "worst_case_slopes",
-           "plot_n_sweep", "plot_s_sweep"]
+__all__ = ["DEFAULT_MAX_WORKERS", "typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
+           "summarize_sweeps", "worst_case_slopes", "quoted_values", "plot_n_sweep", "plot_s_sweep"]
 
 #: largest N per scheme in :func:`straggler_sweep` (see its ``max_workers``)
 DEFAULT_MAX_WORKERS = {"lcc": 40, "bspline": 256}
+
+
+def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, net_d: int = 4, net_m: int = 3,
+                      net_hidden: int = 16, seed: int = 0) -> dict:
+    """The typical case's two smooth functions with their data, by label.
+
+    Parameters
+    ----------
+    n_inputs : int
+        K.
+    x_low, x_high : float
+        Range of the scalar inputs of ``x sin x`` (drawn uniformly, :func:`~gcc.experiments.problems.scalar_inputs`).
+    net_d, net_m, net_hidden : int
+        Input and output dimension and width of the fixed random tanh network
+        (:class:`~gcc.experiments.problems.TanhNetwork`), whose inputs are standard normal.
+    seed : int
+        Seeds the network and both data sets.
+
+    Returns
+    -------
+    dict
+        ``{"x sin x": (xsinx, X of shape (K,)), "tanh net R^d->R^m (h=<hidden>)": (net, X of shape (K, d))}``.
+
+    Examples
+    --------
+    >>> from gcc.experiments.worst_case import typical_functions
+    >>> {name: X.shape for name, (f, X) in typical_functions(5).items()}
+    {'x sin x': (5,), 'tanh net R^4->R^3 (h=16)': (5, 4)}
+    """
+    net = TanhNetwork(net_d, net_m, net_hidden, seed=seed)
+    return {"x sin x": (xsinx, scalar_inputs(n_inputs, x_low, x_high, seed=seed)),
+            f"tanh net R^{net_d}->R^{net_m} (h={net_hidden})": (net, vector_inputs(n_inputs, net_d, seed=seed))}
+
+
+def function_tag(name: str) -> str:
+    """A short file-name tag of a typical function's label: ``"x sin x"`` -> ``"xsinx"``, the net -> ``"tanh"``.
+
+    Examples
+    --------
+    >>> from gcc.experiments.worst_case import function_tag
+    >>> function_tag("x sin x"), function_tag("tanh net R^4->R^3 (h=16)")
+    ('xsinx', 'tanh')
+    """
+    return "xsinx" if name == "x sin x" else name.split()[0]
 
 
 def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
@@ -224,6 +269,39 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
         frames.append(path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic, y_floor=y_floor))
         frames.append(joint_fit(summary, keys, window=asymptotic))
     return as_rate_slopes(pd.concat(frames, ignore_index=True))
+
+
+def quoted_values(slopes) -> list[dict]:
+    """The typical case's numbers that the chapters quote, as keyword arguments of ``RunContext.value``.
+
+    For GCC and BACC, worst-case stragglers, each typical function (tags of :func:`function_tag`):
+    the joint fit's exponents ``<scheme>_<tag>_joint_n`` (in N) and ``<scheme>_<tag>_joint_s``
+    (in S + 1), with their intervals (``..._ci``); and the range of GCC's N-slopes at fixed S over
+    both functions (``gcc_n_slope_min``, ``gcc_n_slope_max``).
+
+    Parameters
+    ----------
+    slopes : pandas.DataFrame
+        :func:`worst_case_slopes` (the saved ``slopes`` table).
+
+    Returns
+    -------
+    list of dict
+        :func:`gcc.experiments.slopes.quoted_slopes` entries.
+    """
+    out = []
+    worst = slopes[slopes["straggler"] == "worst"]
+    for function in dict.fromkeys(worst["function"]):
+        tag = function_tag(function)
+        for scheme in ("gcc", "bacc"):
+            for variable, axis in (("N", "n"), ("S+1", "s")):
+                out += quoted_slopes(worst, f"{scheme}_{tag}_joint_{axis}",
+                                     f"{label(scheme)}, {function}, worst case: joint-fit exponent in {variable}",
+                                     function=function, scheme=scheme, fixed="joint fit", variable=variable)
+    fixed_s = lambda col: col.astype(str).str.startswith("S=")  # noqa: E731
+    out += quoted_slopes(worst, "gcc_n_slope", "GCC, typical functions, worst case: N-slopes at fixed S", span=True,
+                         scheme="gcc", variable="N", fixed=fixed_s)
+    return out
 
 
 def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Sequence[str] = ("worst", "random"),
