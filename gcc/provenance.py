@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .machine import describe
+from .validation import invalid
 
 __all__ = ["library_fingerprint", "git_revision", "package_versions", "jsonable", "provenance"]
 
@@ -172,9 +173,15 @@ def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None,
     ({'n_workers': 40}, 0, 'demo')
     >>> "cpu_count" in record["machine"]
     True
+    >>> provenance([("n_workers", 40)])
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'params' parameter of provenance must be a mapping of parameter names to values or None. Got [('n_workers', 40)] instead.
     """
     from gcc import __version__
 
+    if params is not None and not isinstance(params, Mapping):
+        raise invalid("params", "provenance", "a mapping of parameter names to values or None", params)
     record = {
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "seed": seed,
