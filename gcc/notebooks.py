@@ -161,7 +161,8 @@ def _line(text: str, number: int) -> str:
     return lines[number - 1] if 1 <= number <= len(lines) else ""
 
 
-def yaml_error(err, text: str, owner: str, first_line: int = 1, what: str = "valid YAML") -> ValueError:
+def yaml_error(err, text: str, owner: str, first_line: int = 1, what: str = "valid YAML",
+               column_offset: int = 0) -> ValueError:
     """The contract's ValueError for a YAML syntax error ``err`` in ``text``: it names the line.
 
     Parameters
@@ -175,6 +176,8 @@ def yaml_error(err, text: str, owner: str, first_line: int = 1, what: str = "val
         Line of the file where ``text`` begins (a cell's options inside a notebook).
     what : str
         What the text must be.
+    column_offset : int
+        Characters of the file's line before the YAML's (the ``:`` of a MyST option line).
 
     Returns
     -------
@@ -187,8 +190,8 @@ def yaml_error(err, text: str, owner: str, first_line: int = 1, what: str = "val
     problem = getattr(err, "problem", None) or str(err)
     context = getattr(err, "context", None)
     where = getattr(err, "problem_mark", None) or mark
-    at = (f"at column {where.column + 1}" if where.line == mark.line
-          else f"at line {where.line + first_line}, column {where.column + 1}")
+    column = where.column + 1 + column_offset
+    at = f"at column {column}" if where.line == mark.line else f"at line {where.line + first_line}, column {column}"
     detail = f"{context + ': ' if context else ''}{problem}, {at}"
     number = mark.line + first_line
     return invalid(f"line {number}", owner, what, _line(text, number - first_line + 1), detail)
@@ -207,9 +210,11 @@ def _read_myst(text: str, owner: str):
         cause = err.__context__
         if found and isinstance(cause, yaml.YAMLError):
             fence = int(found.group(3))
-            first = fence + 2 if _line(text, fence + 1).strip() == "---" else fence + 1
+            fenced = _line(text, fence + 1).strip() == "---"  # options between --- lines, else :key: lines
+            first = fence + 2 if fenced else fence + 1
             raise yaml_error(cause, "\n".join(text.splitlines()[first - 1:]), owner, first_line=first,
-                             what=f"valid YAML options of {found.group(1).lower()} cell {found.group(2)}") from None
+                             what=f"valid YAML options of {found.group(1).lower()} cell {found.group(2)}",
+                             column_offset=0 if fenced else 1) from None
         raise invalid("text", owner, "a MyST notebook that jupytext reads", text[:80],
                       str(err).split("\n")[0]) from None
 
