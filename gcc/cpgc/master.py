@@ -1,12 +1,14 @@
-"""The master's incremental recoverability decision and decoder: peeling, then a rank test.
+"""The master's incremental recoverability decision and decoder: peeling, then elimination.
 
 Messages are fed one by one (:meth:`Master.receive`), so the same object serves the vectorised
 simulator's tests, the gradient-descent simulation and a real distributed engine. Block k is
 recoverable when ``e_k`` lies in the row space of the received coefficient rows. Peeling resolves
 every row that has a single unknown block left (all uncoded results, and coded results whose other
 blocks are known), at a cost of ``(m - 1) b`` subtractions for a degree-m row with blocks of length
-b. What peeling leaves (rows with two or more unknown blocks) goes to a rank test: Gaussian
-elimination of the residual rows restricted to the unknown columns.
+b. Beyond peeling, the decision is the reduced row-echelon form of the received coefficient rows,
+kept incrementally (:class:`IncrementalRREF`): each row is reduced once, when a decision needs it,
+never the whole system again. The values of what peeling leaves are eliminated once, in
+:meth:`Master.decode`.
 """
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ import numpy as np
 
 from ..validation import InstanceOf, Interval, check_int, invalid, validate_params
 from .codes import CPGCCode
+from .elimination import MAX_SPARSE_DEGREE
 
-__all__ = ["TOLERANCE", "Master", "rref_recoverable", "required_blocks"]
+__all__ = ["TOLERANCE", "Master", "IncrementalRREF", "rref_recoverable", "required_blocks"]
 
 _TOL = 1e-9
 
@@ -124,6 +127,119 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
     return recoverable, solution, ops
 
 
+class IncrementalRREF:
+    """Reduced row-echelon form of coefficient rows fed one at a time; which unknowns they fix.
+
+    Parameters
+    ----------
+    n_unknowns : int
+        B, the length of a row.
+    sparse : bool
+        Keep rows as dicts of their nonzero entries (codes whose rows sum a few blocks: RCSC);
+        otherwise a dense (B, B) array (dense coded rows).
+    scale : float
+        Largest coefficient magnitude: entries below ``tol * max(scale, 1)`` count as zero.
+
+    Notes
+    -----
+    A new row is reduced by the pivot rows of its nonzero columns; if anything is left, one of
+    its columns becomes a pivot (sparse: the column held by the fewest rows, which keeps rows
+    short; dense: the largest entry) and is eliminated from the rows that hold it. Unknown k is
+    determined (``e_k`` in the row space) exactly when k is a pivot whose row has no other entry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc.master import IncrementalRREF
+    >>> rref = IncrementalRREF(3)
+    >>> for row in ([1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]):   # an odd cycle
+    ...     _ = rref.add(np.array(row))
+    ...     print(rref.determined().tolist())
+    [False, False, False]
+    [False, False, False]
+    [True, True, True]
+    """
+
+    def __init__(self, n_unknowns: int, sparse: bool = True, scale: float = 1.0, tol: float = _TOL):
+        self.n_unknowns, self.sparse = int(n_unknowns), bool(sparse)
+        self.eps = tol * max(float(scale), 1.0)
+        self.rank = 0
+        if self.sparse:
+            self._rows, self._holders, self._single = {}, {}, set()
+        else:
+            B = self.n_unknowns
+            self._R = np.zeros((B, B))
+            self._piv = np.zeros(B, dtype=np.intp)
+            self._is_piv = np.zeros(B, dtype=bool)
+
+    def add(self, row) -> bool:
+        """Reduce one row (array of length B) into the form; True when it raised the rank."""
+        return self._add_sparse(row) if self.sparse else self._add_dense(np.asarray(row, dtype=float))
+
+    def _add_sparse(self, row) -> bool:
+        rows, holders, eps = self._rows, self._holders, self.eps
+        v = {}
+        for c in np.flatnonzero(row).tolist():
+            a = float(row[c])
+            if c in rows:
+                for fc, fv in rows[c].items():
+                    v[fc] = v.get(fc, 0.0) - a * fv
+            else:
+                v[c] = v.get(c, 0.0) + a
+        v = {c: x for c, x in v.items() if abs(x) > eps}
+        if not v:
+            return False
+        p = min(v, key=lambda c: len(holders.get(c, ())))
+        pv = v.pop(p)
+        f = {c: x / pv for c, x in v.items()}
+        for q in holders.pop(p, ()):
+            r = rows[q]
+            g = r.pop(p)
+            for c, x in f.items():
+                y = r.get(c, 0.0) - g * x
+                if abs(y) > eps:
+                    r[c] = y
+                    holders.setdefault(c, set()).add(q)
+                elif c in r:
+                    del r[c]
+                    holders[c].discard(q)
+            if not r:
+                self._single.add(q)
+        rows[p] = f
+        for c in f:
+            holders.setdefault(c, set()).add(p)
+        if not f:
+            self._single.add(p)
+        self.rank += 1
+        return True
+
+    def _add_dense(self, v) -> bool:
+        r, R, eps = self.rank, self._R, self.eps
+        if r:
+            v = v - v[self._piv[:r]] @ R[:r]
+        v[self._is_piv | (np.abs(v) <= eps)] = 0.0
+        if not v.any():
+            return False
+        p = int(np.abs(v).argmax())
+        v /= v[p]
+        if r:
+            R[:r] -= np.outer(R[:r, p], v)
+            R[:r][np.abs(R[:r]) <= eps] = 0.0
+        R[r], self._piv[r], self._is_piv[p] = v, p, True
+        self.rank += 1
+        return True
+
+    def determined(self) -> np.ndarray:
+        """Which unknowns the rows fed so far determine, bool (B,)."""
+        out = np.zeros(self.n_unknowns, dtype=bool)
+        if self.sparse:
+            out[list(self._single)] = True
+        elif self.rank:
+            r = self.rank
+            out[self._piv[:r][np.count_nonzero(self._R[:r], axis=1) == 1]] = True
+        return out
+
+
 class Master:
     """Incremental decoder of one iteration: accepts messages one by one.
 
@@ -138,7 +254,7 @@ class Master:
     Attributes
     ----------
     recovered : ndarray of bool, shape (n_blocks,)
-        Blocks recoverable from what has arrived (peeled or determined by the rank test).
+        Blocks recoverable from what has arrived (peeled, or determined by the elimination).
     peeled : ndarray of bool, shape (n_blocks,)
         The subset recovered by peeling alone.
     need : int
@@ -154,9 +270,10 @@ class Master:
     -----
     Threshold codes (``code.any_k`` set: MDS, gradient coding) are decided by counting distinct
     workers, which is what their MDS property guarantees; their values are decoded by a dense solve
-    (:meth:`decode`). The rank test runs only when peeling alone does not complete the iteration and
-    the pending rows changed, on the pending rows restricted to still-unknown columns: e_k lies in
-    the row space of all received rows iff k was peeled or e_k lies in the row space of that residual.
+    (:meth:`decode`). Beyond peeling, the decision is an :class:`IncrementalRREF` of every received
+    coefficient row, fed lazily: only when peeling alone does not complete the iteration and the
+    rows that peeling leaves could (or when :attr:`recovered` is read), and then only the rows not
+    fed before, so over an iteration each row is reduced once.
 
     Examples
     --------
@@ -186,9 +303,11 @@ class Master:
         self._peeled = np.zeros(B, dtype=bool)
         self._peeled_values = {}
         self._pending = []          # [residual coefficient vector (B,), residual value or None]
-        self._rank_recovered = np.zeros(B, dtype=bool)
-        self._dirty = False         # pending rows or peeled set changed since the last rank test
         self._rows = []             # every received (coefficients, value) for threshold decoding
+        self._coef = []             # every received coefficient row, in order (the decision)
+        self._fed = 0               # of which fed to the RREF so far
+        sparse = int((code.coefficients != 0).sum(axis=2).max()) <= MAX_SPARSE_DEGREE
+        self._rref = IncrementalRREF(B, sparse=sparse, scale=float(np.abs(code.coefficients).max()))
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -196,13 +315,15 @@ class Master:
         if self.code.any_k is not None:
             full = len(self._workers) >= self.code.any_k
             return np.full(self.code.n_blocks, full)
-        if self._dirty:
-            self._rank_test()
-        return self._peeled | self._rank_recovered
+        coef, rref = self._coef, self._rref
+        while self._fed < len(coef):                # each row is reduced once, when needed
+            rref.add(coef[self._fed])
+            self._fed += 1
+        return self._peeled | rref.determined()
 
     @property
     def peeled(self) -> np.ndarray:
-        """Blocks recovered by peeling alone, shape (n_blocks,) (a copy; no rank test involved)."""
+        """Blocks recovered by peeling alone, shape (n_blocks,) (a copy; no elimination involved)."""
         if self.code.any_k is not None:
             return np.zeros(self.code.n_blocks, dtype=bool)
         return self._peeled.copy()
@@ -247,10 +368,11 @@ class Master:
             if code.any_k is not None:
                 self._rows.append((coef, val))
             else:
+                self._coef.append(coef)
                 self._add_row(coef.copy(), None if val is None else val.copy())
         if code.any_k is None:
-            # The rank test can add at most len(pending) blocks: skip it while even that cannot
-            # complete the iteration (``recovered`` still runs it on demand, so it stays exact).
+            # Elimination can add at most len(pending) blocks: skip it while even that cannot
+            # complete the iteration (``recovered`` still feeds it on demand, so it stays exact).
             peeled = int(self._peeled.sum())
             if peeled >= self.need:
                 return True
@@ -271,7 +393,6 @@ class Master:
             return
         if support.size > 1:
             self._pending.append([coef, val])
-            self._dirty = True
             return
         self._peel(int(support[0]), coef, val)
 
@@ -283,7 +404,6 @@ class Master:
             if self._peeled[k]:
                 continue
             self._peeled[k] = True
-            self._rank_recovered[k] = False
             if val is not None:
                 self._peeled_values[k] = val / coef[k]
             still = []
@@ -302,18 +422,6 @@ class Master:
                         continue
                 still.append(entry)
             self._pending = still
-            self._dirty = True
-
-    def _rank_test(self):
-        self._dirty = False
-        unknown = ~self._peeled
-        if not self._pending or not unknown.any():
-            self._rank_recovered[:] = False
-            return
-        M = np.array([c[unknown] for c, _ in self._pending])
-        rec, _, _ = rref_recoverable(M)
-        self._rank_recovered[:] = False
-        self._rank_recovered[np.flatnonzero(unknown)[rec]] = True
 
     # -- output --------------------------------------------------------------------------------
     def decode(self) -> np.ndarray:

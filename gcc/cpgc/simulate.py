@@ -6,15 +6,16 @@ recoverability decision is the master's (:class:`gcc.cpgc.master.Master`), compu
 once with numpy:
 
 1. while a trial receives only single-block rows, recovery is a set union (a boolean array);
-2. from its first multi-block row on, the trial keeps a basis of the null space of the received rows,
-   restricted to the columns still unknown, shape (K, nullity). A new row ``v`` with ``v N != 0``
-   removes one null direction (a rank-one update); block k is recoverable exactly when row k of N is
-   zero, because ``e_k`` lies in the row space iff it is orthogonal to the null space.
+2. from its first multi-block row on, an incremental decoder of :mod:`gcc.cpgc.elimination` takes
+   the trial: for sparse codes (RCSC, a row sums at most ``MAX_SPARSE_DEGREE`` blocks) the reduced
+   row-echelon form of the received rows, kept incrementally (peeling is its special case: a row
+   reduced to one block; block k is recoverable when its pivot row has no other entry), about
+   O(trials) work per arrival; for dense rows (the ICASSP-MDS hypothesis) a basis of the null
+   space, O(trials K^2) per arrival. Both decide exactly (same tolerance), never re-testing the
+   rank from scratch.
 
-The null-space width starts at the number of blocks not yet covered by uncoded results, shrinks by
-one with every independent arrival (the array is truncated to the widest live trial), and finished
-trials are compacted away, so the batch does O(trials K^2) work per arrival. Threshold codes
-(MDS, gradient coding) complete at the ``any_k``-th order statistic of the message times.
+Threshold codes (MDS, gradient coding) complete at the ``any_k``-th order statistic of the message
+times.
 """
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ from .master import TOLERANCE, required_blocks
 
 __all__ = ["SimulationResult", "simulate", "completion"]
 
-_TOL = 1e-9
 _COUNT = Interval(Integral, 1, None)
 
 
