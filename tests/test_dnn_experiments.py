@@ -228,13 +228,13 @@ def test_prepare_models_header_and_fallback_banner(monkeypatch, tmp_path):
     monkeypatch.delenv("GCC_FASHION_MNIST", raising=False)
     monkeypatch.setattr(data, "FASHION_MNIST_DIRS", ("/nonexistent/fashion-mnist",))
     quick = {"epochs": 1, "train_images": 128, "warmup_epochs": 0}
-    with pytest.warns(UserWarning, match="Fallback data"):
-        prepared = dnn_models.prepare_models(["lenet5"], recipes={"lenet5": quick})
+    prepared = dnn_models.prepare_models(["lenet5"], recipes={"lenet5": quick})
     table = prepared.table()
     assert list(table.columns[:4]) == dnn_models.MODEL_COLUMNS and table["dataset"].iloc[0] == "digits"
     header = prepared.header()
     assert header.startswith("> **Warning.** Fallback data") and "61,706 parameters" in header
     assert "Hardware." in header and "LeNet5 on MNIST" in header
+    assert prepared.fallback and prepared.summary()["banners"] == prepared.banners
 
 
 def test_prepare_models_paper_path_offline(tmp_path):

@@ -149,7 +149,7 @@ def test_image_folder_without_images(tmp_path):
 def test_auto_falls_back_to_digits_with_a_banner(monkeypatch):
     monkeypatch.delenv("GCC_FASHION_MNIST", raising=False)
     monkeypatch.setattr(data, "FASHION_MNIST_DIRS", ("/nonexistent/fashion-mnist",))
-    with pytest.warns(UserWarning, match="Fallback data: Fashion-MNIST was not found"):
+    with pytest.warns(data.FallbackDataWarning, match="Fallback data: Fashion-MNIST was not found"):
         d = data.load_images("auto")
     assert d.fallback and d.name == "digits" and d.x_train.shape[1:] == (1, 28, 28)
     assert "1,797 handwritten 8x8 digits" in data.data_banner(d)

@@ -29,7 +29,7 @@ from ..backend import to_numpy
 from ..validation import check_choice, check_int, invalid
 from .formats import find_idx_files, image_folder, read_cifar10, read_idx
 
-__all__ = ["ImageData", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
+__all__ = ["ImageData", "FallbackDataWarning", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
            "fashion_mnist_folder", "data_banner", "image_batches", "image_folder", "DIGITS_SPLITS",
            "FASHION_MNIST_DIRS", "FASHION_MNIST_CLASSES", "DATASETS"]
 
@@ -47,6 +47,10 @@ FASHION_MNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", 
 DATASETS = ("auto", "fashion-mnist", "mnist", "digits", "cifar10")
 
 _PRETTY = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "digits": "digits", "cifar10": "CIFAR-10"}
+
+
+class FallbackDataWarning(UserWarning):
+    """Fashion-MNIST was not found and the digits stand in for it (:func:`load_images`)."""
 
 
 @dataclass(frozen=True)
@@ -353,7 +357,7 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     found = Path(folder) if folder is not None else fashion_mnist_folder()
     if found is None and dataset == "auto":
         data = load_digits16(size=28, split_seed=split_seed, fallback=True)
-        warnings.warn(data_banner(data), stacklevel=2)
+        warnings.warn(data_banner(data), FallbackDataWarning, stacklevel=2)
         return data
     if found is None:
         raise FileNotFoundError("Fashion-MNIST not found: looked in "

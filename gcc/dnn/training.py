@@ -74,7 +74,7 @@ MODEL_RECIPES: dict[str, dict[str, Any]] = {
 }
 
 #: Training images on which ``train_accuracy`` is measured (the first ones of the split).
-TRAIN_ACCURACY_IMAGES = 10000
+TRAIN_ACCURACY_IMAGES = 5000
 
 
 @dataclass

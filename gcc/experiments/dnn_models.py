@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -31,7 +32,8 @@ from ..validation import invalid
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 __all__ = ["PAPER_MODELS", "DEFAULT_MODELS", "MODEL_COLUMNS", "MODELS_NOTEBOOK", "PREPARE_PARAMETERS",
-           "PreparedModels", "prepare_models", "from_run", "set_threads", "page_header", "family_of"]
+           "PreparedModels", "prepare_models", "from_run", "data_from_run", "header_from_run", "show_markdown",
+           "set_threads", "page_header", "family_of"]
 
 #: The notebook that trains the networks; the other DNN notebooks load them with its parameters.
 MODELS_NOTEBOOK = "dnn_models"
@@ -94,12 +96,12 @@ class PreparedModels(dict):
 
     def show_header(self) -> None:
         """Display :meth:`header` as Markdown (in a notebook; printed elsewhere)."""
-        try:
-            from IPython.display import Markdown, display
-        except ImportError:  # pragma: no cover - IPython comes with the notebook extra
-            print(self.header())
-            return
-        display(Markdown(self.header()))
+        show_markdown(self.header())
+
+    def summary(self) -> dict:
+        """``datasets`` and ``banners``: what :func:`header_from_run` needs besides the models table."""
+        return {"datasets": self.datasets, "banners": self.banners}
+
 
     def table(self):
         """The models table: ``model, dataset, n_parameters, test_accuracy`` first, one row per model."""
@@ -113,6 +115,16 @@ class PreparedModels(dict):
             rows.append(info)
         table = pd.DataFrame(rows)
         return table[MODEL_COLUMNS + [c for c in table.columns if c not in MODEL_COLUMNS]]
+
+
+def show_markdown(text: str) -> None:
+    """Display ``text`` as Markdown in a notebook (print it elsewhere)."""
+    try:
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - IPython comes with the notebook extra
+        print(text)
+        return
+    display(Markdown(text))
 
 
 def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset: str = "auto",
@@ -165,8 +177,10 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     Returns
     -------
     PreparedModels
+        When the fallback digits stood in for Fashion-MNIST, its ``banners`` say so (no warning
+        is raised: every page shows the banner at its top).
     """
-    from ..dnn.data import data_banner, image_folder, load_images
+    from ..dnn.data import FallbackDataWarning, data_banner, image_folder, load_images
     from ..dnn.inference import SoftmaxFunction
     from ..dnn.models import n_parameters, timm_model
     from ..dnn.training import evaluate_accuracy, train_embedded_model
@@ -177,7 +191,10 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
         folder = data_folder if spec == dataset else None
         key = (str(spec), str(folder))
         if key not in loaded:
-            loaded[key] = load_images(spec, folder=folder)
+            with warnings.catch_warnings():
+                # The fallback is reported by the banner of every page (header()), not as a warning.
+                warnings.simplefilter("ignore", FallbackDataWarning)
+                loaded[key] = load_images(spec, folder=folder)
         data = loaded[key]
         described[data.name] = data.describe()
         banners.append(data_banner(data))
@@ -237,6 +254,15 @@ def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = No
     FileNotFoundError
         If that notebook has not run (no ``run.json`` with parameters).
     """
+    params, _ = _run_parameters(notebook, root)
+    kwargs = {k: params[k] for k in PREPARE_PARAMETERS if k in params}
+    kwargs["names"] = kwargs.pop("models", DEFAULT_MODELS)
+    if params.get("threads"):
+        set_threads(int(params["threads"]))
+    return prepare_models(device=device, **kwargs)
+
+
+def _run_parameters(notebook: str, root) -> tuple[dict, "object"]:
     from pathlib import Path
 
     from .. import results
@@ -246,11 +272,31 @@ def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = No
     if not params:
         raise FileNotFoundError(f"{notebook} has not run (no parameters in {Path(folder).name}/run.json): "
                                 f"python -m gcc.reproduce --only {notebook}")
-    kwargs = {k: params[k] for k in PREPARE_PARAMETERS if k in params}
-    kwargs["names"] = kwargs.pop("models", DEFAULT_MODELS)
-    if params.get("threads"):
-        set_threads(int(params["threads"]))
-    return prepare_models(device=device, **kwargs)
+    return params, folder
+
+
+def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
+    """The data set of the models notebook's last run (:func:`gcc.dnn.data.load_images` with its parameters).
+
+    For a page that needs the images but not the networks (the coded samples).
+    """
+    from ..dnn.data import FallbackDataWarning, load_images
+
+    params, _ = _run_parameters(notebook, root)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FallbackDataWarning)  # the page header shows the banner
+        return load_images(params.get("dataset", "auto"), folder=params.get("data_folder"))
+
+
+def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
+    """:func:`page_header` from the models notebook's saved ``models`` table and ``data`` file (no model loaded)."""
+    import json
+
+    import pandas as pd
+
+    _, folder = _run_parameters(notebook, root)
+    info = json.loads((folder / "data.json").read_text()) if (folder / "data.json").exists() else {}
+    return page_header(pd.read_csv(folder / "models.csv"), info.get("datasets"), info.get("banners", ()))
 
 
 def set_threads(threads: int) -> None:
