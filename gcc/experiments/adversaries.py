@@ -196,6 +196,6 @@ def quoted_values(table) -> list[dict]:
     for scheme, g in table.groupby("scheme", sort=False):
         ratios = g["exhaustive_max"].dropna()
         if len(ratios):
-            out.append({"key": f"{scheme}_exhaustive_max", "number": float(ratios.max()), "digits": 3,
+            out.append({"key": f"{scheme}_exhaustive_max", "number": float(ratios.max()), "fmt": ".2f",
                         "note": f"{label(scheme)}: largest worst loss over all sets / over contiguous blocks"})
     return out
