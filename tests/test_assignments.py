@@ -262,6 +262,25 @@ def test_with_seed_replaces_only_the_seed_line():
         with_seed(cell, -1)
 
 
+def test_student_seed_step_resets_the_parameters_cell():
+    from traitlets.config import Config
+
+    step = course.StudentSeed(config=Config({"CourseDirectory": {"root": str(course.course_root())},
+                                             "StudentSeed": {"seeds": {"bob": 17}}}))
+    source = nbformat.read(course.source_notebook("04_cpgc_peeling"), as_version=4)
+    resources = {"nbgrader": {"student": "ada", "assignment": "04_cpgc_peeling", "notebook": "04_cpgc_peeling"}}
+    submitted = nbformat.from_dict(source)
+    submitted.cells[2].source = "seed = 3\nn_workers = 40\ntolerance = None"   # another seed, other sizes
+    params = step.preprocess(submitted, resources)[0].cells[2]
+    assert params.source == with_seed(source.cells[2].source, student_seed("ada"), "ada")
+    # A submission that lost its parameters cell gets it back before the setup cell; "bob" has a given seed.
+    lost = nbformat.from_dict(source)
+    del lost.cells[2]
+    nb = step.preprocess(lost, {"nbgrader": {**resources["nbgrader"], "student": "bob"}})[0]
+    assert "parameters" in nb.cells[2].metadata["tags"] and nb.cells[2].source.startswith("seed = 17  #")
+    assert _grading(nb.cells[3])["grade_id"] == "setup"
+
+
 def test_seeds_command(capsys):
     from gcc.assignments.__main__ import main
 

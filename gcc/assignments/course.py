@@ -124,10 +124,11 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
 class StudentSeed(Preprocessor):
     """nbgrader autograde step: grade every submission with its student's seed and the course's sizes.
 
-    It replaces the submission's ``parameters`` cell by the source notebook's, with
-    ``seed = student_seed(student)`` (or the seed :attr:`seeds` names), so that a student can neither
-    be graded on another student's variant nor change the sizes. Runs after nbgrader's
-    ``OverwriteCells`` in ``Autograde.sanitize_preprocessors`` (see ``assignments/nbgrader_config.py``).
+    It replaces the submission's ``parameters`` cell by the source notebook's (or inserts it before
+    the first of nbgrader's code cells, the setup, when the submission lost it), with
+    ``seed = student_seed(student)`` (or the seed :attr:`seeds` names), so that a student is graded
+    on their own variant with the course's sizes. Runs after nbgrader's ``OverwriteCells`` in
+    ``Autograde.sanitize_preprocessors`` (see ``assignments/nbgrader_config.py``).
     """
 
     enabled = Bool(True, help="nbconvert runs a preprocessor only when it is enabled.")
@@ -135,15 +136,25 @@ class StudentSeed(Preprocessor):
                           "gcc.assignments.course.student_seed(student id).").tag(config=True)
 
     def preprocess(self, nb, resources):
+        import nbformat
+
         info = resources["nbgrader"]
         student = info["student"]
         seed = int(self.seeds.get(student, student_seed(student)))
+        source = self._source_parameters(info["assignment"], info["notebook"])
         cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-        if not cells:
+        if cells:
+            target = cells[0]
+        elif source is not None:
+            # A submission without its parameters cell gets the source's, before the setup cell.
+            target = nbformat.v4.new_code_cell(metadata={"tags": ["parameters"]})
+            first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "nbgrader" in c.metadata),
+                         len(nb.cells))
+            nb.cells.insert(first, target)
+        else:
             self.log.warning("%s has no parameters cell: left as submitted", info["notebook"])
             return nb, resources
-        source = self._source_parameters(info["assignment"], info["notebook"]) or cells[0].source
-        cells[0].source = with_seed(source, seed, student)
+        target.source = with_seed(source if source is not None else target.source, seed, student)
         self.log.info("Grading %s of %s with seed %d", info["notebook"], student, seed)
         return nb, resources
 
