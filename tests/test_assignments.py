@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import html
+import importlib.util
 import json
 import re
 import shutil
@@ -23,7 +24,7 @@ import numpy as np
 import pytest
 
 nbformat = pytest.importorskip("nbformat")
-pytest.importorskip("nbgrader")
+pytest.importorskip("nbconvert")  # gcc.assignments.course builds on it; nbgrader itself: needs_nbgrader
 
 import gcc  # noqa: E402
 from gcc.assignments import ASSIGNMENTS, AssignmentCheckError, Feedback, checks, problem, variant  # noqa: E402
@@ -38,6 +39,10 @@ SOLVED = ("ada", "bob")        # hand in the solutions
 UNTOUCHED = ("cy", "dee")      # hand in the release as fetched
 THROUGH_EXCHANGE = "01_berrut"  # ada's and cy's copies of it go through release/fetch/submit/collect
 COURSE_ID = "gcc-companion"
+
+#: The tests that run nbgrader (extra "course"); the checks, feedback and variants need only gcc.
+needs_nbgrader = pytest.mark.skipif(importlib.util.find_spec("nbgrader") is None,
+                                    reason="nbgrader is not installed: pip install -e '.[course]'")
 
 
 def _grading(cell) -> dict:
@@ -57,6 +62,7 @@ def _solve(released, source):
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """Release, hand in, autograde and feed back every assignment; return the folders and timings."""
+    pytest.importorskip("nbgrader", reason="nbgrader is not installed: pip install -e '.[course]'")
     from gcc.reproduce import ensure_kernel
 
     assert ensure_kernel() == "gcc-companion", "the notebooks run on the gcc-companion kernel"
@@ -238,6 +244,7 @@ def test_book_pages_are_the_release_with_the_students_code_shown(graded, tmp_pat
             assert not cell.outputs
 
 
+@needs_nbgrader
 def test_sync_book_generates_its_own_release(tmp_path):
     pages = build.sync_book(["04_cpgc_peeling"], dest=tmp_path / "pages")
     text = pages[0].read_text(encoding="utf-8")
@@ -262,6 +269,7 @@ def test_with_seed_replaces_only_the_seed_line():
         with_seed(cell, -1)
 
 
+@needs_nbgrader
 def test_student_seed_step_resets_the_parameters_cell():
     from traitlets.config import Config
 
