@@ -419,9 +419,9 @@ def quoted_values(slopes, const: float) -> list[dict]:
 def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None, title: str | None = None):
     """Noisy workers: loss against N and S + 1 per rule, and the bias-variance curve over lambda_dec.
 
-    Panel 1: loss against N, one line per (rule, S), with ``C (S+1)^{8/5} N^{-3/5}``. Panel 2:
-    loss against S + 1 at fixed N with ``C (S+1)^{8/5}``. Panel 3: loss, bias squared and
-    variance against lambda_dec at the pilot (N, S).
+    Panel 1 (top left): loss against N, one line per (rule, S), with ``C (S+1)^{8/5} N^{-3/5}``.
+    Panel 2 (top right): loss against S + 1 at fixed N with ``C (S+1)^{8/5}``. Panel 3 (below):
+    loss, bias squared and variance against lambda_dec at the pilot (N, S).
 
     Parameters
     ----------
@@ -440,7 +440,9 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
     """
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    # Two panels above the bias-variance curve: a page's width keeps them readable.
+    fig, mosaic = plt.subplot_mosaic([["N", "S"], ["lam", "lam"]], figsize=(9.0, 7.2))
+    axes = [mosaic["N"], mosaic["S"], mosaic["lam"]]
     styles = {"theory": ("C0", "o-"), "cv": ("C1", "s-"), "zero": ("C7", "^-")}
     ax = axes[0]
     nrows = summary[summary["sweep"] == "N"]

@@ -389,7 +389,7 @@ def plot_probabilistic(summary, function: str, runs: bool = True):
     sub = summary[summary["function"] == function]
     p_values = sorted(sub["p"].unique())
     n_rows = 3 if runs else 2
-    fig, axes = plt.subplots(n_rows, len(p_values), figsize=(3.8 * len(p_values), 3.0 * n_rows), squeeze=False)
+    fig, axes = plt.subplots(n_rows, len(p_values), figsize=(3.2 * len(p_values), 2.8 * n_rows), squeeze=False)
     for j, p in enumerate(p_values):
         part = sub[sub["p"] == p]
         schemes = sorted(part["scheme"].unique())

@@ -337,7 +337,7 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
     gcc_rows = sub[sub["scheme"] == "gcc"]
     C = anchor_constant(gcc_rows["mean"], worst_case_reference(gcc_rows["N"], gcc_rows["S"], power=power))
     s_values = sorted(sub["S"].unique())
-    fig, axes = plt.subplots(len(stragglers), len(codes), figsize=(3.4 * len(codes), 3.0 * len(stragglers)),
+    fig, axes = plt.subplots(len(stragglers), len(codes), figsize=(2.5 * len(codes), 2.9 * len(stragglers)),
                              sharey=True, squeeze=False)
     for row, straggler in enumerate(stragglers):
         part = sub[sub["straggler"] == straggler]
