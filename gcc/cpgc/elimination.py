@@ -34,25 +34,30 @@ ROW_WIDTH = 4
 MAX_SPARSE_DEGREE = 8
 
 
-def _combine(cols, vals, sentinel, width):
+def _combine(cols, vals, sentinel, width, distinct=False):
     """Per row, add the values of equal columns, drop sums within _TOL of 0 and the sentinel.
 
     cols (n, W) int in [0, sentinel], vals (n, W) -> cols, vals (n, width), entries compacted to
     the left (the sentinel after them), and the number of entries per row (which may exceed
     ``width``: those beyond it are dropped). Sums by ``bincount`` over (row, column) pairs, one
-    representative per pair (the first; duplicates are rare).
+    representative per pair (the first; duplicates are rare). ``distinct``: the caller knows no
+    column repeats within a row (nothing to add).
     """
     n, W = cols.shape
-    flat = cols + (np.arange(n) * (sentinel + 1))[:, None]
-    sums = np.bincount(flat.ravel(), vals.ravel(), n * (sentinel + 1))[flat]
-    repeated = np.bincount(flat.ravel(), minlength=n * (sentinel + 1))[flat] > 1
-    keep = (cols != sentinel) & (np.abs(sums) > _TOL)
-    dup = keep & repeated
-    if dup.any():
-        pos = np.flatnonzero(dup)                              # row-major: the first comes first
-        first = pos[np.unique(flat.ravel()[pos], return_index=True)[1]]
-        keep.ravel()[pos] = False
-        keep.ravel()[first] = True
+    if distinct:
+        sums = vals
+        keep = (cols != sentinel) & (np.abs(vals) > _TOL)
+    else:
+        flat = cols + (np.arange(n) * (sentinel + 1))[:, None]
+        sums = np.bincount(flat.ravel(), vals.ravel(), n * (sentinel + 1))[flat]
+        repeated = np.bincount(flat.ravel(), minlength=n * (sentinel + 1))[flat] > 1
+        keep = (cols != sentinel) & (np.abs(sums) > _TOL)
+        dup = keep & repeated
+        if dup.any():
+            pos = np.flatnonzero(dup)                          # row-major: the first comes first
+            first = pos[np.unique(flat.ravel()[pos], return_index=True)[1]]
+            keep.ravel()[pos] = False
+            keep.ravel()[first] = True
     slot = np.cumsum(keep, axis=1) - 1
     count = slot[:, -1] + 1
     keep &= slot < width
@@ -132,7 +137,7 @@ def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message,
             cand_c = np.concatenate([np.where(pv, B, cols), rc[at, :w].reshape(I.size, D * w)], axis=1)
             cand_v = np.concatenate([np.where(pv, 0.0, vals),
                                      (-vals[:, :, None] * rv[at, :w]).reshape(I.size, D * w)], axis=1)
-            vc, vv, nv = _combine(cand_c, cand_v, B, L + 1)
+            vc, vv, nv = _combine(cand_c, cand_v, B, L + 1, distinct=w == 0)
             keep = nv > 0
             I, vc, vv, nv = I[keep], vc[keep], vv[keep], nv[keep]
         if ind.any() and I.size:
@@ -142,8 +147,8 @@ def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message,
             p, pval = vc[r, j], vv[r, j]
             last = np.minimum(nv, L + 1) - 1                      # fill the pivot's slot with the last entry
             vc[r, j], vv[r, j] = vc[r, last], vv[r, last]
+            vc[r, last], vv[r, last] = B, 0.0
             fc, fv = vc[:, :L], vv[:, :L] / pval[:, None]
-            fc[r[last < L], last[last < L]] = B
             nf = nv - 1
             bad = nf > L
             at_p = base + p
@@ -151,7 +156,7 @@ def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message,
             if hold.any():
                 bad[hold] |= _eliminate(I[hold], p[hold], fc[hold], fv[hold], rc, rv, rlen, occ, nrec, Bs, B)
             piv[at_p] = True
-            rc[at_p], rv[at_p] = fc, np.where(fc < B, fv, 0.0)
+            rc[at_p], rv[at_p] = fc, fv
             rlen[at_p] = np.minimum(nf, L)
             np.add.at(occ, (base[:, None] + fc)[fc < B], 1)
             nrec[I] += nf == 0
@@ -174,8 +179,8 @@ def _eliminate(I, p, fc, fv, rc, rv, rlen, occ, nrec, Bs, B):
     hold p, updating the (flattened) state arrays in place; True for the trials where a row
     outgrew its width."""
     L = rc.shape[1]
-    rows = (I * Bs)[:, None] + np.arange(Bs)                   # every row of those trials
-    e, q, l = np.nonzero(rc[rows] == p[:, None, None])         # row q of trial I[e] holds p at l
+    w = int(rlen.reshape(-1, Bs)[I].max())                     # the longest row of those trials
+    e, q, l = np.nonzero(rc.reshape(-1, Bs, L)[I, :, :w] == p[:, None, None])  # row q of trial I[e] has p at l
     t = I[e]
     at = t * Bs + q
     g = rv[at, l]
