@@ -1,7 +1,8 @@
 """Per-student variants: sizes and data drawn from a seed.
 
-Every assignment notebook has a ``seed`` parameter (papermill injects it:
-``python -m gcc.assignments make-variant --seed 17``). The seed fixes the sizes
+Every assignment notebook has a ``seed`` in its first cell; nbgrader's autograde sets each
+student's own (:class:`gcc.assignments.course.StudentSeed`; ``python -m gcc.assignments seeds ada``
+prints them). The seed fixes the sizes
 (number of inputs, workers, stragglers, ...) and the data, so two students with
 different seeds get different answers and cannot copy them, while the checks,
 given the same variant, recompute the reference exactly.
