@@ -21,12 +21,15 @@ import hashlib
 import os
 import warnings
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
 
 from ..backend import to_numpy
-from ..validation import check_choice, check_int, invalid
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, check_int, invalid, validate,
+                          validate_params)
+from ._checks import NAME, PATH, check_labels
 from .formats import find_idx_files, image_folder, read_cifar10, read_idx
 
 __all__ = ["ImageData", "FallbackDataWarning", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
@@ -88,6 +91,31 @@ class ImageData:
     classes: tuple
     source: str
     fallback: bool = False
+
+    def __post_init__(self):
+        owner = "ImageData"
+        validate(self.name, NAME, "name", owner)
+        validate(self.source, InstanceOf(str, "a str"), "source", owner)
+        validate(self.fallback, BOOL, "fallback", owner)
+        if not isinstance(self.classes, tuple) or not self.classes or not all(isinstance(c, str) for c in self.classes):
+            raise invalid("classes", owner, "a non-empty tuple of class names (str)", self.classes)
+        shape = None
+        for split in ("train", "val", "test"):
+            x = getattr(self, f"x_{split}")
+            if not isinstance(x, np.ndarray) or x.ndim != 4 or x.dtype.kind != "f" or len(x) == 0:
+                raise invalid(f"x_{split}", owner, "a float array of shape (n, C, H, W) with n >= 1", x,
+                              f"its shape is {getattr(x, 'shape', None)}" if isinstance(x, np.ndarray) else None)
+            if shape is not None and x.shape[1:] != shape:
+                raise invalid(f"x_{split}", owner, f"images of the training split's shape {shape}", x,
+                              f"its images are {x.shape[1:]}")
+            shape = x.shape[1:]
+            check_labels(getattr(self, f"y_{split}"), len(x), f"y_{split}", owner, n_classes=len(self.classes))
+        for stat in ("mean", "std"):
+            values = getattr(self, stat)
+            if not isinstance(values, tuple) or len(values) != shape[0] or not all(
+                    isinstance(v, float) and np.isfinite(v) and (stat == "mean" or v > 0) for v in values):
+                what = "finite floats" if stat == "mean" else "finite floats > 0 (a constant channel cannot be normalised)"
+                raise invalid(stat, owner, f"a tuple of {shape[0]} {what}, one per channel", values)
 
     @property
     def n_classes(self) -> int:
@@ -164,6 +192,11 @@ def fashion_mnist_folder() -> Path | None:
     return next((Path(folder) for folder in FASHION_MNIST_DIRS if Path(folder).is_dir()), None)
 
 
+_CLASSES = NoneOr(InstanceOf((list, tuple), "a list or tuple of class names"))
+_VAL_SIZE = Interval(int, 1, None)
+
+
+@validate_params({"folder": PATH, "name": NoneOr(NAME), "val_size": _VAL_SIZE, "split_seed": SEED, "classes": _CLASSES})
 def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, split_seed: int = 0,
                       classes=None) -> ImageData:
     """An MNIST-format folder (MNIST, Fashion-MNIST, ...) as normalised splits.
@@ -211,6 +244,7 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
                        classes, Path(folder))
 
 
+@validate_params({"folder": PATH, "val_size": _VAL_SIZE, "split_seed": SEED})
 def load_cifar10(folder, val_size: int = 5000, split_seed: int = 0) -> ImageData:
     """CIFAR-10's python batches (:func:`gcc.dnn.formats.read_cifar10`) as normalised splits.
 
@@ -270,8 +304,13 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     from sklearn.model_selection import train_test_split
 
     size = check_int(size, "size", "load_digits16", minimum=8)
-    if len(splits) != 3 or min(splits) <= 0 or abs(sum(splits) - 1.0) > 1e-9:
-        raise invalid("splits", "load_digits16", "three positive fractions summing to 1", splits)
+    split_seed = validate(split_seed, SEED, "split_seed", "load_digits16")
+    validate(fallback, BOOL, "fallback", "load_digits16")
+    fractions = "three fractions in (0, 1) summing to 1"
+    if isinstance(splits, (str, bytes)) or np.ndim(splits) != 1 or len(splits) != 3 or not all(
+            isinstance(v, Real) and not isinstance(v, bool) and 0 < v < 1 for v in splits) \
+            or abs(sum(splits) - 1.0) > 1e-9:
+        raise invalid("splits", "load_digits16", fractions, splits)
     digits = load_digits()
     images = digits.images / 16.0  # grey levels 0..16 -> [0, 1]
     labels = digits.target.astype(np.int64)
@@ -288,6 +327,7 @@ def load_digits16(size: int = 16, split_seed: int = 0,
                        fallback=fallback)
 
 
+@validate_params({"data": InstanceOf(ImageData, "a gcc.dnn.data.ImageData")})
 def data_banner(data: ImageData) -> str:
     """The warning every DNN page shows when it ran on the fallback digits ('' otherwise).
 
@@ -310,6 +350,7 @@ def data_banner(data: ImageData) -> str:
             "or set GCC_FASHION_MNIST to an MNIST-format folder, then rerun.")
 
 
+@validate_params({"dataset": PATH, "folder": NoneOr(PATH), "val_size": _VAL_SIZE, "split_seed": SEED})
 def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_seed: int = 0) -> ImageData:
     """The images of the DNN experiments.
 
@@ -339,14 +380,19 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     ValueError
         For an unknown name, or a broken file (named in the message).
     """
-    if dataset not in DATASETS and (folder is None and Path(str(dataset)).is_dir()):
+    if dataset not in DATASETS and (folder is None and Path(dataset).is_dir()):
         dataset, folder = "folder", dataset
+    elif dataset not in DATASETS and folder is not None:
+        raise invalid("dataset", "load_images", f"one of {', '.join(map(repr, DATASETS))} when 'folder' is given",
+                      dataset)
     if dataset == "folder":
         if (Path(folder) / "data_batch_1").exists():
             return load_cifar10(folder, val_size=val_size, split_seed=split_seed)
         return load_mnist_format(folder, val_size=val_size, split_seed=split_seed)
     check_choice(dataset, "dataset", "load_images", DATASETS + ("an existing folder",))
     if dataset == "digits":
+        if folder is not None:
+            raise invalid("folder", "load_images", "None when dataset='digits' (scikit-learn holds them)", folder)
         return load_digits16(size=28, split_seed=split_seed)
     if dataset in ("mnist", "cifar10"):
         if folder is None:
@@ -366,6 +412,8 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     return load_mnist_format(found, name="fashion-mnist", val_size=val_size, split_seed=split_seed)
 
 
+@validate_params({"n_images": Interval(int, 1, None), "batch_size": Interval(int, 1, None),
+                  "n_batches": Interval(int, 1, None), "seed": SEED})
 def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> np.ndarray:
     """Indices of ``n_batches`` batches of ``batch_size`` distinct images each.
 
@@ -387,8 +435,18 @@ def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> 
     Returns
     -------
     numpy.ndarray, shape (n_batches, batch_size), int64
+
+    Examples
+    --------
+    >>> from gcc.dnn.data import image_batches
+    >>> image_batches(10, 3, 2, seed=0).shape
+    (2, 3)
+    >>> image_batches(10, 11, 2, seed=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'batch_size' parameter of image_batches must be an int in [1, n_images] with n_images = 10. Got 11 instead.
     """
-    check_int(batch_size, "batch_size", "image_batches", maximum=n_images,
-              constraint=f"an int <= n_images={n_images}")
+    check_int(batch_size, "batch_size", "image_batches", minimum=1, maximum=n_images,
+              constraint=f"an int in [1, n_images] with n_images = {n_images}")
     rng = np.random.default_rng(seed)
     return np.stack([rng.choice(n_images, size=batch_size, replace=False) for _ in range(n_batches)]).astype(np.int64)

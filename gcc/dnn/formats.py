@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..validation import invalid
+from ..validation import SEED, Callable, Interval, NoneOr, invalid, validate_params
+from ._checks import MODULE, PATH
 
 __all__ = ["read_idx", "find_idx_files", "read_cifar10", "image_folder", "IDX_SPLITS", "IMAGE_SUFFIXES"]
 
@@ -57,6 +58,7 @@ def _open(path: Path):
     return gzip.open(path, "rb") if gzipped else open(path, "rb")
 
 
+@validate_params({"path": PATH, "ndim": NoneOr(Interval(int, 1, 255))})
 def read_idx(path, ndim: int | None = None) -> np.ndarray:
     """Read one IDX file (gzip-compressed or not) into an array.
 
@@ -125,6 +127,7 @@ def read_idx(path, ndim: int | None = None) -> np.ndarray:
     return np.frombuffer(raw, dtype, offset=header).reshape(shape).astype(dtype.newbyteorder("="))
 
 
+@validate_params({"folder": PATH})
 def find_idx_files(folder) -> dict[tuple[str, str], Path]:
     """The four IDX files of an MNIST-format folder.
 
@@ -164,6 +167,7 @@ def find_idx_files(folder) -> dict[tuple[str, str], Path]:
     return found
 
 
+@validate_params({"folder": PATH})
 def read_cifar10(folder) -> dict[str, np.ndarray]:
     """CIFAR-10's python version: 50,000 training and 10,000 test images.
 
@@ -214,6 +218,8 @@ def read_cifar10(folder) -> dict[str, np.ndarray]:
             "x_test": parts["test_batch"][0], "y_test": parts["test_batch"][1]}
 
 
+@validate_params({"root": PATH, "model": NoneOr(MODULE), "transform": NoneOr(Callable()),
+                  "max_images": NoneOr(Interval(int, 1, None)), "seed": SEED})
 def image_folder(root, model=None, transform=None, max_images: int | None = None, seed: int = 0):
     """An ImageNet-style ``root/<class>/<image>`` folder as ``(x, y)`` arrays.
 

@@ -13,6 +13,7 @@ the best available device (CUDA, then Apple MPS, then CPU) in its own dtype (flo
 from __future__ import annotations
 
 import os
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..backend import to_numpy  # noqa: E402
-from ..validation import check_int  # noqa: E402
+from ..validation import Interval, NoneOr, invalid, validate, validate_params  # noqa: E402
+from ._checks import DEVICE, MODULE, Device, IntTuple, real_tensor  # noqa: E402
 
 __all__ = ["best_device", "SoftmaxFunction"]
 
@@ -36,11 +38,30 @@ def best_device(prefer: str | torch.device | None = None) -> torch.device:
     prefer : str or torch.device, optional
         ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"`` or ``"auto"``/None for the automatic choice.
         The environment variable ``GCC_DEVICE`` overrides the automatic choice.
+
+    Returns
+    -------
+    torch.device
+
+    Raises
+    ------
+    ValueError
+        If ``prefer`` (or ``$GCC_DEVICE``) is no device of this machine (``"gpu"``, ``"cuda"``
+        without a GPU ...).
+
+    Examples
+    --------
+    >>> from gcc.dnn.inference import best_device
+    >>> best_device("cpu")
+    device(type='cpu')
     """
-    if prefer is None or str(prefer) == "auto":
-        prefer = os.environ.get("GCC_DEVICE") or None
-    if prefer is not None and str(prefer) != "auto":
-        return torch.device(prefer)
+    if prefer is None or (isinstance(prefer, str) and prefer == "auto"):
+        env = os.environ.get("GCC_DEVICE") or None
+        if env is not None and env != "auto":
+            return torch.device(validate(env, DEVICE, "$GCC_DEVICE", "best_device"))
+        prefer = None
+    if prefer is not None:
+        return torch.device(validate(prefer, DEVICE, "prefer", "best_device"))
     if torch.cuda.is_available():
         return torch.device("cuda")
     mps = getattr(torch.backends, "mps", None)
@@ -79,9 +100,10 @@ class SoftmaxFunction:
     array([1., 1., 1., 1., 1.])
     """
 
+    @validate_params({"model": MODULE, "device": NoneOr(Device(auto=True)), "input_shape": NoneOr(IntTuple()),
+                      "max_batch": Interval(Integral, 1, None)})
     def __init__(self, model: nn.Module, device: str | torch.device | None = None,
                  input_shape: tuple[int, ...] | None = None, max_batch: int = 1024):
-        max_batch = check_int(max_batch, "max_batch", "SoftmaxFunction", minimum=1)
         self.device = best_device(device)
         self.model = model.to(self.device).eval()
         self.input_shape = tuple(input_shape) if input_shape is not None else None
@@ -94,32 +116,80 @@ class SoftmaxFunction:
     def __repr__(self) -> str:
         return f"SoftmaxFunction({type(self.model).__name__}, device={self.device}, input_shape={self.input_shape})"
 
+    def _check_shape(self, x, owner: str) -> None:
+        """A non-empty batch of the model's input shape (flattened when ``input_shape`` is known)."""
+        shape = tuple(x.shape)
+        if self.input_shape is not None:
+            flat = int(np.prod(self.input_shape))
+            if not (shape[1:] == self.input_shape or shape[1:] == (flat,)):
+                raise invalid("x", owner, f"a batch of shape (B, *{self.input_shape}) or (B, {flat})", x,
+                              f"its shape is {shape}")
+        if shape[0] == 0:
+            raise invalid("x", owner, "a non-empty batch", x, f"its shape is {shape}")
+
     @torch.no_grad()
     def forward_tensor(self, x: torch.Tensor) -> torch.Tensor:
-        """Softmax probabilities (B, m) of a tensor already on ``self.device`` in the model's dtype."""
+        """Softmax probabilities (B, m) of a tensor already on ``self.device`` in the model's dtype.
+
+        Parameters
+        ----------
+        x : torch.Tensor, shape (B, *input_shape) or (B, prod(input_shape)), B >= 1
+
+        Returns
+        -------
+        torch.Tensor, shape (B, m)
+        """
+        owner = "SoftmaxFunction.forward_tensor"
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+            raise invalid("x", owner, "a floating-point torch.Tensor (use SoftmaxFunction(x) for arrays)", x)
+        real_tensor(x, "x", owner, min_ndim=2 if self.input_shape is not None else 1)
+        self._check_shape(x, owner)
+        return self._forward(x, owner)
+
+    @torch.no_grad()
+    def _forward(self, x: torch.Tensor, owner: str) -> torch.Tensor:
         if self.input_shape is not None and x.ndim == 2:
             x = x.reshape(x.shape[0], *self.input_shape)
-        outs = [torch.softmax(self.model(x[s:s + self.max_batch]), dim=-1) for s in range(0, x.shape[0], self.max_batch)]
-        return torch.cat(outs) if outs else x.new_zeros((0,))
+        try:
+            outs = [torch.softmax(self.model(x[s:s + self.max_batch]), dim=-1)
+                    for s in range(0, x.shape[0], self.max_batch)]
+        except torch.cuda.OutOfMemoryError:
+            raise
+        except RuntimeError as err:      # a shape or channel count the network does not take
+            raise invalid("x", owner, f"a batch that {type(self.model).__name__} takes", x,
+                          str(err).strip().splitlines()[0][:300]) from None
+        out = torch.cat(outs)
+        if out.ndim != 2:
+            raise invalid("model", "SoftmaxFunction", "a classifier returning logits of shape (B, m)",
+                          type(self.model).__name__, f"it returned shape {tuple(out.shape)}")
+        return out
 
     def __call__(self, x: Any):
         """Evaluate f on a batch.
 
         Parameters
         ----------
-        x : numpy.ndarray or torch.Tensor, shape (B, *input_shape) or (B, prod(input_shape))
+        x : numpy.ndarray or torch.Tensor, shape (B, *input_shape) or (B, prod(input_shape)), B >= 1
+            Real numbers (complex values are refused: a network's input is real).
 
         Returns
         -------
         Same type as ``x``, shape (B, m)
             Probabilities; dtype (and device, for tensors) as ``x`` when ``x`` is floating point,
             else float32.
+
+        Raises
+        ------
+        ValueError
+            If ``x`` is not a non-empty batch of real numbers of the model's input shape.
         """
-        if isinstance(x, torch.Tensor):
-            out = self.forward_tensor(x.detach().to(device=self.device, dtype=self.dtype))
-            dtype = x.dtype if x.is_floating_point() else torch.float32
-            return out.to(device=x.device, dtype=dtype)
-        arr = np.asarray(x)
-        out = to_numpy(self.forward_tensor(torch.as_tensor(arr, dtype=self.dtype).to(self.device)))
+        owner = "SoftmaxFunction"
+        arr = real_tensor(x, "x", owner, min_ndim=2 if self.input_shape is not None else 1)
+        self._check_shape(arr, owner)
+        if isinstance(arr, torch.Tensor):
+            out = self._forward(arr.detach().to(device=self.device, dtype=self.dtype), owner)
+            dtype = arr.dtype if arr.is_floating_point() else torch.float32
+            return out.to(device=arr.device, dtype=dtype)
+        out = to_numpy(self._forward(torch.as_tensor(arr, dtype=self.dtype).to(self.device), owner))
         dtype = arr.dtype if np.issubdtype(arr.dtype, np.floating) else np.float32
         return out.astype(dtype, copy=False)

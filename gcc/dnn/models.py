@@ -19,6 +19,7 @@ says which architecture a checkpoint that does not fit was made for.
 from __future__ import annotations
 
 import os
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -27,13 +28,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from ..validation import check_int, invalid  # noqa: E402
+from ..validation import BOOL, Interval, NoneOr, invalid, validate, validate_params  # noqa: E402
+from ._checks import MAPPING, MODULE, NAME, PATH, IntTuple, check_keys  # noqa: E402
 
 __all__ = ["LeNet5", "small_vit", "repvgg", "deploy", "timm_model", "build_model", "load_checkpoint",
-           "n_parameters", "ARCHS"]
+           "n_parameters", "ARCHS", "CONFIG_KEYS"]
 
 #: The ``arch`` values of :func:`build_model`.
 ARCHS = ("lenet5", "repvgg", "vit", "timm")
+
+_POSITIVE = Interval(Integral, 1, None)
 
 
 class LeNet5(nn.Module):
@@ -67,9 +71,9 @@ class LeNet5(nn.Module):
     61706
     """
 
+    @validate_params({"in_chans": _POSITIVE, "num_classes": _POSITIVE, "img_size": Interval(Integral, 12, None)})
     def __init__(self, in_chans: int = 1, num_classes: int = 10, img_size: int = 28):
         super().__init__()
-        check_int(img_size, "img_size", "LeNet5", minimum=12)
         self.features = nn.Sequential(
             nn.Conv2d(in_chans, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
             nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
@@ -85,6 +89,9 @@ class LeNet5(nn.Module):
         return self.classifier(self.features(x))
 
 
+@validate_params({"img_size": _POSITIVE, "patch_size": _POSITIVE, "in_chans": _POSITIVE, "num_classes": _POSITIVE,
+                  "embed_dim": _POSITIVE, "depth": _POSITIVE, "num_heads": _POSITIVE,
+                  "mlp_ratio": Interval(Real, 0, None, closed="neither")})
 def small_vit(img_size: int = 28, patch_size: int = 7, in_chans: int = 1, num_classes: int = 10,
               embed_dim: int = 64, depth: int = 4, num_heads: int = 4, mlp_ratio: float = 2.0) -> nn.Module:
     """A timm Vision Transformer sized for CPU training.
@@ -108,8 +115,27 @@ def small_vit(img_size: int = 28, patch_size: int = 7, in_chans: int = 1, num_cl
     ----------
     .. [1] A. Dosovitskiy et al., "An image is worth 16x16 words: Transformers for image
        recognition at scale", ICLR 2021.
+
+    Examples
+    --------
+    >>> from gcc.dnn.models import n_parameters, small_vit
+    >>> n_parameters(small_vit())
+    139018
+    >>> small_vit(patch_size=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'patch_size' parameter of small_vit must be a divisor of img_size = 28 (the patches tile the image). Got 5 instead.
     """
     from timm.models.vision_transformer import VisionTransformer
+
+    if img_size % patch_size:      # timm would drop the pixels beyond the last whole patch
+        raise invalid("patch_size", "small_vit", f"a divisor of img_size = {img_size} (the patches tile the image)",
+                      patch_size)
+    if embed_dim % num_heads:
+        raise invalid("num_heads", "small_vit", f"a divisor of embed_dim = {embed_dim}", num_heads)
+    if int(embed_dim * mlp_ratio) < 1:
+        raise invalid("mlp_ratio", "small_vit", f"a float with embed_dim * mlp_ratio >= 1 (embed_dim = {embed_dim})",
+                      mlp_ratio)
 
     return VisionTransformer(
         img_size=img_size, patch_size=patch_size, in_chans=in_chans, num_classes=num_classes,
@@ -118,6 +144,8 @@ def small_vit(img_size: int = 28, patch_size: int = 7, in_chans: int = 1, num_cl
     )
 
 
+@validate_params({"in_chans": _POSITIVE, "num_classes": _POSITIVE, "stem_chs": _POSITIVE, "widths": IntTuple(),
+                  "depths": IntTuple(), "strides": IntTuple()})
 def repvgg(in_chans: int = 1, num_classes: int = 10, stem_chs: int = 16, widths: Sequence[int] = (16, 32, 64, 256),
            depths: Sequence[int] = (1, 2, 2, 1), strides: Sequence[int] = (1, 2, 2, 2)) -> nn.Module:
     """A RepVGG of timm's RepVGG family, in its multi-branch training form.
@@ -166,18 +194,29 @@ def repvgg(in_chans: int = 1, num_classes: int = 10, stem_chs: int = 16, widths:
     """
     from timm.models.byobnet import ByobNet, ByoBlockCfg, ByoModelCfg
 
-    if not (len(widths) == len(depths) == len(strides)) or len(widths) == 0:
-        raise invalid("widths", "repvgg", "a sequence as long as 'depths' and 'strides'", list(widths))
+    if not (len(widths) == len(depths) == len(strides)):
+        raise invalid("widths", "repvgg", "a sequence as long as 'depths' and 'strides'", list(widths),
+                      f"{len(widths)} widths, {len(depths)} depths, {len(strides)} strides")
     blocks = tuple(ByoBlockCfg(type="rep", d=int(d), c=int(c), s=int(s)) for c, d, s in zip(widths, depths, strides))
     return ByobNet(ByoModelCfg(blocks=blocks, stem_type="rep", stem_chs=int(stem_chs)), num_classes=num_classes,
                    in_chans=in_chans)
 
 
+@validate_params({"model": MODULE})
 def deploy(model: nn.Module) -> nn.Module:
     """The inference form of a model: RepVGG blocks fused into single 3x3 convolutions.
 
     timm's ``reparameterize_model`` on a copy, in eval mode; a model without re-parameterisable
     blocks comes back as an (eval-mode) copy with the same outputs.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+
+    Returns
+    -------
+    torch.nn.Module
+        A new module; ``model`` keeps its weights and its training mode.
     """
     from timm.utils import reparameterize_model
 
@@ -188,6 +227,7 @@ def deploy(model: nn.Module) -> nn.Module:
     return fused
 
 
+@validate_params({"name": NAME, "pretrained": BOOL, "checkpoint_path": NoneOr(PATH), "weights_file": NoneOr(PATH)})
 def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.PathLike | None = None,
                weights_file: str | os.PathLike | None = None, **kwargs: Any) -> nn.Module:
     """Any timm architecture by name, with weights only from local files.
@@ -216,13 +256,14 @@ def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.Pa
     Raises
     ------
     ValueError
-        If a file does not exist, or holds weights of another architecture (the message names
-        the file and the model it was loaded into).
+        If ``name`` is no timm architecture, a file does not exist, or holds weights of another
+        architecture (the message names the file and the model it was loaded into).
     """
     import timm
 
-    if not isinstance(name, str) or not name:
-        raise invalid("name", "timm_model", "a non-empty timm model name", name)
+    # "hf-hub:..." and "local-dir:..." names are resolved by timm itself.
+    if ":" not in name and not timm.is_model(name):
+        raise invalid("name", "timm_model", "the name of a timm architecture (timm.list_models())", name)
     for arg, value in (("checkpoint_path", checkpoint_path), ("weights_file", weights_file)):
         if value is not None and not Path(value).is_file():
             raise invalid(arg, "timm_model", "an existing file", str(value))
@@ -254,6 +295,7 @@ def _first_line(err: Exception, limit: int = 300) -> str:
     return (text[0] if text else type(err).__name__)[:limit]
 
 
+@validate_params({"model": MODULE, "path": PATH, "architecture": NoneOr(NAME)})
 def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> nn.Module:
     """Load a state-dict checkpoint into ``model`` (strictly), with a clear error when it does not fit.
 
@@ -304,7 +346,7 @@ def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> 
     own = model.state_dict()
     missing = [k for k in own if k not in state]
     unexpected = [k for k in state if k not in own]
-    shapes = [k for k in own if k in state and tuple(state[k].shape) != tuple(own[k].shape)]
+    shapes = [k for k in own if k in state and tuple(getattr(state[k], "shape", ())) != tuple(own[k].shape)]
     if missing or unexpected or shapes:
         parts = [f"{label} {', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''}" for label, keys in
                  (("missing", missing), ("unexpected", unexpected), ("shape differs for", shapes)) if keys]
@@ -314,6 +356,17 @@ def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> 
     return model
 
 
+#: The configuration keys of each ``arch`` of :func:`build_model` (besides ``arch``).
+CONFIG_KEYS = {
+    "lenet5": ("in_chans", "num_classes", "img_size"),
+    "repvgg": ("in_chans", "num_classes", "stem_chs", "widths", "depths", "strides"),
+    "vit": ("img_size", "patch_size", "in_chans", "num_classes", "embed_dim", "depth", "num_heads", "mlp_ratio"),
+    "timm": ("name", "pretrained", "checkpoint_path", "weights_file", "num_classes", "img_size", "in_chans",
+             "patch_size", "embed_dim", "depth", "num_heads", "mlp_ratio", "kwargs"),
+}
+
+
+@validate_params({"config": MAPPING})
 def build_model(config: Mapping[str, Any]) -> nn.Module:
     """Build a model from a configuration dictionary.
 
@@ -323,33 +376,43 @@ def build_model(config: Mapping[str, Any]) -> nn.Module:
         ``{"arch": "lenet5", ...}`` (keyword arguments of :class:`LeNet5`),
         ``{"arch": "repvgg", ...}`` (of :func:`repvgg`; the multi-branch training form),
         ``{"arch": "vit", ...}`` (of :func:`small_vit`) or
-        ``{"arch": "timm", "name": ..., ...}`` (of :func:`timm_model`).
-        Keys used only by training (``epochs``, ``lr`` ...) are ignored here.
+        ``{"arch": "timm", "name": ..., ...}`` (of :func:`timm_model`; timm's own constructor
+        arguments go under ``"kwargs"``). The keys of each are :data:`CONFIG_KEYS`; any other
+        key is an error (a misspelt key would otherwise be ignored, and the model built
+        without it).
 
     Returns
     -------
     torch.nn.Module
+
+    Examples
+    --------
+    >>> from gcc.dnn.models import build_model, n_parameters
+    >>> n_parameters(build_model({"arch": "lenet5", "img_size": 28}))
+    61706
+    >>> build_model({"arch": "lenet5", "img_sise": 28})
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'config' parameter of build_model must be a mapping whose keys are parameters of lenet5 (arch, in_chans, num_classes, img_size) (did you mean 'img_size'?). Got {'arch': 'lenet5', 'img_sise': 28} instead.
     """
     config = dict(config)
-    arch = config.pop("arch", None)
+    arch = config.get("arch")
+    if not isinstance(arch, str) or arch not in ARCHS:
+        raise invalid("config", "build_model", f"a configuration whose 'arch' key is one of {list(ARCHS)}", arch)
+    check_keys(config, ("arch",) + CONFIG_KEYS[arch], "config", "build_model", f"parameters of {arch}")
+    config.pop("arch")
     if arch == "vit":
-        keys = ("img_size", "patch_size", "in_chans", "num_classes", "embed_dim", "depth", "num_heads", "mlp_ratio")
-        return small_vit(**{k: config[k] for k in keys if k in config})
+        return small_vit(**config)
     if arch == "lenet5":
-        return LeNet5(**{k: config[k] for k in ("in_chans", "num_classes", "img_size") if k in config})
+        return LeNet5(**config)
     if arch == "repvgg":
-        keys = ("in_chans", "num_classes", "stem_chs", "widths", "depths", "strides")
-        return repvgg(**{k: config[k] for k in keys if k in config})
-    if arch == "timm":
-        name = config.pop("name", None)
-        allowed = {"pretrained", "checkpoint_path", "weights_file", "num_classes", "img_size", "in_chans",
-                   "patch_size", "embed_dim", "depth", "num_heads", "mlp_ratio"}
-        # timm's own constructor arguments pass through under "kwargs".
-        config.update(config.pop("kwargs", {}) or {})
-        return timm_model(name, **{k: v for k, v in config.items() if k in allowed})
-    raise invalid("config", "build_model", f"a configuration whose 'arch' key is one of {list(ARCHS)}", arch)
+        return repvgg(**config)
+    name = config.pop("name", None)
+    extra = validate(config.pop("kwargs", None) or {}, MAPPING, "config['kwargs']", "build_model")
+    return timm_model(name, **config, **extra)
 
 
+@validate_params({"model": MODULE})
 def n_parameters(model: nn.Module) -> int:
     """Number of parameters (those of a deployed model are detached, so every parameter counts)."""
     return int(sum(p.numel() for p in model.parameters()))

@@ -22,6 +22,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -32,11 +33,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from ..validation import check_choice, invalid  # noqa: E402
+from ..atomic import PARTIAL_MARK, replacing, write_text  # noqa: E402
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, invalid, validate,  # noqa: E402
+                          validate_params)
+from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys, check_labels  # noqa: E402
 from .models import build_model, deploy, load_checkpoint, n_parameters  # noqa: E402
 
 __all__ = ["TrainedModel", "train_model", "train_embedded_model", "evaluate_accuracy", "cache_dir",
-           "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS", "TRAIN_ACCURACY_IMAGES"]
+           "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS", "TRAIN_ACCURACY_IMAGES", "RECIPE_ENTRIES",
+           "STALE_PARTIAL_S"]
 
 #: Training recipes per architecture: AdamW, linear warm-up then cosine decay, no augmentation
 #: (a few epochs over 55,000 images need none). ``train_images``: images per epoch (a fresh
@@ -75,6 +80,15 @@ MODEL_RECIPES: dict[str, dict[str, Any]] = {
 
 #: Training images on which ``train_accuracy`` is measured (the first ones of the split).
 TRAIN_ACCURACY_IMAGES = 5000
+
+#: What each recipe entry must be (:func:`train_model` refuses any other key: a misspelt one would
+#: be ignored by the training, yet change the cache key).
+RECIPE_ENTRIES = {
+    "epochs": Interval(Integral, 0, None), "lr": Interval(Real, 0, None, closed="neither"),
+    "batch_size": Interval(Integral, 1, None), "weight_decay": Interval(Real, 0, None),
+    "label_smoothing": Interval(Real, 0, 1, closed="left"), "warmup_epochs": Interval(Integral, 0, None),
+    "train_images": NoneOr(Interval(Integral, 1, None)), "threads": Interval(Integral, 1, None),
+}
 
 
 @dataclass
@@ -140,6 +154,7 @@ def cache_dir() -> Path:
     return repo_root() / "_build" / "cache" / "models"
 
 
+@validate_params({"config": MAPPING, "recipe": MAPPING, "data_id": InstanceOf(str, "a str"), "seed": SEED})
 def cache_key(config: Mapping[str, Any], recipe: Mapping[str, Any], data_id: str, seed: int) -> str:
     """SHA-256 of everything that determines the trained weights.
 
@@ -184,19 +199,62 @@ def _deterministic(seed: int, threads: int | None):
 
 
 @torch.no_grad()
+@validate_params({"model": MODULE, "batch_size": Interval(Integral, 1, None)})
 def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
-    """Top-1 accuracy of ``model`` on images ``x`` (n, C, H, W) with labels ``y`` (n,)."""
+    """Top-1 accuracy of ``model`` on images ``x`` with labels ``y``.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A classifier returning logits of shape (B, m); put in eval mode.
+    x : array_like or torch.Tensor, shape (n, C, H, W), n >= 1
+        Images (cast to the model's dtype, on its device).
+    y : array_like of int, shape (n,)
+        Labels in [0, m).
+    batch_size : int
+        Images per forward pass.
+
+    Returns
+    -------
+    float
+        The fraction of images whose largest logit is their label; NaN when a logit is NaN or
+        infinite (no class is guessed from a non-finite output).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from gcc.dnn.models import LeNet5
+    >>> from gcc.dnn.training import evaluate_accuracy
+    >>> _ = torch.manual_seed(0)
+    >>> acc = evaluate_accuracy(LeNet5(num_classes=3, img_size=16), torch.zeros(4, 1, 16, 16), [0, 1, 2, 0])
+    >>> 0.0 <= acc <= 1.0
+    True
+    """
+    owner = "evaluate_accuracy"
+    x = check_images(x, "x", owner)
+    labels = check_labels(y, len(x), "y", owner)
     model.eval()
+    try:
+        param = next(model.parameters())
+        device, dtype = param.device, param.dtype
+    except StopIteration:
+        device, dtype = torch.device("cpu"), torch.float32
     x = torch.as_tensor(x)
-    y = torch.as_tensor(np.asarray(y))
-    device = next(model.parameters()).device
-    correct = 0
+    y = torch.as_tensor(labels)
+    correct, finite = 0, True
     for start in range(0, len(x), batch_size):
-        logits = model(x[start:start + batch_size].to(device))
+        try:
+            logits = model(x[start:start + batch_size].to(device=device, dtype=dtype))
+        except torch.OutOfMemoryError:
+            raise
+        except RuntimeError as err:      # a shape or channel count the network does not take
+            raise invalid("x", owner, f"images that {type(model).__name__} takes", x,
+                          str(err).strip().splitlines()[0][:300]) from None
+        if start == 0:
+            check_labels(labels, len(labels), "y", owner, n_classes=int(logits.shape[-1]))
+        finite = finite and bool(torch.isfinite(logits).all())
         correct += int((logits.argmax(1).cpu() == y[start:start + batch_size]).sum())
-    return correct / max(len(x), 1)
-
-
+    return correct / len(x) if finite else float("nan")
 
 
 def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Mapping[str, Any],
@@ -240,6 +298,9 @@ def _inference_form(model: nn.Module, config: Mapping[str, Any]) -> nn.Module:
     return deploy(model) if config.get("arch") == "repvgg" else model.eval()
 
 
+@validate_params({"config": MAPPING, "name": NoneOr(NAME), "recipe": NoneOr(MAPPING), "seed": SEED,
+                  "data_id": InstanceOf(str, "a str"), "use_cache": BOOL, "threads": NoneOr(Interval(Integral, 1, None)),
+                  "device": NoneOr(DEVICE), "verbose": BOOL})
 def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_test, y_test, *,
                 name: str | None = None, recipe: Mapping[str, Any] | None = None, seed: int = 0,
                 data_id: str = "custom", use_cache: bool = True, threads: int | None = None,
@@ -282,16 +343,27 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     Raises
     ------
     ValueError
-        For a negative ``epochs``, or a cached checkpoint that does not fit the configuration
-        (the message names the file and the architecture).
+        For an argument outside its domain (images that are not (n, C, H, W), labels that are
+        not n ints in [0, num_classes), a recipe entry that is not one of
+        :data:`RECIPE_ENTRIES` or outside its range), or a cached checkpoint that does not fit
+        the configuration (the message names the file and the architecture).
     """
+    owner = "train_model"
+    for split, x, y in (("train", x_train, y_train), ("val", x_val, y_val), ("test", x_test, y_test)):
+        images = check_images(x, f"x_{split}", owner)
+        n_classes = config.get("num_classes")
+        n_classes = n_classes if isinstance(n_classes, Integral) and not isinstance(n_classes, bool) else None
+        check_labels(y, len(images), f"y_{split}", owner, n_classes=n_classes)
+    if recipe is not None:
+        check_keys(recipe, tuple(RECIPE_ENTRIES), "recipe", owner, "training recipe entries")
     config = dict(config)
     arch = config.get("arch")
     full_recipe = dict(DEFAULT_RECIPES.get(arch, DEFAULT_RECIPES["vit"]))
     full_recipe.update(MODEL_RECIPES.get(name, {}) if name else {})
     full_recipe.update(recipe or {})
-    if int(full_recipe["epochs"]) < 0:
-        raise invalid("recipe", "train_model", "a recipe whose 'epochs' is an int >= 0", full_recipe["epochs"])
+    for entry, value in full_recipe.items():
+        # Checked, never rewritten: the recipe as given is part of the cache key.
+        validate(value, RECIPE_ENTRIES[entry], f"recipe['{entry}']", owner)
     dev = torch.device(device) if device is not None else torch.device("cpu")
     if threads is None:
         # One CPU thread by default: float reductions, hence the weights, depend on the thread
@@ -309,9 +381,9 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     with _deterministic(seed, threads):
         model = build_model(config)
     n_train = n_parameters(model)
-    if use_cache and weights.exists() and meta_path.exists():
+    meta = _cached_meta(meta_path) if use_cache and weights.exists() else None
+    if meta is not None:
         load_checkpoint(model, weights, architecture=f"{name} {config}")
-        meta = json.loads(meta_path.read_text())
         return TrainedModel(model=_inference_form(model, config), name=name, config=config, recipe=full_recipe,
                             seed=seed, key=key, test_accuracy=meta["test_accuracy"],
                             val_accuracy=meta["val_accuracy"], train_accuracy=meta["train_accuracy"],
@@ -335,23 +407,56 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
                 ("val", x_val, y_val), ("test", x_test, y_test))}
     n_inf = n_parameters(model)
     if use_cache:
-        folder.mkdir(parents=True, exist_ok=True)
-        # Write to a temporary name and rename: two notebooks training the same key at
-        # once must never leave a half-written file behind.
-        tmp = weights.with_suffix(f".tmp{os.getpid()}")
-        torch.save(state, tmp)
-        os.replace(tmp, weights)
         meta = {"config": config, "recipe": full_recipe, "data": data_id, "data_name": data_name, "seed": seed,
                 "name": name, "test_accuracy": acc["test"], "val_accuracy": acc["val"],
                 "train_accuracy": acc["train"], "train_seconds": seconds, "threads": threads, "device": str(dev),
                 "n_parameters": n_inf, "n_parameters_train": n_train}
-        meta_path.write_text(json.dumps(meta, indent=2, default=str))
+        _store(folder, key, state, meta)
     return TrainedModel(model=model, name=name, config=config, recipe=full_recipe, seed=seed, key=key,
                         test_accuracy=acc["test"], val_accuracy=acc["val"], train_accuracy=acc["train"],
                         train_seconds=seconds, cache_hit=False, n_parameters=n_inf,
                         extra={**extra, "n_parameters_train": n_train})
 
 
+#: A cache write's temporary file older than this (seconds) is the leftover of a killed process
+#: (a torch.save of a few MB takes well under a second); a younger one may be another process's
+#: write in progress, and is left alone.
+STALE_PARTIAL_S = 120.0
+
+
+def _store(folder: Path, key: str, state: Mapping[str, torch.Tensor], meta: Mapping[str, Any]) -> None:
+    """Write one cache entry: the weights, then the metadata, each atomically (:mod:`gcc.atomic`).
+
+    A process killed at any point leaves either no entry or a whole one under the key: the
+    weights appear only once completely written, and an entry counts only once its metadata,
+    written last, exists. What a killed write left (hidden ``.<key>.pt.partial-*`` files) is
+    removed by the next write of that key.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    for leftover in folder.glob(f".{key}.*{PARTIAL_MARK}*"):
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > STALE_PARTIAL_S:
+                leftover.unlink()
+    # Saved through a file object: torch then names the archive's records "archive/" instead of
+    # after the (random) temporary file name, so that the same weights give the same bytes.
+    with replacing(folder / f"{key}.pt") as tmp, open(tmp, "wb") as fh:
+        torch.save(state, fh)
+    write_text(folder / f"{key}.json", json.dumps(meta, indent=2, default=str))
+
+
+def _cached_meta(path: Path) -> dict | None:
+    """The metadata of a cache entry, or None when it is missing or unreadable (then the entry is retrained)."""
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError):      # absent, or half-written by an older version
+        return None
+    needed = ("test_accuracy", "val_accuracy", "train_accuracy", "train_seconds")
+    return meta if isinstance(meta, dict) and all(k in meta for k in needed) else None
+
+
+@validate_params({"seed": SEED, "recipe": NoneOr(MAPPING), "config": NoneOr(MAPPING), "use_cache": BOOL,
+                  "threads": NoneOr(Interval(Integral, 1, None)), "verbose": BOOL, "device": NoneOr(Device(auto=True))})
 def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe: Mapping[str, Any] | None = None,
                          config: Mapping[str, Any] | None = None, use_cache: bool = True,
                          threads: int | None = None, verbose: bool = False,
@@ -379,7 +484,11 @@ def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe:
     from .data import load_images
     from .inference import best_device
 
+    from .data import ImageData
+
     check_choice(name, "name", "train_embedded_model", sorted(EMBEDDED_MODELS))
+    if data is not None and not isinstance(data, ImageData):
+        raise invalid("data", "train_embedded_model", "a gcc.dnn.data.ImageData (load_images()) or None", data)
     data = data if data is not None else load_images()
     cfg = dict(EMBEDDED_MODELS[name])
     cfg.update(config or {})
