@@ -91,10 +91,15 @@ def test_decode_does_not_depend_on_history():
         sets = _sets(rng, 40, 6, 12)
         Ys = [rng.normal(size=(F.size, 3)) for F in sets]
         first = [code.decode(Y, F) for Y, F in zip(Ys, sets)]
-        for _ in range(3):                                  # 2nd decode keeps, 3rd reuses
+        for _ in range(2):                                  # the kept systems: the same bits
             for Y, F, e in zip(Ys, sets, first):
                 np.testing.assert_array_equal(code.decode(Y, F), e)
-        assert any(v is not None for v in code._direct.values())
+        assert code._direct and code._direct_bytes == sum(v.nbytes for v in code._direct.values())
+        code.direct_cache_bytes = 2 * max(v.nbytes for v in code._direct.values())
+        for _ in range(10):                                 # new (well-conditioned) sets are kept,
+            F = np.sort(rng.choice(40, 36, replace=False))  # the oldest dropped to fit the budget
+            code.decode(rng.normal(size=(36, 3)), F)
+        assert code._direct_bytes <= code.direct_cache_bytes
         fresh = gcc.SplineCode(10, 40, lam_dec=lam)
         for Y, F, e in zip(Ys[::-1], sets[::-1], first[::-1]):
             fresh.decoder_matrix(F)                         # an operator in the cache changes nothing

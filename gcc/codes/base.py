@@ -7,8 +7,9 @@ All four codes of the companion are linear in the data, so encoding is one (N, K
 product and decoding one (K, |F|) matrix product, with the decoder built once per received
 set F and cached. A code that can fit the m outputs of a received set more cheaply than it
 builds that operator (:class:`gcc.SplineCode` when m < K) decodes directly instead, and keeps
-what that fit needs (a factorisation) once the set recurs. The result of a decode depends on its
-arguments only, never on which sets were decoded before (the kept state gives the same bits).
+what that fit needs (a factorisation) for the set's next decodes. The result of a decode depends
+on its arguments only, never on which sets were decoded before (the kept state gives the same
+bits).
 """
 from __future__ import annotations
 
@@ -97,6 +98,8 @@ class Code:
     _needs_n_workers_ge_n_inputs = False
     #: maximum number of cached decoders (least recently used are dropped)
     decoder_cache_size = 4096
+    #: memory the states kept by direct decodes may hold (see :meth:`decode`)
+    direct_cache_bytes = 64 * 2 ** 20
     #: whether :meth:`_decode_direct` may decode (subclasses that implement it say so)
     _decodes_directly = False
     #: :meth:`block_estimates` works on chunks of blocks whose arrays hold about this many floats
@@ -121,7 +124,8 @@ class Code:
         self._betas.flags.writeable = False
         self._encoder = None
         self._decoders = OrderedDict()
-        self._direct = OrderedDict()   # received set -> None (decoded once) or its kept state
+        self._direct = OrderedDict()   # received set -> the state its direct decode keeps
+        self._direct_bytes = 0
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -175,7 +179,7 @@ class Code:
         state = self.__dict__.copy()
         state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
         state["_decoders"] = OrderedDict()
-        state["_direct"] = OrderedDict()
+        state["_direct"], state["_direct_bytes"] = OrderedDict(), 0
         return state
 
     # ------------------------------------------------------------------ operators
@@ -196,20 +200,20 @@ class Code:
         raise NotImplementedError
 
     def _remember(self, key, state):
-        """Record a directly decoded set; keep its ``state`` from its second decode on.
+        """Keep the state of a directly decoded set, for its next decodes (same bits, less work).
 
-        :meth:`_decode_direct` finds it in ``self._direct[key]`` (None until kept); at most
-        :attr:`decoder_cache_size` sets, least recently used dropped.
+        :meth:`_decode_direct` finds it in ``self._direct``; at most :attr:`decoder_cache_size`
+        sets and :attr:`direct_cache_bytes` bytes (``state.nbytes``), least recently used dropped.
         """
         direct = self._direct
         if key in direct:
             direct.move_to_end(key)
-            if direct[key] is None:
-                direct[key] = state
             return
-        direct[key] = None
-        if len(direct) > self.decoder_cache_size:
-            direct.popitem(last=False)
+        direct[key] = state
+        self._direct_bytes += state.nbytes
+        while direct and (len(direct) > self.decoder_cache_size
+                          or self._direct_bytes > self.direct_cache_bytes):
+            self._direct_bytes -= direct.popitem(last=False)[1].nbytes
 
     def _encoder_op(self) -> LinearOperator:
         if self._encoder is None:
@@ -244,6 +248,7 @@ class Code:
             self._encoder = None
         self._decoders.clear()
         self._direct.clear()
+        self._direct_bytes = 0
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""

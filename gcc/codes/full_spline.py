@@ -45,15 +45,19 @@ MAX_COND = 1e4
 class StragglerSystem:
     """The S x S system of one received set: stragglers, ``Mp_E:``, Cholesky factor of ``Mp_EE``.
 
-    Returned by :meth:`FullSpline.decode`; kept by the code for a received set that recurs, so
-    its later decodes skip the factorisation (with the same arithmetic, hence the same bits).
+    Returned by :meth:`FullSpline.decode`; kept by the code, so the set's later decodes skip the
+    factorisation (with the same arithmetic, hence the same bits).
     """
 
     __slots__ = ("received", "E", "ME", "U", "_dev")
 
     def __init__(self, received, E, ME, U):
-        self.received, self.E, self.ME, self.U = received, E, ME, U
+        self.received, self.E, self.ME, self.U = np.array(received), E, ME, U
         self._dev = {}
+
+    @property
+    def nbytes(self) -> int:
+        return self.received.nbytes + self.E.nbytes + self.ME.nbytes + self.U.nbytes
 
     def device_parts(self, device):
         """Indices ``[F, E]`` and ``Mp_EE^-1`` as tensors on ``device`` (computed once)."""

@@ -7,7 +7,7 @@ S x S solve; its N x N matrices are kept per |F|), else by one banded solve
 with m right-hand sides over the received knots (:func:`gcc.splines.reinsch_predict`). numpy
 arrays and CPU tensors take the numpy path (a CPU tensor is viewed, not copied); a tensor on an
 accelerator is decoded there with torch operations, the host computing only what does not
-depend on the outputs. A received set that recurs keeps its S x S factorisation.
+depend on the outputs. A decoded set keeps its S x S factorisation for its next decodes.
 
 Besides the operators, :class:`SplineCode` decodes every contiguous straggler block at once
 (:meth:`SplineCode.block_estimates`, used by the worst-case search), with the batched
@@ -162,12 +162,17 @@ class SplineCode(Code):
             torch = sys.modules["torch"]
             if Y.is_complex():
                 return None
-            Y64 = Y.reshape(n, m).to(torch.float64)
-            if Y.device.type == "cpu" and not Y.requires_grad:
-                est = torch.from_numpy(self._fit(Y64.numpy(), key, rec))  # a view: no copy
-            else:
-                est = self._fit(Y64, key, rec, tensor=True)
-            return est.to(Y.dtype if Y.is_floating_point() else torch.float64).reshape((K,) + Y.shape[1:])
+            dtype = Y.dtype if Y.is_floating_point() else torch.float64
+            if Y.device.type != "cpu" or Y.requires_grad:
+                est = self._fit(Y.reshape(n, m).to(torch.float64), key, rec, tensor=True)
+                return est.to(dtype).reshape((K,) + Y.shape[1:])
+            # A CPU tensor: numpy on a view of it (no copy, and fewer torch calls).
+            Yn = (Y.float() if Y.dtype == torch.bfloat16 else Y).numpy().reshape(n, m)
+            est = self._fit(Yn.astype(np.float64, copy=False), key, rec)
+            if dtype in (torch.float32, torch.float16):
+                est = est.astype(Yn.dtype)
+            out = torch.from_numpy(est) if dtype != torch.bfloat16 else torch.from_numpy(est).to(dtype)
+            return out if Y.ndim == 2 else out.reshape((K,) + Y.shape[1:])
         if Y.dtype == np.float64 and Y.ndim == 2:  # the common case, without conversions
             return self._fit(Y, key, rec)
         if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble:
@@ -205,10 +210,9 @@ class SplineCode(Code):
         full = self._full_spline(n)
         est = None
         if full is not None:
-            seen = key in self._direct                 # recurring: keep (or reuse) its system
             est, system = (full.decode_tensor if tensor else full.decode)(
-                Y, received, self._direct[key] if seen else None, key=key, keep=seen)
-            if est is not None:
+                Y, received, self._direct.get(key), key=key, keep=True)
+            if system is not None:                     # kept: the set's next decodes reuse it
                 self._remember(key, system)
         if est is None:
             est = (predict_tensor if tensor else reinsch_predict)(self._betas[received], Y, n * self._lam_dec,
