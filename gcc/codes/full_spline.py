@@ -101,7 +101,7 @@ class FullSpline:
     >>> code = gcc.SplineCode(n_inputs=4, n_workers=12)
     >>> received = np.array([0, 1, 2, 4, 5, 7, 8, 9, 10, 11])     # workers 3 and 6 straggle
     >>> Y = np.sin(3 * code.betas[received])[:, None]
-    >>> est, system = FullSpline(code.betas, code.alphas, 0.0).decode(Y, received)
+    >>> est, system = FullSpline(code.betas, code.alphas, 0.0).decode(Y, received, keep=True)
     >>> np.allclose(est, code.decoder_matrix(received) @ Y), system.E.tolist()
     (True, [3, 6])
     """
