@@ -34,8 +34,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..atomic import PARTIAL_MARK, replacing, write_text  # noqa: E402
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, invalid, validate,  # noqa: E402
-                          validate_params)
+from ..validation import BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, invalid, validate_params  # noqa: E402
 from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys, check_labels  # noqa: E402
 from .models import build_model, deploy, load_checkpoint, n_parameters  # noqa: E402
 
@@ -363,7 +362,9 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     full_recipe.update(recipe or {})
     for entry, value in full_recipe.items():
         # Checked, never rewritten: the recipe as given is part of the cache key.
-        validate(value, RECIPE_ENTRIES[entry], f"recipe['{entry}']", owner)
+        if not RECIPE_ENTRIES[entry].is_satisfied_by(value):
+            raise invalid("recipe", owner, "a training recipe whose entries are in their ranges", dict(recipe or {}),
+                          f"{entry} = {value!r} is not {RECIPE_ENTRIES[entry].description}")
     dev = torch.device(device) if device is not None else torch.device("cpu")
     if threads is None:
         # One CPU thread by default: float reductions, hence the weights, depend on the thread

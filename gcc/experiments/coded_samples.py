@@ -21,9 +21,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..codes import LABELS, canonical, make_many
-from ..validation import check_choice, invalid
+from ..validation import ArrayLike, check_choice, invalid, validate, validate_params
+from .dnn_checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
 
-__all__ = ["NO_MODEL", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples"]
+__all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples"]
 
 #: ``scheme`` of the rows holding the original inputs x_k (not a code).
 INPUT = "input"
@@ -33,6 +34,11 @@ INPUT = "input"
 NO_MODEL = "none"
 
 
+#: the columns of a coded-samples table
+PIXEL_COLUMNS = ("scheme", "index", "point", "label", "channel", "row", "col", "value")
+
+
+@validate_params({"n_workers": COUNT, "lam_enc": LAM, "schemes": SCHEMES, "dataset": TEXT})
 def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str] = ("gcc", "bacc"),
                   labels=None, dataset: str = ""):
     """The coded images the workers receive, as a tidy pixel table.
@@ -72,10 +78,13 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
     """
     import pandas as pd
 
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 4:
-        raise invalid("x", "coded_samples", "an array of shape (K, C, H, W)", x, f"its shape is {x.shape}")
+    x = validate(x, ArrayLike(ndim=4, dtype=np.float64, finite=True,
+                              description="an array of shape (K, C, H, W) of finite real numbers"), "x", "coded_samples")
     k = x.shape[0]
+    if k == 0:
+        raise invalid("x", "coded_samples", "an array of shape (K, C, H, W) with K >= 1", x, "it holds no image")
+    if labels is not None:
+        labels = check_pool(x, labels, "coded_samples", "x", "labels")[1]
     # make_many rejects a parameter that no listed code takes: lam_enc goes with GCC only.
     lams = {"lam_enc": lam_enc} if "gcc" in map(canonical, schemes) else {}
     codes = make_many(schemes, k, n_workers, **lams)
@@ -101,6 +110,7 @@ def _pixel_frame(images: np.ndarray, scheme: str, points: np.ndarray, labels) ->
     })
 
 
+@validate_params({"table": Frame(PIXEL_COLUMNS)})
 def stack_images(table, scheme: str) -> tuple[np.ndarray, np.ndarray]:
     """Rebuild the image stack of one scheme from a :func:`coded_samples` table.
 
@@ -124,6 +134,7 @@ def stack_images(table, scheme: str) -> tuple[np.ndarray, np.ndarray]:
     return sub["value"].to_numpy().reshape(n, c, h, w), points
 
 
+@validate_params({"table": Frame(PIXEL_COLUMNS)})
 def coded_roughness(table) -> Any:
     """How rough the coded images are, per scheme (quantifies Fig. 7's visual impression).
 
@@ -155,8 +166,13 @@ def coded_roughness(table) -> Any:
                + img[..., 1:-1, :-2] + img[..., 1:-1, 2:])
         return float(np.mean(lap ** 2))
 
+    if INPUT not in set(table["scheme"]):
+        raise invalid("table", "coded_roughness", "a coded_samples() table with the 'input' rows", table)
     base, _ = stack_images(table, INPUT)
     base_hf, base_range = lap_energy(base), float(base.max() - base.min())
+    if not (base_hf > 0 and base_range > 0):       # the ratios would be NaN or inf
+        raise invalid("table", "coded_roughness", "a coded_samples() table of inputs that are not constant "
+                      "(at least 3x3 pixels, not all equal)", table)
     rows = []
     for scheme in table["scheme"].unique():
         imgs, _ = stack_images(table, scheme)
@@ -168,6 +184,7 @@ def coded_roughness(table) -> Any:
     return pd.DataFrame(rows)
 
 
+@validate_params({"table": Frame(PIXEL_COLUMNS), "n_show": COUNT, "schemes": NAMES})
 def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc", "bacc")):
     """Fig. 7-like grid: ``n_show`` inputs, then ``n_show`` coded images of each scheme.
 
@@ -191,6 +208,8 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
 
     from .plotting import finish
 
+    if INPUT not in set(table["scheme"]):
+        raise invalid("table", "plot_coded_samples", "a coded_samples() table with the 'input' rows", table)
     rows = [INPUT] + [s for s in schemes if s in set(table["scheme"])]
     fig, axes = plt.subplots(len(rows), n_show, figsize=(1.1 * n_show, 1.25 * len(rows)), squeeze=False)
     base, _ = stack_images(table, INPUT)

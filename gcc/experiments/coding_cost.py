@@ -24,8 +24,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..codes import canonical, make_many
+from ..validation import SEED, HasAttributes, Interval, invalid, validate, validate_params
+from .dnn_checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Frame, check_stragglers
 
-__all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary"]
+__all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary", "WORKER_FUNCTION", "TIMING_COLUMNS"]
 
 
 def _sync(device) -> None:
@@ -35,6 +37,25 @@ def _sync(device) -> None:
         torch.cuda.synchronize(device)
 
 
+#: what :func:`coding_cost` needs of f (a :class:`gcc.dnn.inference.SoftmaxFunction`)
+WORKER_FUNCTION = HasAttributes(("device", "forward_tensor"), callables=("forward_tensor",),
+                                description="a gcc.dnn.inference.SoftmaxFunction (with device and forward_tensor())")
+
+#: the timing columns of :func:`coding_cost`
+TIMING_COLUMNS = ("encode_s", "decode_s", "decode_apply_s", "forward_s", "forward_workers_s", "overhead",
+                  "overhead_workers")
+
+
+def _check_batch(x, owner: str) -> np.ndarray:
+    arr = x if isinstance(x, np.ndarray) else np.asarray(x) if not isinstance(x, (str, bytes)) else None
+    requirement = "a batch of shape (K, C, H, W) of real numbers, K >= 1"
+    if arr is None or arr.dtype.kind not in "biuf" or arr.ndim != 4 or len(arr) == 0:
+        raise invalid("x", owner, requirement, x, None if arr is None else f"its shape is {arr.shape}, dtype {arr.dtype}")
+    return arr
+
+
+@validate_params({"f": WORKER_FUNCTION, "n_workers": COUNT, "schemes": SCHEMES, "lam_enc": LAM, "lam_dec": LAM,
+                  "repeats": TRIALS, "warmup": Interval(int, 0, None), "seed": SEED, "model": TEXT, "dataset": TEXT})
 def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = ("gcc", "bacc"),
                 lam_enc: float = 1e-4, lam_dec: float = 1e-4, repeats: int = 20, warmup: int = 3,
                 seed: int = 0, model: str = "vit", dataset: str = "") -> Any:
@@ -92,8 +113,11 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
     import pandas as pd
     import torch
 
+    owner = "coding_cost"
+    x = _check_batch(x, owner)
+    stragglers = check_stragglers(stragglers, n_workers, owner)
     device = f.device
-    xt = torch.as_tensor(np.asarray(x), dtype=torch.float32).to(device)
+    xt = torch.as_tensor(x, dtype=torch.float32).to(device)
     k = xt.shape[0]
     rng = np.random.default_rng(seed)
     # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
@@ -140,14 +164,34 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
 
 
 def devices_available(devices="auto") -> list[str]:
-    """``["cpu"]`` plus ``"cuda"`` when torch sees a GPU (``devices="auto"``), else ``list(devices)``."""
-    if devices != "auto":
-        return [str(d) for d in devices]
+    """``["cpu"]`` plus ``"cuda"`` when torch sees a GPU (``devices="auto"``), else ``list(devices)``.
+
+    Parameters
+    ----------
+    devices : "auto" or sequence of str
+        Device names of this machine (``"cpu"``, ``"cuda"``, ``"cuda:1"`` ...).
+
+    Returns
+    -------
+    list of str
+    """
     import torch
+
+    from ..dnn._checks import DEVICE
+
+    if not (isinstance(devices, str) and devices == "auto"):
+        names = validate(devices, NAMES, "devices", "devices_available") if not isinstance(devices, str) else None
+        if names is None:
+            raise invalid("devices", "devices_available", "'auto' or a non-empty sequence of device names", devices)
+        for name in names:
+            validate(name, DEVICE, "devices", "devices_available")
+        return names
 
     return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 
+@validate_params({"prepared": PREPARED, "n_workers": COUNT, "n_inputs": COUNT, "repeats": TRIALS, "seed": SEED,
+                  "schemes": SCHEMES})
 def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats: int, seed: int = 0,
               devices="auto", schemes: Sequence[str] = ("gcc", "bacc")):
     """:func:`coding_cost` for every prepared network (the first K test images) on every device.
@@ -173,10 +217,20 @@ def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats:
     from ..dnn.inference import SoftmaxFunction
     from .dnn_stragglers import split_getter
 
+    owner = "run_costs"
+    stragglers = check_stragglers(stragglers, n_workers, owner)
+    devices = devices_available(devices)
+    for name, p in prepared.items():
+        if not hasattr(p["f"], "model"):
+            raise invalid("prepared", owner, "networks whose f is a SoftmaxFunction (with a model)", dict(prepared),
+                          f"prepared[{name!r}]['f'] has no model")
+        size = len(split_getter(p["splits"])("x_test"))
+        if n_inputs > size:
+            raise invalid("n_inputs", owner, f"an int in [1, {size}] (the test images of {name})", n_inputs)
     frames = []
     for name, p in prepared.items():
         x = split_getter(p["splits"])("x_test")[:n_inputs]
-        for dev in devices_available(devices):
+        for dev in devices:
             f = SoftmaxFunction(p["f"].model, device=dev)
             frames.append(coding_cost(f, x, n_workers, stragglers, schemes=schemes, repeats=repeats, seed=seed,
                                       model=name, dataset=p["info"].get("dataset", "")))
@@ -184,6 +238,7 @@ def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats:
     return pd.concat(frames, ignore_index=True)
 
 
+@validate_params({"timings": Frame(("scheme",) + TIMING_COLUMNS)})
 def cost_summary(timings):
     """Mean and standard deviation of the times of :func:`coding_cost` per (model, dataset, device, scheme).
 

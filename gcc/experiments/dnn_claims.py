@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+import os
+
 from gcc import results
 
+from ..validation import InstanceOf, NoneOr, validate_params
 from .claims import CLAIM_COLUMNS
 
 __all__ = ["DNN_CLAIMS", "dnn_claims_table"]
@@ -37,6 +40,7 @@ DNN_CLAIMS = {
 }
 
 
+@validate_params({"root": NoneOr(InstanceOf((str, os.PathLike), "a path (str or os.PathLike)"))})
 def dnn_claims_table(root=None):
     """The DNN claims' rows from the saved results of the DNN notebooks.
 

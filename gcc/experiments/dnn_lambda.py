@@ -36,17 +36,21 @@ References
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping
+from typing import Sequence
 
 import numpy as np
 
-from ..validation import check_choice, invalid
+from ..validation import SEED, Interval, NoneOr, check_choice, invalid, validate, validate_params
+from .dnn_checks import (COLUMNS, F, LAM, LEVEL, PREPARED, TEST_SPLITS, TEXT, TRIALS, Frame, IntList, RealList,
+                         check_band, check_columns, check_family_triples, check_grid, check_lambda_columns,
+                         check_lambda_pairs, check_metric, check_sizes, check_straggler_list, check_stragglers)
 from .dnn_models import family_of
 from .dnn_stragglers import LAMBDA_GRID, batch_source, lambdas_at, middle_stragglers, split_getter, tune_lambdas
 
 __all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "lambda_movement",
            "sensitivity_runs", "sensitivity_summary", "x10_verdicts", "recovery_runs",
-           "recovery_comparison", "plot_sensitivity", "paired_change", "run_study", "verdict_rows"]
+           "recovery_comparison", "plot_sensitivity", "paired_change", "run_study", "verdict_rows", "X10_COLUMNS"]
 
 #: "Barely moves with S" is read as: the per-S optimum spans at most this many grid steps (one
 #: decade of the one-point-per-decade grid; lambda = 0 counts as the step below the smallest
@@ -61,6 +65,10 @@ ABOUT_3PCT = (1.5, 6.0)
 #: (N, K, S) of the Fig. 6 analogue per model family: the paper's for LeNet and RepVGG; the
 #: paper gives none for the ViT, which gets LeNet's.
 SENSITIVITY_CONFIGS = {"lenet5": (100, 60, 20), "repvgg": (60, 20, 35), "vit": (100, 60, 20)}
+
+#: The columns of :func:`x10_verdicts`.
+X10_COLUMNS = ("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor", "metric", "change_pct",
+               "ci_low", "ci_high", "verdict")
 
 #: Factors applied to one lambda at a time (0: that lambda switched off, the paper's yellow line).
 SENSITIVITY_FACTORS = (0.0, 0.01, 0.1, 1.0, 10.0, 100.0)
@@ -78,6 +86,8 @@ def _grid_step(values, grid) -> np.ndarray:
     return np.where(values == 0, 0.0, steps)
 
 
+_LAMBDAS = Frame(("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec"))
+@validate_params({"lambdas": _LAMBDAS, "steps": Interval(int, 0, None), "min_stragglers": Interval(int, 0, None)})
 def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = MOVEMENT_STEPS,
                     min_stragglers: int = 1):
     """How far the cross-validated lambdas move with S, per (model, dataset, regime, lambda).
@@ -116,6 +126,8 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
     """
     import pandas as pd
 
+    grid = check_grid(grid, "lambda_movement")
+    check_lambda_columns(lambdas, "lambda_movement")
     sub = lambdas[lambdas["stragglers"] >= min_stragglers]
     rows = []
     keys = ["model", "dataset", "regime", "n_workers", "n_inputs"]
@@ -139,6 +151,8 @@ def _reference(lam: float, grid: Sequence[float]) -> float:
     return lam if lam > 0 else float(min(positive))
 
 
+@validate_params({"f": F, "splits": TEST_SPLITS, "model": TEXT, "lam_enc": LAM, "lam_dec": LAM, "trials": TRIALS,
+                  "seed": SEED, "factors": RealList(0, None, distinct=True), "dataset": NoneOr(TEXT)})
 def sensitivity_runs(f, splits, model: str, n_workers: int, n_inputs: int, stragglers: int, lam_enc: float,
                      lam_dec: float, trials: int, seed: int, factors: Sequence[float] = SENSITIVITY_FACTORS,
                      grid: Sequence[float] = LAMBDA_GRID, dataset: str | None = None):
@@ -179,7 +193,13 @@ def sensitivity_runs(f, splits, model: str, n_workers: int, n_inputs: int, strag
     from ..harness import run_trials
     from ..stragglers import FixedCount
 
+    owner = "sensitivity_runs"
     get = split_getter(splits)
+    n_workers = check_sizes(get("x_test"), get("y_test"), n_inputs, n_workers, owner, "x_test", "y_test")
+    stragglers = check_stragglers(stragglers, n_workers, owner)
+    grid = check_grid(grid, owner, needed=lam_enc == 0 or lam_dec == 0)
+    if len({f"{factor:g}" for factor in factors}) != len(factors):
+        raise invalid("factors", owner, "factors distinct in 6 significant digits (they name the variants)", factors)
     dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
     ref = {"lam_enc": _reference(lam_enc, grid), "lam_dec": _reference(lam_dec, grid)}
     opt = {"lam_enc": lam_enc, "lam_dec": lam_dec}
@@ -201,6 +221,7 @@ def sensitivity_runs(f, splits, model: str, n_workers: int, n_inputs: int, strag
     return table
 
 
+@validate_params({"table": Frame(), "variant": TEXT, "metric": TEXT, "by": COLUMNS, "trial": TEXT, "level": LEVEL})
 def paired_change(table, variant: str, baseline, metric: str, by: Sequence[str], trial: str = "trial",
                   level: float = 0.95):
     """Percent change of ``metric`` from the rows where ``variant == baseline``, paired by trial.
@@ -232,6 +253,9 @@ def paired_change(table, variant: str, baseline, metric: str, by: Sequence[str],
     from ..summary import summarize
 
     by = list(by)
+    check_columns(table, {"variant": variant, "metric": metric, "trial": trial, "by": by}, "paired_change", "table")
+    if not (table[variant] == baseline).any():
+        raise invalid("baseline", "paired_change", f"a value of table[{variant!r}]", baseline)
     base = table[table[variant] == baseline][by + [trial, metric]].rename(columns={metric: "_base"})
     merged = table.merge(base, on=by + [trial])
     merged["_diff"] = merged[metric] - merged["_base"]
@@ -244,6 +268,8 @@ def paired_change(table, variant: str, baseline, metric: str, by: Sequence[str],
                          "ci_low": out["ci_low"] * scale, "ci_high": out["ci_high"] * scale, "n": out["n"]})
 
 
+@validate_params({"table": Frame(("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor",
+                                   "trial", "lam_enc", "lam_dec")), "metrics": COLUMNS, "level": LEVEL})
 def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms", "loss"), level: float = 0.95):
     """Mean of each metric per (model, parameter, factor) and its paired change from the optimum.
 
@@ -277,6 +303,8 @@ def _band_verdict(lo: float, hi: float, band: tuple[float, float]) -> str:
     return "consistent"
 
 
+@validate_params({"summary": Frame(("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor",
+                                     "metric", "change_pct", "ci_low", "ci_high")), "metric": TEXT})
 def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
     """The change at x10 and x0.1 per (model, lambda), with the verdict against "about 3%".
 
@@ -296,13 +324,15 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
         ``model``, ``dataset``, ``n_workers``, ``n_inputs``, ``stragglers``, ``parameter``,
         ``factor`` (10 or 0.1), ``metric``, ``change_pct``, ``ci_low``, ``ci_high``, ``verdict``.
     """
+    band = check_band(band, "x10_verdicts")
+    check_metric(summary, metric, "x10_verdicts")
     sub = summary[(summary["metric"] == metric) & summary["factor"].isin([10.0, 0.1])].copy()
     sub["verdict"] = [_band_verdict(lo, hi, band) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
-    cols = ["model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor", "metric",
-            "change_pct", "ci_low", "ci_high", "verdict"]
-    return sub[cols].reset_index(drop=True)
+    return sub[list(X10_COLUMNS)].reset_index(drop=True)
 
 
+@validate_params({"f": F, "splits": TEST_SPLITS, "model": TEXT, "trials": TRIALS, "seed": SEED, "regime": TEXT,
+                  "dataset": NoneOr(TEXT)})
 def recovery_runs(f, splits, model: str, n_workers: int, n_inputs: int, stragglers: Sequence[int],
                   per_s: Mapping[int, tuple[float, float]], single: tuple[float, float], trials: int, seed: int,
                   regime: str = "", dataset: str | None = None):
@@ -340,13 +370,14 @@ def recovery_runs(f, splits, model: str, n_workers: int, n_inputs: int, straggle
     from ..harness import run_trials
     from ..stragglers import FixedCount
 
+    owner = "recovery_runs"
     get = split_getter(splits)
+    n_workers = check_sizes(get("x_test"), get("y_test"), n_inputs, n_workers, owner, "x_test", "y_test")
+    stragglers = check_straggler_list(stragglers, n_workers, owner)
+    single = check_lambda_pairs(per_s, single, stragglers, owner)
     dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
     frames = []
     for s in stragglers:
-        if int(s) not in per_s:
-            raise invalid("per_s", "recovery_runs", f"a mapping with an entry for every S (S={s} missing)",
-                          sorted(per_s))
         pairs = {"per_s": per_s[int(s)], "single": tuple(single)}
         codes = {t: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld) for t, (le, ld) in pairs.items()}
         codes["none"] = make("bacc", n_inputs, n_workers)
@@ -361,6 +392,7 @@ def recovery_runs(f, splits, model: str, n_workers: int, n_inputs: int, straggle
     return pd.concat(frames, ignore_index=True)
 
 
+@validate_params({"level": LEVEL})
 def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
     """Paired differences near the recovery limit: GCC (per-S, single) minus BACC, and per-S minus single.
 
@@ -380,6 +412,11 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
 
     check_choice(metric, "metric", "recovery_comparison", ("loss", "rmse_norms", "rmse_rms", "relacc"))
     by = ["model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "received"]
+    validate(table, Frame(by + ["trial", "tuning", metric]), "table", "recovery_comparison")
+    missing = sorted({"per_s", "single", "none"} - set(table["tuning"]))
+    if missing:
+        raise invalid("table", "recovery_comparison", "recovery_runs() rows with the tunings per_s, single and none",
+                      table, f"no {missing[0]!r} rows")
     wide = table.pivot_table(index=by + ["trial"], columns="tuning", values=metric).reset_index()
     rows = []
     for label, a, b in (("gcc per-S - bacc", "per_s", "none"), ("gcc single - bacc", "single", "none"),
@@ -397,6 +434,8 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
     return pd.DataFrame(rows)
 
 
+@validate_params({"summary": Frame(("model", "metric", "parameter", "factor", "change_pct", "ci_low", "ci_high",
+                                     "n_workers", "n_inputs", "stragglers")), "metric": TEXT})
 def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
     """Fig. 6 analogue: the change of the metric against the factor on one lambda, per model.
 
@@ -412,6 +451,8 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
 
     from .plotting import finish
 
+    band = check_band(band, "plot_sensitivity")
+    check_metric(summary, metric, "plot_sensitivity")
     sub = summary[summary["metric"] == metric]
     models = list(dict.fromkeys(sub["model"]))
     fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.2), squeeze=False)
@@ -447,6 +488,8 @@ def _lambdas_or_tune(f, splits, lambdas, model, n, k, s, lam_grid, tune_trials, 
     return sel.lam_enc, sel.lam_dec
 
 
+@validate_params({"prepared": PREPARED, "lambdas": _LAMBDAS, "trials": TRIALS, "seed": SEED,
+                  "factors": RealList(0, None, distinct=True), "recovery_offsets": IntList(0), "tune_trials": TRIALS})
 def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, Sequence[int]] | None = None,
               factors: Sequence[float] = SENSITIVITY_FACTORS, recovery_offsets: Sequence[int] = (0, 5, 10),
               lam_grid: Sequence[float] = LAMBDA_GRID, tune_trials: int = 10):
@@ -479,7 +522,8 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
     """
     import pandas as pd
 
-    configs = dict(SENSITIVITY_CONFIGS, **(configs or {}))
+    configs = dict(SENSITIVITY_CONFIGS, **check_family_triples(configs, tuple(SENSITIVITY_CONFIGS), "run_study"))
+    lam_grid = check_grid(lam_grid, "run_study", needed=False, name="lam_grid")
     sens, rec = [], []
     for name, p in prepared.items():
         f, splits, dataset = p["f"], p["splits"], p["info"].get("dataset")
@@ -499,6 +543,9 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
     return pd.concat(sens, ignore_index=True), pd.concat(rec, ignore_index=True)
 
 
+@validate_params({"movement": Frame(("model", "dataset", "regime", "n_workers", "n_inputs", "parameter", "n_s",
+                                      "lam_min", "lam_max", "lam_mode", "span_steps", "share_at_mode", "verdict")),
+                  "x10": Frame(X10_COLUMNS)})
 def verdict_rows(movement, x10):
     """The verdicts as rows of the claims table (:data:`gcc.experiments.claims.CLAIM_COLUMNS`).
 

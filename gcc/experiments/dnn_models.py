@@ -26,7 +26,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..backend import to_numpy
-from ..validation import invalid
+from ..validation import SEED, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
+from .dnn_checks import TEXT, Frame, Names
 
 # Never let timm / huggingface_hub reach the network: weights must already be on disk.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -56,6 +57,7 @@ PAPER_MODELS = {
 MODEL_COLUMNS = ["model", "dataset", "n_parameters", "test_accuracy"]
 
 
+@validate_params({"model": TEXT})
 def family_of(model: str) -> str:
     """The paper network a model of ours stands in for: ``"lenet5"``, ``"repvgg"``, ``"vit"`` or ``""``.
 
@@ -82,9 +84,13 @@ class PreparedModels(dict):
     """
 
     def __init__(self, *args, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (), **kwargs):
+        from .dnn_checks import PREPARED
+
         super().__init__(*args, **kwargs)
-        self.datasets = dict(datasets or {})
-        self.banners = [b for b in dict.fromkeys(banners) if b]
+        if self:
+            validate(dict(self), PREPARED, "models", "PreparedModels")
+        self.datasets = _check_datasets(datasets, "PreparedModels")
+        self.banners = [b for b in dict.fromkeys(_check_banners(banners, "PreparedModels")) if b]
 
     @property
     def fallback(self) -> bool:
@@ -117,6 +123,25 @@ class PreparedModels(dict):
         return table[MODEL_COLUMNS + [c for c in table.columns if c not in MODEL_COLUMNS]]
 
 
+def _check_datasets(datasets, owner: str) -> dict:
+    requirement = "a mapping data set name -> its description (str -> str) or None"
+    if datasets is None:
+        return {}
+    if not isinstance(datasets, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in datasets.items()):
+        raise invalid("datasets", owner, requirement, datasets)
+    return dict(datasets)
+
+
+def _check_banners(banners, owner: str) -> list:
+    # A str is not a list of banners (its characters would each be one).
+    if isinstance(banners, str) or not isinstance(banners, (list, tuple)) or not all(
+            isinstance(b, str) for b in banners):
+        raise invalid("banners", owner, "a list of banner texts (str)", banners)
+    return list(banners)
+
+
+@validate_params({"text": TEXT})
 def show_markdown(text: str) -> None:
     """Display ``text`` as Markdown in a notebook (print it elsewhere)."""
     try:
@@ -127,6 +152,15 @@ def show_markdown(text: str) -> None:
     display(Markdown(text))
 
 
+_PATH = NoneOr(InstanceOf((str, os.PathLike), "a path (str or os.PathLike)"))
+_MAPPING = NoneOr(InstanceOf(Mapping, "a mapping"))
+
+
+@validate_params({
+    "names": Names(min_len=0), "seed": SEED, "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"),
+    "data_folder": _PATH, "datasets": _MAPPING, "threads": NoneOr(Interval(int, 1, None)), "recipes": _MAPPING, "configs": _MAPPING,
+    "paper_model": NoneOr(TEXT), "paper_weights": _PATH, "paper_checkpoint": _PATH, "paper_data": _PATH,
+    "paper_images": NoneOr(Interval(int, 1, None)), "paper_kwargs": _MAPPING})
 def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset: str = "auto",
                    data_folder: str | None = None, datasets: Mapping[str, str] | None = None,
                    threads: int | None = None, device: str | None = None, train_device: str | None = None,
@@ -185,6 +219,9 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     from ..dnn.models import n_parameters, timm_model
     from ..dnn.training import evaluate_accuracy, train_embedded_model
 
+    _check_prepare(names, device, train_device, datasets, recipes, configs, paper_model,
+                   {"paper_weights": paper_weights, "paper_checkpoint": paper_checkpoint, "paper_data": paper_data,
+                    "paper_kwargs": paper_kwargs})
     out, described, banners, loaded = {}, {}, [], {}
     for name in names:
         spec = (datasets or {}).get(name, dataset)
@@ -227,6 +264,37 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     return PreparedModels(out, datasets=described, banners=banners)
 
 
+def _check_prepare(names, device, train_device, datasets, recipes, configs, paper_model, paper_args) -> None:
+    """Everything :func:`prepare_models` checks before it loads or trains anything."""
+    from ..dnn._checks import Device, check_keys
+    from ..dnn.training import EMBEDDED_MODELS
+
+    owner = "prepare_models"
+    for i, name in enumerate(names):
+        if name not in EMBEDDED_MODELS:
+            raise invalid("names", owner, f"a sequence of embedded networks ({', '.join(EMBEDDED_MODELS)})", names,
+                          f"names[{i}] = {name!r}")
+    if len(set(names)) != len(names):
+        raise invalid("names", owner, "a sequence of distinct networks", names)
+    validate(device, NoneOr(Device(auto=True)), "device", owner)
+    validate(train_device, NoneOr(Device(auto=True)), "train_device", owner)
+    for arg, mapping in (("datasets", datasets), ("recipes", recipes), ("configs", configs)):
+        # An entry for a network that is not prepared would be ignored without a word.
+        check_keys(mapping or {}, tuple(names), arg, owner, "networks of names")
+        for key, value in (mapping or {}).items():
+            if arg != "datasets" and not isinstance(value, Mapping):
+                raise invalid(arg, owner, "a mapping network -> mapping of overrides", dict(mapping),
+                              f"{arg}[{key!r}] = {value!r}")
+            if arg == "datasets" and not isinstance(value, (str, os.PathLike)):
+                raise invalid(arg, owner, "a mapping network -> data set name or folder", dict(mapping),
+                              f"datasets[{key!r}] = {value!r}")
+    if paper_model is None:
+        for arg, value in paper_args.items():
+            if value is not None:
+                raise invalid(arg, owner, "None when 'paper_model' is None (it would be ignored)", value)
+
+
+@validate_params({"notebook": TEXT, "root": _PATH})
 def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = None) -> PreparedModels:
     """The networks of the last run of the models notebook, with its parameters (from the cache).
 
@@ -275,6 +343,7 @@ def _run_parameters(notebook: str, root) -> tuple[dict, "object"]:
     return params, folder
 
 
+@validate_params({"notebook": TEXT, "root": _PATH})
 def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
     """The data set of the models notebook's last run (:func:`gcc.dnn.data.load_images` with its parameters).
 
@@ -288,6 +357,7 @@ def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
         return load_images(params.get("dataset", "auto"), folder=params.get("data_folder"))
 
 
+@validate_params({"notebook": TEXT, "root": _PATH})
 def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
     """:func:`page_header` from the models notebook's saved ``models`` table and ``data`` file (no model loaded)."""
     import json
@@ -299,6 +369,7 @@ def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
     return page_header(pd.read_csv(folder / "models.csv"), info.get("datasets"), info.get("banners", ()))
 
 
+@validate_params({"threads": Interval(int, 1, None)})
 def set_threads(threads: int) -> None:
     """Use ``threads`` CPU threads in torch and in numpy's BLAS (OpenBLAS, MKL) from now on.
 
@@ -318,6 +389,8 @@ def _pct(value) -> str:
     return "n/a" if value is None or value != value else f"{100 * float(value):.1f}%"
 
 
+@validate_params({"models_table": Frame(("model", "dataset", "n_parameters", "test_accuracy")),
+                  "machine": NoneOr(TEXT)})
 def page_header(models_table, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (),
                 machine: str | None = None) -> str:
     """The Markdown every DNN page opens with: data, networks (beside the paper's), hardware.
@@ -340,6 +413,8 @@ def page_header(models_table, datasets: Mapping[str, str] | None = None, banners
     """
     from ..machine import summary_line
 
+    datasets = _check_datasets(datasets, "page_header")
+    banners = _check_banners(banners, "page_header")
     lines = [f"> **Warning.** {b}\n" for b in banners if b]
     data_lines = list((datasets or {}).values()) or sorted(set(models_table["dataset"].astype(str)))
     lines.append(f"* **Data.** {'; '.join(data_lines)}.")

@@ -35,7 +35,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..codes import LABELS, make_many
+from ..codes import LABELS, canonical, make_many
+from ..validation import SEED, NoneOr, invalid, validate, validate_params
+from .dnn_checks import (COUNT, F, GRID, LEVEL, NAMES, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, IntList,
+                         RealList, check_sizes)
 from .dnn_stragglers import batch_source, split_getter, tune_lambdas
 
 __all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "bernoulli_sweep", "run_sweeps", "sweep_summary", "sweep_slopes",
@@ -48,6 +51,9 @@ SWEEP_COLUMNS = ["model", "dataset", "p", "n_workers", "scheme", "loss"]
 SWEPT_SCHEMES = ("gcc", "bacc")
 
 
+@validate_params({"f": F, "splits": SPLITS, "model": TEXT, "n_inputs": COUNT, "n_workers": IntList(1, distinct=True),
+                  "p_values": RealList(0, 1, closed="left", distinct=True), "trials": TRIALS, "seed": SEED,
+                  "lam_grid": GRID, "tune_trials": TRIALS, "schemes": SCHEMES, "dataset": NoneOr(TEXT)})
 def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[int], p_values: Sequence[float],
                     trials: int, seed: int, lam_grid=None, tune_trials: int = 6,
                     schemes: Sequence[str] = SWEPT_SCHEMES, dataset: str | None = None):
@@ -92,6 +98,8 @@ def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[in
     from ..stragglers import Bernoulli
 
     get = split_getter(splits)
+    for key in ("val", "test"):
+        check_sizes(get(f"x_{key}"), get(f"y_{key}"), n_inputs, 1, "bernoulli_sweep", f"x_{key}", f"y_{key}")
     dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
     frames = []
     for p in p_values:
@@ -100,7 +108,7 @@ def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[in
             n = int(n)
             sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n, 0, lam_grid, lam_grid,
                                trials=tune_trials, seed=seed + 1000, straggler_model=model_p)
-            lams = {"lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec} if "gcc" in schemes else {}
+            lams = {"lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec} if "gcc" in map(canonical, schemes) else {}
             codes = make_many(schemes, n_inputs, n, **lams)
             table = run_trials(codes, f, batch_source(get("x_test"), get("y_test"), n_inputs), model_p,
                                trials=trials, seed=seed,
@@ -112,6 +120,9 @@ def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[in
     return out[SWEEP_COLUMNS + [c for c in out.columns if c not in SWEEP_COLUMNS]]
 
 
+@validate_params({"prepared": PREPARED, "n_inputs": COUNT, "n_workers": IntList(1, distinct=True),
+                  "p_values": RealList(0, 1, closed="left", distinct=True), "trials": TRIALS, "seed": SEED,
+                  "lam_grid": GRID, "tune_trials": TRIALS})
 def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequence[int], p_values: Sequence[float],
                trials: int, seed: int, lam_grid=None, tune_trials: int = 6):
     """:func:`bernoulli_sweep` for the networks ``models`` of ``prepared`` (the others are skipped).
@@ -120,8 +131,7 @@ def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequen
     ----------
     prepared : gcc.experiments.dnn_models.PreparedModels
     models : sequence of str
-        Names among ``prepared``'s; names it lacks are ignored (the paper profile names other
-        networks).
+        Names among ``prepared``'s (a name it lacks is an error: no other network stands in).
 
     Returns
     -------
@@ -130,12 +140,17 @@ def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequen
     """
     import pandas as pd
 
-    chosen = [m for m in models if m in prepared] or list(prepared)[:1]
+    names = validate(models, NAMES, "models", "run_sweeps")
+    if not names or [m for m in names if m not in prepared]:
+        raise invalid("models", "run_sweeps", f"a non-empty sequence of networks of prepared ({', '.join(prepared)})",
+                      models)
+    chosen = list(dict.fromkeys(names))
     return pd.concat([bernoulli_sweep(prepared[m]["f"], prepared[m]["splits"], m, n_inputs, n_workers, p_values,
                                       trials, seed, lam_grid, tune_trials, dataset=prepared[m]["info"].get("dataset"))
                       for m in chosen], ignore_index=True)
 
 
+@validate_params({"table": Frame(("model", "dataset", "p", "scheme", "n_workers", "loss")), "level": LEVEL})
 def sweep_summary(table, level: float = 0.95):
     """Mean loss with its interval per (model, dataset, p, scheme, N) (:func:`gcc.summary.summarize`).
 
@@ -146,6 +161,7 @@ def sweep_summary(table, level: float = 0.95):
     return summarize(table, "loss", by=("model", "dataset", "p", "scheme", "n_workers"), level=level)
 
 
+@validate_params({"summary": Frame(("model", "dataset", "p", "scheme", "n_workers", "mean")), "level": LEVEL})
 def sweep_slopes(summary, level: float = 0.95):
     """Log-log slope of the mean loss against N per (model, dataset, p, scheme), with interval."""
     from ..summary import slope_table
@@ -153,6 +169,7 @@ def sweep_slopes(summary, level: float = 0.95):
     return slope_table(summary, "n_workers", by=("model", "dataset", "p", "scheme"), level=level)
 
 
+@validate_params({"slopes": Frame(("model", "dataset", "p", "scheme", "slope", "ci_low", "ci_high"))})
 def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
     """Does ``scheme``'s loss decay faster in N than ``baseline``'s? Per (model, dataset, p).
 
@@ -176,6 +193,10 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
     """
     import pandas as pd
 
+    scheme = canonical(scheme, "convergence_verdicts", "scheme")
+    baseline = canonical(baseline, "convergence_verdicts", "baseline")
+    if scheme == baseline:
+        raise invalid("baseline", "convergence_verdicts", f"a scheme other than scheme={scheme!r}", baseline)
     keys = ["model", "dataset", "p"]
     a = slopes[slopes["scheme"] == scheme].set_index(keys)
     b = slopes[slopes["scheme"] == baseline].set_index(keys)
@@ -197,6 +218,8 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
     return pd.DataFrame(rows)
 
 
+@validate_params({"verdicts": Frame(("model", "dataset", "p", "slope", "ci_low", "ci_high", "baseline_slope",
+                                      "baseline_ci_low", "baseline_ci_high", "verdict"))})
 def verdict_rows(verdicts):
     """:func:`convergence_verdicts` as rows of the claims table (claim ``dnn-isit-faster``)."""
     import pandas as pd
@@ -217,6 +240,8 @@ def verdict_rows(verdicts):
     return pd.DataFrame(rows).reindex(columns=CLAIM_COLUMNS)
 
 
+@validate_params({"summary": Frame(("model", "p", "scheme", "n_workers", "mean", "ci_low", "ci_high")),
+                  "slopes": NoneOr(Frame(("model", "p", "scheme", "slope")))})
 def plot_bernoulli(summary, slopes=None):
     """Mean loss against N (log-log) per p, one panel per (model, p), with 95% bands and fits.
 

@@ -39,7 +39,10 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..codes import LABELS, canonical, make_many
-from ..validation import check_choice, check_int
+from ..validation import SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate, validate_params
+from .dnn_checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, SCHEMES, SPLITS, TEST_SPLITS, TEXT, TRIALS,
+                         TUNING_METRICS, Frame, IntList, check_per_regime, check_pool, check_regimes, check_sizes,
+                         check_straggler_list, check_stragglers, check_sweep, validate_model)
 
 __all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
            "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
@@ -65,6 +68,7 @@ LAMBDA_COLUMNS = ["model", "dataset", "regime", "stragglers", "lam_enc", "lam_de
 _FRONT = ["model", "dataset", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
 
 
+@validate_params({"n_inputs": COUNT})
 def batch_source(x, y, n_inputs: int) -> Callable:
     """A data source for :func:`gcc.harness.run_trials`: a fresh batch of K distinct images per trial.
 
@@ -92,8 +96,7 @@ def batch_source(x, y, n_inputs: int) -> Callable:
     >>> xb.shape, len(set(yb.tolist()))
     ((3, 1, 4, 4), 3)
     """
-    x = np.asarray(x)
-    y = np.asarray(y, dtype=np.int64)
+    x, y = check_pool(x, y, "batch_source")
     n_inputs = check_int(n_inputs, "n_inputs", "batch_source", minimum=1, maximum=len(x),
                          constraint=f"an int in [1, {len(x)}] (the pool size)")
 
@@ -104,6 +107,8 @@ def batch_source(x, y, n_inputs: int) -> Callable:
     return source
 
 
+@validate_params({"f": F, "lam_enc_grid": GRID, "lam_dec_grid": GRID, "trials": TRIALS, "seed": SEED,
+                  "metric": Options(TUNING_METRICS)})
 def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
                  lam_enc_grid: Sequence[float] | None = None, lam_dec_grid: Sequence[float] | None = None,
                  trials: int = 10, seed: int = 1000, metric: str = "loss", straggler_model=None):
@@ -137,6 +142,11 @@ def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int
     from ..stragglers import FixedCount
     from ..tuning import select_lambdas
 
+    owner = "tune_lambdas"
+    n_workers = check_sizes(x_val, y_val, n_inputs, n_workers, owner, "x_val", "y_val")
+    straggler_model = validate_model(straggler_model, owner)
+    if straggler_model is None:
+        stragglers = check_stragglers(stragglers, n_workers, owner)
     lam_enc_grid = LAMBDA_GRID if lam_enc_grid is None else lam_enc_grid
     lam_dec_grid = LAMBDA_GRID if lam_dec_grid is None else lam_dec_grid
     model = straggler_model if straggler_model is not None else FixedCount(int(stragglers))
@@ -145,6 +155,8 @@ def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int
                           lam_dec_grid=lam_dec_grid, trials=trials, seed=seed, metric=metric)
 
 
+@validate_params({"f": F, "trials": TRIALS, "seed": SEED, "lam_enc": LAM, "lam_dec": LAM, "schemes": SCHEMES,
+                  "extra_columns": NoneOr(InstanceOf(Mapping, "a mapping column -> value"))})
 def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Sequence[int], trials: int,
                seed: int, lam_enc: float, lam_dec: float, schemes: Sequence[str] = COMPARED_SCHEMES,
                extra_columns: Mapping[str, Any] | None = None):
@@ -183,6 +195,9 @@ def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Seq
     from ..harness import run_trials
     from ..stragglers import FixedCount
 
+    owner = "run_config"
+    n_workers = check_sizes(x_test, y_test, n_inputs, n_workers, owner, "x_test", "y_test")
+    stragglers = check_straggler_list(stragglers, n_workers, owner)
     # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
     lams = {"lam_enc": lam_enc, "lam_dec": lam_dec} if "gcc" in map(canonical, schemes) else {}
     codes = make_many(schemes, n_inputs, n_workers, **lams)
@@ -196,19 +211,38 @@ def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Seq
     return out
 
 
+@validate_params({"splits": TEST_SPLITS})
 def split_getter(splits) -> Callable[[str], Any]:
-    """``get(name)`` for ``x_val, y_val, x_test, y_test`` held as keys or as attributes of ``splits``."""
-    if isinstance(splits, Mapping):
-        return lambda key: splits[key]
-    return lambda key: getattr(splits, key)
+    """``get(name)`` for ``x_val, y_val, x_test, y_test`` held as keys or as attributes of ``splits``.
+
+    Parameters
+    ----------
+    splits : gcc.dnn.data.ImageData or mapping
+        Holds at least ``x_test`` and ``y_test``.
+
+    Returns
+    -------
+    callable ``get(name)``
+        Raises the library's ValueError naming ``splits`` for a split it does not hold.
+    """
+    def get(key):
+        try:
+            return splits[key] if isinstance(splits, Mapping) else getattr(splits, key)
+        except (KeyError, AttributeError):
+            raise invalid("splits", "split_getter", f"data holding {key!r}", type(splits).__name__,
+                          f"it has no {key!r}") from None
+    return get
 
 
+@validate_params({"results": Frame()})
 def front_columns(results):
     """``results`` with the identifying columns (model, dataset, regime, scheme, N, K, S, trial, ...) first."""
     front = [c for c in _FRONT if c in results.columns]
     return results[front + [c for c in results.columns if c not in front]]
 
 
+@validate_params({"lambdas": Frame(("model", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec")),
+                  "model": TEXT, "n_workers": COUNT, "n_inputs": COUNT, "stragglers": Interval(int, 0, None)})
 def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: int) -> tuple[float, float] | None:
     """``(lam_enc, lam_dec)`` of one (model, N, K, S) in a lambdas table, or None when it was not tuned."""
     hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == n_workers)
@@ -218,6 +252,7 @@ def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: i
     return float(hit["lam_enc"].iloc[0]), float(hit["lam_dec"].iloc[0])
 
 
+@validate_params({"s_values": IntList(0, min_len=0)})
 def middle_stragglers(s_values: Sequence[int]) -> int:
     """The S at which ``tuning="single"`` tunes: the middle positive S of the sweep (0 if none).
 
@@ -231,6 +266,9 @@ def middle_stragglers(s_values: Sequence[int]) -> int:
     return positive[len(positive) // 2]
 
 
+@validate_params({"f": F, "model": TEXT, "splits": SPLITS, "trials": TRIALS, "seed": SEED, "lam_enc_grid": GRID,
+                  "lam_dec_grid": GRID, "tune_trials": TRIALS, "tuning": Options(("per_s", "single")),
+                  "schemes": SCHEMES, "dataset": NoneOr(TEXT)})
 def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]],
                     stragglers: Mapping[str, Sequence[int]], trials: int, seed: int,
                     lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10, tuning: str = "per_s",
@@ -285,7 +323,13 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
     """
     import pandas as pd
 
-    check_choice(tuning, "tuning", "straggler_sweep", ("per_s", "single"))
+    owner = "straggler_sweep"
+    regimes = check_sweep(regimes, stragglers, splits, owner)
+    if tune_stragglers is not None:
+        tune_stragglers = check_per_regime(tune_stragglers, regimes, owner, "tune_stragglers",
+                                           Interval(int, 0, None), required=False)
+        for regime, s in tune_stragglers.items():
+            check_stragglers(s, regimes[regime][0], owner, "tune_stragglers")
     get = split_getter(splits)
     dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
     frames, chosen, tables = [], [], []
@@ -318,6 +362,8 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
     return results, pd.DataFrame(chosen, columns=LAMBDA_COLUMNS), pd.concat(tables, ignore_index=True)
 
 
+@validate_params({"prepared": PREPARED, "trials": TRIALS, "seed": SEED, "lam_grid": GRID, "tune_trials": TRIALS,
+                  "tuning": Options(("per_s", "single")), "schemes": SCHEMES})
 def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, Sequence[int]],
                stragglers: Mapping[str, Sequence[int]], trials: int, seed: int, lam_grid=None,
                tune_trials: int = 10, tuning: str = "per_s", schemes: Sequence[str] = COMPARED_SCHEMES):
@@ -341,8 +387,13 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
     """
     import pandas as pd
 
-    regimes = {k: (int(v[0]), int(v[1])) for k, v in regimes.items()}
+    regimes = check_regimes(regimes, "run_sweeps")
+    stragglers = check_per_regime(stragglers, regimes, "run_sweeps", "stragglers", IntList(0))
     stragglers = {r: [s for s in stragglers[r] if regimes[r][0] - s >= 2] for r in regimes}
+    empty = [r for r, values in stragglers.items() if not values]
+    if empty:
+        raise invalid("stragglers", "run_sweeps", "a mapping regime -> numbers of stragglers S with N - S >= 2",
+                      dict(stragglers), f"no S of regime {empty[0]!r} leaves two workers")
     outs = [straggler_sweep(p["f"], name, p["splits"], regimes, stragglers, trials=trials, seed=seed,
                             lam_enc_grid=lam_grid, lam_dec_grid=lam_grid, tune_trials=tune_trials, tuning=tuning,
                             schemes=schemes, dataset=p["info"].get("dataset"))
@@ -350,6 +401,7 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
     return tuple(pd.concat([o[i] for o in outs], ignore_index=True) for i in range(3))
 
 
+@validate_params({"results": Frame(("scheme", "trial")), "by": COLUMNS, "level": LEVEL})
 def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline: str = "bacc",
                     by: Sequence[str] = ("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers"),
                     level: float = 0.95):
@@ -395,10 +447,21 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
 
     from ..summary import summarize
 
+    owner = "compare_schemes"
+    metrics = validate(metric, COLUMNS, "metric", owner)
+    missing = [m for m in metrics if m not in results.columns]
+    if missing or not metrics:
+        raise invalid("metric", owner, f"columns of results ({', '.join(map(str, results.columns))})", metric)
     if not isinstance(metric, str):
         return pd.concat([compare_schemes(results, m, scheme, baseline, by, level) for m in metric],
                          ignore_index=True)
-    scheme, baseline = canonical(scheme, "compare_schemes"), canonical(baseline, "compare_schemes")
+    scheme, baseline = canonical(scheme, owner, "scheme"), canonical(baseline, owner, "baseline")
+    present = set(results["scheme"])
+    for arg, key in (("scheme", scheme), ("baseline", baseline)):
+        if key not in present:
+            raise invalid(arg, owner, f"a scheme of results ({', '.join(sorted(map(str, present)))})", key)
+    if scheme == baseline:
+        raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
     by = [c for c in by if c in results.columns]
     wide = results.pivot_table(index=by + ["trial"], columns="scheme", values=metric).reset_index()
     wide["diff"] = wide[scheme] - wide[baseline]
@@ -423,6 +486,8 @@ METRIC_LABELS = {"relacc": "RelAcc", "loss": "loss (eq. 1)", "rmse_norms": "RMSE
                  "rmse_rms": "RMSE (root mean square)"}
 
 
+@validate_params({"results": Frame(("regime", "model", "scheme", "stragglers", "n_workers", "n_inputs")),
+                  "metrics": COLUMNS, "level": LEVEL, "logy": COLUMNS})
 def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss"), level: float = 0.95,
                logy: Sequence[str] = ("loss", "rmse_norms", "rmse_rms")):
     """Figure of ``metrics`` against S in one regime: rows = metrics, columns = models (Figs. 3-4).
@@ -451,6 +516,12 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
     from ..summary import summarize
     from .plotting import band, finish, scheme_color
 
+    regimes = list(dict.fromkeys(results["regime"]))
+    if regime not in regimes:
+        raise invalid("regime", "plot_sweep", f"a regime of results ({', '.join(map(str, regimes))})", regime)
+    missing = [m for m in metrics if m not in results.columns]
+    if missing or not metrics:
+        raise invalid("metrics", "plot_sweep", f"columns of results ({', '.join(map(str, results.columns))})", metrics)
     sub = results[results["regime"] == regime]
     model_names = list(dict.fromkeys(sub["model"]))
     fig, axes = plt.subplots(len(metrics), len(model_names), figsize=(4.2 * len(model_names), 3.0 * len(metrics)),

@@ -27,11 +27,12 @@ from typing import Sequence
 import numpy as np
 
 from ..codes import canonical
-from ..validation import invalid
+from ..validation import SEED, Constraint, NoneOr, Rejected, invalid, validate_params
+from .dnn_checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, is_int
 from .dnn_models import family_of
 from .dnn_stragglers import COMPARED_SCHEMES, front_columns, lambdas_at, run_config, split_getter, tune_lambdas
 
-__all__ = ["PAPER_IMPROVEMENT", "TABLE_METRICS", "CONFIG_COLUMNS", "table_runs", "run_tables", "summary_table",
+__all__ = ["PAPER_IMPROVEMENT", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table",
            "wide_summary", "improvement_table"]
 
 #: The columns that identify one Table-1 configuration.
@@ -48,6 +49,36 @@ PAPER_IMPROVEMENT = {
 TABLE_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal")
 
 
+class Configs(Constraint):
+    """A non-empty sequence of (N, K, |F|) triples of ints with 1 <= K and 1 <= |F| <= N, as a list of int triples."""
+
+    def describe(self) -> str:
+        return "a non-empty sequence of (N, K, |F|) triples of ints with K >= 1 and 1 <= |F| <= N"
+
+    def convert(self, value, name: str = "value"):
+        if isinstance(value, (str, bytes)) or np.ndim(value) not in (1, 2) or len(value) == 0:
+            raise Rejected()
+        out = []
+        for i, triple in enumerate(value):
+            if isinstance(triple, (str, bytes)) or np.ndim(triple) != 1 or len(triple) != 3 \
+                    or not all(is_int(v) for v in triple):
+                raise Rejected(f"{name}[{i}] = {triple!r} is not three ints")
+            n_workers, n_inputs, received = (int(v) for v in triple)
+            if n_inputs < 1 or not 1 <= received <= n_workers:
+                raise Rejected(f"{name}[{i}] = {triple!r}")
+            out.append((n_workers, n_inputs, received))
+        return out
+
+
+#: Table-1 configurations
+CONFIGS = Configs()
+#: a lambdas table to reuse
+LAMBDAS = NoneOr(Frame(("model", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec")))
+
+
+@validate_params({"f": F, "model": TEXT, "splits": SPLITS, "configs": CONFIGS, "trials": TRIALS, "seed": SEED,
+                  "lam_enc_grid": GRID, "lam_dec_grid": GRID, "tune_trials": TRIALS, "schemes": SCHEMES,
+                  "dataset": NoneOr(TEXT), "lambdas": LAMBDAS})
 def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: int, seed: int,
                lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10,
                schemes: Sequence[str] = COMPARED_SCHEMES, dataset: str | None = None, lambdas=None):
@@ -86,12 +117,13 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
 
     get = split_getter(splits)
     dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+    for n_workers, n_inputs, _ in configs:
+        for key in ("val", "test"):
+            if n_inputs > len(get(f"x_{key}")):
+                raise invalid("configs", "table_runs", f"(N, K, |F|) triples with K <= the images in x_{key} "
+                              f"({len(get(f'x_{key}'))})", configs, f"K = {n_inputs}")
     frames, chosen = [], []
     for n_workers, n_inputs, received in configs:
-        n_workers, n_inputs, received = int(n_workers), int(n_inputs), int(received)
-        if not 1 <= received <= n_workers:
-            raise invalid("configs", "table_runs", "(N, K, |F|) triples with 1 <= |F| <= N",
-                          (n_workers, n_inputs, received))
         s = n_workers - received
         found = lambdas_at(lambdas, model, n_workers, n_inputs, s) if lambdas is not None else None
         if found is None:
@@ -112,6 +144,8 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
             pd.DataFrame(chosen, columns=LAMBDA_COLUMNS + ["reused"]))
 
 
+@validate_params({"prepared": PREPARED, "configs": CONFIGS, "trials": TRIALS, "seed": SEED, "lam_grid": GRID,
+                  "tune_trials": TRIALS, "schemes": SCHEMES, "lambdas": LAMBDAS})
 def run_tables(prepared, configs: Sequence[Sequence[int]], trials: int, seed: int, lam_grid=None,
                tune_trials: int = 10, schemes: Sequence[str] = COMPARED_SCHEMES, lambdas=None):
     """:func:`table_runs` for every prepared model (:func:`gcc.experiments.dnn_models.prepare_models`).
@@ -133,6 +167,7 @@ def run_tables(prepared, configs: Sequence[Sequence[int]], trials: int, seed: in
             pd.concat([o[1] for o in outs], ignore_index=True))
 
 
+@validate_params({"results": Frame(), "by": COLUMNS, "level": LEVEL})
 def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
                   level: float = 0.95):
     """Table-1 statistics: mean and interval of loss, both RMSE readings and RelAcc per configuration.
@@ -157,6 +192,9 @@ def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
     from ..summary import summarize
 
     metrics = [m for m in TABLE_METRICS if m in results.columns]
+    if not metrics:
+        raise invalid("results", "summary_table", f"a table with at least one of the columns {', '.join(TABLE_METRICS)}",
+                      results, f"its columns are {list(results.columns)}")
     table = summarize(results, metrics, by=by, level=level)
     if len(metrics) == 1:  # summarize names the metric only when there are several
         table.insert(len(by), "metric", metrics[0])
@@ -167,6 +205,10 @@ def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
 _SUFFIX = {"half_width": "±"}
 
 
+_STATISTICS = ("mean", "std", "ci_low", "ci_high", "half_width", "n", "n_nan")
+
+
+@validate_params({"summary": Frame(("metric",) + _STATISTICS), "values": COLUMNS, "metrics": NoneOr(COLUMNS)})
 def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metrics: Sequence[str] | None = None):
     """The Table-1-like display of a :func:`summary_table`: one row per configuration and scheme.
 
@@ -186,11 +228,16 @@ def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metric
         mean, ``<metric> ±`` for the half-width and ``<metric> <statistic>`` for the others (e.g.
         ``"loss"``, ``"loss ±"``, ``"loss n"``). For display only: the saved table is the long one.
     """
-    index = [c for c in summary.columns if c not in ("metric", "mean", "std", "ci_low", "ci_high",
-                                                     "half_width", "n", "n_nan")]
+    index = [c for c in summary.columns if c not in ("metric",) + _STATISTICS]
+    present = set(summary["metric"])
+    bad = [v for v in values if v not in _STATISTICS]
+    if bad or not values:
+        raise invalid("values", "wide_summary", f"a non-empty list of statistics among {', '.join(_STATISTICS)}", values)
     if metrics is None:
-        present = set(summary["metric"])
         metrics = [m for m in TABLE_METRICS if m in present] + sorted(present - set(TABLE_METRICS))
+    elif [m for m in metrics if m not in present]:
+        raise invalid("metrics", "wide_summary", f"metrics of the summary ({', '.join(sorted(map(str, present)))})",
+                      metrics)
     wide = summary.pivot(index=index, columns="metric", values=list(values))
     out = wide.index.to_frame(index=False)
     for m in metrics:
@@ -199,6 +246,7 @@ def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metric
     return out
 
 
+@validate_params({"results": Frame(("scheme", "loss", "rmse_norms", "rmse_rms", "relacc")), "by": COLUMNS})
 def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
                       by: Sequence[str] = CONFIG_COLUMNS):
     """GCC's improvement over BACC in percent per configuration, beside the paper's averages.
@@ -227,7 +275,17 @@ def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
     """
     import pandas as pd
 
-    scheme, baseline = canonical(scheme, "improvement_table"), canonical(baseline, "improvement_table")
+    owner = "improvement_table"
+    scheme, baseline = canonical(scheme, owner, "scheme"), canonical(baseline, owner, "baseline")
+    present = set(results["scheme"])
+    for arg, key in (("scheme", scheme), ("baseline", baseline)):
+        if key not in present:
+            raise invalid(arg, owner, f"a scheme of results ({', '.join(sorted(map(str, present)))})", key)
+    if scheme == baseline:
+        raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
+    if "model" not in by or [c for c in by if c not in results.columns]:
+        raise invalid("by", owner, f"columns of results that include 'model' ({', '.join(map(str, results.columns))})",
+                      by)
     idx = list(by)
     means = summary_table(results, by=tuple(idx) + ("scheme",)).pivot(index=idx + ["scheme"], columns="metric",
                                                                         values="mean")
