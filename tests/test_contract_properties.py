@@ -625,38 +625,10 @@ RESULTS = [
 ]
 
 try:
-    import torch
+    # The DNN cases (gcc.dnn and the DNN experiments) are built in tests/contract_dnn.py.
+    import contract_dnn
 
-    from gcc.dnn import data as dnn_data
-    from gcc.dnn import inference as dnn_inference
-    from gcc.dnn import models as dnn_models
-    from gcc.dnn import training as dnn_training
-
-    _LENET = dnn_models.LeNet5(in_chans=1, num_classes=3, img_size=16)
-    _B_DNN = PART_B.format("gcc/dnn")
-    DNN = [
-        Entry("dnn.image_batches", dnn_data.image_batches, dict(n_images=20, batch_size=4, n_batches=2, seed=0),
-              dict(n_images=ints(4), batch_size=ints(1, 20), n_batches=ints(1), seed=seeds()),
-              gaps={a: _B_DNN + "numpy/TypeError internals or accepted floats" for a in
-                    ("n_images", "batch_size", "n_batches", "seed")}, mine=False),
-        Entry("dnn.SoftmaxFunction", dnn_inference.SoftmaxFunction,
-              dict(model=_LENET, device="cpu", input_shape=(1, 16, 16), max_batch=8),
-              dict(model=st.sampled_from([3, None, np.sin]), input_shape=st.sampled_from([(0, 16), (1.5,), "x", 3]),
-                   max_batch=ints(1)),
-              gaps={"model": _B_DNN + "a non-module gives AttributeError",
-                    "input_shape": _B_DNN + "input_shape=(0, 16) accepted, 3 gives a TypeError"}, mine=False),
-        Entry("dnn.LeNet5", dnn_models.LeNet5, dict(in_chans=1, num_classes=3, img_size=16),
-              dict(in_chans=ints(1), num_classes=ints(1), img_size=ints(16)),
-              gaps={"in_chans": _B_DNN + "torch RuntimeError", "num_classes": _B_DNN + "0 classes accepted"},
-              mine=False),
-        Entry("dnn.evaluate_accuracy", dnn_training.evaluate_accuracy,
-              dict(model=_LENET, x=np.zeros((4, 1, 16, 16), np.float32), y=np.array([0, 1, 2, 0]), batch_size=2),
-              dict(x=st.sampled_from([np.zeros((4, 16, 16)), "x", None]),
-                   y=st.sampled_from([np.array([0, 1, 2]), np.array([0, 1, 2, 5]), np.array([0.5, 1, 2, 0])]),
-                   batch_size=ints(1)),
-              gaps={"x": _B_DNN + "torch errors", "y": _B_DNN + "labels of the wrong length or out of range accepted",
-                    "batch_size": _B_DNN + "batch_size=True accepted"}, mine=False),
-    ]
+    DNN = contract_dnn.entries(globals())
     DNN_IMPORT_ERROR = None
 except Exception as exc:     # gcc.dnn broken: reported by test_dnn_imports, its cases left out
     DNN, DNN_IMPORT_ERROR = [], exc

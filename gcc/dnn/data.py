@@ -99,6 +99,11 @@ class ImageData:
         validate(self.fallback, BOOL, "fallback", owner)
         if not isinstance(self.classes, tuple) or not self.classes or not all(isinstance(c, str) for c in self.classes):
             raise invalid("classes", owner, "a non-empty tuple of class names (str)", self.classes)
+        top = max(int(np.max(y)) if isinstance(y, np.ndarray) and y.size and y.dtype.kind in "iu" else -1
+                  for y in (self.y_train, self.y_val, self.y_test))
+        if top >= len(self.classes):
+            raise invalid("classes", owner, f"a tuple of at least {top + 1} class names (the labels go up to {top})",
+                          self.classes)
         shape = None
         for split in ("train", "val", "test"):
             x = getattr(self, f"x_{split}")
@@ -238,6 +243,9 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
     train, val = _hold_out(len(y_all), val_size, split_seed, "load_mnist_format")
     name = name or Path(folder).name
     n_classes = int(max(y_all.max(), arrays[("test", "labels")].max())) + 1
+    if classes is not None and (len(classes) < n_classes or not all(isinstance(c, str) for c in classes)):
+        raise invalid("classes", "load_mnist_format", f"a list of at least {n_classes} class names (str), one per label",
+                      classes)
     classes = classes or (FASHION_MNIST_CLASSES if name == "fashion-mnist" else [str(c) for c in range(n_classes)])
     return _normalised(name, x_all[train], y_all[train], x_all[val], y_all[val],
                        arrays[("test", "images")][:, None].astype(np.float32) / 255.0, arrays[("test", "labels")],

@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from ..validation import BOOL, Interval, NoneOr, invalid, validate, validate_params  # noqa: E402
+from ..validation import BOOL, Interval, NoneOr, invalid, validate_params  # noqa: E402
 from ._checks import MAPPING, MODULE, NAME, PATH, IntTuple, check_keys  # noqa: E402
 
 __all__ = ["LeNet5", "small_vit", "repvgg", "deploy", "timm_model", "build_model", "load_checkpoint",
@@ -408,7 +408,10 @@ def build_model(config: Mapping[str, Any]) -> nn.Module:
     if arch == "repvgg":
         return repvgg(**config)
     name = config.pop("name", None)
-    extra = validate(config.pop("kwargs", None) or {}, MAPPING, "config['kwargs']", "build_model")
+    extra = config.pop("kwargs", None) or {}
+    if not isinstance(extra, Mapping):
+        raise invalid("config", "build_model", "a timm configuration whose 'kwargs' is a mapping of timm arguments",
+                      extra, "config['kwargs'] is no mapping")
     return timm_model(name, **config, **extra)
 
 

@@ -24,7 +24,7 @@ from ..codes import canonical
 from ..validation import (ArrayLike, Callable, Constraint, InstanceOf, Interval, NoneOr, Rejected, check_int, invalid,
                           validate)
 
-__all__ = ["F", "LEVEL", "LAM", "TRIALS", "COUNT", "TEXT", "FLAG_COLUMNS", "Frame", "IntList", "RealList", "Grid",
+__all__ = ["F", "LEVEL", "LAM", "TRIALS", "COUNT", "TEXT", "NAME", "FLAG_COLUMNS", "Frame", "IntList", "RealList", "Grid",
            "Schemes", "Splits", "Prepared", "Columns", "SPLITS", "PREPARED", "GRID", "SCHEMES", "COLUMNS",
            "TUNING_METRICS", "TEST_SPLITS", "is_int", "check_pool", "check_sizes", "check_regimes", "check_per_regime",
            "check_stragglers", "check_sweep", "validate_model", "check_band", "check_grid", "check_metric",
@@ -46,6 +46,20 @@ TRIALS = Interval(numbers.Integral, 1, None)
 COUNT = Interval(numbers.Integral, 1, None)
 #: a name stored in a column (model, dataset, regime)
 TEXT = InstanceOf(str, "a str")
+
+
+class _Name(Constraint):
+    def describe(self) -> str:
+        return "a non-empty str"
+
+    def convert(self, value, name: str = "value"):
+        if not isinstance(value, str) or not value.strip():
+            raise Rejected()
+        return value
+
+
+#: a name that must not be empty (a notebook, a timm model)
+NAME = _Name()
 #: flag columns that are not metrics
 FLAG_COLUMNS = ("too_few_survivors",)
 

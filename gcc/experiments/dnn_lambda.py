@@ -283,6 +283,7 @@ def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms
     import pandas as pd
 
     by = ["model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter"]
+    check_columns(table, {"metrics": metrics}, "sensitivity_summary", "table")
     frames = []
     for metric in metrics:
         change = paired_change(table, "factor", 1.0, metric, by, level=level)

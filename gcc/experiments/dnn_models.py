@@ -27,7 +27,7 @@ import numpy as np
 
 from ..backend import to_numpy
 from ..validation import SEED, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
-from .dnn_checks import TEXT, Frame, Names
+from .dnn_checks import NAME, TEXT, Frame, Names
 
 # Never let timm / huggingface_hub reach the network: weights must already be on disk.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -159,7 +159,7 @@ _MAPPING = NoneOr(InstanceOf(Mapping, "a mapping"))
 @validate_params({
     "names": Names(min_len=0), "seed": SEED, "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"),
     "data_folder": _PATH, "datasets": _MAPPING, "threads": NoneOr(Interval(int, 1, None)), "recipes": _MAPPING, "configs": _MAPPING,
-    "paper_model": NoneOr(TEXT), "paper_weights": _PATH, "paper_checkpoint": _PATH, "paper_data": _PATH,
+    "paper_model": NoneOr(NAME), "paper_weights": _PATH, "paper_checkpoint": _PATH, "paper_data": _PATH,
     "paper_images": NoneOr(Interval(int, 1, None)), "paper_kwargs": _MAPPING})
 def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset: str = "auto",
                    data_folder: str | None = None, datasets: Mapping[str, str] | None = None,
@@ -294,7 +294,7 @@ def _check_prepare(names, device, train_device, datasets, recipes, configs, pape
                 raise invalid(arg, owner, "None when 'paper_model' is None (it would be ignored)", value)
 
 
-@validate_params({"notebook": TEXT, "root": _PATH})
+@validate_params({"notebook": NAME, "root": _PATH})
 def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = None) -> PreparedModels:
     """The networks of the last run of the models notebook, with its parameters (from the cache).
 
@@ -343,7 +343,7 @@ def _run_parameters(notebook: str, root) -> tuple[dict, "object"]:
     return params, folder
 
 
-@validate_params({"notebook": TEXT, "root": _PATH})
+@validate_params({"notebook": NAME, "root": _PATH})
 def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
     """The data set of the models notebook's last run (:func:`gcc.dnn.data.load_images` with its parameters).
 
@@ -357,7 +357,7 @@ def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
         return load_images(params.get("dataset", "auto"), folder=params.get("data_folder"))
 
 
-@validate_params({"notebook": TEXT, "root": _PATH})
+@validate_params({"notebook": NAME, "root": _PATH})
 def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
     """:func:`page_header` from the models notebook's saved ``models`` table and ``data`` file (no model loaded)."""
     import json
