@@ -37,7 +37,7 @@ def main(argv=None) -> dict:
 
     import gcc
     from gcc.distributed import Injection, coded_compute, open_cluster, worker_addresses
-    from gcc.distributed.coded import _coded_task
+    from gcc.distributed.coded import coded_task
     from gcc.machine import summary_line
 
     rng = np.random.default_rng(args.seed)
@@ -62,7 +62,7 @@ def main(argv=None) -> dict:
                     coded = code.encode(X)
                     faults = inj.plan(len(workers), np.random.default_rng(b))[:N]
                     t0 = time.perf_counter()
-                    futs = [client.submit(_coded_task, np.tanh, coded[i], i, faults[i], workers=[workers[i]],
+                    futs = [client.submit(coded_task, np.tanh, coded[i], i, faults[i], workers=[workers[i]],
                                           allow_other_workers=False, pure=False) for i in range(N)]
                     outs = client.gather(futs)
                     latency = time.perf_counter() - t0

@@ -24,7 +24,7 @@ from scipy import sparse
 from scipy.linalg import cholesky_banded
 from scipy.linalg.lapack import dpbsv, dptsv
 
-from .validation import check_finite, check_int, check_lam, check_points, raise_invalid
+from .validation import check_finite, check_lam, check_points, raise_invalid
 
 __all__ = ["smoother_matrix", "smoothing_spline", "check_y", "reinsch_smoother", "reinsch_fit",
            "reinsch_fit_many", "reinsch_predict", "spline_eval", "spline_eval_weights",

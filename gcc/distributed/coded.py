@@ -48,7 +48,7 @@ from gcc.distributed.inject import Injection, TaskFault, act_out
 from gcc.validation import NoneOr, Options, check_int, invalid, validate_params
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
-           "ENGINE", "actor_pool", "demo_mlp", "model_load_counts", "stack_outputs"]
+           "ENGINE", "actor_pool", "coded_task", "demo_mlp", "model_load_counts", "stack_outputs"]
 
 #: how :func:`coded_compute` runs a batch on the cluster
 ENGINE = Options(("tasks", "actors"))
@@ -193,10 +193,13 @@ def demo_mlp(d_in: int, d_hidden: int, d_out: int, seed: int = 0):
     return model.eval()
 
 
-def _coded_task(f: Callable, x, index: int, fault: TaskFault | None):
-    """The task of coded worker ``index``: compute f on its coded input, under its fault."""
-    import os
+def coded_task(f: Callable, x, index: int, fault: TaskFault | None):
+    """The task of coded worker ``index``: compute f on its coded input, under its fault.
 
+    Returns ``(f(x), timing)``, timing as :func:`gcc.distributed.inject.act_out` plus ``index``,
+    ``worker``, ``pid`` and ``start_wall``. The task engine of :func:`coded_compute` submits it;
+    ``benchmarks/bench_dask_overhead.py`` submits it plainly, for Dask's own overhead.
+    """
     from distributed import get_worker
 
     start_wall = time.time()
@@ -425,7 +428,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
 
     # Wait bounded by the deadline (or the timeout) measured from submission.
     if engine == "tasks":
-        futures = [client.submit(_coded_task, f, coded[i], i, faults[i], key=f"gcc-coded-{batch}-{i}",
+        futures = [client.submit(coded_task, f, coded[i], i, faults[i], key=f"gcc-coded-{batch}-{i}",
                                  workers=[addresses[i]], allow_other_workers=False, pure=False, retries=0)
                    for i in range(n)]
         stop = _wait_tasks(futures, arrive, bound - (time.perf_counter() - t0 - encode_s))
