@@ -320,3 +320,68 @@ def test_ci_results_record_gcc_vs_bacc(ci_results):
     for notebook, table in (("dnn_summary", "improvement"), ("coding_cost", "summary"),
                             ("coded_samples", "roughness"), ("dnn_probabilistic", "verdicts")):
         assert (ci_results / notebook / f"{table}.csv").exists()
+
+
+# --- arguments are checked before anything runs (issue 15) --------------------------------------
+
+def test_prepare_models_checks_everything_before_training(monkeypatch, tmp_path):
+    monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path / "cache"))
+    cases = [
+        (dict(recipes={"vit": {"epochs": 1}}), "'recipes' parameter of prepare_models .*networks of names"),
+        (dict(names=["lenet5", "resnet"], recipes=None), r"'names' parameter of prepare_models .*names\[1\] = 'resnet'"),
+        (dict(paper_data="/data/val"), "'paper_data' parameter of prepare_models must be None when 'paper_model'"),
+        (dict(device="gpu"), "'device' parameter of prepare_models must be a torch device"),
+        (dict(threads=0), "'threads' parameter of prepare_models must be an int >= 1"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(ValueError, match=message):
+            dnn_models.prepare_models(**{"names": ["lenet5"], **kwargs})
+    assert not (tmp_path / "cache").exists()                    # nothing was trained
+
+
+def test_sweeps_check_regimes_and_stragglers_first(digits):
+    def never(x):
+        raise AssertionError("f must not run for a malformed argument")
+
+    with pytest.raises(ValueError, match=r"'stragglers' parameter of straggler_sweep .*has 12 with N = 12"):
+        ds.straggler_sweep(never, "m", digits, {"low": (12, 8)}, {"low": [0, 12]}, 1, 0)
+    with pytest.raises(ValueError, match="'stragglers' parameter of straggler_sweep .*'high' is no regime"):
+        ds.straggler_sweep(never, "m", digits, {"low": (12, 8)}, {"low": [0], "high": [1]}, 1, 0)
+    with pytest.raises(ValueError, match="'regimes' parameter of straggler_sweep must be a non-empty mapping"):
+        ds.straggler_sweep(never, "m", digits, {"low": (8, 12)}, {"low": [0]}, 1, 0)
+    with pytest.raises(ValueError, match=r"'stragglers' parameter of run_config .*stragglers\[0\] = 2.5"):
+        ds.run_config(never, digits.x_test, digits.y_test, 8, 12, [2.5], 1, 0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="'y' parameter of batch_source .*is not an int"):
+        ds.batch_source(digits.x_test, digits.y_test + 0.5, 4)
+    with pytest.raises(ValueError, match="'configs' parameter of table_runs .*is not three ints"):
+        dsum.table_runs(never, "m", digits, [(12, 8)], 1, 0)
+    with pytest.raises(ValueError, match="'p_values' parameter of bernoulli_sweep"):
+        dnn_probabilistic.bernoulli_sweep(never, digits, "m", 4, [8], [1.0], 1, 0)
+    with pytest.raises(ValueError, match="'models' parameter of run_sweeps must be a non-empty sequence of networks"):
+        dnn_probabilistic.run_sweeps({"lenet5": {"f": never, "splits": digits, "info": {}}}, ["vit"], 4, [8], [0.1], 1, 0)
+    with pytest.raises(ValueError, match="'factors' parameter of sensitivity_runs"):
+        dnn_lambda.sensitivity_runs(never, digits, "m", 12, 8, 2, 0.0, 0.0, 1, 0, factors=(1.0, 1.0))
+
+
+def test_bernoulli_sweep_uses_the_tuned_lambdas_for_an_alias(f, digits):
+    """schemes=("GCC", ...) used to skip the cross-validated lambdas (the check compared the alias)."""
+    t = dnn_probabilistic.bernoulli_sweep(f, digits, "lenet5", 4, [8], [0.1], trials=1, seed=0, lam_grid=[1e-9],
+                                          tune_trials=1, schemes=("GCC", "bacc"))
+    assert (t.loc[t["scheme"] == "gcc", "lam_enc"] == 1e-9).all()
+
+
+def test_tables_are_checked(f, digits):
+    res = ds.run_config(f, digits.x_test, digits.y_test, 4, 8, [1], 2, 0, 0.0, 0.0, ("gcc", "bacc"))
+    with pytest.raises(ValueError, match="'scheme' parameter of compare_schemes must be a scheme of results"):
+        ds.compare_schemes(res, scheme="bspline", by=["stragglers"])
+    with pytest.raises(ValueError, match="'metric' parameter of compare_schemes must be columns of results"):
+        ds.compare_schemes(res, metric="los", by=["stragglers"])
+    with pytest.raises(ValueError, match="'results' parameter of front_columns must be a pandas.DataFrame"):
+        ds.front_columns(res.to_dict())
+    table = cs.coded_samples(np.ones((3, 1, 4, 4)), 5)
+    with pytest.raises(ValueError, match="'table' parameter of coded_roughness .*inputs that are not constant"):
+        cs.coded_roughness(table)
+    with pytest.raises(ValueError, match="'x' parameter of coded_samples .*it holds complex values"):
+        cs.coded_samples(np.ones((3, 1, 4, 4)) + 1j, 5)
+    with pytest.raises(ValueError, match="'timings' parameter of cost_summary .*no column 'decode_s'"):
+        cc.cost_summary(pd.DataFrame({"scheme": ["gcc"], "encode_s": [1.0]}))

@@ -66,3 +66,35 @@ def test_best_device_auto_and_override(monkeypatch):
 def test_max_batch_validated():
     with pytest.raises(ValueError, match="'max_batch' parameter of SoftmaxFunction"):
         inference.SoftmaxFunction(models.LeNet5(), max_batch=0)
+
+
+def test_inputs_the_network_cannot_take_are_named(f):
+    """Complex, empty, misshapen batches and unknown devices: the library's error, never a torch one (issue 15)."""
+    with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction .*it holds complex values"):
+        f(np.zeros((2, 1, 28, 28)) + 1j)
+    with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction .*it holds complex values"):
+        f(torch.zeros(2, 1, 28, 28, dtype=torch.complex64))
+    with pytest.raises(ValueError, match=r"'x' parameter of SoftmaxFunction must be a batch of shape \(B, \*\(1, 28, 28\)\)"):
+        f(np.zeros((2, 1, 16, 16)))
+    with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction must be a non-empty batch"):
+        f(np.zeros((0, 1, 28, 28)))
+    bare = inference.SoftmaxFunction(models.LeNet5(), device="cpu")
+    with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction must be a batch that LeNet5 takes"):
+        bare(np.zeros((2, 3, 28, 28), np.float32))
+    with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction.forward_tensor must be a floating-point"):
+        f.forward_tensor(np.zeros((2, 1, 28, 28)))
+    with pytest.raises(ValueError, match="'device' parameter of SoftmaxFunction must be a torch device of this machine"):
+        inference.SoftmaxFunction(models.LeNet5(), device="gpu")
+    with pytest.raises(ValueError, match="'model' parameter of SoftmaxFunction must be a torch.nn.Module"):
+        inference.SoftmaxFunction(np.sin)
+    with pytest.raises(ValueError, match=r"'input_shape' parameter of SoftmaxFunction .*input_shape\[0\] = 0"):
+        inference.SoftmaxFunction(models.LeNet5(), input_shape=(0, 28))
+
+
+def test_a_bad_gcc_device_is_named(monkeypatch):
+    monkeypatch.setenv("GCC_DEVICE", "tpu")
+    with pytest.raises(ValueError, match=r"'\$GCC_DEVICE' parameter of best_device"):
+        inference.best_device()
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    with pytest.raises(ValueError, match=f"this machine has {count} CUDA device"):
+        inference.best_device(f"cuda:{count}")

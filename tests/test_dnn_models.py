@@ -292,3 +292,63 @@ def test_paper_path_pretrained_weights_from_local_file(tmp_path):
 def test_timm_model_rejects_missing_file(tmp_path):
     with pytest.raises(ValueError, match="'weights_file' parameter of timm_model"):
         models.timm_model("vit_tiny_patch16_224", pretrained=True, weights_file=tmp_path / "nope.pth")
+
+
+# --- arguments (issue 15) ----------------------------------------------------------------------
+
+def test_build_model_refuses_keys_it_would_ignore():
+    with pytest.raises(ValueError, match="'config' parameter of build_model .*did you mean 'img_size'"):
+        models.build_model({"arch": "lenet5", "img_sise": 28})
+    with pytest.raises(ValueError, match="'config' parameter of build_model .*'arch' key is one of"):
+        models.build_model({"img_size": 28})
+    # timm's own arguments under "kwargs" reach timm (they used to be dropped unless listed)
+    net = models.build_model({"arch": "timm", "name": "vit_tiny_patch16_224", "img_size": 32, "num_classes": 2,
+                              "kwargs": {"depth": 1}})
+    assert len(net.blocks) == 1
+    with pytest.raises(ValueError, match="'name' parameter of timm_model must be the name of a timm architecture"):
+        models.timm_model("no_such_net")
+
+
+def test_architectures_refuse_shapes_they_would_truncate():
+    with pytest.raises(ValueError, match="'patch_size' parameter of small_vit must be a divisor of img_size = 28"):
+        models.small_vit(patch_size=5)
+    with pytest.raises(ValueError, match="'num_heads' parameter of small_vit must be a divisor of embed_dim = 64"):
+        models.small_vit(num_heads=3)
+    with pytest.raises(ValueError, match="'widths' parameter of repvgg .*2 widths, 1 depths, 2 strides"):
+        models.repvgg(widths=(8, 16), depths=(1,), strides=(1, 2))
+    with pytest.raises(ValueError, match=r"'depths' parameter of repvgg .*depths\[1\] = 0"):
+        models.repvgg(widths=(8, 16), depths=(1, 0), strides=(1, 2))
+    with pytest.raises(ValueError, match="'num_classes' parameter of LeNet5 must be an int >= 1. Got 0"):
+        models.LeNet5(num_classes=0)
+
+
+def test_data_arguments_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="'folder' parameter of load_images must be None when dataset='digits'"):
+        data.load_images("digits", folder=tmp_path)
+    with pytest.raises(ValueError, match="'dataset' parameter of load_images .*when 'folder' is given"):
+        data.load_images(str(tmp_path / "elsewhere"), folder=tmp_path)
+    with pytest.raises(ValueError, match="'split_seed' parameter of load_digits16 must be an int >= 0. Got None"):
+        data.load_digits16(split_seed=None)
+    with pytest.raises(ValueError, match="'splits' parameter of load_digits16 must be three fractions"):
+        data.load_digits16(splits=(0.6, 0.4))
+    with pytest.raises(ValueError, match="'path' parameter of read_idx must be a path"):
+        formats.read_idx(3)
+    folder = _mnist_folder(tmp_path / "m")
+    with pytest.raises(ValueError, match="'classes' parameter of load_mnist_format must be a list of at least 10"):
+        data.load_mnist_format(folder, val_size=5, classes=["a", "b"])
+    with pytest.raises(ValueError, match="'batch_size' parameter of image_batches must be an int in"):
+        data.image_batches(10, 2.0, 3, seed=0)
+    with pytest.raises(ValueError, match="'seed' parameter of image_batches must be an int >= 0. Got None"):
+        data.image_batches(10, 2, 3, seed=None)
+
+
+def test_image_data_checks_its_fields():
+    d = data.load_digits16(size=8)
+    fields = {f: getattr(d, f) for f in ("name", "x_train", "y_train", "x_val", "y_val", "x_test", "y_test", "mean",
+                                         "std", "classes", "source", "fallback")}
+    with pytest.raises(ValueError, match="'std' parameter of ImageData .*a constant channel cannot be normalised"):
+        data.ImageData(**{**fields, "std": (0.0,)})
+    with pytest.raises(ValueError, match="'classes' parameter of ImageData must be a tuple of at least 10 class names"):
+        data.ImageData(**{**fields, "classes": ("a", "b")})
+    with pytest.raises(ValueError, match="'y_val' parameter of ImageData"):
+        data.ImageData(**{**fields, "y_val": d.y_val[:-1]})

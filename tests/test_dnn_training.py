@@ -3,6 +3,7 @@ accuracies the ci batch's networks reach (read from its saved models table, neve
 import json
 import os
 
+import numpy as np
 import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -128,3 +129,105 @@ def test_default_models_reach_the_floors():
         pytest.skip("the default run used the fallback digits")
     for name, floor in DEFAULT_FLOORS.items():
         assert table.loc[name, "test_accuracy"] >= floor, (name, table.loc[name, "test_accuracy"])
+
+
+# --- the cache survives a kill (issue 15) ------------------------------------------------------
+
+_KILLED_WRITE = """
+import os, signal, sys
+import torch
+from gcc.dnn import data, training
+real_save = torch.save
+def dying_save(obj, f, *args, **kwargs):
+    real_save(obj, f, *args, **kwargs)      # half a file: written, never renamed
+    os.kill(os.getpid(), signal.SIGKILL)
+torch.save = dying_save
+training.train_embedded_model("lenet5", data=data.load_digits16(size=16), recipe=%r, threads=1)
+"""
+
+
+def test_a_killed_cache_write_leaves_no_entry(digits, tmp_path):
+    """SIGKILL in the middle of torch.save: nothing under the key, only a hidden partial file; the rerun
+    trains and writes a whole entry, which the next call finds; a stale partial goes with the next write."""
+    import signal
+    import subprocess
+    import sys
+
+    small = data.load_digits16(size=16)
+    env = dict(os.environ, GCC_MODEL_CACHE=str(tmp_path), HF_HUB_OFFLINE="1")
+    proc = subprocess.run([sys.executable, "-c", _KILLED_WRITE % FAST], env=env, capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 1 and names[0].startswith(".") and ".pt.partial-" in names[0], names
+    leftover = tmp_path / names[0]
+    os.utime(leftover, (0, 0))                                   # from a process killed long ago
+    os.environ["GCC_MODEL_CACHE"] = str(tmp_path)
+    try:
+        first = training.train_embedded_model("lenet5", data=small, recipe=FAST, threads=1)
+        second = training.train_embedded_model("lenet5", data=small, recipe=FAST, threads=1)
+    finally:
+        del os.environ["GCC_MODEL_CACHE"]
+    assert not first.cache_hit and second.cache_hit and _same(first, second)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{first.key}.json", f"{first.key}.pt"]
+
+
+def test_an_entry_without_its_metadata_is_retrained(digits, tmp_path, monkeypatch):
+    """Weights written but the process stopped before the metadata (or the metadata is unreadable):
+    no cache hit, the entry is written again whole."""
+    monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path))
+
+    def no_metadata(path, text, encoding="utf-8"):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(training, "write_text", no_metadata)
+        with pytest.raises(KeyboardInterrupt):
+            training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
+    (weights,) = tmp_path.iterdir()
+    assert weights.suffix == ".pt"
+    again = training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
+    assert not again.cache_hit and (tmp_path / f"{again.key}.json").exists()
+    (tmp_path / f"{again.key}.json").write_text('{"test_accuracy": 0.5, ')     # half a file, as older versions left
+    assert not training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1).cache_hit
+    assert training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1).cache_hit
+
+
+def test_cache_files_are_the_same_bytes_for_the_same_weights(digits, tmp_path, monkeypatch):
+    monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path / "a"))
+    a = training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
+    monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path / "b"))
+    b = training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
+    assert (tmp_path / "a" / f"{a.key}.pt").read_bytes() == (tmp_path / "b" / f"{b.key}.pt").read_bytes()
+
+
+# --- arguments (issue 15) ----------------------------------------------------------------------
+
+def test_evaluate_accuracy_is_nan_for_nan_logits_and_checks_labels():
+    net = models.LeNet5(num_classes=3, img_size=16)
+    x = np.zeros((4, 1, 16, 16))                                 # float64: cast to the model's dtype
+    assert 0.0 <= training.evaluate_accuracy(net, x, [0, 1, 2, 0]) <= 1.0
+    with torch.no_grad():
+        net.classifier[-1].bias.fill_(float("nan"))
+    assert np.isnan(training.evaluate_accuracy(net, x, [0, 1, 2, 0]))
+    with pytest.raises(ValueError, match=r"'y' parameter of evaluate_accuracy .*\(y\[3\] = 5 is no class"):
+        training.evaluate_accuracy(net, x, [0, 1, 2, 5])
+    with pytest.raises(ValueError, match=r"'y' parameter of evaluate_accuracy .*y\[0\] = 0.5 is not an int"):
+        training.evaluate_accuracy(net, x, [0.5, 1, 2, 0])
+    with pytest.raises(ValueError, match="'x' parameter of evaluate_accuracy must be images that LeNet5 takes"):
+        training.evaluate_accuracy(net, np.zeros((4, 3, 16, 16)), [0, 1, 2, 0])
+
+
+def test_train_model_checks_recipe_labels_and_seed(digits):
+    split = (digits.x_train[:8], digits.y_train[:8], digits.x_val[:4], digits.y_val[:4], digits.x_test[:4],
+             digits.y_test[:4])
+    config = {"arch": "lenet5", "img_size": 16, "num_classes": 10}
+    with pytest.raises(ValueError, match="'recipe' parameter of train_model .*did you mean 'epochs'"):
+        training.train_model(config, *split, recipe={"epoch": 1}, use_cache=False)
+    with pytest.raises(ValueError, match=r"'y_train' parameter of train_model .*in \[0, 3\)"):
+        training.train_model(dict(config, num_classes=3), *split, recipe=FAST, use_cache=False)
+    with pytest.raises(ValueError, match="'seed' parameter of train_model must be an int >= 0. Got 1.5"):
+        training.train_model(config, *split, recipe=FAST, seed=1.5, use_cache=False)
+    with pytest.raises(ValueError, match="'seed' parameter of cache_key"):
+        training.cache_key(config, FAST, "d", 1.7)                # was read as seed 1
+    with pytest.raises(ValueError, match="'config' parameter of build_model .*did you mean 'img_size'"):
+        training.train_embedded_model("lenet5", data=digits, config={"img_sise": 16}, use_cache=False)

@@ -420,7 +420,8 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     return load_mnist_format(found, name="fashion-mnist", val_size=val_size, split_seed=split_seed)
 
 
-@validate_params({"n_images": Interval(int, 1, None), "batch_size": Interval(int, 1, None),
+@validate_params({"n_images": Interval(int, 1, None),
+                  "batch_size": Interval(int, 1, None, description="an int in [1, n_images]"),
                   "n_batches": Interval(int, 1, None), "seed": SEED})
 def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> np.ndarray:
     """Indices of ``n_batches`` batches of ``batch_size`` distinct images each.
