@@ -34,7 +34,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..atomic import PARTIAL_MARK, replacing, write_text  # noqa: E402
-from ..validation import BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, invalid, validate_params  # noqa: E402
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, invalid, validate,  # noqa: E402
+                          validate_params)
 from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys, check_labels  # noqa: E402
 from .models import build_model, deploy, load_checkpoint, n_parameters  # noqa: E402
 
@@ -132,6 +133,21 @@ class TrainedModel:
     cache_hit: bool
     n_parameters: int
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        owner = "TrainedModel"
+        validate(self.model, MODULE, "model", owner)
+        validate(self.name, NAME, "name", owner)
+        validate(self.seed, SEED, "seed", owner)
+        validate(self.cache_hit, BOOL, "cache_hit", owner)
+        validate(self.n_parameters, Interval(Integral, 0, None), "n_parameters", owner)
+        for arg in ("config", "recipe", "extra"):
+            validate(getattr(self, arg), MAPPING, arg, owner)
+        for arg in ("test_accuracy", "val_accuracy", "train_accuracy"):
+            value = getattr(self, arg)
+            # NaN: not measured (a network whose logits were not finite, or no training split)
+            if not (isinstance(value, Real) and not isinstance(value, bool) and (value != value or 0 <= value <= 1)):
+                raise invalid(arg, owner, "a fraction in [0, 1] or NaN", value)
 
     def summary(self) -> dict:
         """A flat dict for a results table (no tensors)."""

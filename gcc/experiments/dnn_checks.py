@@ -29,7 +29,7 @@ __all__ = ["F", "LEVEL", "LAM", "TRIALS", "COUNT", "TEXT", "NAME", "FLAG_COLUMNS
            "TUNING_METRICS", "TEST_SPLITS", "is_int", "check_pool", "check_sizes", "check_regimes", "check_per_regime",
            "check_stragglers", "check_sweep", "validate_model", "check_band", "check_grid", "check_metric",
            "check_straggler_list", "check_lambda_pairs", "check_family_triples", "check_columns",
-           "check_lambda_columns", "Names", "NAMES"]
+           "check_lambda_columns", "Names", "NAMES", "check_scheme_pair"]
 
 #: The criteria of :func:`gcc.tuning.select_lambdas`.
 TUNING_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal", "accuracy")
@@ -532,3 +532,15 @@ def check_lambda_columns(lambdas, owner: str, name: str = "lambdas") -> None:
         values = lambdas[column].to_numpy()
         if values.dtype.kind not in "iuf" or not (np.isfinite(values) & (values >= 0)).all():
             raise invalid(name, owner, f"a lambdas table whose {column} are finite reals >= 0", values)
+
+
+def check_scheme_pair(table, scheme, baseline, owner: str, table_name: str = "results") -> tuple[str, str]:
+    """Two different schemes (keys or aliases) of ``table["scheme"]``, as their canonical keys."""
+    scheme, baseline = canonical(scheme, owner, "scheme"), canonical(baseline, owner, "baseline")
+    present = set(table["scheme"])
+    for arg, key in (("scheme", scheme), ("baseline", baseline)):
+        if key not in present:
+            raise invalid(arg, owner, f"a scheme of {table_name} ({', '.join(sorted(map(str, present)))})", key)
+    if scheme == baseline:
+        raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
+    return scheme, baseline

@@ -38,7 +38,7 @@ import numpy as np
 from ..codes import LABELS, canonical, make_many
 from ..validation import SEED, NoneOr, invalid, validate, validate_params
 from .dnn_checks import (COUNT, F, GRID, LEVEL, NAMES, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, IntList,
-                         RealList, check_sizes)
+                         RealList, check_scheme_pair, check_sizes)
 from .dnn_stragglers import batch_source, split_getter, tune_lambdas
 
 __all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "bernoulli_sweep", "run_sweeps", "sweep_summary", "sweep_slopes",
@@ -193,10 +193,7 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
     """
     import pandas as pd
 
-    scheme = canonical(scheme, "convergence_verdicts", "scheme")
-    baseline = canonical(baseline, "convergence_verdicts", "baseline")
-    if scheme == baseline:
-        raise invalid("baseline", "convergence_verdicts", f"a scheme other than scheme={scheme!r}", baseline)
+    scheme, baseline = check_scheme_pair(slopes, scheme, baseline, "convergence_verdicts", "slopes")
     keys = ["model", "dataset", "p"]
     a = slopes[slopes["scheme"] == scheme].set_index(keys)
     b = slopes[slopes["scheme"] == baseline].set_index(keys)

@@ -41,8 +41,8 @@ import numpy as np
 from ..codes import LABELS, canonical, make_many
 from ..validation import SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate, validate_params
 from .dnn_checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, SCHEMES, SPLITS, TEST_SPLITS, TEXT, TRIALS,
-                         TUNING_METRICS, Frame, IntList, check_per_regime, check_pool, check_regimes, check_sizes,
-                         check_straggler_list, check_stragglers, check_sweep, validate_model)
+                         TUNING_METRICS, Frame, IntList, check_per_regime, check_pool, check_regimes, check_scheme_pair,
+                         check_sizes, check_straggler_list, check_stragglers, check_sweep, validate_model)
 
 __all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
            "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
@@ -455,13 +455,7 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     if not isinstance(metric, str):
         return pd.concat([compare_schemes(results, m, scheme, baseline, by, level) for m in metric],
                          ignore_index=True)
-    scheme, baseline = canonical(scheme, owner, "scheme"), canonical(baseline, owner, "baseline")
-    present = set(results["scheme"])
-    for arg, key in (("scheme", scheme), ("baseline", baseline)):
-        if key not in present:
-            raise invalid(arg, owner, f"a scheme of results ({', '.join(sorted(map(str, present)))})", key)
-    if scheme == baseline:
-        raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
+    scheme, baseline = check_scheme_pair(results, scheme, baseline, owner)
     by = [c for c in by if c in results.columns]
     wide = results.pivot_table(index=by + ["trial"], columns="scheme", values=metric).reset_index()
     wide["diff"] = wide[scheme] - wide[baseline]

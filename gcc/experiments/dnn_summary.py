@@ -26,9 +26,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..codes import canonical
 from ..validation import SEED, Constraint, NoneOr, Rejected, invalid, validate_params
-from .dnn_checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, is_int
+from .dnn_checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, check_scheme_pair, is_int
 from .dnn_models import family_of
 from .dnn_stragglers import COMPARED_SCHEMES, front_columns, lambdas_at, run_config, split_getter, tune_lambdas
 
@@ -276,13 +275,7 @@ def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
     import pandas as pd
 
     owner = "improvement_table"
-    scheme, baseline = canonical(scheme, owner, "scheme"), canonical(baseline, owner, "baseline")
-    present = set(results["scheme"])
-    for arg, key in (("scheme", scheme), ("baseline", baseline)):
-        if key not in present:
-            raise invalid(arg, owner, f"a scheme of results ({', '.join(sorted(map(str, present)))})", key)
-    if scheme == baseline:
-        raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
+    scheme, baseline = check_scheme_pair(results, scheme, baseline, owner)
     if "model" not in by or [c for c in by if c not in results.columns]:
         raise invalid("by", owner, f"columns of results that include 'model' ({', '.join(map(str, results.columns))})",
                       by)
