@@ -1,16 +1,24 @@
 """Choosing the smoothing parameter by generalised cross-validation (Craven & Wahba 1979).
 
 :func:`gcv_lambda` scores a scale-free grid of lam values (:func:`gcv_grid`) with the smoother
-matrices of :func:`gcc.splines.reinsch_smoother`; ``gcc.smoothing_spline(..., lam="gcv")`` uses it.
+matrices of :func:`gcc._reinsch.reinsch_smoother`; ``gcc.smoothing_spline(..., lam="gcv")`` uses it.
+Data may be complex (the score is a norm: ``|y - S y|^2``); knots and lams are real.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .splines import check_y, reinsch_smoother
-from .validation import check_int, check_points, raise_invalid
+from numbers import Real
+
+from ._reinsch import green_silverman_alpha, reinsch_smoother, unit_scale
+from .splines import check_knots, check_y
+from .validation import ArrayLike, Interval, check_int, invalid, validate
 
 __all__ = ["gcv_grid", "gcv_lambda"]
+
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+#: a grid of candidate smoothing parameters
+GRID = ArrayLike(ndim=1, dtype=np.float64, finite=True, description="a non-empty 1-D array of finite reals >= 0")
 
 
 def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:
@@ -19,11 +27,11 @@ def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:
     Parameters
     ----------
     x : array_like, shape (n,)
-        Knots; only their range r = max x - min x is used.
+        Knots (:class:`gcc.splines.Knots`); only their range r = max x - min x is used.
     num : int
-        Number of grid points.
+        Number of grid points, ``>= 1``.
     low, high : float
-        Range of the scale-free parameter ``lam / r**3``.
+        Range of the scale-free parameter ``lam / r**3``, ``0 < low <= high``.
 
     Returns
     -------
@@ -38,10 +46,17 @@ def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:
     array([8.e-10, 8.e-04, 8.e+02])
     """
     owner = "gcv_grid"
-    x = check_points(x, "x", owner, low=None, high=None)
+    x = check_knots(x, "x", owner)
     num = check_int(num, "num", owner, minimum=1)
+    low = validate(low, _POSITIVE, "low", owner)
+    high = validate(high, Interval(Real, low, None, description="a finite real number >= low"), "high", owner)
     r = float(x[-1] - x[0]) if x.shape[0] > 1 else 1.0
-    return np.logspace(np.log10(low), np.log10(high), num) * r ** 3
+    with np.errstate(over="ignore"):
+        grid = np.logspace(np.log10(low), np.log10(high), num) * r ** 3
+    if not np.isfinite(grid).all():
+        raise invalid("high", owner, f"a value whose lam = high * r**3 is finite for the knots' range r = {r:g}",
+                      high)
+    return grid
 
 
 def gcv_lambda(x, y, grid=None):
@@ -50,9 +65,10 @@ def gcv_lambda(x, y, grid=None):
     Parameters
     ----------
     x : array_like, shape (n,)
-        Strictly increasing knots, n >= 3.
+        Strictly increasing real knots (:class:`gcc.splines.Knots`), n >= 3.
     y : array_like, shape (n, ...)
-        Data; all columns share one lam (scores are summed over columns).
+        Finite real or complex data; all columns share one lam (scores are summed over columns
+        and, complex, over both parts).
     grid : array_like, shape (g,), optional
         Candidate lam values (eq. (4) convention, all >= 0). Default :func:`gcv_grid`.
 
@@ -84,22 +100,24 @@ def gcv_lambda(x, y, grid=None):
     ((61,), True)
     """
     owner = "gcv_lambda"
-    x = check_points(x, "x", owner, low=None, high=None)
+    x = check_knots(x, "x", owner, min_size=3)
     n = x.shape[0]
-    if n < 3:
-        raise_invalid("x", owner, "a 1-D array of at least 3 strictly increasing points", x,
-                      f"it has length {n}")
     y_arr = check_y(y, n, owner)
     if grid is None:
         grid = gcv_grid(x)
     else:
-        grid = np.asarray(grid, dtype=np.float64).reshape(-1)
-        if grid.size == 0 or not np.isfinite(grid).all() or (grid < 0).any():
-            raise_invalid("grid", owner, "a non-empty 1-D array of finite values >= 0", grid)
+        grid = validate(grid, GRID, "grid", owner)
+        if grid.size == 0 or (grid < 0).any():
+            raise invalid("grid", owner, GRID, grid, "it is empty" if grid.size == 0 else
+                          f"grid[{int(np.flatnonzero(grid < 0)[0])}] is negative")
     y2 = y_arr.reshape(n, -1)
+    if y2.dtype.kind == "c":      # |r|^2 = re^2 + im^2: the parts as columns
+        y2 = np.ascontiguousarray(y2).view(np.float64)
+    e = unit_scale(x)             # knots of an extreme range: rescaled by a power of two (exact)
+    xs = x if e == 0 else np.ldexp(x, -e)
     scores = np.empty(grid.shape[0])
     for j, lam in enumerate(grid):  # loop over candidate lams only, never over columns
-        S = reinsch_smoother(x, n * lam, x)
+        S = reinsch_smoother(xs, green_silverman_alpha(n, float(lam), e), xs)
         resid = y2 - S @ y2
         denom = (n - np.trace(S)) ** 2
         rss = float(np.sum(resid * resid))

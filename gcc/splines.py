@@ -10,478 +10,141 @@ every output column. ``lam = 0`` interpolates. Outside [min x, max x] the spline
 linearly (it is *natural*). scipy's ``make_smoothing_spline(x, y, lam=n * lam)`` is the same
 fit for n >= 5, with cubic extrapolation; this module works for any n >= 1.
 
-The checked functions (:func:`smoother_matrix`, :func:`smoothing_spline`, GCV in :mod:`gcc.gcv`)
-share the unchecked Reinsch kernels with the codes: these take the Green-Silverman
-``alpha = n * lam`` and trust their caller's knots (float64, strictly increasing).
-:func:`reinsch_predict` fits m columns without the smoother matrix (a new received set,
-:meth:`gcc.SplineCode.decode`); :func:`reinsch_fit_many` fits many knot sets in lock step
-(:meth:`gcc.SplineCode.block_estimates`).
+The checked entry points are :func:`smoother_matrix`, :func:`smoothing_spline` and GCV in
+:mod:`gcc.gcv`; the unchecked kernels they share with the codes are in :mod:`gcc._reinsch`.
+What the arithmetic can carry is part of the contract: knots closer than ``KNOT_GAP = 1e-12`` of
+their range are rejected (:class:`Knots` names the pair), knots of an extreme range are rescaled
+by a power of two (exact), and ``n lam`` beyond ``ALPHA_MAX = 1e100`` is computed as the
+least-squares line it then is. Data may be complex (the fit is linear); knots and evaluation
+points are real.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy import sparse
-from scipy.linalg import cholesky_banded
-from scipy.linalg.lapack import dpbsv, dptsv
 
-from .validation import check_finite, check_lam, check_points, raise_invalid
+from ._array_constraints import as_array
+from ._reinsch import KNOT_GAP, green_silverman_alpha, reinsch_fit, reinsch_smoother, spline_eval, unit_scale
+from .validation import (ArrayLike, Points, Rejected, check_finite, check_lam, invalid, raise_invalid,
+                         validate)
 
-__all__ = ["smoother_matrix", "smoothing_spline", "check_y", "reinsch_smoother", "reinsch_fit",
-           "reinsch_fit_many", "reinsch_predict", "spline_eval", "spline_eval_weights",
-           "reinsch_solve", "smoother_band"]
+__all__ = ["Knots", "smoother_matrix", "smoothing_spline", "check_knots", "check_y", "check_x_eval"]
 
 
-# Reinsch algorithm, Q (n, n-2) and R (n-2, n-2) as in Green & Silverman. The helpers take
-# spacings h (n-1, *batch), trailing axes indexing independent knot sets, and y (n, *batch, m).
-def _qt_apply(h, y):
-    """Q^T y (second divided differences): y (n, *batch, m) -> (n-2, *batch, m)."""
-    inv = (1.0 / h)[..., None]
-    return inv[:-1] * y[:-2] - (inv[:-1] + inv[1:]) * y[1:-1] + inv[1:] * y[2:]
+class Knots(Points):
+    """Strictly increasing finite real points, no two consecutive ones near-coincident.
 
-
-def _q_apply(h, gamma):
-    """Q gamma: gamma (n-2, *batch, m) -> (n, *batch, m)."""
-    inv = (1.0 / h)[..., None]
-    out = np.zeros((gamma.shape[0] + 2,) + gamma.shape[1:])
-    out[:-2] += inv[:-1] * gamma
-    out[1:-1] -= (inv[:-1] + inv[1:]) * gamma
-    out[2:] += inv[1:] * gamma
-    return out
-
-
-def _reinsch_bands(h, alpha):
-    """Bands of R + alpha Q^T Q: diagonal (n-2, ...), super-diagonals (n-3, ...), (n-4, ...) or None."""
-    diag = (h[:-1] + h[1:]) / 3.0
-    off1 = h[1:-1] / 6.0
-    if alpha == 0.0:
-        return diag, off1, None
-    inv = 1.0 / h
-    qa, qb, qc = inv[:-1], -(inv[:-1] + inv[1:]), inv[1:]   # Q[j, j], Q[j+1, j], Q[j+2, j]
-    return (diag + alpha * (qa * qa + qb * qb + qc * qc),
-            off1 + alpha * (qb[:-1] * qa[1:] + qc[:-1] * qb[1:]),
-            alpha * (qc[:-2] * qa[2:]))
-
-
-def _upper_band(h, alpha):
-    """R + alpha Q^T Q (alpha > 0) of one knot set in LAPACK's upper band storage (3, n-2)."""
-    diag, off1, off2 = _reinsch_bands(h, alpha)
-    ab = np.zeros((3, diag.shape[0]))
-    ab[2], ab[1, 1:], ab[0, 2:] = diag, off1, off2
-    return ab
-
-
-def _solve_reinsch(h, alpha, rhs):
-    """Solve (R + alpha Q^T Q) gamma = rhs (n-2, m) for one knot set (LAPACK)."""
-    if h.shape[0] == 2:  # one interior knot: a scalar equation (LAPACK rejects the empty band)
-        inv = 1.0 / h
-        q = np.array([inv[0], -(inv[0] + inv[1]), inv[1]])
-        return rhs / ((h[0] + h[1]) / 3.0 + alpha * float(q @ q))
-    if alpha == 0.0:
-        diag, off1, _ = _reinsch_bands(h, 0.0)
-        _, _, gamma, info = dptsv(diag, off1, rhs, overwrite_b=1)
-    else:
-        _, gamma, info = dpbsv(_upper_band(h, alpha), rhs, lower=0, overwrite_b=1)
-    if info != 0:  # pragma: no cover - the matrix is SPD for distinct x
-        raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info={info})")
-    return gamma
-
-
-def _solve_many(diag, off1, off2, rhs):
-    """Solve b SPD systems, bands diag (r, b), off1 (r-1, b), off2 (r-2, b) or None, rhs (r, b, m),
-    in lock step: LDL^T, one vector operation over the b systems per row (4x faster than LAPACK)."""
-    r = diag.shape[0]
-    D, L1, L2 = np.empty_like(diag), np.zeros_like(diag), np.zeros_like(diag)
-    z = np.array(rhs, dtype=np.float64)
-    D[0] = diag[0]
-    for i in range(1, r):
-        if off2 is not None and i >= 2:
-            L2[i] = off2[i - 2] / D[i - 2]
-            L1[i] = (off1[i - 1] - L2[i] * L1[i - 1] * D[i - 2]) / D[i - 1]
-            D[i] = diag[i] - L1[i] * L1[i] * D[i - 1] - L2[i] * L2[i] * D[i - 2]
-            z[i] = z[i] - L1[i][:, None] * z[i - 1] - L2[i][:, None] * z[i - 2]
-        else:
-            L1[i] = off1[i - 1] / D[i - 1]
-            D[i] = diag[i] - L1[i] * off1[i - 1]
-            z[i] -= L1[i][:, None] * z[i - 1]
-    z /= D[:, :, None]
-    for i in range(r - 2, -1, -1):
-        if off2 is not None and i + 2 < r:
-            z[i] -= L1[i + 1][:, None] * z[i + 1] + L2[i + 2][:, None] * z[i + 2]
-        else:
-            z[i] -= L1[i + 1][:, None] * z[i + 1]
-    return z
-
-
-def _piece_weights(x0, x1, t, first, last, fast=False):
-    """Weights of (g0, g1, M0, M1) in the natural cubic spline at t on the piece [x0, x1].
-
-    Inside: ``A g0 + B g1 + ((A^3-A) M0 + (B^3-B) M1) h^2/6``, A = (x1-t)/h, B = 1-A; beyond
-    ``first``/``last`` the tangent line, slopes (g1-g0)/h -+ h M_inner/6 (left / right).
-    """
-    hi = x1 - x0
-    A = (x1 - t) / hi
-    B = 1.0 - A
-    P = (A * B) * (hi * hi * (-1.0 / 6.0)) if fast else None  # A^3 - A = -A B (1 + A): fewer ops
-    w = ((A, B, P * (1.0 + A), P * (1.0 + B)) if fast else
-         (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0))
-    if fast and np.minimum.reduce(t) >= first and np.maximum.reduce(t) <= last:
-        return w
-    left, right = t < first, t > last
-    if left.any():  # rare: only then pay for the tangent-line branches
-        tl = t - x0
-        w = [np.where(left, v, u) for v, u in zip((1.0 - tl / hi, tl / hi, 0.0, -tl * hi / 6.0), w)]
-    if right.any():
-        tr = t - x1
-        w = [np.where(right, v, u) for v, u in zip((-tr / hi, 1.0 + tr / hi, tr * hi / 6.0, 0.0), w)]
-    return w
-
-
-def reinsch_fit(x, y, alpha):
-    """Fitted values and second derivatives of the natural smoothing spline at its knots.
+    A :class:`gcc.validation.Points` whose consecutive points are at least ``gap`` apart:
+    ``gap * (max - min)`` (``relative=True``, for knots on any scale) or ``gap`` itself (the
+    codes' points, in [-1, 1]). Closer knots carry fewer than ~12 bits in their spacing, and the
+    spline's arithmetic (1/h^2) loses its range.
 
     Parameters
     ----------
-    x : ndarray, shape (n,)
-        Strictly increasing float64 knots, n >= 2 (unchecked).
-    y : ndarray, shape (n, m)
-    alpha : float
-        Green-Silverman parameter ``n * lam`` of ``sum (y_i - u(x_i))^2 + alpha int u''^2``.
-
-    Returns
-    -------
-    g, M : ndarray, shape (n, m)
-        ``g = y - alpha Q gamma``, ``M = [0, gamma, 0]``, ``(R + alpha Q^T Q) gamma = Q^T y``.
+    low, high, size, size_name, min_size
+        As :class:`gcc.validation.Points`.
+    gap : float
+        Smallest spacing, ``KNOT_GAP = 1e-12`` by default.
+    relative : bool
+        Whether ``gap`` is relative to the points' range.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_fit
-    >>> x = np.array([0.0, 1.0, 2.0, 3.0])
-    >>> g, M = reinsch_fit(x, (x ** 2)[:, None], 0.0)   # interpolation: g = y
-    >>> M[:, 0]
-    array([0. , 2.4, 2.4, 0. ])
+    >>> from gcc.splines import Knots
+    >>> from gcc.validation import validate
+    >>> validate([0.0, 1e-300, 1.0], Knots(low=None, high=None), "x", "smoother_matrix")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'x' parameter of smoother_matrix must be a 1-D array of strictly increasing finite points, consecutive ones at least 1e-12 (max - min) apart (x[1] = 1e-300 is near-coincident with x[0] = 0.0). Got [0.0, 1e-300, 1.0] instead.
     """
-    M = np.zeros(y.shape)
-    if x.shape[0] < 3:
-        return y, M
-    h = np.diff(x)
-    gamma = _solve_reinsch(h, alpha, _qt_apply(h, y))
-    M[1:-1] = gamma
-    return (y - alpha * _q_apply(h, gamma) if alpha != 0.0 else y), M
+
+    def __init__(self, low=-1.0, high=1.0, size=None, size_name=None, min_size=1, gap=KNOT_GAP,
+                 relative=True, description=None):
+        super().__init__(low, high, size, size_name, min_size, description)
+        self.gap, self.relative = float(gap), bool(relative)
+
+    def describe(self) -> str:
+        scale = " (max - min)" if self.relative else ""
+        return f"{super().describe()}, consecutive ones at least {self.gap:g}{scale} apart"
+
+    def convert(self, value, name: str = "value"):
+        arr = super().convert(value, name)
+        if arr.shape[0] > 1:
+            gap = self.gap * float(arr[-1] - arr[0]) if self.relative else self.gap
+            bad = np.flatnonzero(np.diff(arr) < gap)
+            if bad.size:
+                i = int(bad[0])
+                raise Rejected(f"{name}[{i + 1}] = {float(arr[i + 1])!r} is near-coincident with "
+                               f"{name}[{i}] = {float(arr[i])!r}")
+        return arr
 
 
-def reinsch_fit_many(x, y, alpha, ends=None):
-    """:func:`reinsch_fit` for b knot sets at once, in lock step.
+#: the knots of the checked entry points: any scale, relative gap
+KNOTS = Knots(low=None, high=None)
 
-    Parameters
-    ----------
-    x : ndarray, shape (n, b)
-        Column j is the strictly increasing knot set j, n >= 3.
-    y : ndarray, shape (n, b, m)
-    alpha : float
-        Shared Green-Silverman parameter.
-    ends : (M_first, M_last), optional
-        Second derivatives at the first and last knots, each (b, m), in place of the natural
-        zeros: a window cut out of a larger interpolating spline (``alpha = 0`` only).
 
-    Returns
-    -------
-    g, M : ndarray, shape (n, b, m)
+def check_knots(x, name: str, owner: str, min_size: int = 1) -> np.ndarray:
+    """Knots as float64 (:class:`Knots`, any scale), or the contract's ValueError.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_fit, reinsch_fit_many
-    >>> x = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, 1.5], [3.0, 3.0], [4.0, 3.5]])
-    >>> g, M = reinsch_fit_many(x, np.sin(x)[:, :, None], 0.1)   # two knot sets at once
-    >>> np.allclose(M[:, 1], reinsch_fit(x[:, 1], np.sin(x[:, 1:]), 0.1)[1])
-    True
+    >>> from gcc.splines import check_knots
+    >>> check_knots([0, 1, 3], "x", "f")
+    array([0., 1., 3.])
     """
-    h = np.diff(x, axis=0)
-    rhs = _qt_apply(h, y)
-    M = np.zeros(y.shape)
-    if ends is not None:
-        M[0], M[-1] = ends
-        rhs[0] -= (h[0] / 6.0)[:, None] * M[0]
-        rhs[-1] -= (h[-1] / 6.0)[:, None] * M[-1]
-    M[1:-1] = _solve_many(*_reinsch_bands(h, alpha), rhs)
-    return (y - alpha * _q_apply(h, M[1:-1]) if alpha != 0.0 else y), M
+    return validate(x, KNOTS if min_size == 1 else Knots(low=None, high=None, min_size=min_size), name, owner)
 
 
-def spline_eval(x, g, M, x_eval, interval=None):
-    """Evaluate natural cubic splines given by knots, values and second derivatives.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,) or (n, b)
-        Knots (b knot sets as columns), n >= 2.
-    g, M : ndarray, shape x.shape + (m,)
-        Values and second derivatives at the knots (:func:`reinsch_fit`).
-    x_eval : ndarray, shape (p,)
-    interval : ndarray of int, shape (p,) or (p, b), optional
-        Index of the last knot <= each x_eval (computed if omitted).
-
-    Returns
-    -------
-    ndarray, shape (p, m) or (p, b, m)
-        Linear continuation beyond the end knots.
+def check_x_eval(x_eval, owner: str, name: str = "x_eval") -> np.ndarray:
+    """Evaluation points: a real scalar or 1-D array of finite points, as float64 (complex rejected).
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_fit, spline_eval
-    >>> x = np.array([0.0, 1.0, 2.0, 3.0])
-    >>> g, M = reinsch_fit(x, (2 * x + 1)[:, None], 0.0)
-    >>> spline_eval(x, g, M, np.array([-1.0, 1.5, 4.0]))[:, 0]
-    array([-1.,  4.,  9.])
+    >>> from gcc.splines import check_x_eval
+    >>> check_x_eval(0.5, "f").shape, check_x_eval([0.1, 0.2], "f").shape
+    ((), (2,))
     """
-    if interval is None:
-        interval = (np.searchsorted(x, x_eval, side="right") - 1 if x.ndim == 1 else
-                    np.stack([(x <= v).sum(axis=0) - 1 for v in x_eval]))  # p is small
-    idx = np.clip(interval, 0, x.shape[0] - 2)
-    at, t = ((idx,), x_eval) if x.ndim == 1 else ((idx, np.arange(x.shape[1])), x_eval[:, None])
-    nxt = (idx + 1,) + at[1:]
-    c = _piece_weights(x[at], x[nxt], t, x[0], x[-1])
-    return (c[0][..., None] * g[at] + c[1][..., None] * g[nxt]) + (c[2][..., None] * M[at]
-                                                                  + c[3][..., None] * M[nxt])
-
-
-def spline_eval_weights(x, x_eval):
-    """Weights of a natural cubic spline's knot values and second derivatives at x_eval.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing knots, n >= 2.
-    x_eval : ndarray, shape (p,)
-
-    Returns
-    -------
-    W : ndarray, shape (p, 2 n)
-        ``W @ concatenate([g, M])`` is :func:`spline_eval` (four entries per row).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_fit, spline_eval, spline_eval_weights
-    >>> x, t = np.array([0.0, 1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.5])
-    >>> g, M = reinsch_fit(x, np.sin(x)[:, None], 0.0)
-    >>> np.allclose(spline_eval_weights(x, t) @ np.concatenate([g, M]), spline_eval(x, g, M, t))
-    True
-    """
-    n, p = x.shape[0], x_eval.shape[0]
-    i = np.searchsorted(x[1:-1], x_eval, side="right")      # piece of each point, in [0, n-2]
-    c = _piece_weights(x[i], x[i + 1], x_eval, x[0], x[-1], fast=True)
-    W = np.zeros(p * 2 * n)
-    base = np.arange(0, p * 2 * n, 2 * n) + i               # flat index of (row, g_i)
-    W[base], W[base + 1], W[base + n], W[base + n + 1] = c
-    return W.reshape(p, 2 * n)
-
-
-def reinsch_predict(x, y, alpha, x_eval):
-    """Fit the natural smoothing spline to m columns and evaluate it, without the smoother.
-
-    Equals ``reinsch_smoother(x, alpha, x_eval) @ y`` up to rounding, with one banded solve
-    with m right-hand sides instead of p: cheaper when m < p and the smoother is not reused.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing float64 knots, n >= 3 (unchecked).
-    y : ndarray, shape (n, m)
-    alpha : float
-        Green-Silverman parameter ``n * lam``.
-    x_eval : ndarray, shape (p,)
-
-    Returns
-    -------
-    ndarray of float64, shape (p, m)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_predict, reinsch_smoother
-    >>> x, t = np.linspace(-1.0, 1.0, 9), np.array([-1.5, 0.1, 0.7])
-    >>> y = np.stack([np.sin(3 * x), x ** 2], axis=1)
-    >>> np.allclose(reinsch_predict(x, y, 0.05, t), reinsch_smoother(x, 0.05, t) @ y)
-    True
-    """
-    (n, m), h = y.shape, x[1:] - x[:-1]
-    d = (y[1:] - y[:-1]) / h[:, None]
-    rhs = np.empty((m, n - 2)).T                  # Fortran order: LAPACK solves in place
-    gamma = _solve_reinsch(h, alpha, np.subtract(d[1:], d[:-1], out=rhs))
-    g, zero = (y if alpha == 0.0 else y - alpha * _q_apply(h, gamma)), np.zeros((1, m))
-    return spline_eval_weights(x, x_eval) @ np.concatenate((g, zero, gamma, zero))
-
-
-def reinsch_solve(x, alpha, rhs):
-    """``gamma`` (n-2, m) solving the Reinsch system ``(R + alpha Q^T Q) gamma = rhs`` (LAPACK).
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing knots, n >= 3.
-    alpha : float
-    rhs : ndarray, shape (n-2, m)
-        E.g. ``Q^T y`` (the solution: second derivatives at the interior knots), or I.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_solve
-    >>> reinsch_solve(np.array([0.0, 1.0, 2.0, 3.0]), 0.0, np.eye(2)) * 15   # R^-1, R tridiagonal
-    array([[24., -6.],
-           [-6., 24.]])
-    """
-    return _solve_reinsch(np.diff(x), alpha, np.array(rhs, dtype=np.float64, order="F"))
-
-
-def reinsch_smoother(x, alpha, x_eval):
-    """Smoother matrix of the natural smoothing spline, unchecked (:func:`smoother_matrix`).
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing float64 knots, n >= 1.
-    alpha : float
-        Green-Silverman parameter ``n * lam``.
-    x_eval : ndarray, shape (p,)
-
-    Returns
-    -------
-    ndarray, shape (p, n)
-
-    Notes
-    -----
-    With W_g, W_M the sparse evaluation weights of the values g and second derivatives M
-    and A = R + alpha Q^T Q, ``S = W_g + (W_M' - alpha W_g Q) A^-1 Q^T``, so
-    ``S^T = W_g^T + Q A^-1 (W_M'^T - alpha Q^T W_g^T)``: one banded solve with p (not n)
-    right-hand sides, and banded products around it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_smoother
-    >>> x = np.array([-1.0, 0.0, 1.0])
-    >>> reinsch_smoother(x, 0.0, np.array([0.0, 2.0]))
-    array([[ 0.  ,  1.  ,  0.  ],
-           [ 0.25, -1.5 ,  2.25]])
-    """
-    n, p = x.shape[0], x_eval.shape[0]
-    if n == 1:
-        return np.ones((p, 1))
-    h = np.diff(x)
-    idx = np.clip(np.searchsorted(x, x_eval, side="right") - 1, 0, n - 2)
-    cg0, cg1, cm0, cm1 = _piece_weights(x[idx], x[idx + 1], x_eval, x[0], x[-1])
-    cols = np.arange(p)
-    WgT = np.zeros((n, p))
-    WgT[idx, cols] = cg0
-    WgT[idx + 1, cols] = cg1
-    if n == 2:
-        return WgT.T.copy()
-    WmT = np.zeros((n, p))
-    WmT[idx, cols] = cm0
-    WmT[idx + 1, cols] = cm1
-    rhs = WmT[1:-1]                               # second derivatives vanish at the ends
-    if alpha != 0.0:
-        rhs = rhs - alpha * _qt_apply(h, WgT)
-    Z = _solve_reinsch(h, alpha, np.asfortranarray(rhs))   # (n-2, p)
-    inv = 1.0 / h                                 # S^T = W_g^T + Q Z, Q's bands in place
-    WgT[:-2] += inv[:-1, None] * Z
-    WgT[1:-1] -= (inv[:-1] + inv[1:])[:, None] * Z
-    WgT[2:] += inv[1:, None] * Z
-    return np.ascontiguousarray(WgT.T)
-
-
-def smoother_band(x, alpha, width):
-    """Band ``H[i, i + t]``, ``t = 0 .. width-1``, of the smoother at the knots, alpha > 0.
-
-    ``H = (I + alpha Q R^-1 Q^T)^-1 = I - alpha Q Z Q^T``, ``Z = (R + alpha Q^T Q)^-1``: a
-    band of H needs only a band of Z, which selected inversion of the banded Cholesky factor
-    gives in O(n width) (Takahashi et al. 1973; Hutchinson & de Hoog 1985).
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing knots, n >= 5.
-    alpha : float
-        Green-Silverman parameter, > 0.
-    width : int >= 1
-
-    Returns
-    -------
-    ndarray, shape (n, width)
-        Entries past the last column are 0.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.splines import reinsch_smoother, smoother_band
-    >>> x = np.linspace(0.0, 1.0, 8)
-    >>> H, band = reinsch_smoother(x, 1e-3, x), smoother_band(x, 1e-3, 2)
-    >>> np.allclose(band[:, 0], np.diag(H)) and np.allclose(band[:-1, 1], np.diag(H, 1))
-    True
-    """
-    n, r, h = x.shape[0], x.shape[0] - 2, np.diff(x)
-    U = cholesky_banded(_upper_band(h, alpha), lower=False)  # R + alpha Q^T Q = U^T U
-    u = U[2]
-    # LDL^T factors, scalars on Python floats (fastest for the row recurrence below):
-    # l1[i] = L[i+1, i], l2[i] = L[i+2, i], D[i] = u[i]^2.
-    l1 = (np.r_[U[1, 1:], 0.0] / u).tolist()
-    l2 = (np.r_[U[0, 2:], 0.0, 0.0] / u).tolist()
-    inv_d = (1.0 / (u * u)).tolist()
-    w = width + 2
-    Zb = np.zeros((r + 3, w + 1))                 # Zb[i, t] = Z[i, i + t], backwards over i
-    for i in range(r - 1, -1, -1):
-        a1, a2 = l1[i], l2[i]
-        v = np.empty(w + 1)
-        # Z[i, i+t] = -(L[i+1,i] Z[i+1, i+t] + L[i+2,i] Z[i+2, i+t]) for t >= 1
-        second = np.empty(w)
-        second[0] = Zb[i + 1, 1]                  # Z[i+2, i+1]
-        second[1:] = Zb[i + 2, : w - 1]           # Z[i+2, i+t], t >= 2
-        v[1:] = -(a1 * Zb[i + 1, :w] + a2 * second)
-        v[0] = inv_d[i] - (a1 * v[1] + a2 * v[2])
-        Zb[i] = v
-
-    # H = I - alpha Q Z Q^T on the band; Z outside |k - l| <= w does not reach it.
-    inv = 1.0 / h
-    Q = sparse.diags([inv[:-1], -(inv[:-1] + inv[1:]), inv[1:]], [0, -1, -2], shape=(n, r))
-    offsets = range(1, min(w, r - 1) + 1)
-    Z = sparse.diags([Zb[:r, 0]] + [Zb[: r - t, t] for t in offsets] * 2,
-                     [0] + list(offsets) + [-t for t in offsets], shape=(r, r))
-    P = Q @ Z @ Q.T
-    band = np.zeros((n, width))
-    for t in range(min(width, n)):
-        band[: n - t, t] = (1.0 if t == 0 else 0.0) - alpha * P.diagonal(t)
-    return band
-
-
-# ------------------------------------------------------------------ public API (checked)
-def _check_x_eval(x_eval, owner):
     constraint = "a real scalar or 1-D array of finite points"
-    try:
-        arr = np.asarray(x_eval, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise_invalid("x_eval", owner, constraint, x_eval)
+    arr = validate(x_eval, ArrayLike(dtype=np.float64, finite=True, description=constraint), name, owner)
     if arr.ndim > 1:
-        raise_invalid("x_eval", owner, constraint, x_eval, f"it has shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        bad = int(np.flatnonzero(~np.isfinite(arr.reshape(-1)))[0])
-        raise_invalid("x_eval", owner, constraint, x_eval,
-                      f"x_eval[{bad}] = {float(arr.reshape(-1)[bad])!r}")
+        raise_invalid(name, owner, constraint, x_eval, f"it has shape {arr.shape}")
     return arr
 
 
 def check_y(y, n, owner):
-    """Data ``y`` of shape (n, ...) for knots of length n, as finite float64 (raises otherwise)."""
+    """Data ``y`` of shape (n, ...) for knots of length n: finite float64, or complex128 if complex.
+
+    Examples
+    --------
+    >>> from gcc.splines import check_y
+    >>> check_y([1, 2j], 2, "f").dtype, check_y([1, 2], 2, "f").dtype
+    (dtype('complex128'), dtype('float64'))
+    """
     try:
-        arr = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise_invalid("y", owner, "a real array", y)
+        raw = as_array(y, "y")
+    except Rejected:
+        raise_invalid("y", owner, "a real or complex array", y)
+    arr = validate(raw, ArrayLike(dtype=np.complex128 if raw.dtype.kind == "c" else np.float64,
+                                  description="a real or complex array"), "y", owner)
     if arr.ndim == 0 or arr.shape[0] != n:
         raise_invalid("y", owner, f"an array of shape (n, ...) with n = len(x) = {n}", y,
                       f"its shape is {arr.shape}")
     return check_finite(arr, "y", owner)
+
+
+def _as_real_columns(y2):
+    """(n, m) data as (n, m) float64 or, complex, (n, 2m) float64 of interleaved parts (a view)."""
+    return np.ascontiguousarray(y2).view(np.float64) if y2.dtype.kind == "c" else np.ascontiguousarray(y2)
+
+
+def _scaled(x, lam, *evals):
+    """Knots (and evaluation points) rescaled by the power of two of :func:`unit_scale`, and alpha."""
+    e = unit_scale(x)
+    alpha = green_silverman_alpha(x.shape[0], lam, e)
+    if e == 0:
+        return (x, alpha) + evals
+    return (np.ldexp(x, -e), alpha) + tuple(np.ldexp(v, -e) for v in evals)
 
 
 def smoother_matrix(x, lam, x_eval) -> np.ndarray:
@@ -493,13 +156,15 @@ def smoother_matrix(x, lam, x_eval) -> np.ndarray:
     Parameters
     ----------
     x : array_like, shape (n,)
-        Strictly increasing, finite knots; any n >= 1.
+        Strictly increasing, finite, real knots (any n >= 1), consecutive ones at least
+        ``KNOT_GAP = 1e-12`` of their range apart (:class:`Knots`).
     lam : float
         Smoothing parameter, ``>= 0``, in the paper's eq. (4) convention
         ``(1/n) sum (y_i - u(x_i))^2 + lam * int u''^2`` (scipy's ``lam`` is ``n * lam``).
-        ``lam = 0`` interpolates.
+        ``lam = 0`` interpolates; any finite lam is computed without overflow (beyond
+        ``n lam = 1e100`` the fit is the least-squares line: :data:`gcc._reinsch.ALPHA_MAX`).
     x_eval : float or array_like, shape (p,)
-        Evaluation points, anywhere on the real line.
+        Real evaluation points, anywhere on the real line.
 
     Returns
     -------
@@ -535,10 +200,11 @@ def smoother_matrix(x, lam, x_eval) -> np.ndarray:
     ((5, 4), True)
     """
     owner = "smoother_matrix"
-    x = check_points(x, "x", owner, low=None, high=None)
+    x = check_knots(x, "x", owner)
     lam = check_lam(lam, "lam", owner)
-    xe = _check_x_eval(x_eval, owner)
-    return reinsch_smoother(x, x.shape[0] * lam, xe.reshape(-1))
+    xe = check_x_eval(x_eval, owner)
+    xs, alpha, es = _scaled(x, lam, xe.reshape(-1))
+    return reinsch_smoother(xs, alpha, es)
 
 
 def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
@@ -547,20 +213,22 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
     Parameters
     ----------
     x : array_like, shape (n,)
-        Strictly increasing, finite knots; any n >= 1.
+        Strictly increasing, finite, real knots (any n >= 1), consecutive ones at least
+        ``1e-12`` of their range apart (:class:`Knots`).
     y : array_like, shape (n, ...)
-        Data; every trailing column is smoothed with the same ``lam`` in one banded solve.
+        Finite real or complex data; every trailing column is smoothed with the same ``lam`` in
+        one banded solve (complex data: the real and imaginary parts, the fit being linear).
     lam : float or "gcv"
         Smoothing parameter ``>= 0`` in the paper's eq. (4) convention (scipy's
-        ``lam = n * lam``), or ``"gcv"`` to choose it with :func:`gcc.gcv.gcv_lambda` (one lam
+        ``lam = n * lam``; beyond ``n lam = 1e100``, the least-squares line), or ``"gcv"`` to choose it with :func:`gcc.gcv.gcv_lambda` (one lam
         shared by all columns).
     x_eval : float or array_like, shape (p,)
-        Evaluation points; linear extrapolation outside [min x, max x].
+        Real evaluation points; linear extrapolation outside [min x, max x].
 
     Returns
     -------
     ndarray, shape (p, ...)
-        The fitted spline at ``x_eval`` (float64). A scalar ``x_eval`` gives shape y.shape[1:].
+        The fitted spline at ``x_eval`` (float64, or complex128 for complex y). A scalar ``x_eval`` gives shape y.shape[1:].
 
     Notes
     -----
@@ -584,16 +252,19 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
     (2, 3)
     """
     owner = "smoothing_spline"
-    x = check_points(x, "x", owner, low=None, high=None)
+    x = check_knots(x, "x", owner)
     lam = check_lam(lam, "lam", owner, allow_gcv=True)
     n = x.shape[0]
     y_arr = check_y(y, n, owner)
-    xe = _check_x_eval(x_eval, owner)
+    xe = check_x_eval(x_eval, owner)
     if lam == "gcv":
         from .gcv import gcv_lambda  # gcc.gcv builds on this module
 
         lam, _ = gcv_lambda(x, y_arr)
-    y2, x_flat = np.ascontiguousarray(y_arr.reshape(n, -1)), xe.reshape(-1)
-    out = (np.repeat(y2[:1], x_flat.shape[0], axis=0) if n == 1 else
-           spline_eval(x, *reinsch_fit(x, y2, n * lam), x_flat))
+    y2 = _as_real_columns(y_arr.reshape(n, -1))
+    xs, alpha, es = _scaled(x, lam, xe.reshape(-1))
+    out = (np.repeat(y2[:1], es.shape[0], axis=0) if n == 1 else
+           spline_eval(xs, *reinsch_fit(xs, y2, alpha), es))
+    if y_arr.dtype.kind == "c":
+        out = np.ascontiguousarray(out).view(np.complex128)
     return out.reshape(xe.shape + y_arr.shape[1:])

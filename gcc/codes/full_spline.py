@@ -18,7 +18,7 @@ code and |F| only; per received set that is one (S, N) gather, an S x S Cholesky
 (K, N) product, far fewer operations than fitting the |F| knots anew. The Jacobi-scaled condition
 number of ``Mp_EE`` is checked (LAPACK ``dpocon``); above :data:`MAX_COND` (e.g. adjacent
 stragglers near the ends of Chebyshev points at lam_dec = 0) the caller fits the knots instead
-(:func:`gcc.splines.reinsch_predict`).
+(:func:`gcc._reinsch.reinsch_predict`).
 
 References
 ----------
@@ -33,7 +33,7 @@ import numpy as np
 from scipy.linalg.lapack import dpocon, dposv, dpotrf, dpotrs
 
 from ..backend import LinearOperator
-from ..splines import reinsch_smoother, reinsch_solve, spline_eval_weights
+from .._reinsch import reinsch_smoother, reinsch_solve, spline_eval_weights
 
 __all__ = ["FullSpline", "StragglerSystem", "MAX_COND", "predict_tensor"]
 
@@ -212,7 +212,7 @@ class FullSpline:
 
 
 def predict_tensor(x, Y, alpha, x_eval):
-    """:func:`gcc.splines.reinsch_predict` with torch operations on Y's device.
+    """:func:`gcc._reinsch.reinsch_predict` with torch operations on Y's device.
 
     There is no banded solver on a GPU, so the host inverts the (n-2) x (n-2) Reinsch matrix
     and computes the evaluation weights (neither depends on Y) and sends them in one transfer.
@@ -233,7 +233,7 @@ def predict_tensor(x, Y, alpha, x_eval):
     --------
     >>> import numpy as np, torch
     >>> from gcc.codes.full_spline import predict_tensor
-    >>> from gcc.splines import reinsch_predict
+    >>> from gcc._reinsch import reinsch_predict
     >>> x, t = np.linspace(0.0, 1.0, 6), np.array([0.1, 0.5, 1.2])
     >>> y = np.cos(np.outer(x, [1.0, 2.0]))
     >>> np.allclose(predict_tensor(x, torch.from_numpy(y), 0.01, t).numpy(), reinsch_predict(x, y, 0.01, t))

@@ -4,14 +4,14 @@ A new received set F is decoded without building its K x |F| operator when the o
 fewer columns than K (:meth:`SplineCode._decode_direct`): through the spline on all N worker
 points with the stragglers' outputs imputed (:class:`gcc.codes.full_spline.FullSpline`, one
 S x S solve; its N x N matrices are kept per |F|), else by one banded solve
-with m right-hand sides over the received knots (:func:`gcc.splines.reinsch_predict`). numpy
+with m right-hand sides over the received knots (:func:`gcc._reinsch.reinsch_predict`). numpy
 arrays and CPU tensors take the numpy path (a CPU tensor is viewed, not copied); a tensor on an
 accelerator is decoded there with torch operations, the host computing only what does not
 depend on the outputs. A decoded set keeps its S x S factorisation for its next decodes.
 
 Besides the operators, :class:`SplineCode` decodes every contiguous straggler block at once
 (:meth:`SplineCode.block_estimates`, used by the worst-case search), with the batched
-Reinsch kernels of :mod:`gcc.splines`:
+Reinsch kernels of :mod:`gcc._reinsch`:
 
 * lam_dec = 0 (interpolation): each block re-solves only a window of the tridiagonal
   system around its gap, with the no-straggler solution outside (exact to rounding);
@@ -33,7 +33,7 @@ from math import prod
 import numpy as np
 
 from ..backend import is_torch
-from ..splines import (reinsch_fit, reinsch_fit_many, reinsch_predict, reinsch_smoother, smoother_band,
+from .._reinsch import (reinsch_fit, reinsch_fit_many, reinsch_predict, reinsch_smoother, smoother_band,
                        spline_eval)
 from ..validation import check_lam
 from .base import Code, block_received
@@ -290,7 +290,7 @@ def _blocks_woodbury(betas, alphas, Y, S, a, max_cond=1e6):
 
     and the estimate is ``G g_s`` with ``G`` the natural interpolating spline from all
     worker points to the data points. Needed: ``H y`` and ``G H`` (banded solves), the band
-    ``|i - j| < S`` of ``H`` (:func:`gcc.splines.smoother_band`) and one ``S x S`` solve per
+    ``|i - j| < S`` of ``H`` (:func:`gcc._reinsch.smoother_band`) and one ``S x S`` solve per
     block. ``I - H_EE`` degenerates as ``a -> 0`` (``H -> I``); above ``max_cond`` this
     returns None and the caller solves every block instead.
     """
