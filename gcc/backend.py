@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 
+from .validation import BOOL, ArrayLike, validate
+
 __all__ = ["is_torch", "to_numpy", "LinearOperator"]
 
 
@@ -32,25 +34,46 @@ def _numpy_compute_dtype(dtype):
     return np.dtype(np.float64)
 
 
+#: a linear operator's matrix
+MATRIX = ArrayLike(ndim=2, dtype=np.float64, description="a 2-D array of real numbers")
+
+
 class LinearOperator:
     """A dense (p, n) matrix applied along axis 0 of numpy arrays or torch tensors.
 
     Converted copies (numpy float32, torch dtype/device) are cached, so repeated calls
-    on the same device cost one matrix product each.
+    on the same device cost one matrix product each; :attr:`nbytes` counts them.
 
     Parameters
     ----------
-    matrix : ndarray, shape (p, n)
-        float64 operator; stored read-only.
+    matrix : array_like, shape (p, n)
+        Real operator (complex is rejected: the operators of the codes are real and act on the
+        real and imaginary parts of complex data alike); stored as float64, read-only.
+    check_finite : bool
+        Reject NaN and inf entries (one reduction; the codes check their operators themselves).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.backend import LinearOperator
+    >>> op = LinearOperator([[1.0, 1.0], [0.0, 2.0]])
+    >>> op.apply(np.array([1.0, 2.0])), op.apply(np.array([1j, 1.0])), op.nbytes
+    (array([3., 4.]), array([1.+1.j, 2.+0.j]), 32)
     """
 
-    __slots__ = ("matrix", "_cache")
+    __slots__ = ("matrix", "_cache", "nbytes")
 
-    def __init__(self, matrix: np.ndarray):
+    def __init__(self, matrix, check_finite=True):
+        if not (isinstance(matrix, np.ndarray) and matrix.dtype == np.float64 and matrix.ndim == 2):
+            matrix = validate(matrix, MATRIX, "matrix", "LinearOperator")
+        if validate(check_finite, BOOL, "check_finite", "LinearOperator") and not np.isfinite(matrix).all():
+            validate(matrix, ArrayLike(ndim=2, dtype=np.float64, finite=True), "matrix", "LinearOperator")
         matrix = np.ascontiguousarray(matrix, dtype=np.float64)
         matrix.flags.writeable = False
         self.matrix = matrix
         self._cache = {}
+        #: bytes held: the matrix and its converted copies
+        self.nbytes = matrix.nbytes
 
     @property
     def shape(self):
@@ -64,7 +87,10 @@ class LinearOperator:
         if op is None:
             # complex data: a real operator of matching precision (numpy promotes the product)
             real = {"F": np.float32, "D": np.float64, "G": np.longdouble}.get(dtype.char, dtype)
+            if real is np.float64:          # complex128 data: the matrix itself, no copy
+                return self.matrix
             op = self._cache[key] = self.matrix.astype(real)
+            self.nbytes += op.nbytes
         return op
 
     def tensor(self, like):
@@ -77,6 +103,7 @@ class LinearOperator:
             op = torch.tensor(self.matrix, dtype=torch.float64).to(
                 device=like.device, dtype=dtype)
             self._cache[key] = op
+            self.nbytes += op.element_size() * op.nelement()
         return op
 
     def apply(self, X):

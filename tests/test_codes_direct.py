@@ -1,7 +1,7 @@
 """SplineCode's direct decode of a received set (no K x |F| operator) against the operator and scipy.
 
 The direct paths: the spline through all N worker points with the stragglers' outputs imputed
-(gcc.codes.full_spline.FullSpline, N <= 256, S <= 64, well conditioned) and one banded solve with
+(gcc.codes._full_spline.FullSpline, N <= 256, S <= 64, well conditioned) and one banded solve with
 m right-hand sides over the received knots (gcc._reinsch.reinsch_predict). Each must equal the
 operator path, ``decoder_matrix(F) @ Y``, to ~1e-12 relative, and a decode must not depend on
 which sets were decoded before.
@@ -13,8 +13,8 @@ import pytest
 from scipy.interpolate import make_interp_spline, make_smoothing_spline
 
 import gcc
-from gcc.codes import full_spline
-from gcc.codes.full_spline import FullSpline
+from gcc.codes import _full_spline as full_spline
+from gcc.codes._full_spline import FullSpline
 from gcc._reinsch import reinsch_predict, reinsch_smoother, spline_eval, spline_eval_weights, reinsch_fit
 
 LAMS = [0.0, 1e-8, 1e-6, 1e-4]

@@ -131,7 +131,7 @@ EXACT_MESSAGES = [
     (lambda: cpgc.uncoded_cyclic_code(4, n_tasks=5),
      "The 'n_tasks' parameter of uncoded_cyclic_code must be an int in [1, 4]. Got 5 instead."),
     (lambda: cpgc.completion(cpgc.mds_code(4), np.ones((2, 3))),
-     "The 'speeds' parameter of completion must be an array of shape (trials, 4) (it has shape (2, 3)). "
+     "The 'speeds' parameter of completion must be an array of shape (trials, 4) of finite times > 0 (it has shape (2, 3)). "
      "Got array([[1., 1., 1.],\n       [1., 1., 1.]]) instead."),
 ]
 

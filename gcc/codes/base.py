@@ -5,7 +5,8 @@ A code places K data points at ``alphas`` and N workers at ``betas`` (both ascen
 worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k).
 All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
 product and decoding one (K, |F|) matrix product, with the decoder built once per received
-set F and cached. A code that can fit the m outputs of a received set more cheaply than it
+set F and cached (at most :attr:`Code.decoder_cache_bytes`, 256 MiB by default, least recently
+used dropped; an operator float64 cannot hold is an error, never a silent inf). A code that can fit the m outputs of a received set more cheaply than it
 builds that operator (:class:`gcc.SplineCode` when m < K) decodes directly instead, and keeps
 what that fit needs (a factorisation) for the set's next decodes. The result of a decode depends
 on its arguments only, never on which sets were decoded before (the kept state gives the same
@@ -19,10 +20,18 @@ import numpy as np
 
 from ..backend import LinearOperator, is_torch, to_numpy
 from ..points import code_points
-from ..validation import (check_choice, check_finite, check_int, check_leading_dim,
-                          check_points, check_received, invalid, raise_invalid)
+from ..splines import KNOT_GAP, Knots
+from ..validation import (BOOL, ArrayLike, check_choice, check_finite, check_int, check_leading_dim,
+                          check_received, invalid, raise_invalid, validate)
 
-__all__ = ["Code", "block_received"]
+__all__ = ["Code", "block_received", "block_received_many"]
+
+
+def _block_sizes(n_workers, n_stragglers, owner):
+    N = check_int(n_workers, "n_workers", owner, minimum=1)
+    S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
+                  constraint="an int in [0, n_workers - 1]")
+    return N, S
 
 
 def block_received(n_workers, n_stragglers, start):
@@ -34,33 +43,60 @@ def block_received(n_workers, n_stragglers, start):
         N, ``>= 1``.
     n_stragglers : int
         S, ``0 <= S < N``.
-    start : int or array_like of int, shape (b,)
-        First straggler of each block, in ``[0, N - S]``.
+    start : int
+        First straggler, in ``[0, N - S]`` (several blocks at once: :func:`block_received_many`).
 
     Returns
     -------
-    ndarray of int, shape (N - S,) or (b, N - S)
-        Ascending indices of the received workers (one row per block).
+    ndarray of int, shape (N - S,)
+        Ascending indices of the received workers.
 
     Examples
     --------
     >>> from gcc.codes.base import block_received
     >>> block_received(6, 2, 1)
     array([0, 3, 4, 5])
-    >>> block_received(4, 1, [0, 3])
+    """
+    owner = "block_received"
+    N, S = _block_sizes(n_workers, n_stragglers, owner)
+    s = check_int(start, "start", owner, minimum=0, maximum=N - S,
+                  constraint=f"an int in [0, n_workers - n_stragglers] = [0, {N - S}] (several blocks: "
+                             "block_received_many)")
+    j = np.arange(N - S)
+    return j + np.where(j >= s, S, 0)
+
+
+def block_received_many(n_workers, n_stragglers, starts):
+    """:func:`block_received` for b blocks at once: one row per first straggler.
+
+    Parameters
+    ----------
+    n_workers, n_stragglers : int
+        N and S, ``0 <= S < N``.
+    starts : array_like of int, shape (b,)
+        First straggler of each block, in ``[0, N - S]``.
+
+    Returns
+    -------
+    ndarray of int, shape (b, N - S)
+
+    Examples
+    --------
+    >>> from gcc.codes.base import block_received_many
+    >>> block_received_many(4, 1, [0, 3])
     array([[1, 2, 3],
            [0, 1, 2]])
     """
-    owner = "block_received"
-    N = check_int(n_workers, "n_workers", owner, minimum=1)
-    S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
-                  constraint="an int in [0, n_workers - 1]")
-    start = np.asarray(start)
-    if start.dtype.kind not in "iu" or start.ndim > 1 or (
-            start.size and (start.min() < 0 or start.max() > N - S)):
-        raise invalid("start", owner, f"an int or 1-D int array in [0, {N - S}]", start)
+    owner = "block_received_many"
+    N, S = _block_sizes(n_workers, n_stragglers, owner)
+    starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=f"a 1-D array of ints in [0, {N - S}]"),
+                      "starts", owner)
+    bad = np.flatnonzero((starts < 0) | (starts > N - S))
+    if bad.size:
+        raise invalid("starts", owner, f"a 1-D array of ints in [0, {N - S}]", starts,
+                      f"starts[{int(bad[0])}] = {int(starts[bad[0]])} is out of range")
     j = np.arange(N - S)
-    return j + np.where(j >= start[..., None], S, 0)
+    return j + np.where(j >= starts[:, None], S, 0)
 
 
 class Code:
@@ -73,9 +109,11 @@ class Code:
     n_workers : int
         N, the number of workers, ``>= 1`` (codes that need ``N >= K`` say so).
     alphas : array_like, shape (K,), optional
-        Data points, strictly increasing, finite, in [-1, 1]. Default from ``points``.
+        Data points, strictly increasing, finite, in [-1, 1], consecutive ones at least
+        ``1e-12`` apart (:class:`gcc.splines.Knots`: closer points are near-coincident). Default
+        from ``points``.
     betas : array_like, shape (N,), optional
-        Worker points, strictly increasing, finite, in [-1, 1]. Default from ``points``.
+        Worker points, as ``alphas``. Default from ``points``.
     points : {"chebyshev", "equispaced"}
         "chebyshev": alphas are Chebyshev points of the first kind, betas of the second kind
         (the paper's experiments). "equispaced": alphas are the K cell centres
@@ -92,12 +130,19 @@ class Code:
     Arguments are validated in the constructor, so that a misconfigured code fails where
     it is made; the instance is then read-only (its operators are cached). Use
     :meth:`with_params` to make a modified copy, e.g. for a grid search over lambda.
+
+    Memory: the decoders of the received sets seen are cached within
+    :attr:`decoder_cache_bytes` (256 MiB by default, with their float32/torch copies; settable
+    per code, least recently used dropped), so a long simulation with a new received set per
+    trial holds a bounded amount.
     """
 
     #: whether the code needs at least as many workers as inputs
     _needs_n_workers_ge_n_inputs = False
     #: maximum number of cached decoders (least recently used are dropped)
     decoder_cache_size = 4096
+    #: default of :attr:`decoder_cache_bytes`
+    DECODER_CACHE_BYTES = 256 * 2 ** 20
     #: memory the states kept by direct decodes may hold (see :meth:`decode`)
     direct_cache_bytes = 64 * 2 ** 20
     #: whether :meth:`_decode_direct` may decode (subclasses that implement it say so)
@@ -116,14 +161,18 @@ class Code:
         self._points = check_choice(points, "points", owner, ("chebyshev", "equispaced"))
         default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, points, owner)
         self._alphas_param, self._betas_param = alphas, betas
-        self._alphas = default_alphas if alphas is None else check_points(
-            alphas, "alphas", owner, size=self._n_inputs, size_name="n_inputs")
-        self._betas = default_betas if betas is None else check_points(
-            betas, "betas", owner, size=self._n_workers, size_name="n_workers")
+        self._alphas = default_alphas if alphas is None else validate(
+            alphas, Knots(size=self._n_inputs, size_name="n_inputs", gap=KNOT_GAP, relative=False),
+            "alphas", owner)
+        self._betas = default_betas if betas is None else validate(
+            betas, Knots(size=self._n_workers, size_name="n_workers", gap=KNOT_GAP, relative=False),
+            "betas", owner)
         self._alphas.flags.writeable = False
         self._betas.flags.writeable = False
         self._encoder = None
         self._decoders = OrderedDict()
+        self._decoder_bytes = 0        # held by self._decoders (LinearOperator.nbytes)
+        self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
         self._direct = OrderedDict()   # received set -> the state its direct decode keeps
         self._direct_bytes = 0
 
@@ -147,6 +196,32 @@ class Code:
     @property
     def points(self) -> str:
         return self._points
+
+    @property
+    def decoder_cache_bytes(self) -> int:
+        """Memory the cached decoders may hold, in bytes (default 256 MiB; 0 caches none).
+
+        Settable per code (an int >= 0); least recently used decoders are dropped first.
+
+        Examples
+        --------
+        >>> import gcc
+        >>> code = gcc.BerrutCode(3, 8)
+        >>> code.decoder_cache_bytes // 2 ** 20
+        256
+        >>> code.decoder_cache_bytes = 2 ** 20
+        """
+        return self._decoder_cache_bytes
+
+    @decoder_cache_bytes.setter
+    def decoder_cache_bytes(self, value):
+        self._decoder_cache_bytes = check_int(value, "decoder_cache_bytes", type(self).__name__, minimum=0)
+        self._trim_decoders()
+
+    @property
+    def cached_decoder_bytes(self) -> int:
+        """Bytes the cached decoders hold now (at most :attr:`decoder_cache_bytes`)."""
+        return self._decoder_bytes
 
     def _extra_params(self) -> dict:
         """Constructor parameters specific to a subclass (in signature order)."""
@@ -178,7 +253,7 @@ class Code:
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
-        state["_decoders"] = OrderedDict()
+        state["_decoders"], state["_decoder_bytes"] = OrderedDict(), 0
         state["_direct"], state["_direct_bytes"] = OrderedDict(), 0
         return state
 
@@ -217,24 +292,55 @@ class Code:
 
     def _encoder_op(self) -> LinearOperator:
         if self._encoder is None:
-            self._encoder = LinearOperator(self._build_encoder())
+            E = self._build_encoder()
+            if not np.isfinite(E).all():
+                raise invalid("n_inputs", type(self).__name__, "a size whose encoder float64 can hold",
+                              self._n_inputs, "the encoder matrix has entries beyond 1e308: the "
+                              "interpolation problem is too ill-conditioned")
+            self._encoder = LinearOperator(E, check_finite=False)
         return self._encoder
 
     def _received(self, received, owner):
         if received is None:
             return tuple(range(self._n_workers))
-        return check_received(received, self._n_workers, owner)
+        key = check_received(received, self._n_workers, owner)
+        self._check_decodable(key, received, owner)
+        return key
 
-    def _decoder_op(self, received: tuple) -> LinearOperator:
+    def _check_decodable(self, key, received, owner):
+        """Raise the contract error for a received set the code cannot decode (default: none)."""
+
+    def _decoder_op(self, received: tuple, owner: str) -> LinearOperator:
         op = self._decoders.get(received)
         if op is None:
-            op = LinearOperator(self._build_decoder(received))
+            D = self._build_decoder(received)
+            if not np.isfinite(D).all():
+                raise invalid("received", owner, "a received set whose decoder float64 can hold", list(received),
+                              "the decoder matrix has entries beyond 1e308: the interpolation problem "
+                              "is too ill-conditioned")
+            op = LinearOperator(D, check_finite=False)
             self._decoders[received] = op
-            if len(self._decoders) > self.decoder_cache_size:
-                self._decoders.popitem(last=False)
+            self._decoder_bytes += op.nbytes
+            self._trim_decoders()
         else:
             self._decoders.move_to_end(received)
         return op
+
+    def _trim_decoders(self):
+        """Drop least recently used decoders beyond :attr:`decoder_cache_size` or the byte bound."""
+        decoders = self._decoders
+        while decoders and (len(decoders) > self.decoder_cache_size
+                            or self._decoder_bytes > self._decoder_cache_bytes):
+            self._decoder_bytes -= decoders.popitem(last=False)[1].nbytes
+
+    def _apply_decoder(self, key, Y, owner):
+        op = self._decoder_op(key, owner)
+        held = op.nbytes
+        out = op.apply(Y)
+        if op.nbytes != held and key in self._decoders:   # a float32 / torch copy was cached
+            self._decoder_bytes += op.nbytes - held
+            self._trim_decoders()
+        return out
 
     def clear_cache(self, encoder=True) -> None:
         """Drop the cached decoders, and the encoder unless ``encoder=False``.
@@ -242,11 +348,13 @@ class Code:
         Converted (float32, torch dtype/device) copies of the operators go with them, and the
         record and kept state of directly decoded sets, so every set is new again. What
         depends only on the code's parameters and ``len(received)`` (the
-        :class:`~gcc.codes.full_spline.FullSpline` of :class:`gcc.SplineCode`) is kept.
+        :class:`~gcc.codes._full_spline.FullSpline` of :class:`gcc.SplineCode`) is kept.
         """
+        validate(encoder, BOOL, "encoder", f"{type(self).__name__}.clear_cache")
         if encoder:
             self._encoder = None
         self._decoders.clear()
+        self._decoder_bytes = 0
         self._direct.clear()
         self._direct_bytes = 0
 
@@ -263,7 +371,7 @@ class Code:
             Strictly ascending indices of the non-straggling workers; default all N.
         """
         name = f"{type(self).__name__}.decoder_matrix"
-        return self._decoder_op(self._received(received, name)).matrix
+        return self._decoder_op(self._received(received, name), name).matrix
 
     # ------------------------------------------------------------------ data path
     def encode(self, X, check_finite=True):
@@ -292,6 +400,8 @@ class Code:
         owner = f"{type(self).__name__}.encode"
         X = _as_array(X, "X", owner)
         check_leading_dim(X, self._n_inputs, "X", owner, "n_inputs")
+        if check_finite is not True and check_finite is not False:
+            validate(check_finite, BOOL, "check_finite", owner)
         if check_finite:
             _check_finite(X, "X", owner)
         return self._encoder_op().apply(X)
@@ -302,9 +412,12 @@ class Code:
         Parameters
         ----------
         Y : ndarray or torch.Tensor, shape (len(received), *out)
-            Outputs of the workers in ``received``, in the same (ascending) order.
+            Outputs of the workers in ``received``, in the same (ascending) order (real or
+            complex: the decoders are linear).
         received : sequence of int or bool mask of shape (N,), optional
-            Strictly ascending indices of the non-straggling workers; default all N.
+            Strictly ascending indices of the non-straggling workers; default all N. A code
+            with a recovery threshold says so (:class:`gcc.LagrangeCode`: at least K without a
+            least-squares ``degree``).
         check_finite : bool
             Raise on NaN/inf in Y.
 
@@ -330,13 +443,15 @@ class Code:
         key = self._received(received, owner)
         Y = _as_array(Y, "Y", owner)
         check_leading_dim(Y, len(key), "Y", owner, "len(received)")
+        if check_finite is not True and check_finite is not False:
+            validate(check_finite, BOOL, "check_finite", owner)
         if check_finite:
             _check_finite(Y, "Y", owner)
         if self._decodes_directly:
             est = self._decode_direct(Y, key, received)
             if est is not None:
                 return est
-        return self._decoder_op(key).apply(Y)
+        return self._apply_decoder(key, Y, owner)
 
     def block_estimates(self, Y, n_stragglers):
         """Decode every contiguous straggler block at once, or None where not available.

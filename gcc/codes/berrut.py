@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..validation import ArrayLike, Points, validate
 from .base import Code
 
 __all__ = ["BerrutCode", "berrut_matrix"]
+
+_POINTS = ArrayLike(ndim=1, dtype=np.float64, finite=True)
 
 
 def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -18,10 +21,10 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    nodes : ndarray, shape (n,)
-        Strictly increasing interpolation nodes.
-    z : ndarray, shape (p,)
-        Evaluation points.
+    nodes : array_like, shape (n,)
+        Strictly increasing finite real interpolation nodes.
+    z : array_like, shape (p,)
+        Finite real evaluation points.
 
     Notes
     -----
@@ -41,6 +44,13 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     array([[0.5, 0.5],
            [0. , 1. ]])
     """
+    nodes = validate(nodes, Points(low=None, high=None), "nodes", "berrut_matrix")
+    z = validate(z, _POINTS, "z", "berrut_matrix")
+    return _berrut_weights(nodes, z)
+
+
+def _berrut_weights(nodes, z):
+    """:func:`berrut_matrix` of checked float64 nodes and points (the codes' call)."""
     n = nodes.shape[0]
     signs = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     diff = z[:, None] - nodes[None, :]
@@ -92,11 +102,11 @@ class BerrutCode(Code):
     """
 
     def _build_encoder(self):
-        return berrut_matrix(self._alphas, self._betas)
+        return _berrut_weights(self._alphas, self._betas)
 
     def _build_decoder(self, received):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
-        return berrut_matrix(nodes, self._alphas)
+        return _berrut_weights(nodes, self._alphas)
 
     def _block_estimates(self, Y, S):
         # Signs alternate along the received points, so skipping a block of S workers shifts

@@ -2,13 +2,72 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import make_interp_spline
+from scipy.interpolate import BSpline, make_interp_spline
+from scipy.sparse import csc_matrix, vstack
+from scipy.sparse.linalg import splu
 
-from ..validation import check_choice
+from ..validation import BOOL, ArrayLike, Points, check_choice, validate
 from .base import Code
 from .berrut import berrut_matrix
 
-__all__ = ["BSplineCode"]
+__all__ = ["BSplineCode", "DENSE_MAX_RECEIVED", "banded_decoder"]
+
+#: up to this many received workers the decoder interpolates the |F| unit vectors with scipy
+#: (|F| x |F| arrays: the seeded numbers' arithmetic); beyond, :func:`banded_decoder` (O(|F| K))
+DENSE_MAX_RECEIVED = 2048
+
+
+def banded_decoder(nodes, alphas, natural=False):
+    """The cubic B-spline interpolation operator from ``nodes`` to ``alphas``, in O(n K) memory.
+
+    ``make_interp_spline(nodes, eye(n), k=3, bc_type)(alphas)`` without the n x n arrays: with A
+    the banded collocation matrix (plus the two second-derivative rows of natural end conditions)
+    and B the B-spline basis at the alphas, the operator is ``B A^-1`` restricted to the data
+    rows, i.e. the transpose of the solution Z of ``A^T Z = B^T`` (a sparse LU of a band, K
+    right-hand sides). Equal to scipy's to rounding (the tests compare them).
+
+    Parameters
+    ----------
+    nodes : array_like, shape (n,)
+        Strictly increasing finite real nodes, n >= 4.
+    alphas : array_like, shape (K,)
+        Finite real evaluation points (cubic end pieces beyond the nodes, as scipy).
+    natural : bool
+        Natural end conditions instead of not-a-knot.
+
+    Returns
+    -------
+    ndarray, shape (K, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.interpolate import make_interp_spline
+    >>> from gcc.codes.bspline import banded_decoder
+    >>> x, a = np.linspace(-1.0, 1.0, 9), np.array([-1.2, 0.1, 0.7])
+    >>> np.allclose(banded_decoder(x, a), make_interp_spline(x, np.eye(9), k=3)(a))
+    True
+    """
+    owner = "banded_decoder"
+    nodes = validate(nodes, Points(low=None, high=None, min_size=4), "nodes", owner)
+    alphas = validate(alphas, ArrayLike(ndim=1, dtype=np.float64, finite=True), "alphas", owner)
+    natural = validate(natural, BOOL, "natural", owner)
+    k = 3
+    t = (np.r_[(nodes[0],) * 3, nodes, (nodes[-1],) * 3] if natural else
+         np.r_[(nodes[0],) * 4, nodes[2:-2], (nodes[-1],) * 4])        # scipy's knots
+    nt = t.size - k - 1
+    A = BSpline.design_matrix(nodes, t, k)
+    if natural:
+        rows = []
+        for at, cols in ((nodes[0], np.arange(4)), (nodes[-1], np.arange(nt - 4, nt))):
+            c = np.zeros((nt, 4))
+            c[cols, np.arange(4)] = 1.0
+            d2 = BSpline(t, c, k).derivative(2)(at)                  # u''(end) = 0
+            rows.append(csc_matrix((d2, (np.zeros(4, dtype=int), cols)), shape=(1, nt)))
+        A = vstack([rows[0], A, rows[1]])
+    B = BSpline.design_matrix(alphas, t, k, extrapolate=True).toarray()   # (K, nt)
+    Z = splu(csc_matrix(A.T), permc_spec="NATURAL").solve(np.asfortranarray(B.T))
+    return np.ascontiguousarray((Z[1:-1] if natural else Z).T)
 
 
 class BSplineCode(Code):
@@ -36,7 +95,9 @@ class BSplineCode(Code):
     ``scipy.interpolate.make_interp_spline`` on the |F| unit vectors at once and evaluated
     at the alphas; alphas outside the hull of the received betas use the end cubic pieces
     (scipy's default extrapolation). Fewer than 4 received points: the interpolating
-    polynomial of degree |F| - 1 (constant, line, parabola).
+    polynomial of degree |F| - 1 (constant, line, parabola). Beyond
+    :data:`DENSE_MAX_RECEIVED` received workers the same operator is built in O(|F| K) memory
+    (:func:`banded_decoder`), never with |F| x |F| arrays.
 
     References
     ----------
@@ -75,6 +136,8 @@ class BSplineCode(Code):
         if n == 1:
             return np.ones((self._n_inputs, 1))
         k = min(3, n - 1)
+        if n > DENSE_MAX_RECEIVED and k == 3:
+            return banded_decoder(nodes, self._alphas, natural=self._bc_type == "natural")
         bc = "natural" if (self._bc_type == "natural" and k == 3) else None
         spl = make_interp_spline(nodes, np.eye(n), k=k, bc_type=bc)
         return spl(self._alphas)

@@ -4,10 +4,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
-from ..validation import check_int
+from ..validation import ArrayLike, Points, check_int, invalid, validate
 from .base import Code
 
-__all__ = ["LagrangeCode", "lagrange_matrix"]
+__all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED"]
+
+#: up to this many received workers the least-squares decoder solves with an |F| x |F| identity
+#: (the seeded numbers' arithmetic); beyond, a pseudo-inverse in O(|F| degree) memory
+DENSE_MAX_RECEIVED = 2048
+#: the node-distance sums are formed in row blocks of about this many entries (O(n) memory)
+CHUNK_ELEMENTS = 2 ** 21
 
 
 def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -15,6 +21,17 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
 
     Row r holds the Lagrange basis polynomials l_j(z_r) of the (ascending, distinct)
     ``nodes``; rows at a node are exact unit vectors.
+
+    Parameters
+    ----------
+    nodes : array_like, shape (n,)
+        Strictly increasing finite real nodes.
+    z : array_like, shape (p,)
+        Finite real evaluation points.
+
+    Returns
+    -------
+    ndarray, shape (p, n)
 
     Notes
     -----
@@ -25,7 +42,8 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     divide by a cancelled denominator, which happens with the second form when a random
     straggler pattern leaves large gaps among 50-100 nodes. Entries can be huge: the
     interpolation problem itself is then ill-conditioned (LCC's known limitation over the
-    reals); they overflow to inf only beyond ~1e308.
+    reals); they overflow to inf only beyond ~1e308 (the codes then raise). Memory O((p + n) n /
+    blocks): the sums over node pairs are formed in row blocks, never as an n x n array.
 
     References
     ----------
@@ -41,12 +59,28 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     >>> lagrange_matrix(np.array([-1.0, 0.0, 1.0]), np.array([0.5]))
     array([[-0.125,  0.75 ,  0.375]])
     """
+    nodes = validate(nodes, Points(low=None, high=None), "nodes", "lagrange_matrix")
+    z = validate(z, _POINTS, "z", "lagrange_matrix")
+    return _lagrange_weights(nodes, z)
+
+
+_POINTS = ArrayLike(ndim=1, dtype=np.float64, finite=True)
+
+
+def _lagrange_weights(nodes, z):
+    """:func:`lagrange_matrix` of checked float64 nodes and points (the codes' call)."""
     n = nodes.shape[0]
     if n == 1:
         return np.ones((z.shape[0], 1))
-    dn = nodes[:, None] - nodes[None, :]
-    np.fill_diagonal(dn, 1.0)
-    logw = -np.log(np.abs(dn)).sum(axis=1)
+    # logw_j = -sum_k log|t_j - t_k| row block by row block: each row sums the same entries in
+    # the same order as one n x n array would (same bits), in O(n) memory per row.
+    logw = np.empty(n)
+    rows = max(1, CHUNK_ELEMENTS // n)
+    for lo in range(0, n, rows):
+        hi = min(n, lo + rows)
+        dn = nodes[lo:hi, None] - nodes[None, :]
+        dn[np.arange(hi - lo), np.arange(lo, hi)] = 1.0
+        logw[lo:hi] = -np.log(np.abs(dn)).sum(axis=1)
     signw = np.where((n - 1 - np.arange(n)) % 2 == 0, 1.0, -1.0)  # ascending nodes
     dz = z[:, None] - nodes[None, :]
     hit = dz == 0.0
@@ -77,7 +111,8 @@ class LagrangeCode(Code):
         d >= 0: least-squares polynomial of degree ``min(d, len(received) - 1)`` -- set
         d = (K-1) deg f to decode exactly at and above the recovery threshold and to get
         the paper's "adapted LCC" below it (App. D: fit a lower-degree polynomial to the
-        available outputs).
+        available outputs). Without it, decoding fewer than K received outputs is an error:
+        below K even a linear f is not recovered (the recovery threshold (K-1) deg f + 1).
     alphas, betas, points
         See :class:`gcc.codes.base.Code`.
 
@@ -141,14 +176,24 @@ class LagrangeCode(Code):
         s = check_int(n_stragglers, "n_stragglers", owner, minimum=0)
         return (self._n_inputs - 1) * deg_f + s + 1
 
+    def _check_decodable(self, key, received, owner):
+        if self._degree is None and len(key) < self._n_inputs:
+            K = self._n_inputs
+            raise invalid("received", owner, f"at least n_inputs = {K} worker indices (LCC's recovery "
+                          f"threshold (K-1) deg f + 1 is {K} already for a linear f; LagrangeCode(degree=d) "
+                          "fits a least-squares polynomial below it)", received, f"it has {len(key)}")
+
     def _build_encoder(self):
-        return lagrange_matrix(self._alphas, self._betas)
+        return _lagrange_weights(self._alphas, self._betas)
 
     def _build_decoder(self, received):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
         n = nodes.shape[0]
         if self._degree is None or self._degree >= n - 1:
-            return lagrange_matrix(nodes, self._alphas)
+            return _lagrange_weights(nodes, self._alphas)
         V = C.chebvander(nodes, self._degree)             # (n, d+1)
-        coef = np.linalg.lstsq(V, np.eye(n), rcond=None)[0]  # (d+1, n): pseudo-inverse
+        if n <= DENSE_MAX_RECEIVED:
+            coef = np.linalg.lstsq(V, np.eye(n), rcond=None)[0]  # (d+1, n): pseudo-inverse
+        else:                                              # the same operator without n x n arrays
+            coef = np.linalg.pinv(V)
         return C.chebvander(self._alphas, self._degree) @ coef

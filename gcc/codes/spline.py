@@ -2,7 +2,7 @@
 
 A new received set F is decoded without building its K x |F| operator when the outputs have
 fewer columns than K (:meth:`SplineCode._decode_direct`): through the spline on all N worker
-points with the stragglers' outputs imputed (:class:`gcc.codes.full_spline.FullSpline`, one
+points with the stragglers' outputs imputed (:class:`gcc.codes._full_spline.FullSpline`, one
 S x S solve; its N x N matrices are kept per |F|), else by one banded solve
 with m right-hand sides over the received knots (:func:`gcc._reinsch.reinsch_predict`). numpy
 arrays and CPU tensors take the numpy path (a CPU tensor is viewed, not copied); a tensor on an
@@ -33,11 +33,11 @@ from math import prod
 import numpy as np
 
 from ..backend import is_torch
-from .._reinsch import (reinsch_fit, reinsch_fit_many, reinsch_predict, reinsch_smoother, smoother_band,
-                       spline_eval)
+from .._reinsch import (green_silverman_alpha, reinsch_fit, reinsch_fit_many, reinsch_predict, reinsch_smoother,
+                        smoother_band, spline_eval)
 from ..validation import check_lam
-from .base import Code, block_received
-from .full_spline import FullSpline, predict_tensor
+from .base import Code, block_received_many
+from ._full_spline import FullSpline, predict_tensor
 
 __all__ = ["SplineCode"]
 
@@ -67,7 +67,9 @@ class SplineCode(Code):
         0: natural-spline interpolation of the data (the encoder of Theorem 4).
     lam_dec : float
         Decoder smoothing parameter ``>= 0`` (eq. (4), 1/|F|-normalised fit term, so that
-        scipy's ``lam = |F| * lam_dec``). 0: interpolation, optimal without noise.
+        scipy's ``lam = |F| * lam_dec``). 0: interpolation, optimal without noise. Any finite
+        lam is computed without overflow: beyond ``|F| lam = 1e100`` (likewise ``K lam_enc``)
+        the fit is the least-squares line (:data:`gcc._reinsch.ALPHA_MAX`).
     alphas, betas, points
         See :class:`gcc.codes.base.Code`.
 
@@ -113,7 +115,7 @@ class SplineCode(Code):
         self._lam_dec = check_lam(lam_dec, "lam_dec", "SplineCode")
         self._full = OrderedDict()    # |F| (0 for lam_dec = 0) -> FullSpline
 
-    #: largest N whose N x N :class:`~gcc.codes.full_spline.FullSpline` the direct decode uses
+    #: largest N whose N x N :class:`~gcc.codes._full_spline.FullSpline` the direct decode uses
     full_spline_max_workers = 256
     #: memory the kept FullSplines (one per received-set size |F| when lam_dec > 0) may hold
     full_spline_cache_bytes = 16 * 2 ** 20
@@ -130,11 +132,11 @@ class SplineCode(Code):
         return {"lam_enc": self._lam_enc, "lam_dec": self._lam_dec}
 
     def _build_encoder(self):
-        return reinsch_smoother(self._alphas, self._n_inputs * self._lam_enc, self._betas)
+        return reinsch_smoother(self._alphas, green_silverman_alpha(self._n_inputs, self._lam_enc), self._betas)
 
     def _build_decoder(self, received):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
-        return reinsch_smoother(nodes, len(received) * self._lam_dec, self._alphas)
+        return reinsch_smoother(nodes, green_silverman_alpha(len(received), self._lam_dec), self._alphas)
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -182,7 +184,7 @@ class SplineCode(Code):
             (K,) + Y.shape[1:])
 
     def _full_spline(self, n):
-        """The :class:`~gcc.codes.full_spline.FullSpline` for received sets of size n, or None.
+        """The :class:`~gcc.codes._full_spline.FullSpline` for received sets of size n, or None.
 
         For 5 <= N <= :attr:`full_spline_max_workers`, at most _MAX_STRAGGLERS stragglers and
         ``|F| lam_dec N^2 <= _MAX_ALPHA_N2`` (accuracy); lam_dec = 0 shares one for every size.
@@ -198,7 +200,7 @@ class SplineCode(Code):
         if full is not None:
             self._full.move_to_end(key)
             return full
-        full = self._full[key] = FullSpline(self._betas, self._alphas, n * self._lam_dec)
+        full = self._full[key] = FullSpline(self._betas, self._alphas, green_silverman_alpha(n, self._lam_dec))
         while len(self._full) > 1 and sum(f.nbytes for f in self._full.values()) > \
                 self.full_spline_cache_bytes:
             self._full.popitem(last=False)
@@ -215,8 +217,8 @@ class SplineCode(Code):
             if system is not None:                     # kept: the set's next decodes reuse it
                 self._remember(key, system)
         if est is None:
-            est = (predict_tensor if tensor else reinsch_predict)(self._betas[received], Y, n * self._lam_dec,
-                                                                  self._alphas)
+            est = (predict_tensor if tensor else reinsch_predict)(
+                self._betas[received], Y, green_silverman_alpha(n, self._lam_dec), self._alphas)
         return est
 
     def _block_estimates(self, Y, S):
@@ -227,10 +229,10 @@ class SplineCode(Code):
         if lam == 0.0 and n - 2 > 2 * _WINDOW + 2:
             return _blocks_windowed(self._betas, self._alphas, Y, S)
         if lam > 0.0 and S > 0:
-            est = _blocks_woodbury(self._betas, self._alphas, Y, S, n * lam)
+            est = _blocks_woodbury(self._betas, self._alphas, Y, S, green_silverman_alpha(n, lam))
             if est is not None:
                 return est
-        return _blocks_lockstep(self._betas, self._alphas, Y, S, n * lam,
+        return _blocks_lockstep(self._betas, self._alphas, Y, S, green_silverman_alpha(n, lam),
                                 self.block_chunk_elements)
 
 
@@ -321,7 +323,7 @@ def _blocks_lockstep(betas, alphas, Y, S, a, chunk_elements):
     chunk = max(1, chunk_elements // (n * max(Y.shape[1], 1)))
     for lo in range(0, n + 1, chunk):
         starts = np.arange(lo, min(n + 1, lo + chunk))
-        idx = block_received(N, S, starts).T                             # (n, b)
+        idx = block_received_many(N, S, starts).T                             # (n, b)
         x, y = betas[idx], Y[idx]
         est = spline_eval(x, *reinsch_fit_many(x, y, a), alphas,
                           _block_intervals(betas, alphas, S, starts))

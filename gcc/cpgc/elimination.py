@@ -19,13 +19,18 @@ trials in lock step (one arrival per trial per step):
     O(B nullity) per arrival, the decoder for dense rows (the ICASSP-MDS hypothesis).
 
 Both decide with the same tolerance, so they agree; the tests check them against each other, the
-previous implementation and brute force.
+previous implementation and brute force. Both check their arguments (:func:`check_recovery_inputs`:
+types, shapes and index ranges, O(trials x rows), small beside the decoding).
 """
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
-__all__ = ["ROW_WIDTH", "MAX_SPARSE_DEGREE", "sparse_recovery", "dense_recovery"]
+from ..validation import BOOL, ArrayLike, Interval, invalid, validate
+
+__all__ = ["ROW_WIDTH", "MAX_SPARSE_DEGREE", "sparse_recovery", "dense_recovery", "check_recovery_inputs"]
 
 _TOL = 1e-9
 #: entries (besides the pivot) a row of the sparse decoder holds at least (RCSC needs 3)
@@ -69,6 +74,58 @@ def _combine(cols, vals, sentinel, width, distinct=False):
     return out_c, out_v, count
 
 
+def _indices(value, name, owner, ndim, high, what):
+    """An int array of ``ndim`` axes with entries in [0, high]."""
+    arr = validate(value, ArrayLike(ndim=ndim, dtype=np.intp, description=f"a {ndim}-D array of {what}"),
+                   name, owner)
+    if arr.size and (arr.min() < 0 or arr.max() > high):
+        bad = tuple(int(i) for i in np.argwhere((arr < 0) | (arr > high))[0])
+        raise invalid(name, owner, f"a {ndim}-D array of {what}", value,
+                      f"{name}{list(bad)} = {int(arr[bad])} is outside [0, {high}]")
+    return arr
+
+
+def check_recovery_inputs(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
+                          return_recovered, owner):
+    """The arguments of :func:`sparse_recovery` / :func:`dense_recovery`, converted, or the contract error.
+
+    Returns
+    -------
+    tuple
+        ``(order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc.elimination import check_recovery_inputs
+    >>> args = check_recovery_inputs([[0, 1]], [0], [0], [[False, False]], [[0, 1], [1, 2]],
+    ...                              [[1.0, 1.0], [1.0, 0.0]], [True, True], 1, False, "f")
+    >>> check_recovery_inputs(*args[:7], 3, False, "f")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'need' parameter of f must be an int in [1, 2]. Got 3 instead.
+    """
+    known = validate(known, ArrayLike(ndim=2, dtype=bool, description="a 2-D array of booleans (trials, blocks)"),
+                     "known", owner)
+    n, B = known.shape
+    sup_idx = _indices(sup_idx, "sup_idx", owner, 2, B, "block indices (rows, D), B for padding")
+    rows, D = sup_idx.shape
+    sup_val = validate(sup_val, ArrayLike(shape=(rows, D), dtype=np.float64, finite=True), "sup_val", owner)
+    last_of_message = validate(last_of_message, ArrayLike(shape=(rows,), dtype=bool), "last_of_message", owner)
+    order = _indices(order, "order", owner, 2, max(rows - 1, 0), "row ids (trials, arrivals)")
+    T, S = order.shape
+    ids = _indices(ids, "ids", owner, 1, max(T - 1, 0), "trial indices")
+    start = _indices(start, "start", owner, 1, S, "steps")
+    if ids.shape != (n,) or start.shape != (n,):
+        raise invalid("ids" if ids.shape != (n,) else "start", owner,
+                      f"an array of shape ({n},): one entry per row of 'known'", ids if ids.shape != (n,) else start)
+    if n and (T == 0 or (np.diff(start) < 0).any()):
+        raise invalid("start", owner, "a non-decreasing array of steps (the trials sorted by their start)", start)
+    need = validate(need, Interval(Integral, 1, max(B, 1)), "need", owner)
+    return_recovered = validate(return_recovered, BOOL, "return_recovered", owner)
+    return order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered
+
+
 def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
                     return_recovered=False):
     """Incremental RREF of the received rows, trials in lock step (see the module docstring).
@@ -100,6 +157,9 @@ def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message,
     handed_over : ndarray of bool, shape (n,)
         Trials whose rows outgrew :data:`ROW_WIDTH`: decode them with :func:`dense_recovery`.
     """
+    (order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered) = \
+        check_recovery_inputs(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
+                              return_recovered, "sparse_recovery")
     n, B = known.shape
     D = sup_idx.shape[1]
     L, S, Bs = max(ROW_WIDTH, D - 1), order.shape[1], B + 1    # column B: the padding sentinel
@@ -205,6 +265,9 @@ def dense_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message, 
 
     Padding entries (block index B) must have value 0; nothing is handed over.
     """
+    (order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered) = \
+        check_recovery_inputs(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
+                              return_recovered, "dense_recovery")
     n, B = known.shape
     S = order.shape[1]
     done = np.full(n, -1)

@@ -8,16 +8,17 @@ blocks are known), at a cost of ``(m - 1) b`` subtractions for a degree-m row wi
 b. Beyond peeling, the decision is the reduced row-echelon form of the received coefficient rows,
 kept incrementally (:class:`IncrementalRREF`): each row is reduced once, when a decision needs it,
 never the whole system again. The values of what peeling leaves are eliminated once, in
-:meth:`Master.decode`.
+:meth:`Master.decode`. Message values are real and finite (gradient blocks: a complex or NaN value
+is the contract error, never a silent zero or a NaN spread over other blocks), of one block shape.
 """
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import InstanceOf, Interval, check_int, invalid, validate_params
+from ..validation import BOOL, ArrayLike, InstanceOf, Interval, NoneOr, check_int, invalid, validate, validate_params
 from .codes import CPGCCode
 from .elimination import MAX_SPARSE_DEGREE
 
@@ -27,10 +28,24 @@ _TOL = 1e-9
 
 #: the tolerance q: the fraction of blocks an iteration may give up, in [0, 1)
 TOLERANCE = Interval(Real, 0, 1, closed="left")
+_BLOCKS = Interval(Integral, 1, None)
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+#: a coefficient matrix (real, finite)
+MATRIX = ArrayLike(ndim=2, dtype=np.float64, finite=True)
+#: message values and right-hand sides: real, finite
+VALUES = ArrayLike(dtype=np.float64, finite=True)
 
 
+@validate_params({"n_blocks": _BLOCKS, "tolerance": TOLERANCE})
 def required_blocks(n_blocks: int, tolerance: float) -> int:
     """Blocks the master waits for: ``ceil(n_blocks (1 - q))``.
+
+    Parameters
+    ----------
+    n_blocks : int
+        ``>= 1``.
+    tolerance : float
+        q in [0, 1).
 
     The product is rounded to 12 digits first so that e.g. 40 * (1 - 0.15) = 34.0000000001 in binary
     floating point still gives 34, not 35.
@@ -44,16 +59,19 @@ def required_blocks(n_blocks: int, tolerance: float) -> int:
     return int(math.ceil(round(n_blocks * (1.0 - tolerance), 12)))
 
 
+@validate_params({"matrix": MATRIX, "tol": _POSITIVE})
 def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: float = _TOL):
     """Which unknowns a linear system determines, by Gaussian elimination with partial pivoting.
 
     Parameters
     ----------
-    matrix : ndarray, shape (n_rows, n_unknowns)
-    values : ndarray, shape (n_rows, b), optional
-        Right-hand sides, reduced alongside (one row operation costs ``n_unknowns + b`` operations).
+    matrix : array_like, shape (n_rows, n_unknowns)
+        Real, finite coefficients.
+    values : array_like, shape (n_rows, ...), optional
+        Real, finite right-hand sides, reduced alongside (one row operation costs
+        ``n_unknowns + b`` operations, b the product of the trailing axes).
     tol : float
-        Entries below ``tol`` times the largest entry of the matrix count as zero.
+        Entries below ``tol`` times the largest entry of the matrix count as zero; ``> 0``.
 
     Returns
     -------
@@ -80,6 +98,16 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
     >>> sol.ravel()
     array([0., 3., 2.])
     """
+    if values is not None:
+        values = validate(values, VALUES, "values", "rref_recoverable")
+        if values.ndim == 0 or values.shape[0] != matrix.shape[0]:
+            raise invalid("values", "rref_recoverable", f"an array of shape (n_rows, ...) with n_rows = "
+                          f"{matrix.shape[0]} (the rows of 'matrix')", values, f"its shape is {values.shape}")
+    return _eliminate(matrix, values, tol)
+
+
+def _eliminate(matrix, values=None, tol=_TOL):
+    """:func:`rref_recoverable` of checked float arrays (the master's own call, unchecked)."""
     M = np.array(matrix, dtype=float)
     n, u = M.shape
     V = None if values is None else np.array(values, dtype=float).reshape(n, -1)
@@ -160,6 +188,8 @@ class IncrementalRREF:
     [True, True, True]
     """
 
+    @validate_params({"n_unknowns": _BLOCKS, "sparse": BOOL, "scale": Interval(Real, 0, None),
+                      "tol": _POSITIVE})
     def __init__(self, n_unknowns: int, sparse: bool = True, scale: float = 1.0, tol: float = _TOL):
         self.n_unknowns, self.sparse = int(n_unknowns), bool(sparse)
         self.eps = tol * max(float(scale), 1.0)
@@ -173,8 +203,13 @@ class IncrementalRREF:
             self._is_piv = np.zeros(B, dtype=bool)
 
     def add(self, row) -> bool:
-        """Reduce one row (array of length B) into the form; True when it raised the rank."""
-        return self._add_sparse(row) if self.sparse else self._add_dense(np.asarray(row, dtype=float))
+        """Reduce one row (real, finite, length B) into the form; True when it raised the rank."""
+        if not (isinstance(row, np.ndarray) and row.dtype == np.float64 and row.shape == (self.n_unknowns,)):
+            row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64), "row", "IncrementalRREF.add")
+        if not np.isfinite(row).all():
+            row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64, finite=True), "row",
+                           "IncrementalRREF.add")
+        return self._add_sparse(row) if self.sparse else self._add_dense(row)
 
     def _add_sparse(self, row) -> bool:
         rows, holders, eps = self._rows, self._holders, self.eps
@@ -215,8 +250,7 @@ class IncrementalRREF:
 
     def _add_dense(self, v) -> bool:
         r, R, eps = self.rank, self._R, self.eps
-        if r:
-            v = v - v[self._piv[:r]] @ R[:r]
+        v = v - v[self._piv[:r]] @ R[:r] if r else v.copy()   # never the caller's row in place
         v[self._is_piv | (np.abs(v) <= eps)] = 0.0
         if not v.any():
             return False
@@ -306,6 +340,8 @@ class Master:
         self._rows = []             # every received (coefficients, value) for threshold decoding
         self._coef = []             # every received coefficient row, in order (the decision)
         self._fed = 0               # of which fed to the RREF so far
+        self._block_shape = None    # of the values, fixed by the first one
+        self._valueless = 0         # messages received without a value (decode() needs them all)
         sparse = int((code.coefficients != 0).sum(axis=2).max()) <= MAX_SPARSE_DEGREE
         self._rref = IncrementalRREF(B, sparse=sparse, scale=float(np.abs(code.coefficients).max()))
 
@@ -345,8 +381,9 @@ class Master:
         worker, message : int
             Which worker sent it and its index among that worker's messages.
         value : array_like, optional
-            The results carried: shape (rows_in_message, *block_shape), or (*block_shape) when the
-            message has a single row. Only the decision is made when omitted.
+            The results carried, real and finite: shape (rows_in_message, *block_shape), or
+            (*block_shape) when the message has a single row; every message has the block shape of
+            the first value received. Only the decision is made when omitted.
         """
         code = self.code
         worker = check_int(worker, "worker", "Master.receive", minimum=0, maximum=code.n_workers - 1)
@@ -354,14 +391,13 @@ class Master:
         if (worker, message) in self._received:
             raise invalid("message", "Master.receive", f"a message not yet received from worker {worker}",
                           message)
+        rows = code.message_rows(message)
+        if value is not None:
+            value = self._check_value(value, len(rows), message)
         self._received.add((worker, message))
         self._workers.add(worker)
         self.n_messages += 1
-        rows = code.message_rows(message)
-        if value is not None:
-            value = np.asarray(value, dtype=float)
-            if len(rows) == 1 and (value.ndim == 0 or value.shape[0] != 1):
-                value = value[None, ...]
+        self._valueless += value is None
         for n, j in enumerate(rows):
             coef = code.coefficients[worker, j]
             val = None if value is None else value[n]
@@ -379,6 +415,24 @@ class Master:
             if peeled + len(self._pending) < self.need:
                 return False
         return self.complete
+
+    def _check_value(self, value, n_rows, message):
+        """A message's values as float64 (n_rows, *block_shape), or the contract error."""
+        owner = "Master.receive"
+        if not (isinstance(value, np.ndarray) and value.dtype == np.float64):
+            value = validate(value, VALUES, "value", owner)
+        if not np.isfinite(value).all():
+            validate(value, VALUES, "value", owner)           # names the first NaN/inf entry
+        if n_rows == 1 and (value.ndim == 0 or value.shape[0] != 1):
+            value = value[None, ...]
+        shape = self._block_shape
+        if value.ndim == 0 or value.shape[0] != n_rows or (shape is not None and value.shape[1:] != shape):
+            block = "*block_shape" if shape is None else ", ".join(str(d) for d in (n_rows,) + shape)
+            raise invalid("value", owner, f"an array of shape ({n_rows}, {block}) (one block per row of "
+                          f"message {message}" + ("" if shape is None else ", the block shape of the values "
+                                                  "received before") + ")", value, f"its shape is {value.shape}")
+        self._block_shape = value.shape[1:]
+        return value
 
     def _add_row(self, coef, val):
         known = self._peeled & (coef != 0)
@@ -431,16 +485,12 @@ class Master:
         residual (or of the dense MDS solve) to ``ops["rank"]``.
         """
         code = self.code
+        if self._valueless:
+            raise invalid("value", "Master.receive", "given for every message before decode()", None,
+                          f"{self._valueless} of the {self.n_messages} messages came without one")
         if code.any_k is not None:
             return self._decode_threshold()
-        shape = None
-        for k, v in self._peeled_values.items():
-            shape = v.shape
-            break
-        if shape is None and self._pending:
-            if self._pending[0][1] is None:
-                raise invalid("value", "Master.receive", "given for every message before decode()", None)
-            shape = self._pending[0][1].shape
+        shape = self._block_shape
         if shape is None:
             return np.full((code.n_blocks,), np.nan)
         out = np.full((code.n_blocks,) + shape, np.nan)
@@ -448,11 +498,9 @@ class Master:
             out[k] = v
         unknown = ~self._peeled
         if self._pending and unknown.any():
-            if any(v is None for _, v in self._pending):
-                raise invalid("value", "Master.receive", "given for every message before decode()", None)
             M = np.array([c[unknown] for c, _ in self._pending])
             V = np.array([v.reshape(-1) for _, v in self._pending])
-            rec, sol, ops = rref_recoverable(M, V)
+            rec, sol, ops = _eliminate(M, V)
             self.ops["rank"] += ops
             idx = np.flatnonzero(unknown)[rec]
             out[idx] = sol[rec].reshape((-1,) + shape)

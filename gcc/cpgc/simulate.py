@@ -25,8 +25,8 @@ from numbers import Integral
 import numpy as np
 
 from ..metrics import mean_ci
-from ..validation import ArrayLike, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
-from .codes import CPGCCode, canonical_scheme, make_code
+from ..validation import BOOL, ArrayLike, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
+from .codes import DEGREES, SETTING, CPGCCode, canonical_scheme, make_code
 from .delay import ALPHA, MU, worker_speeds
 from .elimination import MAX_SPARSE_DEGREE, dense_recovery, sparse_recovery
 from .master import TOLERANCE, required_blocks
@@ -135,15 +135,16 @@ class SimulationResult:
                 f"mean_time={self.mean_time:.5f}, mean_messages={self.mean_messages:.3f})")
 
 
-@validate_params({"code": InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"), "tolerance": TOLERANCE})
+@validate_params({"code": InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"), "tolerance": TOLERANCE,
+                  "return_recovered": BOOL})
 def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, return_recovered: bool = False):
     """Completion time, message count and recovered blocks for given worker speeds.
 
     Parameters
     ----------
     code : CPGCCode
-    speeds : ndarray, shape (trials, n_workers)
-        Time per task unit of each worker, ``alpha + X_i``.
+    speeds : array_like, shape (trials, n_workers)
+        Time per task unit of each worker, ``alpha + X_i``: finite and > 0.
     tolerance : float
         q in [0, 1).
     return_recovered : bool
@@ -164,9 +165,12 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
     >>> times, messages, rec                         # W_2 arrives second from worker 1 at 2 * 0.2
     (array([0.4]), array([4]), array([[ True,  True,  True]]))
     """
-    speeds = validate(speeds, ArrayLike(shape=(None, code.n_workers), dtype=float,
-                                        description=f"an array of shape (trials, {code.n_workers})"),
-                      "speeds", "completion")
+    constraint = f"an array of shape (trials, {code.n_workers}) of finite times > 0"
+    speeds = validate(speeds, ArrayLike(shape=(None, code.n_workers), dtype=float, finite=True,
+                                        description=constraint), "speeds", "completion")
+    if speeds.size and not (speeds > 0).all():
+        i = tuple(int(j) for j in np.argwhere(~(speeds > 0))[0])
+        raise invalid("speeds", "completion", constraint, speeds, f"speeds{list(i)} = {speeds[i]!r}")
     T, K = speeds.shape
     B = code.n_blocks
     msg_times = speeds[:, :, None] * code.message_units()          # (T, K, n_messages)
@@ -251,9 +255,22 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
     return times, messages, rec_out
 
 
+def _check_default_load(name, n_workers, degrees, setting, owner):
+    """``n_workers`` must hold the load that ``degrees`` implies when no ``load`` is given."""
+    m = validate(degrees, DEGREES, "degrees", owner)
+    if setting is None:
+        setting = "communication" if name == "gc" else "computation"
+    setting = validate(setting, SETTING, "setting", owner)
+    load = len(m) if setting == "computation" else sum(m)
+    if n_workers < load:
+        what = "len(degrees)" if setting == "computation" else "sum(degrees)"
+        raise invalid("n_workers", owner, f"an int >= the default load {what} = {load} of degrees {tuple(m)} "
+                      f"in coded {setting} (or pass a smaller load or degrees)", n_workers)
+
+
 @validate_params({"n_workers": _COUNT, "tolerance": TOLERANCE, "trials": _COUNT,
                   "seed": Interval(Integral, 0, None), "mu": MU, "alpha": ALPHA,
-                  "code": NoneOr(InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"))})
+                  "code": NoneOr(InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode")), "return_recovered": BOOL})
 def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials: int = 2000, seed=0,
              mu: float = 10.0, alpha: float = 0.01, degrees=(1, 2, 3), load: int | None = None,
              setting: str | None = None, code: CPGCCode | None = None, code_seed=None,
@@ -308,6 +325,8 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     code_ss, delay_ss = np.random.SeedSequence(int(seed)).spawn(2)
     if code is None:
         name = canonical_scheme(scheme, owner)
+        if load is None:   # the default load must fit: blame n_workers, the argument the caller passed
+            _check_default_load(name, K, degrees, setting, owner)
         cseed = np.random.default_rng(code_ss) if code_seed is None else code_seed
         code = make_code(name, K, degrees, load, setting, seed=cseed, owner=owner)
     elif code.n_workers != K:

@@ -20,6 +20,9 @@ number of ``Mp_EE`` is checked (LAPACK ``dpocon``); above :data:`MAX_COND` (e.g.
 stragglers near the ends of Chebyshev points at lam_dec = 0) the caller fits the knots instead
 (:func:`gcc._reinsch.reinsch_predict`).
 
+A private module (the decode's hot path): its classes and functions trust the validated arguments
+of :meth:`gcc.SplineCode.decode`.
+
 References
 ----------
 .. [1] P. J. Green, B. W. Silverman, "Nonparametric Regression and Generalized Linear Models",
@@ -97,7 +100,7 @@ class FullSpline:
     --------
     >>> import numpy as np
     >>> import gcc
-    >>> from gcc.codes.full_spline import FullSpline
+    >>> from gcc.codes._full_spline import FullSpline
     >>> code = gcc.SplineCode(n_inputs=4, n_workers=12)
     >>> received = np.array([0, 1, 2, 4, 5, 7, 8, 9, 10, 11])     # workers 3 and 6 straggle
     >>> Y = np.sin(3 * code.betas[received])[:, None]
@@ -232,7 +235,7 @@ def predict_tensor(x, Y, alpha, x_eval):
     Examples
     --------
     >>> import numpy as np, torch
-    >>> from gcc.codes.full_spline import predict_tensor
+    >>> from gcc.codes._full_spline import predict_tensor
     >>> from gcc._reinsch import reinsch_predict
     >>> x, t = np.linspace(0.0, 1.0, 6), np.array([0.1, 0.5, 1.2])
     >>> y = np.cos(np.outer(x, [1.0, 2.0]))
