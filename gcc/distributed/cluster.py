@@ -9,17 +9,48 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from numbers import Integral, Real
 from typing import Iterator
 
 from gcc.validation import Interval, validate_params
 
-__all__ = ["SECONDS", "WORKER_COUNT", "open_cluster", "worker_addresses", "wait_for_workers"]
+__all__ = ["SECONDS", "WORKER_COUNT", "LOADED_MACHINE_CONFIG", "START_ATTEMPTS", "REPLACEMENT_WAIT_S",
+           "open_cluster", "worker_addresses", "wait_for_workers", "await_workers"]
 
 #: a timeout or a delay in seconds: a finite real > 0
 SECONDS = Interval(Real, 0, None, closed="neither")
 #: a number of Dask workers
 WORKER_COUNT = Interval(Integral, 1, None)
+
+#: Dask settings for a small machine shared with other work (2 cores, a CPU-bound
+#: neighbour): the one place the cluster's heartbeats, timeouts and memory policy are
+#: set; :func:`open_cluster` applies them to the scheduler, the nannies and the workers.
+#: Under load a worker's event loop can stall for seconds (it shares a core with the
+#: master, seven other workers and the neighbour), so a missed heartbeat or a slow
+#: connect must not make the scheduler declare it dead, and the nanny must never kill
+#: a worker on memory (the coded tasks hold a few kB; what is counted is the
+#: interpreter and torch, which a loaded machine does not make smaller).
+LOADED_MACHINE_CONFIG = {
+    # connect/handshake and idle-TCP bounds (defaults 30 s): a stalled loop answers late, not never
+    "distributed.comm.timeouts.connect": "90s",
+    "distributed.comm.timeouts.tcp": "180s",
+    "distributed.comm.retry.count": 5,
+    # a worker silent for this long is removed (default 5 minutes; heartbeats every ~1 s on 8 workers)
+    "distributed.scheduler.worker-ttl": "15 minutes",
+    # memory: no pause (a paused worker would hold its pinned task), no terminate, no spill
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": False,
+    "distributed.worker.memory.pause": False,
+    "distributed.worker.memory.terminate": False,
+    # event-loop stalls are expected here: do not log a warning for each
+    "distributed.admin.tick.limit": "30s",
+}
+#: how many times :func:`open_cluster` tries to start a local cluster before giving up
+START_ATTEMPTS = 3
+#: seconds :func:`await_workers` (hence ``coded_compute`` and ``run_cpgc``) waits for a lost
+#: worker's replacement (a nanny restart takes 1-5 s on an idle laptop, several times that loaded)
+REPLACEMENT_WAIT_S = 60.0
 
 # Each worker process computes one coded task at a time; BLAS/torch threads on
 # top of that would oversubscribe the cores and distort measured latencies.
@@ -61,33 +92,63 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     distributed.Client
         A client connected to the cluster, with ``n_workers`` workers up.
 
+    Raises
+    ------
+    RuntimeError
+        The local cluster did not start in :data:`START_ATTEMPTS` attempts.
+
     Notes
     -----
-    The local cluster listens on 127.0.0.1 only, on ports chosen by the OS, with
+    The local cluster runs under :data:`LOADED_MACHINE_CONFIG` (timeouts, heartbeats and
+    memory policy sized for a loaded 2-core machine); a failed start is retried
+    :data:`START_ATTEMPTS` times. The local cluster listens on 127.0.0.1 only, on ports chosen by the OS, with
     its HTTP endpoint on an OS-chosen loopback port. Workers restart automatically if their process dies
     (each runs under a Nanny), under a new address.
     """
-    from distributed import LocalCluster
-
     if address is not None:
         with _client(address, n_workers, timeout) as client:
             yield client
         return
 
+    import dask
+
     extra = {"env": dict(_SINGLE_THREAD_ENV), "memory_limit": memory_limit} if processes else {}
-    cluster = LocalCluster(
-        n_workers=n_workers, threads_per_worker=1, processes=processes,
-        host="127.0.0.1", scheduler_port=0, protocol="tcp://",  # TCP even with processes=False (not inproc)
-        # The scheduler always serves HTTP (health, metrics); an OS-chosen loopback
-        # port avoids clashing with other clusters on 8787 and never listens outside.
-        dashboard_address="127.0.0.1:0",
-        silence_logs=silence_logs, **extra,
-    )
-    try:
-        with _client(cluster, n_workers, timeout) as client:
-            yield client
-    finally:
-        cluster.close(timeout=timeout)
+    with dask.config.set(LOADED_MACHINE_CONFIG):
+        cluster = _start_local(n_workers, processes, silence_logs, timeout, extra)
+        try:
+            with _client(cluster, n_workers, timeout) as client:
+                yield client
+        finally:
+            cluster.close(timeout=timeout)
+
+
+def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: float, extra: dict):
+    """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times (a loaded machine
+    sometimes misses a worker's start timeout); the last failure is raised."""
+    from distributed import LocalCluster
+
+    for attempt in range(1, START_ATTEMPTS + 1):
+        cluster = None
+        try:
+            cluster = LocalCluster(
+                n_workers=n_workers, threads_per_worker=1, processes=processes,
+                host="127.0.0.1", scheduler_port=0, protocol="tcp://",  # TCP even with processes=False
+                # The scheduler always serves HTTP (health, metrics); an OS-chosen loopback
+                # port avoids clashing with other clusters on 8787 and never listens outside.
+                dashboard_address="127.0.0.1:0", silence_logs=silence_logs, **extra,
+            )
+            cluster.wait_for_workers(n_workers, timeout=timeout)
+            return cluster
+        except Exception as err:  # noqa: BLE001 - any start failure is retried, the last one raised
+            if cluster is not None:
+                with contextlib.suppress(Exception):
+                    cluster.close(timeout=timeout)
+            if attempt == START_ATTEMPTS:
+                raise RuntimeError(f"open_cluster: the local cluster of {n_workers} workers did not start "
+                                   f"in {START_ATTEMPTS} attempts of {timeout} s: {err}") from err
+            logging.getLogger(__name__).warning("open_cluster: start attempt %d failed (%s); retrying",
+                                                attempt, err)
+            time.sleep(min(2.0 * attempt, 10.0))
 
 
 @contextlib.contextmanager
@@ -145,8 +206,6 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
     TimeoutError
         The cluster did not reach that state within ``timeout`` seconds.
     """
-    import time
-
     end = time.monotonic() + timeout
     while True:
         addresses = worker_addresses(client)
@@ -159,3 +218,32 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
             )
         time.sleep(0.1)
 
+
+
+def await_workers(client, n_workers: int, wait: float = REPLACEMENT_WAIT_S) -> list[str]:
+    """The sorted worker addresses, after waiting up to ``wait`` seconds for ``n_workers`` of them.
+
+    A worker whose process died is replaced by its Nanny under a new address a few
+    seconds later; a batch started meanwhile waits for it instead of failing. After
+    ``wait`` seconds it gets whatever is connected (maybe fewer than ``n_workers``:
+    the caller treats the missing ones as stragglers).
+
+    Parameters
+    ----------
+    client : distributed.Client
+    n_workers : int
+        Workers wanted.
+    wait : float
+        Bound in seconds on the wait (0: no wait).
+
+    Returns
+    -------
+    list of str
+        Sorted addresses, at least ``n_workers`` unless the wait ran out.
+    """
+    end = time.monotonic() + wait
+    while True:
+        addresses = worker_addresses(client)
+        if len(addresses) >= n_workers or time.monotonic() >= end:
+            return addresses
+        time.sleep(0.2)

@@ -37,15 +37,16 @@ import dataclasses
 import os
 import time
 import uuid
-import weakref
+from numbers import Real
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.distributed.cluster import SECONDS, worker_addresses
+from gcc.distributed.actors import CodedWorker, actor_pool, wait_actors
+from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers
 from gcc.distributed.inject import Injection, TaskFault, act_out
-from gcc.validation import NoneOr, Options, check_int, invalid, validate_params
+from gcc.validation import Interval, NoneOr, Options, check_int, invalid, validate_params
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
            "ENGINE", "actor_pool", "coded_task", "demo_mlp", "model_load_counts", "stack_outputs"]
@@ -292,12 +293,13 @@ def _n_workers_of(code) -> int | None:
     return None
 
 
-@validate_params({"deadline": NoneOr(SECONDS), "timeout": SECONDS, "engine": ENGINE})
+@validate_params({"deadline": NoneOr(SECONDS), "timeout": SECONDS, "engine": ENGINE,
+                  "replacement_wait": Interval(Real, 0, None)})
 def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = None, n_wait: int | None = None,
                   deadline: float | None = None, min_results: int | None = None,
                   injection: Injection | None = None, seed: int | np.random.Generator | None = None,
                   timeout: float = 60.0, workers: Sequence[str] | None = None,
-                  engine: str = "tasks") -> CodedResult:
+                  engine: str = "tasks", replacement_wait: float = REPLACEMENT_WAIT_S) -> CodedResult:
     """Compute f on K inputs with a code over N pinned Dask workers; decode from the fastest.
 
     Parameters
@@ -340,6 +342,12 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         method calls, the scheduler is off the path (a few ms per batch instead of tens on a
         small machine). Process deaths (``Injection.kill``) need ``"tasks"``: a dead actor's
         call would wait for the timeout.
+    replacement_wait : float
+        Seconds to wait, before encoding, for the cluster to have N workers when some were
+        lost (their nannies restart them under new addresses). A worker still missing after
+        it is a straggler from the start: its task is not submitted and the batch decodes
+        from the others if it can (else :class:`DeadlineError`). A worker lost mid-batch is
+        a straggler too (its pinned task never returns, or fails).
 
     Returns
     -------
@@ -351,14 +359,22 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         Fewer than the needed results arrived before the deadline (or timeout),
         or so many workers failed that decoding became impossible.
     ValueError
-        Bad arguments, or fewer connected workers than N.
+        Bad arguments, or a cluster made of fewer than N workers (or fewer than N given in
+        ``workers``).
     """
     owner = "coded_compute"
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     # The master knows its workers before a request arrives: this scheduler
     # round trip is setup, not part of the request's latency.
-    addresses = list(workers) if workers is not None else worker_addresses(client)
+    wanted = _n_workers_of(code)
+    if workers is not None:
+        addresses = list(workers)
+    else:
+        addresses = await_workers(client, wanted or 1, 0.0)
+        # Only a cluster meant to have N workers waits: one made too small is a caller's error.
+        if wanted is not None and len(addresses) < wanted <= _planned_workers(client, len(addresses)):
+            addresses = await_workers(client, wanted, replacement_wait)
     if engine == "actors" and (n := _n_workers_of(code)) is not None and len(addresses) >= n:
         actor_pool(client, addresses[:n])   # likewise setup: made once, kept
 
@@ -383,10 +399,14 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         if workers is not None:
             raise invalid("workers", owner, f"at least n_workers={n} distinct Dask worker addresses", addresses,
                           f"it has {len(addresses)}")
-        raise invalid("client", owner, f"a client of a cluster with at least n_workers={n} distinct Dask workers",
-                      client, f"it has {len(addresses)}; start one with n_workers >= {n}")
-
-    addresses_all, addresses = addresses, addresses[:n]
+        if _planned_workers(client, len(addresses)) < n:
+            raise invalid("client", owner,
+                          f"a client of a cluster with at least n_workers={n} distinct Dask workers", client,
+                          f"it has {len(addresses)}; start one with n_workers >= {n}")
+    # Positions past the connected workers belong to workers lost and not yet replaced: stragglers.
+    missing = set(range(len(addresses), n))
+    addresses_all = addresses + [None] * len(missing)
+    addresses = addresses_all[:n]
 
     batch = uuid.uuid4().hex[:12]
     # The plan covers every worker of the cluster (its positions are cluster
@@ -403,7 +423,9 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False, "failed": False,
                    "arrival_s": np.nan, "compute_s": np.nan, "slept_s": np.nan, "busy_s": np.nan}
                for i in range(n)}
-    failed: set[int] = set()
+    failed: set[int] = set(missing)
+    for i in missing:
+        records[i]["failed"] = True
 
     def ready() -> bool:
         received = sorted(outputs)
@@ -427,17 +449,22 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         return decodable is None and n - len(failed) < min_results  # impossible, however long we wait
 
     # Wait bounded by the deadline (or the timeout) measured from submission.
-    if engine == "tasks":
+    live = [i for i in range(n) if i not in missing]
+    if decodable is None and len(live) < min_results:
+        stop = False       # too many workers lost to decode: the DeadlineError below, at once
+        cancel = lambda: None  # noqa: E731
+    elif engine == "tasks":
         futures = [client.submit(coded_task, f, coded[i], i, faults[i], key=f"gcc-coded-{batch}-{i}",
                                  workers=[addresses[i]], allow_other_workers=False, pure=False, retries=0)
-                   for i in range(n)]
-        stop = _wait_tasks(futures, arrive, bound - (time.perf_counter() - t0 - encode_s))
+                   for i in live]
+        stop = _wait_tasks(futures, live, arrive, bound - (time.perf_counter() - t0 - encode_s))
         cancel = lambda: _cancel(client, futures)  # noqa: E731
     else:
-        actors = actor_pool(client, addresses)
-        calls = [actors[i].run(f, coded[i], i, faults[i], batch) for i in range(n)]
-        stop = client.sync(_wait_actors, calls, arrive, bound - (time.perf_counter() - t0 - encode_s))
-        cancel = lambda: [actors[i].cancel(batch) for i in range(n) if not records[i]["arrived"]]  # noqa: E731
+        actors = actor_pool(client, [addresses[i] for i in live])
+        calls = [actors[j].run(f, coded[i], i, faults[i], batch) for j, i in enumerate(live)]
+        stop = client.sync(wait_actors, calls, live, arrive, bound - (time.perf_counter() - t0 - encode_s))
+        cancel = lambda: [actors[j].cancel(batch) for j, i in enumerate(live)  # noqa: E731
+                          if not records[i]["arrived"]]
     stopped_by = "condition" if stop and ready() else None
 
     if stopped_by is None:
@@ -465,11 +492,22 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     )
 
 
-def _wait_tasks(futures, arrive, remaining: float) -> bool:
-    """Feed ``arrive`` the task results as they complete; True if it asked to stop."""
+def _planned_workers(client, connected: int) -> int:
+    """Workers the cluster is meant to have: a local cluster's worker specs (a lost worker's
+    nanny keeps its place while it restarts), else the ``connected`` count."""
+    cluster = getattr(client, "cluster", None)
+    specs = getattr(cluster, "worker_spec", None) or getattr(cluster, "workers", None)
+    return max(len(specs), connected) if specs else connected
+
+
+def _wait_tasks(futures, indices, arrive, remaining: float) -> bool:
+    """Feed ``arrive`` the task results as they complete; True if it asked to stop.
+
+    ``futures[j]`` is the task of coded worker ``indices[j]``.
+    """
     from distributed import as_completed
 
-    index_of = {fut.key: i for i, fut in enumerate(futures)}
+    index_of = {fut.key: i for fut, i in zip(futures, indices)}
     try:
         ac = as_completed(futures, with_results=True, raise_errors=False, timeout=max(remaining, 1e-3))
         for fut, res in ac:
@@ -480,116 +518,8 @@ def _wait_tasks(futures, arrive, remaining: float) -> bool:
     return False
 
 
-async def _wait_actors(calls, arrive, remaining: float) -> bool:
-    """:func:`_wait_tasks` for actor calls, on the client's event loop."""
-    import asyncio
-
-    async def one(i, call):
-        try:
-            return i, await call, False
-        except Exception:  # noqa: BLE001 - an exception in f: that worker failed
-            return i, None, True
-
-    pending = {asyncio.ensure_future(one(i, call)) for i, call in enumerate(calls)}
-    end = time.perf_counter() + max(remaining, 1e-3)
-    try:
-        while pending:
-            done, pending = await asyncio.wait(pending, timeout=max(end - time.perf_counter(), 0.0),
-                                               return_when=asyncio.FIRST_COMPLETED)
-            if not done:
-                return False
-            for task in done:
-                if arrive(*task.result()):
-                    return True
-        return False
-    finally:
-        for task in pending:
-            task.cancel()
-
-
 def _cancel(client, futures) -> None:
     """Stop the stragglers: cancel their tasks (which also ends their injected sleeps)."""
     pending = [fut for fut in futures if not fut.done()]
     if pending:
         client.cancel(pending)
-
-
-class CodedWorker:
-    """A coded worker kept on its Dask worker as an actor (``coded_compute(..., engine="actors")``).
-
-    :meth:`run` computes f on one coded input under its :class:`TaskFault`, like the task engine's
-    task. Both methods are coroutines, so they run on the worker's event loop with no hand-over to
-    a thread (a few ms less per batch on a small machine): calls are served one at a time (a
-    lock: a straggler still sleeping holds its worker, as a task would), f runs on the loop
-    thread, and an injected sleep ends early when :meth:`cancel` names the running batch.
-    """
-
-    def __init__(self):
-        self._batch = None
-        self._lock = self._stop = None     # made on the worker's event loop, at the first call
-        try:
-            from distributed import get_worker
-
-            self._address = get_worker().address
-        except ValueError:  # made outside a worker (tests)
-            self._address = None
-
-    async def run(self, f: Callable, x, index: int, fault: TaskFault | None, batch: str):
-        import asyncio
-
-        if self._lock is None:
-            self._lock, self._stop = asyncio.Lock(), asyncio.Event()
-        async with self._lock:
-            self._batch = batch
-            self._stop.clear()
-            start_wall = time.time()
-            t0 = time.perf_counter()
-            y = f(x)
-            compute_s = time.perf_counter() - t0
-            injected = fault.injected_s(compute_s) if fault is not None else 0.0
-            slept, interrupted = 0.0, False
-            if injected > 0:
-                t1 = time.perf_counter()
-                if fault.interruptible:
-                    try:
-                        await asyncio.wait_for(self._stop.wait(), injected)
-                        interrupted = True
-                    except asyncio.TimeoutError:
-                        pass
-                else:
-                    await asyncio.sleep(injected)
-                slept = time.perf_counter() - t1
-            return y, {"compute_s": compute_s, "injected_s": max(injected, 0.0), "slept_s": slept,
-                       "interrupted": interrupted, "busy_s": time.perf_counter() - t0, "index": index,
-                       "worker": self._address, "pid": os.getpid(), "start_wall": start_wall}
-
-    async def cancel(self, batch: str) -> None:
-        if batch == self._batch and self._stop is not None:
-            self._stop.set()
-
-
-_POOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def actor_pool(client, addresses: Sequence[str]) -> list:
-    """One :class:`CodedWorker` actor per address, made once per client and kept.
-
-    Parameters
-    ----------
-    client : distributed.Client
-    addresses : sequence of str
-        Worker addresses, one actor pinned to each.
-
-    Returns
-    -------
-    list of distributed.Actor
-        In the order of ``addresses``.
-    """
-    pools = _POOLS.setdefault(client, {})
-    key = tuple(addresses)
-    if key not in pools:
-        tag = uuid.uuid4().hex[:8]
-        futures = [client.submit(CodedWorker, actor=True, workers=[a], allow_other_workers=False, pure=False,
-                                 key=f"gcc-coded-worker-{tag}-{i}") for i, a in enumerate(addresses)]
-        pools[key] = (futures, [fut.result() for fut in futures])  # the futures keep the actors alive
-    return pools[key][1]

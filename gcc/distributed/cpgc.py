@@ -43,7 +43,7 @@ from gcc.cpgc.codes import CPGCCode
 from gcc.cpgc.delay import ALPHA, MU
 from gcc.cpgc.master import TOLERANCE
 from gcc.cpgc.regression import RegressionProblem
-from gcc.distributed.cluster import SECONDS, worker_addresses
+from gcc.distributed.cluster import SECONDS, await_workers
 from gcc.distributed.inject import interruptible_sleep
 from gcc.validation import BOOL, SEED, InstanceOf, Interval, Options, invalid, validate_params
 
@@ -246,7 +246,8 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     if d % K:
         raise invalid("problem", owner, f"a problem whose dimension d is divisible by the code's {K} blocks",
                       X, f"X_train has d={d} columns")
-    addresses = worker_addresses(client)
+    # A worker lost earlier is being restarted by its nanny: wait (bounded) for its replacement.
+    addresses = await_workers(client, code.n_workers)
     if len(addresses) < code.n_workers:
         raise invalid("client", owner, f"a cluster of at least n_workers={code.n_workers} Dask workers", client,
                       f"it has {len(addresses)}")
