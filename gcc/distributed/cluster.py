@@ -4,6 +4,12 @@ The companion runs on shared laptops and CI machines, so the default cluster is
 small, bound to 127.0.0.1 only, has no dashboard (no extra listening port) and
 one thread per worker process: a worker *is* one coded worker of the paper, and
 a second thread would let two pinned tasks overlap and hide a straggler.
+
+Faults: the cluster is sized for a loaded machine (:data:`LOADED_MACHINE_CONFIG`, the one
+place its timeouts, heartbeat bounds and memory policy are set); a failed start is retried
+(:data:`START_ATTEMPTS`); a worker that dies is restarted by its Nanny, and a batch started
+meanwhile waits for the replacement at most :data:`REPLACEMENT_WAIT_S` seconds
+(:func:`await_workers`) -- after that the missing worker is a straggler.
 """
 from __future__ import annotations
 
