@@ -28,13 +28,15 @@ from gcc.summary import summarize
 from gcc.validation import Options, check_choice, validate_params
 
 __all__ = [
-    "SCHEMES", "LABELS", "standard_schemes", "make_function", "straggler_injection",
+    "SCHEMES", "LABELS", "CPGC_ATTEMPTS", "standard_schemes", "make_function", "straggler_injection",
     "latency_experiment", "cpgc_experiment", "latency_summary", "cpgc_summary",
     "plot_latency_cdf", "plot_measured_vs_simulated", "plot_cpgc_times",
 ]
 
 #: the schemes of the latency comparison, in the order of the tables and figures
 SCHEMES = ("uncoded", "replication", "gcc", "bacc")
+#: runs of one CPGC tolerance before :func:`cpgc_experiment` gives up (a lost worker stalls a run)
+CPGC_ATTEMPTS = 2
 #: scheme key -> display name in figures
 LABELS = {"uncoded": "Uncoded", "replication": "Replication", **CODE_LABELS}
 
@@ -146,14 +148,22 @@ def cpgc_experiment(client, *, n_workers: int, tolerances=(0.0, 0.3), iterations
 
     import gcc.cpgc as cpgc
     from gcc.cpgc.regression import synthetic_regression
-    from gcc.distributed.cpgc import run_cpgc
+    from gcc.distributed.cpgc import LateMessages, run_cpgc
 
     problem = synthetic_regression(n_train=n_train, n_test=n_test, dim=dim, seed=seed)
     code = cpgc.make_code(scheme, n_workers=n_workers, seed=seed)
     frames = []
     for q in tolerances:
-        run = run_cpgc(client, problem, code, tolerance=float(q), iterations=iterations, mu=mu, alpha=alpha,
-                       time_scale=time_scale, seed=seed + 1)
+        # A worker lost mid-run takes its scattered blocks with it and the run stalls
+        # (LateMessages); the rerun, on the nanny's replacement, uses the same seeds.
+        for attempt in range(CPGC_ATTEMPTS):
+            try:
+                run = run_cpgc(client, problem, code, tolerance=float(q), iterations=iterations, mu=mu,
+                               alpha=alpha, time_scale=time_scale, seed=seed + 1)
+                break
+            except LateMessages:
+                if attempt == CPGC_ATTEMPTS - 1:
+                    raise
         table = run.table()
         table.insert(0, "tolerance", float(q))
         table.insert(0, "n_workers", n_workers)
