@@ -20,16 +20,16 @@ points are real.
 """
 from __future__ import annotations
 
-import math
+from numbers import Real
 
 import numpy as np
 
 from ._array_constraints import as_array
 from ._reinsch import KNOT_GAP, green_silverman_alpha, reinsch_fit, reinsch_smoother, spline_eval, unit_scale
-from .validation import (ArrayLike, Points, Rejected, check_finite, check_lam, invalid, raise_invalid,
+from .validation import (BOOL, ArrayLike, Interval, Points, Rejected, check_finite, check_lam, raise_invalid,
                          validate)
 
-__all__ = ["Knots", "smoother_matrix", "smoothing_spline", "check_knots", "check_y", "check_x_eval"]
+__all__ = ["Knots", "KNOTS", "smoother_matrix", "smoothing_spline", "check_knots", "check_y", "check_x_eval"]
 
 
 class Knots(Points):
@@ -62,7 +62,8 @@ class Knots(Points):
     def __init__(self, low=-1.0, high=1.0, size=None, size_name=None, min_size=1, gap=KNOT_GAP,
                  relative=True, description=None):
         super().__init__(low, high, size, size_name, min_size, description)
-        self.gap, self.relative = float(gap), bool(relative)
+        self.gap = validate(gap, Interval(Real, 0, None), "gap", "Knots")
+        self.relative = validate(relative, BOOL, "relative", "Knots")
 
     def describe(self) -> str:
         scale = " (max - min)" if self.relative else ""

@@ -620,6 +620,9 @@ try:
 except Exception as exc:     # gcc.dnn broken: reported by test_dnn_imports, its cases left out
     DNN, DNN_IMPORT_ERROR = [], exc
 
+# More core cases (splines, codes, the CPGC master) are built in tests/contract_core.py.
+import contract_core  # noqa: E402
+
 from gcc.assignments import feedback, variants  # noqa: E402
 from gcc.validation import check_received  # noqa: E402
 
@@ -647,7 +650,8 @@ TOOLS = [
           dict(answer=1.0, reference=1.0, name="y", rtol=1e-8, atol=0.0), dict(rtol=reals(0), atol=reals(0))),
 ]
 
-ALL = CORE + TOOLS + CPGC + CPGC_OTHERS + CODE_ENTRIES + DISTRIBUTED + DISTRIBUTED_OTHERS + RESULTS + DNN
+ALL = (CORE + TOOLS + CPGC + CPGC_OTHERS + CODE_ENTRIES + contract_core.entries(globals()) + DISTRIBUTED
+       + DISTRIBUTED_OTHERS + RESULTS + DNN)
 
 
 # --------------------------------------------------------------------------- the contract

@@ -24,7 +24,11 @@ from ..splines import KNOT_GAP, Knots
 from ..validation import (BOOL, ArrayLike, check_choice, check_finite, check_int, check_leading_dim,
                           check_received, invalid, raise_invalid, validate)
 
-__all__ = ["Code", "block_received", "block_received_many"]
+__all__ = ["Code", "block_received", "block_received_many", "CODE_POINT_GAP"]
+
+#: smallest spacing of user-given points: KNOT_GAP of the domain [-1, 1] (so that every set of
+#: such points also passes the relative rule of :data:`gcc.splines.KNOTS`)
+CODE_POINT_GAP = 2 * KNOT_GAP
 
 
 def _block_sizes(n_workers, n_stragglers, owner):
@@ -110,7 +114,7 @@ class Code:
         N, the number of workers, ``>= 1`` (codes that need ``N >= K`` say so).
     alphas : array_like, shape (K,), optional
         Data points, strictly increasing, finite, in [-1, 1], consecutive ones at least
-        ``1e-12`` apart (:class:`gcc.splines.Knots`: closer points are near-coincident). Default
+        ``2e-12`` apart (:class:`gcc.splines.Knots`: closer points are near-coincident). Default
         from ``points``.
     betas : array_like, shape (N,), optional
         Worker points, as ``alphas``. Default from ``points``.
@@ -162,10 +166,10 @@ class Code:
         default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, points, owner)
         self._alphas_param, self._betas_param = alphas, betas
         self._alphas = default_alphas if alphas is None else validate(
-            alphas, Knots(size=self._n_inputs, size_name="n_inputs", gap=KNOT_GAP, relative=False),
+            alphas, Knots(size=self._n_inputs, size_name="n_inputs", gap=CODE_POINT_GAP, relative=False),
             "alphas", owner)
         self._betas = default_betas if betas is None else validate(
-            betas, Knots(size=self._n_workers, size_name="n_workers", gap=KNOT_GAP, relative=False),
+            betas, Knots(size=self._n_workers, size_name="n_workers", gap=CODE_POINT_GAP, relative=False),
             "betas", owner)
         self._alphas.flags.writeable = False
         self._betas.flags.writeable = False

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import ArrayLike, Points, validate
+from ..splines import KNOTS
+from ..validation import ArrayLike, validate
 from .base import Code
 
 __all__ = ["BerrutCode", "berrut_matrix"]
@@ -22,7 +23,8 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     nodes : array_like, shape (n,)
-        Strictly increasing finite real interpolation nodes.
+        Strictly increasing finite real interpolation nodes, no two within 1e-12 of their range
+        (:class:`gcc.splines.Knots`).
     z : array_like, shape (p,)
         Finite real evaluation points.
 
@@ -44,7 +46,7 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     array([[0.5, 0.5],
            [0. , 1. ]])
     """
-    nodes = validate(nodes, Points(low=None, high=None), "nodes", "berrut_matrix")
+    nodes = validate(nodes, KNOTS, "nodes", "berrut_matrix")
     z = validate(z, _POINTS, "z", "berrut_matrix")
     return _berrut_weights(nodes, z)
 

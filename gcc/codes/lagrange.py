@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
-from ..validation import ArrayLike, Points, check_int, invalid, validate
+from ..splines import KNOTS
+from ..validation import ArrayLike, check_int, invalid, validate
 from .base import Code
 
 __all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED"]
@@ -25,7 +26,8 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     nodes : array_like, shape (n,)
-        Strictly increasing finite real nodes.
+        Strictly increasing finite real nodes, no two within 1e-12 of their range
+        (:class:`gcc.splines.Knots`).
     z : array_like, shape (p,)
         Finite real evaluation points.
 
@@ -59,7 +61,7 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     >>> lagrange_matrix(np.array([-1.0, 0.0, 1.0]), np.array([0.5]))
     array([[-0.125,  0.75 ,  0.375]])
     """
-    nodes = validate(nodes, Points(low=None, high=None), "nodes", "lagrange_matrix")
+    nodes = validate(nodes, KNOTS, "nodes", "lagrange_matrix")
     z = validate(z, _POINTS, "z", "lagrange_matrix")
     return _lagrange_weights(nodes, z)
 

@@ -1,0 +1,119 @@
+"""More core entry points of the contract test (tests/test_contract_properties.py): splines, codes, CPGC master.
+
+:func:`entries` builds one :class:`Entry` per public function, class or method of gcc/splines.py,
+gcc/gcv.py, gcc/backend.py, gcc/codes and gcc/cpgc/{master, simulate, elimination} that the shared
+module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, ``check_x_eval``,
+``check_y``, the ``Knots`` constraint), the operators (``LinearOperator``, ``lagrange_matrix``,
+``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
+``clear_cache``, ``with_params``, ``decoder_cache_bytes``, the ``check_finite`` flags,
+``block_received_many``) and the CPGC master's parts (``IncrementalRREF``, the lock-step decoders, ``SimulationResult.summary``). Every message must be in the contract's form.
+
+Kept apart from the shared module so that these cases can change without touching the others.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _rref_add(row):
+    from gcc.cpgc.master import IncrementalRREF
+
+    rref = IncrementalRREF(3, sparse=False)
+    rref.add(np.array([1.0, 1.0, 0.0]))
+    return rref.add(row)
+
+
+def _recovery_args():
+    """Valid arguments of sparse_recovery / dense_recovery: one trial, two blocks, rows W_0 + W_1 then W_1."""
+    return dict(order=np.array([[0, 1]]), ids=np.array([0]), start=np.array([0]), known=np.zeros((1, 2), bool),
+                sup_idx=np.array([[0, 1], [1, 2]]), sup_val=np.array([[1.0, 1.0], [1.0, 0.0]]),
+                last_of_message=np.ones(2, bool), need=2, return_recovered=True)
+
+
+def entries(ns: dict) -> list:
+    """The entries; ``ns`` is the contract module's namespace (Entry and the strategies)."""
+    from hypothesis import strategies as st
+
+    import gcc
+    from gcc import cpgc
+    from gcc.backend import LinearOperator
+    from gcc.codes.base import block_received_many
+    from gcc.codes.berrut import berrut_matrix
+    from gcc.codes.bspline import banded_decoder
+    from gcc.codes.lagrange import lagrange_matrix
+    from gcc.cpgc import elimination
+    from gcc.cpgc.master import IncrementalRREF
+    from gcc.gcv import gcv_grid
+    from gcc.splines import Knots, check_knots, check_x_eval, check_y
+
+    Entry, ints, reals, FLAGS, real_arrays, index_arrays = (
+        ns[k] for k in ("Entry", "ints", "reals", "FLAGS", "real_arrays", "index_arrays"))
+    K, N, XN, X3 = ns["K"], ns["N"], ns["XN"], ns["X3"]
+    xs = st.sampled_from([[-0.5, 0.2, 0.1], [0.0, 0.0, 0.5], [0.0, 1e-300, 0.5], [-0.5, 0.5j, 0.9],
+                          [np.nan, 0, 1], "abc", [[0.1, 0.2, 0.3]], None])
+    out = [
+        Entry("gcv_grid", gcv_grid, dict(x=XN, num=5, low=1e-6, high=1.0),
+              dict(x=xs, num=ints(1), low=reals(0, lo_open=True),
+                   high=reals(1e-6))),
+        Entry("splines.check_knots", check_knots, dict(x=XN, name="x", owner="f"), dict(x=xs)),
+        Entry("splines.check_x_eval", check_x_eval, dict(x_eval=X3, owner="f"),
+              dict(x_eval=real_arrays((K,), extra_axis=True, wrong_len=False))),
+        Entry("splines.check_y", check_y, dict(y=np.ones(K), n=K, owner="f"),
+              dict(y=real_arrays((K,), complex_ok=True))),
+        Entry("splines.Knots", lambda gap, relative: Knots(gap=gap, relative=relative).convert([0.0, 0.5]),
+              dict(gap=1e-12, relative=True), dict(gap=reals(0), relative=FLAGS)),
+        Entry("LinearOperator", LinearOperator, dict(matrix=np.eye(2), check_finite=True),
+              dict(matrix=real_arrays((2, 2), extra_axis=True, wrong_len=False), check_finite=FLAGS)),
+        Entry("lagrange_matrix", lagrange_matrix, dict(nodes=X3, z=XN),
+              dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
+        Entry("berrut_matrix", berrut_matrix, dict(nodes=X3, z=XN),
+              dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
+        Entry("banded_decoder", banded_decoder, dict(nodes=XN, alphas=X3, natural=False),
+              dict(nodes=st.one_of(xs, st.just(XN[:3])), alphas=real_arrays((K,), extra_axis=True, wrong_len=False),
+                   natural=FLAGS)),
+        Entry("codes.block_received_many", block_received_many, dict(n_workers=N, n_stragglers=2, starts=[0, 3]),
+              dict(n_workers=ints(3), n_stragglers=ints(0, N - 1),
+                   starts=st.sampled_from([3, [0, 7], [-1], [0.5], [[0, 1]], "01", None, [True]]))),
+    ]
+    for cls, extra in ((gcc.SplineCode, dict(lam_dec=1e-3)), (gcc.BerrutCode, {}), (gcc.LagrangeCode, {}),
+                       (gcc.BSplineCode, {})):
+        name = cls.__name__
+
+        def code(cls=cls, extra=extra):
+            return cls(K, N, **extra)
+
+        out += [
+            Entry(f"{name}.decoder_matrix", lambda received, code=code: code().decoder_matrix(received),
+                  dict(received=list(range(N - 1))), dict(received=index_arrays(N, N - 1, none_ok=True))),
+            Entry(f"{name}.clear_cache", lambda encoder, code=code: code().clear_cache(encoder),
+                  dict(encoder=True), dict(encoder=FLAGS)),
+            Entry(f"{name}.with_params", lambda n_workers, code=code: code().with_params(n_workers=n_workers),
+                  dict(n_workers=N + 1), dict(n_workers=ints(K))),
+            Entry(f"{name}.decoder_cache_bytes", lambda value, code=code: setattr(code(), "decoder_cache_bytes", value),
+                  dict(value=2 ** 20), dict(value=ints(0)), names={"value": "decoder_cache_bytes"}),
+            Entry(f"{name}.encode(check_finite)", lambda check_finite, code=code: code().encode(
+                np.ones(K), check_finite=check_finite), dict(check_finite=True), dict(check_finite=FLAGS)),
+            Entry(f"{name}.decode(check_finite)", lambda check_finite, code=code: code().decode(
+                np.ones(N), check_finite=check_finite), dict(check_finite=False), dict(check_finite=FLAGS)),
+        ]
+    out += [
+        Entry("cpgc.IncrementalRREF", IncrementalRREF, dict(n_unknowns=3, sparse=True, scale=1.0, tol=1e-9),
+              dict(n_unknowns=ints(1), sparse=FLAGS, scale=reals(0), tol=reals(0, lo_open=True))),
+        Entry("cpgc.IncrementalRREF.add", _rref_add, dict(row=np.array([0.0, 1.0, 1.0])),
+              dict(row=real_arrays((3,), extra_axis=True))),
+        *[Entry(f"cpgc.elimination.{f.__name__}", f, _recovery_args(),
+                dict(order=st.sampled_from([np.array([[0, 2]]), np.array([0, 1]), np.array([[0.5, 1]]), None]),
+                     ids=st.sampled_from([np.array([1]), np.array([0, 0]), np.array([[0]]), "0"]),
+                     start=st.sampled_from([np.array([3]), np.array([-1]), np.array([0.5]), None]),
+                     known=st.sampled_from([np.zeros((1, 2)) + 0.5, np.zeros(2, bool), "x", np.zeros((2, 2), bool)]),
+                     sup_idx=st.sampled_from([np.array([[0, 1], [1, 3]]), np.array([[0, 1]]), np.array([0, 1]),
+                                              np.array([[0, -1], [1, 2]])]),
+                     sup_val=real_arrays((2, 2), extra_axis=True, wrong_len=True),
+                     last_of_message=st.sampled_from([np.ones(3, bool), np.array([0.5, 1.0]), "x", None]),
+                     need=ints(1, 2), return_recovered=FLAGS),
+                names={"sup_idx": ("sup_idx", "sup_val", "last_of_message", "order")})
+          for f in (elimination.sparse_recovery, elimination.dense_recovery)],
+        Entry("cpgc.SimulationResult.summary", lambda level: cpgc.simulate("mds", n_workers=6, trials=20).summary(level),
+              dict(level=0.9), dict(level=reals(0, 1, True, True))),
+    ]
+    return out
