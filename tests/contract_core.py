@@ -6,7 +6,8 @@ module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, 
 ``check_y``, the ``Knots`` constraint), the operators (``LinearOperator``, ``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
 ``clear_cache``, ``with_params``, ``decoder_cache_bytes``, the ``check_finite`` flags,
-``block_received_many``) and the CPGC master's parts (``IncrementalRREF``, the lock-step decoders, ``SimulationResult.summary``). Every message must be in the contract's form.
+``block_received_many``) and the CPGC master's parts (``IncrementalRREF``, the lock-step decoders,
+``SimulationResult.summary``). Every message must be in the contract's form.
 
 Kept apart from the shared module so that these cases can change without touching the others.
 """
@@ -113,7 +114,8 @@ def entries(ns: dict) -> list:
                      need=ints(1, 2), return_recovered=FLAGS),
                 names={"sup_idx": ("sup_idx", "sup_val", "last_of_message", "order")})
           for f in (elimination.sparse_recovery, elimination.dense_recovery)],
-        Entry("cpgc.SimulationResult.summary", lambda level: cpgc.simulate("mds", n_workers=6, trials=20).summary(level),
+        Entry("cpgc.SimulationResult.summary",
+              lambda level: cpgc.simulate("mds", n_workers=6, trials=20).summary(level),
               dict(level=0.9), dict(level=reals(0, 1, True, True))),
     ]
     return out

@@ -6,11 +6,11 @@ worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_d
 All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
 product and decoding one (K, |F|) matrix product, with the decoder built once per received
 set F and cached (at most :attr:`Code.decoder_cache_bytes`, 256 MiB by default, least recently
-used dropped; an operator float64 cannot hold is an error, never a silent inf). A code that can fit the m outputs of a received set more cheaply than it
-builds that operator (:class:`gcc.SplineCode` when m < K) decodes directly instead, and keeps
-what that fit needs (a factorisation) for the set's next decodes. The result of a decode depends
-on its arguments only, never on which sets were decoded before (the kept state gives the same
-bits).
+used dropped; an operator float64 cannot hold is an error, never a silent inf). A code that can
+fit the m outputs of a received set more cheaply than it builds that operator
+(:class:`gcc.SplineCode` when m < K) decodes directly instead, and keeps what that fit needs (a
+factorisation) for the set's next decodes. The result of a decode depends on its arguments only,
+never on which sets were decoded before (the kept state gives the same bits).
 """
 from __future__ import annotations
 
@@ -319,9 +319,9 @@ class Code:
         if op is None:
             D = self._build_decoder(received)
             if not np.isfinite(D).all():
-                raise invalid("received", owner, "a received set whose decoder float64 can hold", list(received),
-                              "the decoder matrix has entries beyond 1e308: the interpolation problem "
-                              "is too ill-conditioned")
+                raise invalid("received", owner, "a received set whose decoder float64 can hold",
+                              np.asarray(received), "the decoder matrix has entries beyond 1e308: the "
+                              "interpolation problem is too ill-conditioned")
             op = LinearOperator(D, check_finite=False)
             self._decoders[received] = op
             self._decoder_bytes += op.nbytes

@@ -14,7 +14,7 @@ __all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED"]
 #: (the seeded numbers' arithmetic); beyond, a pseudo-inverse in O(|F| degree) memory
 DENSE_MAX_RECEIVED = 2048
 #: the node-distance sums are formed in row blocks of about this many entries (O(n) memory)
-CHUNK_ELEMENTS = 2 ** 21
+CHUNK_ELEMENTS = 2 ** 18
 
 
 def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -86,7 +86,7 @@ def _lagrange_weights(nodes, z):
     signw = np.where((n - 1 - np.arange(n)) % 2 == 0, 1.0, -1.0)  # ascending nodes
     dz = z[:, None] - nodes[None, :]
     hit = dz == 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # the codes check overflow
         logdz = np.log(np.abs(dz))
         logl = logdz.sum(axis=1, keepdims=True)
         sgn = np.sign(dz)

@@ -18,7 +18,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import BOOL, ArrayLike, InstanceOf, Interval, NoneOr, check_int, invalid, validate, validate_params
+from ..validation import BOOL, ArrayLike, InstanceOf, Interval, check_int, invalid, validate, validate_params
 from .codes import CPGCCode
 from .elimination import MAX_SPARSE_DEGREE
 
@@ -427,7 +427,7 @@ class Master:
             value = value[None, ...]
         shape = self._block_shape
         if value.ndim == 0 or value.shape[0] != n_rows or (shape is not None and value.shape[1:] != shape):
-            block = "*block_shape" if shape is None else ", ".join(str(d) for d in (n_rows,) + shape)
+            block = "*block_shape" if shape is None else ", ".join(str(d) for d in shape)
             raise invalid("value", owner, f"an array of shape ({n_rows}, {block}) (one block per row of "
                           f"message {message}" + ("" if shape is None else ", the block shape of the values "
                                                   "received before") + ")", value, f"its shape is {value.shape}")
