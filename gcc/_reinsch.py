@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 from scipy import sparse
-from scipy.linalg import cholesky_banded
+from scipy.linalg import cholesky_banded, solve_banded
 from scipy.linalg.lapack import dpbsv, dptsv
 
 __all__ = ["ALPHA_MAX", "KNOT_GAP", "green_silverman_alpha", "unit_scale", "reinsch_smoother",
@@ -129,8 +129,16 @@ def _solve_reinsch(h, alpha, rhs):
         _, _, gamma, info = dptsv(diag, off1, rhs, overwrite_b=1)
     else:
         _, gamma, info = dpbsv(_upper_band(h, alpha), rhs, lower=0, overwrite_b=1)
-    if info != 0:  # pragma: no cover - the matrix is SPD for distinct x
-        raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info={info})")
+        if info > 0:
+            # SPD in exact arithmetic, not to rounding when alpha / h^2 dwarfs R (knots far closer
+            # than their mean spacing): LU with pivoting of the same band (rhs is left untouched
+            # when the factorisation fails).
+            diag, off1, off2 = _reinsch_bands(h, alpha)
+            ab = np.zeros((5, diag.shape[0]))
+            ab[0, 2:], ab[1, 1:], ab[2], ab[3, :-1], ab[4, :-2] = off2, off1, diag, off1, off2
+            return solve_banded((2, 2), ab, rhs)
+    if info != 0:  # pragma: no cover - LAPACK rejected an argument
+        raise np.linalg.LinAlgError(f"banded solve failed (info={info})")
     return gamma
 
 

@@ -10,11 +10,14 @@ import numpy as np
 
 from numbers import Real
 
-from ._reinsch import green_silverman_alpha, reinsch_smoother, unit_scale
+from ._reinsch import green_silverman_alpha, reinsch_fit, reinsch_smoother, smoother_band, unit_scale
 from .splines import check_knots, check_y
 from .validation import ArrayLike, Interval, check_int, invalid, validate
 
-__all__ = ["gcv_grid", "gcv_lambda"]
+__all__ = ["gcv_grid", "gcv_lambda", "DENSE_MAX_POINTS"]
+
+#: up to this many knots the scores use the n x n smoother (the seeded numbers' arithmetic)
+DENSE_MAX_POINTS = 2048
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 #: a grid of candidate smoothing parameters
@@ -78,12 +81,16 @@ def gcv_lambda(x, y, grid=None):
         The grid value minimising the GCV score.
     scores : ndarray, shape (g,)
         ``V(lam) = n * RSS(lam) / (n - tr S_lam)^2``, RSS summed over columns; ``inf``
-        where the denominator vanishes (e.g. lam = 0, which interpolates).
+        where the denominator vanishes (e.g. lam = 0, which interpolates) and, beyond
+        :data:`DENSE_MAX_POINTS` knots, where the Reinsch matrix is not positive definite to
+        rounding (knots far closer than their mean spacing, large lam).
 
     Notes
     -----
-    Each score builds the n x n smoother matrix (O(n^2) per grid point): fine for the
-    point counts of coded computing. See Wahba [1]_, Ch. 4.
+    Up to :data:`DENSE_MAX_POINTS` knots each score builds the n x n smoother matrix; beyond,
+    it needs only the fit (one banded solve) and the smoother's diagonal (selected inversion,
+    :func:`gcc._reinsch.smoother_band`): O(n) memory, the same scores to rounding. See
+    Wahba [1]_, Ch. 4.
 
     References
     ----------
@@ -117,9 +124,20 @@ def gcv_lambda(x, y, grid=None):
     xs = x if e == 0 else np.ldexp(x, -e)
     scores = np.empty(grid.shape[0])
     for j, lam in enumerate(grid):  # loop over candidate lams only, never over columns
-        S = reinsch_smoother(xs, green_silverman_alpha(n, float(lam), e), xs)
-        resid = y2 - S @ y2
-        denom = (n - np.trace(S)) ** 2
+        alpha = green_silverman_alpha(n, float(lam), e)
+        if n <= DENSE_MAX_POINTS:
+            S = reinsch_smoother(xs, alpha, xs)
+            resid, trace = y2 - S @ y2, np.trace(S)
+        elif alpha == 0.0:            # interpolation: S = I, the score is infinite
+            resid, trace = np.zeros_like(y2), float(n)
+        else:
+            try:
+                trace = smoother_band(xs, alpha, 1)[:, 0].sum()
+            except np.linalg.LinAlgError:     # not positive definite to rounding: not scored
+                scores[j] = np.inf
+                continue
+            resid = y2 - reinsch_fit(xs, np.ascontiguousarray(y2), alpha)[0]
+        denom = (n - trace) ** 2
         rss = float(np.sum(resid * resid))
         scores[j] = n * rss / denom if denom > 1e-12 * n * n else np.inf
     best = int(np.argmin(np.where(np.isfinite(scores), scores, np.inf)))

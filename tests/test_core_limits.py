@@ -306,3 +306,16 @@ def test_docstring_examples(module):
     pytest.importorskip("torch") if module == "gcc.codes._full_spline" else None
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_gcv_beyond_the_dense_size_gives_the_same_scores(monkeypatch):
+    from gcc import gcv
+
+    rng = np.random.default_rng(3)
+    x = np.sort(rng.uniform(-1, 1, 60))
+    y = np.sin(3 * x) + 0.1 * rng.standard_normal(60)
+    lam, scores = gcc.gcv_lambda(x, y)
+    monkeypatch.setattr(gcv, "DENSE_MAX_POINTS", 10)
+    lam2, scores2 = gcc.gcv_lambda(x, y)
+    np.testing.assert_allclose(scores2, scores, rtol=1e-8)
+    assert lam2 == lam

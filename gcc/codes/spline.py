@@ -302,7 +302,10 @@ def _blocks_woodbury(betas, alphas, Y, S, a, max_cond=1e6):
     G = reinsch_smoother(betas, 0.0, alphas)                             # (K, N)
     GH = reinsch_fit(betas, G.T, a)[0].T                                 # (K, N), H symmetric
     Hy = reinsch_fit(betas, Y, a)[0]                                     # (N, m)
-    band = smoother_band(betas, a, S)                                    # H[i, i+t]
+    try:
+        band = smoother_band(betas, a, S)                                # H[i, i+t]
+    except np.linalg.LinAlgError:     # not positive definite to rounding: solve every block
+        return None
     idx = np.arange(N - S + 1)[:, None] + np.arange(S)[None, :]          # (B, S) stragglers
     rows, cols = idx[:, :, None], idx[:, None, :]
     HEE = band[np.minimum(rows, cols), np.abs(rows - cols)]              # (B, S, S)
