@@ -53,6 +53,10 @@ def green_silverman_alpha(n, lam, scale_exp=0):
     """
     if lam == 0.0:
         return 0.0
+    if scale_exp == 0:
+        alpha = n * lam
+        if alpha <= ALPHA_MAX:        # the common case: n lam itself
+            return alpha
     if math.log2(lam) + math.log2(n) - 3 * scale_exp >= math.log2(ALPHA_MAX):
         return ALPHA_MAX
     alpha = n * lam

@@ -66,7 +66,9 @@ class LinearOperator:
     def __init__(self, matrix, check_finite=True):
         if not (isinstance(matrix, np.ndarray) and matrix.dtype == np.float64 and matrix.ndim == 2):
             matrix = validate(matrix, MATRIX, "matrix", "LinearOperator")
-        if validate(check_finite, BOOL, "check_finite", "LinearOperator") and not np.isfinite(matrix).all():
+        if check_finite is not True and check_finite is not False:
+            check_finite = validate(check_finite, BOOL, "check_finite", "LinearOperator")
+        if check_finite and not np.isfinite(matrix).all():
             validate(matrix, ArrayLike(ndim=2, dtype=np.float64, finite=True), "matrix", "LinearOperator")
         matrix = np.ascontiguousarray(matrix, dtype=np.float64)
         matrix.flags.writeable = False

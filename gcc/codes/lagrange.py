@@ -149,6 +149,8 @@ class LagrangeCode(Code):
     """
 
     _needs_n_workers_ge_n_inputs = True
+    _operators_may_overflow = True
+    _has_threshold = True
 
     def __init__(self, n_inputs, n_workers, degree=None, alphas=None, betas=None,
                  points="chebyshev"):
