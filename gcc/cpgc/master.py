@@ -34,6 +34,7 @@ _POSITIVE = Interval(Real, 0, None, closed="neither")
 MATRIX = ArrayLike(ndim=2, dtype=np.float64, finite=True)
 #: message values and right-hand sides: real, finite
 VALUES = ArrayLike(dtype=np.float64, finite=True)
+_SUM = np.add.reduce
 
 
 @validate_params({"n_blocks": _BLOCKS, "tolerance": TOLERANCE})
@@ -209,6 +210,10 @@ class IncrementalRREF:
         if not np.isfinite(row).all():
             row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64, finite=True), "row",
                            "IncrementalRREF.add")
+        return self._add(row)
+
+    def _add(self, row) -> bool:
+        """:meth:`add` of a checked row (the master's own coefficient rows)."""
         return self._add_sparse(row) if self.sparse else self._add_dense(row)
 
     def _add_sparse(self, row) -> bool:
@@ -353,7 +358,7 @@ class Master:
             return np.full(self.code.n_blocks, full)
         coef, rref = self._coef, self._rref
         while self._fed < len(coef):                # each row is reduced once, when needed
-            rref.add(coef[self._fed])
+            rref._add(coef[self._fed])             # the code's rows: checked by CPGCCode
             self._fed += 1
         return self._peeled | rref.determined()
 
@@ -421,17 +426,18 @@ class Master:
         owner = "Master.receive"
         if not (isinstance(value, np.ndarray) and value.dtype == np.float64):
             value = validate(value, VALUES, "value", owner)
-        if not np.isfinite(value).all():
+        if not math.isfinite(_SUM(value, axis=None)):          # NaN/inf (or an overflowing sum)
             validate(value, VALUES, "value", owner)           # names the first NaN/inf entry
-        if n_rows == 1 and (value.ndim == 0 or value.shape[0] != 1):
+        shape, dims = self._block_shape, value.shape
+        if n_rows == 1 and (not dims or dims[0] != 1):
             value = value[None, ...]
-        shape = self._block_shape
-        if value.ndim == 0 or value.shape[0] != n_rows or (shape is not None and value.shape[1:] != shape):
+            dims = value.shape
+        if not dims or dims[0] != n_rows or (shape is not None and dims[1:] != shape):
             block = "*block_shape" if shape is None else ", ".join(str(d) for d in shape)
             raise invalid("value", owner, f"an array of shape ({n_rows}, {block}) (one block per row of "
                           f"message {message}" + ("" if shape is None else ", the block shape of the values "
                                                   "received before") + ")", value, f"its shape is {value.shape}")
-        self._block_shape = value.shape[1:]
+        self._block_shape = dims[1:]
         return value
 
     def _add_row(self, coef, val):
