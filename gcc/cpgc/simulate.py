@@ -67,6 +67,20 @@ class SimulationResult:
     recovered: np.ndarray | None = None
     params: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        owner = "SimulationResult"
+        self.code = validate(self.code, InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"), "code", owner)
+        self.scheme = validate(self.scheme, InstanceOf(str, "a scheme name"), "scheme", owner)
+        self.tolerance = validate(self.tolerance, TOLERANCE, "tolerance", owner)
+        self.mu, self.alpha = validate(self.mu, MU, "mu", owner), validate(self.alpha, ALPHA, "alpha", owner)
+        self.times = validate(self.times, ArrayLike(ndim=1, dtype=float), "times", owner)
+        T = self.times.shape[0]
+        self.messages = validate(self.messages, ArrayLike(shape=(T,), dtype=int), "messages", owner)
+        if self.recovered is not None:
+            self.recovered = validate(self.recovered, ArrayLike(shape=(T, self.code.n_blocks), dtype=bool),
+                                      "recovered", owner)
+        self.params = validate(self.params, InstanceOf(dict, "a dict"), "params", owner)
+
     @property
     def trials(self) -> int:
         return int(self.times.size)
@@ -322,6 +336,7 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     """
     owner = "simulate"
     K, q, n = n_workers, float(tolerance), trials
+    degrees = validate(degrees, DEGREES, "degrees", owner)
     code_ss, delay_ss = np.random.SeedSequence(int(seed)).spawn(2)
     if code is None:
         name = canonical_scheme(scheme, owner)
