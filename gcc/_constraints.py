@@ -452,3 +452,15 @@ def make_constraint(constraint) -> Constraint:
     if isinstance(constraint, list):
         return AnyOf(*constraint)
     raise TypeError(f"not a constraint: {constraint!r}")
+
+
+class NonEmptyStr(Constraint):
+    """A str with at least one non-blank character (a name: a notebook, a model, a data set)."""
+
+    def describe(self) -> str:
+        return "a non-empty str"
+
+    def convert(self, value, name: str = "value"):
+        if not isinstance(value, str) or not value.strip():
+            raise Rejected()
+        return value

@@ -64,13 +64,13 @@ import numpy as np
 
 from ._array_constraints import ArrayLike, Points
 from ._constraints import (AnyOf, Callable, Constraint, HasAttributes, InstanceOf, Interval, IsNone,
-                           NoneOr, Options, Rejected, Seed, make_constraint)
+                           NonEmptyStr, NoneOr, Options, Rejected, Seed, make_constraint)
 
 __all__ = [
     # constraints
     "Constraint", "Rejected", "Interval", "Options", "InstanceOf", "AnyOf", "NoneOr", "IsNone",
     "Callable", "ArrayLike", "Points", "Seed", "HasAttributes", "make_constraint",
-    "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR",
+    "NonEmptyStr", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME",
     # the message and its use
     "format_value", "invalid", "raise_invalid", "validate", "validate_params",
     # shorthands
@@ -82,6 +82,8 @@ __all__ = [
 GENERATOR = InstanceOf(np.random.Generator, "a numpy.random.Generator (np.random.default_rng(seed))")
 #: a flag
 BOOL = InstanceOf((bool, np.bool_), "a bool")
+#: a name that must not be empty (a notebook, a model, a data set)
+NAME = NonEmptyStr()
 #: a seed (an int >= 0)
 SEED = Seed()
 #: a seed or the generator to draw from

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..validation import ArrayLike, Constraint, InstanceOf, Rejected, invalid, validate
+from ..validation import NAME, ArrayLike, Constraint, InstanceOf, Rejected, invalid, validate
 
 __all__ = ["PATH", "MODULE", "NAME", "MAPPING", "DEVICE", "Device", "PathArg", "IntTuple", "available_devices",
            "check_images", "check_labels", "check_keys", "real_tensor"]
@@ -53,18 +53,6 @@ class PathArg(Constraint):
 PATH = PathArg()
 
 
-class _Name(Constraint):
-    def describe(self) -> str:
-        return "a non-empty str"
-
-    def convert(self, value, name: str = "value"):
-        if not isinstance(value, str) or not value.strip():
-            raise Rejected()
-        return value
-
-
-#: a name (of a model, a data set, an architecture)
-NAME = _Name()
 
 
 class Device(Constraint):

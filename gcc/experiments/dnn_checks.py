@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..codes import canonical
-from ..validation import (ArrayLike, Callable, Constraint, InstanceOf, Interval, NoneOr, Rejected, check_int, invalid,
+from ..validation import (NAME, ArrayLike, Callable, Constraint, InstanceOf, Interval, NoneOr, Rejected, check_int, invalid,
                           validate)
 
 __all__ = ["F", "LEVEL", "LAM", "TRIALS", "COUNT", "TEXT", "NAME", "FLAG_COLUMNS", "Frame", "IntList", "RealList", "Grid",
@@ -48,18 +48,6 @@ COUNT = Interval(numbers.Integral, 1, None)
 TEXT = InstanceOf(str, "a str")
 
 
-class _Name(Constraint):
-    def describe(self) -> str:
-        return "a non-empty str"
-
-    def convert(self, value, name: str = "value"):
-        if not isinstance(value, str) or not value.strip():
-            raise Rejected()
-        return value
-
-
-#: a name that must not be empty (a notebook, a timm model)
-NAME = _Name()
 #: flag columns that are not metrics
 FLAG_COLUMNS = ("too_few_survivors",)
 
