@@ -143,7 +143,7 @@ def rmse_mean_of_norms(est: Any, true: Any) -> np.ndarray | float:
 
     The paper calls this "root mean square error" although it is a mean of
     norms, not a root of a mean square; :func:`rmse_root_mean_square` is the
-    other reading (digest ambiguity (c)). By Jensen, this one is never larger.
+    other reading (the book states both, Section 5). By Jensen, this one is never larger.
 
     Parameters
     ----------
@@ -243,7 +243,7 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
 
     The paper defines RelAcc as "the ratio of the base model's prediction
     accuracy to the accuracy of the estimated model on the initial data
-    points" [1]_. Two readings (digest ambiguity (c)):
+    points" [1]_. The sentence admits two readings:
 
     ``"accuracy_ratio"`` (default, the sensible reading; at most about 1)
         ``acc(argmax f_hat(x_k), labels) / acc(argmax f(x_k), labels)``:

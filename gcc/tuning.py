@@ -5,7 +5,7 @@ lambda_dec) ... are determined using cross-validation and grid search" [1]_,
 without the grid or the folds. This module does the obvious protocol:
 
 * a grid of ``lambda_enc`` and of ``lambda_dec`` (default ``0`` and
-  ``10^-8 .. 10^0``, one point per decade; digest item 7.5);
+  ``10^-8 .. 10^0``, one point per decade; the papers give no grid);
 * every grid point is scored by the mean loss over ``trials`` draws on
   *held-out* batches (pass batches that are not used for the reported
   results), with identical batches, straggler sets and noise for every grid

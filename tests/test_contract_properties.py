@@ -14,9 +14,9 @@ The valid calls and a few laws are checked too: every entry point's valid call g
 result, the losses of complex data are those of their real and imaginary parts, the codes are
 linear in complex data, the CPGC probabilities are probabilities.
 
-Cases that still break the contract in modules being reworked under part B of issue 15 are
-marked ``xfail(strict=True)`` with the reason, so that they show in every run (and a fix
-shows as an XPASS to remove the mark). The number of inputs tried is printed at the end of the
+A known case that breaks the contract may be listed in an entry's ``gaps`` (argument -> reason):
+it is then marked ``xfail(strict=True)``, so that it shows in every run and a fix shows as an
+XPASS that fails the run until the mark is removed. No entry has a gap at present. The number of inputs tried is printed at the end of the
 module (``contract inputs tried: ...``). Draws are derandomized: every run tries the same inputs.
 """
 from __future__ import annotations
@@ -47,7 +47,6 @@ ComplexWarning = getattr(np, "exceptions", np).ComplexWarning
 CONTRACT = re.compile(r"^The '[^']+' parameter of \S.* must be .+ Got .* instead\.$", re.S)
 #: inputs tried, per kind of test (printed at the end of the module)
 TRIED: Counter = Counter()
-PART_B = "part B of issue 15 ({}): "
 SETTINGS = dict(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                        HealthCheck.data_too_large])
@@ -573,16 +572,15 @@ DISTRIBUTED = [
           run_valid=False),
 ]
 
-_B_DIST = PART_B.format("gcc/distributed/coded.py, cluster.py")
 DISTRIBUTED_OTHERS = [
     Entry("distributed.coded_compute", coded_compute,
           dict(client=None, code=BERRUT, X=X3, f=np.sin, n_stragglers=1, n_wait=None, deadline=None, timeout=1.0),
           dict(deadline=reals(0, lo_open=True, none_ok=True), timeout=reals(0, lo_open=True),
                n_stragglers=ints(0, N - 1, none_ok=True), f=FUNCS, code=st.sampled_from([3, None, object()]),
+               n_wait=ints(1, N, none_ok=True), min_results=ints(1, N, none_ok=True),
+               injection=st.sampled_from(["slow", 3, {"slowdown": 2.0}]),
+               seed=st.one_of(st.integers(max_value=-1), st.sampled_from(["0", True, [0], 1.5])),
                replacement_wait=reals(0), engine=choices(("tasks", "actors"))),
-          gaps={"n_stragglers": _B_DIST + "checked only after the client is used",
-                "f": _B_DIST + "f is not checked before the client is used",
-                "code": _B_DIST + "code is not checked before the client is used"},
           mine=False, run_valid=False),
 ]
 

@@ -103,12 +103,20 @@ def test_quoted_totals_and_the_page_view(tmp_path):
     counted = table[table["counted"]]
     assert values["n_violated"] == int((counted["verdict"] == "violated").sum()) >= 1
     assert values["n_not_counted"] == int((~table["counted"]).sum())
-    assert values["n_claims"] == len(claims.CLAIMS) and all(isinstance(v, int) for v in values.values())
+    from gcc.experiments.dnn_claims import DNN_CLAIMS
+    assert values["n_claims"] == len(claims.CLAIMS) + len(DNN_CLAIMS)
+    assert all(isinstance(v, int) for v in values.values())
+    # The networks' claims are rows too: "not measured" where their notebooks did not run, never counted
+    # as a rate verdict, never drawn in the exponent forest.
+    dnn = table[table["claim"].isin(list(DNN_CLAIMS))]
+    assert set(dnn["claim"]) == set(DNN_CLAIMS) and dnn["verdict"].str.startswith("not measured").all()
+    assert len(claims.build_claims_table(tmp_path, include_dnn=False)) == len(table) - len(dnn)
     view = claims.claims_view(table)
     joint = view[(view["claim"] == "thm1-N-joint") & (table["notebook"] == "worst_case_rate")]
     assert joint["measured_ci"].tolist() == ["-3.00 [-3.10, -2.90]"]
     assert view[view["claim"] == "adversarial"]["measured_ci"].tolist() == ["-"]
-    assert set(claims.SOURCE_NOTEBOOKS) == {nb for c in claims.CLAIMS for nb in c.notebooks}
+    assert set(claims.SOURCE_NOTEBOOKS) == ({nb for c in claims.CLAIMS for nb in c.notebooks}
+                                            | {nb for nb, *_ in DNN_CLAIMS.values()})
 
 
 def test_the_table_is_read_from_the_root_given_never_from_the_environment(tmp_path, monkeypatch):

@@ -3,7 +3,7 @@
 A code says, for every worker, which linear combinations of the K blocks it computes, in which
 order, after how many task units each result is ready, and how results are grouped into messages.
 The master sees every result as one row of a coefficient matrix over the unknown block products
-``W_k theta`` (Section 1 of the digest); a block is recovered when ``e_k`` lies in the row space of
+``W_k theta`` (the system model of Ozfatura et al., ICASSP 2019, Sec. 2); a block is recovered when ``e_k`` lies in the row space of
 the received rows.
 
 Schemes (names accepted by :func:`make_code` and :func:`gcc.cpgc.simulate`):
@@ -307,7 +307,7 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
 
 
 def example_code_k4() -> CPGCCode:
-    """The digest's K = 4, r = 2 CCPR example (columns are workers).
+    """The K = 4, r = 2 CCPR example of Ozfatura et al. (ICASSP 2019) (columns are workers).
 
     Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2. This particular matrix is not
     itself a set of circular shifts; it is the example the counting table was computed for.
@@ -327,7 +327,7 @@ def example_code_k4() -> CPGCCode:
     for i, pair in enumerate([(2, 3), (0, 2), (1, 3), (0, 1)]):
         coef[i, 1, list(pair)] = 1.0
     return CPGCCode("rcsc", coef, np.array([1.0, 2.0]), np.arange(2), None, True, "computation", 2,
-                    {"degrees": (1, 2), "example": "digest K=4, r=2"})
+                    {"degrees": (1, 2), "example": "CCPR K=4, r=2"})
 
 
 @validate_params({"n_workers": _COUNT, "n_tasks": _COUNT, "seed": SEED_OR_GENERATOR})
@@ -391,7 +391,7 @@ def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0)
 
     W is split into ``k_bar = ceil(K / r)`` blocks (default); worker i computes one coded product
     ``sum_k G[i, k] W_k theta`` of size d / k_bar and sends it once, timed as ``n_tasks`` task units
-    (the digest's convention: (14, 40) is timed as 3 units although its load is 40/14). Any k_bar
+    (the paper's convention: (14, 40) is timed as 3 units although its load is 40/14). Any k_bar
     rows of a Gaussian generator are invertible with probability one; no partial recovery.
 
     Examples

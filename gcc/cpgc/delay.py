@@ -116,7 +116,7 @@ def prob_tasks_done(s: int, t, mu: float = 10.0, alpha: float = 0.01, r: int = 3
     With ``Y = alpha + X``, the count is ``min(r, floor(t / Y))``, so
     ``P(N >= s) = P(Y <= t / s) = 1 - exp(-mu (t / s - alpha))`` for ``t >= s alpha`` (0 before), and
     ``P(N = s) = P(N >= s) - P(N >= s + 1)`` for s < r; ``P(N = r) = P(N >= r)``. This is the
-    digest's piecewise formula with its s = 0 and s = r end cases.
+    paper's piecewise formula with its s = 0 and s = r end cases.
 
     Examples
     --------

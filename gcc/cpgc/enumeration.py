@@ -113,7 +113,7 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
     -------
     dict
         ``{(N_load, ..., N_1, N_0): (recoverable, total)}`` where ``N_s`` is the number of workers with
-        exactly s task units done (the digest's (N2, N1, N0) order for load 2).
+        exactly s task units done (the paper's (N2, N1, N0) order for load 2).
 
     Examples
     --------

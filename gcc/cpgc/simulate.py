@@ -1,7 +1,7 @@
 """Vectorised Monte Carlo of the completion time and communication load of one iteration.
 
 Each trial draws the worker speeds ``Y_i = alpha + X_i``, sorts the K r result arrivals and finds the
-first arrival after which the master's recovery condition holds (Section 2 of the digest). The
+first arrival after which the master's recovery condition holds (the delay model of Ozfatura et al., ICASSP 2019, Sec. 2). The
 recoverability decision is the master's (:class:`gcc.cpgc.master.Master`), computed for all trials at
 once with numpy:
 

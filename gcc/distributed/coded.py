@@ -46,13 +46,18 @@ from gcc.backend import to_numpy
 from gcc.distributed.actors import CodedWorker, actor_pool, wait_actors
 from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers
 from gcc.distributed.inject import Injection, TaskFault, act_out
-from gcc.validation import Interval, NoneOr, Options, check_int, invalid, validate_params
+from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
+                            Interval, NoneOr, Options, check_int, invalid, validate_params)
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
            "ENGINE", "actor_pool", "coded_task", "demo_mlp", "model_load_counts", "stack_outputs"]
 
 #: how :func:`coded_compute` runs a batch on the cluster
 ENGINE = Options(("tasks", "actors"))
+
+#: what :func:`coded_compute` needs of a code (checked before the client is touched)
+CODE = HasAttributes(("encode", "decode"), callables=("encode", "decode"),
+                     description="a code with encode() and decode() (e.g. gcc.SplineCode)")
 
 
 class DeadlineError(TimeoutError):
@@ -293,8 +298,21 @@ def _n_workers_of(code) -> int | None:
     return None
 
 
-@validate_params({"deadline": NoneOr(SECONDS), "timeout": SECONDS, "engine": ENGINE,
-                  "replacement_wait": Interval(Real, 0, None)})
+def _check_counts(n_workers: int | None, n_stragglers, n_wait, min_results, owner: str) -> None:
+    """Check S, n_wait and min_results against N (when the code states N) before any cluster call."""
+    top = None if n_workers is None else n_workers - 1
+    if n_stragglers is not None:
+        check_int(n_stragglers, "n_stragglers", owner, 0, top)
+    if n_wait is not None:
+        check_int(n_wait, "n_wait", owner, 1, n_workers)
+    if min_results is not None:
+        check_int(min_results, "min_results", owner, 1, n_workers)
+
+
+@validate_params({"code": CODE, "f": CallableConstraint(), "deadline": NoneOr(SECONDS), "timeout": SECONDS,
+                  "engine": ENGINE, "replacement_wait": Interval(Real, 0, None),
+                  "injection": NoneOr(InstanceOf(Injection, "a gcc.distributed.Injection")),
+                  "seed": NoneOr(SEED_OR_GENERATOR)})
 def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = None, n_wait: int | None = None,
                   deadline: float | None = None, min_results: int | None = None,
                   injection: Injection | None = None, seed: int | np.random.Generator | None = None,
@@ -364,10 +382,13 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     """
     owner = "coded_compute"
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    wanted = _n_workers_of(code)
+    # Every argument that can be checked without the cluster is checked before it is used: a bad
+    # count must not cost a wait for workers (or an actor pool) before it is reported.
+    _check_counts(wanted, n_stragglers, n_wait, min_results, owner)
 
     # The master knows its workers before a request arrives: this scheduler
     # round trip is setup, not part of the request's latency.
-    wanted = _n_workers_of(code)
     if workers is not None:
         addresses = list(workers)
     else:

@@ -34,6 +34,7 @@ References
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,8 +46,9 @@ from .plotting import finish
 from .polynomials import exact_recovery
 from .slopes import select_rows
 from .verdicts import VERDICTS, verdict
+from ..validation import BOOL, InstanceOf, NoneOr, validate_params
 
-__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "MARGIN", "SOURCE_NOTEBOOKS", "build_claims_table", "verdict_counts",
+__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "MARGIN", "SOURCE_NOTEBOOKS", "build_claims_table", "verdict_counts",
            "claims_view", "quoted_values", "plot_claims"]
 
 #: exponents within this of the claim count as at the claim (:func:`gcc.experiments.verdicts.verdict`)
@@ -201,7 +203,9 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 #: the notebooks whose saved tables the claims table reads
-SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks}))
+#: the notebooks whose verdict rows :func:`gcc.experiments.dnn_claims.dnn_claims_table` reads
+DNN_NOTEBOOKS = ("dnn_lambda", "dnn_probabilistic")
+SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks} | set(DNN_NOTEBOOKS)))
 
 
 def _context(row) -> str:
@@ -329,14 +333,20 @@ def _lambda_rows(claim: Claim, root) -> list[dict]:
     return rows
 
 
-def build_claims_table(root=None):
-    """Assemble the claims table from the saved results of the rate notebooks.
+@validate_params({"root": NoneOr(InstanceOf((str, os.PathLike), "a path (str or os.PathLike)")), "include_dnn": BOOL})
+def build_claims_table(root=None, include_dnn: bool = True):
+    """Assemble the claims table from the saved results of the rate (and DNN) notebooks.
 
     Parameters
     ----------
     root : path-like or None
         Results root (default :func:`gcc.results.results_root`, i.e. ``$GCC_RESULTS_ROOT`` or
         ``_build/results``); a run context's is ``run.folder.parent``.
+    include_dnn : bool
+        Append the networks' claims (:func:`gcc.experiments.dnn_claims.dnn_claims_table`: the
+        App. E lambda statements and ISIT's "faster than BACC"), each with its own two-sided
+        verdict words (``consistent``/``moves with S``, ``GCC faster``/``BACC faster``/``not
+        distinguishable``), or ``not measured`` where their notebook has not run.
 
     Returns
     -------
@@ -345,6 +355,10 @@ def build_claims_table(root=None):
         ``not measured`` row for a claim whose notebook has not run.
     """
     import pandas as pd
+
+    # The DNN rows are read by their own module (it imports this one's columns; imported here, not
+    # at the top, so that neither module needs the other to load).
+    from .dnn_claims import dnn_claims_table
 
     root = results.results_root() if root is None else root
     readers = {"threshold": _threshold_rows, "adversary": _adversary_rows, "lambda-span": _lambda_rows,
@@ -356,6 +370,8 @@ def build_claims_table(root=None):
         else:
             rows.extend(readers.get(claim.kind, _slope_rows)(claim, root))
     table = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    if include_dnn:
+        table = pd.concat([table, dnn_claims_table(root).reindex(columns=CLAIM_COLUMNS)], ignore_index=True)
     table["counted"] = table["counted"].astype(bool)
     return table
 
@@ -427,7 +443,9 @@ def plot_claims(table):
     import matplotlib.pyplot as plt
 
     t = table[np.isfinite(table["ci_low"].astype(float)) & (table["ci_low"] != table["ci_high"])]
-    t = t[~t["claim"].isin(["lcc-threshold", "contiguous-worst", "appE-lambda-S", "appE-lambda-x10"])]
+    # Exponents only: thresholds, worst-set counts, lambda spans and percentages have other units.
+    t = t[~t["claim"].isin(["lcc-threshold", "contiguous-worst", "appE-lambda-S", "appE-lambda-x10"])
+          & ~t["claim"].astype(str).str.startswith("dnn-")]
     t = t.reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(8.5, 0.2 * len(t) + 1.2))
     y = np.arange(len(t))[::-1]
