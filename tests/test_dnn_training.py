@@ -75,6 +75,12 @@ def test_cache_key_depends_on_config_recipe_data_seed():
     assert base != training.cache_key({"arch": "vit"}, {"epochs": 1}, "e", 0)
 
 
+def test_cache_key_covers_the_train_accuracy_image_count(monkeypatch):
+    base = training.cache_key({"arch": "vit"}, {"epochs": 1}, "d", 0)
+    monkeypatch.setattr(training, "TRAIN_ACCURACY_IMAGES", training.TRAIN_ACCURACY_IMAGES + 1)
+    assert base != training.cache_key({"arch": "vit"}, {"epochs": 1}, "d", 0)
+
+
 def test_training_restores_global_torch_state(digits):
     threads, det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
     torch.manual_seed(123)

@@ -171,7 +171,7 @@ def cache_dir() -> Path:
 
 @validate_params({"config": MAPPING, "recipe": MAPPING, "data_id": InstanceOf(str, "a str"), "seed": SEED})
 def cache_key(config: Mapping[str, Any], recipe: Mapping[str, Any], data_id: str, seed: int) -> str:
-    """SHA-256 of everything that determines the trained weights.
+    """SHA-256 of everything that determines the trained weights (and their cached accuracies).
 
     Parameters
     ----------
@@ -190,8 +190,11 @@ def cache_key(config: Mapping[str, Any], recipe: Mapping[str, Any], data_id: str
     """
     from gcc import __version__
 
+    # The cached metadata holds train_accuracy too: its image count is part of the key, so a change
+    # of TRAIN_ACCURACY_IMAGES never reports an accuracy measured on another number of images.
     payload = {"config": dict(config), "recipe": dict(recipe), "data": data_id, "seed": int(seed),
-               "gcc": __version__, "torch": ".".join(torch.__version__.split(".")[:2])}
+               "gcc": __version__, "torch": ".".join(torch.__version__.split(".")[:2]),
+               "train_accuracy_images": TRAIN_ACCURACY_IMAGES}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
