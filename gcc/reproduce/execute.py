@@ -163,6 +163,11 @@ def _execute(card: NotebookCard, params: dict, output: Path, kernel: str, cwd: P
         progress_bar=False,
         log_output=False,
         execution_timeout=timeout,
+        # The kernel process shares the runner's stderr: its own log (ipykernel's "running over TCP
+        # without encryption" notice on every start, "KeyboardInterrupt caught" at some shutdowns) is
+        # noise there. CRITICAL keeps it quiet; a kernel that dies is still reported by nbclient, and
+        # what the notebook's code prints or warns goes to the notebook, not to this log.
+        extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
     )
 
 
