@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 import yaml
 
@@ -101,12 +102,24 @@ def test_every_notebook_runs_in_the_ci_profile(ci_results, ci_generated):
     assert not problems, "\n".join(problems)
 
 
+#: the ci profile's goal on an idle 2-core machine (README), and the guard this test enforces: wall
+#: time is a goal, not a test (a loaded machine must not fail the suite), but a ci card that
+#: silently took default-size parameters (about 1000 s here) must
+CI_BUDGET_S, CI_GUARD_S = 300, 900
+
+
 @pytest.mark.slow
-def test_ci_batch_fits_its_budget(ci_results):
-    """The ci profile of all notebooks must fit in 5 minutes on 2 cores (sum of run times)."""
-    total = sum(json.loads((ci_results / n / "run.json").read_text())["seconds"]
-                for n in reproduce.discover(REPO / "notebooks"))
-    assert total < 300, f"the ci profile takes {total:.0f} s in all (budget: 300 s)"
+def test_ci_batch_stays_within_its_guard(ci_results, capsys):
+    """The ci profile's total run time, printed against its 5-minute goal; over 3x the goal fails."""
+    records = [json.loads((ci_results / n / "run.json").read_text()) for n in reproduce.discover(REPO / "notebooks")]
+    total = sum(r["seconds"] for r in records)
+    load = float(np.median([r["machine"].get("load_avg_1min", np.nan) for r in records]))
+    with capsys.disabled():
+        print(f"\nci batch: {total:.0f} s in all (goal {CI_BUDGET_S} s on an idle 2-core machine; "
+              f"median 1-min load at the notebooks' start {load:.1f})")
+    slowest = max(records, key=lambda r: r["seconds"])
+    assert total < CI_GUARD_S, (f"the ci profile takes {total:.0f} s in all (goal {CI_BUDGET_S} s, guard {CI_GUARD_S} s); "
+                                f"slowest {slowest['notebook']} {slowest['seconds']:.0f} s: are its ci parameters ci-sized?")
 
 
 @pytest.mark.slow
