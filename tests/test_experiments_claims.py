@@ -141,6 +141,10 @@ def test_lcc_threshold_verdict_is_two_sided(tmp_path):
     assert lcc == {"deg f=3, K=5, N=20": "tight",      # exact exactly up to the threshold
                    "deg f=15, K=10, N=140": "loose",   # exact beyond it: sufficient, not necessary
                    "deg f=2, K=3, N=12": "violated"}   # threshold 7, exact only up to 5
+    # The notebook quotes the same three verdicts for the chapters.
+    from gcc.experiments import polynomials
+    quoted = {v["key"]: v["number"] for v in polynomials.quoted_values(pd.DataFrame(rows))}
+    assert [quoted[f"deg{d}_verdict"] for d in (3, 15, 2)] == ["tight", "loose", "violated"]
 
 
 # --------------------------------------------------------------------------- acceptance (ci batch)

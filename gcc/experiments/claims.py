@@ -202,9 +202,12 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-#: the notebooks whose saved tables the claims table reads
+#: the kinds of claim whose measured value is an exponent (drawn by :func:`plot_claims`)
+EXPONENT_KINDS = ("slope", "path", "growth")
+
 #: the notebooks whose verdict rows :func:`gcc.experiments.dnn_claims.dnn_claims_table` reads
 DNN_NOTEBOOKS = ("dnn_lambda", "dnn_probabilistic")
+#: the notebooks whose saved tables the claims table reads
 SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks} | set(DNN_NOTEBOOKS)))
 
 
@@ -372,7 +375,7 @@ def build_claims_table(root=None, include_dnn: bool = True):
             rows.extend(readers.get(claim.kind, _slope_rows)(claim, root))
     table = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     if include_dnn:
-        table = pd.concat([table, dnn_claims_table(root).reindex(columns=CLAIM_COLUMNS)], ignore_index=True)
+        table = pd.concat([table, dnn_claims_table(root)], ignore_index=True)
     table["counted"] = table["counted"].astype(bool)
     return table
 
@@ -444,9 +447,9 @@ def plot_claims(table):
     import matplotlib.pyplot as plt
 
     t = table[np.isfinite(table["ci_low"].astype(float)) & (table["ci_low"] != table["ci_high"])]
-    # Exponents only: thresholds, worst-set counts, lambda spans and percentages have other units.
-    t = t[~t["claim"].isin(["lcc-threshold", "contiguous-worst", "appE-lambda-S", "appE-lambda-x10"])
-          & ~t["claim"].astype(str).str.startswith("dnn-")]
+    # Exponents only (claims of the slope kinds): thresholds, worst-set ratios, lambda spans,
+    # percentages and the networks' rows have other units.
+    t = t[t["claim"].isin([c.id for c in CLAIMS if c.kind in EXPONENT_KINDS])]
     t = t.reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(8.5, 0.2 * len(t) + 1.2))
     y = np.arange(len(t))[::-1]

@@ -29,6 +29,7 @@ from gcc.summary import summarize
 
 from .plotting import band, finish, scheme_color
 from .problems import Polynomial, child_seed, scalar_inputs
+from .verdicts import verdict as threshold_verdict
 
 __all__ = ["EXACT_RTOL", "polynomial_comparison", "polynomial_comparisons", "polynomial_summary", "exact_recovery",
            "exactness_view", "quoted_values", "plot_polynomial"]
@@ -204,8 +205,9 @@ def quoted_values(summary) -> list[dict]:
     out = []
     for row in exact_recovery(summary).itertuples(index=False):
         where = f"deg f = {row.degree}, K = {row.K}, N = {row.N}"
-        verdict = ("tight" if row.exact_up_to == row.threshold else
-                   "loose" if row.exact_up_to > row.threshold else "violated")
+        # The claims table's verdict of a sufficient condition (exact range against the threshold).
+        verdict = threshold_verdict(row.threshold, row.exact_up_to, row.exact_up_to, sense="lower",
+                                    max_half_width=None)
         out += [{"key": f"deg{row.degree}_threshold", "number": int(row.threshold),
                  "note": f"{where}: largest S within LCC's threshold"},
                 {"key": f"deg{row.degree}_exact_up_to", "number": int(row.exact_up_to),
