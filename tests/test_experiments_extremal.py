@@ -21,16 +21,18 @@ from gcc.experiments.verdicts import VERDICTS, path_exponent, verdict
     ((-3.0, -2.5, -2.1), {}, "violated"),     # decays slower
     ((3.0, 2.0, 2.5), {}, "loose"),           # grows slower than (S+1)^3
     ((3.0, 3.4, 3.9), {}, "violated"),        # grows faster
-    ((0.0, -0.4, -0.1), {}, "loose"),         # a normalised ratio that falls
-    ((0.0, 0.1, 0.4), {}, "violated"),        # ... that grows
+    ((0.0, -0.6, -0.3), {}, "loose"),         # a normalised ratio that falls
+    ((0.0, 0.3, 0.6), {}, "violated"),        # ... that grows
     ((-3.0, -4.6, -1.4), {}, "undecided"),    # contains the claim, far too wide
     ((-3.0, -9.0, -5.0), {}, "loose"),        # wide but decisive
-    ((3.0, 2.86, 2.94), {"margin": 0.2}, "tight"),
-    ((3.0, 2.86, 2.94), {}, "loose"),
-    ((4.0, 6.0, 6.0), {"sense": "lower"}, "loose"),     # exact beyond a sufficient threshold
-    ((4.0, 2.0, 2.0), {"sense": "lower"}, "violated"),  # not exact within it
-    ((1.0, 0.6, 0.8), {"sense": "equal"}, "violated"),  # an asymptotic law: either side fails
-    ((1.0, 1.2, 1.4), {"sense": "equal"}, "violated"),
+    ((3.0, 2.86, 2.94), {}, "tight"),          # inside 3 +- 0.25
+    ((3.0, 2.7, 2.9), {}, "undecided"),       # straddles the band's edge: not tight
+    ((-1.02, -1.06, -0.22), {}, "undecided"), # contains the claim but wider than the band,
+    ((3.0, 2.86, 2.94), {"delta": 0.0}, "loose"),
+    ((4.0, 6.0, 6.0), {"sense": "lower", "delta": 0.0}, "loose"),     # exact beyond a sufficient threshold
+    ((4.0, 2.0, 2.0), {"sense": "lower", "delta": 0.0}, "violated"),  # not exact within it
+    ((1.0, 0.3, 0.6), {"sense": "equal"}, "violated"),  # an asymptotic law: either side fails
+    ((1.0, 1.3, 1.4), {"sense": "equal"}, "violated"),
     ((-3.0, np.nan, np.nan), {}, "not measured"),
 ])
 def test_verdict_every_outcome_can_occur(args, kwargs, expected):

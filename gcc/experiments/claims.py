@@ -45,14 +45,14 @@ from .lambda_sensitivity import optimum_spans, rmse_increase
 from .plotting import finish
 from .polynomials import exact_recovery
 from .slopes import select_rows
-from .verdicts import VERDICTS, verdict
+from .verdicts import DELTA, VERDICTS, verdict
 from ..validation import BOOL, InstanceOf, NoneOr, validate_params
 
 __all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "MARGIN", "SOURCE_NOTEBOOKS", "build_claims_table", "verdict_counts",
            "claims_view", "quoted_values", "plot_claims"]
 
 #: exponents within this of the claim count as at the claim (:func:`gcc.experiments.verdicts.verdict`)
-MARGIN = 0.2
+MARGIN = DELTA  # kept for readers of the old name; the band half-width of verdicts.DELTA
 
 #: Column order of the saved claims table (``code`` and ``scheme`` hold the same key of gcc.codes).
 CLAIM_COLUMNS = ["claim", "source", "statement", "function", "code", "scheme", "quantity", "context", "claimed",
@@ -88,7 +88,8 @@ class Claim:
     sense : {"upper", "lower", "equal"}
     powers : (float, float) or None
         ``(s_power, n_power)`` of a bound ``(S+1)^s N^-n`` (path and growth claims).
-    margin : float
+    delta : float
+        Half-width of the equivalence band (:data:`gcc.experiments.verdicts.DELTA` for exponents).
     note : str
     """
 
@@ -103,7 +104,7 @@ class Claim:
     select: dict = field(default_factory=dict)
     sense: str = "upper"
     powers: tuple | None = None
-    margin: float = MARGIN
+    delta: float = DELTA
     note: str = ""
 
 
@@ -151,7 +152,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("contiguous-worst", "this companion's worst-case search (Lemma 1: the widest gap is a block)",
           "the worst straggler set is S consecutive workers", "gcc",
           "max over cells of exhaustive worst loss / contiguous worst loss", "adversary", 1.0,
-          ("worst_case_extremal",), margin=0.01,
+          ("worst_case_extremal",), delta=0.01,
           note="Measured for every code; a ratio above 1 means the block under-states the worst case."),
     Claim("thm4-noisy-N", "NeurIPS'24 Thm 2 & 4 (proof B.2)", "R = O(S^{8/5} N^{-3/5}), noisy workers", "gcc",
           "slope of log loss vs log N at fixed S", "slope", -0.6, ("noisy_rate",), {**_NOISY, **_N_AT_S},
@@ -180,20 +181,20 @@ CLAIMS: tuple[Claim, ...] = (
           note="Ambiguity (g): violated here would refute the literal reading."),
     Claim("erdos-renyi", "Erdős–Rényi law of runs, as used by ISIT'25", "L_N ~ log_{1/p}(N (1-p))", "gcc",
           "linear slope of the mean longest straggler run vs log_{1/p} N", "slope", 1.0, ("probabilistic_rate",),
-          {"quantity": "longest_run", "function": "x sin x"}, sense="equal", margin=0.0,
+          {"quantity": "longest_run", "function": "x sin x"}, sense="equal",
           note="The draws are shared by every code; an asymptotic law, so both sides count as violated."),
     Claim("lcc-threshold", "LCC (AISTATS'19) as used in NeurIPS'24 App. D",
           "exact recovery once N - S >= (K-1) deg f + 1", "lcc",
           "largest S with exact recovery (loss <= 1e-22 x mean f(x_k)^2: relative RMS 1e-11)", "threshold", np.nan,
-          ("polynomial_lcc",), sense="lower", margin=0.0),
+          ("polynomial_lcc",), sense="lower", delta=0.0),
     Claim("appE-lambda-S", "NeurIPS'24 App. E, Table 3", "the optimal lambdas barely move with S", "gcc",
           "span of the grid-optimal lambda over S, in grid steps (decades)", "lambda-span", 1.0,
-          ("lambda_sensitivity",), margin=0.0,
+          ("lambda_sensitivity",), delta=0.0,
           note="'barely moves' read as a span of at most one decade (lambda = 0 is the step below 1e-10); "
                "x sin x here, the networks in the deep-network chapter."),
     Claim("appE-lambda-x10", "NeurIPS'24 App. E, Fig. 6", "the RMSE rises by about 3% when a lambda is off by x10",
           "gcc", "largest RMSE increase (%) one decade from the optimum", "lambda-x10", 3.0,
-          ("lambda_sensitivity",), margin=float(np.log(2.0)),
+          ("lambda_sensitivity",), delta=float(np.log(2.0)),
           note="'about 3%' read as 1.5-6% (a factor 2 either way, compared on a log scale); loose: less "
                "sensitive than the paper, violated: more."),
     Claim("adversarial", "Adversarial GCC, arXiv 2502.08058 (abstract)",
@@ -233,7 +234,7 @@ def _row(claim: Claim, **values) -> dict:
 
 def _point(claim: Claim, measured: float, claimed: float, sense: str = "upper", **values) -> dict:
     """A counted row of a point measurement (no interval), with its verdict against `claimed`."""
-    v = verdict(claimed, measured, measured, sense=sense, margin=claim.margin, max_half_width=None)
+    v = verdict(claimed, measured, measured, sense=sense, delta=claim.delta)
     return _row(claim, claimed=claimed, measured=measured, ci_low=measured, ci_high=measured, verdict=v, counted=True,
                 **values)
 
@@ -252,7 +253,7 @@ def _n_verdicts(claim: Claim, slopes) -> dict:
     out = {}
     for _, row in n_rows.iterrows():
         key = tuple(str(row.get(c, "")) for c in ("function", "straggler", "rule", "quantity"))
-        v = verdict(-claim.powers[1], row["ci_low"], row["ci_high"], margin=claim.margin)
+        v = verdict(-claim.powers[1], row["ci_low"], row["ci_high"], delta=claim.delta)
         out.setdefault(key, set()).add(v)
     return out
 
@@ -270,7 +271,7 @@ def _slope_rows(claim: Claim, root) -> list[dict]:
             claimed = claim.claimed
             if claim.kind == "path":
                 claimed = claim.powers[0] * float(row["path_s_slope"]) - claim.powers[1]
-            v = verdict(claimed, row["ci_low"], row["ci_high"], sense=claim.sense, margin=claim.margin)
+            v = verdict(claimed, row["ci_low"], row["ci_high"], sense=claim.sense, delta=claim.delta)
             counted, note = v != "not measured", claim.note
             if "in_theorem_range" in row and str(row["in_theorem_range"]) in ("False", "0", "0.0"):
                 counted = False

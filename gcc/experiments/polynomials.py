@@ -206,8 +206,7 @@ def quoted_values(summary) -> list[dict]:
     for row in exact_recovery(summary).itertuples(index=False):
         where = f"deg f = {row.degree}, K = {row.K}, N = {row.N}"
         # The claims table's verdict of a sufficient condition (exact range against the threshold).
-        verdict = threshold_verdict(row.threshold, row.exact_up_to, row.exact_up_to, sense="lower",
-                                    max_half_width=None)
+        verdict = threshold_verdict(row.threshold, row.exact_up_to, row.exact_up_to, sense="lower", delta=0.0)
         out += [{"key": f"deg{row.degree}_threshold", "number": int(row.threshold),
                  "note": f"{where}: largest S within LCC's threshold"},
                 {"key": f"deg{row.degree}_exact_up_to", "number": int(row.exact_up_to),

@@ -1,29 +1,42 @@
 """Two-sided verdicts: is a measured exponent at, beyond or short of the exponent a paper claims?
 
-A rate theorem is an upper bound, ``loss <= C x^r``; a log-log slope ``b`` measured with a
+A rate theorem is an upper bound, ``loss <= C x^r``; a log-log slope ``b`` measured with a 95%
 confidence interval ``[lo, hi]`` can fall on either side of ``r``, and a check is only worth
-running if both sides can happen. :func:`verdict` is the one rule every rate experiment of the
-book uses (the claims table, :mod:`gcc.experiments.claims`, calls nothing else):
+running if both sides can happen. :func:`verdict` is the one rule every experiment of the book
+uses, an *equivalence test* (two one-sided tests, as in bioequivalence): the claim is given a band
+``[r - delta, r + delta]`` of practically equal exponents, and
 
 ``tight``
-    The interval contains the claimed exponent: the data decay exactly as fast as the bound
-    (the bound is attained, up to its constant).
+    the whole interval lies inside the band: the data decay as fast as the bound, to within
+    ``delta`` (the bound is attained, up to its constant);
 ``loose``
-    The data decay faster (grow slower) than the bound: it holds, with room to spare.
+    the whole interval lies beyond the band on the faster side (decays faster, grows slower):
+    the bound holds with room to spare;
 ``violated``
-    The data decay slower (grow faster) than the bound: it fails where it was measured.
+    the whole interval lies beyond the band on the slower side: the bound fails where measured;
 ``undecided``
-    The interval contains the claim but is too wide to tell ``tight`` from the other two
-    (half-width above ``max_half_width``): more points, or a longer sweep, are needed.
+    anything else: the interval straddles an edge of the band, or is wider than the band;
 ``not measured``
-    No finite slope (fewer than three usable points).
+    no finite slope (fewer than three usable points).
+
+:data:`DELTA` = 0.25 for exponents: a quarter of a power is below every distinction the papers
+draw (their exponents differ by at least 1/2: 3 against 2 in N, 3 against 4 in S, 3/5 against
+3/8 for the noisy rate), and above the pre-asymptotic bend of a log-log fit over one to two
+decades. No margin widens an interval: a wide interval is ``undecided``, never ``tight``.
+:func:`band_verdict` applies the same rule to a band given directly (a claim such as "about 3%",
+read as [1.5, 6] %).
 
 The slope is always taken with the abscissa *increasing* (N, S + 1, or a log factor), so "the
 bound holds" is ``b <= r`` for every upper bound; ``sense="lower"`` flips the roles for a claim
 that is a lower bound (a recovery threshold), ``sense="equal"`` makes both sides ``violated`` for
-an asymptotic law (the Erdős–Rényi longest run).
+an asymptotic law (the Erdos-Renyi longest run).
 
 Imports numpy and the core's validators only.
+
+References
+----------
+.. [1] Schuirmann, "A comparison of the two one-sided tests procedure and the power approach for
+   assessing the equivalence of average bioavailability", J. Pharmacokin. Biopharm. 15 (1987).
 """
 from __future__ import annotations
 
@@ -31,69 +44,105 @@ import numpy as np
 
 from gcc.validation import check_choice, check_real
 
-__all__ = ["VERDICTS", "SENSES", "verdict", "path_exponent"]
+__all__ = ["VERDICTS", "BAND_VERDICTS", "SENSES", "DELTA", "verdict", "band_verdict", "path_exponent"]
 
 #: every verdict :func:`verdict` can return, the decisive three first
 VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
 
+#: every outcome of :func:`band_verdict`
+BAND_VERDICTS = ("inside", "below", "above", "undecided", "not measured")
+
 #: the kinds of claim :func:`verdict` understands
 SENSES = ("upper", "lower", "equal")
 
+#: half-width of the equivalence band of an exponent (see the module docstring for why 0.25)
+DELTA = 0.25
 
-def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", margin: float = 0.0,
-            max_half_width: float | None = 0.5) -> str:
-    """The two-sided verdict of one measured exponent against a claimed one.
+
+def band_verdict(low: float, high: float, band_low: float, band_high: float) -> str:
+    """Where a measured interval lies against a band: wholly inside, below, above, or neither.
+
+    Parameters
+    ----------
+    low, high : float
+        The measured 95% interval (a point measurement: ``low == high``).
+    band_low, band_high : float
+        The band of values that count as agreeing with the claim, ``band_low <= band_high``.
+
+    Returns
+    -------
+    str
+        ``"inside"`` (``band_low <= low`` and ``high <= band_high``), ``"below"`` (``high <
+        band_low``), ``"above"`` (``low > band_high``), ``"undecided"`` otherwise, or ``"not
+        measured"`` when a bound of the interval is not finite. One of :data:`BAND_VERDICTS`.
+
+    Examples
+    --------
+    >>> from gcc.experiments.verdicts import band_verdict
+    >>> band_verdict(2.0, 4.0, 1.5, 6.0), band_verdict(-9.7, 5.6, 1.5, 6.0), band_verdict(7.0, 9.0, 1.5, 6.0)
+    ('inside', 'undecided', 'above')
+    """
+    band_low = check_real(band_low, "band_low", "band_verdict")
+    band_high = check_real(band_high, "band_high", "band_verdict", minimum=band_low)
+    values = np.array([low, high], dtype=float)
+    if not np.all(np.isfinite(values)):
+        return "not measured"
+    low, high = float(values.min()), float(values.max())
+    if band_low <= low and high <= band_high:
+        return "inside"
+    if high < band_low:
+        return "below"
+    if low > band_high:
+        return "above"
+    return "undecided"
+
+
+def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", delta: float = DELTA) -> str:
+    """The two-sided verdict of one measured exponent against a claimed one (an equivalence test).
 
     Parameters
     ----------
     claimed : float
         The exponent the claim implies (e.g. -3 for ``O(N^-3)``, 0 for a bounded ratio).
     low, high : float
-        The measured interval (a point measurement: ``low == high``).
+        The measured 95% interval (a point measurement: ``low == high``).
     sense : {"upper", "lower", "equal"}
         ``"upper"``: the claim bounds the measured exponent from above (a rate theorem:
         ``loss <= C x^claimed``). ``"lower"``: from below (a sufficient condition such as a
         recovery threshold: the measured value must reach ``claimed``). ``"equal"``: an
         asymptotic law, off on either side is ``violated``.
-    margin : float >= 0
-        A practical-equivalence margin: the interval is widened by `margin` on each side
-        before it is compared with `claimed`. The worst cases are deterministic, so their
-        intervals measure only how far the points bend away from a straight line (often a few
-        hundredths); a pre-asymptotic bend of 0.1 is not a different rate.
-    max_half_width : float or None
-        An interval of half-width above this that contains `claimed` is ``undecided``
-        rather than ``tight`` (None: never). An interval that excludes the claim is decisive
-        whatever its width.
+    delta : float >= 0
+        Half-width of the equivalence band ``[claimed - delta, claimed + delta]``
+        (:data:`DELTA` for exponents; 0 for an exact count such as a recovery threshold).
 
     Returns
     -------
     str
-        One of :data:`VERDICTS`.
+        One of :data:`VERDICTS`: ``tight`` when the whole interval lies in the band,
+        ``loose`` / ``violated`` when it lies wholly beyond the band on the side where the claim
+        holds with room / fails, ``undecided`` otherwise.
 
     Examples
     --------
     >>> from gcc.experiments.verdicts import verdict
     >>> verdict(-3.0, -3.2, -2.8), verdict(-3.0, -6.5, -5.5), verdict(-3.0, -2.4, -2.0)
     ('tight', 'loose', 'violated')
-    >>> verdict(-3.0, -4.5, -1.5), verdict(4.0, 6.0, 6.0, sense="lower"), verdict(3.0, 2.86, 2.94, margin=0.2)
-    ('undecided', 'loose', 'tight')
+    >>> verdict(-3.0, -4.5, -1.5), verdict(-1.02, -1.06, -0.22), verdict(4.0, 6.0, 6.0, sense="lower")
+    ('undecided', 'undecided', 'loose')
     """
     check_choice(sense, "sense", "verdict", SENSES)
-    if max_half_width is not None:
-        max_half_width = check_real(max_half_width, "max_half_width", "verdict", minimum=0.0)
-    values = np.array([claimed, low, high], dtype=float)
-    if not np.all(np.isfinite(values)):
+    delta = check_real(delta, "delta", "verdict", minimum=0.0)
+    claimed = float(claimed)
+    if not np.isfinite(claimed):
         return "not measured"
-    margin = check_real(margin, "margin", "verdict", minimum=0.0)
-    claimed, low, high = (float(v) for v in values)
-    low, high = min(low, high) - margin, max(low, high) + margin
-    if low <= claimed <= high:
-        if max_half_width is not None and (high - low) / 2 - margin > max_half_width:
-            return "undecided"
+    where = band_verdict(low, high, claimed - delta, claimed + delta)
+    if where == "inside":
         return "tight"
-    above = low > claimed  # the whole interval lies above the claimed value
+    if where in ("undecided", "not measured"):
+        return where
     if sense == "equal":
         return "violated"
+    above = where == "above"  # the whole interval lies above the band
     if sense == "upper":
         return "violated" if above else "loose"
     return "loose" if above else "violated"
