@@ -4,7 +4,9 @@ Three notebooks use this module, one section each:
 
 * ``cpgc_completion_time``: :func:`completion_time_table` (Monte Carlo of
   :func:`gcc.cpgc.simulate` for both settings and every tolerance, with the closed forms of MDS and
-  GC beside it), :func:`claims_table`, :func:`code_variability_table`, :func:`plot_completion_time`;
+  GC and the draft's published Tables III and IV beside it), :func:`code_variability_table`,
+  :func:`plot_completion_time`; the published numbers are :mod:`gcc.experiments.cpgc_published`,
+  the draft's claims :mod:`gcc.experiments.cpgc_claims`;
 * ``cpgc_convergence``: :func:`convergence_experiment` (gradient descent with partial recovery),
   :func:`convergence_curves`, :func:`convergence_summary`, :func:`time_to_target`,
   :func:`plot_convergence`;
@@ -43,7 +45,7 @@ from .plotting import finish
 
 __all__ = [
     "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "closed_form_reference",
-    "completion_time_table", "completion_time_wide", "claims_table", "code_variability_table",
+    "CLOSED_FORM_BAND", "completion_time_table", "completion_time_wide", "code_variability_table",
     "plot_completion_time",
     "convergence_experiment", "convergence_curves", "convergence_summary", "time_to_target",
     "plot_convergence",
@@ -62,28 +64,35 @@ _COUNT = Interval(Integral, 1, None)
 
 # -- completion time -------------------------------------------------------------------------------
 
-def closed_form_reference(code, n_workers: int, mu: float, alpha: float) -> tuple[float, str]:
-    """The independent value of E[T] for a threshold code (MDS, GC), NaN for the others.
+def closed_form_reference(code, n_workers: int, mu: float, alpha: float) -> tuple[float, float, str]:
+    """The exact E[T] and messages of a threshold code (MDS, GC); NaN for codes without a closed form.
 
     Returns
     -------
-    value : float
+    time, messages : float
+        ``r (alpha + (H_K - H_{K-k}) / mu)`` and ``k`` (the master stops at the k-th message).
     source : str
-        Where it comes from (``"none published"`` for NaN: the draft prints no numbers).
+        The formula (``""`` for NaN).
 
     Examples
     --------
     >>> from gcc.cpgc import make_code
     >>> from gcc.experiments.cpgc_tables import closed_form_reference
-    >>> value, source = closed_form_reference(make_code("mds"), 40, 10.0, 0.01)
-    >>> round(value, 4), source
-    (0.1572, 'closed form r(a + (H_K - H_{K-k})/mu)')
+    >>> time, messages, source = closed_form_reference(make_code("mds"), 40, 10.0, 0.01)
+    >>> round(time, 4), messages, source
+    (0.1572, 14.0, 'closed form r(a + (H_K - H_{K-k})/mu)')
     """
     if code.name == "mds":
-        return mds_mean_time(n_workers, code.load, code.n_blocks, mu, alpha), "closed form r(a + (H_K - H_{K-k})/mu)"
+        return (mds_mean_time(n_workers, code.load, code.n_blocks, mu, alpha), float(code.n_blocks),
+                "closed form r(a + (H_K - H_{K-k})/mu)")
     if code.name == "gc":
-        return gc_mean_time(n_workers, code.load, mu, alpha), "closed form r(a + (H_K - H_{r-1})/mu)"
-    return np.nan, "none published"
+        return (gc_mean_time(n_workers, code.load, mu, alpha), float(n_workers - code.load + 1),
+                "closed form r(a + (H_K - H_{r-1})/mu)")
+    return np.nan, np.nan, ""
+
+
+#: agreement band of a Monte Carlo mean with an exact closed form (relative)
+CLOSED_FORM_BAND = 0.01
 
 
 @validate_params({"trials": Interval(Integral, 2, None), "n_workers": _COUNT})
@@ -98,22 +107,30 @@ def completion_time_table(tolerances=(0.0, 0.15, 0.3), trials: int = 2000, seed:
     -------
     pandas.DataFrame
         Two rows per (scheme, setting, tolerance), ``metric`` = ``"time"`` and ``"messages"``:
-        the columns of :meth:`gcc.cpgc.SimulationResult.summary` plus ``reference``,
-        ``reference_source``, ``relative_gap`` and ``verdict`` (time rows of MDS and GC:
-        ``"agrees"`` when the closed form lies within the 95 % interval widened by 1 % of it,
-        ``"differs"`` otherwise; every other row ``"no reference"``).
+        the columns of :meth:`gcc.cpgc.SimulationResult.summary` plus ``published`` (the draft's
+        Tables III and IV, :mod:`gcc.experiments.cpgc_published`, at K = 40, mu = 10,
+        alpha = 0.01, degrees (1, 2, 3) only; NaN where the draft prints no entry),
+        ``closed_form`` (MDS, GC), ``reference`` (the published number, else the closed form),
+        ``reference_source`` (``"draft Table III"``, ``"draft Table IV"``, the formula, or
+        ``"not in the draft's tables"``), ``relative_gap`` (to ``reference``) and ``verdict``:
+        :func:`gcc.experiments.cpgc_published.agreement_verdict` of the interval of the gap, within
+        2 % of a published number or 1 % of a closed form (``"not compared"`` without reference).
 
     Examples
     --------
     >>> from gcc.experiments.cpgc_tables import completion_time_table
     >>> t = completion_time_table(tolerances=(0.0,), trials=3000, computation=("mds",), communication=())
-    >>> t[["scheme", "metric", "verdict"]]
-      scheme    metric       verdict
-    0    mds      time        agrees
-    1    mds  messages  no reference
+    >>> t[["scheme", "metric", "published", "verdict"]]
+      scheme    metric  published           verdict
+    0    mds      time     0.1572  agrees within 2%
+    1    mds  messages    14.0000  agrees within 2%
     """
     import pandas as pd
 
+    from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
+
+    paper_setup = (n_workers, mu, alpha, tuple(degrees)) == (40, 10.0, 0.01, (1, 2, 3))
+    tables = {"computation": ("draft Table III", TABLE_III), "communication": ("draft Table IV", TABLE_IV)}
     parts = []
     jobs = [(s, "computation") for s in computation] + [(s, "communication") for s in communication]
     for n, (scheme, setting) in enumerate(jobs):
@@ -121,22 +138,30 @@ def completion_time_table(tolerances=(0.0, 0.15, 0.3), trials: int = 2000, seed:
             res = simulate(scheme, n_workers=n_workers, tolerance=q, trials=trials, seed=seed + 1000 * n + m,
                            mu=mu, alpha=alpha, degrees=degrees, setting=setting, code_seed=seed)
             part = res.summary()
-            ref, source = closed_form_reference(res.code, n_workers, mu, alpha)
+            label, table = tables[setting]
+            pub = table.get((res.scheme, float(q))) if paper_setup else None
+            cf_time, cf_msgs, formula = closed_form_reference(res.code, n_workers, mu, alpha)
             is_time = (part["metric"] == "time").to_numpy()
-            part["reference"] = np.where(is_time, ref, np.nan)
-            part["reference_source"] = np.where(is_time, source, "none")
-            gap = part["mean"] - part["reference"]
-            part["relative_gap"] = gap / part["reference"]
-            ok = gap.abs() <= part["half_width"] + 0.01 * part["reference"]
-            part["verdict"] = np.where(part["reference"].isna(), "no reference",
-                                       np.where(ok, "agrees", "differs"))
+            part["published"] = np.nan if pub is None else np.where(is_time, pub[0], pub[1])
+            part["closed_form"] = np.where(is_time, cf_time, cf_msgs)
+            use_pub = part["published"].notna()
+            part["reference"] = np.where(use_pub, part["published"], part["closed_form"])
+            part["reference_source"] = np.where(use_pub, label, formula or "not in the draft's tables")
+            part["relative_gap"] = part["mean"] / part["reference"] - 1.0
+            verdicts = []
+            for ok_pub, ref, lo, hi in zip(use_pub, part["reference"], part["ci_low"], part["ci_high"]):
+                band = 0.02 if ok_pub else CLOSED_FORM_BAND
+                verdicts.append("not compared" if not np.isfinite(ref) else
+                                agreement_verdict(lo / ref - 1.0, hi / ref - 1.0, band))
+            part["verdict"] = verdicts
             parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
 
 def completion_time_wide(table):
     """One row per (scheme, setting, tolerance) for printing: ``mean_time``, ``time_half_width``,
-    ``mean_messages``, ``messages_half_width``, ``reference``, ``verdict`` (order of ``table``)."""
+    ``mean_messages``, ``messages_half_width``, ``reference`` and ``verdict`` (of the time),
+    ``published_messages`` and ``messages_verdict`` (order of ``table``)."""
     keys = ["scheme", "setting", "tolerance"]
     time_rows = table[table["metric"] == "time"].set_index(keys)
     msg_rows = table[table["metric"] == "messages"].set_index(keys)
@@ -145,47 +170,9 @@ def completion_time_wide(table):
     wide["messages_half_width"] = msg_rows["half_width"]
     wide["reference"] = time_rows["reference"]
     wide["verdict"] = time_rows["verdict"]
+    wide["published_messages"] = msg_rows["published"]
+    wide["messages_verdict"] = msg_rows["verdict"]
     return wide.reset_index()
-
-
-#: the chapter's claims: (text, setting, scheme compared with RCSC, column of the wide table)
-CLAIMS = [
-    ("RCSC completes faster than UC-MMC", "computation", "uc-mmc", "mean_time"),
-    ("RCSC sends fewer messages than UC-MMC", "computation", "uc-mmc", "mean_messages"),
-    ("RCSC completes faster than MCC (14, 40)", "computation", "mds", "mean_time"),
-    ("RCSC completes faster than the ICASSP-MDS hypothesis", "computation", "icassp-mds", "mean_time"),
-    ("RCSC completes faster than GC", "communication", "gc", "mean_time"),
-    ("RCSC completes faster than UC-MMC", "communication", "uc-mmc", "mean_time"),
-    ("RCSC sends fewer messages than UC-MMC", "communication", "uc-mmc", "mean_messages"),
-]
-
-
-def claims_table(table, claims=CLAIMS):
-    """The qualitative claims of the seed and the draft, checked on a completion-time table.
-
-    A claim "RCSC < other" ``"holds"`` when the difference exceeds the sum of the two 95 %
-    half-widths, ``"does not hold"`` when the reverse does, ``"within noise"`` otherwise.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``claim, setting, tolerance, scheme`` (the scheme compared with RCSC), ``rcsc, other``
-        (the two values) and ``verdict``.
-    """
-    import pandas as pd
-
-    wide = completion_time_wide(table).set_index(["scheme", "setting", "tolerance"])
-    rows = []
-    for q in sorted(wide.index.get_level_values("tolerance").unique()):
-        for text, setting, other, column in claims:
-            a, b = wide.loc[("rcsc", setting, q)], wide.loc[(other, setting, q)]
-            half_col = "time_half_width" if column == "mean_time" else "messages_half_width"
-            half = a[half_col] + b[half_col]
-            verdict = ("holds" if a[column] + half < b[column] else
-                       "does not hold" if a[column] - half > b[column] else "within noise")
-            rows.append({"claim": f"{text} (coded {setting})", "setting": setting, "tolerance": q,
-                         "scheme": other, "rcsc": a[column], "other": b[column], "verdict": verdict})
-    return pd.DataFrame(rows)
 
 
 @validate_params({"n_codes": _COUNT})
