@@ -5,39 +5,187 @@ import pytest
 
 from gcc import cpgc
 from gcc.cpgc.closed_forms import gc_mean_time, mds_mean_time
+from gcc.experiments import cpgc_claims as cc
+from gcc.experiments import cpgc_counting as cnt
+from gcc.experiments import cpgc_published as cp
 from gcc.experiments import cpgc_tables as ct
 from gcc.summary import SUMMARY_COLUMNS
 
 
 def test_completion_table_rows_and_verdicts():
-    table = ct.completion_time_table(tolerances=(0.0,), trials=3000, seed=0,
-                                     computation=("rcsc", "mds"), communication=("gc",))
-    assert list(table["scheme"]) == ["rcsc", "rcsc", "mds", "mds", "gc", "gc"]
-    assert list(table["metric"]) == ["time", "messages"] * 3
+    table = ct.completion_time_table(tolerances=(0.0, 0.3), trials=3000, seed=0,
+                                     computation=("rcsc", "uc-smc", "mds"), communication=("gc",))
+    assert list(table["scheme"][::2]) == ["rcsc", "rcsc", "uc-smc", "uc-smc", "mds", "mds", "gc", "gc"]
+    assert list(table["metric"]) == ["time", "messages"] * 8
     assert set(SUMMARY_COLUMNS) <= set(table.columns) and "time_ci_half" not in table.columns
-    time = table[table["metric"] == "time"].set_index("scheme")
-    assert time.loc["rcsc", "verdict"] == "no reference"
-    assert time.loc["mds", "verdict"] == "agrees" and time.loc["gc", "verdict"] == "agrees"
-    assert time.loc["mds", "reference"] == pytest.approx(mds_mean_time(40, 3))
-    assert time.loc["gc", "reference"] == pytest.approx(gc_mean_time(40, 6))
-    assert (table[table["metric"] == "messages"]["verdict"] == "no reference").all()
+    q0 = table[table["tolerance"] == 0.0].set_index(["scheme", "metric"])
+    # the published number where the draft prints one, the closed form where it prints a dash
+    assert q0.loc[("rcsc", "time"), "published"] == cp.TABLE_III["rcsc", 0.0][0]
+    assert q0.loc[("rcsc", "messages"), "reference_source"] == "draft Table III"
+    assert q0.loc[("mds", "time"), "closed_form"] == pytest.approx(mds_mean_time(40, 3))
+    assert q0.loc[("gc", "time"), "published"] == cp.TABLE_IV["gc", 0.0][0]
+    q3 = table[table["tolerance"] == 0.3].set_index(["scheme", "metric"])
+    assert np.isnan(q3.loc[("mds", "time"), "published"])
+    assert q3.loc[("gc", "time"), "reference"] == pytest.approx(gc_mean_time(40, 6))
+    assert q3.loc[("gc", "messages"), "reference"] == 35.0 and q3.loc[("mds", "messages"), "reference"] == 14.0
+    assert (q0.loc["uc-smc", "verdict"] == "not compared").all()
+    assert (q0.loc["uc-smc", "reference_source"] == "not in the draft's tables").all()
+    # every verdict is the rule applied to the row's own columns
+    for _, row in table[table["reference"].notna()].iterrows():
+        band = 0.02 if row["reference_source"].startswith("draft") else ct.CLOSED_FORM_BAND
+        expect = cp.agreement_verdict(row["ci_low"] / row["reference"] - 1, row["ci_high"] / row["reference"] - 1, band)
+        assert row["verdict"] == expect
     # the same numbers as one direct call with the table's seeds
-    direct = cpgc.simulate("mds", tolerance=0.0, trials=3000, seed=1000, code_seed=0)
-    assert time.loc["mds", "mean"] == direct.mean_time
+    direct = cpgc.simulate("mds", tolerance=0.0, trials=3000, seed=2000, code_seed=0)
+    assert q0.loc[("mds", "time"), "mean"] == direct.mean_time
     wide = ct.completion_time_wide(table)
-    assert list(wide["scheme"]) == ["rcsc", "mds", "gc"]
-    assert wide.set_index("scheme").loc["mds", "mean_messages"] == 14.0
+    assert list(wide["scheme"][::2]) == ["rcsc", "uc-smc", "mds", "gc"]
+    assert wide.set_index(["scheme", "tolerance"]).loc[("mds", 0.3), "mean_messages"] == 14.0
 
 
-def test_claims_table_verdicts():
-    table = ct.completion_time_table(tolerances=(0.0, 0.3), trials=400, seed=0,
-                                     computation=("rcsc", "uc-mmc", "mds", "icassp-mds"),
+def test_published_numbers_are_the_drafts():
+    pub = cp.published_table()
+    assert len(pub) == 28 and set(pub["table"]) == {"III", "IV"}
+    # the draft's MCC and GC entries equal their closed forms to the printed digits
+    assert cp.TABLE_III["mds", 0.0][0] == pytest.approx(mds_mean_time(40, 3), abs=5e-5)
+    assert cp.TABLE_IV["gc", 0.0][0] == pytest.approx(gc_mean_time(40, 6), abs=5e-4)
+    assert cp.TABLE_III["mds", 0.0][1] == 14 and cp.TABLE_IV["gc", 0.0][1] == 40 - 6 + 1
+
+
+def test_measured_tables_agree_with_the_draft():
+    """The acceptance check at 8000 trials per cell: every published number within 3 %, none contradicted."""
+    table = ct.completion_time_table(trials=8000, seed=0, computation=("rcsc", "uc-mmc", "mds"),
                                      communication=("rcsc", "uc-mmc", "gc"))
-    claims = ct.claims_table(table)
-    assert len(claims) == 2 * len(ct.CLAIMS)
-    assert set(claims["verdict"]) <= {"holds", "does not hold", "within noise"}
-    row = claims[(claims["scheme"] == "gc") & (claims["tolerance"] == 0.0)].iloc[0]
-    assert row["verdict"] == "holds" and row["rcsc"] < row["other"]
+    comparison = cp.compare_with_draft(table)
+    assert len(comparison) == 28
+    assert comparison["gap_pct"].abs().max() <= 3.0
+    assert not comparison["verdict"].isin(["above the draft", "below the draft"]).any()
+    for _, row in comparison.iterrows():
+        assert row["verdict"] == cp.agreement_verdict(row["gap_low_pct"] / 100, row["gap_high_pct"] / 100)
+    with pytest.raises(ValueError, match="'table' parameter of compare_with_draft"):
+        cp.compare_with_draft(table[table["scheme"] != "gc"])
+
+
+def test_agreement_verdict_every_outcome():
+    assert cp.agreement_verdict(-0.01, 0.015) == "agrees within 2%"
+    assert cp.agreement_verdict(0.021, 0.03) == "above the draft"
+    assert cp.agreement_verdict(-0.04, -0.025) == "below the draft"
+    assert cp.agreement_verdict(0.01, 0.025) == "undecided"
+    assert cp.agreement_verdict(-0.03, 0.03) == "undecided"          # wider than the band
+    assert cp.agreement_verdict(np.nan, 0.0) == "not measured"
+    assert cp.agreement_verdict(0.008, 0.009, band=0.01) == "agrees within 1%"
+
+
+def _draft_wide(scale_half=1e-6, override=None):
+    """A wide table holding the draft's own numbers (tiny intervals), with optional replacements."""
+    rows = []
+    for setting, table in (("computation", cp.TABLE_III), ("communication", cp.TABLE_IV)):
+        for q in (0.0, 0.15, 0.3):
+            for scheme in ("rcsc", "uc-mmc", "mds" if setting == "computation" else "gc"):
+                t, m = table.get((scheme, q), table.get((scheme, 0.0)))
+                t, m = (override or {}).get((scheme, setting, q), (t, m))
+                rows.append({"scheme": scheme, "setting": setting, "tolerance": q, "mean_time": t,
+                             "time_half_width": scale_half * t, "mean_messages": m,
+                             "messages_half_width": scale_half * m})
+    return pd.DataFrame(rows)
+
+
+def test_claim_verdict_every_outcome():
+    assert cc.claim_verdict(0.33, 0.36, 0.30, 0.40) == "agrees"
+    assert cc.claim_verdict(0.20, 0.25, 0.30, 0.40) == "disagrees"
+    assert cc.claim_verdict(0.45, 0.50, 0.30, 0.40) == "disagrees"
+    assert cc.claim_verdict(0.28, 0.32, 0.30, 0.40) == "undecided"
+    assert cc.claim_verdict(np.nan, 0.32, 0.30, 0.40) == "not measured"
+    assert set(cc.CLAIM_VERDICTS) == {"agrees", "disagrees", "undecided", "not measured"}
+
+
+def test_completion_claims_on_synthetic_tables():
+    # The draft's own numbers: every reading agrees (the readings are consistent with the draft).
+    claims = cc.completion_claims(_draft_wide(), early=np.full(20, 0.9))
+    assert len(claims) == 21 and (claims["verdict"] == "agrees").all()
+    finite = claims["draft"].notna()
+    np.testing.assert_allclose(claims.loc[finite, "measured"], claims.loc[finite, "draft"], rtol=1e-9)
+    assert (claims.loc[finite, "draft_verdict"] == "agrees").all()
+    # RCSC slower than UC-MMC at q = 0.3, MCC as slow as UC-MMC: those readings disagree.
+    bad = cc.completion_claims(_draft_wide(override={("rcsc", "computation", 0.3): (0.09, 34.51),
+                                                      ("mds", "computation", 0.0): (0.2424, 14.0)}))
+    by = bad.set_index("quantity")["verdict"]
+    assert by["1 - E[T] RCSC / UC-MMC, q = 0.3"] == "disagrees"
+    assert by["E[T] RCSC / MCC, q = 0"] == "disagrees"
+    assert by["1 - E[T] at q = 0.3 / at q = 0"] == "disagrees"
+    assert "share of blocks decoded before the last message, q = 0" not in by.index
+    # Wide intervals decide nothing that sits near a band's edge.
+    loose = cc.completion_claims(_draft_wide(scale_half=0.05))
+    assert loose.set_index("quantity").loc["E[T] RCSC / MCC, q = 0", "verdict"] == "undecided"
+    # no decoding before the last message (an MDS-like master) disagrees with the claim
+    none = cc.completion_claims(_draft_wide(), early=np.zeros(20)).iloc[13]
+    assert none["verdict"] == "disagrees"
+
+
+def test_early_decoding_separates_rcsc_from_mds():
+    rcsc = cc.early_decoding("rcsc", trials=20, n_workers=12, seed=1)
+    mds = cc.early_decoding("mds", trials=20, n_workers=12, seed=1)
+    assert rcsc.min() > 0.5 and mds.max() == 0.0 and rcsc.max() < 1.0
+
+
+def _synthetic_convergence(ratios, runs=6, iterations=20):
+    """test_error = e0 exp(-c_q t) with c_q = ratios[q] * c_0, per run (slightly different c_0)."""
+    rows = []
+    for run in range(runs):
+        c0 = 0.1 + 0.005 * run
+        for q, r in ratios.items():
+            for t in range(iterations + 1):
+                rows.append({"dim": 10, "scheme": "rcsc", "tolerance": q, "run": run, "iteration": t,
+                             "time": float(t), "test_error": 5.0 * np.exp(-c0 * r * t), "blocks_recovered": 4})
+    return pd.DataFrame(rows)
+
+
+def test_convergence_claims_every_outcome():
+    ok = cc.convergence_claims(_synthetic_convergence({0.0: 1.0, 0.15: 0.95, 0.3: 0.7}))
+    assert list(ok["verdict"]) == ["agrees", "agrees"]
+    assert ok["measured"].tolist() == pytest.approx([0.95, 0.7])
+    bad = cc.convergence_claims(_synthetic_convergence({0.0: 1.0, 0.15: 0.8, 0.3: 0.97}))
+    assert list(bad["verdict"]) == ["disagrees", "disagrees"]
+    edge = _synthetic_convergence({0.0: 1.0, 0.15: 0.9, 0.3: 0.9})
+    edge.loc[(edge.tolerance == 0.15) & (edge.run == 0), "test_error"] *= np.exp(-0.2 * edge["iteration"])
+    assert cc.convergence_claims(edge)["verdict"].iloc[0] == "undecided"
+
+
+def _independent_counts(rows_of_worker, need):
+    """Per type, score vectors after which >= need blocks have e_k in the row span (least squares)."""
+    import itertools
+    from collections import Counter
+
+    counts = Counter()
+    for scores in itertools.product(range(3), repeat=4):
+        rows = [r for i, s in enumerate(scores) for r in rows_of_worker[i][:s]]
+        n = 0
+        if rows:
+            A = np.array(rows, dtype=float).T                 # columns span the received rows
+            for k in range(4):
+                e = np.eye(4)[k]
+                x = np.linalg.lstsq(A, e, rcond=None)[0]
+                n += bool(np.linalg.norm(A @ x - e) < 1e-9)
+        c = Counter(scores)
+        counts[(c[2], c[1], c[0])] += n >= need
+    return counts
+
+
+def test_table_ii_against_an_independent_enumeration():
+    e = np.eye(4, dtype=int)
+    # the draft's example, written out: W1..W4, then W3+W4, W1+W3, W2+W4, W1+W2
+    ccpr = [[e[0], e[2] + e[3]], [e[1], e[0] + e[2]], [e[2], e[1] + e[3]], [e[3], e[0] + e[1]]]
+    ucmmc = [[e[i], e[(i + 1) % 4]] for i in range(4)]
+    table = cnt.recovery_table(blocks=3).set_index(["N2", "N1", "N0"])
+    for name, rows in (("ccpr", ccpr), ("uc-mmc", ucmmc)):
+        three, full = _independent_counts(rows, 3), _independent_counts(rows, 4)
+        for key, row in table.iterrows():
+            assert row[name] == three[key] and row[f"full_{name}"] == full[key]
+    assert table["same"].all()                              # the draft's statement about Table II
+    assert (table["vectors"].sum(), len(table)) == (81, 15)
+    # Table I beside the draft's counts (the published numbers of cpgc_published)
+    for key, (_, ref_ucmmc, ref_ccpr) in cp.TABLE_I.items():
+        assert table.loc[key, "full_uc-mmc"] == ref_ucmmc and table.loc[key, "full_ccpr"] == ref_ccpr
 
 
 def test_code_variability_uses_the_same_delays():
@@ -125,7 +273,8 @@ def test_figures_draw():
         plt.close(f)
 
 
-@pytest.mark.parametrize("module", ["gcc.experiments.cpgc_tables", "gcc.cpgc.codes", "gcc.cpgc.delay",
+@pytest.mark.parametrize("module", ["gcc.experiments.cpgc_tables", "gcc.experiments.cpgc_published",
+                                    "gcc.experiments.cpgc_claims", "gcc.experiments.cpgc_counting", "gcc.cpgc.codes", "gcc.cpgc.delay",
                                     "gcc.cpgc.master", "gcc.cpgc.simulate", "gcc.cpgc.closed_forms",
                                     "gcc.cpgc.enumeration", "gcc.cpgc.regression"])
 def test_docstring_examples(module):

@@ -109,7 +109,7 @@ def completion_time_table(tolerances=(0.0, 0.15, 0.3), trials: int = 2000, seed:
         Two rows per (scheme, setting, tolerance), ``metric`` = ``"time"`` and ``"messages"``:
         the columns of :meth:`gcc.cpgc.SimulationResult.summary` plus ``published`` (the draft's
         Tables III and IV, :mod:`gcc.experiments.cpgc_published`, at K = 40, mu = 10,
-        alpha = 0.01, degrees (1, 2, 3) only; NaN where the draft prints no entry),
+        alpha = 0.01, degrees (1, 2, 3) only; NaN where the draft's table has a dash),
         ``closed_form`` (MDS, GC), ``reference`` (the published number, else the closed form),
         ``reference_source`` (``"draft Table III"``, ``"draft Table IV"``, the formula, or
         ``"not in the draft's tables"``), ``relative_gap`` (to ``reference``) and ``verdict``:
