@@ -53,7 +53,7 @@ READINGS = {
 #: every verdict :func:`claim_verdict` can return
 CLAIM_VERDICTS = ("agrees", "disagrees", "undecided", "not measured")
 
-_BIG = 1e6     # an upper end for one-sided bands ("more", "faster")
+_BIG = 1e6     # the upper end of one-sided bands ("more", "far slower"), shown as inf
 
 
 def claim_verdict(low: float, high: float, band_low: float, band_high: float) -> str:
@@ -78,7 +78,7 @@ def _ratio(a, ha, b, hb):
 def _row(claim, quantity, value, half, band, draft, detail=""):
     low, high = value - half, value + half
     return {"claim": claim, "quantity": quantity, "detail": detail, "measured": value, "ci_low": low,
-            "ci_high": high, "band_low": band[0], "band_high": band[1], "draft": draft,
+            "ci_high": high, "band_low": band[0], "band_high": band[1] if band[1] < _BIG else np.inf, "draft": draft,
             "draft_verdict": claim_verdict(draft, draft, *band) if np.isfinite(draft) else "n/a",
             "verdict": claim_verdict(low, high, *band)}
 

@@ -17,7 +17,7 @@ from gcc.cpgc import enumeration, example_code_k4, mds_code, simulate, uncoded_c
 
 from .cpgc_published import TABLE_I
 
-__all__ = ["DRAFT_COUNTS", "k4_codes", "counting_table", "recovery_table", "exact_table"]
+__all__ = ["DRAFT_COUNTS", "k4_codes", "counting_table", "counting_display", "recovery_table", "exact_table"]
 
 #: Table I of the draft (kept under its old name; the numbers live in :mod:`.cpgc_published`).
 DRAFT_COUNTS = TABLE_I
@@ -58,6 +58,12 @@ def counting_table():
                          "recoverable": found, "draft": ref[n],
                          "verdict": "agrees" if found == ref[n] else "differs"})
     return pd.DataFrame(rows)
+
+
+def counting_display(counting):
+    """:func:`counting_table` pivoted for a page: one row per type, ``recoverable`` and ``draft`` per code."""
+    return counting.pivot_table(index=["N2", "N1", "N0", "vectors"], columns="scheme",
+                                values=["recoverable", "draft"]).sort_index(ascending=False)
 
 
 def recovery_table(blocks: int = 3):

@@ -34,7 +34,7 @@ from .verdicts import band_verdict
 
 __all__ = ["SOURCE", "TABLE_I", "TABLE_II_STATEMENT", "TABLE_III", "TABLE_IV", "AGREEMENT",
            "AGREEMENT_VERDICTS", "agreement_verdict", "published_table", "compare_with_draft", "comparison_display",
-           "result_box"]
+           "result_box", "show_result_box", "page_values"]
 
 #: where every number of this module comes from
 SOURCE = ("Ozfatura, Ulukus and Gündüz, 'Distributed Gradient Descent with Coding and Partial Recovery' "
@@ -216,3 +216,46 @@ def result_box(comparison, claims=None) -> str:
                    f"{100 * AGREEMENT:g}% (verdict 'above the draft' or 'below the draft'): a different code, "
                    "delay model or stopping rule than the authors'."]
     return "\n".join(lines)
+
+
+def show_result_box(comparison, claims=None) -> None:
+    """Display :func:`result_box` as Markdown in a notebook (print it elsewhere)."""
+    text = result_box(comparison, claims)
+    try:
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - IPython comes with the notebook extra
+        print(text)
+        return
+    display(Markdown(text))
+
+
+def page_values(comparison, claims, counting, table_ii) -> list[dict]:
+    """The numbers the CPGC chapter quotes, as keyword arguments of :meth:`gcc.results.RunContext.value`.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        :func:`compare_with_draft`.
+    claims : pandas.DataFrame
+        :func:`gcc.experiments.cpgc_claims.completion_claims`.
+    counting, table_ii : pandas.DataFrame
+        :func:`gcc.experiments.cpgc_counting.counting_table` and ``recovery_table``.
+
+    Returns
+    -------
+    list of dict
+    """
+    worst = comparison.loc[comparison["gap_pct"].abs().idxmax()]
+    return [
+        dict(key="worst_gap_pct", number=float(abs(worst["gap_pct"])), unit="%", digits=2,
+             note=f"largest |gap| to Tables III and IV ({worst['scheme']}, {worst['metric']}, q = {worst['tolerance']:g})"),
+        dict(key="published_rows", number=len(comparison), note="published numbers compared (Tables III and IV)"),
+        dict(key="agreeing_rows", number=int(comparison["verdict"].str.startswith("agrees").sum()),
+             note="of which agree within 2%"),
+        dict(key="claims_agree", number=int((claims["verdict"] == "agrees").sum()), note="claim readings that agree"),
+        dict(key="claims_rows", number=len(claims), note="claim readings measured"),
+        dict(key="k4_agreeing", number=int((counting["verdict"] == "agrees").sum()), note="entries of Table I that agree"),
+        dict(key="k4_entries", number=len(counting), note="entries of Table I"),
+        dict(key="table_ii_same", number=int(table_ii["same"].sum()), note="types of Table II where UC-MMC and CCPR agree"),
+        dict(key="table_ii_types", number=len(table_ii), note="types of Table II"),
+    ]
