@@ -151,7 +151,7 @@ CLAIMS: tuple[Claim, ...] = (
           "slope in log(S+1) of R / ||(f o u_enc)''||^2: at fixed N, or the S+1 exponent of the joint fit",
           "growth", 4.0, ("worst_case_extremal",),
           {"scheme": "bacc", "straggler": "worst", "quantity": "normalised", **_S_ROWS}, powers=(4.0, 2.0),
-          note="BACC's S exponent in GCC's norm, beside bacc-S4 (the bound's own norm); shown, not counted."),
+          note="Beside bacc-S4 (the bound's own norm)."),
     Claim("bacc-S6", "BACC bound of App. C.1, squared literally", "R_BACC = O(S^6 N^-2)", "bacc",
           "slope in log(S+1): at fixed N, or the S+1 exponent of the joint fit", "growth", 6.0, _WORST,
           {"scheme": "bacc", "straggler": "worst", **_BACC_Q, **_S_ROWS}, powers=(6.0, 2.0),

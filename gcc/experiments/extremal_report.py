@@ -38,9 +38,9 @@ FAMILY_KEYS = {LOWER_BOUND_FUNCTION: "lb", DECODER_TEST_FUNCTION: "dec"}
 NORMS = {"normalised": "||(f o u_enc)''||^2 (Thm 1)", "normalised_sup": "(||g'||inf + ||g''||inf)^2 (BACC)"}
 
 #: why BACC's S + 1 exponent on the lower-bound family is not evidence that BACC attains its bound
-LOWER_BOUND_NOTE = ("tight only through the normalisation: on the lower-bound family every decoder has the "
-                    "same loss, and (||g'||inf + ||g''||inf)^2 ~ w^-4 alone makes the S+1 exponent about 4 "
-                    "(GCC in the same norm: {gcc}); it says nothing about BACC's decoder.")
+LOWER_BOUND_NOTE = ("the normalisation's, not BACC's: on the lower-bound family every decoder has the same loss, "
+                    "and (||g'||inf + ||g''||inf)^2 ~ w^-4 alone makes the S+1 exponent about 4 (GCC in the "
+                    "same norm: {gcc}); a tight here is tight only through the normalisation.")
 #: why BACC read in Theorem 1's norm is shown but not counted
 L2_NOTE = "BACC's bound is stated in (||g'||inf + ||g''||inf)^2; this row reads it in Theorem 1's norm, beside it."
 
