@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import gcc
-from gcc.experiments import adversaries, extremal, noisy, probabilistic, problems
+from gcc.experiments import adversaries, extremal, extremal_report, noisy, probabilistic, problems, worst_case
 from gcc.experiments.slopes import joint_fit, path_slopes
 from gcc.experiments.verdicts import VERDICTS, path_exponent, verdict
 
@@ -115,13 +115,62 @@ def test_gap_room_and_the_hardest_data_point():
     assert loss == pytest.approx(float(np.mean(bump(cheb.alphas) ** 2)), rel=1e-9)
 
 
+def test_hiding_block_hides_the_bump_from_every_received_worker():
+    code = gcc.SplineCode(10, 64)
+    for S in (1, 3, 8):
+        k = extremal.hardest_data_point(code, S)
+        received = extremal.hiding_block(code, k, S)
+        assert received.size == 64 - S and np.all(np.diff(received) > 0)
+        missing = np.setdiff1d(np.arange(64), received)
+        assert np.all(np.diff(missing) == 1)  # one contiguous block
+        bump = extremal.bump_for(code, S, 1.0, k)
+        assert np.max(np.abs(bump(code.betas[received]))) == 0.0
+    assert extremal.hiding_block(code, 0, 0).tolist() == list(range(64))
+
+
+def test_lower_bound_family_is_the_same_closed_form_for_every_decoder_and_the_check_can_fail():
+    """Issue 22: on the lower-bound family every decoder's loss is mean_k f(x_k)^2 (nothing is seen)."""
+    cells = extremal.sweep_cells([32, 64], [1, 3], 64, [3, 5], n_inputs=10)
+    sweep = extremal.extremal_sweep(cells, ("gcc", "bacc"))
+    lb = sweep[sweep["function"] == extremal.LOWER_BOUND_FUNCTION]
+    assert (lb["seen"] <= 1e-12).all() and np.allclose(lb["zero_ratio"], 1.0, rtol=1e-12)
+    dec = sweep[sweep["function"] == extremal.DECODER_TEST_FUNCTION]
+    assert (dec["seen"] > 0.1).all()  # the decoder test's flanks are seen
+    assert set(dec["width"]) == set(extremal.DECODER_TEST_WIDTHS)
+    table = extremal_report.lower_bound_check(sweep)
+    assert set(table["function"]) == set(extremal.FAMILIES)
+    broken = sweep.copy()
+    broken.loc[broken["function"] == extremal.LOWER_BOUND_FUNCTION, "seen"] = 0.5
+    with pytest.raises(RuntimeError, match="not one"):
+        extremal_report.lower_bound_check(broken)
+
+
+def test_counting_notes_leave_out_bacc_s_rows_of_the_lower_bound_family_and_in_thm1_norm():
+    rows = pd.DataFrame({"function": [extremal.LOWER_BOUND_FUNCTION] * 3 + [extremal.DECODER_TEST_FUNCTION] * 2,
+                         "scheme": ["bacc", "gcc", "bacc", "bacc", "bacc"], "variable": ["S+1", "S+1", "N", "S+1", "S+1"],
+                         "fixed": ["N=64", "N=64", "S=1", "N=64", "N=64"],
+                         "quantity": ["normalised_sup", "normalised_sup", "normalised_sup", "normalised_sup",
+                                      "normalised"],
+                         "slope": [4.1, 4.05, -4.0, 4.4, 3.5], "ci_low": [4.0, 3.95, -4.1, 4.1, 3.3],
+                         "ci_high": [4.2, 4.15, -3.9, 4.7, 3.7]})
+    notes = extremal_report.counting_notes(rows)["not_counted"].tolist()
+    assert "normalisation" in notes[0] and "4.05 [3.95, 4.15]" in notes[0]
+    assert notes[1] == notes[2] == notes[3] == ""
+    assert "Theorem 1's norm" in notes[4]
+
+
 def test_extremal_gcc_attains_minus_three_and_plus_three():
-    """The acceptance of the issue on a small grid: GCC's normalised worst case goes like ((S+1)/N)^3."""
+    """The acceptance of the issue on a small grid: on the lower-bound family the normalised loss goes like
+    ((S+1)/N)^3, and GCC's decoder-test exponent in N is at the bound too."""
     cells = extremal.sweep_cells([32, 64, 128, 256], [1, 3], 128, [3, 5, 8, 12, 16, 24, 31], [0.5], n_inputs=10)
-    sweep = extremal.extremal_sweep(cells, ("gcc",), widths=(1.0, 1.5, 2.0))
+    sweep = extremal.extremal_sweep(cells, ("gcc",), families={extremal.LOWER_BOUND_FUNCTION: (1.0,),
+                                                               extremal.DECODER_TEST_FUNCTION: (2.0, 3.0)})
     assert set(sweep["norms"]) == {"exact"}
     summary = extremal.extremal_summary(sweep)
     slopes = extremal.extremal_slopes(summary)
+    dec = slopes[(slopes["quantity"] == "normalised") & (slopes["function"] == extremal.DECODER_TEST_FUNCTION)]
+    assert dec.set_index(["variable", "fixed"]).loc[("N", "S=3"), "slope"] == pytest.approx(-3.0, abs=0.4)
+    slopes = slopes[slopes["function"] == extremal.LOWER_BOUND_FUNCTION]
     g = slopes[slopes["quantity"] == "normalised"].set_index(["variable", "fixed"])
     for S in (1, 3):
         assert g.loc[("N", f"S={S}"), "slope"] == pytest.approx(-3.0, abs=0.4)
@@ -194,16 +243,58 @@ def test_extremal_draw_losses_match_a_direct_decode():
     assert normalised[0] == pytest.approx(raw[0] / bump.energy)
 
 
+def test_hole_crossing_same_values_both_decoders():
+    """Issue 22: both decoders on GCC's worst hole; past an end of Omega the spline is a straight line."""
+    fns = {k: v for k, v in worst_case.typical_functions(10).items() if k == "x sin x"}
+    holes = worst_case.hole_crossing(fns, 128, [0, 2, 30]).set_index("S")
+    assert holes.loc[0, "hole_width"] == 0.0
+    # Small hole: the spline is far better than Berrut on the same values.
+    assert holes.loc[2, "berrut_over_spline"] > 10
+    f, X = fns["x sin x"]
+    code = gcc.SplineCode(10, 128)
+    _, loss = gcc.worst_case_stragglers(code, f, X, 30, return_loss=True)
+    assert holes.loc[30, "spline_loss"] == pytest.approx(loss)
+    values = {v["key"]: v["number"] for v in worst_case.hole_values(holes.reset_index(), [30])}
+    assert values["hole_xsinx_s30_spline"] == pytest.approx(loss)
+    # At an end, the natural spline continues along a straight line.
+    cut = np.arange(8, 128)  # workers 0..7 missing: an end hole
+    vals = f(code.encode(X))
+    est = code.decode(vals[cut], cut)
+    t = code.betas[cut[:2]]
+    line = vals[cut[0]] + (vals[cut[1]] - vals[cut[0]]) / (t[1] - t[0]) * (code.alphas - t[0])
+    end = code.alphas < code.betas[cut[0]]
+    assert end.any() and np.allclose(est[end], line[end], rtol=0.05, atol=1e-3)
+
+
+def test_cv_choice_is_interior_and_the_check_can_fail():
+    X = problems.scalar_inputs(8, seed=0)
+    trials = noisy.noisy_sweeps(problems.xsinx, X, [64], [2], 64, [2], sigma=0.1, rules=("cv",), trials=2,
+                                adversaries=("random",), lam_grid=noisy.lambda_grid([-6, -3, 4]), cv_trials=2)
+    summary = noisy.noisy_summary(trials)
+    assert noisy.check_interior(summary) == len(summary)
+    assert (summary["lam_grid_low"] < summary["lam_dec"]).all() and (summary["lam_dec"] < summary["lam_grid_high"]).all()
+    edge = summary.assign(lam_dec=summary["lam_grid_high"])
+    with pytest.raises(RuntimeError, match="end of its grid"):
+        noisy.check_interior(edge)
+
+
 def test_noisy_rows_outside_theorem_range_are_flagged():
     assert noisy.in_theorem_range([0.0, 1e-9, 1e-7, 2.0], 100, 0).tolist() == [False, False, True, False]
     X = problems.scalar_inputs(8, seed=0)
     trials = noisy.noisy_sweeps(problems.xsinx, X, [32, 64, 128], [2], 64, [0, 2, 4], sigma=0.1,
                                 rules=("theory", "zero"), trials=3, adversaries=("random",))
     summary = noisy.noisy_summary(trials)
-    assert summary[summary["rule"] == "theory"]["in_theorem_range"].all()
+    theory = summary[summary["rule"] == "theory"]
+    # A clipped schedule is not the theorem's: flagged, and left out of the fits.
+    assert (theory["in_theorem_range"] == ~theory["clipped"]).all()
+    assert noisy.in_theorem_range(theory["lam_dec"], theory["N"], theory["S"]).all()
     assert not summary[summary["rule"] == "zero"]["in_theorem_range"].any()
     slopes = noisy.noisy_slopes(summary)
     assert slopes.groupby("rule")["in_theorem_range"].all().to_dict() == {"theory": True, "zero": False}
+    fitted = slopes[(slopes["rule"] == "theory") & (slopes["variable"] == "N")]
+    outside = theory[(theory["sweep"] == "N") & ~theory["in_theorem_range"]].groupby("S").size()
+    for row in fitted.itertuples(index=False):
+        assert row.excluded_cells == outside.get(int(row.fixed[2:]), 0)
 
 
 def test_polynomial_coefficients_are_unscaled_normal_draws():

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import gcc
-from gcc.experiments import lambda_sensitivity, noisy, polynomials, probabilistic, problems, worst_case
+from gcc.experiments import extremal_report, lambda_sensitivity, noisy, polynomials, probabilistic, problems, worst_case
 from gcc.summary import summarize
 
 xsinx = problems.xsinx
@@ -243,8 +243,12 @@ def test_quoted_values_of_the_rate_notebooks_come_from_their_tables():
     ext = slopes[slopes["function"] == "x sin x"].assign(quantity="normalised")
     ext = pd.concat([ext, ext.assign(quantity="normalised_sup"),
                      ext.iloc[:1].assign(fixed="N=256", variable="S+1", slope=2.9)])
-    values = {v["key"]: v["number"] for v in extremal.quoted_values(ext)}
+    ext = pd.concat([ext.assign(function=extremal.LOWER_BOUND_FUNCTION),
+                     ext.assign(function=extremal.DECODER_TEST_FUNCTION, slope=ext["slope"] - 1)])
+    values = {v["key"]: v["number"] for v in extremal_report.quoted_values(ext)}
     assert {"gcc_joint_n", "bacc_sup_joint_s", "gcc_n_slope_min", "gcc_s_slope"} <= set(values)
+    assert values["gcc_s_slope"] == 2.9 and values["dec_gcc_s_slope"] == pytest.approx(1.9)
+    assert values["dec_gcc_joint_n"] == -7.0
     table = pd.DataFrame({"function": ["x sin x", "bump"], "scheme": "bacc", "exhaustive_max": [1.5, 4.0]})
     assert adversaries.quoted_values(table)[0]["number"] == 4.0
     noisy_slopes = slopes.assign(rule="theory", fixed=slopes["fixed"].replace("joint fit", "N=256"))

@@ -17,7 +17,8 @@ One per notebook (or chapter):
 
 * :mod:`~gcc.experiments.quickstart` -- ``quickstart``: GCC against BACC on ``x sin x``;
 * :mod:`~gcc.experiments.worst_case` -- ``worst_case_rate``: the typical case of Theorems 1 and 4;
-* :mod:`~gcc.experiments.extremal` -- ``worst_case_extremal``: the functions that attain Theorem 1;
+* :mod:`~gcc.experiments.extremal`, :mod:`~gcc.experiments.extremal_report` -- ``worst_case_extremal``:
+  the lower bound of Theorem 1's rate (no decoder beats it) and the decoder test;
 * :mod:`~gcc.experiments.adversaries` -- ``worst_case_extremal``: the contiguous block against the
   exact worst straggler set;
 * :mod:`~gcc.experiments.probabilistic` -- ``probabilistic_rate``: Bernoulli stragglers (ISIT 2025);

@@ -1,4 +1,4 @@
-"""Extremal functions: the family for which the worst-case bound of Theorem 1 is attained.
+"""Extremal functions: the minimax lower bound of Theorem 1's rate, and a test of each decoder.
 
 Theorem 1 of [1]_ bounds the noiseless loss by ``C ((S+1)/N)^3 ||(f o u_enc)''||^2_{L^2}``.
 For a smooth ``f`` the loss falls much faster (like ``((S+1)/N)^6``), so measuring ``x sin x``
@@ -6,7 +6,18 @@ shows that the bound holds but not that its exponent is right. A bound is attain
 function whose curvature sits at the scale ``h`` of the widest gap the stragglers leave:
 a bump of half-width ``~ h`` on a data point ``alpha_k`` inside that gap has error ``~ A``
 at ``alpha_k`` (the decoder sees little of it) while ``||g''||^2 ~ A^2 / h^3``, so the
-normalised loss ``R / ||g''||^2 ~ h^3 / K``, and ``h ~ (S + 1) / N``.
+normalised loss ``R / ||g''||^2 ~ h^3 / K``, and ``h ~ (S + 1) / N``. Two families of such bumps:
+
+* the **lower-bound family** (:data:`LOWER_BOUND_FUNCTION`, half-width exactly the room): no received
+  worker sees the bump, so every decoder receives the values of ``f = 0`` and no decoder can do
+  better on both (minimax): each linear decoder's loss is the closed form ``mean_k g(x_k)^2``. It is
+  a *lower bound*: with Theorem 1 it makes the rate ``((S+1)/N)^3`` sharp, and its exponent can come
+  out at the bound (``tight``) or above it (``violated``: the theorem would be false), never below
+  (``loose`` is impossible by construction);
+* the **decoder test** (:data:`DECODER_TEST_FUNCTION`, half-widths 2-4 times the room): the received
+  workers on both sides see the bump's flanks, so a decoder's loss depends on how it bridges the
+  hole; a decoder worse than the bound shows an exponent above it (``violated``), one better than
+  the lower bound's an exponent below (``loose``).
 
 * :class:`Bump` -- ``A (1 - ((x - c)/w)^2)^4`` (C^3, compact support) with its norms in closed form;
 * :func:`line_inputs` -- scalar data on a line, ``X_k = a + b alpha_k``: encoders that reproduce
@@ -16,13 +27,12 @@ normalised loss ``R / ||g''||^2 ~ h^3 / K``, and ``h ~ (S + 1) / N``.
 * :func:`encoder_curve`, :func:`bump_grid`, :func:`curvature_norms` -- the norms of
   ``f o u_enc`` for any code's encoder, on a grid that resolves the bump;
 * :func:`sweep_cells`, :func:`extremal_sweep`, :func:`extremal_summary` -- N, S and joint
-  ``S = c N^gamma`` sweeps under the worst-case adversary; the worst width of each cell;
-* :func:`extremal_slopes`, :func:`quoted_values`, :func:`plot_extremal` -- the exponents (N, S + 1,
-  joint paths, joint fit), the ones the chapters quote, and the figure.
+  ``S = c N^gamma`` sweeps under the worst-case adversary; the worst width of each cell and family;
+* :func:`extremal_slopes` -- the exponents (N, S + 1, joint paths, joint fit); the quoted values,
+  the figures and the tables of the two families are in :mod:`~gcc.experiments.extremal_report`.
 
 Imports the core (codes, the adversary, summary) and the shared experiments modules
-:mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
-:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.plotting`.
+:mod:`~gcc.experiments.problems` and :mod:`~gcc.experiments.slopes`.
 
 References
 ----------
@@ -35,19 +45,17 @@ from typing import Mapping, Sequence
 import numpy as np
 
 import gcc
-from gcc.codes import canonical, label, make
+from gcc.codes import canonical, make
 from gcc.summary import slope_table
 from gcc.validation import check_real
 
-from .plotting import finish, scheme_color
 from .problems import as_matrix
-from .references import anchor_constant
-from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes
 
-__all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for",
+__all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for", "hiding_block",
            "encoder_curve", "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
-           "extremal_summary", "extremal_slopes", "quoted_values", "plot_extremal", "DEFAULT_WIDTHS",
-           "EXTREMAL_FUNCTION"]
+           "extremal_summary", "extremal_slopes", "EXTREMAL_FUNCTION", "LOWER_BOUND_FUNCTION",
+           "DECODER_TEST_FUNCTION", "LOWER_BOUND_WIDTHS", "DECODER_TEST_WIDTHS", "FAMILIES"]
 
 _PROFILE = np.polynomial.Polynomial([1.0, 0.0, -1.0]) ** 4  # (1 - s^2)^4 on [-1, 1]
 _D1, _D2 = _PROFILE.deriv(1), _PROFILE.deriv(2)
@@ -65,12 +73,19 @@ def _sup_abs(poly) -> float:
 PROFILE_ENERGY = float((_D2 ** 2).integ()(1.0) - (_D2 ** 2).integ()(-1.0))
 _SUP_D1, _SUP_D2 = _sup_abs(_D1), _sup_abs(_D2)
 
-#: bump half-widths, in units of the room the stragglers leave (:func:`gap_room`), over which a
-#: cell takes its worst
-DEFAULT_WIDTHS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
-
-#: the ``function`` label of the extremal family in every table
+#: the ``function`` label of a bump of the probabilistic and adversary pages (one width)
 EXTREMAL_FUNCTION = "bump (extremal)"
+
+#: the ``function`` label of the lower-bound family: bumps no received worker sees
+LOWER_BOUND_FUNCTION = "bump (lower bound)"
+#: the ``function`` label of the decoder test: bumps whose flanks the received workers see
+DECODER_TEST_FUNCTION = "bump (decoder test)"
+#: half-widths of the lower-bound family, in units of the room the stragglers leave (:func:`gap_room`)
+LOWER_BOUND_WIDTHS = (1.0,)
+#: half-widths of the decoder test (support 2-4 times the hole); a cell takes its worst
+DECODER_TEST_WIDTHS = (2.0, 2.5, 3.0, 3.5, 4.0)
+#: the two families, ``function`` label -> half-widths
+FAMILIES = {LOWER_BOUND_FUNCTION: LOWER_BOUND_WIDTHS, DECODER_TEST_FUNCTION: DECODER_TEST_WIDTHS}
 
 
 class Bump:
@@ -169,17 +184,50 @@ def gap_room(code, k: int, n_stragglers: int) -> float:
     >>> float(code.alphas[1]), gap_room(code, 1, 0), gap_room(code, 1, 1)
     (0.5, 0.0, 0.5)
     """
+    return _widest_hole(code, k, n_stragglers)[0]
+
+
+def _widest_hole(code, k: int, n_stragglers: int) -> tuple[float, int]:
+    """(room, first straggler) of the block of S workers that leaves ``alpha_k`` the most room."""
     betas = np.concatenate([[-1.0], np.asarray(code.betas, dtype=float), [1.0]])
     a = float(code.alphas[k])
     N, S = betas.size - 2, int(n_stragglers)
     j = int(np.searchsorted(betas, a))  # betas[j] is the first point >= a (index into the padded array)
-    room = 0.0
+    room, start = 0.0, -1
     for left in range(S + 1):
         lo, hi = j - 1 - left, j + S - left
         if lo < 0 or hi > N + 1:
             continue
-        room = max(room, min(a - betas[lo], betas[hi] - a))
-    return float(room)
+        gap = min(a - betas[lo], betas[hi] - a)
+        if gap > room:
+            room, start = gap, lo  # stragglers: padded lo + 1 .. hi - 1, i.e. workers lo .. lo + S - 1
+    return float(room), int(start)
+
+
+def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
+    """The received workers when S contiguous stragglers leave ``alpha_k`` its room (:func:`gap_room`).
+
+    A bump on ``alpha_k`` of half-width at most the room is invisible to every one of them: the
+    received set of the lower-bound family.
+
+    Returns
+    -------
+    ndarray of int
+        Ascending worker indices (all N where S = 0 or no block leaves room).
+
+    Examples
+    --------
+    >>> import gcc
+    >>> from gcc.experiments.extremal import hiding_block
+    >>> code = gcc.SplineCode(2, 5, points="equispaced")   # betas -1, -0.5, 0, 0.5, 1; alpha_1 = 0.5
+    >>> hiding_block(code, 1, 1).tolist()
+    [0, 1, 2, 4]
+    """
+    N, S = int(code.n_workers), int(n_stragglers)
+    room, start = _widest_hole(code, k, S)
+    if S == 0 or start < 0:
+        return np.arange(N)
+    return np.setdiff1d(np.arange(N), np.arange(start, start + S))
 
 
 def hardest_data_point(code, n_stragglers: int) -> int:
@@ -360,13 +408,15 @@ def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers:
 
 
 def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: int = 10,
-                   widths: Sequence[float] = DEFAULT_WIDTHS, points: str = "chebyshev",
+                   families: Mapping[str, Sequence[float]] | None = None, points: str = "chebyshev",
                    search: str = "contiguous", max_workers: Mapping[str, int] | None = None):
     """Worst-case loss of the extremal bumps, normalised by the norms of ``f o u_enc``.
 
-    For every cell (N, S), code and width: the bump :func:`bump_for` on the hardest data point
-    with data :func:`line_inputs`, the adversary's worst received set
-    (:func:`gcc.worst_case_stragglers`, `search`) and its loss R, and the norms of
+    For every cell (N, S), code, family and width: the bump :func:`bump_for` on the hardest data
+    point with data :func:`line_inputs`; its loss R on the adversary's worst received set
+    (:func:`gcc.worst_case_stragglers`, `search`), or, for the lower-bound family
+    (:data:`LOWER_BOUND_FUNCTION`), on the set that hides it (:func:`hiding_block`: the same
+    loss for every linear decoder, a lower bound on each one's worst case); and the norms of
     ``f o u_enc`` for that code's encoder (:func:`curvature_norms`).
 
     Parameters
@@ -377,9 +427,9 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
         Scheme keys of :mod:`gcc.codes`.
     n_inputs : int
         K.
-    widths : sequence of float
-        Bump half-widths in units of the gap (:func:`bump_for`); :func:`extremal_summary` keeps
-        the worst.
+    families : mapping of str to sequence of float, optional
+        ``function`` label -> bump half-widths in units of the room (:func:`bump_for`); default
+        :data:`FAMILIES`. :func:`extremal_summary` keeps each family's worst width.
     points : {"chebyshev", "equispaced"}
     search : {"contiguous", "greedy", "exhaustive"}
     max_workers : mapping of str to int, optional
@@ -388,8 +438,11 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
     Returns
     -------
     pandas.DataFrame
-        One row per (cell, scheme, width): ``sweep, gamma, function, scheme, straggler, N, S, K,
-        width, center, half_width, loss, energy, sup_d1, sup_d2, normalised`` (``R / ||g''||^2``,
+        One row per (cell, scheme, family, width): ``sweep, gamma, function`` (the family's
+        label), ``scheme, straggler, N, S, K, width, center, half_width, loss, energy, sup_d1, sup_d2,
+        seen`` (the largest ``|f(u_enc(beta_j))|`` over the received workers, over the bump's
+        height: 0 for the lower-bound family), ``zero_ratio`` (``R / mean_k f(x_k)^2``, the loss
+        over that of the decoder that outputs 0: 1 when nothing is seen), ``normalised`` (``R / ||g''||^2``,
         Theorem 1's norm), ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, the norm of BACC's
         bound, App. C.1), ``norms`` (``"exact"`` where the code's encoder reproduces the line, so
         ``f o u_enc`` is the bump itself, else ``"numeric"``, :func:`curvature_norms`),
@@ -399,6 +452,10 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
 
     codes = [canonical(c, "extremal_sweep") for c in codes]
     limits = {canonical(k, "extremal_sweep"): v for k, v in (max_workers or {}).items()}
+    families = dict(FAMILIES if families is None else families)
+    for family, widths in families.items():
+        for w in widths:
+            check_real(w, f"families[{family!r}]", "extremal_sweep", minimum=0.0, include_min=False)
     K = int(n_inputs)
     rows, exact = [], {}
     for cell in cells.itertuples(index=False):
@@ -411,18 +468,26 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
             k = hardest_data_point(code, S)
             if name not in exact:
                 exact[name] = reproduces_line(code, X)
-            for width in widths:
+            encoded = as_matrix(code.encode(X))[:, 0]
+            for family, width in ((fam, w) for fam, ws in families.items() for w in ws):
                 bump = bump_for(code, S, width, k, X)
-                received, loss = gcc.worst_case_stragglers(code, bump, X, S, search=search, return_loss=True)
+                if family == LOWER_BOUND_FUNCTION:  # on the set that hides it: a lower bound for every decoder
+                    received = hiding_block(code, k, S)
+                    loss = gcc.evaluate(code, bump, X, received)["loss"]
+                else:
+                    received, loss = gcc.worst_case_stragglers(code, bump, X, S, search=search, return_loss=True)
                 if exact[name]:
                     energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
                 else:
                     energy, d1, d2 = curvature_norms(bump, X, code, bump_grid(code, X, bump))
                 missing = np.setdiff1d(np.arange(N), received)
-                rows.append({"sweep": cell.sweep, "gamma": cell.gamma, "function": EXTREMAL_FUNCTION,
+                zero_loss = float(np.mean(bump(X) ** 2))
+                rows.append({"sweep": cell.sweep, "gamma": cell.gamma, "function": family,
                              "scheme": name, "straggler": "worst", "N": N, "S": S, "K": K,
                              "width": float(width), "center": bump.center, "half_width": bump.half_width,
                              "loss": float(loss), "energy": energy, "sup_d1": d1, "sup_d2": d2,
+                             "seen": float(np.max(np.abs(bump(encoded[received])))) / abs(bump.height),
+                             "zero_ratio": float(loss) / zero_loss if zero_loss > 0 else np.nan,
                              "normalised": float(loss) / energy, "normalised_sup": float(loss) / (d1 + d2) ** 2,
                              "norms": "exact" if exact[name] else "numeric",
                              "block_start": int(missing[0]) if missing.size else -1})
@@ -432,8 +497,8 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
 def extremal_summary(df):
     """The worst width of every (sweep, gamma, scheme, N, S) cell, for each normalisation.
 
-    The family is the bumps of all widths; its value at a cell is the largest normalised loss
-    (the adversary picks the function as well as the stragglers).
+    A family (``function``) is its bumps of all widths; its value at a cell is the largest
+    normalised loss (the adversary picks the function as well as the stragglers).
 
     Parameters
     ----------
@@ -497,95 +562,3 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     c = path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic)
     d = joint_fit(summary, keys, window=lambda g: asymptotic(g) & (g["S"] + 1 >= s_fit_min))
     return as_rate_slopes(pd.concat([a, b, c, d], ignore_index=True))
-
-
-def quoted_values(slopes) -> list[dict]:
-    """The extremal exponents the chapters quote, as keyword arguments of ``RunContext.value``.
-
-    ``<scheme>_joint_n``, ``<scheme>_joint_s`` (joint fit of the normalised loss, GCC and BACC),
-    ``bacc_sup_joint_n``, ``bacc_sup_joint_s`` (in the norm of BACC's bound), each with its
-    interval (``..._ci``); ``gcc_n_slope_min``/``_max`` (GCC's N-slopes at fixed S >= 1; S = 0
-    leaves no hole) and ``gcc_s_slope`` (GCC's slope in S + 1 at fixed N).
-
-    `slopes` is :func:`extremal_slopes`; returns :func:`gcc.experiments.slopes.quoted_slopes` entries.
-    """
-    out = []
-    for key, scheme, quantity, norm in (("gcc", "gcc", "normalised", "R/||g''||^2"),
-                                        ("bacc", "bacc", "normalised", "R/||g''||^2"),
-                                        ("bacc_sup", "bacc", "normalised_sup", "R/(||g'||_inf+||g''||_inf)^2")):
-        for variable, axis in (("N", "n"), ("S+1", "s")):
-            out += quoted_slopes(slopes, f"{key}_joint_{axis}", f"{label(scheme)}, extremal {norm}: joint-fit "
-                                 f"exponent in {variable}", scheme=scheme, quantity=quantity, fixed="joint fit",
-                                 variable=variable)
-    gcc_rows = slopes[(slopes["scheme"] == "gcc") & (slopes["quantity"] == "normalised")]
-    out += quoted_slopes(gcc_rows, "gcc_n_slope", "GCC, extremal R/||g''||^2: N-slopes at fixed S >= 1", span=True,
-                         variable="N", fixed=lambda c: c.astype(str).str.startswith("S=") & (c != "S=0"))
-    out += quoted_slopes(gcc_rows, "gcc_s_slope", "GCC, extremal R/||g''||^2: slope in S+1 at fixed N",
-                         variable="S+1", fixed=lambda c: c.astype(str).str.startswith("N="))
-    return out
-
-
-def plot_extremal(summary, quantity: str = "normalised", power: float = 3.0):
-    """The extremal family: normalised loss against N, against S + 1, and against (S + 1)/N.
-
-    Panel 1 (top left): at fixed S, with ``C ((S+1)/N)^power`` dashed (one C, the smallest that
-    bounds GCC's cells with ``S >= 1``); panel 2 (top right): at fixed N; panel 3 (below, full
-    width): every cell of every sweep against ``(S + 1)/N``. Theorem 1 says the points of panel 3
-    stay under one line of slope `power`; the family attains it if they fall *on* it. The
-    dotted line of slope ``power + 1`` is what the figure would show if the bound's exponent
-    were loose by the factor the L^2 error alone gives (``(S+1)^4/N^4``, eq. of Ragozin).
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`extremal_summary` (the saved ``summary`` table).
-    quantity : {"normalised", "normalised_sup"}
-    power : float
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    sub = summary[summary["quantity"] == quantity]
-    # Two panels above the headline one (every cell against (S+1)/N): a page's width keeps them readable.
-    fig, mosaic = plt.subplot_mosaic([["N", "S"], ["x", "x"]], figsize=(9.0, 7.6))
-    axes = [mosaic["N"], mosaic["S"], mosaic["x"]]
-    # One constant for every panel, the smallest that bounds GCC's cells with a hole (S >= 1).
-    anchor = sub[(sub["scheme"] == "gcc") & (sub["S"] >= 1)] if (sub["scheme"] == "gcc").any() else sub
-    ref = anchor_constant(anchor["mean"], ((anchor["S"] + 1) / anchor["N"]).to_numpy(float) ** power)
-    nrows = sub[sub["sweep"] == "N"]
-    s_values = sorted(nrows["S"].unique())
-    for scheme, marker in zip(sorted(sub["scheme"].unique()), "os^v"):
-        color = scheme_color(scheme)
-        for i, S in enumerate(s_values):
-            g = nrows[(nrows["scheme"] == scheme) & (nrows["S"] == S)].sort_values("N")
-            alpha = 0.4 + 0.6 * i / max(1, len(s_values) - 1)
-            axes[0].loglog(g["N"], g["mean"], marker + "-", ms=3, color=color, alpha=alpha,
-                           label=f"{label(scheme)}, S={S}")
-        g = sub[(sub["sweep"] == "S") & (sub["scheme"] == scheme)].sort_values("S")
-        axes[1].loglog(g["S"] + 1, g["mean"], marker + "-", ms=3, color=color, label=label(scheme))
-        g = sub[sub["scheme"] == scheme]
-        axes[2].loglog((g["S"] + 1) / g["N"], g["mean"], marker, ms=3, mfc="none", color=color, label=label(scheme))
-    for S in s_values:
-        n = np.array(sorted(nrows["N"].unique()), dtype=float)
-        axes[0].loglog(n, ref * ((S + 1) / n) ** power, "k--", lw=0.6)
-    g = sub[sub["sweep"] == "S"]
-    if len(g):
-        N = float(g["N"].iloc[0])
-        x = np.sort(g["S"].unique()).astype(float) + 1
-        axes[1].loglog(x, ref * (x / N) ** power, "k--", lw=0.8, label=f"C ((S+1)/N)^{power:g}")
-        axes[1].set_title(f"at fixed N = {int(N)}", fontsize=9)
-    x = np.geomspace(((sub["S"] + 1) / sub["N"]).min(), ((sub["S"] + 1) / sub["N"]).max(), 50)
-    axes[2].loglog(x, ref * x ** power, "k--", lw=0.8, label=f"C x^{power:g} (Thm 1)")
-    axes[2].loglog(x, ref * x[-1] ** -1 * x ** (power + 1), "k:", lw=0.8, label=f"slope {power + 1:g} (a loose bound)")
-    axes[0].set_title("at fixed S", fontsize=9)
-    axes[2].set_title("every cell, against x = (S+1)/N", fontsize=9)
-    for ax, xl in zip(axes, ("N", "S + 1", "(S + 1) / N")):
-        ax.set_xlabel(xl)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6)
-    axes[0].set_ylabel({"normalised": "R / ||(f o u_enc)''||^2",
-                        "normalised_sup": "R / (||g'||_inf + ||g''||_inf)^2"}.get(quantity, quantity))
-    return finish(fig)

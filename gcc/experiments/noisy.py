@@ -31,7 +31,8 @@ from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes, quoted_slopes
 
-__all__ = ["RULES", "LAMBDA_0", "lambda_grid", "in_theorem_range", "noisy_sweep", "noisy_sweeps", "noisy_summary",
+__all__ = ["RULES", "LAMBDA_0", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior", "noisy_sweep",
+           "noisy_sweeps", "noisy_summary", "schedule_values",
            "pilot_marks", "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant",
            "noisy_slopes", "quoted_values", "plot_noisy"]
 
@@ -95,18 +96,61 @@ def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0
     return (lam >= floor * (1.0 - 1e-9)) & (lam <= lam_max)
 
 
-def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials):
-    """lambda_dec chosen by the core's grid search on held-out draws (:func:`gcc.tuning.select_lambdas`).
+#: the CV rule's tolerance: the largest lambda whose held-out loss is within this fraction of the minimum
+CV_RTOL = 1e-3
 
-    The held-out draws are fresh straggler sets and fresh worker noise on the
-    same data (`seed` differs from the reported runs'): the data are fixed in
-    these experiments, the randomness is in F and in the noise.
+
+def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials, max_extend: int = 6):
+    """lambda_dec chosen on held-out draws (:func:`gcc.tuning.select_lambdas`), interior to its grid.
+
+    The held-out draws are fresh straggler sets and fresh worker noise on the same data (`seed`
+    differs from the reported runs'). The choice is the largest lambda whose mean held-out loss is
+    within :data:`CV_RTOL` of the minimum (a flat plateau does not pick its arbitrary bottom). If
+    it falls on an end of the grid, the grid is extended by four of its steps on that side and
+    searched again (at most `max_extend` times). Returns ``(lambda, grid low, grid high)``.
     """
     K = len(X)
-    sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=points),
-                         f, [X], gcc.FixedCount(int(S)), lam_enc_grid=[0.0], lam_dec_grid=list(lam_grid),
-                         trials=int(trials), seed=int(seed), noise_std=float(sigma))
-    return float(sel.lam_dec)
+    grid = np.sort(np.asarray(lam_grid, dtype=float))
+    step = float(grid[1] / grid[0])
+    for _ in range(int(max_extend) + 1):
+        sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=points),
+                             f, [X], gcc.FixedCount(int(S)), lam_enc_grid=[0.0], lam_dec_grid=list(grid),
+                             trials=int(trials), seed=int(seed), noise_std=float(sigma))
+        lams, mean = sel.table["lam_dec"].to_numpy(float), sel.table["mean"].to_numpy(float)
+        chosen = float(lams[mean <= np.nanmin(mean) * (1.0 + CV_RTOL)].max())
+        if chosen == grid[-1]:
+            grid = np.concatenate([grid, grid[-1] * step ** np.arange(1, 5)])
+        elif chosen == grid[0]:
+            grid = np.concatenate([grid[0] / step ** np.arange(4, 0, -1), grid])
+        else:
+            break
+    return chosen, float(grid[0]), float(grid[-1])
+
+
+def check_interior(summary):
+    """Raise if a cross-validated lambda_dec sits on an end of the grid it was chosen from.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`noisy_summary` (columns ``rule, lam_dec, lam_grid_low, lam_grid_high``).
+
+    Returns
+    -------
+    int
+        The number of CV cells checked.
+
+    Raises
+    ------
+    RuntimeError
+        Naming the cells: a choice on the edge is not an optimum.
+    """
+    cv = summary[summary["rule"] == "cv"]
+    edge = cv[(cv["lam_dec"] <= cv["lam_grid_low"]) | (cv["lam_dec"] >= cv["lam_grid_high"])]
+    if len(edge):
+        cells = ", ".join(f"(N={r.N}, S={r.S}, {r.straggler})" for r in edge.itertuples(index=False))
+        raise RuntimeError(f"check_interior: the CV lambda_dec sits on an end of its grid at {cells}.")
+    return int(len(cv))
 
 
 def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: float = 0.1,
@@ -155,8 +199,10 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     -------
     pandas.DataFrame
         One row per (rule, N, S, trial): ``function, scheme, rule, straggler, sigma, N,
-        S, K, lam_dec, trial, loss, bias2, variance`` (``scheme`` is ``"gcc"``). The loss is
-        bias squared + ``sigma^2 ||D||_F^2 m / K``.
+        S, K, lam_dec, trial, loss, bias2, variance`` (``scheme`` is ``"gcc"``), ``clipped``
+        (the theory schedule left Theorem 2's range and was clipped into it), ``lam_grid_low``,
+        ``lam_grid_high`` (the CV rule's final grid, extended until its choice is interior).
+        The loss is bias squared + ``sigma^2 ||D||_F^2 m / K``.
     """
     import pandas as pd
 
@@ -178,11 +224,15 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
             rng = np.random.default_rng(child_seed(seed, N, S))
             masks = gcc.FixedCount(int(S)).sample_many(rng, int(N), int(trials))
             for rule in rules:
+                low = high = np.nan
+                clipped = False
                 if rule == "theory":
                     lam = theory_lambda_dec(N, S, sigma, energy=energy, const=const)
+                    raw = theory_lambda_dec(N, S, sigma, energy=energy, const=const, clip=False)
+                    clipped = bool(not in_theorem_range(raw, N, S))
                 elif rule == "cv":
-                    lam = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), points,
-                                         cv_trials)
+                    lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), points,
+                                                    cv_trials)
                 else:
                     lam = 0.0
                 code = make("gcc", K, int(N), lam_dec=lam, points=points)
@@ -195,7 +245,8 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
                     loss, b2, var = exact_noisy_loss(D, Y[received], true, sigma)
                     rows.append({"function": function, "scheme": "gcc", "rule": rule, "straggler": adversary,
                                  "sigma": sigma, "N": int(N), "S": int(S), "K": K, "lam_dec": lam, "trial": t,
-                                 "loss": loss, "bias2": b2, "variance": var})
+                                 "loss": loss, "bias2": b2, "variance": var, "clipped": clipped,
+                                 "lam_grid_low": low, "lam_grid_high": high})
     return pd.DataFrame(rows)
 
 
@@ -267,12 +318,17 @@ def noisy_summary(trials, level: float = 0.95):
     -------
     pandas.DataFrame
         ``sweep, function, scheme, rule, straggler, N, S``, the summary columns, ``lam_dec`` and
-        ``in_theorem_range`` (:func:`in_theorem_range`).
+        ``in_theorem_range`` (:func:`in_theorem_range`, and not ``clipped``: a clipped schedule is
+        not the theorem's), ``clipped``, ``lam_grid_low``, ``lam_grid_high``.
     """
     keys = ["sweep", "function", "scheme", "rule", "straggler", "N", "S"]
     summary = summarize(trials, "loss", by=keys, level=level)
-    summary = summary.merge(trials.groupby(keys, as_index=False)["lam_dec"].first(), on=keys)
-    summary["in_theorem_range"] = in_theorem_range(summary["lam_dec"], summary["N"], summary["S"])
+    extra = [c for c in ("lam_dec", "clipped", "lam_grid_low", "lam_grid_high") if c in trials.columns]
+    summary = summary.merge(trials.groupby(keys, as_index=False)[extra].first(), on=keys)
+    if "clipped" not in summary.columns:
+        summary["clipped"] = False
+    summary["clipped"] = summary["clipped"].astype(bool)
+    summary["in_theorem_range"] = in_theorem_range(summary["lam_dec"], summary["N"], summary["S"]) & ~summary["clipped"]
     return summary
 
 
@@ -361,17 +417,30 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` and ``in_theorem_range``: every
-        fitted cell's lambda_dec in Theorem 2's range (:func:`in_theorem_range`; True when the
-        summary has no such column).
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``in_theorem_range`` (every
+        fitted cell's lambda_dec in Theorem 2's range and unclipped; True when the summary has no
+        such column) and ``excluded_cells``: the theory and CV rules are fitted on the cells
+        inside the range only (a clipped or out-of-range cell is not the theorem's), and this
+        counts the cells left out; the ``zero`` rule (outside by definition) is fitted on all.
     """
     import pandas as pd
 
     keys = ["function", "scheme", "rule", "straggler"]
-    n_rows = summary[summary["sweep"] == "N"]
+    inside = summary["in_theorem_range"].astype(bool) if "in_theorem_range" in summary.columns else True
+    used = summary[inside | (summary["rule"] == "zero")] if "in_theorem_range" in summary.columns else summary
+    n_all = summary[summary["sweep"] == "N"]
+    n_rows = used[used["sweep"] == "N"]
     a = slope_table(n_rows, "N", keys + ["S"])
-    s_rows = summary[(summary["sweep"] == "S") & ((summary["S"] + 1) <= s_fit_max_ratio * summary["N"])]
+    s_all = summary[(summary["sweep"] == "S") & ((summary["S"] + 1) <= s_fit_max_ratio * summary["N"])]
+    s_rows = used[(used["sweep"] == "S") & ((used["S"] + 1) <= s_fit_max_ratio * used["N"])]
     b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
+    count = lambda d, by: d.groupby(by).size()  # noqa: E731
+    for name, whole, kept, by in (("a", n_all, n_rows, keys + ["S"]), ("b", s_all, s_rows, keys + ["N"])):
+        left = count(whole, by).sub(count(kept, by), fill_value=0).rename("excluded_cells").reset_index()
+        if name == "a":
+            a = a.merge(left, on=by, how="left")
+        else:
+            b = b.merge(left, on=by, how="left")
     if "in_theorem_range" in summary.columns:
         a = a.merge(n_rows.groupby(keys + ["S"], as_index=False)["in_theorem_range"].all(), on=keys + ["S"])
         b = b.merge(s_rows.groupby(keys + ["N"], as_index=False)["in_theorem_range"].all(), on=keys + ["N"])
@@ -413,6 +482,36 @@ def quoted_values(slopes, const: float) -> list[dict]:
             out += quoted_slopes(slopes, f"{rule}_{straggler}_s_slope", f"rule {rule}, {straggler} stragglers: "
                                  "slope in S+1 at fixed N", rule=rule, straggler=straggler, variable="S+1",
                                  fixed=fixed_n)
+    return out
+
+
+def schedule_values(summary) -> list[dict]:
+    """How far the theory schedule is from cross-validation at S = 0, largest N (random stragglers).
+
+    ``s0_theory_loss``, ``s0_cv_loss`` (mean losses), ``s0_loss_ratio`` (theory over CV: above 1,
+    the schedule over-smooths), ``s0_lambda_ratio`` (the two lambdas' ratio) and ``s0_N``;
+    ``excluded_theory``, ``excluded_cv`` (N-sweep cells outside Theorem 2's range or clipped, left
+    out of the fits); ``cv_cells`` (CV cells, each interior to its grid, :func:`check_interior`).
+    """
+    part = summary[(summary["sweep"] == "N") & (summary["S"] == 0) & (summary["straggler"] == "random")]
+    out = []
+    if {"theory", "cv"} <= set(part["rule"]):
+        N = int(part["N"].max())
+        cell = part[part["N"] == N].set_index("rule")
+        t, c = cell.loc["theory"], cell.loc["cv"]
+        out += [{"key": "s0_N", "number": N, "note": "N of the S = 0 comparison"},
+                {"key": "s0_theory_loss", "number": float(t["mean"]), "note": "theory schedule, S = 0: mean loss"},
+                {"key": "s0_cv_loss", "number": float(c["mean"]), "note": "CV, S = 0: mean loss"},
+                {"key": "s0_loss_ratio", "number": float(t["mean"] / c["mean"]), "note": "theory over CV loss, S = 0"},
+                {"key": "s0_lambda_ratio", "number": float(t["lam_dec"] / c["lam_dec"]),
+                 "note": "theory over CV lambda_dec, S = 0"}]
+    n_part = summary[summary["sweep"] == "N"]
+    for rule in ("theory", "cv"):
+        g = n_part[n_part["rule"] == rule]
+        out.append({"key": f"excluded_{rule}", "number": int((~g["in_theorem_range"].astype(bool)).sum()),
+                    "note": f"rule {rule}: N-sweep cells outside Theorem 2's range or clipped (not fitted)"})
+    out.append({"key": "cv_cells", "number": int((summary["rule"] == "cv").sum()),
+                "note": "CV cells, each choice interior to its (extended) grid"})
     return out
 
 

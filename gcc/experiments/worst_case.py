@@ -6,7 +6,8 @@ BACC, B-spline and LCC on the smooth functions of :func:`typical_functions` (the
 case*), summarises it with :func:`summarize_sweeps`, fits the exponents with
 :func:`worst_case_slopes` (saved as its ``slopes`` table, read by :mod:`gcc.experiments.claims`),
 publishes :func:`quoted_values` for the chapters and draws :func:`plot_n_sweep` and
-:func:`plot_s_sweep`. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
+:func:`plot_s_sweep`. :func:`hole_crossing` measures why BACC beats GCC in the contiguous worst case
+at large S: the two decoders bridging the same wide hole. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
 
 The loss is eq. (1): ``(1/K) sum_k ||f_hat(x_k) - f(x_k)||_2^2``. Tables name the scheme in a
 ``scheme`` column by its key of :mod:`gcc.codes` (``"gcc"``, ``"bacc"``, ``"bspline"``,
@@ -37,7 +38,8 @@ from .references import anchor_constant, worst_case_reference
 from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes
 
 __all__ = ["DEFAULT_MAX_WORKERS", "typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
-           "summarize_sweeps", "worst_case_slopes", "quoted_values", "plot_n_sweep", "plot_s_sweep"]
+           "summarize_sweeps", "worst_case_slopes", "quoted_values", "hole_crossing", "hole_values", "plot_n_sweep",
+           "plot_s_sweep"]
 
 #: largest N per scheme in :func:`straggler_sweep` (see its ``max_workers``)
 DEFAULT_MAX_WORKERS = {"lcc": 40, "bspline": 256}
@@ -301,6 +303,126 @@ def quoted_values(slopes) -> list[dict]:
     fixed_s = lambda col: col.astype(str).str.startswith("S=")  # noqa: E731
     out += quoted_slopes(worst, "gcc_n_slope", "GCC, typical functions, worst case: N-slopes at fixed S", span=True,
                          scheme="gcc", variable="N", fixed=fixed_s)
+    return out
+
+
+def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequence[int], *, points: str = "chebyshev",
+                  search: str = "contiguous"):
+    """How GCC's and Berrut's decoders bridge the same hole: natural spline against rational interpolation.
+
+    For each function and S: GCC's worst contiguous block at N = `n_workers`
+    (:func:`gcc.worst_case_stragglers`), the values ``f(u_enc(beta_j))`` its received workers
+    return (GCC's encoder), and two decoders of those *same* values: GCC's natural spline (which
+    continues the edge slopes across an interior hole, and extrapolates along a straight line
+    past an end of Omega) and Berrut's rational interpolant (BACC's decoder: a weighted mean of the
+    received values, dominated by the two edges of the hole). The hole is about ``(S + 1)`` local
+    worker spacings wide.
+
+    Parameters
+    ----------
+    functions : mapping of str to (f, X)
+        :func:`typical_functions`.
+    n_workers : int
+        N.
+    s_grid : sequence of int
+        S values; those with ``N - S < K`` are skipped.
+    points : {"chebyshev", "equispaced"}
+    search : {"contiguous", "greedy", "exhaustive"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (function, S): ``function, N, S, hole_width`` (between the received workers
+        around the hole; an end of Omega counts as one; 0 at S = 0), ``hole_over_data`` (over the largest
+        spacing of the data points ``alpha_k``), ``at_end`` (the hole reaches -1 or 1:
+        extrapolation), ``spline_loss``, ``berrut_loss`` (eq. 1, both decoders on the same received
+        values), ``berrut_over_spline``; at the data point where the spline errs most:
+        ``spline_point``, ``berrut_point``, ``linear_point`` (squared errors; ``linear_point`` is
+        the straight line through the two received workers nearest that point on its nearer side),
+        ``bacc_worst`` (BACC's own worst-case loss, its encoder and its worst block, as on the
+        figure).
+    """
+    import pandas as pd
+
+    N = int(n_workers)
+    rows = []
+    for name, (f, X) in functions.items():
+        K = len(X)
+        truth = np.asarray(f(np.asarray(X)), dtype=float).reshape(K, -1)
+        for S in s_grid:
+            if N - int(S) < K:
+                continue
+            cell = make_many(["gcc", "bacc"], K, N, points=points)
+            spline, berrut = cell["gcc"], cell["bacc"]
+            if not np.allclose(spline.betas, berrut.betas):
+                raise ValueError(f"hole_crossing: GCC's and BACC's worker points differ for points={points!r}.")
+            received, spline_loss = gcc.worst_case_stragglers(spline, f, X, int(S), search=search, return_loss=True)
+            _, bacc_worst = gcc.worst_case_stragglers(berrut, f, X, int(S), search=search, return_loss=True)
+            values = np.asarray(f(spline.encode(X)), dtype=float)
+            est_s = np.asarray(spline.decode(values[received], received), dtype=float).reshape(K, -1)
+            est_b = np.asarray(berrut.decode(values[received], received), dtype=float).reshape(K, -1)
+            err_s, err_b = np.sum((est_s - truth) ** 2, axis=1), np.sum((est_b - truth) ** 2, axis=1)
+            betas, alphas = np.asarray(spline.betas, dtype=float), np.asarray(spline.alphas, dtype=float)
+            missing = np.setdiff1d(np.arange(N), received)
+            left = betas[missing[0] - 1] if missing.size and missing[0] > 0 else -1.0
+            right = betas[missing[-1] + 1] if missing.size and missing[-1] < N - 1 else 1.0
+            k = int(np.argmax(err_s))
+            flat = values.reshape(N, -1)
+            rec = np.asarray(received)
+            side = rec[betas[rec] <= alphas[k]] if alphas[k] - left <= right - alphas[k] else rec[betas[rec] > alphas[k]]
+            if side.size < 2:  # nothing on the nearer side: the other one
+                side = np.setdiff1d(rec, side)
+            near = side[np.argsort(np.abs(betas[side] - alphas[k]))[:2]]
+            slope = (flat[near[0]] - flat[near[1]]) / (betas[near[0]] - betas[near[1]])
+            line = flat[near[0]] + slope * (alphas[k] - betas[near[0]])
+            width = float(right - left) if missing.size else 0.0
+            rows.append({"function": name, "N": N, "S": int(S), "hole_width": width,
+                         "hole_over_data": width / float(np.max(np.diff(np.sort(alphas)))),
+                         "at_end": bool(left == -1.0 or right == 1.0) and bool(missing.size),
+                         "spline_loss": float(spline_loss), "berrut_loss": float(np.mean(err_b)),
+                         "berrut_over_spline": float(np.mean(err_b) / spline_loss) if spline_loss > 0 else np.nan,
+                         "spline_point": float(err_s[k]), "berrut_point": float(err_b[k]),
+                         "linear_point": float(np.sum((line - truth[k]) ** 2)), "bacc_worst": float(bacc_worst)})
+    return pd.DataFrame(rows)
+
+
+def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
+    """The numbers the pages quote from :func:`hole_crossing`, as keyword arguments of ``RunContext.value``.
+
+    Per function tag (:func:`function_tag`): ``hole_<tag>_cross`` (the smallest S from which
+    Berrut's decoder of GCC's received values is better at every larger S of the grid; NaN
+    if never), and for each S of `s_quoted` that was measured: ``hole_<tag>_s<S>_end`` (interior
+    or at an end), ``..._width``, ``..._over_data``, ``..._spline``, ``..._berrut`` (losses of both
+    decoders on the same values), ``..._bacc`` (BACC's own worst case), ``..._linear`` and
+    ``..._spline_pt`` (squared errors of the straight-line continuation and of the spline at the
+    spline's worst data point).
+    """
+    out = []
+    for function, g in holes.groupby("function", sort=False):
+        tag = function_tag(function)
+        g = g.sort_values("S")
+        better = (g["berrut_loss"] < g["spline_loss"]).to_numpy()
+        tail = np.flatnonzero(~better)
+        start = tail[-1] + 1 if tail.size else 0
+        cross = float(g["S"].iloc[start]) if start < len(g) else float("nan")
+        out.append({"key": f"hole_{tag}_cross", "number": cross,
+                    "note": f"{function}: smallest S from which Berrut's decoder beats the spline on GCC's worst hole"})
+        for S in s_quoted:
+            row = g[g["S"] == int(S)]
+            if not len(row):
+                continue
+            r = row.iloc[0]
+            out.append({"key": f"hole_{tag}_s{int(S)}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
+                        "note": f"{function}, S={int(S)}: where GCC's worst hole lies"})
+            for key, col, what in (("width", "hole_width", "width of GCC's worst hole (t units)"),
+                                   ("over_data", "hole_over_data", "that width over the largest data spacing"),
+                                   ("linear", "linear_point", "squared error of the straight-line continuation"),
+                                   ("spline_pt", "spline_point", "squared error of the spline, same data point"),
+                                   ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
+                                   ("berrut", "berrut_loss", "loss of Berrut's decoder, same received values"),
+                                   ("bacc", "bacc_worst", "BACC's own worst-case loss")):
+                out.append({"key": f"hole_{tag}_s{int(S)}_{key}", "number": float(r[col]),
+                            "note": f"{function}, N={int(r['N'])}, S={int(S)}: {what}"})
     return out
 
 
