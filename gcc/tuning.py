@@ -15,7 +15,8 @@ without the grid or the folds. This module does the obvious protocol:
 * each choice is classified against its grid (:func:`grid_edge`): ``"zero"`` (lambda = 0, the
   domain's boundary: interpolation is optimal, not a grid artefact), ``"interior"``, or on an
   edge, ``"top"`` (the largest value) or ``"bottom"`` (the smallest positive value: on a log grid
-  the values between it and 0 are not probed). With ``extend > 0`` the grid is extended by one
+  the values between it and 0 are not probed), unless its score is within
+  :data:`PLATEAU_RTOL` of the score at 0 (``"plateau"``: not an edge). With ``extend > 0`` the grid is extended by one
   step beyond an edge choice (a factor equal to the grid's outermost ratio, 10 by default) and
   only the new points are scored, until every choice is interior or zero, or ``extend`` steps
   per side are used; :func:`require_interior` fails a run whose choices still sit on an edge.
@@ -52,7 +53,12 @@ __all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection", "grid_edg
            "require_interior"]
 
 #: where a choice lies on its grid (:func:`grid_edge`); the last two are edges
-EDGES = ("zero", "interior", "fixed", "top", "bottom")
+EDGES = ("zero", "interior", "fixed", "plateau", "top", "bottom")
+
+#: a bottom choice whose score is within this relative distance of the score at lambda = 0 is a
+#: ``"plateau"``: interpolation does as well, so the unprobed decades below it cannot hide a better
+#: value worth the name (0.1%, the tolerance of the optimum of the App. E study)
+PLATEAU_RTOL = 1e-3
 
 _MAXIMISE = ("relacc", "accuracy")
 _NEEDS_LABELS = ("relacc", "relacc_literal", "accuracy")
@@ -371,9 +377,18 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     ge_all, gd_all = [float(v) for v in ge], [float(v) for v in gd]
     records = evaluate(ge_all, gd_all)
     used = {"enc": {"top": 0, "bottom": 0}, "dec": {"top": 0, "bottom": 0}}
+    def edge_of(table, best, which, grid):
+        edge = grid_edge(best[f"lam_{which}"], grid)
+        if edge == "bottom" and 0.0 in grid:  # as good as interpolation: a plateau down to 0
+            other = "dec" if which == "enc" else "enc"
+            at0 = table[(table[f"lam_{which}"] == 0.0) & (table[f"lam_{other}"] == best[f"lam_{other}"])]["mean"]
+            if len(at0) and abs(float(at0.iloc[0]) - best["mean"]) <= PLATEAU_RTOL * abs(float(at0.iloc[0])):
+                edge = "plateau"
+        return edge
+
     while True:
         table, best = rank(records, ge_all, gd_all)
-        edges = {"enc": grid_edge(best["lam_enc"], ge_all), "dec": grid_edge(best["lam_dec"], gd_all)}
+        edges = {"enc": edge_of(table, best, "enc", ge_all), "dec": edge_of(table, best, "dec", gd_all)}
         new = {"enc": [], "dec": []}
         for which, grid in (("enc", ge_all), ("dec", gd_all)):
             edge = edges[which]
@@ -389,5 +404,6 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         ge_all, gd_all = ge_all + new["enc"], gd_all + new["dec"]
     table["enc_edge"] = [grid_edge(v, ge_all) for v in table["lam_enc"]]
     table["dec_edge"] = [grid_edge(v, gd_all) for v in table["lam_dec"]]
+    table.loc[table["rank"] == 1, ["enc_edge", "dec_edge"]] = [edges["enc"], edges["dec"]]
     return LambdaSelection(float(best["lam_enc"]), float(best["lam_dec"]), float(best["mean"]), table,
                            edges["enc"], edges["dec"], tuple(ge_all), tuple(gd_all))

@@ -168,3 +168,14 @@ def test_extension_below_the_smallest_positive_value_and_its_budget():
     assert _noisy(6, [1.0, 10.0]).lam_dec == 1e-5  # the interior optimum of the other test
     with pytest.raises(ValueError, match="'extend'"):
         _noisy(-1, [0.0, 1.0])
+
+
+def test_a_bottom_choice_as_good_as_interpolation_is_a_plateau_not_an_edge():
+    from gcc.tuning import PLATEAU_RTOL
+
+    code = gcc.SplineCode(8, 40, points="equispaced")
+    sel = select_lambdas(code, f, [np.linspace(-2, 2, 8)], gcc.FixedCount(5), [0.0], [1e-15, 0.0, 1e-2],
+                         trials=4, seed=3)
+    t = sel.table.set_index("lam_dec")["mean"]
+    assert sel.lam_dec == 1e-15 and abs(t[1e-15] - t[0.0]) <= PLATEAU_RTOL * t[0.0]
+    assert sel.dec_edge == "plateau" and not sel.on_edge
