@@ -50,7 +50,10 @@ _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
                   description="a non-empty sequence of finite floats >= 0")
 
 __all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection", "grid_edge", "EDGES",
-           "require_interior"]
+           "require_interior", "tolerant_optimum", "OPTIMUM_RTOL"]
+
+#: "the optimal lambda" of a flat score: the largest value within this relative distance of the best
+OPTIMUM_RTOL = 1e-3
 
 #: where a choice lies on its grid (:func:`grid_edge`); the last two are edges
 EDGES = ("zero", "interior", "fixed", "plateau", "top", "bottom")
@@ -407,3 +410,40 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     table.loc[table["rank"] == 1, ["enc_edge", "dec_edge"]] = [edges["enc"], edges["dec"]]
     return LambdaSelection(float(best["lam_enc"]), float(best["lam_dec"]), float(best["mean"]), table,
                            edges["enc"], edges["dec"], tuple(ge_all), tuple(gd_all))
+
+
+def tolerant_optimum(table: Any, which: str, rtol: float = OPTIMUM_RTOL) -> float:
+    """The largest ``lam_<which>`` whose score is within ``rtol`` of the best, the other lambda at its choice.
+
+    On a flat stretch of the score, the argmin is decided by noise (a 0.02% difference can
+    move it by decades); the largest value within ``rtol`` of the best is the stable reading
+    of "the optimal lambda" (the most smoothing that costs nothing).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`select_lambdas`' table (``lam_enc``, ``lam_dec``, ``mean``, ``rank``, ``metric``).
+    which : {"enc", "dec"}
+    rtol : float >= 0
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.tuning import tolerant_optimum
+    >>> t = pd.DataFrame({"lam_enc": 0.0, "lam_dec": [0.0, 1e-9, 1e-8, 1e-7], "metric": "loss",
+    ...                   "mean": [1.0, 0.9995, 0.9999, 1.2], "rank": [3, 1, 2, 4]})
+    >>> tolerant_optimum(t, "dec")
+    1e-08
+    """
+    check_choice(which, "which", "tolerant_optimum", ("enc", "dec"))
+    rtol = check_real(rtol, "rtol", "tolerant_optimum", minimum=0.0)
+    best = table.loc[table["rank"] == 1].iloc[0]
+    other = "dec" if which == "enc" else "enc"
+    line = table[table[f"lam_{other}"] == best[f"lam_{other}"]]
+    sign = -1.0 if str(best["metric"]) in _MAXIMISE else 1.0
+    ok = line[sign * (line["mean"] - best["mean"]) <= rtol * abs(best["mean"])]
+    return float(ok[f"lam_{which}"].max())
