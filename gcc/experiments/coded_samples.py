@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..codes import LABELS, canonical, make_many
-from ..validation import ArrayLike, check_choice, invalid, validate, validate_params
+from ..validation import SEED, ArrayLike, check_choice, invalid, validate, validate_params
 from .dnn_checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
 
 __all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples",
@@ -238,7 +238,8 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
     return finish(fig)
 
 
-@validate_params({"n_workers": COUNT, "n_inputs": COUNT, "n_batches": COUNT, "lam_enc": LAM, "dataset": TEXT})
+@validate_params({"n_workers": COUNT, "n_inputs": COUNT, "n_batches": COUNT, "lam_enc": LAM, "dataset": TEXT,
+                  "seed": SEED})
 def roughness_batches(x, n_workers: int, n_inputs: int, n_batches: int, seed: int = 0, lam_enc: float = 0.0,
                       dataset: str = ""):
     """``spatial_hf`` (high-frequency energy of the coded images over the inputs') for many batches.

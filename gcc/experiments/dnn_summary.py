@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..validation import SEED, Constraint, NoneOr, Rejected, invalid, validate_params
+from ..validation import SEED, Constraint, NoneOr, Rejected, check_int, invalid, validate_params
 from .dnn_checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, check_scheme_pair, is_int
 from .dnn_models import family_of
 from .dnn_stragglers import (COMPARED_SCHEMES, front_columns, lambdas_at, run_config, selection_columns, split_getter,
@@ -200,7 +200,8 @@ def run_tables(prepared, configs, trials: int, seed: int, lam_grid=None,
     """
     import pandas as pd
 
-    outs = [table_runs(p["f"], name, p["splits"], configs_for(configs, name), trials=trials, seed=seed, lam_enc_grid=lam_grid,
+    per_model = {name: configs_for(configs, name) for name in prepared}  # all checked before anything runs
+    outs = [table_runs(p["f"], name, p["splits"], per_model[name], trials=trials, seed=seed, lam_enc_grid=lam_grid,
                        lam_dec_grid=lam_grid, tune_trials=tune_trials, schemes=schemes,
                        dataset=p["info"].get("dataset"), lambdas=lambdas)
             for name, p in prepared.items()]
@@ -412,13 +413,12 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
     owner = "improvement_intervals"
     scheme, baseline = check_scheme_pair(results, scheme, baseline, owner)
     by = list(by)
-    missing = [c for c in by + list(metrics) if c not in results.columns]
-    if "model" not in by or missing:
-        raise invalid("by", owner, f"columns of results that include 'model' ({', '.join(map(str, results.columns))})",
-                      by, f"missing {missing}" if missing else None)
-    n_boot = int(n_boot)
-    if n_boot < 100:
-        raise invalid("n_boot", owner, "an int >= 100", n_boot)
+    columns = ", ".join(map(str, results.columns))
+    if "model" not in by or [c for c in by if c not in results.columns]:
+        raise invalid("by", owner, f"columns of results that include 'model' ({columns})", by)
+    if not metrics or [m for m in metrics if m not in results.columns]:
+        raise invalid("metrics", owner, f"a non-empty list of columns of results ({columns})", metrics)
+    n_boot = check_int(n_boot, "n_boot", owner, minimum=100)
     alpha = 100 * (1 - level) / 2
     keep = [c for c in ("model", "dataset") if c in by]
     rng = np.random.default_rng(seed)
