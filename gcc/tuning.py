@@ -11,7 +11,15 @@ without the grid or the folds. This module does the obvious protocol:
   results), with identical batches, straggler sets and noise for every grid
   point (paired comparison, so the ranking is not blurred by draw-to-draw
   variation);
-* the best pair minimises the mean score (maximises it for accuracies).
+* the best pair minimises the mean score (maximises it for accuracies);
+* each choice is classified against its grid (:func:`grid_edge`): ``"zero"`` (lambda = 0, the
+  domain's boundary: interpolation is optimal, not a grid artefact), ``"interior"``, or on an
+  edge, ``"top"`` (the largest value) or ``"bottom"`` (the smallest positive value: on a log grid
+  the values between it and 0 are not probed), unless its score is within
+  :data:`PLATEAU_RTOL` of the score at 0 (``"plateau"``: not an edge). With ``extend > 0`` the grid is extended by one
+  step beyond an edge choice (a factor equal to the grid's outermost ratio, 10 by default) and
+  only the new points are scored, until every choice is interior or zero, or ``extend`` steps
+  per side are used; :func:`require_interior` fails a run whose choices still sit on an edge.
 
 The draws are those of :func:`gcc.harness.run_trials` (one scheme per
 ``lambda_enc``); its per-trial hook decodes the same worker outputs with every
@@ -35,13 +43,25 @@ import numpy as np
 from .harness import CODE, TrialContext, run_trials, scores
 from .stragglers import WorstCase
 from .summary import summarize
-from .validation import ArrayLike, Rejected, check_choice, check_real, invalid, validate
+from .validation import ArrayLike, Rejected, check_choice, check_int, check_real, invalid, validate
 
 #: a grid of smoothing parameters
 _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
                   description="a non-empty sequence of finite floats >= 0")
 
-__all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection"]
+__all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection", "grid_edge", "EDGES",
+           "require_interior", "tolerant_optimum", "OPTIMUM_RTOL"]
+
+#: "the optimal lambda" of a flat score: the largest value within this relative distance of the best
+OPTIMUM_RTOL = 1e-3
+
+#: where a choice lies on its grid (:func:`grid_edge`); the last two are edges
+EDGES = ("zero", "interior", "fixed", "plateau", "top", "bottom")
+
+#: a bottom choice whose score is within this relative distance of the score at lambda = 0 is a
+#: ``"plateau"``: interpolation does as well, so the unprobed decades below it cannot hide a better
+#: value worth the name (0.1%, the tolerance of the optimum of the App. E study)
+PLATEAU_RTOL = 1e-3
 
 _MAXIMISE = ("relacc", "accuracy")
 _NEEDS_LABELS = ("relacc", "relacc_literal", "accuracy")
@@ -65,12 +85,116 @@ def default_lambda_grid() -> np.ndarray:
 
 
 class LambdaSelection(NamedTuple):
-    """Result of :func:`select_lambdas`."""
+    """Result of :func:`select_lambdas`.
+
+    ``enc_edge`` / ``dec_edge`` say where each choice lies on its (final, possibly extended)
+    grid (:func:`grid_edge`); ``lam_enc_grid`` / ``lam_dec_grid`` are those grids.
+    """
 
     lam_enc: float
     lam_dec: float
     score: float
     table: Any  # pandas.DataFrame
+    enc_edge: str = "interior"
+    dec_edge: str = "interior"
+    lam_enc_grid: tuple = ()
+    lam_dec_grid: tuple = ()
+
+    @property
+    def on_edge(self) -> bool:
+        """True when a choice sits on the top or the bottom (smallest positive) edge of its grid."""
+        return self.enc_edge in ("top", "bottom") or self.dec_edge in ("top", "bottom")
+
+
+def grid_edge(value: float, grid: Sequence[float]) -> str:
+    """Where a chosen lambda lies on its grid: ``"zero"``, ``"interior"``, ``"fixed"``, ``"top"`` or ``"bottom"``.
+
+    lambda = 0 is the boundary of the domain (interpolation), not an edge of the grid: a choice
+    of 0 is ``"zero"``. A grid of one value is ``"fixed"`` (nothing was searched). Otherwise the
+    largest value is ``"top"`` and the smallest *positive* value ``"bottom"`` (on a log grid the
+    decades between it and 0 are unprobed, so the optimum may lie there); anything else is
+    ``"interior"``.
+
+    Parameters
+    ----------
+    value : float
+        The chosen lambda (a value of ``grid``).
+    grid : sequence of float >= 0
+
+    Returns
+    -------
+    str
+        One of :data:`EDGES`.
+
+    Examples
+    --------
+    >>> from gcc.tuning import grid_edge
+    >>> g = [0.0, 1e-3, 1e-2, 1e-1]
+    >>> [grid_edge(v, g) for v in g]
+    ['zero', 'bottom', 'interior', 'top']
+    """
+    g = np.asarray(grid, dtype=float)
+    value = float(value)
+    if value == 0:
+        return "zero"
+    if g.size < 2:
+        return "fixed"
+    if value >= g.max():
+        return "top"
+    if value <= g[g > 0].min():
+        return "bottom"
+    return "interior"
+
+
+def _step_beyond(grid: Sequence[float], edge: str) -> float:
+    """The next value beyond the ``edge`` of a grid: one outermost ratio (10 if undefined) further."""
+    positive = np.sort(np.asarray([g for g in grid if g > 0], dtype=float))
+    if edge == "top":
+        ratio = positive[-1] / positive[-2] if positive.size >= 2 else 10.0
+        return float(f"{positive[-1] * ratio:.12g}")  # 1e-5, not 9.999999999999999e-06
+    ratio = positive[1] / positive[0] if positive.size >= 2 else 10.0
+    return float(f"{positive[0] / ratio:.12g}")
+
+
+def require_interior(lambdas: Any, owner: str, name: str = "lambdas",
+                     columns: Sequence[str] = ("lam_enc_edge", "lam_dec_edge")) -> None:
+    """Raise the library's ValueError when a tuned lambda of ``lambdas`` sits on an edge of its grid.
+
+    Parameters
+    ----------
+    lambdas : pandas.DataFrame
+        A table of tuned values with the edge columns (values of :data:`EDGES`).
+    owner, name : str
+        Who checks, and the table's name, for the message.
+    columns : sequence of str
+        The edge columns.
+
+    Raises
+    ------
+    ValueError
+        Naming the first offending rows, when any edge column holds ``"top"`` or ``"bottom"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.tuning import require_interior
+    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["interior"]}), "doc")
+    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["top"]}), "doc")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'lambdas' parameter of doc must be a table of tuned lambdas none of which sits on an edge of its grid (top, or smallest positive value) (row 0: lam_dec_edge = 'top'). Got 'a table with 1 rows' instead.
+    """
+    missing = [c for c in columns if c not in getattr(lambdas, "columns", ())]
+    if missing:
+        raise invalid(name, owner, f"a table with the edge columns {', '.join(columns)}",
+                      type(lambdas).__name__, f"no {missing[0]!r}")
+    bad = [(i, c, v) for c in columns for i, v in zip(range(len(lambdas)), lambdas[c]) if v in ("top", "bottom")]
+    if bad:
+        shown = "; ".join(f"row {i}: {c} = {v!r}" for i, c, v in bad[:5])
+        more = f"; {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise invalid(name, owner, "a table of tuned lambdas none of which sits on an edge of its grid "
+                      "(top, or smallest positive value)", f"a table with {len(lambdas)} rows",
+                      shown + more)
 
 
 def _check_grid(grid: Any, name: str) -> np.ndarray:
@@ -113,7 +237,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                    lam_dec_grid: Sequence[float] | None = None,
                    trials: int = 20, seed: int = 0, *, labels: Any = None,
                    noise_std: float = 0.0, metric: str = "loss",
-                   level: float = 0.95) -> LambdaSelection:
+                   level: float = 0.95, extend: int = 0) -> LambdaSelection:
     """Grid search of (lambda_enc, lambda_dec) scored on held-out batches.
 
     Parameters
@@ -143,6 +267,11 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         Score; accuracies and ``relacc`` are maximised, the others minimised.
     level : float in (0, 1)
         Level of the intervals in the table.
+    extend : int >= 0
+        Most grid steps added beyond each edge (top and bottom) of each grid. While a choice
+        sits on an edge (:func:`grid_edge`) and steps remain, the next value beyond that edge
+        is added and only the new grid points are scored (on the same draws). 0: no extension,
+        the edges are only reported.
 
     Returns
     -------
@@ -155,7 +284,10 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         ties go to the first pair in grid order (smaller index in
         ``lam_enc_grid``, then in ``lam_dec_grid``). Draws with too few
         survivors count in ``n_nan`` (and :func:`~gcc.harness.run_trials`
-        warns about them).
+        warns about them). Extended grid points follow the given ones, in the order added;
+        ``enc_edge`` / ``dec_edge`` (:func:`grid_edge` on the final grids) are columns of the
+        table and fields of the selection, with the final grids ``lam_enc_grid`` /
+        ``lam_dec_grid``.
 
     Raises
     ------
@@ -184,6 +316,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     gd = _check_grid(lam_dec_grid, "lam_dec_grid")
     level = check_real(level, "level", owner, minimum=0, maximum=1, include_min=False,
                        include_max=False, constraint="a float in (0, 1)")
+    extend = check_int(extend, "extend", owner, minimum=0)
     if isinstance(straggler_model, WorstCase) or not hasattr(straggler_model, "sample_many"):
         raise invalid("straggler_model", owner, "a random straggler model (FixedCount, "
                       "Bernoulli, ContiguousBlock, ShiftedExponential, SlowWorkers)",
@@ -196,8 +329,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
             raise invalid("batches", owner, "a non-empty sequence of arrays (K, ...) or a "
                           "callable (rng, trial) -> array", type(batches).__name__)
         source = lambda rng, t: batches[t % len(batches)]  # noqa: E731
-    codes = _grid_codes(make_code, ge, gd, owner)
-    K = int(next(iter(codes.values())).n_inputs)
+    K = int(next(iter(_grid_codes(make_code, ge[:1], gd[:1], owner).values())).n_inputs)
     if not callable(batches):
         for j, batch in enumerate(batches):
             data = batch[0] if isinstance(batch, tuple) and len(batch) == 2 else batch
@@ -206,35 +338,112 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                 raise invalid("batches", owner, f"a sequence of arrays of shape (n_inputs={K}, ...) (or of "
                               "(array, labels))", type(batches).__name__, f"batches[{j}] has shape {shape}")
 
-    records = []  # (lam_enc, lam_dec, value) in trial order
+    def evaluate(ge_sub, gd_sub) -> list:
+        """(lam_enc, lam_dec, value) over ge_sub x gd_sub, on the draws of ``seed`` (paired across calls)."""
+        codes = _grid_codes(make_code, ge_sub, gd_sub, owner)
+        if {int(c.n_inputs) for c in codes.values()} != {K}:
+            raise invalid("make_code", owner, "a factory whose codes share n_inputs and n_workers",
+                          make_code, "an extended grid point gave another size")
+        records = []
 
-    def decode_grid(ctx: TrialContext) -> None:
-        """Score every lambda_dec on the outputs of scheme ``lam_enc`` (same draws)."""
-        if metric in _NEEDS_LABELS and ctx.labels is None:
-            raise invalid("labels", owner, f"given (metric={metric!r} needs labels)", None)
-        le = ge[int(ctx.scheme)]
-        if ctx.estimate is None:  # too few survivors: a NaN for every grid point
-            records.extend((le, ld, np.nan) for ld in gd)
+        def decode_grid(ctx: TrialContext) -> None:
+            """Score every lambda_dec on the outputs of scheme ``lam_enc`` (same draws)."""
+            if metric in _NEEDS_LABELS and ctx.labels is None:
+                raise invalid("labels", owner, f"given (metric={metric!r} needs labels)", None)
+            le = ge_sub[int(ctx.scheme)]
+            if ctx.estimate is None:  # too few survivors: a NaN for every grid point
+                records.extend((le, ld, np.nan) for ld in gd_sub)
+                return None
+            Yr = ctx.outputs[ctx.received]
+            for j, ld in enumerate(gd_sub):
+                # the scheme's own code is (le, gd_sub[0]): its decode is already in the row
+                value = ctx.row[metric] if j == 0 else scores(
+                    codes[(le, ld)].decode(Yr, ctx.received), ctx.true, ctx.labels)[metric]
+                records.append((le, ld, value))
             return None
-        Yr = ctx.outputs[ctx.received]
-        for j, ld in enumerate(gd):
-            # the scheme's own code is (le, gd[0]): its decode is already in the row
-            value = ctx.row[metric] if j == 0 else scores(
-                codes[(le, ld)].decode(Yr, ctx.received), ctx.true, ctx.labels)[metric]
-            records.append((le, ld, value))
-        return None
 
-    run_trials({str(i): codes[(le, gd[0])] for i, le in enumerate(ge)}, f, source,
-               straggler_model, trials, seed, labels=labels, noise_std=noise_std,
-               on_trial=decode_grid, owner=owner)
+        run_trials({str(i): codes[(le, gd_sub[0])] for i, le in enumerate(ge_sub)}, f, source,
+                   straggler_model, trials, seed, labels=labels, noise_std=noise_std,
+                   on_trial=decode_grid, owner=owner)
+        return records
 
-    long = pd.DataFrame(records, columns=["lam_enc", "lam_dec", "value"])
-    table = summarize(long, "value", by=["lam_enc", "lam_dec"], level=level)
-    order = pd.MultiIndex.from_tuples([(float(le), float(ld)) for le, ld in codes])
-    table = table.set_index(["lam_enc", "lam_dec"]).loc[order].reset_index(names=["lam_enc", "lam_dec"])
-    table.insert(2, "metric", metric)
-    key = -table["mean"] if metric in _MAXIMISE else table["mean"]
-    table["rank"] = key.rank(method="first", na_option="bottom").astype(int)
+    def rank(records, ge_all, gd_all):
+        long = pd.DataFrame(records, columns=["lam_enc", "lam_dec", "value"])
+        table = summarize(long, "value", by=["lam_enc", "lam_dec"], level=level)
+        order = pd.MultiIndex.from_tuples([(float(le), float(ld)) for le in ge_all for ld in gd_all])
+        table = table.set_index(["lam_enc", "lam_dec"]).loc[order].reset_index(names=["lam_enc", "lam_dec"])
+        table.insert(2, "metric", metric)
+        key = -table["mean"] if metric in _MAXIMISE else table["mean"]
+        table["rank"] = key.rank(method="first", na_option="bottom").astype(int)
+        return table, table.loc[table["rank"] == 1].iloc[0]
+
+    ge_all, gd_all = [float(v) for v in ge], [float(v) for v in gd]
+    records = evaluate(ge_all, gd_all)
+    used = {"enc": {"top": 0, "bottom": 0}, "dec": {"top": 0, "bottom": 0}}
+    def edge_of(table, best, which, grid):
+        edge = grid_edge(best[f"lam_{which}"], grid)
+        if edge == "bottom" and 0.0 in grid:  # as good as interpolation: a plateau down to 0
+            other = "dec" if which == "enc" else "enc"
+            at0 = table[(table[f"lam_{which}"] == 0.0) & (table[f"lam_{other}"] == best[f"lam_{other}"])]["mean"]
+            if len(at0) and abs(float(at0.iloc[0]) - best["mean"]) <= PLATEAU_RTOL * abs(float(at0.iloc[0])):
+                edge = "plateau"
+        return edge
+
+    while True:
+        table, best = rank(records, ge_all, gd_all)
+        edges = {"enc": edge_of(table, best, "enc", ge_all), "dec": edge_of(table, best, "dec", gd_all)}
+        new = {"enc": [], "dec": []}
+        for which, grid in (("enc", ge_all), ("dec", gd_all)):
+            edge = edges[which]
+            if edge in ("top", "bottom") and used[which][edge] < extend:
+                used[which][edge] += 1
+                new[which].append(_step_beyond(grid, edge))
+        if not new["enc"] and not new["dec"]:
+            break
+        if new["enc"]:
+            records += evaluate(new["enc"], gd_all + new["dec"])
+        if new["dec"]:
+            records += evaluate(ge_all, new["dec"])
+        ge_all, gd_all = ge_all + new["enc"], gd_all + new["dec"]
+    table["enc_edge"] = [grid_edge(v, ge_all) for v in table["lam_enc"]]
+    table["dec_edge"] = [grid_edge(v, gd_all) for v in table["lam_dec"]]
+    table.loc[table["rank"] == 1, ["enc_edge", "dec_edge"]] = [edges["enc"], edges["dec"]]
+    return LambdaSelection(float(best["lam_enc"]), float(best["lam_dec"]), float(best["mean"]), table,
+                           edges["enc"], edges["dec"], tuple(ge_all), tuple(gd_all))
+
+
+def tolerant_optimum(table: Any, which: str, rtol: float = OPTIMUM_RTOL) -> float:
+    """The largest ``lam_<which>`` whose score is within ``rtol`` of the best, the other lambda at its choice.
+
+    On a flat stretch of the score, the argmin is decided by noise (a 0.02% difference can
+    move it by decades); the largest value within ``rtol`` of the best is the stable reading
+    of "the optimal lambda" (the most smoothing that costs nothing).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`select_lambdas`' table (``lam_enc``, ``lam_dec``, ``mean``, ``rank``, ``metric``).
+    which : {"enc", "dec"}
+    rtol : float >= 0
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.tuning import tolerant_optimum
+    >>> t = pd.DataFrame({"lam_enc": 0.0, "lam_dec": [0.0, 1e-9, 1e-8, 1e-7], "metric": "loss",
+    ...                   "mean": [1.0, 0.9995, 0.9999, 1.2], "rank": [3, 1, 2, 4]})
+    >>> tolerant_optimum(t, "dec")
+    1e-08
+    """
+    check_choice(which, "which", "tolerant_optimum", ("enc", "dec"))
+    rtol = check_real(rtol, "rtol", "tolerant_optimum", minimum=0.0)
     best = table.loc[table["rank"] == 1].iloc[0]
-    return LambdaSelection(float(best["lam_enc"]), float(best["lam_dec"]), float(best["mean"]),
-                           table)
+    other = "dec" if which == "enc" else "enc"
+    line = table[table[f"lam_{other}"] == best[f"lam_{other}"]]
+    sign = -1.0 if str(best["metric"]) in _MAXIMISE else 1.0
+    ok = line[sign * (line["mean"] - best["mean"]) <= rtol * abs(best["mean"])]
+    return float(ok[f"lam_{which}"].max())

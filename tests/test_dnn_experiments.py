@@ -51,7 +51,19 @@ def test_per_s_sweep_tunes_every_s_and_shares_inputs(f, digits):
     assert np.all(base.to_numpy() == base.to_numpy()[:, :1])
     assert list(lam.columns) == ds.LAMBDA_COLUMNS
     assert list(lam["stragglers"]) == [0, 2, 3] and list(lam["tuned_at"]) == [0, 2, 3]
-    assert set(grid["stragglers"]) == {0, 2, 3} and len(grid) == 3 * 4
+    assert set(grid["stragglers"]) == {0, 2, 3} and len(grid) >= 3 * 4  # the grid may be extended
+    # issue 22: every choice is inside its (extended) grid, and the check says so
+    assert set(lam["lam_enc_edge"]) | set(lam["lam_dec_edge"]) <= {"zero", "interior", "plateau"}
+    assert (lam["grid_points"] >= 4).all() and (lam["lam_dec_tol"] >= lam["lam_dec"]).all()
+    ds.require_interior(lam)
+    for _, g in grid.groupby("stragglers"):  # the grid of each tuning: its choice is the rank-1 row
+        best = g[g["rank"] == 1].iloc[0]
+        row = lam[lam["stragglers"] == best["stragglers"]].iloc[0]
+        assert (best["lam_enc"], best["lam_dec"]) == (row["lam_enc"], row["lam_dec"])
+    bad = lam.copy()
+    bad.loc[1, "lam_dec_edge"] = "top"
+    with pytest.raises(ValueError, match=r"'lambdas' parameter of require_interior.*row 1: lam_dec_edge = 'top'"):
+        ds.require_interior(bad)
     gcc_rows = res[res["scheme"] == "gcc"].groupby("stragglers")[["lam_enc", "lam_dec"]].first()
     np.testing.assert_array_equal(gcc_rows.to_numpy(), lam.set_index("stragglers")[["lam_enc", "lam_dec"]].to_numpy())
 
@@ -61,7 +73,7 @@ def test_single_tuning_and_run_sweeps(f, digits):
     res, lam, grid = ds.run_sweeps(prepared, {"low": [12, 8]}, {"low": [0, 2, 4, 11]}, trials=2, seed=0,
                                    lam_grid=[0.0, 1e-9], tune_trials=2, tuning="single")
     assert sorted(set(res["stragglers"])) == [0, 2, 4]  # N - S < 2 is dropped
-    assert set(lam["tuned_at"]) == {ds.middle_stragglers([0, 2, 4])} and len(grid) == 4
+    assert set(lam["tuned_at"]) == {ds.middle_stragglers([0, 2, 4])} and len(grid) >= 4  # grid may be extended
     assert lam[["lam_enc", "lam_dec"]].nunique().max() == 1
     with pytest.raises(ValueError, match="'tuning' parameter of straggler_sweep"):
         ds.straggler_sweep(f, "m", digits, {"low": (12, 8)}, {"low": [0]}, 1, 0, tuning="every")
@@ -113,6 +125,34 @@ def test_table_runs_and_improvement_table(f, digits):
         dsum.table_runs(f, "lenet5", digits, [[12, 8, 13]], trials=1, seed=0)
 
 
+def test_improvement_intervals_against_the_means_and_the_paper():
+    rng = np.random.default_rng(0)
+    rows = []
+    for n_workers, gain in ((10, 0.85), (12, 0.80)):
+        for t in range(30):
+            b = 1.0 + 0.1 * rng.standard_normal()
+            for scheme, v in (("gcc", gain * b + 0.01 * rng.standard_normal()), ("bacc", b)):
+                rows.append({"model": "lenet5", "dataset": "d", "n_workers": n_workers, "n_inputs": 5,
+                             "received": 8, "trial": t, "scheme": scheme, "rmse_norms": v, "relacc": 1.0,
+                             "rmse_rms": v, "loss": v ** 2})
+    df = pd.DataFrame(rows)
+    out = dsum.improvement_intervals(df, ["rmse_norms"])
+    per = out[out["n_workers"] != "mean"].set_index("n_workers")
+    ref = dsum.improvement_table(df).set_index("n_workers")  # the improvement of the means, computed apart
+    for n in (10, 12):
+        assert np.isclose(per.loc[n, "improvement_pct"], ref.loc[n, "rmse_norms_pct"], rtol=1e-12)
+        assert per.loc[n, "ci_low"] < per.loc[n, "improvement_pct"] < per.loc[n, "ci_high"]
+        assert per.loc[n, "verdict"] == "GCC better"
+    avg = out[out["n_workers"] == "mean"].iloc[0]
+    assert np.isclose(avg["improvement_pct"], per["improvement_pct"].mean()) and avg["n"] == 2
+    assert avg["paper_pct"] == 15.0 and avg["ci_low"] < 17.5 < avg["ci_high"]
+    # about 17.5% with a tight interval: 15% lies outside it, below, so ours is above the paper's figure
+    assert avg["ci_low"] > 15.0 and avg["verdict"] == "above the paper's figure"
+    same = df.assign(rmse_norms=np.where(df["scheme"] == "gcc", df["rmse_norms"] * 0 + 1.0, 1.0))
+    flat = dsum.improvement_intervals(same, ["rmse_norms"])
+    assert (flat["improvement_pct"] == 0).all() and flat["verdict"].iloc[-1] == "below the paper's figure"
+
+
 def test_family_of():
     assert dnn_models.family_of("vit_base_patch16_224") == "vit"
     assert dnn_models.family_of("vit_large") == "vit" and dnn_models.family_of("repvgg_a0") == "repvgg"
@@ -134,6 +174,27 @@ def test_coded_samples_roundtrip_and_interpolation(digits):
         cs.stack_images(table, "lcc")
     with pytest.raises(ValueError, match=r"The 'x' parameter of coded_samples must be an array of shape \(K, C, H, W\)"):
         cs.coded_samples(x[0], 10)
+
+
+def test_roughness_batches_match_the_single_batch_and_the_verdict(digits):
+    from gcc.dnn.data import image_batches
+
+    x = digits.x_test[:40]
+    b = cs.roughness_batches(x, 12, 6, 8, seed=3, dataset="digits")
+    assert len(b) == 8 and np.allclose(b["diff"], b["bacc"] - b["gcc"])
+    idx = image_batches(len(x), 6, 8, seed=3)[2]  # an independent path: the pixel table of batch 2
+    rough = cs.coded_roughness(cs.coded_samples(x[idx], 12)).set_index("scheme")
+    np.testing.assert_allclose(b.loc[2, ["gcc", "bacc"]].to_numpy(float), rough.loc[["gcc", "bacc"], "spatial_hf"],
+                               rtol=1e-10)
+    v = cs.noisier_verdict(b)
+    assert list(v["quantity"]) == ["gcc", "bacc", "diff"] and v["n"].tolist() == [8, 8, 8]
+    expected = ("BACC noisier (as the paper)" if v["ci_low"].iloc[2] > 0 else
+                "GCC noisier (against the paper)" if v["ci_high"].iloc[2] < 0 else "undecided")
+    assert v["verdict"].iloc[2] == expected
+    flipped = b.assign(gcc=b["bacc"], bacc=b["gcc"], diff=-b["diff"])
+    swap = {"BACC noisier (as the paper)": "GCC noisier (against the paper)",
+            "GCC noisier (against the paper)": "BACC noisier (as the paper)", "undecided": "undecided"}
+    assert cs.noisier_verdict(flipped)["verdict"].iloc[2] == swap[expected]
 
 
 def test_coding_cost_columns(f, digits):
@@ -164,10 +225,13 @@ def test_sensitivity_runs_are_paired(f, digits):
 def test_band_verdict_is_two_sided():
     summary = pd.DataFrame({"model": "m", "dataset": "d", "n_workers": 10, "n_inputs": 5, "stragglers": 2,
                             "parameter": "lam_dec", "factor": [10.0, 0.1, 10.0], "metric": "rmse_rms",
-                            "change_pct": [0.2, 3.0, 20.0], "ci_low": [0.0, 1.0, 12.0],
+                            "change_pct": [0.2, 3.0, 20.0], "ci_low": [0.0, 2.0, 12.0],
                             "ci_high": [0.5, 5.0, 30.0]})
     got = dnn_lambda.x10_verdicts(summary)["verdict"].tolist()
     assert got == ["less sensitive than the paper", "consistent", "more sensitive than the paper"]
+    # issue 22: an interval that merely meets the band is undecided (RepVGG lam_dec x10: -2.1% [-9.7, 5.6])
+    touching = summary.iloc[:2].assign(change_pct=[-2.1, 1.8], ci_low=[-9.7, 1.0], ci_high=[5.6, 2.5])
+    assert dnn_lambda.x10_verdicts(touching)["verdict"].tolist() == ["undecided", "undecided"]
 
 
 def test_lambda_movement_and_verdict_rows():
@@ -176,6 +240,13 @@ def test_lambda_movement_and_verdict_rows():
                         "lam_dec": [0.0, 0.0, 1e-12, 1e-12]})
     mv = dnn_lambda.lambda_movement(lam).set_index("parameter")
     assert mv.loc["lam_enc", "span_steps"] == 1.0 and mv.loc["lam_enc", "n_s"] == 3  # S = 0 left out
+    assert set(mv["definition"]) == {"argmin"}
+    # issue 22: with the tolerant optimum (largest lambda within 0.1% of the best) a plateau is no swing,
+    # and values below the starting grid (an extended grid) keep their order
+    tol = lam.assign(lam_enc_tol=[1e-6, 1e-9, 1e-9, 1e-9], lam_dec_tol=[0.0, 1e-14, 1e-12, 1e-12])
+    mt = dnn_lambda.lambda_movement(tol).set_index("parameter")
+    assert mt.loc["lam_enc", "span_steps"] == 0.0 and set(mt["definition"]) == {"within 0.1% of the best"}
+    assert mt.loc["lam_dec", "span_steps"] == 2.0 and mt.loc["lam_dec", "verdict"] == "moves with S"
     assert mv.loc["lam_dec", "span_steps"] == 1.0 and mv.loc["lam_dec", "verdict"] == "consistent"
     x10 = pd.DataFrame({"model": "m", "dataset": "d", "n_workers": 10, "n_inputs": 5, "stragglers": 2,
                         "parameter": "lam_dec", "factor": [10.0], "metric": "rmse_rms", "change_pct": [3.0],
@@ -314,7 +385,10 @@ def test_ci_results_record_gcc_vs_bacc(ci_results):
     verdicts = pd.read_csv(ci_results / "dnn_lambda" / "verdicts.csv")
     assert {"dnn-lambda-vs-S", "dnn-lambda-x10"} <= set(verdicts["claim"])
     assert set(verdicts["verdict"]) <= {"consistent", "moves with S", "less sensitive than the paper",
-                                         "more sensitive than the paper", "not measured"}
+                                         "more sensitive than the paper", "undecided", "not measured"}
+    for notebook in ("dnn_stragglers", "dnn_summary"):  # issue 22: no tuned lambda on an edge of its grid
+        lam = pd.read_csv(ci_results / notebook / "lambdas.csv")
+        assert not (set(lam["lam_enc_edge"]) | set(lam["lam_dec_edge"])) & {"top", "bottom"}, notebook
     near = pd.read_csv(ci_results / "dnn_lambda" / "recovery_comparison.csv")
     assert {"ci_low", "ci_high", "verdict"} <= set(near.columns) and len(near) > 0
     for notebook, table in (("dnn_summary", "improvement"), ("coding_cost", "summary"),

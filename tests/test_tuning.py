@@ -1,6 +1,7 @@
 """Lambda grid search: agrees with the harness, picks the argmin, validates its input."""
 import numpy as np
 import pytest
+import pandas as pd
 
 import gcc
 from gcc.harness import run_trials
@@ -97,7 +98,7 @@ def test_table_uses_the_summary_vocabulary_in_grid_order():
     sel = select_lambdas(gcc.SplineCode(6, 20), f, [np.linspace(-1, 1, 6)], gcc.FixedCount(3),
                          [1e-2, 0.0], [1e-3, 0.0, 1e-6], trials=3, seed=1, noise_std=0.05)
     t = sel.table
-    assert list(t.columns) == ["lam_enc", "lam_dec", "metric", *SUMMARY_COLUMNS, "rank"]
+    assert list(t.columns) == ["lam_enc", "lam_dec", "metric", *SUMMARY_COLUMNS, "rank", "enc_edge", "dec_edge"]
     assert list(zip(t.lam_enc, t.lam_dec)) == [(le, ld) for le in (1e-2, 0.0)
                                                for ld in (1e-3, 0.0, 1e-6)]
     assert (t.metric == "loss").all() and (t.n == 3).all()
@@ -112,3 +113,69 @@ def test_too_few_survivor_draws_are_nan_for_every_grid_point():
     assert expected > 0
     assert (sel.table.n_nan == expected).all() and (sel.table.n == 15 - expected).all()
 
+
+
+# --- issue 22: interior optima ------------------------------------------------------------------
+
+def test_grid_edge_zero_is_the_domain_boundary_not_an_edge():
+    from gcc.tuning import grid_edge
+
+    g = [0.0, 1e-9, 1e-8, 1e-7]
+    assert [grid_edge(v, g) for v in g] == ["zero", "bottom", "interior", "top"]
+    assert grid_edge(1e-8, [1e-8, 1e-7, 1e-6]) == "bottom" and grid_edge(0.5, [0.5]) == "fixed"
+    assert grid_edge(0.0, [0.0]) == "zero"
+
+
+def _noisy(extend, dec_grid):
+    # noisy workers: the best lambda_dec is well above 1e-7 (Theorem 2's smoothing)
+    code = gcc.SplineCode(8, 120, points="equispaced")
+    return select_lambdas(code, f, [np.linspace(-2, 2, 8)], gcc.FixedCount(10), [0.0], dec_grid,
+                          trials=6, seed=3, noise_std=0.1, extend=extend)
+
+
+def test_edge_is_reported_and_the_check_fails_the_run():
+    from gcc.tuning import require_interior
+
+    sel = _noisy(0, [0.0, 1e-8, 1e-7])
+    assert sel.lam_dec == 1e-7 and sel.dec_edge == "top" and sel.enc_edge == "zero" and sel.on_edge
+    assert sel.lam_dec_grid == (0.0, 1e-8, 1e-7)
+    table = pd.DataFrame({"lam_enc_edge": [sel.enc_edge], "lam_dec_edge": [sel.dec_edge]})
+    with pytest.raises(ValueError, match=r"'lambdas' parameter of run.*row 0: lam_dec_edge = 'top'"):
+        require_interior(table, "run")
+
+
+def test_extension_reaches_an_interior_optimum_equal_to_the_search_on_the_final_grid():
+    small = _noisy(0, [0.0, 1e-8, 1e-7])
+    sel = _noisy(10, [0.0, 1e-8, 1e-7])
+    assert not sel.on_edge and sel.dec_edge == "interior" and sel.lam_dec > 1e-7
+    grid = sel.lam_dec_grid
+    assert grid[:3] == (0.0, 1e-8, 1e-7) and np.allclose(np.diff(np.log10(grid[1:])), 1.0)
+    # independent reference: a plain search on the final grid chooses the same value, same means
+    ref = _noisy(0, list(grid))
+    assert (ref.lam_dec, ref.dec_edge) == (sel.lam_dec, "interior")
+    np.testing.assert_allclose(sel.table["mean"], ref.table["mean"], rtol=1e-12)
+    # the given points keep their scores (same draws): extension only adds points
+    np.testing.assert_allclose(sel.table["mean"].iloc[:3], small.table["mean"], rtol=1e-12)
+    # the chosen value beats both neighbours on the final grid
+    t = sel.table.set_index("lam_dec")["mean"]
+    i = list(grid).index(sel.lam_dec)
+    assert t[grid[i]] < t[grid[i - 1]] and t[grid[i]] < t[grid[i + 1]]
+
+
+def test_extension_below_the_smallest_positive_value_and_its_budget():
+    sel = _noisy(2, [1.0, 10.0])  # far too smooth: the choice sits at the bottom, two steps are not enough
+    assert sel.lam_dec_grid == (1.0, 10.0, 0.1, 0.01) and sel.dec_edge == "bottom" and sel.on_edge
+    assert _noisy(6, [1.0, 10.0]).lam_dec == 1e-5  # the interior optimum of the other test
+    with pytest.raises(ValueError, match="'extend'"):
+        _noisy(-1, [0.0, 1.0])
+
+
+def test_a_bottom_choice_as_good_as_interpolation_is_a_plateau_not_an_edge():
+    from gcc.tuning import PLATEAU_RTOL
+
+    code = gcc.SplineCode(8, 40, points="equispaced")
+    sel = select_lambdas(code, f, [np.linspace(-2, 2, 8)], gcc.FixedCount(5), [0.0], [1e-15, 0.0, 1e-2],
+                         trials=4, seed=3)
+    t = sel.table.set_index("lam_dec")["mean"]
+    assert sel.lam_dec == 1e-15 and abs(t[1e-15] - t[0.0]) <= PLATEAU_RTOL * t[0.0]
+    assert sel.dec_edge == "plateau" and not sel.on_edge

@@ -9,6 +9,9 @@ stack_images
     The image stack of one scheme rebuilt from that table.
 coded_roughness
     Two scale-free numbers per scheme quantifying Fig. 7's visual impression.
+roughness_batches, noisier_verdict
+    The high-frequency energy over many batches, with intervals, and the paired verdict on
+    the paper's statement that BACC's coded images are noisier than GCC's.
 plot_coded_samples
     The Fig. 7-like grid.
 
@@ -21,10 +24,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..codes import LABELS, canonical, make_many
-from ..validation import ArrayLike, check_choice, invalid, validate, validate_params
+from ..validation import SEED, ArrayLike, check_choice, invalid, validate, validate_params
 from .dnn_checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
 
-__all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples"]
+__all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples",
+           "roughness_batches", "noisier_verdict"]
 
 #: ``scheme`` of the rows holding the original inputs x_k (not a code).
 INPUT = "input"
@@ -134,6 +138,13 @@ def stack_images(table, scheme: str) -> tuple[np.ndarray, np.ndarray]:
     return sub["value"].to_numpy().reshape(n, c, h, w), points
 
 
+def _lap_energy(img) -> float:
+    """Mean squared 5-point discrete Laplacian over the interior pixels (high spatial frequencies)."""
+    lap = (-4 * img[..., 1:-1, 1:-1] + img[..., :-2, 1:-1] + img[..., 2:, 1:-1]
+           + img[..., 1:-1, :-2] + img[..., 1:-1, 2:])
+    return float(np.mean(lap ** 2))
+
+
 @validate_params({"table": Frame(PIXEL_COLUMNS)})
 def coded_roughness(table) -> Any:
     """How rough the coded images are, per scheme (quantifies Fig. 7's visual impression).
@@ -161,11 +172,7 @@ def coded_roughness(table) -> Any:
     """
     import pandas as pd
 
-    def lap_energy(img):
-        lap = (-4 * img[..., 1:-1, 1:-1] + img[..., :-2, 1:-1] + img[..., 2:, 1:-1]
-               + img[..., 1:-1, :-2] + img[..., 1:-1, 2:])
-        return float(np.mean(lap ** 2))
-
+    lap_energy = _lap_energy
     if INPUT not in set(table["scheme"]):
         raise invalid("table", "coded_roughness", "a coded_samples() table with the 'input' rows", table)
     base, _ = stack_images(table, INPUT)
@@ -229,3 +236,92 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
                 ax.axis("off")
         axes[i, 0].set_ylabel(LABELS.get(scheme, "inputs x_k"), fontsize=7)
     return finish(fig)
+
+
+@validate_params({"n_workers": COUNT, "n_inputs": COUNT, "n_batches": COUNT, "lam_enc": LAM, "dataset": TEXT,
+                  "seed": SEED})
+def roughness_batches(x, n_workers: int, n_inputs: int, n_batches: int, seed: int = 0, lam_enc: float = 0.0,
+                      dataset: str = ""):
+    """``spatial_hf`` (high-frequency energy of the coded images over the inputs') for many batches.
+
+    Each batch of K distinct images (:func:`gcc.dnn.data.image_batches`) is encoded by GCC and
+    by BACC; both ratios of a batch share its inputs, so they are paired.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, C, H, W)
+        The image pool (e.g. the test split).
+    n_workers, n_inputs : int
+        N and K.
+    n_batches : int
+        Batches.
+    seed : int
+        Seed of the batches.
+    lam_enc : float
+        GCC's encoder smoothing.
+    dataset : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model`` (:data:`NO_MODEL`), ``dataset``, ``batch``, ``gcc``, ``bacc`` (the two
+        ``spatial_hf`` ratios) and ``diff`` (``bacc - gcc``).
+    """
+    import pandas as pd
+
+    from ..dnn.data import image_batches
+
+    x = validate(x, ArrayLike(ndim=4, dtype=np.float64, finite=True,
+                              description="an array of shape (n, C, H, W) of finite real numbers"), "x",
+                 "roughness_batches")
+    if n_inputs > len(x):
+        raise invalid("n_inputs", "roughness_batches", f"an int <= the pool size ({len(x)})", n_inputs)
+    codes = make_many(("gcc", "bacc"), n_inputs, n_workers, lam_enc=lam_enc)
+    rows = []
+    for b, idx in enumerate(image_batches(len(x), n_inputs, n_batches, seed=seed)):
+        xb = x[idx]
+        base = _lap_energy(xb)
+        if not base > 0:
+            raise invalid("x", "roughness_batches", "images that are not constant", x, f"batch {b} is")
+        hf = {name: _lap_energy(code.encode(xb)) / base for name, code in codes.items()}
+        rows.append({"model": NO_MODEL, "dataset": dataset, "batch": b, "gcc": hf["gcc"], "bacc": hf["bacc"],
+                     "diff": hf["bacc"] - hf["gcc"]})
+    return pd.DataFrame(rows)
+
+
+@validate_params({"batches": Frame(("gcc", "bacc", "diff"))})
+def noisier_verdict(batches, level: float = 0.95):
+    """Paired verdict on "BACC's coded images are noisier (higher high-frequency energy) than GCC's".
+
+    The 95% t-interval of the mean paired difference ``bacc - gcc`` over batches is judged by
+    :func:`gcc.experiments.verdicts.band_verdict` against the single point 0: ``"BACC noisier (as
+    the paper)"`` when the whole interval lies above 0, ``"GCC noisier (against the paper)"`` when
+    it lies below, ``"undecided"`` when it contains 0.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per quantity (``gcc``, ``bacc``, ``diff``): ``quantity``, ``mean``, ``ci_low``,
+        ``ci_high``, ``n``, and ``verdict`` on the ``diff`` row (empty on the others).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.coded_samples import noisier_verdict
+    >>> b = pd.DataFrame({"gcc": [0.9, 0.92, 0.88], "bacc": [1.0, 1.05, 0.99]})
+    >>> b["diff"] = b["bacc"] - b["gcc"]
+    >>> noisier_verdict(b)["verdict"].tolist()
+    ['', '', 'BACC noisier (as the paper)']
+    """
+    import pandas as pd
+
+    from ..summary import summarize
+    from .verdicts import band_verdict
+
+    long = batches[["gcc", "bacc", "diff"]].melt(var_name="quantity", value_name="value")
+    table = summarize(long, "value", by=["quantity"], level=level).set_index("quantity").loc[["gcc", "bacc", "diff"]]
+    table = table.reset_index()[["quantity", "mean", "ci_low", "ci_high", "n"]]
+    where = band_verdict(table["ci_low"].iloc[2], table["ci_high"].iloc[2], 0.0, 0.0)
+    words = {"above": "BACC noisier (as the paper)", "below": "GCC noisier (against the paper)"}
+    table["verdict"] = ["", "", words.get(where, "undecided" if where != "not measured" else where)]
+    return table

@@ -39,7 +39,7 @@ from ..codes import LABELS, canonical, make_many
 from ..validation import SEED, NoneOr, invalid, validate, validate_params
 from .dnn_checks import (COUNT, F, GRID, LEVEL, NAMES, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, IntList,
                          RealList, check_scheme_pair, check_sizes)
-from .dnn_stragglers import batch_source, split_getter, tune_lambdas
+from .dnn_stragglers import batch_source, selection_columns, split_getter, tune_lambdas
 
 __all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "bernoulli_sweep", "run_sweeps", "sweep_summary", "sweep_slopes",
            "convergence_verdicts", "verdict_rows", "plot_bernoulli"]
@@ -90,7 +90,8 @@ def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[in
     pandas.DataFrame
         :data:`SWEEP_COLUMNS` first, then the other :func:`gcc.harness.run_trials` columns
         (``received`` = |F|, ``too_few_survivors`` ...), ``n_inputs``, ``lam_enc``, ``lam_dec``
-        (GCC's; NaN for the others).
+        (GCC's; NaN for the others) and GCC's ``lam_enc_edge``, ``lam_dec_edge``, ``grid_points``
+        (:func:`gcc.experiments.dnn_stragglers.selection_columns`; empty for the others).
     """
     import pandas as pd
 
@@ -115,6 +116,8 @@ def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[in
                                extra_columns={"model": model, "dataset": dataset, "p": float(p)})
             table["lam_enc"] = np.where(table["scheme"] == "gcc", sel.lam_enc, np.nan)
             table["lam_dec"] = np.where(table["scheme"] == "gcc", sel.lam_dec, np.nan)
+            for column, value in selection_columns(sel).items():
+                table[column] = [value if scheme == "gcc" else None for scheme in table["scheme"]]
             frames.append(table)
     out = pd.concat(frames, ignore_index=True)
     return out[SWEEP_COLUMNS + [c for c in out.columns if c not in SWEEP_COLUMNS]]

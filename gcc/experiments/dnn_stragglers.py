@@ -44,7 +44,7 @@ from .dnn_checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, SCHEMES,
                          TUNING_METRICS, Frame, IntList, check_per_regime, check_pool, check_regimes, check_scheme_pair,
                          check_sizes, check_straggler_list, check_stragglers, check_sweep, validate_model)
 
-__all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
+__all__ = ["LAMBDA_GRID", "EXTEND", "require_interior", "selection_columns", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
            "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
            "run_sweeps", "compare_schemes", "plot_sweep", "middle_stragglers", "lambdas_at"]
 
@@ -54,6 +54,11 @@ __all__ = ["LAMBDA_GRID", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS
 #: the grid of gcc.tuning (1e-8 .. 1) would only probe over-smoothed codes here.
 LAMBDA_GRID = (0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)
 
+#: Grid steps (decades) :func:`tune_lambdas` may add beyond each edge of each grid
+#: (:func:`gcc.tuning.select_lambdas`' ``extend``) until every choice is interior; a choice still
+#: on an edge is recorded (``lam_enc_edge``, ``lam_dec_edge``) and fails :func:`require_interior`.
+EXTEND = 6
+
 #: The schemes the DNN experiments compare (keys of :data:`gcc.codes.SCHEMES`).
 COMPARED_SCHEMES = ("gcc", "bacc", "bspline")
 
@@ -62,7 +67,7 @@ HIGHER_IS_BETTER = ("relacc", "accuracy")
 
 #: Columns of a lambdas table (one row per tuned (model, regime, S)).
 LAMBDA_COLUMNS = ["model", "dataset", "regime", "stragglers", "lam_enc", "lam_dec", "n_workers", "n_inputs",
-                  "received", "tuned_at", "validation_loss"]
+                  "received", "tuned_at", "validation_loss", "lam_enc_edge", "lam_dec_edge", "grid_points", "lam_enc_tol", "lam_dec_tol"]
 
 #: Columns put first in the results tables.
 _FRONT = ["model", "dataset", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
@@ -108,10 +113,11 @@ def batch_source(x, y, n_inputs: int) -> Callable:
 
 
 @validate_params({"f": F, "lam_enc_grid": GRID, "lam_dec_grid": GRID, "trials": TRIALS, "seed": SEED,
-                  "metric": Options(TUNING_METRICS)})
+                  "metric": Options(TUNING_METRICS), "extend": Interval(int, 0, None)})
 def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
                  lam_enc_grid: Sequence[float] | None = None, lam_dec_grid: Sequence[float] | None = None,
-                 trials: int = 10, seed: int = 1000, metric: str = "loss", straggler_model=None):
+                 trials: int = 10, seed: int = 1000, metric: str = "loss", straggler_model=None,
+                 extend: int = EXTEND):
     """Choose GCC's (lambda_enc, lambda_dec) by grid search on held-out (validation) batches.
 
     Parameters
@@ -133,10 +139,14 @@ def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int
     straggler_model : gcc.stragglers model, optional
         Tune under this model instead (e.g. :class:`gcc.stragglers.Bernoulli`); ``stragglers``
         is then ignored.
+    extend : int
+        Grid steps that may be added beyond each edge (:data:`EXTEND`; see
+        :func:`gcc.tuning.select_lambdas`).
 
     Returns
     -------
     gcc.tuning.LambdaSelection
+        With ``enc_edge`` / ``dec_edge`` (:func:`gcc.tuning.grid_edge`) and the final grids.
     """
     from ..codes import make
     from ..stragglers import FixedCount
@@ -152,7 +162,31 @@ def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int
     model = straggler_model if straggler_model is not None else FixedCount(int(stragglers))
     return select_lambdas(lambda le, ld: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld), f,
                           batch_source(x_val, y_val, n_inputs), model, lam_enc_grid=lam_enc_grid,
-                          lam_dec_grid=lam_dec_grid, trials=trials, seed=seed, metric=metric)
+                          lam_dec_grid=lam_dec_grid, trials=trials, seed=seed, metric=metric, extend=extend)
+
+
+def selection_columns(sel) -> dict:
+    """The edge columns of a lambdas-table row for one :class:`gcc.tuning.LambdaSelection`, and the
+    largest lambdas within 0.1% of the best score (:func:`gcc.tuning.tolerant_optimum`)."""
+    from ..tuning import tolerant_optimum
+
+    return {"lam_enc_edge": sel.enc_edge, "lam_dec_edge": sel.dec_edge,
+            "grid_points": len(sel.lam_enc_grid) * len(sel.lam_dec_grid),
+            "lam_enc_tol": tolerant_optimum(sel.table, "enc"), "lam_dec_tol": tolerant_optimum(sel.table, "dec")}
+
+
+@validate_params({"lambdas": Frame(("lam_enc_edge", "lam_dec_edge")), "name": TEXT})
+def require_interior(lambdas, name: str = "lambdas") -> None:
+    """Fail (the library's ValueError) when a tuned lambda of a lambdas table sits on an edge of its grid.
+
+    The notebooks call it on every table of tuned lambdas, so that a batch whose grid search
+    ended on an edge fails instead of reporting an optimum that may lie beyond the grid
+    (:func:`gcc.tuning.require_interior`; rows not tuned here, e.g. ``reused``, carry the
+    tuning's own edge columns).
+    """
+    from ..tuning import require_interior as check
+
+    check(lambdas.reset_index(drop=True), "require_interior", name)
 
 
 @validate_params({"f": F, "trials": TRIALS, "seed": SEED, "lam_enc": LAM, "lam_dec": LAM, "schemes": SCHEMES,
@@ -354,7 +388,7 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
             chosen.append({"model": model, "dataset": dataset, "regime": regime, "stragglers": s,
                            "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "n_workers": n_workers,
                            "n_inputs": n_inputs, "received": n_workers - s, "tuned_at": at,
-                           "validation_loss": sel.score})
+                           "validation_loss": sel.score, **selection_columns(sel)})
             frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
                                      sel.lam_enc, sel.lam_dec, schemes,
                                      extra_columns={"model": model, "dataset": dataset, "regime": regime}))

@@ -9,6 +9,9 @@ summary_table, wide_summary
     (:func:`gcc.summary.summarize`), and its Table-1-like wide form for display.
 improvement_table, PAPER_IMPROVEMENT
     GCC's improvement over BACC in percent, beside the averages the paper reports.
+improvement_intervals, PAPER_CONFIGS
+    The same with a paired bootstrap interval per configuration and a bootstrap interval of the
+    average, and the verdict against the paper's figure, at the paper's (N, K) per network.
 run_tables
     :func:`table_runs` for every prepared model.
 
@@ -22,16 +25,18 @@ References
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Sequence
 
 import numpy as np
 
-from ..validation import SEED, Constraint, NoneOr, Rejected, invalid, validate_params
+from ..validation import SEED, Constraint, NoneOr, Rejected, check_int, invalid, validate_params
 from .dnn_checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, check_scheme_pair, is_int
 from .dnn_models import family_of
-from .dnn_stragglers import COMPARED_SCHEMES, front_columns, lambdas_at, run_config, split_getter, tune_lambdas
+from .dnn_stragglers import (COMPARED_SCHEMES, front_columns, lambdas_at, run_config, selection_columns, split_getter,
+                             tune_lambdas)
 
-__all__ = ["PAPER_IMPROVEMENT", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table",
+__all__ = ["PAPER_IMPROVEMENT", "PAPER_CONFIGS", "CONFIG_SOURCES", "improvement_intervals", "configs_for", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table",
            "wide_summary", "improvement_table"]
 
 #: The columns that identify one Table-1 configuration.
@@ -43,6 +48,19 @@ PAPER_IMPROVEMENT = {
     "repvgg": {"paper_model": "RepVGG / CIFAR-10", "rmse": 17.0, "relacc": 5.0},
     "vit": {"paper_model": "ViT-B/16 / ImageNet-1K", "rmse": 9.0, "relacc": 4.0},
 }
+
+#: Table-1 configurations (N, K, |F|) per network family, like with like: the (N, K) the paper's
+#: appendix gives for each network (LeNet (100, 60), RepVGG (60, 20): App. E, Table 3); the paper
+#: gives none for the ViT, which gets LeNet's. |F| = N - S for S = 10, 20, 30, 40, the straggler
+#: sweep's S (so its per-S lambdas are reused); the paper's own |F| are in an image.
+PAPER_CONFIGS = {
+    "lenet5": [(100, 60, 90), (100, 60, 80), (100, 60, 70), (100, 60, 60)],
+    "repvgg": [(60, 20, 50), (60, 20, 40), (60, 20, 30), (60, 20, 20)],
+    "vit": [(100, 60, 90), (100, 60, 80), (100, 60, 70), (100, 60, 60)],
+}
+
+#: Where each family's (N, K) comes from.
+CONFIG_SOURCES = {"lenet5": "paper (App. E)", "repvgg": "paper (App. E)", "vit": "companion (LeNet's; none given)"}
 
 #: The metrics of Table 1, in display order (those present in the results are used).
 TABLE_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal")
@@ -73,6 +91,14 @@ class Configs(Constraint):
 CONFIGS = Configs()
 #: a lambdas table to reuse
 LAMBDAS = NoneOr(Frame(("model", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec")))
+
+
+def _reused_edges(lambdas, model, n_workers, n_inputs, s) -> dict:
+    """The edge columns of a reused row (those of the table it comes from; missing ones are unknown)."""
+    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == n_workers)
+                  & (lambdas["n_inputs"] == n_inputs) & (lambdas["stragglers"] == s)].iloc[0]
+    return {c: hit[c] if c in hit.index else np.nan for c in ("lam_enc_edge", "lam_dec_edge", "grid_points",
+                                                                  "lam_enc_tol", "lam_dec_tol")}
 
 
 @validate_params({"f": F, "model": TEXT, "splits": SPLITS, "configs": CONFIGS, "trials": TRIALS, "seed": SEED,
@@ -128,13 +154,14 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
         if found is None:
             sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
                                trials=tune_trials, seed=seed + 1000)
-            lam_enc, lam_dec, score = sel.lam_enc, sel.lam_dec, sel.score
+            lam_enc, lam_dec, score, edges = sel.lam_enc, sel.lam_dec, sel.score, selection_columns(sel)
         else:
             (lam_enc, lam_dec), score = found, np.nan
+            edges = _reused_edges(lambdas, model, n_workers, n_inputs, s)
         regime = f"N={n_workers},K={n_inputs}"
         chosen.append({"model": model, "dataset": dataset, "regime": regime, "stragglers": s,
                        "lam_enc": lam_enc, "lam_dec": lam_dec, "n_workers": n_workers, "n_inputs": n_inputs,
-                       "received": received, "tuned_at": s, "validation_loss": score,
+                       "received": received, "tuned_at": s, "validation_loss": score, **edges,
                        "reused": found is not None})
         frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
                                  lam_enc, lam_dec, schemes,
@@ -143,13 +170,28 @@ def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: 
             pd.DataFrame(chosen, columns=LAMBDA_COLUMNS + ["reused"]))
 
 
-@validate_params({"prepared": PREPARED, "configs": CONFIGS, "trials": TRIALS, "seed": SEED, "lam_grid": GRID,
+def configs_for(configs, name: str, owner: str = "run_tables") -> list:
+    """The (N, K, |F|) of network ``name``: ``configs`` itself, or its entry for the network's family."""
+    if isinstance(configs, Mapping):
+        family = family_of(name)
+        if family not in configs:
+            raise invalid("configs", owner, "a sequence of (N, K, |F|) or a mapping network family -> such "
+                          "a sequence with every prepared family", dict(configs), f"no entry for {family!r}")
+        configs = configs[family]
+    from ..validation import validate
+
+    return validate(configs, CONFIGS, "configs", owner)
+
+
+@validate_params({"prepared": PREPARED, "trials": TRIALS, "seed": SEED, "lam_grid": GRID,
                   "tune_trials": TRIALS, "schemes": SCHEMES, "lambdas": LAMBDAS})
-def run_tables(prepared, configs: Sequence[Sequence[int]], trials: int, seed: int, lam_grid=None,
+def run_tables(prepared, configs, trials: int, seed: int, lam_grid=None,
                tune_trials: int = 10, schemes: Sequence[str] = COMPARED_SCHEMES, lambdas=None):
     """:func:`table_runs` for every prepared model (:func:`gcc.experiments.dnn_models.prepare_models`).
 
-    ``lambdas`` (the straggler sweep's table) supplies the pairs it holds; the others are tuned.
+    ``configs`` is a sequence of (N, K, |F|) for every network, or a mapping network family ->
+    such a sequence (:data:`PAPER_CONFIGS`). ``lambdas`` (the straggler sweep's table) supplies
+    the pairs it holds; the others are tuned.
 
     Returns
     -------
@@ -158,7 +200,8 @@ def run_tables(prepared, configs: Sequence[Sequence[int]], trials: int, seed: in
     """
     import pandas as pd
 
-    outs = [table_runs(p["f"], name, p["splits"], configs, trials=trials, seed=seed, lam_enc_grid=lam_grid,
+    per_model = {name: configs_for(configs, name) for name in prepared}  # all checked before anything runs
+    outs = [table_runs(p["f"], name, p["splits"], per_model[name], trials=trials, seed=seed, lam_enc_grid=lam_grid,
                        lam_dec_grid=lam_grid, tune_trials=tune_trials, schemes=schemes,
                        dataset=p["info"].get("dataset"), lambdas=lambdas)
             for name, p in prepared.items()]
@@ -304,3 +347,112 @@ def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
     out["paper_rmse_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("rmse", np.nan))
     out["paper_relacc_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("relacc", np.nan))
     return out
+
+
+def _bootstrap_pct(a: np.ndarray, b: np.ndarray, higher: bool, idx: np.ndarray) -> np.ndarray:
+    """100 (b - a) / b of the means (``100 (a - b) / b`` when higher is better), per resample row of ``idx``."""
+    am, bm = np.nanmean(a[idx], axis=1), np.nanmean(b[idx], axis=1)
+    return 100.0 * ((am - bm) if higher else (bm - am)) / bm
+
+
+@validate_params({"results": Frame(("scheme", "trial")), "by": COLUMNS, "metrics": COLUMNS, "level": LEVEL,
+                  "seed": SEED})
+def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc"),
+                          scheme: str = "gcc", baseline: str = "bacc", by: Sequence[str] = CONFIG_COLUMNS,
+                          n_boot: int = 4000, level: float = 0.95, seed: int = 0):
+    """GCC's improvement over BACC per configuration with a paired interval, and the average with its own.
+
+    Per configuration the trials are paired (same batch and straggler set for both schemes): the
+    interval is the percentile interval of the improvement over ``n_boot`` resamples of the
+    trials (the same trials for both schemes). The average over a network's configurations is
+    resampled the same way, each configuration's trials independently, so its interval carries
+    every configuration's sampling error. The average's verdict asks whether the interval covers
+    the paper's figure (:data:`PAPER_IMPROVEMENT`), by :func:`gcc.experiments.verdicts.band_verdict`
+    with the interval as the band: ``"reproduces the paper's figure"`` (covered), ``"above the
+    paper's figure"`` / ``"below the paper's figure"`` (the whole interval above / below it). A
+    configuration's verdict is the sign: ``"GCC better"`` / ``"BACC better"`` when the interval
+    excludes 0, else ``"undecided"``.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Rows of :func:`table_runs`.
+    metrics : sequence of str
+        Columns compared (losses improve downwards, ``relacc``/``accuracy`` upwards).
+    scheme, baseline : str
+    by : sequence of str
+        The configuration columns; must include ``model``.
+    n_boot : int
+        Bootstrap resamples.
+    level : float in (0, 1)
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` columns (``"mean"`` in the configuration columns of the average rows), ``metric``,
+        ``improvement_pct``, ``ci_low``, ``ci_high``, ``n`` (paired trials; configurations for the
+        average), ``paper_model``, ``paper_pct`` (the paper's average, on the average rows),
+        ``config_source`` and ``verdict``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.dnn_summary import improvement_intervals
+    >>> df = pd.DataFrame({"model": "lenet5", "n_workers": 10, "trial": [0, 1, 2, 0, 1, 2],
+    ...                    "scheme": ["gcc"] * 3 + ["bacc"] * 3, "rmse_norms": [0.8, 0.9, 0.85, 1.0, 1.0, 1.0]})
+    >>> out = improvement_intervals(df, ["rmse_norms"], by=["model", "n_workers"], n_boot=200)
+    >>> out[["n_workers", "improvement_pct", "verdict"]].round(1).values.tolist()
+    [[10, 15.0, 'GCC better'], ['mean', 15.0, "reproduces the paper's figure"]]
+    """
+    import pandas as pd
+
+    from .verdicts import band_verdict
+
+    owner = "improvement_intervals"
+    scheme, baseline = check_scheme_pair(results, scheme, baseline, owner)
+    by = list(by)
+    columns = ", ".join(map(str, results.columns))
+    if "model" not in by or [c for c in by if c not in results.columns]:
+        raise invalid("by", owner, f"columns of results that include 'model' ({columns})", by)
+    if not metrics or [m for m in metrics if m not in results.columns]:
+        raise invalid("metrics", owner, f"a non-empty list of columns of results ({columns})", metrics)
+    n_boot = check_int(n_boot, "n_boot", owner, minimum=100)
+    alpha = 100 * (1 - level) / 2
+    keep = [c for c in ("model", "dataset") if c in by]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for metric in metrics:
+        higher = metric in ("relacc", "accuracy", "relacc_literal")
+        wide = results.pivot_table(index=by + ["trial"], columns="scheme", values=metric).reset_index()
+        for key, net in wide.groupby(keep, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            family = family_of(str(net["model"].iloc[0]))
+            paper = PAPER_IMPROVEMENT.get(family, {})
+            paper_pct = paper.get("relacc" if higher else "rmse", np.nan) if metric != "loss" else np.nan
+            reps = []
+            for config, g in net.groupby(by, sort=True):
+                a, b = g[scheme].to_numpy(float), g[baseline].to_numpy(float)
+                idx = rng.integers(0, len(a), size=(n_boot, len(a)))
+                boot = _bootstrap_pct(a, b, higher, idx)
+                reps.append(boot)
+                point = float(_bootstrap_pct(a, b, higher, np.arange(len(a))[None, :])[0])
+                lo, hi = np.nanpercentile(boot, [alpha, 100 - alpha])
+                sign = band_verdict(lo, hi, 0.0, 0.0)
+                rows.append({**dict(zip(by, config)), "metric": metric, "improvement_pct": point, "ci_low": lo,
+                             "ci_high": hi, "n": len(a), "paper_model": paper.get("paper_model", ""),
+                             "paper_pct": np.nan, "config_source": CONFIG_SOURCES.get(family, "companion"),
+                             "verdict": {"above": "GCC better", "below": "BACC better"}.get(sign, "undecided")})
+            points = [r["improvement_pct"] for r in rows[-len(reps):]]
+            avg = np.mean(np.vstack(reps), axis=0)
+            lo, hi = np.nanpercentile(avg, [alpha, 100 - alpha])
+            where = band_verdict(paper_pct, paper_pct, lo, hi) if np.isfinite(paper_pct) else "not measured"
+            words = {"inside": "reproduces the paper's figure", "below": "above the paper's figure",
+                     "above": "below the paper's figure"}.get(where, "no paper figure")
+            rows.append({**dict(zip(keep, key)), **{c: "mean" for c in by if c not in keep}, "metric": metric,
+                         "improvement_pct": float(np.mean(points)), "ci_low": lo, "ci_high": hi, "n": len(reps),
+                         "paper_model": paper.get("paper_model", ""), "paper_pct": paper_pct,
+                         "config_source": CONFIG_SOURCES.get(family, "companion"), "verdict": words})
+    out = pd.DataFrame(rows)
+    return out.astype({c: object for c in by if c not in keep})
