@@ -24,7 +24,13 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--dest", type=Path, default=None, help="default: book/generated/assignments")
     book.add_argument("--only", nargs="*", default=None, choices=list(ASSIGNMENTS))
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except ValueError as exc:   # the library's contract errors: one line, no traceback
+        parser.error(str(exc))
 
+
+def _run(args) -> int:
     if args.command == "seeds":
         from .course import student_seed
 
