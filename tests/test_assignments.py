@@ -37,6 +37,7 @@ from gcc.assignments.feedback import call_student, compare_arrays, compare_scala
 IDS = list(ASSIGNMENTS)
 SOLVED = ("ada", "bob")        # hand in the solutions
 UNTOUCHED = ("cy", "dee")      # hand in the release as fetched
+BUGGY = "eve"                  # hands in 01_berrut solved but for one bug in Task 1 (and her written answer)
 THROUGH_EXCHANGE = "01_berrut"  # ada's and cy's copies of it go through release/fetch/submit/collect
 COURSE_ID = "gcc-companion"
 
@@ -108,12 +109,28 @@ def graded(tmp_path_factory):
             nb = nbformat.read(released, as_version=4)
             nbformat.write(_solve(nb, sources[a]) if s in SOLVED else nb, target)
 
+    # eve: a bug in Task 1 of 01_berrut, everything else solved.
+    target = root / "submitted" / BUGGY / "01_berrut" / "01_berrut.ipynb"
+    target.parent.mkdir(parents=True)
+    nb = _solve(nbformat.read(root / "release" / "01_berrut" / "01_berrut.ipynb", as_version=4), sources["01_berrut"])
+    bug = next(c for c in nb.cells if _grading(c).get("grade_id") == "task1_solution")
+    bug.source = bug.source.replace(*TASK1_BUGS["01_berrut"])
+    nbformat.write(nb, target)
+
     step("autograde", "autograde", "*")
     step("generate_feedback", "generate_feedback", "*")
     step("export", "export", f"--to={tmp / 'grades.csv'}")
+    pending_export = ("export", "--exporter=gcc.assignments.gradebook.PendingCsvExport")
+    step("export_pending", *pending_export, f"--to={tmp / 'pending.csv'}")
+    # The teacher grades eve's written answer by hand; the export then shows it graded.
+    from gcc.assignments.gradebook import grade_written
+
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    total = grade_written("01_berrut", BUGGY, 2.0, "Good on Lagrange.", db_url=db)
+    step("export_pending", *pending_export, f"--to={tmp / 'graded.csv'}")
     print("nbgrader seconds:", {k: round(v, 1) for k, v in seconds.items()})
-    return {"root": root, "grades": tmp / "grades.csv", "seconds": seconds, "logs": logs,
-            "db": f"sqlite:///{root / 'gradebook.db'}"}
+    return {"root": root, "grades": tmp / "grades.csv", "seconds": seconds, "logs": logs, "db": db,
+            "pending": tmp / "pending.csv", "graded": tmp / "graded.csv", "eve_total": total}
 
 
 def _submission(graded, assignment, student):
@@ -186,16 +203,66 @@ def test_autograder_grades_with_the_students_seed(graded, student):
 def test_gradebook_export_and_the_exchange(graded):
     with open(graded["grades"], newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert {(r["assignment"], r["student_id"]) for r in rows} == {(a, s) for a in IDS for s in SOLVED + UNTOUCHED}
+    everyone = SOLVED + UNTOUCHED + (BUGGY,)
+    assert {(r["assignment"], r["student_id"]) for r in rows} == {(a, s) for a in IDS for s in everyone}
     for r in rows:
-        assert float(r["score"]) == (10.0 if r["student_id"] in SOLVED else 0.0), r
+        want = 10.0 if r["student_id"] in SOLVED else 7.0 if (r["student_id"], r["assignment"]) == (BUGGY, "01_berrut") \
+            else 0.0
+        assert float(r["score"]) == want, r
         assert float(r["max_score"]) == 13.0
     # A test cell prints its check: no output nbgrader would try to read as partial credit.
     assert "Cell output is" not in graded["logs"]["autograde"]
+    # No warnings at all in autograde's output (SQLAlchemy's SAWarnings, the kernel's TCP warning).
+    assert "warning" not in graded["logs"]["autograde"].lower(), [
+        line for line in graded["logs"]["autograde"].splitlines() if "warning" in line.lower()]
     # What went through the exchange was collected with its submission time.
     for s in ("ada", "cy"):
         assert (graded["root"] / "submitted" / s / THROUGH_EXCHANGE / "timestamp.txt").exists()
     print("nbgrader seconds:", {k: round(v, 1) for k, v in graded["seconds"].items()})
+
+
+def _csv(path):
+    with open(path, newline="") as fh:
+        return {(r["assignment"], r["student_id"]): r for r in csv.DictReader(fh)}
+
+
+def test_export_marks_pending_points(graded):
+    rows = _csv(graded["pending"])
+    for s in SOLVED:   # the autograded 10 points, and the written answer's 3 marked as pending
+        r = rows["01_berrut", s]
+        assert (float(r["score"]), float(r["max_score"]), float(r["pending_points"]), r["status"]) == \
+            (10.0, 13.0, 3.0, "pending manual grading"), r
+    r = rows["01_berrut", "cy"]   # untouched: nbgrader scores an unchanged answer 0 itself, nothing pending
+    assert (float(r["score"]), float(r["pending_points"]), r["status"]) == (0.0, 0.0, "graded"), r
+    assert rows["02_rate_slope", BUGGY]["status"] == "not submitted"
+    assert rows["01_berrut", BUGGY]["status"] == "pending manual grading"
+    # After grade_written (the formgrader's step), eve's submission is graded: 7 + 2 points.
+    r = _csv(graded["graded"])["01_berrut", BUGGY]
+    assert (float(r["score"]), float(r["pending_points"]), r["status"]) == (9.0, 0.0, "graded"), r
+    assert graded["eve_total"] == 9.0
+
+
+def test_a_bug_in_task_1_through_nbgrader_costs_3_points(graded):
+    sub = _submission(graded, "01_berrut", BUGGY)
+    points = {g[0]: (g[2], g[3]) for g in sub["grades"] if g[1] == "code"}
+    assert points == {"check_berrut_basis": (0.0, 3.0), "check_berrut_encoder": (2.0, 2.0),
+                      "check_berrut_decoder": (3.0, 3.0), "check_berrut_loss": (1.0, 1.0),
+                      "check_code_comparison": (1.0, 1.0)}, points
+    page = (graded["root"] / "feedback" / BUGGY / "01_berrut" / "01_berrut.html").read_text()
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "your `berrut_basis` (Task 1) is not correct yet" in text
+    # The written answer waits for the teacher: pending, not "0.0 / 3.0".
+    assert "pending: 3.0 points, not graded yet" in text and "3.0 of these points are pending" in text
+
+
+def test_feedback_page_renders_maths_offline_and_wraps_lines(graded):
+    page = (graded["root"] / "feedback" / SOLVED[0] / "01_berrut" / "01_berrut.html").read_text()
+    # Nothing loaded from the network: no external script or style sheet.
+    assert "cdnjs" not in page and not re.search(r'<script[^>]*\bsrc=|<link[^>]*href="(https?:)?//', page)
+    assert "text/x-mathjax-config" not in page          # MathJax 2's configuration is gone ...
+    assert "window.MathJax = {" in page and "data:font/woff;base64," in page   # ... MathJax 3 inline
+    assert "%%URL%%" not in page and "white-space: pre-wrap" in page
+    assert page.count("<script") == page.count("</script>")
 
 
 # --------------------------------------------------------------------------- the course's sources

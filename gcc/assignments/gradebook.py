@@ -137,7 +137,7 @@ class PendingCsvExport(ExportPlugin):
                 except MissingEntry:
                     rows.append(f"{assignment.name},{student.id},,0.0,{assignment.max_score},0.0,not submitted")
                     continue
-                waiting = sum(points for *_, points in _pending_of(sub))
+                waiting = float(sum(points for *_, points in _pending_of(sub)))
                 status = "pending manual grading" if waiting else "graded"
                 score = max(0.0, sub.score - (sub.late_submission_penalty or 0.0))
                 rows.append(f"{assignment.name},{student.id},{sub.timestamp or ''},{score},{assignment.max_score},"
