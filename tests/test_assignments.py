@@ -702,3 +702,21 @@ def test_command_line_reports_bad_input_without_a_traceback(argv, match, capsys)
         main(argv)
     err = capsys.readouterr().err
     assert info.value.code == 2 and re.search(match, err) and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("check, answers, earlier", [
+    ("check_loss_curve", (...,), {"worst_case_loss": ...}), ("check_slope", (...,), {"losses": ...}),
+    ("check_rate_verdict", (...,), {"slope": ...}), ("check_cv_table", (...,), {"cv_loss": ...}),
+    ("check_best_lambdas", (...,), {"cv_table": ...}), ("check_test_losses", (..., ...), {"best": ...}),
+    ("check_peeling_history", (...,), {"arrivals": ...}), ("check_stop_index", (...,), {"history": ...}),
+    ("check_decoded_blocks", (...,), {"arrivals": ..., "values": ...}),
+    ("check_design", (...,), {"latency95": ..., "mean_loss": ...}), ("check_robustness", (...,), {"design": ...}),
+])
+def test_untouched_later_tasks_say_placeholder_and_name_the_earlier_task(check, answers, earlier):
+    func = getattr(checks, check)
+    assignment = func.__module__.rsplit(".", 1)[1]
+    v = variant(next(a for a in IDS if a.endswith(assignment)), 0)
+    fb = func(*answers, v, **earlier, raise_on_fail=False)
+    assert not fb.passed and "placeholder" in fb.message, fb.message
+    # the earlier answer (a placeholder too) is named as not correct yet
+    assert fb.problems[0].startswith("This task uses your `") and "which is not correct yet" in fb.problems[0]

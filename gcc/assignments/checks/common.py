@@ -127,9 +127,9 @@ def carry_forward(problems: list[str], note: str, *, uses: str, earlier_passed: 
     Returns
     -------
     problems, note : list of str, str
-        Unchanged when the answer is right or the earlier answer is; otherwise a first problem that
-        says the earlier task is the cause (or no problem at all, when the answer follows correctly
-        from the earlier one).
+        Unchanged when the answer is right or the earlier answer is; no problem at all when the
+        answer follows correctly from the earlier one; otherwise the comparison's problems after a
+        first one that says the earlier task is not correct yet.
     """
     if not problems or earlier_passed:
         return problems, note
@@ -139,7 +139,8 @@ def carry_forward(problems: list[str], note: str, *, uses: str, earlier_passed: 
         if not again:
             return [], (f"correct given {uses}, which is not correct yet (this task is graded on "
                         "its own: see that task's feedback).")
-        return [f"{cause}; but your answer does not follow from it either:"] + again, note
+    # The comparison with the reference says what is wrong (a placeholder, a shape, ...); the first
+    # line says that the earlier task is wrong too, and to fix it first.
     return [f"{cause}: fix that task first."] + problems, note
 
 

@@ -14,7 +14,7 @@ from gcc.stragglers import ShiftedExponential
 
 from ..feedback import Feedback, call_student, compare_arrays, compare_exact, compare_scalar, finish, make
 from ..variants import Variant, problem
-from .common import document_checks, memo, require_variant, variant_key
+from .common import carry_forward, document_checks, memo, require_variant, variant_key
 
 __all__ = ["check_expected_wait", "check_latency_table", "check_loss_table", "check_design", "check_robustness"]
 
@@ -183,7 +183,16 @@ def check_design(design: Any, v: Variant, latency95: Any = None, mean_loss: Any 
     return finish(make(_A5, "3", "service design", problems, note, hints), raise_on_fail)
 
 
-def check_robustness(robust: Any, v: Variant, design: Any = None, raise_on_fail: bool = True) -> Feedback:
+#: ``check_robustness(..., design=None)`` is a student's design "none is feasible", not "not given".
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def check_robustness(robust: Any, v: Variant, design: Any = _NOT_GIVEN, raise_on_fail: bool = True) -> Feedback:
     """Task 4: does the selected design still meet the latency budget with ``v.slow_workers`` slow workers?
 
     ``design``, the student's design of Task 3, makes the grade independent of it: the right
@@ -196,8 +205,8 @@ def check_robustness(robust: Any, v: Variant, design: Any = None, raise_on_fail:
     problems, note = compare_exact(robust, ref, name="robust",
                                    describe=lambda a, b: [] if isinstance(a, bool) else
                                    ["It should be True or False."])
-    if problems and design is not None and isinstance(robust, bool):
-        own = _as_design(design, v)
+    if problems and design is not _NOT_GIVEN:
+        own = _as_design(design, v) if isinstance(robust, bool) else Ellipsis
         problems, note = carry_forward(
             problems, note, uses="your `design` from Task 3",
             earlier_passed=check_design(design, v, raise_on_fail=False).passed,

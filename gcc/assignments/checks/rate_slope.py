@@ -141,9 +141,9 @@ def check_rate_verdict(at_least_as_fast: Any, v: Variant, slope: Any = None, rai
     if isinstance(at_least_as_fast, np.bool_):
         at_least_as_fast = bool(at_least_as_fast)
     problems, note = compare_exact(at_least_as_fast, ref, name="at_least_as_fast")
-    if slope is not None and problems and isinstance(at_least_as_fast, bool):
+    if slope is not None and problems:
         try:
-            own = float(slope)
+            own = float(slope) if isinstance(at_least_as_fast, bool) else None
         except (TypeError, ValueError):
             own = None
         problems, note = carry_forward(
