@@ -24,3 +24,32 @@ c.StudentSeed.seeds = {}
 # The slowest test cells (assignments 03 and 05 recompute a grid of simulations) take tens of
 # seconds on a laptop; nbgrader's default of 30 s per cell is too short for a loaded machine.
 c.Execute.timeout = 600
+
+# No warnings in autograde's output (two causes, both outside this course):
+# 1. nbgrader 0.9.6 with SQLAlchemy 2: Gradebook.add_submission builds the SubmittedAssignment and its
+#    SubmittedNotebooks attached to the (persistent) assignment and student, reads
+#    `submission.assignment.notebooks` and only then calls `db.add(submission)`. SQLAlchemy 2 no
+#    longer cascades such objects into the session through backrefs (`cascade_backrefs` is gone),
+#    so the autoflush that the read triggers warns three times per new submission that they are
+#    "not in session"; `db.add` adds them a line later and the gradebook is complete. The filter
+#    matches exactly these messages, raised from nbgrader.api; any other SQLAlchemy warning shows.
+import warnings  # noqa: E402
+
+from sqlalchemy.exc import SAWarning  # noqa: E402
+
+warnings.filterwarnings("ignore", category=SAWarning, module=r"nbgrader\.api",
+                        message=r"Object of type <Submitted(Assignment|Notebook)> not in session, add operation "
+                                r"along '(Assignment|Student|Notebook)\.submissions' will not proceed")
+# 2. ipykernel 7 warns "Kernel is running over TCP without encryption" for every kernel nbgrader
+#    starts. The companion's kernel declares CurveZMQ support (kernel.json: supported_encryption), so
+#    the kernel manager provisions keys and the kernel's channels are encrypted; a kernel that does
+#    not declare it still starts, unencrypted (and warns).
+c.KernelManager.transport_encryption = "auto"
+
+# The feedback page reads offline: the vendored MathJax (book/vendor/mathjax) inlined in place of
+# nbgrader's CDN copy, long lines wrapped, and a written answer not graded yet marked "pending"
+# instead of "Score: 0.0 / 3.0" (gcc.assignments.feedback_page).
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+
+c.GenerateFeedback.exporter_class = "gcc.assignments.feedback_page.FeedbackExporter"
+c.GenerateFeedback.preprocessors = ["gcc.assignments.feedback_page.PendingGrades", CSSHTMLHeaderPreprocessor]

@@ -37,6 +37,7 @@ from gcc.assignments.feedback import call_student, compare_arrays, compare_scala
 IDS = list(ASSIGNMENTS)
 SOLVED = ("ada", "bob")        # hand in the solutions
 UNTOUCHED = ("cy", "dee")      # hand in the release as fetched
+BUGGY = "eve"                  # hands in 01_berrut solved but for one bug in Task 1 (and her written answer)
 THROUGH_EXCHANGE = "01_berrut"  # ada's and cy's copies of it go through release/fetch/submit/collect
 COURSE_ID = "gcc-companion"
 
@@ -108,12 +109,28 @@ def graded(tmp_path_factory):
             nb = nbformat.read(released, as_version=4)
             nbformat.write(_solve(nb, sources[a]) if s in SOLVED else nb, target)
 
+    # eve: a bug in Task 1 of 01_berrut, everything else solved.
+    target = root / "submitted" / BUGGY / "01_berrut" / "01_berrut.ipynb"
+    target.parent.mkdir(parents=True)
+    nb = _solve(nbformat.read(root / "release" / "01_berrut" / "01_berrut.ipynb", as_version=4), sources["01_berrut"])
+    bug = next(c for c in nb.cells if _grading(c).get("grade_id") == "task1_solution")
+    bug.source = bug.source.replace(*TASK1_BUGS["01_berrut"])
+    nbformat.write(nb, target)
+
     step("autograde", "autograde", "*")
     step("generate_feedback", "generate_feedback", "*")
     step("export", "export", f"--to={tmp / 'grades.csv'}")
+    pending_export = ("export", "--exporter=gcc.assignments.gradebook.PendingCsvExport")
+    step("export_pending", *pending_export, f"--to={tmp / 'pending.csv'}")
+    # The teacher grades eve's written answer by hand; the export then shows it graded.
+    from gcc.assignments.gradebook import grade_written
+
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    total = grade_written("01_berrut", BUGGY, 2.0, "Good on Lagrange.", db_url=db)
+    step("export_pending", *pending_export, f"--to={tmp / 'graded.csv'}")
     print("nbgrader seconds:", {k: round(v, 1) for k, v in seconds.items()})
-    return {"root": root, "grades": tmp / "grades.csv", "seconds": seconds, "logs": logs,
-            "db": f"sqlite:///{root / 'gradebook.db'}"}
+    return {"root": root, "grades": tmp / "grades.csv", "seconds": seconds, "logs": logs, "db": db,
+            "pending": tmp / "pending.csv", "graded": tmp / "graded.csv", "eve_total": total}
 
 
 def _submission(graded, assignment, student):
@@ -160,8 +177,10 @@ def test_untouched_submission_scores_zero_with_feedback_naming_the_failing_check
         errors = [o for o in cell.outputs if o.output_type == "error"]
         assert len(errors) == 1 and errors[0].ename == "AssignmentCheckError", (cell.source, cell.outputs)
         message = errors[0].evalue
-        header = re.match(r"\u2718 (Assignment \S+, task \S+ \(.*?\)) is not correct yet\.", message)
-        assert header and f"Assignment {assignment}, task " in header.group(1), message
+        header = re.match(r"\u2718 (Task \S+ \(.*?\)) is not correct yet\.", message)
+        assert header, message
+        # nbgrader validate cuts every line at 83 characters: the diagnosis fits in full.
+        assert all(len(line) <= 80 for line in errors[0].traceback), errors[0].traceback
         assert "placeholder" in message or "NotImplementedError" in message, message
         assert "Hint:" in message
         # The feedback names the check (its header) and shows no traceback through gcc's code.
@@ -184,16 +203,66 @@ def test_autograder_grades_with_the_students_seed(graded, student):
 def test_gradebook_export_and_the_exchange(graded):
     with open(graded["grades"], newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert {(r["assignment"], r["student_id"]) for r in rows} == {(a, s) for a in IDS for s in SOLVED + UNTOUCHED}
+    everyone = SOLVED + UNTOUCHED + (BUGGY,)
+    assert {(r["assignment"], r["student_id"]) for r in rows} == {(a, s) for a in IDS for s in everyone}
     for r in rows:
-        assert float(r["score"]) == (10.0 if r["student_id"] in SOLVED else 0.0), r
+        want = 10.0 if r["student_id"] in SOLVED else 7.0 if (r["student_id"], r["assignment"]) == (BUGGY, "01_berrut") \
+            else 0.0
+        assert float(r["score"]) == want, r
         assert float(r["max_score"]) == 13.0
     # A test cell prints its check: no output nbgrader would try to read as partial credit.
     assert "Cell output is" not in graded["logs"]["autograde"]
+    # No warnings at all in autograde's output (SQLAlchemy's SAWarnings, the kernel's TCP warning).
+    assert "warning" not in graded["logs"]["autograde"].lower(), [
+        line for line in graded["logs"]["autograde"].splitlines() if "warning" in line.lower()]
     # What went through the exchange was collected with its submission time.
     for s in ("ada", "cy"):
         assert (graded["root"] / "submitted" / s / THROUGH_EXCHANGE / "timestamp.txt").exists()
     print("nbgrader seconds:", {k: round(v, 1) for k, v in graded["seconds"].items()})
+
+
+def _csv(path):
+    with open(path, newline="") as fh:
+        return {(r["assignment"], r["student_id"]): r for r in csv.DictReader(fh)}
+
+
+def test_export_marks_pending_points(graded):
+    rows = _csv(graded["pending"])
+    for s in SOLVED:   # the autograded 10 points, and the written answer's 3 marked as pending
+        r = rows["01_berrut", s]
+        assert (float(r["score"]), float(r["max_score"]), float(r["pending_points"]), r["status"]) == \
+            (10.0, 13.0, 3.0, "pending manual grading"), r
+    r = rows["01_berrut", "cy"]   # untouched: nbgrader scores an unchanged answer 0 itself, nothing pending
+    assert (float(r["score"]), float(r["pending_points"]), r["status"]) == (0.0, 0.0, "graded"), r
+    assert rows["02_rate_slope", BUGGY]["status"] == "not submitted"
+    assert rows["01_berrut", BUGGY]["status"] == "pending manual grading"
+    # After grade_written (the formgrader's step), eve's submission is graded: 7 + 2 points.
+    r = _csv(graded["graded"])["01_berrut", BUGGY]
+    assert (float(r["score"]), float(r["pending_points"]), r["status"]) == (9.0, 0.0, "graded"), r
+    assert graded["eve_total"] == 9.0
+
+
+def test_a_bug_in_task_1_through_nbgrader_costs_3_points(graded):
+    sub = _submission(graded, "01_berrut", BUGGY)
+    points = {g[0]: (g[2], g[3]) for g in sub["grades"] if g[1] == "code"}
+    assert points == {"check_berrut_basis": (0.0, 3.0), "check_berrut_encoder": (2.0, 2.0),
+                      "check_berrut_decoder": (3.0, 3.0), "check_berrut_loss": (1.0, 1.0),
+                      "check_code_comparison": (1.0, 1.0)}, points
+    page = (graded["root"] / "feedback" / BUGGY / "01_berrut" / "01_berrut.html").read_text()
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "your `berrut_basis` (Task 1) is not correct yet" in text
+    # The written answer waits for the teacher: pending, not "0.0 / 3.0".
+    assert "pending: 3.0 points, not graded yet" in text and "3.0 of these points are pending" in text
+
+
+def test_feedback_page_renders_maths_offline_and_wraps_lines(graded):
+    page = (graded["root"] / "feedback" / SOLVED[0] / "01_berrut" / "01_berrut.html").read_text()
+    # Nothing loaded from the network: no external script or style sheet.
+    assert "cdnjs" not in page and not re.search(r'<script[^>]*\bsrc=|<link[^>]*href="(https?:)?//', page)
+    assert "text/x-mathjax-config" not in page          # MathJax 2's configuration is gone ...
+    assert "window.MathJax = {" in page and "data:font/woff;base64," in page   # ... MathJax 3 inline
+    assert not re.search(r"%%URL%%/[A-Za-z]", page) and "white-space: pre-wrap" in page   # every font embedded
+    assert page.count("<script") == page.count("</script>")
 
 
 # --------------------------------------------------------------------------- the course's sources
@@ -412,7 +481,7 @@ def test_feedback_raises_assertion_error_with_message():
     assert isinstance(info.value.feedback, Feedback) and not info.value.feedback.passed
     assert "placeholder" in str(info.value) and "Hint:" in str(info.value)
     fb = checks.check_slope(..., v, raise_on_fail=False)
-    assert not fb and "task 3" in repr(fb)
+    assert not fb and "Task 3" in repr(fb)
 
 
 def test_short_failures_shows_the_feedback_alone():
@@ -429,7 +498,8 @@ def test_short_failures_shows_the_feedback_alone():
         checks.check_slope(..., variant("02_rate_slope", 0))
     except AssignmentCheckError as exc:
         lines = shell.handler(shell, type(exc), exc, exc.__traceback__)
-    assert shell.shown == lines and len(lines) == 1 and lines[0].startswith("AssignmentCheckError: \u2718 Assignment 02_rate_slope, task 3")
+    assert shell.shown == lines and lines[0] == "AssignmentCheckError: \u2718 Task 3 (log-log slope, spline) is not correct yet."
+    assert len(lines) > 2 and all(len(line) <= 80 for line in lines), lines
     assert checks.short_failures() is False  # outside IPython nothing changes
 
 
@@ -481,3 +551,172 @@ def _same_problem(p, q) -> bool:
         if isinstance(value, (int, float)) and value != getattr(q, key):
             return False
     return True
+
+
+# --------------------------------------------------------------------------- each task graded on its own
+#: One bug in Task 1 of each assignment: (text of the source's solution, the student's version).
+TASK1_BUGS = {
+    "01_berrut": ("signs = (-1.0) ** np.arange(1, len(nodes) + 1)", "signs = np.ones(len(nodes))"),
+    "02_rate_slope": ("for start in range(N - S + 1):", "for start in range(0, N - S + 1, 2):"),
+    "03_lambda_cv": ('return float(df["loss"].mean())', 'return float(df["loss"].median())'),
+    "04_cpgc_peeling": ('kind="stable")]', 'kind="stable")][::-1]'),
+    "05_inference_service": ("return shift + sum", "return sum"),
+}
+
+
+def _points_in_process(assignment: str, edit: tuple[str, str], cell: str = "task1_solution", seed: int = 0):
+    """Run a source notebook's cells in this process, ``edit`` applied to one solution cell; the
+    points of every test cell and its feedback (what nbgrader's autograde would score)."""
+    nb = nbformat.read(course.source_notebook(assignment), as_version=4)
+    ns, scores = {}, {}
+    for c in (c for c in nb.cells if c.cell_type == "code"):
+        src = c.source.replace("plt.show()", "plt.close('all')")
+        if "parameters" in c.metadata.get("tags", []):
+            src = with_seed(src, seed)
+        if _grading(c).get("grade_id") == cell:
+            assert edit[0] in src, (assignment, edit)
+            src = src.replace(*edit)
+        try:
+            exec(src, ns)
+            if _grading(c).get("grade"):
+                scores[_grading(c)["grade_id"]] = (_grading(c)["points"], "")
+        except AssignmentCheckError as exc:
+            scores[_grading(c)["grade_id"]] = (0, str(exc))
+    return scores, ns
+
+
+@pytest.mark.parametrize("assignment", IDS)
+def test_a_bug_in_task_1_costs_task_1s_points_only(assignment):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    scores, _ = _points_in_process(assignment, TASK1_BUGS[assignment])
+    first, *later = scores
+    assert scores[first][0] == 0 and "Task 1 (" in scores[first][1], scores
+    assert all(scores[g][0] > 0 for g in later), {g: scores[g] for g in later if not scores[g][0]}
+
+
+def test_berrut_tasks_2_and_3_use_the_reference_basis_and_say_so():
+    scores, ns = _points_in_process("01_berrut", TASK1_BUGS["01_berrut"])
+    own = ns["berrut_basis"]
+    v = ns["v"]
+    for check, func in ((checks.check_berrut_encoder, "berrut_encode"), (checks.check_berrut_decoder, "berrut_decode")):
+        fb = check(ns[func], v, raise_on_fail=False)
+        assert fb.passed and "your `berrut_basis` (Task 1) is not correct yet" in fb.note, fb
+    assert ns["berrut_basis"] is own, "the student's basis is restored after the check"
+    # A bug in the encoder itself, with the student's basis wrong too: the encoder is named as the cause.
+    ns["berrut_encode"] = eval("lambda X, alphas, betas: 2 * berrut_basis(betas, alphas) @ X", ns)
+    fb = checks.check_berrut_encoder(ns["berrut_encode"], v, raise_on_fail=False)
+    assert not fb.passed and "this error is in `berrut_encode` itself" in fb.message
+    assert "constant multiple" in fb.message and ns["berrut_basis"] is own
+    # With a correct basis nothing is said about Task 1.
+    scores, ns = _points_in_process("01_berrut", ("@ X", "@ X"), cell="task2_solution")
+    fb = checks.check_berrut_encoder(ns["berrut_encode"], ns["v"], raise_on_fail=False)
+    assert fb.passed and "Task 1" not in fb.note
+
+
+def test_a_later_task_says_when_the_earlier_one_is_the_cause():
+    v = variant("02_rate_slope", 0)
+    losses = rate_slope._reference_worst_losses(v, "spline")
+    wrong = losses * np.array([1.0, 1.0, 1.5, 1.0])
+    # The slope of the wrong curve, fitted correctly: full points, and the note names Task 2.
+    own = gcc.loglog_slope(np.asarray(v.n_workers_grid, dtype=float), wrong).slope
+    fb = checks.check_slope(own, v, losses=wrong, raise_on_fail=False)
+    assert fb.passed and "your `losses` from Task 2, which is not correct yet" in fb.note
+    # A slope that follows from neither: the first problem names the earlier task.
+    fb = checks.check_slope(own + 0.5, v, losses=wrong, raise_on_fail=False)
+    assert not fb.passed and fb.problems[0].startswith("This task uses your `losses` from Task 2, which is not")
+    # Right curve, wrong slope: nothing about Task 2.
+    fb = checks.check_slope(own + 0.5, v, losses=losses, raise_on_fail=False)
+    assert not fb.passed and "Task 2" not in fb.message
+
+
+def test_reference_helpers_restore_the_students_function_after_an_error():
+    from gcc.assignments.checks.common import reference_helpers
+
+    ns = {}
+    exec("def helper():\n    return 'own'\n\ndef task():\n    return helper()", ns)
+    own = ns["helper"]
+    with pytest.raises(RuntimeError):
+        with reference_helpers(ns["task"], helper=lambda: "reference", missing=lambda: 0) as swapped:
+            assert ns["task"]() == "reference" and swapped == {"helper": own} and "missing" not in ns
+            raise RuntimeError
+    assert ns["helper"] is own
+    with reference_helpers(len, helper=lambda: 0) as swapped:   # not a Python function: nothing swapped
+        assert swapped == {}
+
+
+def test_failure_messages_fit_nbgrader_validates_lines():
+    from gcc.assignments.feedback import make
+
+    fb = make("01_berrut", "1", "Berrut basis", ["x " * 120 + "`a_very_long_name_that_must_stay_whole`"],
+              "", ["y " * 90])
+    lines = fb.message.split("\n")
+    assert lines[0] == "\u2718 Task 1 (Berrut basis) is not correct yet." and len(lines) > 4
+    assert all(len(line) <= 76 for line in lines)
+    assert "`a_very_long_name_that_must_stay_whole`" in fb.message
+
+
+# --------------------------------------------------------------------------- bad student ids and seeds
+@pytest.mark.parametrize("student", ["a\nimport os", "a\rb", "tab\there", "esc\x1b[0m", "", "x" * 101,
+                                     "line\u2028sep"])
+def test_with_seed_rejects_student_ids_that_would_change_the_code(student):
+    with pytest.raises(ValueError, match="'student_id' parameter of with_seed must be a student id"):
+        with_seed("seed = 0", 1, student)
+    with pytest.raises(ValueError, match="'student_id' parameter of student_seed"):
+        student_seed(student)
+
+
+@pytest.mark.parametrize("student", ["CORP\\user", "CORP\\ada", "o'brien", 'say "hi"', "zoë", "a\\1\\g<0>"])
+def test_with_seed_writes_backslashes_and_quotes_as_they_are(student):
+    cell = with_seed("seed = 0  # yours\nn = None", 3, student)
+    assert cell == f"seed = 3  # set by the autograder for student {student}\nn = None"
+    compile(cell, "<parameters>", "exec")     # still one comment: the id cannot become code
+    ns = {}
+    exec(cell, ns)
+    assert ns["seed"] == 3 and ns["n"] is None
+
+
+@pytest.mark.parametrize("seed", [1.7, 2.0, True, "3", -1, 2 ** 32, None])
+def test_with_seed_takes_int_seeds_only(seed):
+    with pytest.raises(ValueError, match="'seed' parameter of with_seed must be an int"):
+        with_seed("seed = 0", seed)
+
+
+@needs_nbgrader
+@pytest.mark.parametrize("seeds, match", [({"ada": 1.7}, r"'seeds\['ada'\]' parameter of StudentSeed must be an int"),
+                                          ({"ada": -3}, r"'seeds\['ada'\]' parameter"),
+                                          ({"a\nb": 3}, "'seeds' parameter of StudentSeed must be a student id")])
+def test_student_seed_step_rejects_bad_configured_seeds(seeds, match):
+    with pytest.raises(ValueError, match=match):
+        course.StudentSeed(seeds=seeds)
+    assert course.StudentSeed(seeds={"ada": 17}).seeds == {"ada": 17}
+
+
+@pytest.mark.parametrize("argv, match", [(["list", "--seed", "-1"], "'seed' parameter of variant must be an int >= 0"),
+                                         (["seeds", "a\nb"], "'student_id' parameter of student_seed")])
+def test_command_line_reports_bad_input_without_a_traceback(argv, match, capsys):
+    from gcc.assignments.__main__ import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and re.search(match, err) and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("check, answers, earlier", [
+    ("check_loss_curve", (...,), {"worst_case_loss": ...}), ("check_slope", (...,), {"losses": ...}),
+    ("check_rate_verdict", (...,), {"slope": ...}), ("check_cv_table", (...,), {"cv_loss": ...}),
+    ("check_best_lambdas", (...,), {"cv_table": ...}), ("check_test_losses", (..., ...), {"best": ...}),
+    ("check_peeling_history", (...,), {"arrivals": ...}), ("check_stop_index", (...,), {"history": ...}),
+    ("check_decoded_blocks", (...,), {"arrivals": ..., "values": ...}),
+    ("check_design", (...,), {"latency95": ..., "mean_loss": ...}), ("check_robustness", (...,), {"design": ...}),
+])
+def test_untouched_later_tasks_say_placeholder_and_name_the_earlier_task(check, answers, earlier):
+    func = getattr(checks, check)
+    assignment = func.__module__.rsplit(".", 1)[1]
+    v = variant(next(a for a in IDS if a.endswith(assignment)), 0)
+    fb = func(*answers, v, **earlier, raise_on_fail=False)
+    assert not fb.passed and "placeholder" in fb.message, fb.message
+    # the earlier answer (a placeholder too) is named as not correct yet
+    assert fb.problems[0].startswith("This task uses your `") and "which is not correct yet" in fb.problems[0]

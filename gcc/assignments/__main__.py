@@ -1,4 +1,4 @@
-"""Command line of the assignments: ``python -m gcc.assignments {seeds,list,sync-book}``.
+"""Command line of the assignments: ``python -m gcc.assignments {seeds,list,sync-book,pending,grade-written}``.
 
 The course itself runs on nbgrader's command line (``nbgrader generate_assignment``, ``autograde``,
 ...), in ``assignments/``; see the README's "Course assignments".
@@ -23,8 +23,23 @@ def main(argv: list[str] | None = None) -> int:
     book = sub.add_parser("sync-book", help="write the nbgrader release's student versions as the book's pages")
     book.add_argument("--dest", type=Path, default=None, help="default: book/generated/assignments")
     book.add_argument("--only", nargs="*", default=None, choices=list(ASSIGNMENTS))
+    sub.add_parser("pending", help="list the written answers that wait for manual grading").add_argument(
+        "--course", type=Path, default=None, help="the course folder (default: assignments/ of the repository)")
+    grade = sub.add_parser("grade-written", help="grade a written answer by hand (as the formgrader does)")
+    grade.add_argument("assignment", choices=list(ASSIGNMENTS))
+    grade.add_argument("student", metavar="STUDENT_ID")
+    grade.add_argument("score", type=float)
+    grade.add_argument("--comment", default=None, help="shown to the student under the answer")
+    grade.add_argument("--cell", default="written_answer", help="the grade id of the cell (default: written_answer)")
+    grade.add_argument("--course", type=Path, default=None, help="the course folder (default: assignments/)")
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except ValueError as exc:   # the library's contract errors: one line, no traceback
+        parser.error(str(exc))
 
+
+def _run(args) -> int:
     if args.command == "seeds":
         from .course import student_seed
 
@@ -38,6 +53,17 @@ def main(argv: list[str] | None = None) -> int:
 
         for path in sync_book(args.only, args.dest):
             print(path)
+    elif args.command == "pending":
+        from .gradebook import gradebook_url, pending
+
+        for row in pending(gradebook_url(args.course)):
+            print(f"{row['assignment']}\t{row['student']}\t{row['cell']}\t{row['points']:g} points pending")
+    elif args.command == "grade-written":
+        from .gradebook import grade_written, gradebook_url
+
+        total = grade_written(args.assignment, args.student, args.score, args.comment, cell=args.cell,
+                              db_url=gradebook_url(args.course))
+        print(f"{args.assignment}\t{args.student}\t{args.cell} = {args.score:g}\ttotal {total:g}")
     return 0
 
 

@@ -27,13 +27,15 @@ from typing import Iterable
 
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Dict
+from traitlets import validate as trait_validator
 
-from gcc.validation import InstanceOf, check_choice, check_int, validate
+from gcc.validation import InstanceOf, check_choice, check_int, invalid, validate
 
 from ..results import repo_root
 from .variants import ASSIGNMENTS
 
 __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "with_seed", "StudentSeed",
+           "check_student_id", "check_seed_value",
            "run_nbgrader", "generate_release"]
 
 #: Seeds are drawn from ``range(SEED_RANGE)``: small enough to read out, large enough that two
@@ -41,6 +43,67 @@ __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "
 SEED_RANGE = 100_000
 
 _SEED_LINE = re.compile(r"^seed\s*=.*$", re.M)
+
+#: What a student id may hold: it is written into the graded parameters cell (a comment) and into
+#: log lines, so only printable characters, no line breaks or control characters, at most 100.
+_STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,100}")
+
+
+def check_student_id(student_id, name: str = "student_id", owner: str = "with_seed") -> str:
+    """Return ``student_id`` if it is safe to write into a code cell, else raise the standard error.
+
+    A student id is nbgrader's (on JupyterHub, the user name). It ends up in the comment of the
+    graded parameters cell, so a line break would turn the rest of the id into a line of code; control
+    characters (tabs, escapes) are rejected too. Backslashes, quotes and non-ASCII letters are fine
+    (the id is written as the literal text it is).
+
+    Parameters
+    ----------
+    student_id : str
+        The id to check: 1 to 100 printable characters.
+    name, owner : str
+        The argument and the function named in the error.
+
+    Returns
+    -------
+    str
+        ``student_id`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        Not a str, empty, longer than 100 characters, or holding a line break or control character.
+
+    Examples
+    --------
+    >>> from gcc.assignments.course import check_student_id
+    >>> check_student_id("CORP\\\\ada")
+    'CORP\\\\ada'
+    >>> check_student_id("a\\nimport os")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'student_id' parameter of with_seed must be a student id (1 to 100 printable characters, no line breaks or control characters). Got 'a\\nimport os' instead.
+    """
+    constraint = "a student id (1 to 100 printable characters, no line breaks or control characters)"
+    if not isinstance(student_id, str) or _STUDENT_ID.fullmatch(student_id) is None:
+        raise invalid(name, owner, constraint, student_id)
+    return student_id
+
+
+def check_seed_value(seed, name: str = "seed", owner: str = "with_seed") -> int:
+    """A seed as a Python int in ``[0, 2**32)``; floats (``1.7``, also ``2.0``), bools and strings are errors.
+
+    Examples
+    --------
+    >>> from gcc.assignments.course import check_seed_value
+    >>> check_seed_value(17)
+    17
+    >>> check_seed_value(1.7)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'seed' parameter of with_seed must be an int in [0, 4294967295]. Got 1.7 instead.
+    """
+    return check_int(seed, name, owner, minimum=0, maximum=2 ** 32 - 1)
 
 
 def course_root() -> Path:
@@ -86,7 +149,7 @@ def student_seed(student_id: str) -> int:
     >>> student_seed("ada") == student_seed("ada") != student_seed("bob")
     True
     """
-    student_id = validate(student_id, InstanceOf(str, "a student id (str)"), "student_id", "student_seed")
+    student_id = check_student_id(student_id, "student_id", "student_seed")
     # crc32, not hash(): Python salts str hashes per process, a seed must survive restarts.
     return zlib.crc32(f"gcc-companion:{student_id}".encode()) % SEED_RANGE
 
@@ -99,26 +162,39 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     parameters : str
         The source of the notebook's ``parameters`` cell (one line ``seed = ...``).
     seed : int
-        The seed to write.
+        The seed to write: an int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never
+        truncated).
     student_id : str, optional
-        Named in the line's comment.
+        Named in the line's comment: printable characters only (see :func:`check_student_id`),
+        written as is (a backslash stays a backslash).
 
     Returns
     -------
     str
+
+    Raises
+    ------
+    ValueError
+        A seed that is not a non-negative int, a student id with a line break or control character,
+        or ``parameters`` that is not a str.
 
     Examples
     --------
     >>> from gcc.assignments.course import with_seed
     >>> with_seed("seed = 0  # yours\\nn_workers = None", 17)
     'seed = 17  # set by the autograder\\nn_workers = None'
+    >>> with_seed("seed = 0", 3, "CORP\\\\ada")
+    'seed = 3  # set by the autograder for student CORP\\\\ada'
     """
-    seed = check_int(seed, "seed", "with_seed", minimum=0)
-    whose = f" for student {student_id}" if student_id else ""
+    parameters = validate(parameters, InstanceOf(str, "the source of a parameters cell (str)"), "parameters",
+                          "with_seed")
+    seed = check_seed_value(seed, "seed", "with_seed")
+    whose = "" if student_id is None else f" for student {check_student_id(student_id, 'student_id', 'with_seed')}"
     line = f"seed = {seed}  # set by the autograder{whose}"
     if _SEED_LINE.search(parameters) is None:
         return f"{line}\n{parameters}"
-    return _SEED_LINE.sub(line, parameters, count=1)
+    # A function replacement: the line is inserted literally (re.sub would read "\\a" as an escape).
+    return _SEED_LINE.sub(lambda _: line, parameters, count=1)
 
 
 class StudentSeed(Preprocessor):
@@ -135,12 +211,23 @@ class StudentSeed(Preprocessor):
     seeds = Dict({}, help="Seeds given to students by hand, {student id: seed}; the others get "
                           "gcc.assignments.course.student_seed(student id).").tag(config=True)
 
+    @trait_validator("seeds")
+    def _check_seeds(self, proposal):
+        # Checked when nbgrader_config.py sets them: a seed of 1.7 is an error, never truncated to 1.
+        for student, seed in proposal["value"].items():
+            check_student_id(student, "seeds", "StudentSeed")
+            check_seed_value(seed, f"seeds[{student!r}]", "StudentSeed")
+        return proposal["value"]
+
     def preprocess(self, nb, resources):
         import nbformat
 
         info = resources["nbgrader"]
-        student = info["student"]
-        seed = int(self.seeds.get(student, student_seed(student)))
+        student = check_student_id(info["student"], "student", "StudentSeed")
+        if student in self.seeds:
+            seed = check_seed_value(self.seeds[student], f"seeds[{student!r}]", "StudentSeed")
+        else:
+            seed = student_seed(student)
         source = self._source_parameters(info["assignment"], info["notebook"])
         cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
         if cells:

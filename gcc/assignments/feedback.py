@@ -15,6 +15,7 @@ value from it, and never mistaken for a value of the answer.
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -38,6 +39,17 @@ __all__ = [
 
 _PASS = "\u2714"  # heavy check mark
 _FAIL = "\u2718"  # heavy ballot x
+
+#: Longest line of a failure message. ``nbgrader validate`` cuts every line of an error at 83
+#: characters (its ``width`` of 90, less its indent and "..."), so the message is wrapped to fit,
+#: and its first line (shown after "AssignmentCheckError: ") says what failed in under 60.
+LINE_WIDTH = 76
+
+
+def _wrapped(text: str, first: str, rest: str) -> list[str]:
+    """``text`` as lines of at most :data:`LINE_WIDTH` characters (names and numbers kept whole)."""
+    return textwrap.wrap(text, LINE_WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
 
 @dataclass
@@ -76,14 +88,27 @@ class Feedback:
         return f"Assignment {self.assignment}, task {self.task} ({self.title})"
 
     @property
+    def headline(self) -> str:
+        """The failure's first line, ``Task 1 (Berrut basis) is not correct yet.``: short enough for
+        ``nbgrader validate``, which cuts longer lines."""
+        return f"Task {self.task} ({self.title}) is not correct yet."
+
+    @property
     def message(self) -> str:
-        """The full text shown to the student."""
+        """The full text shown to the student.
+
+        A pass is one line (``✔ Assignment 01_berrut, task 2 (Berrut encoder) passed: ...``). A failure
+        starts with :attr:`headline` and lists the problems and hints in lines of at most
+        :data:`LINE_WIDTH` characters, so that no tool that cuts long lines loses the diagnosis.
+        """
         if self.passed:
             tail = f": {self.note}" if self.note else ""
             return f"{_PASS} {self.header} passed{tail}"
-        lines = [f"{_FAIL} {self.header} is not correct yet."]
-        lines += [f"  - {p}" for p in self.problems]
-        lines += [f"  Hint: {h}" for h in self.hints]
+        lines = [f"{_FAIL} {self.headline}"]
+        for p in self.problems:
+            lines += _wrapped(p, "  - ", "    ")
+        for h in self.hints:
+            lines += _wrapped(h, "  Hint: ", "    ")
         return "\n".join(lines)
 
     def __bool__(self) -> bool:

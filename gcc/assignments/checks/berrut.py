@@ -1,6 +1,10 @@
 """Checks of assignment 01, Berrut's rational interpolation as a code (``01_berrut``).
 
 The references come from ``gcc.BerrutCode`` and ``gcc.SplineCode`` on the variant's data.
+Each task is graded on its own: the encoder (Task 2) and the decoder (Task 3) call the student's
+``berrut_basis`` of Task 1, so their checks run them with the library's basis in its place
+(:func:`~gcc.assignments.checks.common.reference_helpers`); a bug in Task 1 costs Task 1's points only,
+and the feedback of Tasks 2 and 3 says when the student's own basis would have made them fail.
 """
 from __future__ import annotations
 
@@ -9,10 +13,11 @@ from typing import Any, Callable
 import numpy as np
 
 import gcc
+from gcc.codes.berrut import berrut_matrix
 
 from ..feedback import Feedback, call_student, compare_arrays, compare_exact, compare_scalar, finish, make
 from ..variants import Variant, problem
-from .common import document_checks, mse, require_variant
+from .common import document_checks, mse, reference_helpers, require_variant
 
 __all__ = ["check_berrut_basis", "check_berrut_encoder", "check_berrut_decoder", "check_berrut_loss",
            "check_code_comparison"]
@@ -23,6 +28,33 @@ _A1 = "01_berrut"
 def _berrut_setup(v: Variant):
     code = gcc.BerrutCode(n_inputs=v.n_inputs, n_workers=v.n_workers)
     return code, problem(v)
+
+
+def _reference_basis(z, nodes):
+    """The library's Berrut basis with the student's signature ``berrut_basis(z, nodes)``."""
+    return berrut_matrix(np.asarray(nodes, dtype=float), np.atleast_1d(np.asarray(z, dtype=float)))
+
+
+def _on_its_own(func: Callable, name: str, v: Variant, args: tuple, compare: Callable) -> tuple[list[str], str]:
+    """Call a Task 2/3 function with the library's basis in place of the student's, and compare.
+
+    When the student's own ``berrut_basis`` is wrong, the feedback says so: on a pass, that the
+    task was graded with the library's basis (with theirs it would be off); on a failure, that the
+    error is in ``name`` itself.
+    """
+    with reference_helpers(func, berrut_basis=_reference_basis) as own:
+        ans, prob = call_student(func, name, *args)
+    problems, note = ([prob], "") if prob else compare(ans)
+    own_basis = own.get("berrut_basis")
+    if own_basis is None or check_berrut_basis(own_basis, v, raise_on_fail=False).passed:
+        return problems, note
+    if problems:
+        problems.append(f"(Graded with the library's Berrut basis in place of your `berrut_basis`, "
+                        f"which is not correct yet: this error is in `{name}` itself.)")
+    else:
+        note += (f" Graded on its own, with the library's Berrut basis: your `berrut_basis` (Task 1) "
+                 f"is not correct yet, and `{name}` calling it gives wrong values until you fix it.")
+    return problems, note
 
 
 def check_berrut_basis(berrut_basis: Callable, v: Variant, raise_on_fail: bool = True) -> Feedback:
@@ -53,13 +85,17 @@ def check_berrut_basis(berrut_basis: Callable, v: Variant, raise_on_fail: bool =
 
 
 def check_berrut_encoder(berrut_encode: Callable, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 2: ``berrut_encode(X, alphas, betas)`` returns the coded inputs, shape ``(N, dim)``."""
+    """Task 2: ``berrut_encode(X, alphas, betas)`` returns the coded inputs, shape ``(N, dim)``.
+
+    Run with the library's Berrut basis in place of the student's ``berrut_basis`` (Task 1), so
+    that the encoder is graded on its own.
+    """
     require_variant(v, _A1, "check_berrut_encoder")
     code, p = _berrut_setup(v)
     ref = np.asarray(code.encode(p.X))
-    ans, prob = call_student(berrut_encode, "berrut_encode", p.X, code.alphas, code.betas)
-    problems, note = ([prob], "") if prob else compare_arrays(
-        ans, ref, name="berrut_encode(X, alphas, betas)", rtol=1e-9, axis_names=("worker", "column"))
+    problems, note = _on_its_own(berrut_encode, "berrut_encode", v, (p.X, code.alphas, code.betas),
+                                 lambda ans: compare_arrays(ans, ref, name="berrut_encode(X, alphas, betas)",
+                                                            rtol=1e-9, axis_names=("worker", "column")))
     hints = ["Worker n receives u_enc(beta_n) = sum_k basis_k(beta_n) x_k: one matrix product "
              "with your basis (shape (N, K)) and X (shape (K, dim))."]
     return finish(make(_A1, "2", "Berrut encoder", problems, note, hints), raise_on_fail)
@@ -69,7 +105,8 @@ def check_berrut_decoder(berrut_decode: Callable, v: Variant, raise_on_fail: boo
     """Task 3: ``berrut_decode(Y, received, alphas, betas)`` estimates ``f(x_k)``, shape ``(K, dim)``.
 
     Tested on the variant's received set and on a second set with one worker missing in the middle
-    (where alternating the signs by the original worker index goes wrong).
+    (where alternating the signs by the original worker index goes wrong), with the library's
+    Berrut basis in place of the student's ``berrut_basis`` (Task 1).
     """
     require_variant(v, _A1, "check_berrut_decoder")
     code, p = _berrut_setup(v)
@@ -82,10 +119,10 @@ def check_berrut_decoder(berrut_decode: Callable, v: Variant, raise_on_fail: boo
     for label, received in cases:
         Y = outputs[received]
         ref = np.asarray(code.decode(Y, received))
-        ans, prob = call_student(berrut_decode, "berrut_decode", Y, received, code.alphas, code.betas)
-        problems, note = ([prob], "") if prob else compare_arrays(
-            ans, ref, name="berrut_decode(Y, received, alphas, betas)", rtol=1e-9,
-            axis_names=("data point", "column"))
+        problems, note = _on_its_own(
+            berrut_decode, "berrut_decode", v, (Y, received, code.alphas, code.betas),
+            lambda ans: compare_arrays(ans, ref, name="berrut_decode(Y, received, alphas, betas)", rtol=1e-9,
+                                       axis_names=("data point", "column")))
         if problems:
             problems[0] = f"On {label}: {problems[0]}"
             break

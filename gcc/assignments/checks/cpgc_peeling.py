@@ -13,7 +13,7 @@ from gcc import cpgc
 
 from ..feedback import Feedback, as_float_array, compare_arrays, compare_exact, finish, make
 from ..variants import Variant, problem
-from .common import document_checks, require_variant
+from .common import carry_forward, document_checks, require_variant
 
 __all__ = ["CPGC_DEGREES", "check_arrival_order", "check_message_values", "check_peeling_history",
            "check_stop_index", "check_decoded_blocks", "check_faster_scheme"]
@@ -36,9 +36,15 @@ def _cpgc_setup(v: Variant):
     return p, code, arrivals, values
 
 
-def _cpgc_replay(v: Variant):
-    """Feed the arrivals to gcc.cpgc.Master; peeled-block counts after each, stop index, decoded blocks."""
-    p, code, arrivals, values = _cpgc_setup(v)
+def _cpgc_replay(v: Variant, arrivals: list | None = None, values: np.ndarray | None = None):
+    """Feed the arrivals to gcc.cpgc.Master; peeled-block counts after each, stop index, decoded blocks.
+
+    ``arrivals`` and ``values`` replace the reference's (a student's answers of Tasks 1 and 2, to
+    grade the later tasks on their own).
+    """
+    p, code, ref_arrivals, ref_values = _cpgc_setup(v)
+    arrivals = ref_arrivals if arrivals is None else arrivals
+    values = ref_values if values is None else values
     master = cpgc.Master(code, tolerance=v.tolerance)
     history, stop, decoded = [], None, None
     for n, (w, j) in enumerate(arrivals, start=1):
@@ -91,8 +97,29 @@ def check_message_values(values: Any, v: Variant, raise_on_fail: bool = True) ->
     return finish(make(_A4, "2", "message values", problems, note, hints), raise_on_fail)
 
 
-def check_peeling_history(history: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 3: number of blocks known by peeling after each arrival."""
+def _own_arrivals(arrivals: Any, v: Variant) -> list | None:
+    """A student's arrival order if it is an order of all the (worker, message) pairs, else None."""
+    _, _, ref, _ = _cpgc_setup(v)
+    try:
+        own = [tuple(int(x) for x in a) for a in arrivals]
+    except (TypeError, ValueError):
+        return None
+    return own if sorted(own) == sorted(ref) else None
+
+
+def _own_values(values: Any, v: Variant) -> np.ndarray | None:
+    """A student's message values as a finite float array of the reference's shape, else None."""
+    *_, ref = _cpgc_setup(v)
+    arr, prob = as_float_array(values, "values")
+    return arr if prob is None and arr.shape == ref.shape and np.all(np.isfinite(arr)) else None
+
+
+def check_peeling_history(history: Any, v: Variant, arrivals: Any = None, raise_on_fail: bool = True) -> Feedback:
+    """Task 3: number of blocks known by peeling after each arrival.
+
+    ``arrivals``, the student's order of Task 1, makes the grade independent of it: the peeling
+    history of a wrong order, computed correctly, scores in full.
+    """
     require_variant(v, _A4, "check_peeling_history")
     ref, _, _ = _cpgc_replay(v)
     if history is not Ellipsis and history is not None:
@@ -110,14 +137,25 @@ def check_peeling_history(history: Any, v: Variant, raise_on_fail: bool = True) 
                 f"{more} blocks than peeling does."]
 
     problems, note = compare_exact(history, ref, name="history", describe=describe)
+    if problems and arrivals is not None:
+        own = _own_arrivals(arrivals, v)
+        problems, note = carry_forward(
+            problems, note, uses="your `arrivals` from Task 1",
+            earlier_passed=check_arrival_order(arrivals, v, raise_on_fail=False).passed,
+            consistent=None if own is None else
+            (lambda: compare_exact(history, _cpgc_replay(v, own)[0], name="history")))
     hints = ["After each message: subtract every known block from it; if exactly one unknown block "
              "remains, it is recovered, and that may in turn reduce earlier pending messages to one "
              "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes."]
     return finish(make(_A4, "3", "peeling history", problems, note, hints), raise_on_fail)
 
 
-def check_stop_index(stop_index: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known."""
+def check_stop_index(stop_index: Any, v: Variant, history: Any = None, raise_on_fail: bool = True) -> Feedback:
+    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known.
+
+    ``history``, the student's counts of Task 3, makes the grade independent of them: the stopping
+    point of a wrong history, found correctly, scores in full.
+    """
     require_variant(v, _A4, "check_stop_index")
     _, ref, _ = _cpgc_replay(v)
     if isinstance(stop_index, np.integer):
@@ -130,15 +168,54 @@ def check_stop_index(stop_index: Any, v: Variant, raise_on_fail: bool = True) ->
                 "It is too early: not enough blocks are known yet."]
 
     problems, note = compare_exact(stop_index, ref, name="stop_index", describe=describe)
+    if problems and history is not None:
+        need = cpgc.Master(_cpgc_setup(v)[1], tolerance=v.tolerance).need
+        try:
+            own = next((n for n, h in enumerate(history, start=1) if int(h) >= need), None)
+        except (TypeError, ValueError):
+            own = None
+        problems, note = carry_forward(
+            problems, note, uses="your `history` from Task 3",
+            earlier_passed=check_peeling_history(history, v, raise_on_fail=False).passed,
+            consistent=None if own is None else (lambda: compare_exact(stop_index, own, name="stop_index")))
     hints = ["The master stops at the first arrival after which at least ceil(K (1 - q)) blocks are "
              "known (q = v.tolerance); count messages from 1."]
     return finish(make(_A4, "4a", "stopping point", problems, note, hints), raise_on_fail)
 
 
-def check_decoded_blocks(estimates: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown."""
+def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, values: Any = None,
+                         raise_on_fail: bool = True) -> Feedback:
+    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown.
+
+    ``arrivals`` and ``values``, the student's answers of Tasks 1 and 2, make the grade independent
+    of them: the blocks decoded correctly from a wrong order or wrong values score in full.
+    """
     require_variant(v, _A4, "check_decoded_blocks")
     _, _, ref = _cpgc_replay(v)
+    problems, note = _compare_blocks(estimates, ref)
+    if problems and (arrivals is not None or values is not None):
+        given = {"arrivals": (arrivals, check_arrival_order, _own_arrivals, "`arrivals` (Task 1)"),
+                 "values": (values, check_message_values, _own_values, "`values` (Task 2)")}
+        given = {k: g for k, g in given.items() if g[0] is not None}
+        own = {k: parse(answer, v) for k, (answer, _, parse, _) in given.items()}
+
+        def consistent():
+            decoded = _cpgc_replay(v, own.get("arrivals"), own.get("values"))[2]
+            return (["peeling never reaches the stopping point with them."], "") if decoded is None else \
+                _compare_blocks(estimates, decoded)
+
+        problems, note = carry_forward(
+            problems, note, uses="your " + " and ".join(g[3] for g in given.values()),
+            earlier_passed=all(check(answer, v, raise_on_fail=False).passed for answer, check, _, _ in given.values()),
+            consistent=None if any(o is None for o in own.values()) else consistent)
+    hints = ["Peel with the values: when a message reduces to one unknown block k with coefficient c, "
+             "block k = (message value minus the known blocks it contains) / c. Use only the messages "
+             "up to and including stop_index."]
+    return finish(make(_A4, "4b", "decoded blocks", problems, note, hints), raise_on_fail)
+
+
+def _compare_blocks(estimates: Any, ref: np.ndarray) -> tuple[list[str], str]:
+    """Task 4b's comparison: the same blocks known (NaN elsewhere), their values within 1e-9."""
     arr, prob = as_float_array(estimates, "estimates")
     problems, note = ([prob], "") if prob else ([], "")
     if not problems and arr.shape != ref.shape:
@@ -157,10 +234,7 @@ def check_decoded_blocks(estimates: Any, v: Variant, raise_on_fail: bool = True)
         if not problems:
             problems, note = compare_arrays(arr[known_ref], ref[known_ref], name="estimates (known blocks)",
                                             rtol=1e-9, axis_names=("known block", "entry"))
-    hints = ["Peel with the values: when a message reduces to one unknown block k with coefficient c, "
-             "block k = (message value minus the known blocks it contains) / c. Use only the messages "
-             "up to and including stop_index."]
-    return finish(make(_A4, "4b", "decoded blocks", problems, note, hints), raise_on_fail)
+    return problems, note
 
 
 def check_faster_scheme(faster: Any, v: Variant, trials: int = 400, raise_on_fail: bool = True) -> Feedback:

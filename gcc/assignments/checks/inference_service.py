@@ -14,7 +14,7 @@ from gcc.stragglers import ShiftedExponential
 
 from ..feedback import Feedback, call_student, compare_arrays, compare_exact, compare_scalar, finish, make
 from ..variants import Variant, problem
-from .common import document_checks, memo, require_variant, variant_key
+from .common import carry_forward, document_checks, memo, require_variant, variant_key
 
 __all__ = ["check_expected_wait", "check_latency_table", "check_loss_table", "check_design", "check_robustness"]
 
@@ -38,8 +38,9 @@ def _service_tables(v: Variant) -> tuple[np.ndarray, np.ndarray]:
     return memo(("service", variant_key(v)), compute)
 
 
-def _service_design(v: Variant):
-    lat, loss = _service_tables(v)
+def _service_design(v: Variant, tables: tuple | None = None):
+    """The design rule on the reference tables (or on ``tables``, a student's ``(latency95, mean_loss)``)."""
+    lat, loss = _service_tables(v) if tables is None else tables
     ok = (lat <= v.latency_budget) & (loss <= v.loss_target)
     for i, n in enumerate(v.n_workers_grid):  # fewest workers first (the cost), then the smallest loss
         if ok[i].any():
@@ -104,8 +105,34 @@ def check_loss_table(mean_loss: Any, v: Variant, raise_on_fail: bool = True) -> 
     return finish(make(_A5, "2b", "loss table", problems, note, hints), raise_on_fail)
 
 
-def check_design(design: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 3: the cheapest design (fewest workers, then smallest loss) meeting both targets, or None."""
+def _own_tables(latency95: Any, mean_loss: Any, v: Variant) -> tuple | None:
+    """A student's two tables as float arrays of the grids' shape, or None."""
+    shape = (len(v.n_workers_grid), len(v.straggler_grid))
+    try:
+        tables = tuple(np.asarray(t, dtype=float) for t in (latency95, mean_loss))
+    except (TypeError, ValueError):
+        return None
+    return tables if all(t.shape == shape and np.all(np.isfinite(t)) for t in tables) else None
+
+
+def _as_design(design: Any, v: Variant):
+    """A student's design as a pair of grid values, None for None, or ``Ellipsis`` when it is neither."""
+    if design is None:
+        return None
+    try:
+        n, s = (int(x) for x in design)
+    except (TypeError, ValueError):
+        return Ellipsis
+    return (n, s) if n in v.n_workers_grid and s in v.straggler_grid else Ellipsis
+
+
+def check_design(design: Any, v: Variant, latency95: Any = None, mean_loss: Any = None,
+                 raise_on_fail: bool = True) -> Feedback:
+    """Task 3: the cheapest design (fewest workers, then smallest loss) meeting both targets, or None.
+
+    ``latency95`` and ``mean_loss``, the student's tables of Task 2, make the grade independent of
+    them: the design rule applied correctly to wrong tables scores in full.
+    """
     require_variant(v, _A5, "check_design")
     ref = _service_design(v)
     lat, loss = _service_tables(v)
@@ -142,13 +169,35 @@ def check_design(design: Any, v: Variant, raise_on_fail: bool = True) -> Feedbac
         problems, note = compare_exact(design, ref, name="design", describe=describe)
         if problems and ref is None:
             problems.append("No design of the grids meets both targets: the answer is None.")
+    if problems and latency95 is not None and mean_loss is not None:
+        own_tables = _own_tables(latency95, mean_loss, v)
+        own = None if own_tables is None else _service_design(v, own_tables)
+        passed = (check_latency_table(latency95, v, raise_on_fail=False).passed
+                  and check_loss_table(mean_loss, v, raise_on_fail=False).passed)
+        problems, note = carry_forward(
+            problems, note, uses="your `latency95` and `mean_loss` from Task 2", earlier_passed=passed,
+            consistent=None if own_tables is None else
+            (lambda: ([], "") if _as_design(design, v) == own else (["`design` is not the expected answer."], "")))
     hints = ["Feasible: latency95 <= v.latency_budget and mean_loss <= v.loss_target. Among the feasible "
              "designs take the smallest N (workers cost money), then the smallest mean loss."]
     return finish(make(_A5, "3", "service design", problems, note, hints), raise_on_fail)
 
 
-def check_robustness(robust: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 4: does the selected design still meet the latency budget with ``v.slow_workers`` slow workers?"""
+#: ``check_robustness(..., design=None)`` is a student's design "none is feasible", not "not given".
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def check_robustness(robust: Any, v: Variant, design: Any = _NOT_GIVEN, raise_on_fail: bool = True) -> Feedback:
+    """Task 4: does the selected design still meet the latency budget with ``v.slow_workers`` slow workers?
+
+    ``design``, the student's design of Task 3, makes the grade independent of it: the right
+    answer for a wrong design scores in full.
+    """
     require_variant(v, _A5, "check_robustness")
     ref = _robust_reference(v, _service_design(v))
     if isinstance(robust, np.bool_):
@@ -156,6 +205,13 @@ def check_robustness(robust: Any, v: Variant, raise_on_fail: bool = True) -> Fee
     problems, note = compare_exact(robust, ref, name="robust",
                                    describe=lambda a, b: [] if isinstance(a, bool) else
                                    ["It should be True or False."])
+    if problems and design is not _NOT_GIVEN:
+        own = _as_design(design, v) if isinstance(robust, bool) else Ellipsis
+        problems, note = carry_forward(
+            problems, note, uses="your `design` from Task 3",
+            earlier_passed=check_design(design, v, raise_on_fail=False).passed,
+            consistent=None if own is Ellipsis else
+            (lambda: compare_exact(robust, _robust_reference(v, own), name="robust")))
     hints = ["Rerun the selected design with gcc.SlowWorkers(slow=v.slow_workers, factor=v.slow_factor, "
              "shift=shift, rate=mu, stragglers=S) instead of ShiftedExponential (same trials and seed) and "
              "compare its latency quantile with the budget. With no feasible design, robust is False."]

@@ -13,7 +13,7 @@ from gcc import SplineCode, harness, stragglers, tuning
 
 from ..feedback import Feedback, call_student, compare_arrays, compare_exact, compare_scalar, finish, make
 from ..variants import Variant, problem
-from .common import document_checks, memo, require_variant, variant_key
+from .common import carry_forward, document_checks, memo, require_variant, variant_key
 
 __all__ = ["check_cv_loss", "check_cv_table", "check_best_lambdas", "check_test_losses"]
 
@@ -72,17 +72,45 @@ def check_cv_loss(cv_loss: Callable, v: Variant, raise_on_fail: bool = True) -> 
     return finish(make(_A3, "1", "cross-validation loss", problems, note, [_CV_HINT]), raise_on_fail)
 
 
-def check_cv_table(cv_table: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``."""
+def _grid_pair(best: Any, v: Variant) -> tuple[float, float] | None:
+    """A student's ``best`` as a pair of grid values, or None."""
+    try:
+        pair = tuple(float(x) for x in best)
+    except (TypeError, ValueError):
+        return None
+    if len(pair) != 2 or pair[0] not in v.lam_enc_grid or pair[1] not in v.lam_dec_grid:
+        return None
+    return pair
+
+
+def check_cv_table(cv_table: Any, v: Variant, cv_loss: Any = None, raise_on_fail: bool = True) -> Feedback:
+    """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``.
+
+    ``cv_loss``, the student's function of Task 1, makes the grade independent of Task 1: the
+    table of a wrong ``cv_loss``, filled in correctly, scores in full.
+    """
     require_variant(v, _A3, "check_cv_table")
     problems, note = compare_arrays(cv_table, _cv_table(v), name="cv_table", rtol=1e-6,
                                     axis_names=("lam_enc index", "lam_dec index"))
+    if cv_loss is not None and problems:
+        def consistent():
+            own, prob = call_student(lambda: np.array([[cv_loss(le, ld) for ld in v.lam_dec_grid]
+                                                       for le in v.lam_enc_grid], dtype=float), "cv_loss")
+            return ([prob], "") if prob else compare_arrays(cv_table, own, name="cv_table", rtol=1e-9)
+
+        problems, note = carry_forward(problems, note, uses="your `cv_loss` from Task 1",
+                                       earlier_passed=check_cv_loss(cv_loss, v, raise_on_fail=False).passed,
+                                       consistent=consistent)
     hints = ["Row i is lam_enc_grid[i], column j is lam_dec_grid[j]: cv_table[i, j] = cv_loss(le, ld)."]
     return finish(make(_A3, "2", "cross-validation table", problems, note, hints), raise_on_fail)
 
 
-def check_best_lambdas(best: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
-    """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (as ``gcc.tuning.select_lambdas``)."""
+def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None, raise_on_fail: bool = True) -> Feedback:
+    """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (as ``gcc.tuning.select_lambdas``).
+
+    ``cv_table``, the student's table of Task 2, makes the grade independent of it: the argmin of
+    a wrong table scores in full.
+    """
     require_variant(v, _A3, "check_best_lambdas")
     sel = _cv_selection(v)
     ref = (sel.lam_enc, sel.lam_dec)
@@ -104,18 +132,42 @@ def check_best_lambdas(best: Any, v: Variant, raise_on_fail: bool = True) -> Fee
                 "(ties go to the smaller lam_enc, then the smaller lam_dec)."]
 
     problems, note = compare_exact(best, ref, name="best", describe=describe)
+    if cv_table is not None and problems:
+        own = None
+        try:
+            arr = np.asarray(cv_table, dtype=float)
+            if arr.shape == table.shape and np.all(np.isfinite(arr)):
+                i, j = np.unravel_index(int(np.argmin(arr)), arr.shape)
+                own = (float(v.lam_enc_grid[i]), float(v.lam_dec_grid[j]))
+        except (TypeError, ValueError):
+            pass
+        problems, note = carry_forward(
+            problems, note, uses="your `cv_table` from Task 2",
+            earlier_passed=check_cv_table(cv_table, v, raise_on_fail=False).passed,
+            consistent=None if own is None else (lambda: compare_exact(best, own, name="best")))
     hints = ["np.unravel_index(np.argmin(cv_table), cv_table.shape) gives the row and column; "
              "gcc.tuning.select_lambdas does the same search in one call."]
     return finish(make(_A3, "3", "selected lambdas", problems, note, hints), raise_on_fail)
 
 
-def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant,
+def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant, best: Any = None,
                       raise_on_fail: bool = True) -> Feedback:
-    """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0."""
+    """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0.
+
+    ``best``, the student's selection of Task 3, makes the grade independent of it: the test loss
+    of a wrong selection, computed correctly, scores in full.
+    """
     require_variant(v, _A3, "check_test_losses")
     sel = _cv_selection(v)
     problems, note = compare_scalar(test_loss_tuned, _test_loss(v, sel.lam_enc, sel.lam_dec),
                                     name="test_loss_tuned", rtol=1e-6)
+    if best is not None and problems:
+        own = _grid_pair(best, v)
+        problems, note = carry_forward(
+            problems, note, uses="your `best` from Task 3",
+            earlier_passed=check_best_lambdas(best, v, raise_on_fail=False).passed,
+            consistent=None if own is None else
+            (lambda: compare_scalar(test_loss_tuned, _test_loss(v, *own), name="test_loss_tuned", rtol=1e-6)))
     if not problems:
         problems, note = compare_scalar(test_loss_untuned, _test_loss(v, 0.0, 0.0),
                                         name="test_loss_untuned", rtol=1e-6)

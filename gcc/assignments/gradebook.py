@@ -1,0 +1,145 @@
+"""The gradebook side of the course: pending points, the written answers' grades and an honest export.
+
+nbgrader autogrades the test cells; the written answer of every assignment (3 points) waits for the
+teacher (nbgrader's *manual grading*: the formgrader, or :func:`grade_written`). Until then nbgrader
+counts it as 0, so its plain ``nbgrader export`` shows a solved submission as "10.0 / 13.0" with
+nothing to tell the 3 missing points from a wrong answer. This module adds:
+
+- :func:`pending`: the manually graded cells not graded yet, per submission;
+- :func:`grade_written`: set the score (and a comment) of a written answer from the command line,
+  what the formgrader does (``python -m gcc.assignments grade-written 01_berrut ada 2.5``);
+- :class:`PendingCsvExport`: ``nbgrader export --exporter=gcc.assignments.gradebook.PendingCsvExport``,
+  nbgrader's CSV with two more columns, ``pending_points`` and ``status`` (``graded``,
+  ``pending manual grading`` or ``not submitted``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins.export import ExportPlugin
+
+from gcc.validation import check_real, invalid
+
+from .course import check_student_id, course_root
+
+__all__ = ["pending", "grade_written", "PendingCsvExport", "gradebook_url"]
+
+COURSE_ID = "gcc-companion"
+
+
+def gradebook_url(root: Path | None = None) -> str:
+    """The course's gradebook, ``sqlite:///<root>/gradebook.db`` (nbgrader's default)."""
+    return f"sqlite:///{Path(root or course_root()).resolve() / 'gradebook.db'}"
+
+
+def _pending_of(submission) -> list[tuple[str, str, float]]:
+    """``(notebook, grade id, points)`` of a submission's cells waiting for manual grading."""
+    return [(nb.name, g.name, float(g.max_score)) for nb in submission.notebooks for g in nb.grades
+            if g.needs_manual_grade and g.manual_score is None]
+
+
+def pending(db_url: str | None = None, course_id: str = COURSE_ID) -> list[dict]:
+    """Every manually graded cell that is not graded yet.
+
+    Parameters
+    ----------
+    db_url : str, optional
+        The gradebook (default :func:`gradebook_url`).
+    course_id : str
+        The course id of ``nbgrader_config.py``.
+
+    Returns
+    -------
+    list of dict
+        ``{"assignment", "student", "notebook", "cell", "points"}``, one per cell.
+    """
+    out = []
+    with Gradebook(db_url or gradebook_url(), course_id) as gb:
+        for assignment in gb.assignments:
+            for submission in assignment.submissions:
+                for notebook, cell, points in _pending_of(submission):
+                    out.append({"assignment": assignment.name, "student": submission.student.id,
+                                "notebook": notebook, "cell": cell, "points": points})
+    return out
+
+
+def grade_written(assignment: str, student: str, score: float, comment: str | None = None,
+                  cell: str = "written_answer", notebook: str | None = None, db_url: str | None = None,
+                  course_id: str = COURSE_ID) -> float:
+    """Grade a written answer by hand (what the formgrader's score box does).
+
+    Parameters
+    ----------
+    assignment, student : str
+        The submission.
+    score : float
+        Points given, in ``[0, the cell's points]``.
+    comment : str, optional
+        Shown to the student under their answer in the feedback.
+    cell : str
+        The manually graded cell's grade id (every assignment's written answer: ``written_answer``).
+    notebook : str, optional
+        The notebook (default: the assignment id, the course's one notebook per assignment).
+    db_url, course_id : str, optional
+        The gradebook and the course.
+
+    Returns
+    -------
+    float
+        The submission's new total score.
+
+    Raises
+    ------
+    ValueError
+        No such submission or cell, a cell that is not manually graded, or a score out of range.
+    """
+    student = check_student_id(student, "student", "grade_written")
+    notebook = notebook or assignment
+    with Gradebook(db_url or gradebook_url(), course_id) as gb:
+        try:
+            grade = gb.find_grade(cell, notebook, assignment, student)
+        except MissingEntry:
+            raise invalid("cell", "grade_written", f"a graded cell of {student}'s submission of {assignment!r}",
+                          cell, detail="autograde the submission first") from None
+        if grade.cell_type != "markdown" and grade.auto_score is not None:
+            raise invalid("cell", "grade_written", "a manually graded cell (a written answer)", cell)
+        grade.manual_score = check_real(score, "score", "grade_written", minimum=0, maximum=float(grade.max_score))
+        grade.needs_manual_grade = False
+        if comment is not None:
+            gb.find_comment(cell, notebook, assignment, student).manual_comment = str(comment)
+        gb.db.commit()
+        return float(gb.find_submission(assignment, student).score)
+
+
+class PendingCsvExport(ExportPlugin):
+    """nbgrader's CSV export with the pending points marked (``nbgrader export --exporter=...``).
+
+    Columns: ``assignment, student_id, timestamp, score, max_score, pending_points, status``. A
+    submission whose written answer is not graded yet reads ``10.0, 13.0, 3.0, pending manual
+    grading``: 10 of the 10 graded points, 3 points still to come; never a silent "10.0 / 13.0".
+    """
+
+    def export(self, gradebook: Gradebook) -> None:
+        dest = self.to or "grades.csv"
+        students = {str(s) for s in self.student}
+        assignments = {str(a) for a in self.assignment}
+        self.log.info("Exporting grades (with pending points) to %s", dest)
+        rows = ["assignment,student_id,timestamp,score,max_score,pending_points,status"]
+        for assignment in gradebook.assignments:
+            if assignments and assignment.name not in assignments:
+                continue
+            for student in gradebook.students:
+                if students and student.id not in students:
+                    continue
+                try:
+                    sub = gradebook.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    rows.append(f"{assignment.name},{student.id},,0.0,{assignment.max_score},0.0,not submitted")
+                    continue
+                waiting = float(sum(points for *_, points in _pending_of(sub)))
+                status = "pending manual grading" if waiting else "graded"
+                score = max(0.0, sub.score - (sub.late_submission_penalty or 0.0))
+                rows.append(f"{assignment.name},{student.id},{sub.timestamp or ''},{score},{assignment.max_score},"
+                            f"{waiting},{status}")
+        Path(dest).write_text("\n".join(rows) + "\n", encoding="utf-8")
