@@ -497,13 +497,20 @@ def open_rows(table, which: str = "violated"):
 def quoted_values(table) -> list[dict]:
     """The verdict totals the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    ``n_<verdict>`` (counted rows with that verdict, for tight, loose, violated, undecided),
+    ``n_<verdict>`` (counted rows of the rate claims, :data:`CLAIMS`, with that verdict, for
+    tight, loose, violated, undecided: the networks' rows have their own words and are not in
+    these totals), ``n_counted`` (their sum), ``n_rows`` (rows of the table),
     ``n_not_counted`` (rows shown but not counted, untested claims included) and ``n_claims``.
     """
-    counted = table["counted"].astype(bool)
+    rate = table["claim"].isin([c.id for c in CLAIMS])
+    counted = table["counted"].astype(bool) & rate
     out = [{"key": f"n_{v}", "number": int(((table["verdict"] == v) & counted).sum()),
             "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
-    out.append({"key": "n_not_counted", "number": int((~counted).sum()), "note": "rows shown but not counted"})
+    out.append({"key": "n_counted", "number": int(sum(o["number"] for o in out)),
+                "note": "counted rows of the rate claims with one of the four verdicts"})
+    out.append({"key": "n_rows", "number": int(len(table)), "note": "rows of the claims table"})
+    out.append({"key": "n_not_counted", "number": int((~table["counted"].astype(bool)).sum()),
+                "note": "rows shown but not counted"})
     out.append({"key": "n_claims", "number": int(table["claim"].nunique()), "note": "claims in the table"})
     return out
 

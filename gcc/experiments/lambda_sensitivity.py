@@ -349,9 +349,10 @@ def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> lis
     ``span_argmin_<param>_sigma<i>`` (the same for the plain arg-min), ``low_/high_<param>_sigma<i>``
     (its range) and ``rmse_x10_max_sigma<i>`` (the largest RMSE increase in percent one decade
     from the optimum, :func:`rmse_increase`), ``i`` the index of the noise level in ascending
-    order. With `mean_table` and `s_show`, also :func:`plateau_table`'s numbers at ``S = s_show``
-    and at the largest S: ``<param>_S<S>_sigma<i>_argmin``, ``..._loss_min``, ``..._loss_at_0``,
-    ``..._cost_of_0_pct``; and ``tolerance_pct``.
+    order; ``tolerance_pct``. With `mean_table` and `s_show`, also :func:`plateau_table`'s numbers
+    at ``S = s_show`` (``<param>_show_sigma<i>_argmin``, ``..._loss_min``, ``..._loss_at_0``,
+    ``..._cost_of_0_pct``) and at the largest S (``<param>_smax_sigma<i>_...``), with ``s_show``
+    and ``s_smax``.
     """
     out = [{"key": "tolerance_pct", "number": 100 * TOLERANCE, "unit": "%", "digits": 2,
             "note": "a lambda is optimal when its loss is within this of the grid minimum"}]
@@ -374,18 +375,19 @@ def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> lis
             out.append({"key": f"rmse_x10_max_sigma{i}", "number": float(np.nanmax(pct)), "unit": "%", "digits": 2,
                         "note": f"sigma = {sigma:g}: largest RMSE increase one decade from the optimum"})
     if mean_table is not None and s_show is not None:
-        shown = (int(s_show), int(mean_table["S"].max()))
-        for r in plateau_table(mean_table, shown).itertuples(index=False):
-            if not np.isfinite(r.cost_of_0_pct):
-                continue
-            key = f"{r.param}_S{r.S}_sigma{sigmas.index(r.sigma)}"
-            where = f"sigma = {r.sigma:g}, S = {r.S}, {r.param}"
-            out += [{"key": f"{key}_argmin", "number": r.argmin, "fmt": "g", "note": f"{where}: arg-min"},
-                    {"key": f"{key}_loss_min", "number": r.loss_min, "digits": 6, "note": f"{where}: grid minimum"},
-                    {"key": f"{key}_loss_at_0", "number": r.loss_at_0, "digits": 6,
-                     "note": f"{where}: loss at this lambda = 0 (minimised over the other)"},
-                    {"key": f"{key}_cost_of_0_pct", "number": r.cost_of_0_pct, "unit": "%", "digits": 2,
-                     "note": f"{where}: loss at this lambda = 0 above the minimum"}]
+        for label, S in (("show", int(s_show)), ("smax", int(mean_table["S"].max()))):
+            out.append({"key": f"s_{label}", "number": S, "note": f"the S of the {label} plateau numbers"})
+            for r in plateau_table(mean_table, [S]).itertuples(index=False):
+                if not np.isfinite(r.cost_of_0_pct):
+                    continue
+                key = f"{r.param}_{label}_sigma{sigmas.index(r.sigma)}"
+                where = f"sigma = {r.sigma:g}, S = {r.S}, {r.param}"
+                out += [{"key": f"{key}_argmin", "number": r.argmin, "fmt": "g", "note": f"{where}: arg-min"},
+                        {"key": f"{key}_loss_min", "number": r.loss_min, "digits": 6, "note": f"{where}: grid minimum"},
+                        {"key": f"{key}_loss_at_0", "number": r.loss_at_0, "digits": 6,
+                         "note": f"{where}: loss at this lambda = 0 (minimised over the other)"},
+                        {"key": f"{key}_cost_of_0_pct", "number": r.cost_of_0_pct, "unit": "%", "digits": 2,
+                         "note": f"{where}: loss at this lambda = 0 above the minimum"}]
     return out
 
 
