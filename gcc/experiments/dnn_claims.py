@@ -119,6 +119,8 @@ def dnn_claims_table(root=None):
 def _x10_rows(rows):
     """``dnn-lambda-x10`` rows with the verdict of their own interval against :data:`X10_BAND`."""
     rows = rows.copy()
+    for col in ("verdict", "reason", "note", "sense"):
+        rows[col] = rows[col].astype(object)
     measured = rows["ci_low"].notna() & rows["ci_high"].notna()
     lo, hi = rows["ci_low"].astype(float), rows["ci_high"].astype(float)
     rows.loc[measured, "verdict"] = [x10_verdict(a, b) for a, b in zip(lo[measured], hi[measured])]
