@@ -519,7 +519,8 @@ def plot_claims(table):
     """Forest plot: each measured exponent with its interval beside the claimed one.
 
     Slope rows only (rows with an interval); one row per measurement, the claimed value as a red
-    tick; colour by verdict, open markers for rows not counted.
+    tick inside its equivalence band (claimed +- delta); colour by verdict, open markers for rows
+    not counted.
 
     Returns
     -------
@@ -539,9 +540,11 @@ def plot_claims(table):
         color = colors.get(row["verdict"], "k")
         ax.errorbar(row["measured"], yi, xerr=[[row["measured"] - row["ci_low"]], [row["ci_high"] - row["measured"]]],
                     fmt="o", ms=3, color=color, lw=1, mfc=color if row["counted"] else "white")
+        ax.plot([row["claimed"] - row["delta"], row["claimed"] + row["delta"]], [yi, yi], "-", color="red",
+                 alpha=0.25, lw=5, solid_capstyle="butt")
         ax.plot([row["claimed"]], [yi], "|", color="red", ms=9, mew=2)
     ax.set_yticks(y, [f"{r['claim']}: {r['function']}, {r['context']}"[:80] for _, r in t.iterrows()], fontsize=5)
-    ax.set_xlabel("exponent (measured, 95% CI); red tick: claimed. green tight, blue loose, red violated, "
-                  "grey undecided; open: not counted", fontsize=7)
+    ax.set_xlabel("exponent (measured, 95% CI); red tick: claimed, light red: its band +- delta. green tight, "
+                  "blue loose, red violated, grey undecided; open: not counted", fontsize=7)
     ax.grid(True, axis="x", alpha=0.3)
     return finish(fig)
