@@ -24,7 +24,10 @@ draw (their exponents differ by at least 1/2: 3 against 2 in N, 3 against 4 in S
 3/8 for the noisy rate), and above the pre-asymptotic bend of a log-log fit over one to two
 decades. No margin widens an interval: a wide interval is ``undecided``, never ``tight``.
 :func:`band_verdict` applies the same rule to a band given directly (a claim such as "about 3%",
-read as [1.5, 6] %).
+read as [1.5, 6] %). :func:`verdict_reason` says in one line where the interval lies against the
+band (the ``reason`` column of the claims table). Every verdict can go each way: the opposite of
+``tight`` is an interval reaching past the band (``undecided``) or lying beyond it (``loose`` or
+``violated``), and a decisive verdict becomes ``undecided`` as soon as the interval meets the band.
 
 The slope is always taken with the abscissa *increasing* (N, S + 1, or a log factor), so "the
 bound holds" is ``b <= r`` for every upper bound; ``sense="lower"`` flips the roles for a claim
