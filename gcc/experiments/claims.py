@@ -483,15 +483,15 @@ def open_rows(table, which: str = "violated"):
     Returns
     -------
     pandas.DataFrame
-        ``claim, function, code, context, claimed, measured_ci, counted, reason``, one row per row
-        of `table` with that verdict, counted rows first (in the table's order).
+        ``claim, function, code, context, measured_ci, counted, reason`` (the reason names the
+        band), one row per row of `table` with that verdict, counted rows first (in the table's
+        order).
     """
     check_choice(which, "which", "open_rows", ("violated", "undecided"))
     rows = table.assign(measured_ci=_measured_text(table))
     rows = rows[rows["verdict"] == which]
     rows = rows.assign(_order=~rows["counted"].astype(bool)).sort_values("_order", kind="stable")
-    return rows[["claim", "function", "code", "context", "claimed", "measured_ci", "counted", "reason"]].reset_index(
-        drop=True)
+    return rows[["claim", "function", "code", "context", "measured_ci", "counted", "reason"]].reset_index(drop=True)
 
 
 def quoted_values(table) -> list[dict]:
