@@ -368,7 +368,7 @@ _MEANING = {
     "lcc-threshold": lambda r: "not exact within LCC's threshold",
     "appE-lambda-S": lambda r: f"the optimal {str(r['context']).split(', ')[-1]} moves {r['measured']:g} decades over S",
     "appE-lambda-x10": lambda r: f"the RMSE rises {r['measured']:.3g}% one decade from the optimum",
-    "erdos-renyi": lambda r: "the mean longest run does not follow the law's slope 1",
+    "erdos-renyi": lambda r: "the mean longest run's slope is not shown at the law's 1",
 }
 
 
