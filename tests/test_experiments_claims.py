@@ -213,7 +213,7 @@ def test_claims_table_saved_and_complete(ci_results):
     assert (table["code"] == table["scheme"]).all()
     # The rebuilt table from the saved slopes is the saved table.
     again = claims.build_claims_table(ci_results)
-    text = {"context": "", "note": "", "notebook": "", "function": ""}  # empty strings read back from CSV as NaN
+    text = {"context": "", "note": "", "reason": "", "notebook": "", "function": ""}  # "" reads back as NaN
     pd.testing.assert_frame_equal(again.reset_index(drop=True).fillna(text), table.fillna(text), check_dtype=False)
     # The verdict counts are integers.
     counts = claims.verdict_counts(table)
