@@ -213,7 +213,7 @@ def check_interior(best_table) -> None:
     ValueError
         Naming the (sigma, S) and the columns on the edge.
     """
-    edge = best_table["edge"].fillna("").astype(str)
+    edge = best_table["edge"].map(lambda e: e if isinstance(e, str) else "")   # read back from CSV: NaN
     if (edge != "").any():
         where = "; ".join(f"sigma={r.get('sigma', '-')}, S={r['S']}: {e}"
                           for (_, r), e in zip(best_table[edge != ""].iterrows(), edge[edge != ""]))
