@@ -3,21 +3,30 @@
 Each rate notebook saves a ``slopes`` table (log-log slopes with confidence intervals, columns
 :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`); this module reads them from the results root,
 matches each paper claim with the measurements that test it and gives each the verdict of
-:func:`gcc.experiments.verdicts.verdict`: ``tight`` (the interval, widened by :data:`MARGIN`,
-contains the claimed exponent), ``loose`` (the data decay faster than the bound), ``violated``
-(slower), ``undecided`` (an interval too wide to tell). The ``claims_table`` notebook saves the
-result as ``<results root>/claims_table/results.csv``, shows it (:func:`plot_claims`,
-:func:`verdict_counts`, :func:`claims_view`) and publishes :func:`quoted_values` and the verdict
-counts for the Reproducibility page.
+:func:`gcc.experiments.verdicts.verdict`, one equivalence rule for every kind of claim: ``tight``
+(the whole 95% interval lies within the claimed value +- ``delta``, :data:`~gcc.experiments.verdicts.DELTA`
+= 0.25 for an exponent), ``loose`` / ``violated`` (the whole interval lies beyond that band on the side
+where the bound holds with room / fails), ``undecided`` (anything else: the interval straddles an edge
+of the band or is wider than it). Point measurements (a threshold, a worst-set ratio, a span of
+lambdas, an RMSE change) are intervals of width 0 under the same rule, each with the band its claim
+states. Every row carries its ``sense`` and ``delta``, so its verdict can be recomputed from its own
+columns, and a one-line ``reason`` (:func:`gcc.experiments.verdicts.verdict_reason`, with what is
+known about the claim: :func:`open_rows` itemises the ``violated`` and ``undecided`` rows). The
+``claims_table`` notebook saves the result as ``<results root>/claims_table/results.csv``, shows it
+(:func:`plot_claims`, :func:`verdict_counts`, :func:`claims_view`, :func:`open_rows`) and publishes
+:func:`quoted_values` and the verdict counts for the Reproducibility page.
 
 Two kinds of row are shown but not counted as evidence (``counted = False``, reason in ``note``):
 
 * noisy rows whose lambda_dec left Theorem 2's range ``(N - S)^-4 <= lambda <= lambda_0`` in at
   least one fitted cell (the theorem says nothing there);
-* a growth in S at fixed N faster than the claim, where the same function decays *faster* in N
-  than the claim: a bound ``C (S+1)^r N^-q`` only needs the loss to fall along every path
-  ``S + 1 = N^gamma`` (:func:`gcc.experiments.verdicts.path_exponent`), and ``((S+1)/N)^6``
-  grows like ``(S+1)^6`` at fixed N while staying below ``((S+1)/N)^3``. The joint paths test it.
+* a growth in S at fixed N faster than the claim (``violated``) where the N exponent of the same
+  loss is not shown to be at or beyond the bound (its rows are ``loose`` or ``undecided``, none
+  ``tight`` or ``violated``): a bound ``C (S+1)^r N^-q`` only needs the loss to fall along every
+  path ``S + 1 = N^gamma`` (:func:`gcc.experiments.verdicts.path_exponent`), and ``((S+1)/N)^6``
+  grows like ``(S+1)^6`` at fixed N while staying below ``((S+1)/N)^3``; faster growth in S is
+  evidence against the bound only where the loss is known to sit at the bound's N rate. The joint
+  paths test it.
 
 Imports numpy, the core (:mod:`gcc.results`) and :mod:`gcc.experiments.verdicts`,
 :mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.polynomials` and
@@ -45,18 +54,18 @@ from .lambda_sensitivity import optimum_spans, rmse_increase
 from .plotting import finish
 from .polynomials import exact_recovery
 from .slopes import select_rows
-from .verdicts import DELTA, VERDICTS, verdict
-from ..validation import BOOL, InstanceOf, NoneOr, validate_params
+from .verdicts import DELTA, VERDICTS, band_verdict, verdict, verdict_reason
+from ..validation import BOOL, InstanceOf, NoneOr, check_choice, validate_params
 
-__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "MARGIN", "SOURCE_NOTEBOOKS", "build_claims_table", "verdict_counts",
-           "claims_view", "quoted_values", "plot_claims"]
+__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
+           "build_claims_table", "verdict_counts", "claims_view", "open_rows", "quoted_values", "plot_claims"]
 
-#: exponents within this of the claim count as at the claim (:func:`gcc.experiments.verdicts.verdict`)
-MARGIN = DELTA  # kept for readers of the old name; the band half-width of verdicts.DELTA
-
-#: Column order of the saved claims table (``code`` and ``scheme`` hold the same key of gcc.codes).
+#: Column order of the saved claims table (``code`` and ``scheme`` hold the same key of gcc.codes;
+#: ``sense`` and ``delta`` are the arguments of :func:`gcc.experiments.verdicts.verdict` that gave
+#: ``verdict`` from ``claimed``, ``ci_low``, ``ci_high``; ``reason`` says what the data show).
 CLAIM_COLUMNS = ["claim", "source", "statement", "function", "code", "scheme", "quantity", "context", "claimed",
-                 "measured", "ci_low", "ci_high", "n_points", "verdict", "counted", "note", "notebook"]
+                 "sense", "delta", "measured", "ci_low", "ci_high", "n_points", "verdict", "counted", "note",
+                 "reason", "notebook"]
 
 _WORST = ("worst_case_rate", "worst_case_extremal")
 
@@ -78,8 +87,9 @@ class Claim:
     kind : {"slope", "path", "growth", "threshold", "adversary", "lambda-span", "lambda-x10", "untested"}
         ``"slope"``: a slope row per measured context, against `claimed`; ``"path"``: slopes along
         joint sweeps, against ``s_power * path_s_slope - n_power``; ``"growth"``: a slope in S + 1,
-        counted as a violation only where the N exponent is at the bound; the others are read from
-        the notebooks' own tables.
+        whose ``violated`` is counted only where an N exponent of the same loss is ``tight`` or
+        ``violated`` against ``-n_power`` (see the module docstring); the others are point
+        measurements read from the notebooks' own tables.
     claimed : float
     notebooks : tuple of str
     select : dict
@@ -90,6 +100,10 @@ class Claim:
         ``(s_power, n_power)`` of a bound ``(S+1)^s N^-n`` (path and growth claims).
     delta : float
         Half-width of the equivalence band (:data:`gcc.experiments.verdicts.DELTA` for exponents).
+    band : (float, float) or None
+        A claim stated as a band of values (``"about 3%"`` read as ``(1.5, 6.0)``): the verdict is
+        :func:`gcc.experiments.verdicts.band_verdict`'s, ``inside`` read as ``tight``, ``below``
+        as ``loose`` and ``above`` as ``violated`` (an upper claim); `delta` is then unused.
     note : str
     """
 
@@ -105,6 +119,7 @@ class Claim:
     sense: str = "upper"
     powers: tuple | None = None
     delta: float = DELTA
+    band: tuple | None = None
     note: str = ""
 
 
@@ -200,15 +215,15 @@ CLAIMS: tuple[Claim, ...] = (
           "largest S with exact recovery (loss <= 1e-22 x mean f(x_k)^2: relative RMS 1e-11)", "threshold", np.nan,
           ("polynomial_lcc",), sense="lower", delta=0.0),
     Claim("appE-lambda-S", "NeurIPS'24 App. E, Table 3", "the optimal lambdas barely move with S", "gcc",
-          "span of the grid-optimal lambda over S, in grid steps (decades)", "lambda-span", 1.0,
-          ("lambda_sensitivity",), delta=0.0,
-          note="'barely moves' read as a span of at most one decade (lambda = 0 is the step below 1e-10); "
-               "x sin x here, the networks in the deep-network chapter."),
+          "span over S of the optimal lambda (the largest within 0.1% of the grid minimum), in decades",
+          "lambda-span", 1.0, ("lambda_sensitivity",), delta=0.0,
+          note="'barely moves' read as a span of at most one decade (lambda = 0 is the step below the grid's "
+               "smallest value); x sin x here, the networks in the deep-network chapter."),
     Claim("appE-lambda-x10", "NeurIPS'24 App. E, Fig. 6", "the RMSE rises by about 3% when a lambda is off by x10",
           "gcc", "largest RMSE increase (%) one decade from the optimum", "lambda-x10", 3.0,
-          ("lambda_sensitivity",), delta=float(np.log(2.0)),
-          note="'about 3%' read as 1.5-6% (a factor 2 either way, compared on a log scale); loose: less "
-               "sensitive than the paper, violated: more."),
+          ("lambda_sensitivity",), band=(1.5, 6.0),
+          note="'about 3%' read as the band 1.5-6% (a factor 2 either way); loose: less sensitive than the "
+               "paper, violated: more."),
     Claim("adversarial", "Adversarial GCC, arXiv 2502.08058 (abstract)",
           "error ~ N^{(6/5)(a-1)} with O(N^a) adversaries", "gcc", "--", "untested", np.nan,
           note="Not tested: adversarial servers are outside the straggler setting of this companion."),
@@ -236,19 +251,30 @@ def _context(row) -> str:
 def _row(claim: Claim, **values) -> dict:
     base = {"claim": claim.id, "source": claim.source, "statement": claim.statement, "function": "",
             "code": claim.scheme, "scheme": claim.scheme, "quantity": claim.quantity, "context": "",
-            "claimed": claim.claimed, "measured": np.nan, "ci_low": np.nan, "ci_high": np.nan, "n_points": 0,
-            "verdict": "not measured", "counted": False, "note": claim.note, "notebook": ",".join(claim.notebooks)}
+            "claimed": claim.claimed, "sense": claim.sense, "delta": np.nan if claim.band else claim.delta,
+            "measured": np.nan, "ci_low": np.nan, "ci_high": np.nan, "n_points": 0, "verdict": "not measured",
+            "counted": False, "note": claim.note, "reason": "", "notebook": ",".join(claim.notebooks)}
     base.update(values)
     if "scheme" in values:
         base["code"] = values["scheme"]
     return base
 
 
+_BAND_WORDS = {"inside": "tight", "below": "loose", "above": "violated"}
+
+
 def _point(claim: Claim, measured: float, claimed: float, sense: str = "upper", **values) -> dict:
-    """A counted row of a point measurement (no interval), with its verdict against `claimed`."""
-    v = verdict(claimed, measured, measured, sense=sense, delta=claim.delta)
-    return _row(claim, claimed=claimed, measured=measured, ci_low=measured, ci_high=measured, verdict=v, counted=True,
-                **values)
+    """A counted row of a point measurement (an interval of width 0), with its verdict against `claimed`."""
+    if claim.band is not None:
+        where = band_verdict(measured, measured, *claim.band)
+        v = _BAND_WORDS.get(where, where)
+        reason = (f"measured {measured:.3g} lies {'inside' if where == 'inside' else where} the band "
+                  f"[{claim.band[0]:g}, {claim.band[1]:g}]")
+    else:
+        v = verdict(claimed, measured, measured, sense=sense, delta=claim.delta)
+        reason = verdict_reason(claimed, measured, measured, sense=sense, delta=claim.delta)
+    return _row(claim, claimed=claimed, sense=sense, measured=measured, ci_low=measured, ci_high=measured, verdict=v,
+                counted=v != "not measured", reason=reason, **values)
 
 
 def _load(root, notebook: str, name: str):
@@ -294,14 +320,18 @@ def _slope_rows(claim: Claim, root) -> list[dict]:
                 counted, note = False, (note + " Not counted: " + reason).strip()
             if claim.kind == "growth" and v == "violated":
                 key = tuple(str(row.get(c, "")) for c in ("function", "straggler", "rule", "quantity"))
-                if "loose" in n_verdicts.get(key, set()) and "tight" not in n_verdicts.get(key, set()):
+                at_bound = n_verdicts.get(key, set()) & {"tight", "violated"}
+                if not at_bound:
                     counted = False
-                    note = (note + " Not counted: the same loss decays faster than N^-q, so faster growth at "
-                            "fixed N does not break (S+1)^r N^-q; the joint paths test it.").strip()
+                    seen = "/".join(sorted(n_verdicts.get(key, set()))) or "not measured"
+                    note = (note + f" Not counted: the same loss's N exponent is not shown at N^-q (its rows: {seen}), "
+                            "so faster growth at fixed N does not break (S+1)^r N^-q; the joint paths test it.").strip()
             scheme = row.get("scheme", "")
             scheme = scheme if isinstance(scheme, str) and scheme else claim.scheme
             rows.append(_row(claim, function=row.get("function", ""), scheme=scheme,
                              context=_context(row), claimed=claimed, measured=float(row["slope"]),
+                             reason=verdict_reason(claimed, row["ci_low"], row["ci_high"], sense=claim.sense,
+                                                   delta=claim.delta),
                              ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]),
                              n_points=int(row.get("n_points", 0)), verdict=v, counted=counted, note=note,
                              notebook=notebook))
@@ -342,15 +372,30 @@ def _lambda_rows(claim: Claim, root) -> list[dict]:
     if claim.kind == "lambda-span":
         return [_point(claim, r.span, claim.claimed, function="x sin x", context=f"sigma={r.sigma:g}, {r.param}",
                        n_points=r.n) for r in optimum_spans(best).itertuples(index=False)]
-    rows = []
-    for sigma, g in best.groupby("sigma"):
-        for S, value in zip(g["S"], rmse_increase(g)):
-            # "About 3%" is a factor-2 band: compared on a log scale, then shown in percent.
-            row = _point(claim, float(np.log(max(value, 1e-12))), float(np.log(claim.claimed)),
-                         function="x sin x", context=f"sigma={sigma:g}, S={int(S)}", n_points=1)
-            rows.append({**row, "claimed": claim.claimed, "measured": float(value), "ci_low": float(value),
-                         "ci_high": float(value)})
-    return rows
+    return [_point(claim, float(value), claim.claimed, function="x sin x", context=f"sigma={sigma:g}, S={int(S)}",
+                   n_points=1)
+            for sigma, g in best.groupby("sigma") for S, value in zip(g["S"], rmse_increase(g))]
+
+
+#: what a ``violated`` or ``undecided`` row of these claims means, beyond where its interval lies
+_MEANING = {
+    "contiguous-worst": lambda r: f"the exact worst straggler set of {r['code']} is not a block ({r['context']})",
+    "lcc-threshold": lambda r: "not exact within LCC's threshold",
+    "appE-lambda-S": lambda r: f"the optimal {str(r['context']).split(', ')[-1]} moves {r['measured']:g} decades over S",
+    "appE-lambda-x10": lambda r: f"the RMSE rises {r['measured']:.3g}% one decade from the optimum",
+    "erdos-renyi": lambda r: "the mean longest run's slope is not shown at the law's 1",
+}
+
+
+def _explain(row) -> str:
+    """The row's one-line reason, with the claim's meaning for a ``violated`` or ``undecided`` row."""
+    reason = row["reason"] if isinstance(row["reason"], str) else ""
+    meaning = _MEANING.get(row["claim"])
+    if meaning is not None and row["verdict"] in ("violated", "undecided"):
+        reason = f"{reason}: {meaning(row)}" if reason else meaning(row)
+    if not row["counted"] and isinstance(row["note"], str) and "Not counted" in row["note"]:
+        reason = f"{reason}; not counted ({row['note'].split('Not counted: ')[-1].rstrip('.')})"
+    return reason
 
 
 @validate_params({"root": NoneOr(InstanceOf((str, os.PathLike), "a path (str or os.PathLike)")), "include_dnn": BOOL})
@@ -390,6 +435,7 @@ def build_claims_table(root=None, include_dnn: bool = True):
         else:
             rows.extend(readers.get(claim.kind, _slope_rows)(claim, root))
     table = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    table["reason"] = [_explain(r) for _, r in table.iterrows()]
     if include_dnn:
         table = pd.concat([table, dnn_claims_table(root)], ignore_index=True)
     table["counted"] = table["counted"].astype(bool)
@@ -426,26 +472,60 @@ def claims_view(table):
     Returns
     -------
     pandas.DataFrame
-        ``claim, source, function, code, context, claimed, measured_ci, verdict, counted, note``;
+        ``claim, source, function, code, context, claimed, measured_ci, verdict, counted, reason, note``;
         ``measured_ci`` reads ``"-3.02 [-3.05, -2.99]"``, a point measurement without its interval,
         ``"-"`` where nothing was measured.
     """
-    text = [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
+    return table.assign(measured_ci=_measured_text(table))[["claim", "source", "function", "code", "context", "claimed",
+                                                            "measured_ci", "verdict", "counted", "reason", "note"]]
+
+
+def _measured_text(table) -> list[str]:
+    return [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
             for m, lo, hi in zip(table["measured"], table["ci_low"], table["ci_high"])]
-    return table.assign(measured_ci=text)[["claim", "source", "function", "code", "context", "claimed", "measured_ci",
-                                           "verdict", "counted", "note"]]
+
+
+def open_rows(table, which: str = "violated"):
+    """Every row of one verdict, with its one-line reason: the itemised list of the claims page.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`build_claims_table` (the saved ``results`` table).
+    which : {"violated", "undecided"}
+        The verdict to list.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``claim, function, code, context, measured_ci, counted, reason`` (the reason names the
+        band), one row per row of `table` with that verdict, counted rows first (in the table's
+        order).
+    """
+    check_choice(which, "which", "open_rows", ("violated", "undecided"))
+    rows = table.assign(measured_ci=_measured_text(table))
+    rows = rows[rows["verdict"] == which]
+    rows = rows.assign(_order=~rows["counted"].astype(bool)).sort_values("_order", kind="stable")
+    return rows[["claim", "function", "code", "context", "measured_ci", "counted", "reason"]].reset_index(drop=True)
 
 
 def quoted_values(table) -> list[dict]:
     """The verdict totals the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    ``n_<verdict>`` (counted rows with that verdict, for tight, loose, violated, undecided),
+    ``n_<verdict>`` (counted rows of the rate claims, :data:`CLAIMS`, with that verdict, for
+    tight, loose, violated, undecided: the networks' rows have their own words and are not in
+    these totals), ``n_counted`` (their sum), ``n_rows`` (rows of the table),
     ``n_not_counted`` (rows shown but not counted, untested claims included) and ``n_claims``.
     """
-    counted = table["counted"].astype(bool)
+    rate = table["claim"].isin([c.id for c in CLAIMS])
+    counted = table["counted"].astype(bool) & rate
     out = [{"key": f"n_{v}", "number": int(((table["verdict"] == v) & counted).sum()),
             "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
-    out.append({"key": "n_not_counted", "number": int((~counted).sum()), "note": "rows shown but not counted"})
+    out.append({"key": "n_counted", "number": int(sum(o["number"] for o in out)),
+                "note": "counted rows of the rate claims with one of the four verdicts"})
+    out.append({"key": "n_rows", "number": int(len(table)), "note": "rows of the claims table"})
+    out.append({"key": "n_not_counted", "number": int((~table["counted"].astype(bool)).sum()),
+                "note": "rows shown but not counted"})
     out.append({"key": "n_claims", "number": int(table["claim"].nunique()), "note": "claims in the table"})
     return out
 
@@ -454,7 +534,8 @@ def plot_claims(table):
     """Forest plot: each measured exponent with its interval beside the claimed one.
 
     Slope rows only (rows with an interval); one row per measurement, the claimed value as a red
-    tick; colour by verdict, open markers for rows not counted.
+    tick inside its equivalence band (claimed +- delta); colour by verdict, open markers for rows
+    not counted.
 
     Returns
     -------
@@ -474,9 +555,11 @@ def plot_claims(table):
         color = colors.get(row["verdict"], "k")
         ax.errorbar(row["measured"], yi, xerr=[[row["measured"] - row["ci_low"]], [row["ci_high"] - row["measured"]]],
                     fmt="o", ms=3, color=color, lw=1, mfc=color if row["counted"] else "white")
+        ax.plot([row["claimed"] - row["delta"], row["claimed"] + row["delta"]], [yi, yi], "-", color="red",
+                 alpha=0.25, lw=5, solid_capstyle="butt")
         ax.plot([row["claimed"]], [yi], "|", color="red", ms=9, mew=2)
     ax.set_yticks(y, [f"{r['claim']}: {r['function']}, {r['context']}"[:80] for _, r in t.iterrows()], fontsize=5)
-    ax.set_xlabel("exponent (measured, 95% CI); red tick: claimed. green tight, blue loose, red violated, "
-                  "grey undecided; open: not counted", fontsize=7)
+    ax.set_xlabel("exponent (measured, 95% CI); red tick: claimed, light red: its band +- delta. green tight, "
+                  "blue loose, red violated, grey undecided; open: not counted", fontsize=7)
     ax.grid(True, axis="x", alpha=0.3)
     return finish(fig)

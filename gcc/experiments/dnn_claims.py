@@ -14,7 +14,15 @@ table's columns (:data:`gcc.experiments.claims.CLAIM_COLUMNS`):
 claim whose notebook has not run, so that the claims notebook can append them to
 :func:`gcc.experiments.claims.build_claims_table`'s table.
 
-Imports the core (:mod:`gcc.results`) and :data:`gcc.experiments.claims.CLAIM_COLUMNS`.
+A claim given as a band follows the book's one rule (:func:`gcc.experiments.verdicts.band_verdict`):
+``dnn-lambda-x10``'s "about 3%" is the band :data:`X10_BAND` = [1.5, 6] %, and its verdict is
+re-derived here from each row's own interval: ``consistent`` only when the whole 95% interval
+lies inside the band, ``less sensitive than the paper`` / ``more sensitive than the paper`` when
+it lies wholly below / above, ``undecided`` otherwise (an interval that merely meets the band is
+not agreement). Each row gains the claims table's ``sense``, ``delta`` and ``reason``.
+
+Imports the core (:mod:`gcc.results`), :data:`gcc.experiments.claims.CLAIM_COLUMNS` and
+:func:`gcc.experiments.verdicts.band_verdict`.
 """
 from __future__ import annotations
 
@@ -26,8 +34,28 @@ from gcc import results
 
 from ..validation import InstanceOf, NoneOr, validate_params
 from .claims import CLAIM_COLUMNS
+from .verdicts import band_verdict
 
-__all__ = ["DNN_CLAIMS", "dnn_claims_table"]
+__all__ = ["DNN_CLAIMS", "X10_BAND", "X10_WORDS", "x10_verdict", "dnn_claims_table"]
+
+#: "about 3%" (App. E, Fig. 6) read as a band of RMSE changes in percent: a factor 2 either way
+X10_BAND = (1.5, 6.0)
+
+#: the words of :func:`x10_verdict` for each outcome of :func:`gcc.experiments.verdicts.band_verdict`
+X10_WORDS = {"inside": "consistent", "below": "less sensitive than the paper",
+             "above": "more sensitive than the paper", "undecided": "undecided", "not measured": "not measured"}
+
+
+def x10_verdict(low: float, high: float, band: tuple = X10_BAND) -> str:
+    """The verdict of one measured RMSE change (95% interval, %) against "about 3%".
+
+    Examples
+    --------
+    >>> from gcc.experiments.dnn_claims import x10_verdict
+    >>> x10_verdict(2.0, 4.0), x10_verdict(-9.7, 5.6), x10_verdict(0.1, 0.9), x10_verdict(7.0, 9.0)
+    ('consistent', 'undecided', 'less sensitive than the paper', 'more sensitive than the paper')
+    """
+    return X10_WORDS[band_verdict(low, high, *band)]
 
 #: claim id -> (notebook, saved table, source, statement) of the DNN claims.
 DNN_CLAIMS = {
@@ -81,5 +109,30 @@ def dnn_claims_table(root=None):
                                   "verdict": "not measured (notebook not run)", "counted": False, "note": "",
                                   "notebook": notebook}])
         # reindex: rows saved under an older column list still fit the current claims table
-        frames.append(rows.reindex(columns=CLAIM_COLUMNS))
+        rows = rows.reindex(columns=CLAIM_COLUMNS)
+        if claim == "dnn-lambda-x10":
+            rows = _x10_rows(rows)
+        frames.append(rows)
     return pd.concat(frames, ignore_index=True)
+
+
+def _x10_rows(rows):
+    """``dnn-lambda-x10`` rows with the verdict of their own interval against :data:`X10_BAND`."""
+    rows = rows.copy()
+    for col in ("verdict", "reason", "note", "sense"):
+        rows[col] = rows[col].astype(object)
+    measured = rows["ci_low"].notna() & rows["ci_high"].notna()
+    lo, hi = rows["ci_low"].astype(float), rows["ci_high"].astype(float)
+    rows.loc[measured, "verdict"] = [x10_verdict(a, b) for a, b in zip(lo[measured], hi[measured])]
+    rows.loc[measured, "reason"] = [f"interval [{a:.3g}, {b:.3g}] % {_where(a, b)} the band "
+                                    f"[{X10_BAND[0]:g}, {X10_BAND[1]:g}] %" for a, b in zip(lo[measured], hi[measured])]
+    rows.loc[measured, "note"] = (f"'about 3%' read as {X10_BAND[0]:g}-{X10_BAND[1]:g}%: consistent only when the whole "
+                                  "95% interval lies inside the band")
+    rows["sense"], rows["delta"] = "upper", np.nan
+    return rows
+
+
+def _where(low: float, high: float) -> str:
+    where = band_verdict(low, high, *X10_BAND)
+    return {"inside": "lies inside", "below": "lies wholly below", "above": "lies wholly above"}.get(
+        where, "straddles an edge of")

@@ -4,9 +4,18 @@ App. E of [1]_ reports a loss that changes little (about 3% RMSE) when a lambda 
 factor 10. The ``lambda_sensitivity`` notebook evaluates GCC over a (lambda_enc, lambda_dec)
 grid (:func:`decade_grid`) for several S and noise levels with :func:`sensitivity_study`
 (:func:`sensitivity_sweep`, then :func:`lambda_optimum`: the optimum per S and the loss increase
-one grid step away), reads App. E's two statements off the optimum with :func:`optimum_spans`
-and :func:`rmse_increase` (the claims table's verdicts, and :func:`quoted_values`), and draws
-:func:`plot_lambda_sensitivity`.
+one grid step away), checks that no choice sits on the grid's edge (:func:`check_interior`),
+reads App. E's two statements off the optimum with :func:`optimum_spans` and
+:func:`rmse_increase` (the claims table's verdicts, and :func:`quoted_values`), measures how flat
+the loss is around each choice (:func:`plateau_table`), and draws :func:`plot_lambda_sensitivity`.
+
+"The optimal lambda" is defined with a tolerance, :data:`TOLERANCE`: for each lambda, the
+*largest* grid value whose loss, minimised over the other lambda, is within 0.1% of the grid
+minimum (the most smoothing that costs nothing measurable). The plain arg-min moves by decades
+over a plateau whose losses differ by a few parts in 10^4 (lambda_enc at S = 20: 1e-8 against
+0); the tolerance makes such a plateau one choice, and leaves a real drift (lambda_dec against
+S) visible. lambda = 0 is the boundary of the domain, not an edge of the grid: a choice of 0
+means that interpolation is optimal there.
 
 Imports the core (codes, straggler models) and the shared experiments modules
 :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.plotting`.
@@ -27,8 +36,13 @@ from gcc.codes import make
 from .plotting import finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
 
-__all__ = ["decade_grid", "sensitivity_sweep", "lambda_optimum", "sensitivity_study", "optimum_spans",
-           "rmse_increase", "quoted_values", "plot_lambda_sensitivity"]
+__all__ = ["TOLERANCE", "decade_grid", "sensitivity_sweep", "lambda_optimum", "sensitivity_study", "check_interior",
+           "optimum_spans", "plateau_table", "rmse_increase", "quoted_values", "plot_lambda_sensitivity"]
+
+#: relative loss above the grid minimum within which a lambda counts as optimal (0.1%)
+TOLERANCE = 1e-3
+
+_PARAMS = (("lam_enc", "lam_dec"), ("lam_dec", "lam_enc"))
 
 
 def decade_grid(exponents: Sequence[int]) -> np.ndarray:
@@ -100,25 +114,58 @@ def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_gri
     return pd.DataFrame(rows)
 
 
-def lambda_optimum(sens):
-    """Per S: the grid optimum and the loss increase when one lambda moves one grid step.
+def _profile(g, param: str, other: str):
+    """The loss minimised over `other`, per value of `param` (ascending)."""
+    return g.groupby(param)["loss"].min().sort_index()
+
+
+def _edge(values, chosen: float) -> bool:
+    """Whether `chosen` sits on an edge of the grid `values`: its top, or its bottom when 0 is not in it."""
+    values = np.sort(np.asarray(values, dtype=float))
+    return bool(chosen == values[-1] or (values[0] > 0 and chosen == values[0]))
+
+
+def lambda_optimum(sens, tolerance: float = TOLERANCE):
+    """Per S: the grid optimum, the optimal lambdas within `tolerance`, and the loss one grid step away.
 
     Parameters
     ----------
     sens : pandas.DataFrame
         :func:`sensitivity_sweep` results (one sigma).
+    tolerance : float >= 0
+        Relative loss above the grid minimum within which a lambda counts as optimal.
 
     Returns
     -------
     mean_table, best_table : pandas.DataFrame
         ``mean_table``: mean loss per (S, lam_enc, lam_dec). ``best_table``: per S
-        the best pair, its loss, the loss at (0, 0), and ``worst_increase_x10``: the
-        largest relative loss increase over the four grid neighbours of the optimum
-        (one step of lam_enc or of lam_dec; on a grid of decades a step is a
-        factor 10, and 0 neighbours the smallest positive value). App. E reports
-        about 3% RMSE for a factor 10.
+        the arg-min pair ``lam_enc, lam_dec``, its loss, the loss at (0, 0),
+        ``worst_increase_x10``: the largest relative loss increase over the four grid
+        neighbours of the arg-min (one step of lam_enc or of lam_dec; on a grid of
+        decades a step is a factor 10, and 0 neighbours the smallest positive value;
+        App. E reports about 3% RMSE for a factor 10), ``opt_lam_enc, opt_lam_dec``: for
+        each lambda the largest grid value whose loss, minimised over the other lambda,
+        is within ``(1 + tolerance)`` of the minimum (the optimal lambda of the book), and
+        ``edge``: the columns among these four whose value sits on an edge of the grid
+        (its top; its bottom only when 0 is not in the grid), ``""`` when none.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from gcc.experiments.lambda_sensitivity import lambda_optimum
+    >>> loss = {(0.0, 0.0): 1.0, (0.0, 1e-2): 0.5, (0.0, 1e-1): 0.7, (1e-2, 0.0): 1.0, (1e-2, 1e-2): 0.5004,
+    ...         (1e-2, 1e-1): 0.7, (1e-1, 0.0): 1.2, (1e-1, 1e-2): 0.9, (1e-1, 1e-1): 0.9}
+    >>> sens = pd.DataFrame([{"function": "f", "N": 9, "S": 1, "sigma": 0.0, "lam_enc": e, "lam_dec": d, "loss": v}
+    ...                      for (e, d), v in loss.items()])
+    >>> best = lambda_optimum(sens)[1].iloc[0]
+    >>> [float(best[c]) for c in ("lam_enc", "opt_lam_enc", "opt_lam_dec")], best["edge"]   # 0.5004 within 0.1%
+    ([0.0, 0.01, 0.01], '')
     """
     import pandas as pd
+
+    from gcc.validation import check_real
+
+    tolerance = check_real(tolerance, "tolerance", "lambda_optimum", minimum=0.0)
 
     mean_table = sens.groupby(["function", "N", "S", "sigma", "lam_enc", "lam_dec"], as_index=False)["loss"].mean()
     enc_values = np.sort(mean_table["lam_enc"].unique())
@@ -136,15 +183,47 @@ def lambda_optimum(sens):
             if len(hit):
                 increases.append(float(hit["loss"].iloc[0]) / loss - 1.0)
         zero = g[(g["lam_enc"] == 0) & (g["lam_dec"] == 0)]
-        rows.append({"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss,
-                     "loss_at_zero": float(zero["loss"].iloc[0]) if len(zero) else np.nan,
-                     "worst_increase_x10": max(increases) if increases else np.nan})
+        row = {"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss,
+               "loss_at_zero": float(zero["loss"].iloc[0]) if len(zero) else np.nan,
+               "worst_increase_x10": max(increases) if increases else np.nan}
+        for param, other in _PARAMS:
+            profile = _profile(g, param, other)
+            row[f"opt_{param}"] = float(profile.index[profile.to_numpy() <= loss * (1.0 + tolerance)].max())
+        grids = {"lam_enc": enc_values, "lam_dec": dec_values}
+        row["edge"] = ",".join(col for col in ("lam_enc", "lam_dec", "opt_lam_enc", "opt_lam_dec")
+                               if _edge(grids[col.removeprefix("opt_")], row[col]))
+        rows.append(row)
     return mean_table, pd.DataFrame(rows)
+
+
+def check_interior(best_table) -> None:
+    """Fail if any chosen lambda of `best_table` sits on an edge of its grid.
+
+    A choice on the grid's top (or on its smallest value, when 0 is not in the grid) has not
+    found the optimum, which may lie beyond: extend the grid. A choice of 0 is the boundary of
+    the domain (interpolation), not an edge.
+
+    Parameters
+    ----------
+    best_table : pandas.DataFrame
+        :func:`lambda_optimum`'s or :func:`sensitivity_study`'s ``best_table``.
+
+    Raises
+    ------
+    ValueError
+        Naming the (sigma, S) and the columns on the edge.
+    """
+    edge = best_table["edge"].map(lambda e: e if isinstance(e, str) else "")   # read back from CSV: NaN
+    if (edge != "").any():
+        where = "; ".join(f"sigma={r.get('sigma', '-')}, S={r['S']}: {e}"
+                          for (_, r), e in zip(best_table[edge != ""].iterrows(), edge[edge != ""]))
+        raise ValueError(f"check_interior: a chosen lambda sits on an edge of the grid ({where}); extend the grid "
+                         "(the notebook's lam_exponents)")
 
 
 def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: Sequence[float],
                       sigmas: Sequence[float], *, trials: int = 10, seed: int = 0, points: str = "chebyshev",
-                      function: str = "f"):
+                      function: str = "f", tolerance: float = TOLERANCE):
     """:func:`sensitivity_sweep` over `lam_grid` for both lambdas at every noise level, then :func:`lambda_optimum`.
 
     Parameters
@@ -155,6 +234,8 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
         The grid of lambda_enc and of lambda_dec.
     sigmas : sequence of float
         Worker noise levels.
+    tolerance : float
+        As in :func:`lambda_optimum`.
 
     Returns
     -------
@@ -169,14 +250,14 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
                      ignore_index=True)
     means, bests = [], []
     for sigma, part in sens.groupby("sigma"):
-        mean, best = lambda_optimum(part)
+        mean, best = lambda_optimum(part, tolerance)
         means.append(mean)
         bests.append(best.assign(sigma=sigma))
     return pd.concat(means, ignore_index=True), pd.concat(bests, ignore_index=True)
 
 
-def optimum_spans(best_table):
-    """How far the grid-optimal lambdas move over S > 0: the span in decades, per sigma and lambda.
+def optimum_spans(best_table, chosen: str = "tolerance"):
+    """How far the optimal lambdas move over S > 0: the span in decades, per sigma and lambda.
 
     A lambda of 0 counts as 1e-11 (the step below the grid's 1e-10), or as the decade below the
     smallest positive optimum of its column where that is lower.
@@ -185,24 +266,68 @@ def optimum_spans(best_table):
     ----------
     best_table : pandas.DataFrame
         :func:`sensitivity_study`'s ``best_table``.
+    chosen : {"tolerance", "argmin"}
+        Which optimum: the book's (``opt_lam_enc``, ``opt_lam_dec``: the largest lambda within
+        :data:`TOLERANCE` of the minimum; the arg-min where a table lacks these columns) or the
+        plain arg-min (``lam_enc``, ``lam_dec``).
 
     Returns
     -------
     pandas.DataFrame
-        ``sigma, param`` (``"lam_enc"`` or ``"lam_dec"``), ``span`` (decades), ``n`` (values of S).
+        ``sigma, param`` (``"lam_enc"`` or ``"lam_dec"``), ``span`` (decades), ``n`` (values of S),
+        ``low``, ``high`` (the smallest and largest optimum over S > 0).
     """
     import pandas as pd
 
+    from gcc.validation import check_choice
+
+    check_choice(chosen, "chosen", "optimum_spans", ("tolerance", "argmin"))
     rows = []
     for sigma, g in best_table.groupby("sigma"):
         for param in ("lam_enc", "lam_dec"):
-            lam = g[g["S"] > 0][param].to_numpy(float)
+            col = f"opt_{param}" if chosen == "tolerance" and f"opt_{param}" in g else param
+            lam = g[g["S"] > 0][col].to_numpy(float)
             positive = lam[lam > 0]
             floor = np.log10(positive.min()) - 1 if positive.size else -11.0
             steps = np.where(lam > 0, np.log10(np.where(lam > 0, lam, 1.0)), min(floor, -11.0))
             rows.append({"sigma": sigma, "param": param, "span": float(np.round(steps.max() - steps.min(), 6)),
-                         "n": len(lam)})
-    return pd.DataFrame(rows, columns=["sigma", "param", "span", "n"])
+                         "n": len(lam), "low": float(lam.min()), "high": float(lam.max())})
+    return pd.DataFrame(rows, columns=["sigma", "param", "span", "n", "low", "high"])
+
+
+def plateau_table(mean_table, s_values: Sequence[int]):
+    """How flat the loss is around each optimum: what lambda = 0 would cost, per (sigma, S, lambda).
+
+    Parameters
+    ----------
+    mean_table : pandas.DataFrame
+        :func:`sensitivity_study`'s ``mean_table``.
+    s_values : sequence of int
+        The S to report.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sigma, S, param, argmin`` (the lambda of the grid minimum), ``optimal`` (the largest
+        within :data:`TOLERANCE`), ``loss_min``, ``loss_at_argmin_param`` (the loss, minimised
+        over the other lambda, at this lambda's arg-min: the grid minimum), ``loss_at_0`` (the
+        same at this lambda = 0) and ``cost_of_0_pct``: ``100 (loss_at_0 / loss_min - 1)``. A
+        cost below 0.1% is a plateau (the arg-min is then arbitrary within it); a large one is a
+        real optimum away from interpolation.
+    """
+    import pandas as pd
+
+    rows = []
+    for (sigma, S), g in mean_table[mean_table["S"].isin(list(s_values))].groupby(["sigma", "S"]):
+        loss_min = float(g["loss"].min())
+        for param, other in _PARAMS:
+            profile = _profile(g, param, other)
+            zero = float(profile.loc[0.0]) if 0.0 in profile.index else np.nan
+            rows.append({"sigma": sigma, "S": int(S), "param": param, "argmin": float(profile.idxmin()),
+                         "optimal": float(profile.index[profile.to_numpy() <= loss_min * (1 + TOLERANCE)].max()),
+                         "loss_min": loss_min, "loss_at_0": zero, "cost_of_0_pct": 100.0 * (zero / loss_min - 1.0)})
+    return pd.DataFrame(rows, columns=["sigma", "S", "param", "argmin", "optimal", "loss_min", "loss_at_0",
+                                       "cost_of_0_pct"])
 
 
 def rmse_increase(best_table):
@@ -217,28 +342,60 @@ def rmse_increase(best_table):
     return 100.0 * (np.sqrt(1.0 + best_table["worst_increase_x10"].to_numpy(float)) - 1.0)
 
 
-def quoted_values(best_table) -> list[dict]:
+def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> list[dict]:
     """App. E's two statements as measured, per noise level, as keyword arguments of ``RunContext.value``.
 
-    ``span_<param>_sigma<i>`` (decades the optimal lambda moves over S, :func:`optimum_spans`) and
-    ``rmse_x10_max_sigma<i>`` (the largest RMSE increase in percent one decade from the optimum,
-    :func:`rmse_increase`), ``i`` the index of the noise level in ascending order.
+    ``span_<param>_sigma<i>`` (decades the optimal lambda moves over S, :func:`optimum_spans`),
+    ``span_argmin_<param>_sigma<i>`` (the same for the plain arg-min), ``low_/high_<param>_sigma<i>``
+    (its range) and ``rmse_x10_max_sigma<i>`` (the largest RMSE increase in percent one decade
+    from the optimum, :func:`rmse_increase`), ``i`` the index of the noise level in ascending
+    order; ``tolerance_pct``. With `mean_table` and `s_show`, also :func:`plateau_table`'s numbers
+    at ``S = s_show`` (``<param>_show_sigma<i>_argmin``, ``..._loss_min``, ``..._loss_at_0``,
+    ``..._cost_of_0_pct``) and at the largest S (``<param>_smax_sigma<i>_...``), with ``s_show``
+    and ``s_smax``.
     """
-    out = []
+    out = [{"key": "tolerance_pct", "number": 100 * TOLERANCE, "unit": "%", "digits": 2,
+            "note": "a lambda is optimal when its loss is within this of the grid minimum"}]
     spans = optimum_spans(best_table)
+    argmin = optimum_spans(best_table, chosen="argmin")
+    sigmas = sorted(best_table["sigma"].unique())
     for i, (sigma, g) in enumerate(best_table.groupby("sigma")):
-        for row in spans[spans["sigma"] == sigma].itertuples(index=False):
+        for row, row0 in zip(spans[spans["sigma"] == sigma].itertuples(index=False),
+                             argmin[argmin["sigma"] == sigma].itertuples(index=False)):
             out.append({"key": f"span_{row.param}_sigma{i}", "number": row.span, "digits": 3,
-                        "note": f"sigma = {sigma:g}: span of the optimal {row.param} over S (decades)"})
+                        "note": f"sigma = {sigma:g}: span of the optimal {row.param} over S > 0 (decades)"})
+            out.append({"key": f"span_argmin_{row.param}_sigma{i}", "number": row0.span, "digits": 3,
+                        "note": f"sigma = {sigma:g}: span of the arg-min {row.param} over S > 0 (decades)"})
+            out.append({"key": f"low_{row.param}_sigma{i}", "number": row.low, "fmt": "g",
+                        "note": f"sigma = {sigma:g}: smallest optimal {row.param} over S > 0"})
+            out.append({"key": f"high_{row.param}_sigma{i}", "number": row.high, "fmt": "g",
+                        "note": f"sigma = {sigma:g}: largest optimal {row.param} over S > 0"})
         pct = rmse_increase(g)
         if np.isfinite(pct).any():
             out.append({"key": f"rmse_x10_max_sigma{i}", "number": float(np.nanmax(pct)), "unit": "%", "digits": 2,
                         "note": f"sigma = {sigma:g}: largest RMSE increase one decade from the optimum"})
+    if mean_table is not None and s_show is not None:
+        for label, S in (("show", int(s_show)), ("smax", int(mean_table["S"].max()))):
+            out.append({"key": f"s_{label}", "number": S, "note": f"the S of the {label} plateau numbers"})
+            for r in plateau_table(mean_table, [S]).itertuples(index=False):
+                if not np.isfinite(r.cost_of_0_pct):
+                    continue
+                key = f"{r.param}_{label}_sigma{sigmas.index(r.sigma)}"
+                where = f"sigma = {r.sigma:g}, S = {r.S}, {r.param}"
+                out += [{"key": f"{key}_argmin", "number": r.argmin, "fmt": "g", "note": f"{where}: arg-min"},
+                        {"key": f"{key}_loss_min", "number": r.loss_min, "digits": 6, "note": f"{where}: grid minimum"},
+                        {"key": f"{key}_loss_at_0", "number": r.loss_at_0, "digits": 6,
+                         "note": f"{where}: loss at this lambda = 0 (minimised over the other)"},
+                        {"key": f"{key}_cost_of_0_pct", "number": r.cost_of_0_pct, "unit": "%", "digits": 2,
+                         "note": f"{where}: loss at this lambda = 0 above the minimum"}]
     return out
 
 
 def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | None = None):
     """Heat map of log10 loss over (lambda_enc, lambda_dec) at ``S = s_show``; optimal lambdas vs S.
+
+    The right panel draws the optimal lambdas (``opt_lam_enc``, ``opt_lam_dec``, filled) and the
+    plain arg-min (open markers).
 
     Parameters
     ----------
@@ -268,10 +425,14 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | No
     fig.colorbar(im, ax=axes[0])
     ax = axes[1]
     b = best_table.sort_values("S")
-    ax.semilogy(b["S"], np.clip(b["lam_enc"], 1e-12, None), "o-", label="best lambda_enc (0 shown at 1e-12)")
-    ax.semilogy(b["S"], np.clip(b["lam_dec"], 1e-12, None), "s-", label="best lambda_dec (0 shown at 1e-12)")
+    for param, marker, color in (("lam_enc", "o", "C0"), ("lam_dec", "s", "C1")):
+        col = f"opt_{param}" if f"opt_{param}" in b else param
+        ax.semilogy(b["S"], np.clip(b[col], 1e-12, None), marker + "-", color=color,
+                    label=f"optimal {param} (largest within {100 * TOLERANCE:g}% of the minimum)")
+        ax.semilogy(b["S"], np.clip(b[param], 1e-12, None), marker, color=color, mfc="white", alpha=0.6,
+                    label=f"arg-min {param}")
     ax.set_xlabel("S")
-    ax.set_ylabel("optimal lambda (grid)")
+    ax.set_ylabel("lambda (grid; 0 shown at 1e-12)")
     ax.legend(fontsize=7)
     ax.grid(True, alpha=0.3)
     if title:

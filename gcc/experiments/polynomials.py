@@ -160,7 +160,10 @@ def exact_recovery(summary, scheme: str = "lcc"):
         is exact, loss <= ``exact_tol``; -1 when S = 0 is not), ``s_max`` (the largest S tested),
         ``cells``, ``jump`` (the largest loss at the first S tested past the threshold over the
         largest loss at the last S within it: how sharply exactness ends; NaN when either is
-        missing or the latter is 0).
+        missing or the latter is 0), ``verdict``: the book's one rule on an exact count
+        (:func:`gcc.experiments.verdicts.verdict`, ``sense="lower"``, ``delta=0``): ``tight`` when
+        exact exactly up to the threshold, ``loose`` beyond it (the threshold is sufficient, not
+        necessary), ``violated`` when exactness ends before it.
     """
     import pandas as pd
 
@@ -182,9 +185,10 @@ def exact_recovery(summary, scheme: str = "lcc"):
             exact_up_to = int(s)
         rows.append({"degree": int(degree), "function": str(g["function"].iloc[0]), "N": N, "K": K,
                      "threshold": threshold, "exact_up_to": exact_up_to,
-                     "s_max": int(g["S"].max()), "cells": len(g), "jump": jump})
+                     "s_max": int(g["S"].max()), "cells": len(g), "jump": jump,
+                     "verdict": threshold_verdict(threshold, exact_up_to, exact_up_to, sense="lower", delta=0.0)})
     return pd.DataFrame(rows, columns=["degree", "function", "N", "K", "threshold", "exact_up_to", "s_max", "cells",
-                                       "jump"])
+                                       "jump", "verdict"])
 
 
 def exactness_view(summary):
@@ -205,8 +209,7 @@ def quoted_values(summary) -> list[dict]:
     out = []
     for row in exact_recovery(summary).itertuples(index=False):
         where = f"deg f = {row.degree}, K = {row.K}, N = {row.N}"
-        # The claims table's verdict of a sufficient condition (exact range against the threshold).
-        verdict = threshold_verdict(row.threshold, row.exact_up_to, row.exact_up_to, sense="lower", delta=0.0)
+        verdict = row.verdict   # the claims table's verdict of a sufficient condition (exact range vs threshold)
         out += [{"key": f"deg{row.degree}_threshold", "number": int(row.threshold),
                  "note": f"{where}: largest S within LCC's threshold"},
                 {"key": f"deg{row.degree}_exact_up_to", "number": int(row.exact_up_to),

@@ -24,7 +24,10 @@ draw (their exponents differ by at least 1/2: 3 against 2 in N, 3 against 4 in S
 3/8 for the noisy rate), and above the pre-asymptotic bend of a log-log fit over one to two
 decades. No margin widens an interval: a wide interval is ``undecided``, never ``tight``.
 :func:`band_verdict` applies the same rule to a band given directly (a claim such as "about 3%",
-read as [1.5, 6] %).
+read as [1.5, 6] %). :func:`verdict_reason` says in one line where the interval lies against the
+band (the ``reason`` column of the claims table). Every verdict can go each way: the opposite of
+``tight`` is an interval reaching past the band (``undecided``) or lying beyond it (``loose`` or
+``violated``), and a decisive verdict becomes ``undecided`` as soon as the interval meets the band.
 
 The slope is always taken with the abscissa *increasing* (N, S + 1, or a log factor), so "the
 bound holds" is ``b <= r`` for every upper bound; ``sense="lower"`` flips the roles for a claim
@@ -44,7 +47,8 @@ import numpy as np
 
 from gcc.validation import check_choice, check_real
 
-__all__ = ["VERDICTS", "BAND_VERDICTS", "SENSES", "DELTA", "verdict", "band_verdict", "path_exponent"]
+__all__ = ["VERDICTS", "BAND_VERDICTS", "SENSES", "DELTA", "verdict", "band_verdict", "verdict_reason",
+           "path_exponent"]
 
 #: every verdict :func:`verdict` can return, the decisive three first
 VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
@@ -146,6 +150,54 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     if sense == "upper":
         return "violated" if above else "loose"
     return "loose" if above else "violated"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upper", delta: float = DELTA) -> str:
+    """What the data show, in one line: why :func:`verdict` says what it says.
+
+    Parameters
+    ----------
+    claimed, low, high, sense, delta
+        As in :func:`verdict`.
+
+    Returns
+    -------
+    str
+        E.g. ``"interval [-2.9, -2.1] (width 0.8) wider than the band [-2.25, -1.75]"``,
+        ``"interval [2.7, 2.9] straddles the band's lower edge 2.75"``, ``"interval [-2.4, -2]
+        lies wholly above the band [-3.25, -2.75]"``, or for a point measurement ``"measured 3
+        lies above the band [1, 1]"``.
+
+    Examples
+    --------
+    >>> from gcc.experiments.verdicts import verdict_reason
+    >>> verdict_reason(-2.0, -2.9, -2.1)
+    'interval [-2.9, -2.1] (width 0.8) wider than the band [-2.25, -1.75]'
+    >>> verdict_reason(3.0, 2.7, 2.9)
+    "interval [2.7, 2.9] straddles the band's lower edge 2.75"
+    >>> verdict_reason(1.0, 3.0, 3.0, delta=0.0)
+    'measured 3 lies above the band [1, 1]'
+    """
+    v = verdict(claimed, low, high, sense=sense, delta=delta)
+    if v == "not measured":
+        return "no finite measurement"
+    lo, hi = sorted((float(low), float(high)))
+    a, b = float(claimed) - float(delta), float(claimed) + float(delta)
+    band = f"the band [{_fmt(a)}, {_fmt(b)}]"
+    what = f"measured {_fmt(lo)}" if lo == hi else f"interval [{_fmt(lo)}, {_fmt(hi)}]"
+    if v == "tight":
+        return f"{what} lies inside {band}"
+    if v in ("loose", "violated"):
+        side = "above" if lo > b else "below"
+        return f"{what} lies {'wholly ' if lo != hi else ''}{side} {band}"
+    if hi - lo > b - a:
+        return f"{what} (width {_fmt(hi - lo)}) wider than {band}"
+    edge = ("lower", a) if lo < a else ("upper", b)
+    return f"{what} straddles the band's {edge[0]} edge {_fmt(edge[1])}"
 
 
 def path_exponent(n_workers, n_stragglers, s_power: float, n_power: float) -> float:
