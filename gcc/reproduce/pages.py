@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gcc.atomic import write_text
 
-__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "write_values", "values_written", "substitutions",
+__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "parameters_markdown", "write_values", "values_written", "substitutions",
            "referenced_values", "referenced_includes", "placeholder_includes"]
 
 #: Cell tags by which a source cell decides its own visibility on the page.
@@ -35,8 +35,72 @@ _REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_
 _INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 
-def finish_page(output: Path, kernel: str) -> None:
-    """Tag the cells of the executed notebook ``output`` for its page; complete its kernelspec."""
+# `python -m gcc.reproduce --profile <name>` in a page's prose: the profile the run used replaces <name>.
+_COMMAND_PROFILE = re.compile(r"(python -m gcc\.reproduce\b[^`\n]*?--profile )([A-Za-z0-9_-]+)")
+# `name = value   # meaning` in a parameters cell: the meaning of each name
+_COMMENTED = re.compile(r"^[ \t]*([A-Za-z_][\w \t,]*?)[ \t]*(?::[^=\n]*)?=[^#\n]*#[ \t]*(.+?)[ \t]*$", re.M)
+
+
+def _value_text(value) -> str:
+    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
+    text = text if len(text) <= 80 else text[:77] + "..."
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def parameters_markdown(name: str, profile: str, parameters: dict, source: str = "") -> str:
+    """The page's "Parameters of this run" cell: the run's values, their meaning and the command.
+
+    Parameters
+    ----------
+    name : str
+        The notebook.
+    profile : str
+        The profile that produced the page.
+    parameters : dict
+        The run's parameters (``run.json``'s ``parameters``: defaults overridden by the injected ones).
+    source : str
+        The notebook's parameters cell, whose end-of-line comments give each name's meaning.
+
+    Returns
+    -------
+    str
+        MyST markdown: a heading line, a table (parameter, value, meaning) and the "Reproduce:" line.
+
+    Examples
+    --------
+    >>> print(parameters_markdown("quickstart", "ci", {"seed": 0, "n_stragglers": 5}, "n_stragglers = 2   # S"))
+    **Parameters of this run (profile ci)**
+    <BLANKLINE>
+    | Parameter | Value | Meaning |
+    |---|---|---|
+    | `seed` | `0` |  |
+    | `n_stragglers` | `5` | S |
+    <BLANKLINE>
+    Reproduce: `python -m gcc.reproduce --profile ci --only quickstart`
+    """
+    meaning = {}
+    for names, comment in _COMMENTED.findall(source or ""):
+        for one in names.split(","):
+            meaning.setdefault(one.strip(), comment.replace("|", "\\|"))
+    order = [k for k in meaning if k in parameters] + [k for k in parameters if k not in meaning]
+    parameters = {k: parameters[k] for k in order}
+    lines = [f"**Parameters of this run (profile {profile})**", ""]
+    if parameters:
+        lines += ["| Parameter | Value | Meaning |", "|---|---|---|"]
+        lines += [f"| `{k}` | `{_value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
+        lines.append("")
+    lines.append(f"Reproduce: `python -m gcc.reproduce --profile {profile} --only {name}`")
+    return "\n".join(lines)
+
+
+def finish_page(output: Path, kernel: str, profile: str | None = None, parameters: dict | None = None) -> None:
+    """Tag the cells of the executed notebook ``output`` for its page; complete its kernelspec.
+
+    With ``profile``, the page shows the run's parameters instead of the notebook's defaults: the
+    ``parameters`` cell is removed from the page (it stays in the notebook) and a markdown cell
+    from :func:`parameters_markdown` (``parameters``: the run's values) takes its place; every
+    ``python -m gcc.reproduce ... --profile X`` in the prose names ``profile``.
+    """
     output = Path(output)
     if not output.exists():
         return
@@ -44,7 +108,10 @@ def finish_page(output: Path, kernel: str) -> None:
         nb = json.loads(output.read_text())
     except (OSError, json.JSONDecodeError):
         return
-    for cell in nb.get("cells", []):
+    cells = nb.get("cells", [])
+    if profile is not None:
+        _show_run_parameters(cells, output.name.lstrip(".").split(".")[0], profile, parameters or {})
+    for cell in cells:
         if cell.get("cell_type") != "code":
             continue
         tags = cell.setdefault("metadata", {}).setdefault("tags", [])
@@ -59,6 +126,26 @@ def finish_page(output: Path, kernel: str) -> None:
         meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
                               "display_name": spec.get("display_name") or "Python (gcc companion)"}
     write_text(output, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+
+
+def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict) -> None:
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            text = "".join(cell.get("source", ""))
+            cell["source"] = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, text)
+    if any("run-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
+        return  # already shown
+    for i, cell in enumerate(cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.get("cell_type") == "code" and "parameters" in tags:
+            cell["metadata"]["tags"] = [t for t in tags if t not in VISIBILITY_TAGS] + ["remove-cell"]
+            source = "".join(cell.get("source", ""))
+            shown = {"cell_type": "markdown", "metadata": {"tags": ["run-parameters"]},
+                     "source": parameters_markdown(name, profile, parameters, source)}
+            if "id" in cell:
+                shown["id"] = f"{cell['id']}-run"[:64]
+            cells.insert(i + 1, shown)
+            return
 
 
 def write_values(name: str, values: dict, generated_dir: Path, includes: dict | None = None) -> list[Path]:
