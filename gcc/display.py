@@ -2,7 +2,8 @@
 
 * :func:`format_value` -- a number with its significant digits and its unit (the text a chapter
   quotes through :meth:`gcc.results.RunContext.value`);
-* :func:`display_table` -- a result table for a notebook page: no index, integers as integers;
+* :func:`display_table` -- a result table for a notebook page: no index, integers as integers,
+  3 significant digits; a long table collapsed behind its first rows, with a CSV download;
 * :func:`markdown_table` -- the same table as MyST markdown, for a chapter's include
   (:meth:`gcc.results.RunContext.include`).
 
@@ -14,7 +15,7 @@ from numbers import Integral, Real
 
 from .validation import AnyOf, InstanceOf, Interval, NoneOr, invalid, validate_params
 
-__all__ = ["format_value", "display_table", "markdown_table"]
+__all__ = ["format_value", "display_table", "markdown_table", "PageTable"]
 
 #: what a page may quote: a finite number (a NaN or an infinity would be quoted as "nan") or a text
 NUMBER = AnyOf(Interval(Integral), Interval(Real), InstanceOf(str),
@@ -101,23 +102,84 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     return text + unit if unit == "%" else f"{text} {unit}"
 
 
-@validate_params({"digits": DIGITS})
-def display_table(frame, digits: int = 4):
+#: rows a page shows outright; a longer table shows its first rows and the rest behind a dropdown
+MAX_ROWS = 25
+#: rows shown above the dropdown of a long table
+HEAD_ROWS = 10
+
+
+def _styled(shown, digits: int):
+    formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
+    return (shown.style.format(formats, na_rep="\u2013").hide(axis="index")
+            .set_table_attributes('class="dataframe"'))  # styled like pandas tables by the theme
+
+
+class PageTable:
+    """A long or reduced result table on a page: its first rows, the full table collapsed, a CSV link.
+
+    Made by :func:`display_table`; renders as HTML (``_repr_html_``). The CSV is embedded in the
+    link (a ``data:`` URI), so the download works on the built site offline.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        The table as the page shows it (the chosen columns, every row).
+    full : pandas.DataFrame
+        Every column and row (the CSV).
+    """
+
+    def __init__(self, shown, full, digits: int, name: str, head: int):
+        self.data, self.full, self.digits, self.name, self.head = shown, full, digits, name, head
+
+    def _repr_html_(self) -> str:
+        import base64
+        import html
+
+        rows, columns = self.full.shape
+        csv = base64.b64encode(self.full.to_csv(index=False).encode("utf-8")).decode("ascii")
+        link = (f'<a download="{html.escape(self.name)}.csv" href="data:text/csv;base64,{csv}">'
+                f"Download the full table ({rows} rows, {columns} columns, CSV)</a>")
+        parts = []
+        if len(self.data) > self.head and len(self.data) > MAX_ROWS:
+            parts.append(_styled(self.data.head(self.head), self.digits).to_html())
+            parts.append(f'<p class="gcc-table-note">First {self.head} of {len(self.data)} rows. {link}</p>')
+            parts.append(f'<details class="gcc-full-table"><summary>All {len(self.data)} rows</summary>'
+                         f"<div>{_styled(self.data, self.digits).to_html()}</div></details>")
+        else:
+            parts.append(_styled(self.data, self.digits).to_html())
+            dropped = [str(c) for c in self.full.columns if c not in self.data.columns]
+            parts.append(f'<p class="gcc-table-note">Columns not shown: {html.escape(", ".join(dropped))}. '
+                         f"{link}</p>")
+        return "\n".join(parts)
+
+
+@validate_params({"digits": DIGITS, "max_rows": Interval(Integral, 1, None), "name": TEXT})
+def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS, name: str = "table"):
     """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
 
     Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
-    floats) become integer columns; missing values are shown as a dash.
+    floats) become integer columns; missing values are shown as a dash. A table of more than
+    ``max_rows`` rows shows its first rows, with every row behind a collapsed dropdown and a CSV
+    download link; a table reduced to ``columns`` links the CSV of every column.
 
     Parameters
     ----------
     frame : pandas.DataFrame
     digits : int
         Significant digits of the remaining float columns.
+    columns : list of str, optional
+        The columns a reader needs (after a non-trivial index became columns); the others are
+        in the CSV only.
+    max_rows : int
+        Longest table shown outright.
+    name : str
+        File name (without ``.csv``) of the download.
 
     Returns
     -------
-    pandas.io.formats.style.Styler
-        Renders as an HTML table in a notebook and on the book's page.
+    pandas.io.formats.style.Styler or PageTable
+        Renders as an HTML table in a notebook and on the book's page (a :class:`PageTable` when
+        the table is long or reduced).
 
     Examples
     --------
@@ -127,16 +189,31 @@ def display_table(frame, digits: int = 4):
     >>> styled.data.dtypes.astype(str).tolist()
     ['Int64', 'float64']
     >>> html = styled.to_html()
-    >>> "0.001235" in html, "2.500e-04" in html, ">20<" in html, "20.0" in html
+    >>> "0.00123" in html, "2.50e-04" in html, ">20<" in html, "20.0" in html
     (True, True, True, False)
+    >>> long = display_table(pd.DataFrame({"n": range(40), "loss": 0.5, "note": "x"}), columns=["n", "loss"])
+    >>> html = long._repr_html_()
+    >>> "<details" in html, "First 10 of 40 rows" in html, 'download="table.csv"' in html, list(long.data.columns)
+    (True, True, True, ['n', 'loss'])
+    >>> display_table(pd.DataFrame({"n": [1]}), columns=["m"])
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'columns' parameter of display_table must be columns of the table (n). Got ['m'] instead.
     """
     import pandas as pd
 
     frame = _frame(frame, "display_table")
-    shown = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
-    formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
-    return (shown.style.format(formats, na_rep="\u2013").hide(axis="index")
-            .set_table_attributes('class="dataframe"'))  # styled like pandas tables by the theme
+    full = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
+    shown = full
+    if columns is not None:
+        wanted = [columns] if isinstance(columns, str) else list(columns)
+        if not wanted or any(c not in full.columns for c in wanted):
+            raise invalid("columns", "display_table",
+                          f"columns of the table ({', '.join(str(c) for c in full.columns)})", wanted)
+        shown = full[wanted]
+    if len(shown) <= max_rows and shown.shape[1] == full.shape[1]:
+        return _styled(shown, digits)
+    return PageTable(shown, full, digits, name, min(HEAD_ROWS, max_rows))
 
 
 @validate_params({"digits": DIGITS})
