@@ -37,6 +37,8 @@ _INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 # `python -m gcc.reproduce --profile <name>` in a page's prose: the profile the run used replaces <name>.
 _COMMAND_PROFILE = re.compile(r"(python -m gcc\.reproduce\b[^`\n]*?--profile )([A-Za-z0-9_-]+)")
+# {{ run.<parameter> }} in a notebook's prose: the value of that parameter in the run of the page
+_RUN_VALUE = re.compile(r"\{\{\s*run\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # `name = value   # meaning` in a parameters cell: the meaning of each name
 _COMMENTED = re.compile(r"^[ \t]*([A-Za-z_][\w \t,]*?)[ \t]*(?::[^=\n]*)?=[^#\n]*#[ \t]*(.+?)[ \t]*$", re.M)
 
@@ -45,6 +47,14 @@ def _value_text(value) -> str:
     text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
     text = text if len(text) <= 80 else text[:77] + "..."
     return text.replace("|", "\\|").replace("`", "'")
+
+
+def _prose_value(parameters: dict, match) -> str:
+    """The text of ``{{ run.<name> }}``: the run's value (a str as it is); an unknown name stays a hole."""
+    if match.group(1) not in parameters:
+        return match.group(0)
+    value = parameters[match.group(1)]
+    return value if isinstance(value, str) else _value_text(value)
 
 
 def parameters_markdown(name: str, profile: str, parameters: dict, source: str = "") -> str:
@@ -68,7 +78,7 @@ def parameters_markdown(name: str, profile: str, parameters: dict, source: str =
 
     Examples
     --------
-    >>> print(parameters_markdown("quickstart", "ci", {"seed": 0, "n_stragglers": 5}, "n_stragglers = 2   # S"))
+    >>> print(parameters_markdown("quickstart", "ci", {"n_stragglers": 5, "seed": 0}, "seed = 0\nn_stragglers = 2   # S"))
     **Parameters of this run (profile ci)**
     <BLANKLINE>
     | Parameter | Value | Meaning |
@@ -82,7 +92,10 @@ def parameters_markdown(name: str, profile: str, parameters: dict, source: str =
     for names, comment in _COMMENTED.findall(source or ""):
         for one in names.split(","):
             meaning.setdefault(one.strip(), comment.replace("|", "\\|"))
-    order = [k for k in meaning if k in parameters] + [k for k in parameters if k not in meaning]
+    from gcc.notebooks import assigned_names
+
+    declared = [k for k in assigned_names(source or "") if k in parameters]
+    order = declared + [k for k in parameters if k not in declared]
     parameters = {k: parameters[k] for k in order}
     lines = [f"**Parameters of this run (profile {profile})**", ""]
     if parameters:
@@ -99,7 +112,9 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
     With ``profile``, the page shows the run's parameters instead of the notebook's defaults: the
     ``parameters`` cell is removed from the page (it stays in the notebook) and a markdown cell
     from :func:`parameters_markdown` (``parameters``: the run's values) takes its place; every
-    ``python -m gcc.reproduce ... --profile X`` in the prose names ``profile``.
+    ``python -m gcc.reproduce ... --profile X`` in the prose names ``profile``, and every
+    ``{{ run.<parameter> }}`` in the prose becomes that parameter's value in this run (so a
+    sentence says "K = 10 workers", never the name of the parameter).
     """
     output = Path(output)
     if not output.exists():
@@ -128,11 +143,40 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
     write_text(output, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
+def _literal_defaults(source: str) -> dict:
+    """The literal values a parameters cell assigns (``a, b = 1, 2`` included); others are left out."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        pairs = [(target, value)]
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            pairs = list(zip(target.elts, value.elts))
+        for t, v in pairs:
+            if isinstance(t, ast.Name):
+                try:
+                    found[t.id] = ast.literal_eval(v)
+                except (ValueError, SyntaxError, TypeError):
+                    continue
+    return found
+
+
 def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict) -> None:
+    defaults = next((_literal_defaults("".join(c.get("source", ""))) for c in cells if c.get("cell_type") == "code"
+                     and "parameters" in c.get("metadata", {}).get("tags", [])), {})
+    parameters = {**defaults, **parameters}
     for cell in cells:
         if cell.get("cell_type") == "markdown":
             text = "".join(cell.get("source", ""))
-            cell["source"] = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, text)
+            text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, text)
+            cell["source"] = _RUN_VALUE.sub(lambda m: _prose_value(parameters, m), text)
     if any("run-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
         return  # already shown
     for i, cell in enumerate(cells):
