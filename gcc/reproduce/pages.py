@@ -78,7 +78,7 @@ def parameters_markdown(name: str, profile: str, parameters: dict, source: str =
 
     Examples
     --------
-    >>> print(parameters_markdown("quickstart", "ci", {"n_stragglers": 5, "seed": 0}, "seed = 0\nn_stragglers = 2   # S"))
+    >>> print(parameters_markdown("quickstart", "ci", {"n_stragglers": 5, "seed": 0}, "seed = 0\\nn_stragglers = 2   # S"))
     **Parameters of this run (profile ci)**
     <BLANKLINE>
     | Parameter | Value | Meaning |
