@@ -329,9 +329,13 @@ nbgrader autograde \u201cps1\u201d</pre>
     assert not prose_parameter_names(clean, names) and not broken_commands(clean) and not template_holes(clean)
 
 
-#: Pages whose prose still prints a parameter name, as "page: name" (not fixed here: the sentence
-#: needs the run's value, which the notebook does not record yet). Keep it short; it only shrinks.
-PROSE_NAME_ALLOWED: frozenset[str] = frozenset()
+#: Parameter names a page's prose may print, as "notebook: name" (4). dnn_models tells the reader
+#: which parameters to set to run the paper's own networks (a configuration step, where the name
+#: is the point, not a value). Everything else prints the run's value (``{{ run.<name> }}``,
+#: filled by gcc.reproduce.pages.finish_page). Keep it short; it only shrinks.
+PROSE_NAME_ALLOWED: frozenset[str] = frozenset({
+    "dnn_models: datasets", "dnn_models: paper_model", "dnn_models: paper_weights", "dnn_models: paper_data",
+})
 
 
 def _parameter_names(name: str) -> list[str]:
