@@ -110,7 +110,11 @@ HEAD_ROWS = 10
 
 def _styled(shown, digits: int):
     formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
+    import html
+
+    # a long header wraps at its underscores (n_<wbr>workers), not inside a word
     return (shown.style.format(formats, na_rep="\u2013").hide(axis="index")
+            .format_index(lambda c: html.escape(str(c)).replace("_", "_<wbr>"), axis=1)
             .set_table_attributes('class="dataframe"'))  # styled like pandas tables by the theme
 
 

@@ -202,7 +202,7 @@ class _PageText(__import__("html.parser").parser.HTMLParser):
         self._skip = 0                   # inside <script>/<style>
 
     def handle_starttag(self, tag, attrs):
-        if tag in ("br", "img", "meta", "link", "input", "hr"):
+        if tag in ("br", "wbr", "img", "meta", "link", "input", "hr"):
             return
         self.stack.append(tag)
         if tag in ("script", "style"):
