@@ -432,7 +432,11 @@ def test_executed_pages_hide_code_and_remove_the_injected_cell(tmp_path):
     nb = nbformat.read(tmp_path / "gen" / "texty.ipynb", as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     tags = [c.metadata.get("tags", []) for c in code]
-    assert tags[0] == ["parameters", "hide-input"]
+    # The defaults cell leaves the page; the run's parameters (profile, values, command) take its place.
+    assert tags[0] == ["parameters", "remove-cell"]
+    shown = next(c for c in nb.cells if "run-parameters" in c.metadata.get("tags", []))
+    assert "Parameters of this run (profile ci)" in shown.source
+    assert "python -m gcc.reproduce --profile ci --only texty" in shown.source
     assert "injected-parameters" in tags[1] and "remove-cell" in tags[1]
     assert tags[2] == ["hide-input"] and tags[3] == ["show-input"]
     assert nb.metadata.kernelspec.name == "gcc-companion"

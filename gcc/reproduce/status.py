@@ -74,15 +74,14 @@ def write_status(cards: dict[str, NotebookCard], profile: str, path: Path, resul
         seconds = record.get("seconds")
         if isinstance(seconds, (int, float)):
             total += seconds
-        rev = (record.get("git_revision") or "")[:12]
         # Link only pages that exist, so that the book's nitpicky build has nothing to complain about.
         link = f"[{card.name}]({card.name}.ipynb)" if (path.parent / f"{card.name}.ipynb").exists() else card.name
         title = card.title.replace("|", "\\|")  # a bar would end the table cell
+        # Five columns, so the table fits the text column; start time and git revision are in run.json.
         rows.append(
-            f"| {link} | {title} | {record.get('status', '-')} | {state} "
-            f"| {seconds if seconds is not None else '-'} | {record.get('profile', '-')} "
-            f"| {format_params(record.get('parameters') or {}) if record else '-'} "
-            f"| {record.get('started_utc', '-')} | `{rev or '-'}` |"
+            f"| {link}: {title} | {record.get('status', '-')}, {record.get('profile', '-')} ({state}) "
+            f"| {seconds if seconds is not None else '-'} "
+            f"| {format_params(record.get('parameters') or {}) if record else '-'} |"
         )
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     text = [
@@ -93,13 +92,13 @@ def write_status(cards: dict[str, NotebookCard], profile: str, path: Path, resul
         "that built this site and the parameters it ran with. *cached* means the notebook's source, its "
         "parameters and the library (`gcc.results.library_fingerprint()`) were unchanged, so the "
         "previous executed notebook was kept. The full provenance of each run (package versions, "
-        "git revision, cache key) is in `_build/results/<name>/run.json`.",
+        "git revision, start time, cache key) is in `_build/results/<name>/run.json`.",
         "",
         f"Last batch: profile **{profile}**, written {now}. Sum of run times: {total:.1f} s. "
         f"Machine: {summary_line()}.",
         "",
-        "| Notebook | Title | Status | This batch | Seconds | Profile | Parameters | Started (UTC) | Git revision |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| Notebook | Last run, profile (this batch) | Seconds | Parameters |",
+        "|---|---|---|---|",
         *rows,
         "",
         f"Reproduce all of them: `python -m gcc.reproduce --profile {profile}`; one of them: "
