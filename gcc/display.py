@@ -142,7 +142,7 @@ class PageTable:
         rows, columns = self.full.shape
         csv = base64.b64encode(self.full.to_csv(index=False).encode("utf-8")).decode("ascii")
         link = (f'<a download="{html.escape(self.name)}.csv" href="data:text/csv;base64,{csv}">'
-                f"Download the full table ({rows} rows, {columns} columns, CSV)</a>")
+                f"Download the full table ({rows} row{'s' if rows != 1 else ''}, {columns} column{'s' if columns != 1 else ''}, CSV)</a>")
         parts = []
         if len(self.data) > self.head and len(self.data) > MAX_ROWS:
             parts.append(_styled(self.data.head(self.head), self.digits).to_html())
@@ -151,9 +151,9 @@ class PageTable:
                          f"<div>{_styled(self.data, self.digits).to_html()}</div></details>")
         else:
             parts.append(_styled(self.data, self.digits).to_html())
-            dropped = [str(c) for c in self.full.columns if c not in self.data.columns]
-            parts.append(f'<p class="gcc-table-note">Columns not shown: {html.escape(", ".join(dropped))}. '
-                         f"{link}</p>")
+            dropped = self.full.shape[1] - self.data.shape[1]
+            parts.append(f'<p class="gcc-table-note">{dropped} more column{"s" if dropped > 1 else ""} '
+                         f"in the full table. {link}</p>")
         return "\n".join(parts)
 
 
