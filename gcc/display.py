@@ -141,8 +141,9 @@ class PageTable:
 
         rows, columns = self.full.shape
         csv = base64.b64encode(self.full.to_csv(index=False).encode("utf-8")).decode("ascii")
+        size = f"{rows} row{'s' if rows != 1 else ''}, {columns} column{'s' if columns != 1 else ''}"
         link = (f'<a download="{html.escape(self.name)}.csv" href="data:text/csv;base64,{csv}">'
-                f"Download the full table ({rows} row{'s' if rows != 1 else ''}, {columns} column{'s' if columns != 1 else ''}, CSV)</a>")
+                f"Download the full table ({size}, CSV)</a>")
         parts = []
         if len(self.data) > self.head and len(self.data) > MAX_ROWS:
             parts.append(_styled(self.data.head(self.head), self.digits).to_html())
