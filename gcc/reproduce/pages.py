@@ -5,6 +5,11 @@ parameters cell is removed from the page (``remove-cell``; it stays in the noteb
 other code cell's input goes behind a toggle (``hide-input``) unless the source cell chose
 otherwise (``show-input``, ``remove-input``, ``remove-cell``, ``hide-cell``). It also gives the
 notebook a kernelspec when its source had none, since myst-nb picks the code lexer from it.
+Given the run's profile and parameters, it shows them in place of the notebook's defaults: the
+``parameters`` cell leaves the page and a "Parameters of this run (profile ...)" table with the
+"Reproduce:" command of that profile takes its place (:func:`parameters_markdown`); the prose's
+``python -m gcc.reproduce --profile X`` commands name the run's profile, and ``{{ run.<name> }}``
+in the prose becomes the run's value of that parameter.
 
 :func:`write_values` turns the values a run recorded (:meth:`gcc.results.RunContext.value`) into
 ``<generated>/values/<notebook>.json`` and the include ``<generated>/values/<notebook>.md``;
