@@ -15,12 +15,17 @@ book's ``_build/results``, ``book/generated`` or ``_build/html``, so ``make book
 make html`` still shows the default profile's book.
 
 Set ``GCC_SKIP_NOTEBOOKS=1`` to skip every test that needs the batch (quick library-only runs).
+
+Tiers: a test that uses one of the batch's fixtures (:data:`BATCH_FIXTURES`) is marked ``slow``
+at collection (:func:`pytest_collection_modifyitems`), so ``make check`` (``-m "not slow"`` with
+``GCC_SKIP_NOTEBOOKS=1``) runs the unit tests only; the suite prints its wall time at the end.
 """
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +35,21 @@ TEST_BUILD = REPO / "_build" / "test"
 RESULTS_ROOT = TEST_BUILD / "results"
 GENERATED = TEST_BUILD / "generated"
 BOOK_OUTPUT = TEST_BUILD / "book"
+#: fixtures that run or read the notebook batch: a test using one is marked slow
+BATCH_FIXTURES = frozenset({"ci_batch", "ci_results", "ci_generated", "book_build", "html"})
+_START = time.perf_counter()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` every test that uses the notebook batch (directly or through a fixture)."""
+    for item in items:
+        if BATCH_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The suite's wall time, from the start of the session (collection included)."""
+    terminalreporter.write_line(f"gcc test suite: wall time {time.perf_counter() - _START:.1f} s")
 
 
 def _batch_env() -> dict:
