@@ -115,8 +115,8 @@ def _straggler_log_weights(nodes, logw_all, received):
     """
     keep = np.zeros(nodes.shape[0], dtype=bool)
     keep[received] = True
-    t, gone = nodes[keep], nodes[~keep]
-    logw = logw_all[keep].copy()
+    t, gone = nodes[received], nodes[~keep]
+    logw = logw_all[received]            # a copy (fancy indexing)
     rows = max(1, CHUNK_ELEMENTS // max(1, gone.shape[0]))
     for lo in range(0, t.shape[0], rows):
         logw[lo:lo + rows] += np.log(np.abs(t[lo:lo + rows, None] - gone[None, :])).sum(axis=1)
@@ -176,7 +176,10 @@ class LagrangeCode(Code):
     :meth:`recovery_threshold` = (K-1) deg f + S + 1 workers decode it exactly when S
     stragglers are tolerated. The least-squares fit uses a Chebyshev basis (well
     conditioned on [-1, 1]). Over the reals the scheme is ill-conditioned once
-    (K-1) deg f exceeds about 25 with equispaced points.
+    (K-1) deg f exceeds about 25 with equispaced points. The interpolating decoder of |F|
+    received workers costs O(|F|^2) up to :data:`DIRECT_MAX_RECEIVED` of them; beyond, its
+    barycentric weights are those of all N workers (closed form for the default points) times
+    ``prod_s (t_j - t_s)`` over the S stragglers, O(|F| S + K |F|): no |F| x |F| work.
 
     References
     ----------
