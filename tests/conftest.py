@@ -18,7 +18,7 @@ Set ``GCC_SKIP_NOTEBOOKS=1`` to skip every test that needs the batch (quick libr
 
 Tiers: a test that uses one of the batch's fixtures (:data:`BATCH_FIXTURES`), a fixture that
 starts a course or a cluster (:data:`PROCESS_FIXTURES`), or executes notebooks
-(:data:`NOTEBOOK_TESTS`) is marked ``slow`` at collection (:func:`pytest_collection_modifyitems`),
+(:data:`PROCESS_TESTS`) is marked ``slow`` at collection (:func:`pytest_collection_modifyitems`),
 so ``make check`` (``-m "not slow"`` with ``GCC_SKIP_NOTEBOOKS=1``) runs the unit tests only; the
 suite prints its wall time at the end.
 """
@@ -42,9 +42,10 @@ BATCH_FIXTURES = frozenset({"ci_batch", "ci_results", "ci_generated", "book_buil
 #: fixtures that start other processes for the whole module: nbgrader's course (``graded``), a
 #: dask cluster (``cluster_client``, ``client``); their tests are integration tests, marked slow
 PROCESS_FIXTURES = frozenset({"graded", "cluster_client", "client"})
-#: tests that execute notebooks in kernels through the runner or nbgrader, without one of the
-#: fixtures above (5-80 s each with ``--durations`` on 2 cores): marked slow; ``make test`` runs them
-NOTEBOOK_TESTS = frozenset({
+#: tests that execute notebooks in kernels through the runner or nbgrader, or start a cluster of
+#: processes, without one of the fixtures above (5-80 s each with ``--durations`` on 2 cores):
+#: marked slow; ``make test`` runs them
+PROCESS_TESTS = frozenset({
     "test_reproduce.py::test_a_failing_notebook_fails_the_batch_and_names_notebook_and_cell",
     "test_reproduce.py::test_only_selects_notebooks_and_their_dependencies",
     "test_reproduce.py::test_unchanged_notebooks_are_cached_and_changes_rerun",
@@ -56,17 +57,19 @@ NOTEBOOK_TESTS = frozenset({
     "test_runner_contract.py::test_a_cached_run_is_trusted_only_while_its_files_exist",
     "test_runner_contract.py::test_a_failing_notebook_still_fails_the_batch",
     "test_assignments.py::test_sync_book_generates_its_own_release",
+    # counts the child processes left over: needs the session's other clusters to have run first
+    "test_distributed_coded.py::test_cluster_is_shut_down",
 })
 _START = time.perf_counter()
 
 
 def pytest_collection_modifyitems(config, items):
     """Mark ``slow`` every test that uses the notebook batch or another process-starting fixture
-    (directly or through a fixture), and the notebook-executing tests of :data:`NOTEBOOK_TESTS`."""
+    (directly or through a fixture), and the notebook-executing tests of :data:`PROCESS_TESTS`."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         name = f"{Path(str(item.fspath)).name}::{getattr(item, 'originalname', None) or item.name}"
-        if fixtures & (BATCH_FIXTURES | PROCESS_FIXTURES) or name in NOTEBOOK_TESTS:
+        if fixtures & (BATCH_FIXTURES | PROCESS_FIXTURES) or name in PROCESS_TESTS:
             item.add_marker(pytest.mark.slow)
 
 
