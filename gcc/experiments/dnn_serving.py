@@ -1,0 +1,380 @@
+"""Coded serving of the DNN chapter's networks on Dask: tail latency and accuracy together.
+
+The notebook ``notebooks/dnn_serving.md`` loads the trained networks of ``dnn_models`` (weight
+cache, no training), opens a cluster, loads every network once on every worker
+(:func:`gcc.distributed.serving.load_on_workers`), and runs :func:`serving_experiment`: requests
+of K Fashion-MNIST test images served by uncoded, replication, GCC and BACC (at one or more S),
+with and without an injected straggler per request. :func:`serving_table` is the tidy table
+(columns :data:`TABLE_COLUMNS` first), :func:`tail_verdicts` the verdict on the paper's
+motivation, :func:`plot_pareto` the accuracy-against-p99 figure of one network.
+
+Scheme keys: ``"uncoded"``, ``"replication"``, ``"gcc_s<S>"``, ``"bacc_s<S>"``; the family
+(``scheme_family``) and S (``stragglers``: results the master does not wait for) are columns.
+
+Imports :mod:`gcc.distributed` (Dask is needed to run the experiment, not to import this module).
+"""
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from gcc.codes import make
+from gcc.distributed.baselines import Replication, Uncoded
+from gcc.distributed.inject import Injection
+from gcc.experiments.verdicts import band_verdict
+from gcc.validation import (SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate,
+                            validate_params)
+
+__all__ = ["TABLE_COLUMNS", "INJECTIONS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
+           "serving_experiment", "serving_table", "pareto_front", "tail_verdicts", "overall_verdict",
+           "plot_pareto", "plot_measured_vs_simulated"]
+
+#: the table contract: these columns first, in this order
+TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "stragglers", "injection", "requests",
+                 "p50_ms", "p99_ms", "p999_ms", "accuracy", "relacc"]
+#: the straggler scenarios, in the order of the tables
+INJECTIONS = ("straggler", "none")
+_FAMILY_LABELS = {"uncoded": "Uncoded", "replication": "Replication", "gcc": "GCC", "bacc": "BACC"}
+_STYLE = {"uncoded": ("C7", "s"), "replication": ("C1", "D"), "gcc": ("C0", "o"), "bacc": ("C3", "^")}
+_COUNT = Interval(Integral, 1, None)
+_MS = Interval(Real, 0, None)
+
+
+def scheme_label(key: str) -> str:
+    """Display name of a scheme key: ``"gcc_s2"`` -> ``"GCC (S = 2)"``."""
+    family, _, s = str(key).partition("_s")
+    if family not in _FAMILY_LABELS:
+        raise invalid("key", "scheme_label", f"a scheme key of serving_schemes ({sorted(_FAMILY_LABELS)} family)", key)
+    return _FAMILY_LABELS[family] + (f" (S = {s})" if s else "")
+
+
+def _stragglers_list(stragglers, n_workers: int, owner: str) -> list[int]:
+    if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
+        stragglers = [stragglers]
+    if isinstance(stragglers, (str, bytes)) or not hasattr(stragglers, "__iter__") or not list(stragglers):
+        raise invalid("stragglers", owner, f"a non-empty list of distinct ints in [1, {n_workers - 1}]", stragglers)
+    out = [check_int(s, "stragglers", owner, 1, n_workers - 1) for s in stragglers]
+    if len(set(out)) != len(out):
+        raise invalid("stragglers", owner, "a list of distinct ints", stragglers)
+    return out
+
+
+def served_networks(prepared, models: Sequence[str], device: str | None = None) -> dict:
+    """What :func:`serving_experiment` needs of each prepared network (:func:`gcc.experiments.dnn_models.from_run`).
+
+    Parameters
+    ----------
+    prepared : gcc.experiments.dnn_models.PreparedModels
+    models : sequence of str
+        Networks to serve, each one of ``prepared``.
+    device : str, optional
+        Device of the networks on the workers (default: each worker's best).
+
+    Returns
+    -------
+    dict
+        name -> ``ref`` (:func:`gcc.distributed.serving.network_ref` of its cache file), ``exact``
+        (the network at the master), ``images`` / ``labels`` (the test split), ``dataset``,
+        ``n_parameters``, ``file`` (the checkpoint's name).
+    """
+    from gcc.distributed.serving import checkpoint_file, network_ref
+
+    owner = "served_networks"
+    if isinstance(models, str) or not isinstance(models, (list, tuple)) or not models:
+        raise invalid("models", owner, "a non-empty list of prepared networks", models)
+    out = {}
+    for name in models:
+        if name not in prepared:
+            raise invalid("models", owner, f"networks of the prepared models ({sorted(prepared)})", list(models),
+                          f"{name!r} is not one")
+        entry = prepared[name]
+        path = checkpoint_file(str(entry["info"]["key"]))
+        out[name] = {"ref": network_ref(path, device), "exact": entry["f"], "images": entry["splits"].x_test,
+                     "labels": entry["splits"].y_test, "dataset": entry["info"]["dataset"],
+                     "n_parameters": int(entry["info"]["n_parameters"]), "file": path.name}
+    return out
+
+
+@validate_params({"n_inputs": _COUNT, "n_workers": _COUNT, "engine": Options(("tasks", "actors")),
+                  "bacc_stragglers": NoneOr(InstanceOf((list, tuple), "a list of ints"))})
+def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: str = "actors",
+                    bacc_stragglers: Sequence[int] | None = None) -> dict:
+    """The schemes compared: keyword arguments of :func:`gcc.distributed.coded_compute` per key.
+
+    Parameters
+    ----------
+    n_inputs, n_workers : int
+        K and N (N > K).
+    stragglers : sequence of int
+        The S at which GCC waits for the fastest N - S.
+    engine : {"tasks", "actors"}
+        Engine of every scheme (``"actors"``: the scheduler off the request's path).
+    bacc_stragglers : sequence of int, optional
+        The S of BACC (default: the first of ``stragglers``).
+
+    Returns
+    -------
+    dict
+        ``uncoded`` (K workers, all K awaited), ``replication`` (the K images over N workers, first
+        copy of each), ``gcc_s<S>`` (``gcc.codes.make("gcc", K, N)``) and ``bacc_s<S>``.
+    """
+    owner = "serving_schemes"
+    n_workers = check_int(n_workers, "n_workers", owner, minimum=n_inputs + 1, constraint="an int > n_inputs")
+    s_gcc = _stragglers_list(stragglers, n_workers, owner)
+    s_bacc = _stragglers_list(s_gcc[:1] if bacc_stragglers is None else bacc_stragglers, n_workers, owner)
+    schemes = {"uncoded": {"code": Uncoded(n_inputs), "engine": engine},
+               "replication": {"code": Replication(n_inputs, n_workers), "engine": engine}}
+    for family, values in (("gcc", s_gcc), ("bacc", s_bacc)):
+        code = make(family, n_inputs, n_workers)
+        for s in values:
+            schemes[f"{family}_s{s}"] = {"code": code, "n_stragglers": s, "engine": engine}
+    return schemes
+
+
+@validate_params({"base_ms": _MS, "slowdown": Interval(Real, 1, None), "n_slow": Interval(Integral, 1, None)})
+def serving_injections(base_ms: float, slowdown: float = 10.0, n_slow: int = 1) -> dict:
+    """The two scenarios: ``"straggler"`` (``n_slow`` workers per request slowed ``slowdown`` x) and ``"none"``.
+
+    Every task carries ``base_ms`` of emulated compute on top of the network's real forward pass
+    (a stand-in for a network that takes that long on its device); the slowed worker takes
+    ``slowdown`` times (emulated + real compute). In ``"none"`` nothing is slowed: the tails
+    are the cluster's own.
+    """
+    return {"straggler": Injection(base_s=base_ms / 1e3, n_random_slow=int(n_slow), slowdown=float(slowdown)),
+            "none": Injection(base_s=base_ms / 1e3)}
+
+
+def serving_experiment(client, networks: Mapping[str, Mapping], schemes: Mapping, injections: Mapping, *,
+                       n_inputs: int, n_requests: int, seed: int = 0, warmup: int = 2, timeout: float = 60.0):
+    """Serve the same requests with every scheme, per network and injection; one row per request.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    networks : mapping
+        Model name -> ``{"ref": ModelRef (network_ref), "exact": the network at the master,
+        "images": test images, "labels": their labels, "dataset": its name}``. The networks must
+        already be loaded on the workers (:func:`gcc.distributed.serving.load_on_workers`).
+    schemes : mapping
+        :func:`serving_schemes`.
+    injections : mapping
+        :func:`serving_injections`.
+    n_inputs, n_requests, seed, warmup, timeout
+        See :func:`gcc.distributed.serving.serve_requests`; the same seed serves the same images
+        (and straggler draws) to every network and scenario.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`gcc.distributed.serving.serve_requests`' rows with ``model``, ``dataset``,
+        ``injection``, ``scheme_family`` and ``stragglers`` in front.
+    """
+    import pandas as pd
+
+    from gcc.distributed.serving import serve_requests
+
+    owner = "serving_experiment"
+    if not isinstance(networks, Mapping) or not networks:
+        raise invalid("networks", owner, "a non-empty mapping model name -> {ref, exact, images, labels, dataset}",
+                      networks)
+    for name, net in networks.items():
+        missing = [k for k in ("ref", "exact", "images", "labels", "dataset") if not isinstance(net, Mapping) or k not in net]
+        if missing:
+            raise invalid("networks", owner, "a mapping model name -> {ref, exact, images, labels, dataset}",
+                          sorted(networks), f"networks[{name!r}] lacks {missing}")
+    if not isinstance(injections, Mapping) or not injections or not all(
+            isinstance(v, Injection) for v in injections.values()):
+        raise invalid("injections", owner, "a non-empty mapping name -> gcc.distributed.Injection", injections)
+    frames = []
+    for name, net in networks.items():
+        for scenario, injection in injections.items():
+            table = serve_requests(client, schemes, net["ref"], net["images"], net["labels"], n_inputs=n_inputs,
+                                   n_requests=n_requests, injection=injection, seed=seed, exact=net["exact"],
+                                   warmup=warmup, timeout=timeout)
+            waited = {k: int(v.get("n_stragglers") or 0) for k, v in schemes.items()}
+            table.insert(0, "stragglers", [waited[s] if waited[s] else int(n - k) if s == "replication" else 0
+                                           for s, n, k in zip(table.scheme, table.n_coded, table.n_inputs)])
+            table.insert(0, "scheme_family", table["scheme"].str.partition("_s")[0])
+            table.insert(0, "injection", scenario)
+            table.insert(0, "dataset", net["dataset"])
+            table.insert(0, "model", name)
+            frames.append(table)
+    return pd.DataFrame(pd.concat(frames, ignore_index=True))
+
+
+def serving_table(requests):
+    """The tidy table: one row per (model, injection, scheme), :data:`TABLE_COLUMNS` first.
+
+    ``n_workers`` is the workers a request occupies (K for uncoded, N otherwise); the extra
+    columns are those of :func:`gcc.distributed.serving.summarize_serving` plus
+    ``scheme_family``, ``label``, ``cluster_workers`` and ``pareto`` (on the accuracy-p99 front of
+    its model and injection).
+    """
+    from gcc.distributed.serving import summarize_serving
+
+    by = ["model", "dataset", "injection", "scheme", "scheme_family", "stragglers", "n_inputs"]
+    summary = summarize_serving(requests, by=by)
+    summary["cluster_workers"] = requests.groupby(by, sort=False)["n_workers"].first().to_numpy()
+    summary["n_workers"] = summary["n_coded"]
+    summary["label"] = [scheme_label(s) for s in summary["scheme"]]
+    summary["pareto"] = pareto_front(summary)
+    rest = [c for c in summary.columns if c not in TABLE_COLUMNS]
+    return summary[TABLE_COLUMNS + rest]
+
+
+def pareto_front(table, x: str = "p99_ms", y: str = "accuracy", by: Sequence[str] = ("model", "injection")):
+    """True for the rows no other row of their group beats on both ``x`` (lower) and ``y`` (higher).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+    """
+    values = table[[x, y]].to_numpy(dtype=float)
+    keys = table[list(by)].astype(str).agg("|".join, axis=1).to_numpy() if by else np.zeros(len(table), str)
+    front = np.zeros(len(table), dtype=bool)
+    for i, (xi, yi) in enumerate(values):
+        if not np.isfinite([xi, yi]).all():
+            continue
+        rivals = values[(keys == keys[i]) & (np.arange(len(table)) != i)]
+        dominated = ((rivals[:, 0] <= xi) & (rivals[:, 1] >= yi) & ((rivals[:, 0] < xi) | (rivals[:, 1] > yi))).any()
+        front[i] = not dominated
+    return front
+
+
+@validate_params({"ratio_goal": Interval(Real, 0, None, closed="neither"), "accuracy_band": Interval(Real, 0, 1),
+                  "level": Interval(Real, 0, 1, closed="neither"), "resamples": Interval(Integral, 100, None),
+                  "seed": SEED})
+def tail_verdicts(requests, scheme: str = "gcc_s1", baseline: str = "uncoded", injection: str = "straggler",
+                  ratio_goal: float = 0.5, accuracy_band: float = 0.05, level: float = 0.95, resamples: int = 2000,
+                  seed: int = 0):
+    """Per network: does ``scheme`` cut ``baseline``'s p99 to at most ``ratio_goal`` at an accuracy cost within the band?
+
+    The requests are paired (same images, same straggler draws); a bootstrap over requests gives
+    the ``level`` interval of the p99 ratio and of the accuracy drop (``baseline`` minus
+    ``scheme``, a fraction). :func:`gcc.experiments.verdicts.band_verdict` places each interval
+    against its band: the ratio against [0, ``ratio_goal``], the drop against
+    [-``accuracy_band``, ``accuracy_band``].
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``p99_ratio``, ``ratio_low``, ``ratio_high``, ``accuracy_drop``, ``drop_low``,
+        ``drop_high``, ``tail_verdict``, ``accuracy_verdict`` and ``verdict``: ``"supported"``
+        (both intervals inside their bands), ``"refuted"`` (either wholly beyond it) or
+        ``"undecided"``.
+    """
+    import pandas as pd
+
+    owner = "tail_verdicts"
+    for arg, value in (("scheme", scheme), ("baseline", baseline)):
+        if value not in set(requests["scheme"]):
+            raise invalid(arg, owner, f"a scheme of the table ({sorted(set(requests['scheme']))})", value)
+    if injection not in set(requests["injection"]):
+        raise invalid("injection", owner, f"an injection of the table ({sorted(set(requests['injection']))})", injection)
+    rng = np.random.default_rng(seed)
+    alpha = (1 - level) / 2
+    rows = []
+    for model, g in requests[requests.injection == injection].groupby("model", sort=False):
+        a = g[g.scheme == scheme].set_index("request")
+        b = g[g.scheme == baseline].set_index("request")
+        common = a.index.intersection(b.index)
+        a, b = a.loc[common], b.loc[common]
+        la, lb = a["latency_s"].to_numpy(float), b["latency_s"].to_numpy(float)
+        da = (b["correct"] - a["correct"]).to_numpy(float) / a["n_inputs"].to_numpy(float)
+        ok = np.isfinite(la) & np.isfinite(lb)
+        la, lb, da = la[ok], lb[ok], da[ok]
+        ratio = np.percentile(la, 99) / np.percentile(lb, 99) if la.size else np.nan
+        drop = float(da.mean()) if da.size else np.nan
+        if la.size >= 2:
+            idx = rng.integers(0, la.size, size=(resamples, la.size))
+            ratios = np.percentile(la[idx], 99, axis=1) / np.percentile(lb[idx], 99, axis=1)
+            drops = da[idx].mean(axis=1)
+            r_lo, r_hi = np.quantile(ratios, [alpha, 1 - alpha])
+            d_lo, d_hi = np.quantile(drops, [alpha, 1 - alpha])
+        else:
+            r_lo = r_hi = d_lo = d_hi = np.nan
+        tail = band_verdict(r_lo, r_hi, 0.0, ratio_goal)
+        acc = band_verdict(d_lo, d_hi, -accuracy_band, accuracy_band)
+        both = ("supported" if tail == "inside" and acc == "inside" else
+                "refuted" if "above" in (tail, acc) else "undecided")
+        rows.append({"model": model, "p99_ratio": ratio, "ratio_low": r_lo, "ratio_high": r_hi, "accuracy_drop": drop,
+                     "drop_low": d_lo, "drop_high": d_hi, "tail_verdict": tail, "accuracy_verdict": acc,
+                     "verdict": both})
+    return pd.DataFrame(rows)
+
+
+def overall_verdict(verdicts, at_least: int = 2) -> str:
+    """``"supported"`` when at least ``at_least`` networks support the claim, ``"refuted"`` when so many refute it."""
+    at_least = check_int(at_least, "at_least", "overall_verdict", minimum=1)
+    counts = verdicts["verdict"].value_counts()
+    if counts.get("supported", 0) >= at_least:
+        return "supported"
+    if counts.get("refuted", 0) >= at_least:
+        return "refuted"
+    return "undecided"
+
+
+def plot_pareto(table, model: str):
+    """Accuracy against p99 latency for one network, one point per scheme (and S), fronts marked.
+
+    Filled markers: one straggler per request; hollow: none. The dashed line joins the
+    Pareto front of the straggler scenario (lower p99 and higher accuracy are better).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if model not in set(table["model"]):
+        raise invalid("model", "plot_pareto", f"a model of the table ({sorted(set(table['model']))})", model)
+    sel = table[table.model == model]
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for scenario, filled in (("straggler", True), ("none", False)):
+        part = sel[sel.injection == scenario]
+        for _, row in part.iterrows():
+            color, marker = _STYLE[row["scheme_family"]]
+            size = 70 if int(row["stragglers"]) <= 1 or row["scheme_family"] in ("uncoded", "replication") else 110
+            ax.scatter(row["p99_ms"], row["accuracy"], s=size, marker=marker, color=color if filled else "none",
+                       edgecolors=color, linewidths=1.5, label=f"{row['label']}, {scenario}")
+        front = part[part["pareto"]].sort_values("p99_ms")
+        if scenario == "straggler" and len(front):
+            ax.plot(front["p99_ms"], front["accuracy"], ls="--", color="grey", lw=1, label="Pareto front (straggler)")
+    ax.set_xscale("log")
+    ax.set_xlabel("99th percentile of the latency per request (ms)")
+    ax.set_ylabel("accuracy of the decoded predictions")
+    ax.set_title(f"{model}: accuracy against tail latency")
+    ax.legend(fontsize=8, ncol=2, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_measured_vs_simulated(table, injection: str = "straggler"):
+    """Measured against simulated p50 and p99 per (network, scheme): the gap is the engine's cost.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    sel = table[table.injection == injection]
+    fig, ax = plt.subplots(figsize=(7, 6))
+    for family, part in sel.groupby("scheme_family", sort=False):
+        color, marker = _STYLE[family]
+        ax.scatter(part["simulated_p50_ms"], part["p50_ms"], marker=marker, facecolors="none", edgecolors=color,
+                   label=f"{_FAMILY_LABELS[family]}, median")
+        ax.scatter(part["simulated_p99_ms"], part["p99_ms"], marker=marker, color=color,
+                   label=f"{_FAMILY_LABELS[family]}, p99")
+    lo = float(np.nanmin(sel[["simulated_p50_ms", "simulated_p99_ms"]].to_numpy())) * 0.8
+    hi = float(np.nanmax(sel[["p50_ms", "p99_ms"]].to_numpy())) * 1.2
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("simulated (the injected waits added up, ms)")
+    ax.set_ylabel("measured on the cluster (ms)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
