@@ -50,7 +50,7 @@ from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, H
                             Interval, NoneOr, Options, check_int, invalid, validate_params)
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
-           "ENGINE", "actor_pool", "coded_task", "demo_mlp", "model_load_counts", "payload_bytes",
+           "ENGINE", "actor_pool", "coded_task", "demo_mlp", "loaded_model", "model_load_counts", "payload_bytes",
            "stack_outputs"]
 
 #: how :func:`coded_compute` runs a batch on the cluster
@@ -104,6 +104,11 @@ def _load_model(name: str, loader: Callable[[], Any]):
         _MODEL_CACHE[name] = model
         _MODEL_LOADS[name] = _MODEL_LOADS.get(name, 0) + 1
     return model
+
+
+def loaded_model(name: str):
+    """The model this process loaded under ``name`` (a :class:`ModelRef`'s), or None (run it on a worker)."""
+    return _MODEL_CACHE.get(name)
 
 
 def model_load_counts() -> dict[str, int]:

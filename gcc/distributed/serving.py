@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from gcc.distributed.cluster import SECONDS
-from gcc.distributed.coded import ModelPlugin, ModelRef, _MODEL_CACHE
+from gcc.distributed.coded import ModelPlugin, ModelRef, loaded_model
 from gcc.distributed.inject import Injection
 from gcc.distributed.latency import run_requests, summarize_latency
 from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, NoneOr, invalid,
@@ -176,7 +176,7 @@ def network_ref(path, device: str | None = None) -> ModelRef:
 
 def _loaded_devices(names: Sequence[str]) -> dict:
     """On a worker: the device of each loaded network of ``names`` (``""`` if not loaded)."""
-    return {name: getattr(_MODEL_CACHE.get(name), "device", "") for name in names}
+    return {name: getattr(loaded_model(name), "device", "") for name in names}
 
 
 def worker_devices(client, refs: Sequence[ModelRef]) -> dict:
@@ -335,7 +335,7 @@ def summarize_serving(table, by: Sequence[str] = ("scheme",)):
             accuracy_base=base_right / n_images if n_images else np.nan,
             n_failed=int(g["latency_s"].isna().sum()), workers_used=float(ok["workers_used"].mean()),
             n_coded=int(g["n_coded"].iloc[0]),
-            bytes_per_request=float(ok["bytes_moved"].mean()) if "bytes_moved" in ok else np.nan,
+            bytes_per_request=int(round(ok["bytes_moved"].mean())) if "bytes_moved" in ok and len(ok) else np.nan,
             simulated_p50_ms=float(summary.get("simulated_p50_ms", np.nan)),
             simulated_p99_ms=float(summary.get("simulated_p99_ms", np.nan)),
             overhead_p50_ms=float(summary.get("overhead_p50_ms", np.nan)),

@@ -15,8 +15,10 @@ Imports :mod:`gcc.distributed` (Dask is needed to run the experiment, not to imp
 """
 from __future__ import annotations
 
+import dataclasses
+import time
 from numbers import Integral, Real
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -29,7 +31,7 @@ from gcc.validation import (SEED, InstanceOf, Interval, NoneOr, Options, check_i
 
 __all__ = ["TABLE_COLUMNS", "INJECTIONS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
            "serving_experiment", "serving_table", "pareto_front", "tail_verdicts", "overall_verdict",
-           "plot_pareto", "plot_measured_vs_simulated"]
+           "plot_pareto", "plot_measured_vs_simulated", "ServingRun", "run_serving", "result_box", "record", "device_table"]
 
 #: the table contract: these columns first, in this order
 TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "stragglers", "injection", "requests",
@@ -378,3 +380,140 @@ def plot_measured_vs_simulated(table, injection: str = "straggler"):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+@dataclasses.dataclass
+class ServingRun:
+    """What one run of the notebook measured (:func:`run_serving`).
+
+    Attributes
+    ----------
+    requests, table, verdicts : pandas.DataFrame
+        :func:`serving_experiment`'s rows, :func:`serving_table`, :func:`tail_verdicts`.
+    overall : str
+        :func:`overall_verdict`.
+    devices : dict
+        Worker index (in sorted address order) -> {network: device}.
+    machine : dict
+        :func:`gcc.machine.describe` of the run, with the cluster.
+    networks : dict
+        Network -> ``{"n_parameters", "dataset"}``.
+    seconds : float
+        Wall time of the run: preparation, cluster start, loading, requests.
+    settings : dict
+        The run's K, N, S list, requests, emulated compute and slow-down.
+    """
+
+    requests: Any
+    table: Any
+    verdicts: Any
+    overall: str
+    devices: dict
+    machine: dict
+    networks: dict
+    seconds: float
+    settings: dict
+
+
+def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs: int = 4, stragglers=(1, 2),
+                n_requests: int = 200, warmup: int = 2, base_ms: float = 10.0, slowdown: float = 10.0,
+                n_slow: int = 1, engine: str = "actors", device: str | None = None,
+                scheduler_address: str | None = None, seed: int = 0, timeout: float = 180.0) -> ServingRun:
+    """The whole experiment: open a cluster, load the networks on it, serve, summarise, judge.
+
+    Parameters are those of the notebook (see :func:`serving_schemes`, :func:`serving_injections`,
+    :func:`serving_experiment`); ``prepared`` is :func:`gcc.experiments.dnn_models.from_run`.
+
+    Returns
+    -------
+    ServingRun
+    """
+    from gcc.distributed.cluster import open_cluster
+    from gcc.distributed.serving import load_on_workers
+    from gcc.machine import describe
+
+    started = time.perf_counter()
+    networks = served_networks(prepared, models, device=device)
+    schemes = serving_schemes(n_inputs, n_workers, stragglers, engine=engine)
+    injections = serving_injections(base_ms, slowdown, n_slow)
+    with open_cluster(n_workers=n_workers, address=scheduler_address, timeout=timeout) as client:
+        machine = describe(client=client)
+        loaded = load_on_workers(client, [net["ref"] for net in networks.values()])
+        requests = serving_experiment(client, networks, schemes, injections, n_inputs=n_inputs,
+                                      n_requests=n_requests, seed=seed, warmup=warmup)
+    names = {net["ref"].name: name for name, net in networks.items()}
+    devices = {i: {names[ref]: dev for ref, dev in per.items()} for i, per in enumerate(loaded.values())}
+    verdicts = tail_verdicts(requests, scheme=f"gcc_s{_stragglers_list(stragglers, n_workers, 'run_serving')[0]}")
+    settings = {"n_workers": n_workers, "n_inputs": n_inputs, "stragglers": list(stragglers), "n_requests": n_requests,
+                "base_ms": base_ms, "slowdown": slowdown, "n_slow": n_slow, "engine": engine}
+    return ServingRun(requests=requests, table=serving_table(requests), verdicts=verdicts,
+                      overall=overall_verdict(verdicts), devices=devices, machine=machine,
+                      networks={k: {"n_parameters": v["n_parameters"], "dataset": v["dataset"]}
+                                for k, v in networks.items()},
+                      seconds=time.perf_counter() - started, settings=settings)
+
+
+def result_box(result: ServingRun, profile: str) -> str:
+    """The page's first screen: claim, measured answer, what the opposite would be, scale (HTML admonition)."""
+    from html import escape
+
+    from gcc.machine import summary_line
+
+    st, v = result.settings, result.verdicts
+    lines = [f"{r.model}: GCC's p99 {r.p99_ratio:.2f} times uncoded's (95% interval {r.ratio_low:.2f} to "
+             f"{r.ratio_high:.2f}), accuracy {r.accuracy_drop:.3f} below it ({r.drop_low:.3f} to {r.drop_high:.3f}): "
+             f"{r.verdict}" for r in v.itertuples()]
+    sizes = ", ".join(f"{k} ({n['n_parameters']:,} parameters)" for k, n in result.networks.items())
+    devices = ", ".join(sorted({d for per in result.devices.values() for d in per.values()}))
+    dataset = next(iter(result.networks.values()))["dataset"]
+    return (
+        f'<div class="admonition tip"><p class="admonition-title">Coded serving: {escape(result.overall)}</p>'
+        f"<p><b>Claim</b> (the paper's motivation): coded inference cuts the tail latency of distributed "
+        f"inference at a small accuracy cost. <b>Tested</b>: with one worker in {st['n_workers']} slowed "
+        f"{st['slowdown']:g}x per request, GCC (S = {st['stragglers'][0]}) brings the 99th percentile of the "
+        f"latency to at most half of uncoded serving's, with accuracy within 0.05 of uncoded's (whole 95% "
+        f"intervals), on at least two networks.</p>"
+        f"<p><b>Measured</b>: {int((v.verdict == 'supported').sum())} of {len(v)} networks support it.<br>"
+        + "<br>".join(escape(line) for line in lines)
+        + "</p><p><b>The opposite</b> would have been a GCC tail no shorter than half of uncoded's, or decoded "
+        f"predictions more than 5 points less accurate, on at least two networks.</p>"
+        f"<p><b>Scale</b>: requests of K = {st['n_inputs']} {escape(dataset)} test images, {st['n_requests']} "
+        f"requests per network, scenario and scheme; {escape(sizes)}; {len(result.devices)} Dask workers x 1 "
+        f"thread (networks on {escape(devices)}), {escape(summary_line(result.machine))}; {st['base_ms']:g} ms "
+        f"of emulated compute per task besides the forward pass; profile {escape(profile)}, "
+        f"{result.seconds:.0f} s.</p></div>")
+
+
+def record(run, result: ServingRun) -> None:
+    """Save the run's tables and files, and the values and tables the chapter quotes (a RunContext)."""
+    from gcc.machine import summary_line
+
+    run.save_table(result.requests, "requests")
+    run.save_table(result.table, "results")
+    run.save_table(result.verdicts, "verdicts")
+    run.save_json({"machine": result.machine, "devices": result.devices, "settings": result.settings}, "cluster")
+    v = result.verdicts
+    run.value("verdict", result.overall, note="verdict on the motivation: supported / refuted / undecided")
+    run.value("n_supported", int((v.verdict == "supported").sum()), note="networks that support it")
+    run.value("n_networks", len(v), note="networks served")
+    run.value("machine", summary_line(result.machine), note="the machine")
+    run.value("devices", ", ".join(sorted({d for per in result.devices.values() for d in per.values()})),
+              note="devices of the networks on the workers")
+    run.value("seconds", result.seconds, unit="s", digits=2, note="time of the run (load, cluster, requests)")
+    for r in v.itertuples():
+        run.value(f"{r.model}_p99_ratio", r.p99_ratio, digits=2, note=f"{r.model}: GCC p99 over uncoded p99")
+        run.value(f"{r.model}_accuracy_drop", r.accuracy_drop, digits=2, note=f"{r.model}: uncoded minus GCC accuracy")
+        run.value(f"{r.model}_verdict", r.verdict, note=f"{r.model}: verdict")
+    t = result.table
+    compact = t[t.injection == "straggler"][["model", "label", "n_workers", "p50_ms", "p99_ms", "p999_ms", "accuracy",
+                                             "relacc", "bytes_per_request"]]
+    run.include(compact, "straggler", digits=3)
+    run.include(v[["model", "p99_ratio", "ratio_low", "ratio_high", "accuracy_drop", "drop_low", "drop_high",
+                   "verdict"]], "verdicts", digits=3)
+
+
+def device_table(result: ServingRun):
+    """One row per worker (in sorted address order): the device of each network on it."""
+    import pandas as pd
+
+    return pd.DataFrame([{"worker": i, **per} for i, per in result.devices.items()])
