@@ -25,6 +25,7 @@ import numpy as np
 from gcc.codes import make
 from gcc.distributed.baselines import Replication, Uncoded
 from gcc.distributed.inject import Injection
+from gcc.experiments.plotting import SCHEME_COLORS
 from gcc.experiments.verdicts import band_verdict
 from gcc.validation import (SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate,
                             validate_params)
@@ -39,7 +40,8 @@ TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "straggl
 #: the straggler scenarios, in the order of the tables
 INJECTIONS = ("straggler", "none")
 _FAMILY_LABELS = {"uncoded": "Uncoded", "replication": "Replication", "gcc": "GCC", "bacc": "BACC"}
-_STYLE = {"uncoded": ("C7", "s"), "replication": ("C1", "D"), "gcc": ("C0", "o"), "bacc": ("C3", "^")}
+_STYLE = {"uncoded": ("C7", "s"), "replication": ("C1", "D"), "gcc": (SCHEME_COLORS["gcc"], "o"),
+          "bacc": (SCHEME_COLORS["bacc"], "^")}
 _COUNT = Interval(Integral, 1, None)
 _MS = Interval(Real, 0, None)
 
