@@ -15,8 +15,8 @@ images and the same per-task work:
 Goal: coded/actors overhead median <= 10 ms at N = 8. The ratio to plain is printed beside it.
 
 Run:  .venv/bin/python benchmarks/bench_serving.py [--model lenet5] [--requests 60] [--weights PATH]
-(the weights: the newest entry of the model cache named ``--model``; ``$GCC_MODEL_CACHE`` or
-``_build/cache/models``).
+(the weights: the entry of the model cache named ``--model``, the default profile's before the ci
+profile's, the newest first; ``$GCC_MODEL_CACHE`` or ``_build/cache/models``).
 """
 from __future__ import annotations
 
@@ -36,13 +36,16 @@ def _weights(model: str) -> Path:
     entries = []
     for meta in Path(cache_dir()).glob("*.json"):
         try:
-            if json.loads(meta.read_text()).get("name") == model and meta.with_suffix(".pt").exists():
-                entries.append(meta.with_suffix(".pt"))
+            info = json.loads(meta.read_text())
         except (OSError, ValueError):
             continue
+        if info.get("name") == model and meta.with_suffix(".pt").exists():
+            # the default profile's weights (trained on every image) before the ci profile's shorter ones
+            full = (info.get("recipe") or {}).get("train_images") is None
+            entries.append((full, meta.stat().st_mtime, meta.with_suffix(".pt")))
     if not entries:
         raise SystemExit(f"no cached {model} in {cache_dir()}: python -m gcc.reproduce --only dnn_models")
-    return max(entries, key=lambda p: p.stat().st_mtime)
+    return max(entries)[2]
 
 
 def main(argv=None) -> dict:

@@ -401,7 +401,7 @@ class ServingRun:
     networks : dict
         Network -> ``{"n_parameters", "dataset"}``.
     seconds : float
-        Wall time of the run: preparation, cluster start, loading, requests.
+        Wall time on the cluster: its start, loading the networks on the workers, the requests.
     settings : dict
         The run's K, N, S list, requests, emulated compute and slow-down.
     """
@@ -434,10 +434,10 @@ def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs
     from gcc.distributed.serving import load_on_workers
     from gcc.machine import describe
 
-    started = time.perf_counter()
     networks = served_networks(prepared, models, device=device)
     schemes = serving_schemes(n_inputs, n_workers, stragglers, engine=engine)
     injections = serving_injections(base_ms, slowdown, n_slow)
+    started = time.perf_counter()
     with open_cluster(n_workers=n_workers, address=scheduler_address, timeout=timeout) as client:
         machine = describe(client=client)
         loaded = load_on_workers(client, [net["ref"] for net in networks.values()])
@@ -482,8 +482,8 @@ def result_box(result: ServingRun, profile: str) -> str:
         f"<p><b>Scale</b>: requests of K = {st['n_inputs']} {escape(dataset)} test images, {st['n_requests']} "
         f"requests per network, scenario and scheme; {escape(sizes)}; {len(result.devices)} Dask workers x 1 "
         f"thread (networks on {escape(devices)}), {escape(summary_line(result.machine))}; {st['base_ms']:g} ms "
-        f"of emulated compute per task besides the forward pass; profile {escape(profile)}, "
-        f"{result.seconds:.0f} s.</p></div>")
+        f"of emulated compute per task besides the forward pass; profile {escape(profile)}; "
+        f"{result.seconds:.0f} s on the cluster (start, loading, requests).</p></div>")
 
 
 def record(run, result: ServingRun) -> None:
@@ -501,7 +501,7 @@ def record(run, result: ServingRun) -> None:
     run.value("machine", summary_line(result.machine), note="the machine")
     run.value("devices", ", ".join(sorted({d for per in result.devices.values() for d in per.values()})),
               note="devices of the networks on the workers")
-    run.value("seconds", result.seconds, unit="s", digits=2, note="time of the run (load, cluster, requests)")
+    run.value("seconds", result.seconds, unit="s", digits=2, note="time on the cluster (start, loading the networks, requests)")
     for r in v.itertuples():
         run.value(f"{r.model}_p99_ratio", r.p99_ratio, digits=2, note=f"{r.model}: GCC p99 over uncoded p99")
         run.value(f"{r.model}_accuracy_drop", r.accuracy_drop, digits=2, note=f"{r.model}: uncoded minus GCC accuracy")
