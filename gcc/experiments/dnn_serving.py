@@ -42,6 +42,7 @@ INJECTIONS = ("straggler", "none")
 _FAMILY_LABELS = {"uncoded": "Uncoded", "replication": "Replication", "gcc": "GCC", "bacc": "BACC"}
 _STYLE = {"uncoded": ("C7", "s"), "replication": ("C1", "D"), "gcc": (SCHEME_COLORS["gcc"], "o"),
           "bacc": (SCHEME_COLORS["bacc"], "^")}
+_DATA_NAMES = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "cifar10": "CIFAR-10"}
 _COUNT = Interval(Integral, 1, None)
 _MS = Interval(Real, 0, None)
 
@@ -468,6 +469,7 @@ def result_box(result: ServingRun, profile: str) -> str:
     sizes = ", ".join(f"{k} ({n['n_parameters']:,} parameters)" for k, n in result.networks.items())
     devices = ", ".join(sorted({d for per in result.devices.values() for d in per.values()}))
     dataset = next(iter(result.networks.values()))["dataset"]
+    dataset = _DATA_NAMES.get(dataset, dataset)
     return (
         f'<div class="admonition tip"><p class="admonition-title">Coded serving: {escape(result.overall)}</p>'
         f"<p><b>Claim</b> (the paper's motivation): coded inference cuts the tail latency of distributed "
@@ -486,7 +488,7 @@ def result_box(result: ServingRun, profile: str) -> str:
         f"{result.seconds:.0f} s on the cluster (start, loading, requests).</p></div>")
 
 
-def record(run, result: ServingRun) -> None:
+def record(run, result: ServingRun, profile: str = "default") -> None:
     """Save the run's tables and files, and the values and tables the chapter quotes (a RunContext)."""
     from gcc.machine import summary_line
 
@@ -498,6 +500,13 @@ def record(run, result: ServingRun) -> None:
     run.value("verdict", result.overall, note="verdict on the motivation: supported / refuted / undecided")
     run.value("n_supported", int((v.verdict == "supported").sum()), note="networks that support it")
     run.value("n_networks", len(v), note="networks served")
+    run.value("profile", str(profile), note="the run card's profile")
+    run.value("networks", ", ".join(f"{k} ({n['n_parameters']:,} parameters)" for k, n in result.networks.items()),
+              note="the networks served and their sizes")
+    name = next(iter(result.networks.values()))["dataset"]
+    # a non-breaking hyphen: format_value writes "-" as a minus sign
+    run.value("dataset", _DATA_NAMES.get(name, name).replace("-", "\u2011"), note="the data set of the requests")
+    run.value("n_requests", int(result.settings["n_requests"]), note="requests per network, scenario and scheme")
     run.value("machine", summary_line(result.machine), note="the machine")
     run.value("devices", ", ".join(sorted({d for per in result.devices.values() for d in per.values()})),
               note="devices of the networks on the workers")
