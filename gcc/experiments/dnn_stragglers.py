@@ -286,7 +286,6 @@ def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: i
     return float(hit["lam_enc"].iloc[0]), float(hit["lam_dec"].iloc[0])
 
 
-@validate_params({"s_values": IntList(0, min_len=0)})
 def lambda_pivot(lambdas, values: Sequence[str] = ("lam_dec_tol", "lam_dec", "lam_enc_tol", "lam_enc")):
     """The tuned lambdas as a page shows them: one row per (model, regime, value), one column per S.
 
@@ -298,6 +297,7 @@ def lambda_pivot(lambdas, values: Sequence[str] = ("lam_dec_tol", "lam_dec", "la
                       .reset_index().assign(value=column) for column in values], ignore_index=True)
 
 
+@validate_params({"s_values": IntList(0, min_len=0)})
 def middle_stragglers(s_values: Sequence[int]) -> int:
     """The S at which ``tuning="single"`` tunes: the middle positive S of the sweep (0 if none).
 
