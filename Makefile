@@ -1,6 +1,7 @@
 # The companion in two commands:
 #   make book   # .venv + install + run every notebook (default profile) + build the site
 #   make test   # .venv + install (test deps included) + the whole test suite
+#   make check  # the unit tests only (no notebooks, no browser): the development loop, < 2 minutes
 # Other targets: make reproduce PROFILE=ci|default|paper [ONLY="name ..."], make html, make lab, make kernel,
 # make clean.
 
@@ -13,11 +14,12 @@ ONLY     ?=
 KERNEL   := gcc-companion
 STAMP    := $(VENV)/.installed
 
-.PHONY: book test reproduce html lab venv install kernel chromium clean distclean help
+.PHONY: book test check reproduce html lab venv install kernel chromium clean distclean help
 
 help:
 	@echo "make book                 create $(VENV), install, run all notebooks (profile default), build _build/html"
 	@echo "make test                 create $(VENV), install with test deps, run the test suite"
+	@echo "make check                the unit tests only (no notebooks, no browser; -m 'not slow')"
 	@echo "make reproduce PROFILE=ci run the notebooks in a profile (ci | default | paper); ONLY=\"name ...\""
 	@echo "make html                 build the static site from the executed notebooks"
 	@echo "make lab                  JupyterLab on the notebooks (text notebooks open as notebooks)"
@@ -87,6 +89,11 @@ fashion-mnist:
 
 test: $(STAMP) chromium fashion-mnist
 	$(PY) -m pytest
+
+# The fast tier: tests that need the notebook batch, the book or a browser are marked slow
+# (tests/conftest.py marks those using the batch's fixtures) and skipped here.
+check: $(STAMP)
+	GCC_SKIP_NOTEBOOKS=1 $(PY) -m pytest -m "not slow" -q $(PYTEST_ARGS)
 
 clean:
 	rm -rf _build book/generated

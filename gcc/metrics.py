@@ -89,6 +89,8 @@ def _pair(est: Any, true: Any, owner: str, n_data_axes: int | None = None):
     if t.ndim > e.ndim or t.shape != e.shape[e.ndim - t.ndim:]:
         raise invalid("true", owner, f"an array whose shape matches the trailing axes of "
                       f"est {e.shape}", f"array of shape {t.shape}")
+    if t.shape[0] == 0:     # the mean over no points would be NaN
+        raise invalid("true", owner, "an array with at least one point on its K axis (K >= 1)", t)
     # Axes of one output vector: those of ``true`` after its K axis.
     out_axes = tuple(range(e.ndim - t.ndim + 1, e.ndim))
     diff = e - t

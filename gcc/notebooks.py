@@ -24,7 +24,8 @@ from pathlib import Path
 from .validation import invalid
 
 __all__ = ["SOURCE_SUFFIXES", "CELL_TYPES", "notebooks_dir", "shown_path", "is_text_notebook", "find_source",
-           "read_source", "yaml_error", "parameters_cell", "assigned_names", "assigned_values"]
+           "read_source", "yaml_error", "parameters_cell", "checked_parameters_cell", "assigned_names",
+           "assigned_values"]
 
 #: The cell types of nbformat 4.
 CELL_TYPES = ("code", "markdown", "raw")
@@ -285,6 +286,37 @@ def parameters_cell(nb):
         if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
             return cell
     return None
+
+
+def checked_parameters_cell(path: Path, nb=None):
+    """:func:`parameters_cell` of the notebook at ``path``, which must parse as Python.
+
+    Raises
+    ------
+    ValueError
+        For a syntax error in the cell: the message names the file, the line (of the file for a
+        text notebook, of the cell for JSON) and Python's description, e.g. ``The 'line 47'
+        parameter of notebook notebooks/x.md must be valid Python in the cell tagged 'parameters'
+        (invalid syntax, at column 12). Got 'n_trials = = 5' instead.``
+    """
+    path = Path(path)
+    cell = parameters_cell(read_source(path) if nb is None else nb)
+    if cell is None:
+        return None
+    try:
+        ast.parse(cell.source)
+    except SyntaxError as err:
+        number = err.lineno or 1
+        text = _line(cell.source, number)
+        first = 1
+        if path.suffix == ".md":        # the cell's first line in the file
+            whole = _read_text(path, "")
+            at = whole.find(cell.source)
+            first = whole[:at].count("\n") + 1 if at >= 0 else 1
+        where = f"line {first + number - 1}" if path.suffix == ".md" else f"line {number} of the cell"
+        raise invalid(where, f"notebook {shown_path(path)}", "valid Python in the cell tagged 'parameters'",
+                      text, f"{err.msg}, at column {err.offset or 1}") from None
+    return cell
 
 
 def assigned_names(source: str) -> list[str]:

@@ -26,6 +26,7 @@ not converted yet (they keep a ``provenance.json`` per folder).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from numbers import Integral
@@ -144,8 +145,20 @@ def results_dir(notebook: str, create: bool = True) -> Path:
     """
     path = results_root() / plain_name(notebook, "notebook", "results_dir")
     if create:
-        path.mkdir(parents=True, exist_ok=True)
+        with _writable(path, "GCC_RESULTS_ROOT", "results_dir"):
+            path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def _writable(folder: Path, name: str, owner: str):
+    """Turn a PermissionError (or another OS error) while preparing ``folder`` into the contract error."""
+    try:
+        yield
+    except OSError as err:
+        raise invalid(name, owner, "a results folder this process can create and write", str(folder),
+                      f"{err.strerror or type(err).__name__}: {err.filename or folder}; set GCC_RESULTS_ROOT "
+                      "to a writable folder") from None
 
 
 def plain_name(name, param: str, owner: str) -> str:
@@ -219,12 +232,13 @@ class RunContext:
         self.folder = (Path(root) / notebook) if root is not None else results_dir(notebook, create=False)
         if root is not None:
             results_dir(notebook, create=False)  # checks the name
-        self.folder.mkdir(parents=True, exist_ok=True)
-        remove_partials(self.folder)  # what a killed run was writing
-        self._remove_previous_outputs()
-        self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
-        self.record.update(notebook=notebook, tables={}, figures={}, files={}, values={}, includes={})
-        self._write()
+        with _writable(self.folder, "root" if root is not None else "GCC_RESULTS_ROOT", "RunContext"):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            remove_partials(self.folder)  # what a killed run was writing
+            self._remove_previous_outputs()
+            self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
+            self.record.update(notebook=notebook, tables={}, figures={}, files={}, values={}, includes={})
+            self._write()
 
     @classmethod
     def current(cls, notebook: str, namespace: Mapping[str, Any]) -> "RunContext":

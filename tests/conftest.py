@@ -15,12 +15,19 @@ book's ``_build/results``, ``book/generated`` or ``_build/html``, so ``make book
 make html`` still shows the default profile's book.
 
 Set ``GCC_SKIP_NOTEBOOKS=1`` to skip every test that needs the batch (quick library-only runs).
+
+Tiers: a test that uses one of the batch's fixtures (:data:`BATCH_FIXTURES`), a fixture that
+starts a course or a cluster (:data:`PROCESS_FIXTURES`), or executes notebooks
+(:data:`PROCESS_TESTS`) is marked ``slow`` at collection (:func:`pytest_collection_modifyitems`),
+so ``make check`` (``-m "not slow"`` with ``GCC_SKIP_NOTEBOOKS=1``) runs the unit tests only; the
+suite prints its wall time at the end.
 """
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +37,45 @@ TEST_BUILD = REPO / "_build" / "test"
 RESULTS_ROOT = TEST_BUILD / "results"
 GENERATED = TEST_BUILD / "generated"
 BOOK_OUTPUT = TEST_BUILD / "book"
+#: fixtures that run or read the notebook batch: a test using one is marked slow
+BATCH_FIXTURES = frozenset({"ci_batch", "ci_results", "ci_generated", "book_build", "html"})
+#: fixtures that start other processes for the whole module: nbgrader's course (``graded``), a
+#: dask cluster (``cluster_client``, ``client``); their tests are integration tests, marked slow
+PROCESS_FIXTURES = frozenset({"graded", "cluster_client", "client"})
+#: tests that execute notebooks in kernels through the runner or nbgrader, or start a cluster of
+#: processes, without one of the fixtures above (5-80 s each with ``--durations`` on 2 cores):
+#: marked slow; ``make test`` runs them
+PROCESS_TESTS = frozenset({
+    "test_reproduce.py::test_a_failing_notebook_fails_the_batch_and_names_notebook_and_cell",
+    "test_reproduce.py::test_only_selects_notebooks_and_their_dependencies",
+    "test_reproduce.py::test_unchanged_notebooks_are_cached_and_changes_rerun",
+    "test_reproduce.py::test_run_json_records_provenance",
+    "test_reproduce.py::test_parallel_jobs_respect_dependencies",
+    "test_reproduce.py::test_text_notebooks_run_record_their_parameters_once_and_write_value_includes",
+    "test_reproduce.py::test_executed_pages_hide_code_and_remove_the_injected_cell",
+    "test_runner_contract.py::test_a_killed_batch_leaves_no_half_result_and_the_rerun_redoes_exactly_what_is_missing",
+    "test_runner_contract.py::test_a_cached_run_is_trusted_only_while_its_files_exist",
+    "test_runner_contract.py::test_a_failing_notebook_still_fails_the_batch",
+    "test_assignments.py::test_sync_book_generates_its_own_release",
+    # counts the child processes left over: needs the session's other clusters to have run first
+    "test_distributed_coded.py::test_cluster_is_shut_down",
+})
+_START = time.perf_counter()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` every test that uses the notebook batch or another process-starting fixture
+    (directly or through a fixture), and the notebook-executing tests of :data:`PROCESS_TESTS`."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        name = f"{Path(str(item.fspath)).name}::{getattr(item, 'originalname', None) or item.name}"
+        if fixtures & (BATCH_FIXTURES | PROCESS_FIXTURES) or name in PROCESS_TESTS:
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The suite's wall time, from the start of the session (collection included)."""
+    terminalreporter.write_line(f"gcc test suite: wall time {time.perf_counter() - _START:.1f} s")
 
 
 def _batch_env() -> dict:

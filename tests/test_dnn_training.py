@@ -50,7 +50,7 @@ def test_cache_hit_returns_identical_model(digits, tmp_path, monkeypatch):
     monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path))
     first = training.train_embedded_model("repvgg", data=digits, recipe=FAST, threads=1)
     assert not first.cache_hit
-    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".pt"]
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".pt", ".sha256"]
     meta = json.loads(next(tmp_path.glob("*.json")).read_text())
     assert meta["test_accuracy"] == first.test_accuracy and meta["n_parameters"] == first.n_parameters
     second = training.train_embedded_model("repvgg", data=digits, recipe=FAST, threads=1)
@@ -62,6 +62,7 @@ def test_cached_checkpoint_for_another_architecture(digits, tmp_path, monkeypatc
     monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path))
     first = training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
     torch.save(models.small_vit().state_dict(), tmp_path / f"{first.key}.pt")  # a foreign file under the key
+    (tmp_path / f"{first.key}.pt.sha256").unlink()     # as a cache written before checksums existed
     with pytest.raises(ValueError, match=rf"another architecture.*{first.key}\.pt"):
         training.train_embedded_model("lenet5", data=digits, recipe=FAST, threads=1)
 
@@ -174,7 +175,8 @@ def test_a_killed_cache_write_leaves_no_entry(digits, tmp_path):
     finally:
         del os.environ["GCC_MODEL_CACHE"]
     assert not first.cache_hit and second.cache_hit and _same(first, second)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{first.key}.json", f"{first.key}.pt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{first.key}.json", f"{first.key}.pt",
+                                                          f"{first.key}.pt.sha256"]
 
 
 def test_an_entry_without_its_metadata_is_retrained(digits, tmp_path, monkeypatch):

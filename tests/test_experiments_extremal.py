@@ -256,6 +256,9 @@ def test_hole_crossing_same_values_both_decoders():
     assert holes.loc[30, "spline_loss"] == pytest.approx(loss)
     values = {v["key"]: v["number"] for v in worst_case.hole_values(holes.reset_index(), [30])}
     assert values["hole_xsinx_s30_spline"] == pytest.approx(loss)
+    # the profile-independent names the chapters quote: the same numbers
+    assert values["hole_xsinx_lo_spline"] == values["hole_xsinx_hi_spline"] == values["hole_xsinx_s30_spline"]
+    assert values["hole_s_lo"] == 30 and values["hole_n"] == 128
     # At an end, the natural spline continues along a straight line.
     cut = np.arange(8, 128)  # workers 0..7 missing: an end hole
     vals = f(code.encode(X))

@@ -1,6 +1,8 @@
 """LCC: Lagrange coded computing (polynomial encoder, polynomial interpolation decoder)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
@@ -8,13 +10,17 @@ from ..splines import KNOTS
 from ..validation import ArrayLike, check_int, invalid, validate
 from .base import Code
 
-__all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED"]
+__all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED", "DIRECT_MAX_RECEIVED"]
 
 #: up to this many received workers the least-squares decoder solves with an |F| x |F| identity
 #: (the seeded numbers' arithmetic); beyond, a pseudo-inverse in O(|F| degree) memory
 DENSE_MAX_RECEIVED = 2048
 #: the node-distance sums are formed in row blocks of about this many entries (O(n) memory)
 CHUNK_ELEMENTS = 2 ** 18
+#: up to this many received workers (or when at least half are missing) the interpolating decoder
+#: sums its barycentric weights over all node pairs, O(|F|^2) (the seeded numbers' arithmetic);
+#: beyond, it corrects the weights of all N workers for the S stragglers, O(|F| S)
+DIRECT_MAX_RECEIVED = 2048
 
 
 def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -69,13 +75,11 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
 _POINTS = ArrayLike(ndim=1, dtype=np.float64, finite=True)
 
 
-def _lagrange_weights(nodes, z):
-    """:func:`lagrange_matrix` of checked float64 nodes and points (the codes' call)."""
+def _log_weights(nodes):
+    """``log|w_j| = -sum_{k != j} log|t_j - t_k|`` of distinct nodes, O(n^2) time, O(n) memory."""
     n = nodes.shape[0]
-    if n == 1:
-        return np.ones((z.shape[0], 1))
-    # logw_j = -sum_k log|t_j - t_k| row block by row block: each row sums the same entries in
-    # the same order as one n x n array would (same bits), in O(n) memory per row.
+    # Row block by row block: each row sums the same entries in the same order as one n x n
+    # array would (same bits), in O(n) memory per row.
     logw = np.empty(n)
     rows = max(1, CHUNK_ELEMENTS // n)
     for lo in range(0, n, rows):
@@ -83,6 +87,52 @@ def _lagrange_weights(nodes, z):
         dn = nodes[lo:hi, None] - nodes[None, :]
         dn[np.arange(hi - lo), np.arange(lo, hi)] = 1.0
         logw[lo:hi] = -np.log(np.abs(dn)).sum(axis=1)
+    return logw
+
+
+def _closed_form_log_weights(n, points):
+    """``log|w_j|`` of the default worker points (:func:`gcc.points.code_points`), in O(n).
+
+    Chebyshev points of the second kind: ``|w_j| = delta_j 2^(n-2) / (n-1)``, delta = 1/2 at
+    the two ends; ``linspace(-1, 1, n)``: ``|w_j| = C(n-1, j) / (h^(n-1) (n-1)!)``, h = 2/(n-1)
+    (Berrut and Trefethen 2004, Sec. 5). Both agree with :func:`_log_weights` to rounding.
+    """
+    if n == 1:
+        return np.zeros(1)
+    if points == "chebyshev":
+        logw = np.full(n, (n - 2) * math.log(2.0) - math.log(n - 1))
+        logw[[0, -1]] -= math.log(2.0)
+        return logw
+    j = np.arange(n)
+    lgamma = np.vectorize(math.lgamma, otypes=[float])
+    return -lgamma(j + 1.0) - lgamma(n - j + 0.0) - (n - 1) * math.log(2.0 / (n - 1))
+
+
+def _straggler_log_weights(nodes, logw_all, received):
+    """``log|w_j|`` of the received nodes from those of all nodes: O(|F| S) time, O(|F|) memory.
+
+    Removing the nodes ``t_s`` of the stragglers s multiplies ``w_j`` by ``prod_s (t_j - t_s)``.
+    """
+    keep = np.zeros(nodes.shape[0], dtype=bool)
+    keep[received] = True
+    t, gone = nodes[received], nodes[~keep]
+    logw = logw_all[received]            # a copy (fancy indexing)
+    rows = max(1, CHUNK_ELEMENTS // max(1, gone.shape[0]))
+    for lo in range(0, t.shape[0], rows):
+        logw[lo:lo + rows] += np.log(np.abs(t[lo:lo + rows, None] - gone[None, :])).sum(axis=1)
+    return logw
+
+
+def _lagrange_weights(nodes, z, logw=None):
+    """:func:`lagrange_matrix` of checked float64 nodes and points (the codes' call).
+
+    ``logw``: the nodes' ``log|w_j|`` when known (default: :func:`_log_weights`).
+    """
+    n = nodes.shape[0]
+    if n == 1:
+        return np.ones((z.shape[0], 1))
+    if logw is None:
+        logw = _log_weights(nodes)
     signw = np.where((n - 1 - np.arange(n)) % 2 == 0, 1.0, -1.0)  # ascending nodes
     dz = z[:, None] - nodes[None, :]
     hit = dz == 0.0
@@ -126,7 +176,10 @@ class LagrangeCode(Code):
     :meth:`recovery_threshold` = (K-1) deg f + S + 1 workers decode it exactly when S
     stragglers are tolerated. The least-squares fit uses a Chebyshev basis (well
     conditioned on [-1, 1]). Over the reals the scheme is ill-conditioned once
-    (K-1) deg f exceeds about 25 with equispaced points.
+    (K-1) deg f exceeds about 25 with equispaced points. The interpolating decoder of |F|
+    received workers costs O(|F|^2) up to :data:`DIRECT_MAX_RECEIVED` of them; beyond, its
+    barycentric weights are those of all N workers (closed form for the default points) times
+    ``prod_s (t_j - t_s)`` over the S stragglers, O(|F| S + K |F|): no |F| x |F| work.
 
     References
     ----------
@@ -187,6 +240,16 @@ class LagrangeCode(Code):
                           f"threshold (K-1) deg f + 1 is {K} already for a linear f; LagrangeCode(degree=d) "
                           "fits a least-squares polynomial below it)", received, f"it has {len(key)}")
 
+    def _worker_log_weights(self):
+        """``log|w_j|`` of all N worker points: closed form for the default points, else computed
+        once (O(N^2)) and kept."""
+        logw = getattr(self, "_logw_workers", None)
+        if logw is None:
+            logw = (_closed_form_log_weights(self._n_workers, self._points) if self._betas_param is None
+                    else _log_weights(self._betas))
+            self._logw_workers = logw
+        return logw
+
     def _build_encoder(self):
         return _lagrange_weights(self._alphas, self._betas)
 
@@ -194,7 +257,12 @@ class LagrangeCode(Code):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
         n = nodes.shape[0]
         if self._degree is None or self._degree >= n - 1:
-            return _lagrange_weights(nodes, self._alphas)
+            n_stragglers = self._n_workers - n
+            if n <= DIRECT_MAX_RECEIVED or n_stragglers >= n:
+                return _lagrange_weights(nodes, self._alphas)
+            index = np.fromiter(received, dtype=np.intp, count=n)
+            logw = _straggler_log_weights(self._betas, self._worker_log_weights(), index)
+            return _lagrange_weights(nodes, self._alphas, logw)
         V = C.chebvander(nodes, self._degree)             # (n, d+1)
         if n <= DENSE_MAX_RECEIVED:
             coef = np.linalg.lstsq(V, np.eye(n), rcond=None)[0]  # (d+1, n): pseudo-inverse

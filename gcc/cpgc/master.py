@@ -14,6 +14,7 @@ is the contract error, never a silent zero or a NaN spread over other blocks), o
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
@@ -48,16 +49,22 @@ def required_blocks(n_blocks: int, tolerance: float) -> int:
     tolerance : float
         q in [0, 1).
 
-    The product is rounded to 12 digits first so that e.g. 40 * (1 - 0.15) = 34.0000000001 in binary
-    floating point still gives 34, not 35.
+    The formula holds exactly for q as written: q is read as the decimal it prints as (Python's
+    shortest ``repr``, so ``0.15`` is 3/20 and ``np.nextafter(1.0, 0.0)`` is ``1 - 1e-16``) and
+    the ceiling is taken in exact rational arithmetic. So 40 (1 - 0.15) = 34 gives 34 (not the
+    35 of binary floating point), q just below a boundary ``1 - m / n_blocks`` asks for one block
+    more than q at it, and every q in [0, 1) asks for at least one block.
 
     Examples
     --------
     >>> from gcc.cpgc import required_blocks
     >>> required_blocks(40, 0.0), required_blocks(40, 0.15), required_blocks(40, 0.7)
     (40, 34, 12)
+    >>> required_blocks(5, 0.8), required_blocks(5, np.nextafter(0.8, 0.0)), required_blocks(5, np.nextafter(1.0, 0.0))
+    (1, 2, 1)
     """
-    return int(math.ceil(round(n_blocks * (1.0 - tolerance), 12)))
+    need = math.ceil(n_blocks * (1 - Fraction(repr(float(tolerance)))))
+    return int(need)
 
 
 @validate_params({"matrix": MATRIX, "tol": _POSITIVE})

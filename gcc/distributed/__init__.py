@@ -11,6 +11,8 @@ same codes on a Dask cluster so that latencies are measured, not sampled.
 * :mod:`gcc.distributed.baselines` -- uncoded and replication schemes with the codes' interface.
 * :mod:`gcc.distributed.cpgc` -- coded partial gradient computation with one message per partial product.
 * :mod:`gcc.distributed.latency` -- repeated requests, tidy latency tables, simulated completion times.
+* :mod:`gcc.distributed.serving` -- coded serving of a trained network: each worker loads it once
+  (from the weight cache, on its device), requests of K labelled images, accuracy and RelAcc.
 
 The chapter's experiments (the schemes compared, the runs, their summaries and figures) are in
 :mod:`gcc.experiments.dask_latency`, which imports this package; this package never imports it.

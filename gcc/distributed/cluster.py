@@ -110,6 +110,18 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     :data:`START_ATTEMPTS` times. The local cluster listens on 127.0.0.1 only, on ports chosen by the OS, with
     its HTTP endpoint on an OS-chosen loopback port. Workers restart automatically if their process dies
     (each runs under a Nanny), under a new address.
+
+    A cluster of several machines is started with Dask's own command-line tools and passed by its
+    address (one worker process per coded worker, one thread each)::
+
+        # on the scheduler's machine (10.0.0.5 here)
+        dask scheduler --host 10.0.0.5 --port 8786
+        # on each worker machine, as many times as it has coded workers
+        dask worker tcp://10.0.0.5:8786 --nthreads 1 --nworkers 1
+
+    then ``open_cluster(n_workers=N, address="tcp://10.0.0.5:8786")``. The workers need this
+    package importable (and, to serve a network, its weight file at the same path). Only the client
+    is closed on exit. ``tests/test_distributed_serving.py`` takes this path on 127.0.0.1.
     """
     if address is not None:
         with _client(address, n_workers, timeout) as client:

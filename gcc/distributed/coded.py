@@ -50,7 +50,8 @@ from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, H
                             Interval, NoneOr, Options, check_int, invalid, validate_params)
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
-           "ENGINE", "actor_pool", "coded_task", "demo_mlp", "model_load_counts", "stack_outputs"]
+           "ENGINE", "actor_pool", "coded_task", "demo_mlp", "loaded_model", "model_load_counts", "payload_bytes",
+           "stack_outputs"]
 
 #: how :func:`coded_compute` runs a batch on the cluster
 ENGINE = Options(("tasks", "actors"))
@@ -103,6 +104,11 @@ def _load_model(name: str, loader: Callable[[], Any]):
         _MODEL_CACHE[name] = model
         _MODEL_LOADS[name] = _MODEL_LOADS.get(name, 0) + 1
     return model
+
+
+def loaded_model(name: str):
+    """The model this process loaded under ``name`` (a :class:`ModelRef`'s), or None (run it on a worker)."""
+    return _MODEL_CACHE.get(name)
 
 
 def model_load_counts() -> dict[str, int]:
@@ -256,6 +262,9 @@ class CodedResult:
         N, the number of coded tasks.
     stopped_by : str
         ``"condition"`` (decoding condition met) or ``"deadline"``.
+    bytes_sent, bytes_received : int
+        Payload bytes of the coded inputs submitted and of the outputs that arrived (array
+        data only: the function, the fault and the messages' framing are not counted).
     """
 
     estimates: Any
@@ -267,6 +276,13 @@ class CodedResult:
     timings: list
     n_workers: int
     stopped_by: str
+    bytes_sent: int = 0
+    bytes_received: int = 0
+
+    @property
+    def bytes_moved(self) -> int:
+        """Payload bytes both ways: coded inputs out, outputs back."""
+        return self.bytes_sent + self.bytes_received
 
     @property
     def slowest_used_busy_s(self) -> float:
@@ -288,6 +304,15 @@ class CodedResult:
         import pandas as pd
 
         return pd.DataFrame(self.timings)
+
+
+def payload_bytes(x) -> int:
+    """Bytes of an array's data (numpy ``nbytes``, torch ``numel * element_size``); 0 for anything else."""
+    if hasattr(x, "nbytes") and not callable(x.nbytes):
+        return int(x.nbytes)
+    if hasattr(x, "element_size") and hasattr(x, "numel"):
+        return int(x.numel() * x.element_size())
+    return 0
 
 
 def _n_workers_of(code) -> int | None:
@@ -510,6 +535,8 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         estimates=estimates, received=received, workers_used=[records[i]["worker"] for i in received],
         latency_s=latency_s, encode_s=encode_s, decode_s=decode_s,
         timings=[records[i] for i in range(n)], n_workers=n, stopped_by=stopped_by,
+        bytes_sent=sum(payload_bytes(coded[i]) for i in live),
+        bytes_received=sum(payload_bytes(y) for y in outputs.values()),
     )
 
 

@@ -82,10 +82,12 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
 
 @validate_params({"n_requests": Interval(Integral, 1, None), "warmup": Interval(Integral, 0, None),
                   "timeout": SECONDS, "make_batch": CallableC(), "f": CallableC(), "seed": SEED,
-                  "injection": NoneOr(InstanceOf(Injection, "an Injection")), "exact": NoneOr(CallableC())})
+                  "injection": NoneOr(InstanceOf(Injection, "an Injection")), "exact": NoneOr(CallableC()),
+                  "score": NoneOr(CallableC())})
 def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: Callable[[np.random.Generator], Any],
                  f: Callable, *, n_requests: int, injection: Injection | None = None, seed: int = 0,
-                 warmup: int = 1, timeout: float = 60.0, exact: Callable | None = None):
+                 warmup: int = 1, timeout: float = 60.0, exact: Callable | None = None,
+                 score: Callable | None = None):
     """Run ``n_requests`` requests of every scheme; one tidy row per (scheme, request).
 
     Parameters
@@ -111,14 +113,20 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
         Per-request bound when the scheme has no deadline.
     exact : callable, optional
         Computes the exact ``f(X)`` at the master for the loss (default ``f``).
+    score : callable, optional
+        Extra per-request columns: then ``make_batch(rng)`` returns ``(X, labels)`` and
+        ``score(estimates, exact_outputs, labels) -> dict`` is called on every decoded request
+        (e.g. the accuracy of a classifier's decoded outputs); its keys are NaN for a request
+        that failed.
 
     Returns
     -------
     pandas.DataFrame
         Columns :data:`LATENCY_COLUMNS` plus ``n_coded`` (N of the scheme),
         ``simulated_s`` (same plan, no system), ``overhead_s``, ``encode_s``,
-        ``decode_s``, ``slowest_used_s``, ``stopped_by``, ``received`` and
-        ``error`` (the message of a :class:`DeadlineError`, else empty).
+        ``decode_s``, ``slowest_used_s``, ``stopped_by``, ``received``, ``bytes_sent``,
+        ``bytes_received`` (payload of the coded inputs and outputs), ``error`` (the message of a
+        :class:`DeadlineError`, else empty) and the columns of ``score``.
     """
     import pandas as pd
 
@@ -132,10 +140,16 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
                           f"entry {name!r}")
     exact = exact or f
     n_cluster = len(worker_addresses(client))
-    rows = []
+    rows, score_keys = [], []
     for r in range(-warmup, n_requests):
         batch_rng = np.random.default_rng([seed, max(r, 0) + 10**6 * (r < 0), 0])
         X = make_batch(batch_rng)
+        labels = None
+        if score is not None:
+            if not (isinstance(X, tuple) and len(X) == 2):
+                raise invalid("make_batch", owner, "a callable returning (X, labels) when 'score' is given",
+                              make_batch, f"it returned {type(X).__name__}")
+            X, labels = X
         true = exact(X)
         for name, kwargs in schemes.items():
             kwargs = dict(kwargs)
@@ -147,14 +161,20 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
                 res = coded_compute(client, code, X, f, injection=injection, seed=np.random.default_rng(plan_seed),
                                     timeout=timeout, **kwargs)
             except DeadlineError as err:
-                row.update(latency_s=np.nan, workers_used=0, loss=np.nan, error=str(err))
+                row.update(latency_s=np.nan, workers_used=0, loss=np.nan, error=str(err),
+                           **{key: np.nan for key in score_keys})
             else:
                 row.update(
                     latency_s=res.latency_s, workers_used=len(res.received), loss=_loss(res.estimates, true),
                     overhead_s=res.overhead_s, encode_s=res.encode_s, decode_s=res.decode_s,
                     slowest_used_s=res.slowest_used_busy_s, stopped_by=res.stopped_by,
-                    received=" ".join(map(str, res.received)), error="",
+                    received=" ".join(map(str, res.received)), bytes_sent=res.bytes_sent,
+                    bytes_received=res.bytes_received, error="",
                 )
+                if score is not None:
+                    extra = dict(score(res.estimates, true, labels))
+                    score_keys = list(dict.fromkeys([*score_keys, *extra]))
+                    row.update(extra)
             if injection is not None:
                 n = row["n_coded"]
                 plan = injection.expected_task_s(n_cluster, np.random.default_rng(plan_seed))[:n]

@@ -232,6 +232,11 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
     """
     files = find_idx_files(folder)
     arrays = {key: read_idx(path, ndim=3 if key[1] == "images" else 1) for key, path in files.items()}
+    for key, arr in arrays.items():
+        # IDX type 0x08 (uint8) only: other types (float64 images, signed labels) are not pixels in [0, 255]
+        if arr.dtype != np.uint8:
+            raise invalid("folder", "load_mnist_format", "IDX files of uint8 images and labels (type code 0x08)",
+                          str(folder), f"{files[key].name} holds {arr.dtype} {key[1]}")
     for split in ("train", "test"):
         x, y = arrays[(split, "images")], arrays[(split, "labels")]
         if len(x) != len(y):

@@ -8,9 +8,11 @@ from the seed, and torch's deterministic algorithms are switched on for the run)
 call loads the cached weights instead of training.
 
 The cache lives in ``$GCC_MODEL_CACHE`` if set, else ``<repo>/_build/cache/models``. Each entry
-is ``<key>.pt`` (the state dict, in the training form) plus ``<key>.json`` (configuration,
-recipe, accuracies and training time), so notebooks can report accuracy without
-re-evaluating. A RepVGG is cached in its multi-branch training form and deployed
+is ``<key>.pt`` (the state dict, in the training form), ``<key>.pt.sha256`` (the SHA-256 of its
+bytes, checked before every load: a damaged file is an error naming it, never a silent other
+model) and ``<key>.json`` (configuration, recipe, accuracies and training time, checked too), so
+notebooks can report accuracy without re-evaluating. An entry written before checksums existed
+(no ``.sha256``) still loads, and gets its checksum then; readers of older versions ignore it. A RepVGG is cached in its multi-branch training form and deployed
 (re-parameterised, :func:`gcc.dnn.models.deploy`) after loading; accuracies are those of the
 deployed network.
 """
@@ -157,6 +159,19 @@ class TrainedModel:
                 "train_images": self.recipe.get("train_images"), "train_seconds": self.train_seconds,
                 "cache_hit": self.cache_hit, "seed": self.seed, "threads": self.extra.get("threads"),
                 "key": self.key[:16]}
+
+
+def _cache_folder(owner: str) -> Path:
+    """:func:`cache_dir`, checked to be (or to be creatable as) a folder, before any training."""
+    folder = cache_dir()
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        where = "GCC_MODEL_CACHE" if os.environ.get("GCC_MODEL_CACHE") else "the model cache folder"
+        raise invalid("GCC_MODEL_CACHE", owner, "a folder for the model cache (or a path where one can be "
+                      "created)", str(folder), f"{where} leads to {probe}, which is not a folder")
+    return folder
 
 
 def cache_dir() -> Path:
@@ -392,7 +407,7 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     # The thread count changes CPU-trained weights, so it is part of the key (not on a GPU).
     keyed = dict(full_recipe, threads=threads) if dev.type == "cpu" else dict(full_recipe, device=dev.type)
     key = cache_key(config, keyed, data_id, seed)
-    folder = cache_dir()
+    folder = _cache_folder(owner) if use_cache else cache_dir()
     weights, meta_path = folder / f"{key}.pt", folder / f"{key}.json"
     name = name or str(arch)
     data_name = data_id.split("-")[0] if data_id else ""
@@ -403,6 +418,7 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     n_train = n_parameters(model)
     meta = _cached_meta(meta_path) if use_cache and weights.exists() else None
     if meta is not None:
+        _verify_weights(weights, owner)
         load_checkpoint(model, weights, architecture=f"{name} {config}")
         return TrainedModel(model=_inference_form(model, config), name=name, config=config, recipe=full_recipe,
                             seed=seed, key=key, test_accuracy=meta["test_accuracy"],
@@ -462,17 +478,65 @@ def _store(folder: Path, key: str, state: Mapping[str, torch.Tensor], meta: Mapp
     # after the (random) temporary file name, so that the same weights give the same bytes.
     with replacing(folder / f"{key}.pt") as tmp, open(tmp, "wb") as fh:
         torch.save(state, fh)
+    weights = folder / f"{key}.pt"
+    write_text(_checksum_path(weights), _sha256(weights) + "\n")
     write_text(folder / f"{key}.json", json.dumps(meta, indent=2, default=str))
 
 
+def _checksum_path(weights: Path) -> Path:
+    return weights.with_name(weights.name + ".sha256")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _verify_weights(weights: Path, owner: str) -> None:
+    """Check a cached weights file against the checksum beside it (``<key>.pt.sha256``).
+
+    An entry written before checksums existed has none: it loads as before and gets its checksum
+    now (atomically; skipped on a read-only cache). A mismatch is the contract error naming the file.
+    """
+    digest, sums = _sha256(weights), _checksum_path(weights)
+    try:
+        recorded = sums.read_text().split()
+    except FileNotFoundError:
+        with contextlib.suppress(OSError):
+            write_text(sums, digest + "\n")
+        return
+    if not recorded or recorded[0] != digest:
+        raise invalid("GCC_MODEL_CACHE", owner, "a model cache whose weights match their checksums", str(weights),
+                      f"the file's sha256 is {digest[:16]}..., {sums.name} records "
+                      f"{(recorded or ['nothing'])[0][:16]}...: the file is damaged; delete {weights.name}, "
+                      f"{sums.name} and {weights.stem}.json to retrain")
+
+
 def _cached_meta(path: Path) -> dict | None:
-    """The metadata of a cache entry, or None when it is missing or unreadable (then the entry is retrained)."""
+    """The metadata of a cache entry, or None when it is missing or unreadable (then the entry is retrained).
+
+    Values out of their domain (an accuracy of 7.0) are the contract error naming the file.
+    """
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):      # absent, or half-written by an older version
         return None
     needed = ("test_accuracy", "val_accuracy", "train_accuracy", "train_seconds")
-    return meta if isinstance(meta, dict) and all(k in meta for k in needed) else None
+    if not (isinstance(meta, dict) and all(k in meta for k in needed)):
+        return None
+    for entry in needed:
+        value = meta[entry]
+        fraction = entry != "train_seconds"
+        ok = isinstance(value, Real) and not isinstance(value, bool) and (
+            (value != value or 0 <= value <= 1) if fraction else 0 <= value < float("inf"))
+        if not ok:
+            want = "a fraction in [0, 1] or NaN" if fraction else "a finite number of seconds >= 0"
+            raise invalid(str(path), "train_model", f"a model cache entry whose '{entry}' is {want}", value,
+                          "the file is damaged; delete it and the .pt of its key to retrain")
+    return meta
 
 
 @validate_params({"seed": SEED, "recipe": NoneOr(MAPPING), "config": NoneOr(MAPPING), "use_cache": BOOL,

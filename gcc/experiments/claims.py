@@ -328,10 +328,13 @@ def _slope_rows(claim: Claim, root) -> list[dict]:
                             "so faster growth at fixed N does not break (S+1)^r N^-q; the joint paths test it.").strip()
             scheme = row.get("scheme", "")
             scheme = scheme if isinstance(scheme, str) and scheme else claim.scheme
+            reason = verdict_reason(claimed, row["ci_low"], row["ci_high"], sense=claim.sense, delta=claim.delta)
+            if v == "not measured":  # too few cells left (e.g. after the noisy fits' exclusions): shown, not counted
+                counted = False
+                reason = f"only {int(row.get('n_points', 0))} usable points (a slope needs 3)"
             rows.append(_row(claim, function=row.get("function", ""), scheme=scheme,
                              context=_context(row), claimed=claimed, measured=float(row["slope"]),
-                             reason=verdict_reason(claimed, row["ci_low"], row["ci_high"], sense=claim.sense,
-                                                   delta=claim.delta),
+                             reason=reason,
                              ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]),
                              n_points=int(row.get("n_points", 0)), verdict=v, counted=counted, note=note,
                              notebook=notebook))

@@ -46,7 +46,7 @@ from .dnn_checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, SCHEMES,
 
 __all__ = ["LAMBDA_GRID", "EXTEND", "require_interior", "selection_columns", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
            "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
-           "run_sweeps", "compare_schemes", "plot_sweep", "middle_stragglers", "lambdas_at"]
+           "run_sweeps", "compare_schemes", "plot_sweep", "middle_stragglers", "lambdas_at", "lambda_pivot"]
 
 #: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
 #: decade (so "off by x10" is one grid step). On [-1, 1] with tens of points the eq. (4) penalty
@@ -284,6 +284,17 @@ def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: i
     if hit.empty:
         return None
     return float(hit["lam_enc"].iloc[0]), float(hit["lam_dec"].iloc[0])
+
+
+def lambda_pivot(lambdas, values: Sequence[str] = ("lam_dec_tol", "lam_dec", "lam_enc_tol", "lam_enc")):
+    """The tuned lambdas as a page shows them: one row per (model, regime, value), one column per S.
+
+    `lambdas` is a lambdas table of :func:`run_sweeps` (columns ``model, regime, stragglers`` and `values`).
+    """
+    import pandas as pd
+
+    return pd.concat([lambdas.pivot_table(index=["model", "regime"], columns="stragglers", values=column)
+                      .reset_index().assign(value=column) for column in values], ignore_index=True)
 
 
 @validate_params({"s_values": IntList(0, min_len=0)})

@@ -37,7 +37,7 @@ from .dnn_stragglers import (COMPARED_SCHEMES, front_columns, lambdas_at, run_co
                              tune_lambdas)
 
 __all__ = ["PAPER_IMPROVEMENT", "PAPER_CONFIGS", "CONFIG_SOURCES", "improvement_intervals", "configs_for", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table",
-           "wide_summary", "improvement_table"]
+           "wide_summary", "improvement_table", "quoted_values"]
 
 #: The columns that identify one Table-1 configuration.
 CONFIG_COLUMNS = ("model", "dataset", "n_workers", "n_inputs", "received")
@@ -456,3 +456,41 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
                          "config_source": CONFIG_SOURCES.get(family, "companion"), "verdict": words})
     out = pd.DataFrame(rows)
     return out.astype({c: object for c in by if c not in keep})
+
+
+def quoted_values(intervals) -> list[dict]:
+    """The numbers the pages quote from :func:`improvement_intervals`, as keyword arguments of ``RunContext.value``.
+
+    Per network and metric of the averages (rows with ``n_workers == "mean"``): ``<model>_<metric>_pct``
+    (GCC's mean improvement over BACC), ``..._ci`` (its bootstrap interval) and ``..._verdict``
+    (against the paper's figure); over the configurations: ``gcc_better_configs``,
+    ``bacc_better_configs``, ``config_rows``; ``reproduced`` (averages whose interval covers the
+    paper's figure).
+
+    Parameters
+    ----------
+    intervals : pandas.DataFrame
+        :func:`improvement_intervals`.
+
+    Returns
+    -------
+    list of dict
+    """
+    means = intervals[intervals["n_workers"] == "mean"]
+    out = []
+    for _, row in means.iterrows():
+        key = f"{row['model']}_{row['metric']}"
+        out += [{"key": f"{key}_pct", "number": row["improvement_pct"], "unit": "%", "digits": 2,
+                 "note": f"GCC's mean improvement over BACC, {row['metric']}, {row['model']}"},
+                {"key": f"{key}_ci", "number": f"[{row['ci_low']:.1f}, {row['ci_high']:.1f}] %",
+                 "note": f"bootstrap 95% interval of that mean, {row['metric']}, {row['model']}"},
+                {"key": f"{key}_verdict", "number": row["verdict"], "note": f"against the paper's {row['paper_pct']:g}%"}]
+    configs = intervals[intervals["n_workers"] != "mean"]
+    out += [{"key": "gcc_better_configs", "number": int((configs["verdict"] == "GCC better").sum()),
+             "note": "(network, configuration, metric) rows where GCC is significantly better"},
+            {"key": "bacc_better_configs", "number": int((configs["verdict"] == "BACC better").sum()),
+             "note": "... where BACC is significantly better"},
+            {"key": "config_rows", "number": len(configs), "note": "(network, configuration, metric) rows"},
+            {"key": "reproduced", "number": int((means["verdict"] == "reproduces the paper's figure").sum()),
+             "note": f"averages whose interval covers the paper's figure (of {len(means)})"}]
+    return out

@@ -395,9 +395,18 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
     or at an end), ``..._width``, ``..._over_data``, ``..._spline``, ``..._berrut`` (losses of both
     decoders on the same values), ``..._bacc`` (BACC's own worst case), ``..._linear`` and
     ``..._spline_pt`` (squared errors of the straight-line continuation and of the spline at the
-    spline's worst data point).
+    spline's worst data point). The same numbers are also published under the profile-independent
+    names ``hole_<tag>_lo_...`` / ``hole_<tag>_hi_...`` (the first and the last S of `s_quoted`),
+    with ``hole_s_lo`` / ``hole_s_hi`` the two S, so that a chapter reads the same in every profile.
     """
-    out = []
+    s_quoted = [int(S) for S in s_quoted]
+    positions = {}  # S -> its profile-independent names
+    for S, pos in (((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ()):
+        positions.setdefault(S, []).append(pos)
+    out = [{"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"}
+           for S, names in positions.items() for pos in names]
+    if len(holes):
+        out.append({"key": "hole_n", "number": int(holes["N"].iloc[0]), "note": "N of the hole measurements"})
     for function, g in holes.groupby("function", sort=False):
         tag = function_tag(function)
         g = g.sort_values("S")
@@ -412,8 +421,9 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
             if not len(row):
                 continue
             r = row.iloc[0]
-            out.append({"key": f"hole_{tag}_s{int(S)}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
-                        "note": f"{function}, S={int(S)}: where GCC's worst hole lies"})
+            for name in [f"s{int(S)}"] + positions.get(int(S), []):
+                out.append({"key": f"hole_{tag}_{name}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
+                            "note": f"{function}, S={int(S)}: where GCC's worst hole lies"})
             for key, col, what in (("width", "hole_width", "width of GCC's worst hole (t units)"),
                                    ("over_data", "hole_over_data", "that width over the largest data spacing"),
                                    ("linear", "linear_point", "squared error of the straight-line continuation"),
@@ -421,8 +431,9 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
                                    ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
                                    ("berrut", "berrut_loss", "loss of Berrut's decoder, same received values"),
                                    ("bacc", "bacc_worst", "BACC's own worst-case loss")):
-                out.append({"key": f"hole_{tag}_s{int(S)}_{key}", "number": float(r[col]),
-                            "note": f"{function}, N={int(r['N'])}, S={int(S)}: {what}"})
+                for name in [f"s{int(S)}"] + positions.get(int(S), []):
+                    out.append({"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
+                                "note": f"{function}, N={int(r['N'])}, S={int(S)}: {what}"})
     return out
 
 

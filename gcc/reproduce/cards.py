@@ -13,6 +13,7 @@ parameter that the notebook's ``parameters`` cell does not declare names the clo
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 from dataclasses import dataclass, field
@@ -20,8 +21,7 @@ from numbers import Real
 from pathlib import Path
 from typing import Any
 
-from gcc.notebooks import (SOURCE_SUFFIXES, assigned_values, is_text_notebook, parameters_cell, read_source,
-                           yaml_error)
+from gcc.notebooks import SOURCE_SUFFIXES, assigned_values, checked_parameters_cell, is_text_notebook, yaml_error
 from gcc.validation import InstanceOf, Interval, NoneOr, invalid, validate
 
 from .locations import default_notebooks_dir, relative
@@ -32,6 +32,7 @@ __all__ = [
     "CARD_ENTRIES",
     "load_yaml",
     "load_card",
+    "check_parameter_types",
     "find_notebooks",
     "check_notebooks_dir",
     "discover",
@@ -321,7 +322,7 @@ def notebook_parameters(path: Path) -> dict[str, Any]:
     Read as Python (:func:`gcc.notebooks.assigned_values`), the names that
     :class:`gcc.results.RunContext` records: every top-level assignment counts, whatever its comment.
     """
-    cell = parameters_cell(read_source(path))
+    cell = checked_parameters_cell(path)       # a syntax error names its line
     return {} if cell is None else assigned_values(cell.source)
 
 
@@ -360,11 +361,61 @@ def resolve_parameters(card: NotebookCard, profile: str) -> dict[str, Any]:
     ------
     ValueError
         If a profile of the card (any of them, not only ``profile``) sets a parameter that the
-        notebook does not declare (:func:`check_parameters`).
+        notebook does not declare (:func:`check_parameters`) or gives it a value of another type
+        than the notebook's default (:func:`check_parameter_types`).
     """
     params = dict(card.profiles.get(profile, {}))
-    declared = notebook_parameters(card.path)
+    cell = checked_parameters_cell(card.path)
+    declared = {} if cell is None else assigned_values(cell.source)
     check_parameters(card, declared)
+    check_parameter_types(card, "" if cell is None else cell.source)
     if "profile" in declared:
         params["profile"] = profile
     return params
+
+
+#: a default of this type -> (the types a card's value may have, how the message names them)
+_KINDS = ((bool, (bool,), "a bool"), (int, (int,), "an int"), (float, (int, float), "a number"),
+          (str, (str,), "a str"), ((list, tuple), (list, tuple), "a list"), (dict, (dict,), "a mapping"))
+
+
+def _literal_defaults(source: str) -> dict[str, Any]:
+    """The parameters whose default (their last assignment in the cell) is a Python literal."""
+    out: dict[str, Any] = {}
+    for node in ast.parse(source).body if source else ():
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else [])
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    out[target.id] = (ast.literal_eval(node.value), ast.get_source_segment(source, node.value))
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    out.pop(target.id, None)        # an expression: its type is not known here
+    return out
+
+
+def check_parameter_types(card: NotebookCard, source: str) -> None:
+    """Every value a profile of the card sets has the type of the notebook's literal default.
+
+    A list default takes a list, an int an int (not a bool), a float any number, a None default
+    anything; defaults that are expressions are not checked.
+
+    Raises
+    ------
+    ValueError
+        Naming the card, the profile, the parameter, the expected type and the default, e.g.
+        ``The 'profiles.ci.n_workers_grid' parameter of run card notebooks/x.yaml must be a list
+        (the type of the notebook's default n_workers_grid = [20, 40]). Got 7 instead.``
+    """
+    defaults = _literal_defaults(source)
+    for profile in PROFILES:
+        for key, value in (card.profiles.get(profile) or {}).items():
+            if key not in defaults or defaults[key][0] is None:
+                continue
+            default, text = defaults[key]
+            for kind, accepted, what in _KINDS:
+                if isinstance(default, kind):
+                    if not isinstance(value, accepted) or (isinstance(value, bool) and kind is not bool):
+                        raise invalid(f"profiles.{profile}.{key}", _card_owner(card),
+                                      f"{what} (the type of the notebook's default {key} = {text})", value)
+                    break

@@ -153,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"gcc.reproduce: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:   # e.g. a read-only folder inside the results root: name the folder, no traceback
+        what = f"{exc.filename} in the folder {Path(exc.filename).parent}" if exc.filename else "a file"
+        print(f"gcc.reproduce: error: cannot write {what} ({exc.strerror or exc}); make the folder writable "
+              "or choose others with --results-root / --output-dir", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("gcc.reproduce: interrupted; the notebook that was running is not recorded as ok and "
               "runs again next time", file=sys.stderr, flush=True)

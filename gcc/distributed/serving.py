@@ -1,0 +1,345 @@
+"""Coded serving of trained networks: each Dask worker holds the network, the master codes the requests.
+
+A request is K images. The master encodes them with a code (GCC, BACC, or a baseline of
+:mod:`gcc.distributed.baselines`), sends one coded image to each of N pinned workers
+(:func:`gcc.distributed.coded_compute`), decodes the softmax outputs from the first answers,
+cancels the rest and scores the decoded predictions against the labels. Nothing is trained on
+the cluster: every worker loads the network **once**, from the weight cache of
+:mod:`gcc.dnn.training`, keyed by the checkpoint file (:func:`network_ref`, a
+:class:`~gcc.distributed.ModelRef` whose loader is :func:`load_network`; :func:`load_on_workers`
+registers a :class:`~gcc.distributed.ModelPlugin` so the load happens when a worker starts, before
+the first request). The worker places the network on its best device (CUDA when it has one,
+:func:`gcc.dnn.inference.best_device`); :func:`worker_devices` reports where each one runs.
+
+On a cluster of several machines the checkpoint must be readable at the same path on every
+worker (a shared file system, or a copy of the cache folder): only the path travels with a task.
+
+Requests go through :func:`gcc.distributed.run_requests` (same images, same straggler draws for
+every scheme of a request); :func:`serve_requests` adds the labels and the scores, and
+:func:`summarize_serving` turns the per-request rows into latency quantiles (p50, p99, p99.9),
+accuracy (pooled over the requests' images) and RelAcc against the uncoded model on the same
+images.
+
+Imports :mod:`gcc.distributed` and, inside the functions, :mod:`gcc.dnn` (torch, timm).
+"""
+from __future__ import annotations
+
+import functools
+import json
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from gcc.distributed.cluster import SECONDS
+from gcc.distributed.coded import ModelPlugin, ModelRef, loaded_model
+from gcc.distributed.inject import Injection
+from gcc.distributed.latency import run_requests, summarize_latency
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, NoneOr, invalid,
+                            validate, validate_params)
+
+__all__ = ["ImageFunction", "checkpoint_file", "load_network", "network_ref", "load_on_workers", "worker_devices",
+           "serve_requests", "summarize_serving", "SERVING_COLUMNS", "SERVING_SUMMARY_COLUMNS"]
+
+#: columns :func:`serve_requests` adds to those of :func:`gcc.distributed.run_requests`
+SERVING_COLUMNS = ("correct", "base_correct", "accuracy", "accuracy_base")
+#: columns of :func:`summarize_serving` after its grouping columns
+SERVING_SUMMARY_COLUMNS = ("requests", "p50_ms", "p99_ms", "p999_ms", "accuracy", "relacc", "accuracy_base",
+                           "n_failed", "workers_used", "n_coded", "bytes_per_request", "simulated_p50_ms",
+                           "simulated_p99_ms", "overhead_p50_ms", "mean_ms")
+
+_PATH = InstanceOf((str, Path), "a path (str or pathlib.Path)")
+_DEVICE = NoneOr(InstanceOf(str, "a device name (str, e.g. 'cpu', 'cuda')"))
+
+
+class ImageFunction:
+    """f = the softmax output of a network on one coded image (or a batch), numpy in, numpy out.
+
+    A coded worker receives one coded image of shape ``input_shape``; a batch (B, *input_shape)
+    is computed too (the master's direct forward).
+
+    Parameters
+    ----------
+    softmax : gcc.dnn.inference.SoftmaxFunction
+        The network, on its device, with its ``input_shape`` set.
+    """
+
+    def __init__(self, softmax):
+        shape = getattr(softmax, "input_shape", None)
+        if not callable(softmax) or not shape:
+            raise invalid("softmax", "ImageFunction", "a gcc.dnn.inference.SoftmaxFunction with input_shape", softmax)
+        self.softmax, self.input_shape = softmax, tuple(shape)
+
+    @property
+    def device(self) -> str:
+        """Where the network runs (``"cpu"``, ``"cuda"``, ``"cuda:0"`` ...)."""
+        return str(self.softmax.device)
+
+    def __call__(self, x):
+        if tuple(np.shape(x)) == self.input_shape:
+            return self.softmax(x[None])[0]
+        return self.softmax(x)
+
+    def __repr__(self) -> str:
+        return f"ImageFunction({self.softmax!r})"
+
+
+@validate_params({"key": InstanceOf(str, "a cache key or its prefix (str)"), "folder": NoneOr(_PATH)})
+def checkpoint_file(key: str, folder=None) -> Path:
+    """The weight file of a cached network from its cache key (or a unique prefix of it).
+
+    Parameters
+    ----------
+    key : str
+        :attr:`gcc.dnn.training.TrainedModel.key`, or the 16-character prefix a models table
+        holds (``key`` column of :meth:`TrainedModel.summary`).
+    folder : path, optional
+        Cache folder (default :func:`gcc.dnn.training.cache_dir`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``<folder>/<key>.pt``, absolute; its ``.json`` beside it holds the configuration.
+
+    Raises
+    ------
+    ValueError
+        No entry, or several, start with ``key``.
+    """
+    if folder is None:
+        from gcc.dnn.training import cache_dir
+
+        folder = cache_dir()
+    folder = Path(folder).resolve()
+    hits = sorted(p for p in folder.glob(f"{key}*.pt") if p.with_suffix(".json").exists()) if key else []
+    if len(hits) != 1:
+        raise invalid("key", "checkpoint_file", f"the key (or a unique prefix) of one cached network in {folder}", key,
+                      f"{len(hits)} entries match")
+    return hits[0]
+
+
+def load_network(path: str, device: str | None = None, threads: int = 1) -> ImageFunction:
+    """Build a cached network from its weight file, on ``device``: what a worker runs once.
+
+    Parameters
+    ----------
+    path : str
+        A ``<key>.pt`` of the weight cache (:func:`checkpoint_file`); ``<key>.json`` beside it
+        gives the configuration. A RepVGG is deployed (re-parameterised), as the DNN chapter runs it.
+    device : str, optional
+        Default :func:`gcc.dnn.inference.best_device` of the machine loading it (the GPU if any).
+    threads : int
+        Torch CPU threads of the process (one coded task at a time per worker: 1).
+
+    Returns
+    -------
+    ImageFunction
+    """
+    import torch
+
+    from gcc.dnn.inference import SoftmaxFunction
+    from gcc.dnn.models import build_model, deploy, load_checkpoint
+
+    path = Path(path)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    config = dict(meta["config"])
+    torch.set_num_threads(int(threads))
+    model = load_checkpoint(build_model(config), path, architecture=f"{meta.get('name', '')} {config}")
+    model = deploy(model) if config.get("arch") == "repvgg" else model.eval()
+    side = int(config.get("img_size", 28))
+    return ImageFunction(SoftmaxFunction(model, device=device, input_shape=(int(config.get("in_chans", 1)), side, side)))
+
+
+@validate_params({"path": _PATH, "device": _DEVICE})
+def network_ref(path, device: str | None = None) -> ModelRef:
+    """A :class:`~gcc.distributed.ModelRef` of a cached network: loaded once per worker, keyed by its file.
+
+    Parameters
+    ----------
+    path : path
+        The weight file (:func:`checkpoint_file`); it must be readable at this path on the workers.
+    device : str, optional
+        Device on the workers (default: each worker's best device).
+
+    Returns
+    -------
+    ModelRef
+        Named ``gcc-net-<file stem>-<device or auto>``; only the path and the device travel with a task.
+    """
+    path = Path(path)
+    if path.suffix != ".pt" or not path.with_suffix(".json").exists():
+        raise invalid("path", "network_ref", "a <key>.pt file of the weight cache with its <key>.json", str(path))
+    return ModelRef(f"gcc-net-{path.stem}-{device or 'auto'}", functools.partial(load_network, str(path.resolve()),
+                                                                             device))
+
+
+def _loaded_devices(names: Sequence[str]) -> dict:
+    """On a worker: the device of each loaded network of ``names`` (``""`` if not loaded)."""
+    return {name: getattr(loaded_model(name), "device", "") for name in names}
+
+
+def worker_devices(client, refs: Sequence[ModelRef]) -> dict:
+    """Where each worker runs each network: ``{worker address: {ref name: device}}``.
+
+    ``""`` marks a network that worker has not loaded (yet).
+    """
+    names = [ref.name for ref in refs]
+    return dict(sorted(client.run(_loaded_devices, names).items()))
+
+
+@validate_params({"refs": InstanceOf((list, tuple), "a list of ModelRef")})
+def load_on_workers(client, refs: Sequence[ModelRef]) -> dict:
+    """Load every network on every worker now, and on any worker that joins later.
+
+    Registers one :class:`~gcc.distributed.ModelPlugin` per network (a worker loads it in the
+    plugin's ``setup``, before any task), so no request pays the loading time.
+
+    Returns
+    -------
+    dict
+        :func:`worker_devices` once loaded.
+    """
+    for ref in refs:
+        if not isinstance(ref, ModelRef):
+            raise invalid("refs", "load_on_workers", "a list of gcc.distributed.ModelRef", refs, f"got {ref!r}")
+        client.register_plugin(ModelPlugin(ref))
+    return worker_devices(client, refs)
+
+
+_IMAGES = ArrayLike(ndim=4, dtype=np.float32, finite=True, description="a finite array of images (n, C, H, W)")
+_LABELS = ArrayLike(ndim=1, dtype=np.int64, description="a 1-D array of int labels")
+
+
+@validate_params({"f": CallableC(), "n_inputs": Interval(Integral, 1, None), "n_requests": Interval(Integral, 1, None),
+                  "injection": NoneOr(InstanceOf(Injection, "an Injection")), "seed": SEED,
+                  "exact": NoneOr(CallableC()), "warmup": Interval(Integral, 0, None), "timeout": SECONDS})
+def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, labels, *, n_inputs: int,
+                   n_requests: int, injection: Injection | None = None, seed: int = 0, exact=None,
+                   warmup: int = 1, timeout: float = 60.0):
+    """Serve ``n_requests`` requests of K labelled images with every scheme; one row per (scheme, request).
+
+    Request ``r`` draws K distinct images of ``images`` from ``default_rng([seed, r, 0])``: every
+    scheme (and every call with the same seed) serves the same images under the same straggler
+    draws (:func:`gcc.distributed.run_requests`).
+
+    Parameters
+    ----------
+    client : distributed.Client
+    schemes : mapping of str to mapping
+        Scheme name to keyword arguments of :func:`gcc.distributed.coded_compute` (``code``,
+        ``n_stragglers``, ``engine`` ...).
+    f : callable
+        What the workers compute on one coded image: a :func:`network_ref`.
+    images : array_like, shape (n, C, H, W)
+        The pool (e.g. the test split).
+    labels : array_like of int, shape (n,)
+    n_inputs : int
+        K, at most n.
+    n_requests : int
+        Measured requests per scheme (after ``warmup`` unrecorded ones).
+    injection : Injection, optional
+        Straggler scenario (:func:`gcc.experiments.dask_latency.straggler_injection`).
+    seed : int
+    exact : callable, optional
+        The uncoded network at the master, on a batch (default ``f``, computed in this process):
+        the reference of ``loss`` and of ``accuracy_base``.
+    warmup : int
+    timeout : float
+        Per-request bound.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`gcc.distributed.run_requests` plus :data:`SERVING_COLUMNS`:
+        ``correct`` (decoded predictions equal to the label, of K), ``base_correct`` (the uncoded
+        network's, on the same images), their fractions ``accuracy`` and ``accuracy_base``, and
+        ``bytes_moved``.
+    """
+    owner = "serve_requests"
+    images = validate(images, _IMAGES, "images", owner)
+    labels = validate(labels, _LABELS, "labels", owner)
+    if len(labels) != len(images):
+        raise invalid("labels", owner, f"one label per image ({len(images)})", labels, f"it has {len(labels)}")
+    if n_inputs > len(images):
+        raise invalid("n_inputs", owner, f"an int in [1, {len(images)}] (the pool size)", n_inputs)
+
+    def batch(rng):
+        idx = rng.choice(len(images), size=n_inputs, replace=False)
+        return images[idx], labels[idx]
+
+    def score(est, true, y):
+        correct = int((np.asarray(est).argmax(axis=-1) == y).sum())
+        base = int((np.asarray(true).argmax(axis=-1) == y).sum())
+        return {"correct": correct, "base_correct": base, "accuracy": correct / len(y), "accuracy_base": base / len(y)}
+
+    table = run_requests(client, schemes, batch, f, n_requests=n_requests, injection=injection, seed=seed,
+                         warmup=warmup, timeout=timeout, exact=exact, score=score)
+    if "bytes_sent" in table:
+        table["bytes_moved"] = table["bytes_sent"] + table["bytes_received"]
+    return table
+
+
+def _quantile_ms(values: np.ndarray, q: float) -> float:
+    return float(1e3 * np.percentile(values, q)) if values.size else float("nan")
+
+
+def summarize_serving(table, by: Sequence[str] = ("scheme",)):
+    """Latency quantiles, accuracy and RelAcc per group of :func:`serve_requests`' rows.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`serve_requests` (or read back from their CSV).
+    by : sequence of str
+        Grouping columns (their order of first appearance is kept).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` plus :data:`SERVING_SUMMARY_COLUMNS`: ``requests``; ``p50_ms``, ``p99_ms``,
+        ``p999_ms`` and ``mean_ms`` of the answered requests' latency; ``accuracy`` (decoded
+        predictions right, pooled over every image of the answered requests, in [0, 1]);
+        ``relacc`` (that count over the uncoded network's on the same images);
+        ``accuracy_base``; ``n_failed`` (no decode in time); ``workers_used`` (mean results
+        decoded from) and ``n_coded`` (workers a request occupies); ``bytes_per_request``
+        (payload both ways, mean); ``simulated_p50_ms`` / ``simulated_p99_ms`` (the same
+        injected waits added up, no engine; NaN without an injection) and ``overhead_p50_ms``.
+    """
+    import pandas as pd
+
+    owner = "summarize_serving"
+    if not hasattr(table, "columns") or not hasattr(table, "groupby"):
+        raise invalid("table", owner, "a pandas.DataFrame (the output of serve_requests)", table)
+    missing = [c for c in ("latency_s", "loss", *SERVING_COLUMNS[:2]) if c not in table.columns]
+    if missing:
+        raise invalid("table", owner, "a table of serve_requests", list(table.columns), f"it has no {missing}")
+    by = [by] if isinstance(by, str) else list(by)
+    absent = [c for c in by if not isinstance(c, str) or c not in table.columns]
+    if absent:
+        raise invalid("by", owner, f"columns of table ({list(table.columns)})", absent)
+    base = summarize_latency(table, by=by).set_index(by)
+    rows = []
+    for key, g in table.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        lat = g["latency_s"].dropna().to_numpy(dtype=float)
+        ok = g[g["latency_s"].notna()]
+        n_images = float(ok["correct"].count() * g["n_inputs"].iloc[0]) if len(ok) else 0.0
+        right, base_right = float(ok["correct"].sum()), float(ok["base_correct"].sum())
+        summary = base.loc[key if len(key) > 1 else key[0]]
+        rec = dict(zip(by, key))
+        rec.update(
+            requests=len(g), p50_ms=_quantile_ms(lat, 50), p99_ms=_quantile_ms(lat, 99), p999_ms=_quantile_ms(lat, 99.9),
+            accuracy=right / n_images if n_images else np.nan,
+            relacc=right / base_right if base_right else np.nan,
+            accuracy_base=base_right / n_images if n_images else np.nan,
+            n_failed=int(g["latency_s"].isna().sum()), workers_used=float(ok["workers_used"].mean()),
+            n_coded=int(g["n_coded"].iloc[0]),
+            bytes_per_request=int(round(ok["bytes_moved"].mean())) if "bytes_moved" in ok and len(ok) else np.nan,
+            simulated_p50_ms=float(summary.get("simulated_p50_ms", np.nan)),
+            simulated_p99_ms=float(summary.get("simulated_p99_ms", np.nan)),
+            overhead_p50_ms=float(summary.get("overhead_p50_ms", np.nan)),
+            mean_ms=float(1e3 * lat.mean()) if lat.size else np.nan,
+        )
+        rows.append(rec)
+    return pd.DataFrame(rows, columns=[*by, *SERVING_SUMMARY_COLUMNS])

@@ -1,0 +1,328 @@
+"""The bad-input sweep of issue 26: one test per class of malformed or extreme input.
+
+Each case was a silent wrong result, an O(N^2) stall or an unclear error; each now gives the
+contract's ValueError naming the argument (or the file, folder, card or variable), or the
+documented result, checked against an independent reference.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+import gcc
+from gcc import cpgc, reproduce
+from gcc.codes import lagrange
+from gcc.reproduce import cards
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --------------------------------------------------------------------------- losses of no points
+@pytest.mark.parametrize("func", [gcc.mse_loss, gcc.metrics.rmse_mean_of_norms, gcc.metrics.rmse_root_mean_square])
+@pytest.mark.parametrize("shapes", [((0,), (0,)), ((0, 3), (0, 3)), ((4, 0, 2), (0, 2))])
+def test_a_loss_of_no_points_is_an_error_not_nan(func, shapes):
+    est, true = np.zeros(shapes[0]), np.zeros(shapes[1])
+    with pytest.raises(ValueError, match=rf"'true' parameter of {func.__name__} must be an array with at "
+                                         r"least one point on its K axis"):
+        func(est, true)
+
+
+# --------------------------------------------------------------------------- CPGC: q near boundaries
+_DECIMALS = [f"{i / 20:.2f}" for i in range(20)] + ["0.15", "0.3", "0.7", "0.999", "0.9999999999999999"]
+
+
+@pytest.mark.parametrize("n_blocks", [1, 2, 3, 5, 6, 7, 10, 20, 40, 64, 100])
+def test_required_blocks_is_the_ceiling_for_q_as_written(n_blocks):
+    for text in _DECIMALS:
+        expected = math.ceil(Decimal(n_blocks) * (1 - Decimal(text)))      # exact decimal arithmetic
+        assert cpgc.required_blocks(n_blocks, float(text)) == expected, (n_blocks, text)
+
+
+@pytest.mark.parametrize("n_blocks", [1, 2, 3, 5, 6, 10, 40])
+def test_required_blocks_just_below_and_above_every_boundary(n_blocks):
+    """q = 1 - m/n written as a decimal asks for m blocks; the float just below it for m + 1, just
+    above it for m (the exact binary value of those floats is the reference)."""
+    for m in range(1, n_blocks + 1):
+        q = float(Decimal(n_blocks - m) / Decimal(n_blocks)) if (n_blocks - m) * 10 ** 6 % n_blocks == 0 else None
+        if q is None:               # 1 - m/n is no short decimal (e.g. 1/3): covered by the float test below
+            continue
+        assert cpgc.required_blocks(n_blocks, q) == m, (n_blocks, m)
+        for side in (0.0, 1.0):
+            near = float(np.nextafter(q, side))
+            if near == q or not 0 <= near < 1:
+                continue
+            exact = math.ceil(n_blocks * (1 - Fraction(near)))
+            assert cpgc.required_blocks(n_blocks, near) == exact == (m + 1 if side == 0.0 else m)
+
+
+def test_a_tolerance_just_below_one_still_waits_for_one_block():
+    q = float(np.nextafter(1.0, 0.0))
+    assert [cpgc.required_blocks(n, q) for n in (1, 5, 40, 1000)] == [1, 1, 1, 1]
+    master = cpgc.Master(cpgc.make_code("rcsc", 6), q)
+    assert master.need == 1 and not master.complete
+
+
+# --------------------------------------------------------------------------- LCC: many received workers
+def _decoder(code, received, direct):
+    code.clear_cache()
+    saved = lagrange.DIRECT_MAX_RECEIVED
+    lagrange.DIRECT_MAX_RECEIVED = 10 ** 9 if direct else 0
+    try:
+        return code.decoder_matrix(received)
+    finally:
+        lagrange.DIRECT_MAX_RECEIVED = saved
+        code.clear_cache()
+
+
+@pytest.mark.parametrize("points", ["chebyshev", "equispaced"])
+@pytest.mark.parametrize("given_betas", [False, True])
+@pytest.mark.parametrize("n_workers, n_stragglers", [(12, 1), (40, 5), (60, 3), (200, 20)])
+def test_lcc_straggler_corrected_weights_equal_the_direct_sums(points, given_betas, n_workers, n_stragglers):
+    rng = np.random.default_rng(n_workers + n_stragglers)
+    betas = np.sort(rng.uniform(-1, 1, n_workers)) if given_betas else None
+    code = gcc.LagrangeCode(4, n_workers, points=points, betas=betas)
+    received = np.sort(rng.choice(n_workers, n_workers - n_stragglers, replace=False))
+    direct, corrected = _decoder(code, received, True), _decoder(code, received, False)
+    np.testing.assert_allclose(corrected, direct, rtol=0, atol=1e-11 * np.abs(direct).max())
+
+
+def test_lcc_decode_of_many_workers_does_no_pairwise_work(monkeypatch):
+    """N = 6000, S = 30: the weights come from the closed form corrected for the stragglers (no sum
+    over |F| x |F| pairs), and the decode still recovers a polynomial f exactly."""
+    calls = []
+    real = lagrange._log_weights
+    monkeypatch.setattr(lagrange, "_log_weights", lambda nodes: calls.append(len(nodes)) or real(nodes))
+    code = gcc.LagrangeCode(3, 6000)
+    rng = np.random.default_rng(0)
+    received = np.sort(rng.choice(6000, 6000 - 30, replace=False))
+    X = np.array([0.3, -0.2, 0.5])
+    est = code.decode(code.encode(X)[received] ** 2, received)      # f = x^2: degree 4 in z
+    np.testing.assert_allclose(est, X ** 2, atol=1e-8)
+    assert all(n <= 3 for n in calls), calls                        # only the encoder's K nodes
+
+
+def test_lcc_given_betas_compute_the_full_weights_once(monkeypatch):
+    calls = []
+    real = lagrange._log_weights
+    monkeypatch.setattr(lagrange, "_log_weights", lambda nodes: calls.append(len(nodes)) or real(nodes))
+    betas = np.sin(np.linspace(-np.pi / 2, np.pi / 2, 2600)) * (1 - 1e-9)    # Chebyshev-like, given
+    code = gcc.LagrangeCode(2, 2600, betas=betas)
+    for seed in range(3):
+        received = np.sort(np.random.default_rng(seed).choice(2600, 2590, replace=False))
+        code.decoder_matrix(received)
+    assert [n for n in calls if n > 2] == [2600]
+
+
+# --------------------------------------------------------------------------- the model cache
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    pytest.importorskip("torch")
+    pytest.importorskip("sklearn")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from gcc.dnn import data, training
+
+    folder = tmp_path_factory.mktemp("cache")
+    digits = data.load_digits16(size=28)
+    previous = os.environ.get("GCC_MODEL_CACHE")
+    os.environ["GCC_MODEL_CACHE"] = str(folder)
+    try:
+        first = training.train_embedded_model("lenet5", data=digits, recipe=_FAST, threads=1)
+    finally:
+        os.environ.pop("GCC_MODEL_CACHE") if previous is None else os.environ.update(GCC_MODEL_CACHE=previous)
+    return training, digits, folder, first
+
+
+_FAST = {"epochs": 1, "train_images": 256, "warmup_epochs": 0}
+
+
+def _again(trained, monkeypatch, folder=None):
+    training, digits, cache, _ = trained
+    monkeypatch.setenv("GCC_MODEL_CACHE", str(folder or cache))
+    return training.train_embedded_model("lenet5", data=digits, recipe=_FAST, threads=1)
+
+
+def test_the_cache_keeps_a_checksum_beside_each_weights_file(trained, monkeypatch):
+    folder, key = trained[2], trained[3].key
+    weights = folder / f"{key}.pt"
+    recorded = (folder / f"{key}.pt.sha256").read_text().split()[0]
+    assert recorded == hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert _again(trained, monkeypatch).cache_hit
+
+
+def test_a_flipped_bit_in_cached_weights_is_an_error_naming_the_file(trained, monkeypatch, tmp_path):
+    folder, key = trained[2], trained[3].key
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in (f"{key}.pt", f"{key}.pt.sha256", f"{key}.json"):
+        (copy / name).write_bytes((folder / name).read_bytes())
+    raw = bytearray((copy / f"{key}.pt").read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    (copy / f"{key}.pt").write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match=rf"must be a model cache whose weights match their checksums.*{key}\.pt"):
+        _again(trained, monkeypatch, copy)
+
+
+def test_an_entry_written_before_checksums_loads_and_gets_one(trained, monkeypatch, tmp_path):
+    folder, key = trained[2], trained[3].key
+    old = tmp_path / "old"
+    old.mkdir()
+    for name in (f"{key}.pt", f"{key}.json"):               # as older versions wrote the cache
+        (old / name).write_bytes((folder / name).read_bytes())
+    again = _again(trained, monkeypatch, old)
+    assert again.cache_hit and again.test_accuracy == trained[3].test_accuracy
+    assert (old / f"{key}.pt.sha256").read_text().split()[0] == hashlib.sha256(
+        (old / f"{key}.pt").read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("entry, value", [("test_accuracy", 7.0), ("val_accuracy", "high"),
+                                          ("train_seconds", -1.0)])
+def test_a_cached_accuracy_out_of_range_names_the_file(trained, monkeypatch, tmp_path, entry, value):
+    folder, key = trained[2], trained[3].key
+    for name in (f"{key}.pt", f"{key}.pt.sha256"):
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    meta = json.loads((folder / f"{key}.json").read_text())
+    meta[entry] = value
+    (tmp_path / f"{key}.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=rf"{key}\.json' parameter of train_model must be a model cache entry "
+                                         rf"whose '{entry}'"):
+        _again(trained, monkeypatch, tmp_path)
+
+
+def test_a_model_cache_at_a_file_fails_before_training(trained, monkeypatch, tmp_path):
+    training = trained[0]
+    target = tmp_path / "not-a-folder"
+    target.write_text("x")
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained before checking GCC_MODEL_CACHE")
+
+    monkeypatch.setattr(training, "_fit", no_training)
+    for folder in (target, target / "below"):
+        with pytest.raises(ValueError, match=r"'GCC_MODEL_CACHE' parameter of train_model must be a folder"):
+            _again(trained, monkeypatch, folder)
+
+
+# --------------------------------------------------------------------------- IDX files
+def test_float64_idx_images_are_rejected_naming_the_file(tmp_path):
+    pytest.importorskip("torch")
+    from gcc.dnn import data
+
+    def idx(array, code):
+        header = bytes([0, 0, code, array.ndim]) + b"".join(int(n).to_bytes(4, "big") for n in array.shape)
+        return header + array.astype({0x08: ">u1", 0x0E: ">f8"}[code]).tobytes()
+
+    rng = np.random.default_rng(0)
+    (tmp_path / "train-images-idx3-ubyte").write_bytes(idx(rng.uniform(0, 1, (20, 28, 28)), 0x0E))
+    (tmp_path / "train-labels-idx1-ubyte").write_bytes(idx(np.arange(20) % 10, 0x08))
+    (tmp_path / "t10k-images-idx3-ubyte").write_bytes(idx(rng.integers(0, 256, (10, 28, 28)), 0x08))
+    (tmp_path / "t10k-labels-idx1-ubyte").write_bytes(idx(np.arange(10) % 10, 0x08))
+    with pytest.raises(ValueError, match=r"must be IDX files of uint8 images and labels.*train-images-idx3-ubyte "
+                                         r"holds float64 images"):
+        data.load_mnist_format(tmp_path, val_size=5)
+
+
+# --------------------------------------------------------------------------- results folders
+def test_a_results_root_that_cannot_be_written_names_the_folder(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    monkeypatch.setenv("GCC_RESULTS_ROOT", str(blocked))
+    with pytest.raises(ValueError, match=r"'GCC_RESULTS_ROOT' parameter of RunContext must be a results folder "
+                                         r"this process can create and write.*file/nb"):
+        gcc.results.RunContext("nb", {"seed": 0})
+    with pytest.raises(ValueError, match=r"'GCC_RESULTS_ROOT' parameter of results_dir"):
+        gcc.results.results_dir("nb")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_results_folder_names_the_folder(tmp_path, monkeypatch):
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "nb").chmod(0o555)
+    try:
+        with pytest.raises(ValueError, match=r"Permission denied"):
+            gcc.results.RunContext("nb", {"seed": 0}, root=tmp_path)
+    finally:
+        (tmp_path / "nb").chmod(0o755)
+
+
+# --------------------------------------------------------------------------- the runner
+_FRONT = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+          "    format_version: 0.13\nkernelspec:\n  display_name: Python 3\n  language: python\n"
+          "  name: python3\n---\n\n# tiny\n\n")
+
+
+def _text_notebook(folder: Path, parameters: str, profiles: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / "tiny.md"
+    source.write_text(_FRONT + "```{code-cell} ipython3\n:tags: [parameters]\n" + parameters
+                      + "\n```\n\n```{code-cell} ipython3\nprint(n)\n```\n")
+    (folder / "tiny.yaml").write_text(json.dumps({"title": "Tiny", "order": 1, "profiles": profiles}))
+    return source
+
+
+@pytest.mark.parametrize("value, expected", [(7, "a list"), ("20, 40", "a list"), ({"a": 1}, "a list")])
+def test_a_card_value_of_the_wrong_type_is_rejected_by_the_runner(tmp_path, value, expected):
+    _text_notebook(tmp_path, "seed = 0\nn = 3\nn_workers_grid = [20, 40]\nlam = 0.5", {"ci": {"n_workers_grid": value}})
+    card = reproduce.discover(tmp_path)["tiny"]
+    with pytest.raises(ValueError, match=rf"'profiles.ci.n_workers_grid' parameter of run card .*tiny.yaml must be "
+                                         rf"{expected} \(the type of the notebook's default n_workers_grid = \[20, 40\]\)"):
+        reproduce.resolve_parameters(card, "ci")
+
+
+@pytest.mark.parametrize("key, value, ok", [("n", 2, True), ("n", 2.5, False), ("n", True, False),
+                                            ("lam", 1, True), ("lam", "x", False), ("flag", 1, False),
+                                            ("name", "b", True), ("name", 3, False), ("anything", [1], True),
+                                            ("expr", "free", True)])
+def test_card_types_follow_the_notebook_defaults(tmp_path, key, value, ok):
+    _text_notebook(tmp_path, "seed = 0\nn = 3\nlam = 0.5\nflag = False\nname = 'a'\nanything = None\n"
+                             "expr = list(range(3))", {"paper": {key: value}})
+    card = reproduce.discover(tmp_path)["tiny"]
+    if ok:
+        assert reproduce.resolve_parameters(card, "paper")[key] == value
+    else:
+        with pytest.raises(ValueError, match=rf"'profiles.paper.{key}' parameter of run card"):
+            reproduce.resolve_parameters(card, "paper")
+
+
+def test_the_repository_cards_agree_with_their_notebooks_types():
+    for card in reproduce.discover(REPO / "notebooks").values():
+        for profile in cards.PROFILES:
+            reproduce.resolve_parameters(card, profile)
+
+
+def test_a_syntax_error_in_the_parameters_cell_names_its_line(tmp_path):
+    _text_notebook(tmp_path / "md", "seed = 0\nn = = 3", {"ci": {"n": 2}})
+    with pytest.raises(ValueError, match=r"'line 18' parameter of notebook .*tiny.md must be valid Python in the "
+                                         r"cell tagged 'parameters' \(invalid syntax.*Got 'n = = 3'"):
+        reproduce.resolve_parameters(reproduce.discover(tmp_path / "md")["tiny"], "ci")
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("seed = 0\nfor = 1")
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells.append(cell)
+    (tmp_path / "js").mkdir()
+    nbformat.write(nb, tmp_path / "js" / "tiny.ipynb")
+    (tmp_path / "js" / "tiny.yaml").write_text(json.dumps({"title": "T", "order": 1, "profiles": {"ci": {"seed": 1}}}))
+    with pytest.raises(ValueError, match=r"'line 2 of the cell' parameter of notebook .*tiny.ipynb"):
+        reproduce.resolve_parameters(reproduce.discover(tmp_path / "js")["tiny"], "ci")
+
+
+def test_the_runner_names_a_results_folder_it_cannot_write(tmp_path):
+    _text_notebook(tmp_path / "nb", "seed = 0\nn = 3", {"ci": {"n": 2}})
+    (tmp_path / "res").mkdir()
+    (tmp_path / "res" / "tiny").write_text("a file where the notebook's folder goes")
+    proc = subprocess.run([sys.executable, "-m", "gcc.reproduce", "--notebooks-dir", str(tmp_path / "nb"),
+                           "--output-dir", str(tmp_path / "gen"), "--results-root", str(tmp_path / "res"),
+                           "--profile", "ci"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"cannot write {tmp_path / 'res' / 'tiny'} in the folder {tmp_path / 'res'}" in proc.stderr
