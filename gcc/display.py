@@ -15,7 +15,7 @@ from numbers import Integral, Real
 
 from .validation import AnyOf, InstanceOf, Interval, NoneOr, invalid, validate_params
 
-__all__ = ["format_value", "display_table", "markdown_table", "PageTable"]
+__all__ = ["format_value", "display_table", "markdown_table", "PageTable", "MAX_ROWS", "MAX_COLUMNS"]
 
 #: what a page may quote: a finite number (a NaN or an infinity would be quoted as "nan") or a text
 NUMBER = AnyOf(Interval(Integral), Interval(Real), InstanceOf(str),
@@ -104,6 +104,8 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
 
 #: rows a page shows outright; a longer table shows its first rows and the rest behind a dropdown
 MAX_ROWS = 25
+#: columns a page shows outright; a wider table shows its first columns and the rest behind a dropdown
+MAX_COLUMNS = 8
 #: rows shown above the dropdown of a long table
 HEAD_ROWS = 10
 
@@ -144,17 +146,24 @@ class PageTable:
         size = f"{rows} row{'s' if rows != 1 else ''}, {columns} column{'s' if columns != 1 else ''}"
         link = (f'<a download="{html.escape(self.name)}.csv" href="data:text/csv;base64,{csv}">'
                 f"Download the full table ({size}, CSV)</a>")
-        parts = []
-        if len(self.data) > self.head and len(self.data) > MAX_ROWS:
-            parts.append(_styled(self.data.head(self.head), self.digits).to_html())
-            parts.append(f'<p class="gcc-table-note">First {self.head} of {len(self.data)} rows. {link}</p>')
-            parts.append(f'<details class="gcc-full-table"><summary>All {len(self.data)} rows</summary>'
+        n_shown, n_columns = len(self.data), self.data.shape[1]
+        long = n_shown > self.head and n_shown > MAX_ROWS
+        wide = n_columns > MAX_COLUMNS
+        visible = self.data.iloc[:, :MAX_COLUMNS] if wide else self.data
+        notes = []
+        if long:
+            visible = visible.head(self.head)
+            notes.append(f"First {self.head} of {n_shown} rows.")
+        if wide:
+            notes.append(f"First {MAX_COLUMNS} of {n_columns} columns.")
+        dropped = self.full.shape[1] - n_columns
+        if dropped:
+            notes.append(f"{dropped} more column{'s' if dropped > 1 else ''} in the full table.")
+        parts = [_styled(visible, self.digits).to_html(), f'<p class="gcc-table-note">{" ".join(notes)} {link}</p>']
+        if long or wide:
+            summary = f"All {n_shown} rows" if not wide else f"All {n_columns} columns, {n_shown} rows"
+            parts.append(f'<details class="gcc-full-table"><summary>{summary}</summary>'
                          f"<div>{_styled(self.data, self.digits).to_html()}</div></details>")
-        else:
-            parts.append(_styled(self.data, self.digits).to_html())
-            dropped = self.full.shape[1] - self.data.shape[1]
-            parts.append(f'<p class="gcc-table-note">{dropped} more column{"s" if dropped > 1 else ""} '
-                         f"in the full table. {link}</p>")
         return "\n".join(parts)
 
 
@@ -164,8 +173,9 @@ def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS
 
     Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
     floats) become integer columns; missing values are shown as a dash. A table of more than
-    ``max_rows`` rows shows its first rows, with every row behind a collapsed dropdown and a CSV
-    download link; a table reduced to ``columns`` links the CSV of every column.
+    ``max_rows`` rows shows its first rows, and one of more than :data:`MAX_COLUMNS` columns its
+    first columns, with the whole table behind a collapsed dropdown and a CSV download link; a table
+    reduced to ``columns`` links the CSV of every column.
 
     Parameters
     ----------
@@ -216,7 +226,7 @@ def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS
             raise invalid("columns", "display_table",
                           f"columns of the table ({', '.join(str(c) for c in full.columns)})", wanted)
         shown = full[wanted]
-    if len(shown) <= max_rows and shown.shape[1] == full.shape[1]:
+    if len(shown) <= max_rows and shown.shape[1] == full.shape[1] <= MAX_COLUMNS:
         return _styled(shown, digits)
     return PageTable(shown, full, digits, name, min(HEAD_ROWS, max_rows))
 

@@ -460,3 +460,49 @@ def test_cache_key_of_a_text_notebook_tracks_its_source(tmp_path):
     key = reproduce.cache_key(card, {"n": 2}, "ci", fingerprint="f")
     path.write_text(path.read_text().replace("A text notebook.", "A text notebook, reworded."))
     assert reproduce.cache_key(card, {"n": 2}, "ci", fingerprint="f") != key
+
+
+def test_large_includes_are_collapsed_and_small_ones_kept():
+    """An include over 25 rows or 8 columns goes behind a dropdown naming its size (design.md's page rules)."""
+    from gcc.reproduce.pages import collapse_large_table
+
+    small = "| a | b |\n|---|---|\n" + "\n".join(["| 1 | 2 |"] * 25)
+    assert collapse_large_table(small) == small
+    long = "| a |\n|---|\n" + "\n".join(["| 1 |"] * 26)
+    wide = "| " + " | ".join("abcdefghi") + " |\n|" + "---|" * 9 + "\n| " + " | ".join("123456789") + " |"
+    prose = "Line one.\n\n* a list, no table"
+    assert collapse_large_table(long).startswith(":::{dropdown} The table (26 rows, 1 column)")
+    assert collapse_large_table(wide).startswith(":::{dropdown} The table (1 row, 9 columns)")
+    assert collapse_large_table(long).endswith("\n:::") and long in collapse_large_table(long)
+    assert collapse_large_table(prose) == prose
+
+
+def test_wide_result_tables_show_their_first_columns_and_the_whole_table_collapsed():
+    import pandas as pd
+
+    from gcc.display import MAX_COLUMNS, display_table
+
+    wide = pd.DataFrame({f"c{i}": [float(i)] for i in range(12)})
+    html = display_table(wide)._repr_html_()
+    visible, collapsed = html.split("<details", 1)
+    assert f"First {MAX_COLUMNS} of 12 columns" in visible and "c7" in visible and "c8" not in visible
+    assert "c11" in collapsed and 'download="table.csv"' in visible
+    narrow = display_table(wide.iloc[:, :MAX_COLUMNS])
+    assert "<details" not in narrow.to_html()  # a Styler: shown outright
+
+
+def test_stderr_leaves_the_page_and_stays_in_the_metadata(tmp_path):
+    """A library's log on stderr (Dask's heartbeat error at shutdown) is not shown to a reader, nor lost."""
+    import json
+
+    from gcc.reproduce.pages import finish_page
+
+    cell = {"cell_type": "code", "metadata": {}, "source": "x", "execution_count": 1,
+            "outputs": [{"output_type": "stream", "name": "stderr", "text": "Traceback ... /work/x.py\n"},
+                        {"output_type": "stream", "name": "stdout", "text": "result\n"}]}
+    path = tmp_path / "page.ipynb"
+    path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    finish_page(path, "gcc-companion")
+    out = json.loads(path.read_text())["cells"][0]
+    assert [o["name"] for o in out["outputs"]] == ["stdout"]
+    assert out["metadata"]["gcc_stderr"] == ["Traceback ... /work/x.py\n"]

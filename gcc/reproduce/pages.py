@@ -24,9 +24,10 @@ import re
 from pathlib import Path
 
 from gcc.atomic import write_text
+from gcc.display import MAX_COLUMNS, MAX_ROWS
 
 __all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "parameters_markdown", "write_values", "values_written", "substitutions",
-           "referenced_values", "referenced_includes", "placeholder_includes"]
+           "referenced_values", "referenced_includes", "placeholder_includes", "collapse_large_table"]
 
 #: Cell tags by which a source cell decides its own visibility on the page.
 VISIBILITY_TAGS = frozenset({"show-input", "hide-input", "remove-input", "remove-cell", "hide-cell"})
@@ -119,7 +120,8 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
     from :func:`parameters_markdown` (``parameters``: the run's values) takes its place; every
     ``python -m gcc.reproduce ... --profile X`` in the prose names ``profile``, and every
     ``{{ run.<parameter> }}`` in the prose becomes that parameter's value in this run (so a
-    sentence says "K = 10 workers", never the name of the parameter).
+    sentence says "K = 10 workers", never the name of the parameter). Stderr outputs (library logs)
+    leave the page and are kept in the cell's ``gcc_stderr`` metadata.
     """
     output = Path(output)
     if not output.exists():
@@ -129,6 +131,13 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
     except (OSError, json.JSONDecodeError):
         return
     cells = nb.get("cells", [])
+    for cell in cells:  # a page carries no stderr (library logs, e.g. Dask's at shutdown): kept in the metadata
+        outputs = cell.get("outputs", [])
+        stderr = [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+        if stderr:
+            cell["outputs"] = [o for o in outputs if o not in stderr]
+            cell.setdefault("metadata", {}).setdefault("gcc_stderr", []).extend(
+                "".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "") for o in stderr)
     if profile is not None:
         _show_run_parameters(cells, output.name.lstrip(".").split(".")[0], profile, parameters or {})
     for cell in cells:
@@ -197,6 +206,30 @@ def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict)
             return
 
 
+def collapse_large_table(text: str) -> str:
+    r"""A markdown include as a page shows it: a table over :data:`gcc.display.MAX_ROWS` rows or
+    :data:`gcc.display.MAX_COLUMNS` columns (the limits of :func:`gcc.display.display_table`) goes behind a collapsed dropdown that says its size; anything else is returned unchanged.
+
+    Examples
+    --------
+    >>> from gcc.reproduce.pages import collapse_large_table
+    >>> small = "| a | b |\n|---|---|\n| 1 | 2 |"
+    >>> collapse_large_table(small) == small
+    True
+    >>> print(collapse_large_table("| a |\n|---|\n" + "\n".join(["| 1 |"] * 30)).splitlines()[0])
+    :::{dropdown} The table (30 rows, 1 column): expand
+    """
+    lines = [line for line in text.splitlines() if line.lstrip().startswith("|")]
+    if len(lines) < 2:
+        return text
+    n_rows = len(lines) - 2  # header and separator
+    n_columns = len(lines[0].strip().strip("|").split("|"))
+    if n_rows <= MAX_ROWS and n_columns <= MAX_COLUMNS:  # the same limits as display_table
+        return text
+    size = f"{n_rows} row{'s' * (n_rows != 1)}, {n_columns} column{'s' * (n_columns != 1)}"
+    return f":::{{dropdown}} The table ({size}): expand\n{text}\n:::"
+
+
 def write_values(name: str, values: dict, generated_dir: Path, includes: dict | None = None) -> list[Path]:
     """Write ``values/<name>.json`` (``{key: text}``), the include ``values/<name>.md`` and the tables.
 
@@ -224,7 +257,7 @@ def write_values(name: str, values: dict, generated_dir: Path, includes: dict | 
         folder.mkdir(parents=True, exist_ok=True)
         for table, text in includes.items():
             path = folder / f"{name}.{table}.md"
-            write_text(path, text + "\n")
+            write_text(path, collapse_large_table(text) + "\n")
             written.append(path)
     if not values:
         return written
