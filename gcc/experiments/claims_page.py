@@ -1,0 +1,342 @@
+"""The claims page a referee reads: one row per paper statement in words, a result box, a forest plot per theorem.
+
+:mod:`gcc.experiments.claims` builds the claims table (one row per claim and measured context,
+each with its verdict). This module turns it into what the ``claims_table`` page shows first:
+
+* :data:`STATEMENTS` -- every statement of the papers in words, its source (theorem, appendix,
+  figure of which paper), the claims (rows of the table) that test it and the page with the
+  evidence;
+* :func:`headline_table` -- one row per statement: the verdicts on the lower-bound family, on
+  the decoder test and on the typical functions, with their counts, and a link to the evidence;
+* :func:`result_box` -- the page's first screen (an HTML admonition): the question, the counts
+  per verdict, the scale of the runs, what the opposite outcome would have looked like;
+* :func:`glossary` -- the short names of the full table (its ``claim`` column) in words;
+* :func:`plot_forest` -- the measured exponents against the claimed ones, one panel per theorem.
+
+Imports numpy, :mod:`gcc.results` and :mod:`gcc.experiments.claims`; pandas and matplotlib inside
+the functions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+from gcc import results
+
+from .claims import CLAIMS, EXPONENT_KINDS, SOURCE_NOTEBOOKS
+from .verdicts import VERDICTS
+
+__all__ = ["Statement", "STATEMENTS", "FAMILY_WORDS", "statement_of", "headline_table", "glossary",
+           "result_box", "plot_forest", "TEST_WORDS", "readable"]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a paper, in words, and the claims of :mod:`gcc.experiments.claims` that test it.
+
+    Attributes
+    ----------
+    words : str
+        The statement as a reader would say it (no ids, no column names).
+    source : str
+        Paper and place (theorem, equation, appendix, figure).
+    claims : tuple of str
+        The claim ids (the ``claim`` column of the claims table) whose rows are its evidence.
+    evidence : str
+        The notebook whose page shows the evidence.
+    panel : str
+        Title of its panel in :func:`plot_forest` (statements sharing a title share a panel);
+        empty for a statement with no exponent.
+    """
+
+    words: str
+    source: str
+    claims: tuple
+    evidence: str
+    panel: str = ""
+
+
+STATEMENTS: tuple[Statement, ...] = (
+    Statement("GCC's worst-case loss falls like (S+1)^3 / N^3 (noiseless workers)",
+              "NeurIPS 2024, Theorems 1 and 4", ("thm1-N", "thm1-N-joint", "thm1-S", "thm1-path"),
+              "worst_case_rate", "Theorem 1: GCC, (S+1)^3 N^-3"),
+    Statement("BACC's worst-case loss falls like S^4 / N^2", "NeurIPS 2024, App. C.1 (quoting BACC)",
+              ("bacc-N", "bacc-S4", "bacc-S4-l2", "bacc-path"), "worst_case_extremal",
+              "App. C.1: BACC, S^4 N^-2 (and S^6)"),
+    Statement("BACC's bound of App. C.1 squared literally: S^6 / N^2", "NeurIPS 2024, App. C.1 (ambiguity f)",
+              ("bacc-S6",), "worst_case_extremal", "App. C.1: BACC, S^4 N^-2 (and S^6)"),
+    Statement("The worst straggler set is S consecutive workers", "this book's exhaustive worst-case search",
+              ("contiguous-worst",), "worst_case_extremal"),
+    Statement("With noisy workers GCC's loss falls like S^(8/5) N^(-3/5)", "NeurIPS 2024, Theorems 2 and 4",
+              ("thm4-noisy-N", "thm4-noisy-S"), "noisy_rate", "Theorem 2: noisy workers"),
+    Statement("Theorem 2 as printed: the noisy loss falls like N^(-3/8)", "NeurIPS 2024, Theorem 2 (ambiguity e)",
+              ("thm2-noisy-N-3/8",), "noisy_rate", "Theorem 2: noisy workers"),
+    Statement("Under random (Bernoulli p) stragglers GCC's expected loss falls like log^3(N) / N^3",
+              "ISIT 2025; arXiv 2608.28910, abstract", ("isit-gcc",), "probabilistic_rate",
+              "ISIT 2025: random stragglers"),
+    Statement("Under random stragglers BACC's expected loss falls like log^4(N) / N^2", "ISIT 2025",
+              ("isit-bacc",), "probabilistic_rate", "ISIT 2025: random stragglers"),
+    Statement("The ISIT abstract read literally (the two rates swapped between GCC and BACC)",
+              "ISIT 2025, abstract (ambiguity g)", ("isit-gcc-swapped", "isit-bacc-swapped"), "probabilistic_rate",
+              "ISIT 2025: random stragglers"),
+    Statement("The longest run of stragglers grows like log_(1/p) N (Erdos-Renyi law)",
+              "Erdos-Renyi law of runs, as used by ISIT 2025", ("erdos-renyi",), "probabilistic_rate",
+              "ISIT 2025: random stragglers"),
+    Statement("LCC recovers f exactly once N - S >= (K-1) deg f + 1", "LCC (AISTATS 2019), NeurIPS 2024 App. D",
+              ("lcc-threshold",), "polynomial_lcc"),
+    Statement("The optimal smoothing parameters barely move with S", "NeurIPS 2024, App. E, Table 3",
+              ("appE-lambda-S", "dnn-lambda-vs-S"), "lambda_sensitivity"),
+    Statement("The error rises by about 3% when a smoothing parameter is off by a factor 10",
+              "NeurIPS 2024, App. E, Fig. 6", ("appE-lambda-x10", "dnn-lambda-x10"), "lambda_sensitivity"),
+    Statement("On the networks, GCC's loss falls faster in N than BACC's under random stragglers",
+              "ISIT 2025 (LeNet-5 experiment)", ("dnn-isit-faster",), "dnn_probabilistic"),
+    Statement("With O(N^a) adversarial workers the error is about N^((6/5)(a-1))", "arXiv 2502.08058, abstract",
+              ("adversarial",), ""),
+)
+
+#: the test functions of the claims table by role: "family" (built to attain the bound: every
+#: decoder has its loss), "decoder" (the bumps' flanks seen: tests the decoder), else typical
+FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}
+
+
+def statement_of(claim: str) -> Statement | None:
+    """The :class:`Statement` a claim id belongs to (None for an unknown id)."""
+    return next((s for s in STATEMENTS if claim in s.claims), None)
+
+
+def _role(function) -> str:
+    return FAMILY_WORDS.get(str(function), "typical")
+
+
+def _summary(rows) -> str:
+    """``"5 tight, 1 undecided"`` over the counted rows, ``"; 2 not counted"`` for the others, "-" if none."""
+    counted = rows[rows["counted"].astype(bool)]
+    counts = counted["verdict"].value_counts()
+    order = [v for v in VERDICTS if v in counts.index] + [v for v in counts.index if v not in VERDICTS]
+    text = ", ".join(f"{int(counts[v])} {v}" for v in order)
+    shown = rows[~rows["counted"].astype(bool) & ~rows["verdict"].astype(str).str.startswith("not ")]
+    if len(shown):
+        text = (text + "; " if text else "") + f"{len(shown)} shown, not counted"
+    if not text:
+        verdicts = sorted(set(rows["verdict"].astype(str)))
+        text = ", ".join(verdicts) if verdicts else "-"
+    return text
+
+
+def headline_table(table, links: bool = True):
+    """One row per paper statement: its source, the verdicts per kind of test function, the evidence.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`gcc.experiments.claims.build_claims_table`.
+    links : bool
+        Whether ``evidence`` is an HTML link to the notebook's page (else the notebook's name).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``statement, source, lower-bound family, decoder test, typical functions, evidence``:
+        each verdict cell counts the counted rows per verdict (``"4 tight, 1 undecided"``) and the
+        rows shown but not counted; ``-`` where no function of that kind was measured.
+    """
+    import pandas as pd
+
+    out = []
+    for s in STATEMENTS:
+        rows = table[table["claim"].isin(s.claims)]
+        role = rows["function"].map(_role)
+        cells = {name: (_summary(rows[role == key]) if (role == key).any() else "-")
+                 for key, name in (("family", "lower-bound family"), ("decoder", "decoder test"))}
+        typical = rows[role == "typical"]
+        nets = typical["function"].astype(str).str.startswith("softmax of")
+        parts = [f"{label}{_summary(typical[mask])}" for label, mask in
+                 (("x sin x: " if nets.any() else "", ~nets), ("networks: ", nets)) if mask.any()]
+        cells["typical functions"] = "; ".join(parts) if parts else "-"
+        if not s.evidence:
+            evidence = "not tested"
+        elif links:
+            evidence = f'<a href="{s.evidence}.html">{escape(s.evidence.replace("_", " "))}</a>'
+        else:
+            evidence = s.evidence
+        out.append({"statement": s.words, "source": s.source, **cells, "evidence": evidence})
+    return pd.DataFrame(out)
+
+
+def glossary(table):
+    """The short names of the full table's ``claim`` column, each with its statement and what is measured.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``short name, statement, test`` (one row per claim id of `table`; the test in a few words,
+        else the quantity measured).
+    """
+    import pandas as pd
+
+    rows = []
+    for claim, group in table.groupby("claim", sort=False):
+        s = statement_of(claim)
+        rows.append({"short name": claim, "statement": s.words if s else str(group["statement"].iloc[0]),
+                     "test": TEST_WORDS.get(claim, str(group["quantity"].iloc[0]))})
+    return pd.DataFrame(rows)
+
+
+def readable(frame):
+    """`frame` with its ``claim`` column (short ids) replaced by the statement and the test in words.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table with a ``claim`` column (or index), e.g. :func:`gcc.experiments.claims.open_rows`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``statement, test`` first, then the other columns of `frame` (``code`` dropped: the test names it;
+        ``measured_ci`` headed ``measured (95% CI)``).
+    """
+    frame = frame.reset_index() if "claim" not in frame.columns else frame
+    words = [statement_of(c).words if statement_of(c) else str(c) for c in frame["claim"]]
+    test = [TEST_WORDS.get(c, "") for c in frame["claim"]]
+    rest = frame.drop(columns=[c for c in ("claim", "code") if c in frame.columns])
+    out = rest.rename(columns={"measured_ci": "measured (95% CI)"})
+    out.insert(0, "test", test)
+    out.insert(0, "statement", words)
+    return out
+
+
+def _profiles(root) -> str:
+    found = set()
+    for nb in SOURCE_NOTEBOOKS:
+        try:
+            record = results.read_run_record(root / nb)
+        except (FileNotFoundError, OSError, ValueError):
+            continue
+        if record.get("profile"):
+            found.add(str(record["profile"]))
+    return ", ".join(sorted(found)) or "unknown"
+
+
+def result_box(table, root) -> str:
+    """The first screen of the claims page (an HTML admonition): the question, the counts, the scale, the opposite.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`gcc.experiments.claims.build_claims_table`.
+    root : path-like
+        The results root the table was read from (the profile of its notebooks' runs is read there).
+
+    Returns
+    -------
+    str
+    """
+    from pathlib import Path
+
+    rate = table["claim"].isin([c.id for c in CLAIMS])
+    counted = table[rate & table["counted"].astype(bool)]
+    counts = counted["verdict"].value_counts()
+    words = ", ".join(f"<b>{int(counts.get(v, 0))} {v}</b>" for v in ("tight", "loose", "violated", "undecided"))
+    family = counted[counted["function"].map(_role) == "family"]
+    fam = family["verdict"].value_counts()
+    n_not = int((~table["counted"].astype(bool)).sum())
+    notebooks = sorted({nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb})
+    points = int(pd_sum(table.loc[rate, "n_points"]))
+    return (
+        '<div class="admonition tip"><p class="admonition-title">Every rate the papers state, measured</p>'
+        f"<p><b>Claim</b>: the papers' {len(STATEMENTS)} statements (GCC's worst-case rate (S+1)^3/N^3, "
+        "BACC's S^4/N^2, the noisy rate, the random-straggler rates of ISIT 2025, LCC's threshold, the "
+        "smoothing parameters' stability) hold where this book measured them.</p>"
+        f"<p><b>Measured</b>: of {len(counted)} counted measurements of the rate claims, {words}. "
+        f"On the lower-bound family (every decoder has its loss, so it shows the rate is sharp) "
+        f"{int(fam.get('tight', 0))} of {len(family)} are tight and {int(fam.get('violated', 0))} violated. "
+        f"{n_not} rows are shown but not counted (the reason in each row).</p>"
+        f"<p><b>Scale</b>: {len(table)} rows from {len(notebooks)} notebooks, {points} fitted points, "
+        f"profile {escape(_profiles(Path(root)))}; verdict band: the claimed exponent +-0.25.</p>"
+        "<p><b>The opposite</b> would have been violated rows on the lower-bound family or on the typical "
+        "functions: a measured exponent whose whole 95% interval lies more than a quarter of a power on the "
+        "slow side of the claim.</p></div>")
+
+
+def pd_sum(values) -> float:
+    """The sum of a column's finite values (0 for none)."""
+    arr = np.asarray(values, dtype=float)
+    return float(arr[np.isfinite(arr)].sum())
+
+
+_VERDICT_STYLE = {"tight": ("#1b9e77", "o"), "loose": ("#377eb8", "s"), "violated": ("#d62728", "^"),
+                  "undecided": ("#7f7f7f", "D")}
+
+#: what each exponent claim measures, in a few words (the forest plot's labels, the glossary)
+TEST_WORDS = {
+    "thm1-N": "N slope at fixed S", "thm1-N-joint": "N exponent, joint fit", "thm1-S": "S+1 slope",
+    "thm1-path": "slope along S = cN^g", "bacc-N": "N slope at fixed S", "bacc-S4": "S+1 slope vs 4",
+    "bacc-S4-l2": "S+1 vs 4 (Thm 1's norm)", "bacc-S6": "S+1 slope vs 6", "bacc-path": "slope along S = cN^g",
+    "thm4-noisy-N": "N slope vs -3/5", "thm2-noisy-N-3/8": "N slope vs -3/8", "thm4-noisy-S": "S+1 slope vs 8/5",
+    "isit-gcc": "GCC / (log^3 N / N^3)", "isit-bacc": "BACC / (log^4 N / N^2)",
+    "isit-gcc-swapped": "GCC / (log^4 N / N^2)", "isit-bacc-swapped": "BACC / (log^3 N / N^3)",
+    "erdos-renyi": "longest run vs log N",
+    "contiguous-worst": "exhaustive worst loss / the block's", "lcc-threshold": "largest S with exact recovery",
+    "appE-lambda-S": "span of the optimal lambda over S", "appE-lambda-x10": "RMSE rise one decade from the optimum",
+    "dnn-lambda-vs-S": "span of the optimal lambda over S", "dnn-lambda-x10": "RMSE change, decoder lambda x0.1",
+    "dnn-isit-faster": "GCC's N slope against BACC's", "adversarial": "not tested",
+}
+_FUNCTION_WORDS = {"tanh net R^4->R^3 (h=16)": "tanh net", "bump (lower bound)": "bumps: lower bound",
+                   "bump (decoder test)": "bumps: decoder test", "bump (extremal)": "bumps"}
+
+
+def plot_forest(table):
+    """The measured exponents against the claimed ones: one panel per theorem, one row per test and function.
+
+    Rows with an interval of the exponent claims only. Each row of a panel is one claim's test on one
+    test function (``"N slope at fixed S, x sin x"``); its measured contexts (fixed S, fixed N,
+    paths, straggler models) are the points of that row, spread a little vertically; the claimed
+    value is a black tick inside its band (claimed +- delta, grey). One colour and marker per
+    verdict, open markers for rows shown but not counted. Panels follow :data:`STATEMENTS`' ``panel``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    t = table[np.isfinite(table["ci_low"].astype(float)) & (table["ci_low"] != table["ci_high"])]
+    t = t[t["claim"].isin([c.id for c in CLAIMS if c.kind in EXPONENT_KINDS])]
+    panels = list(dict.fromkeys(s.panel for s in STATEMENTS if s.panel))
+    groups = [(p, t[t["claim"].map(lambda c: getattr(statement_of(c), "panel", "") == p)]) for p in panels]
+    groups = [(p, g, list(dict.fromkeys(zip(g["claim"], g["function"].astype(str))))) for p, g in groups if len(g)]
+    heights = [len(keys) for _, _, keys in groups]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(7.2, 0.27 * sum(heights) + 0.6 * len(groups) + 0.6),
+                             gridspec_kw={"height_ratios": [h + 0.8 for h in heights]}, squeeze=False)
+    for ax, (title, g, keys) in zip(axes[:, 0], groups):
+        for i, (claim, function) in enumerate(keys):
+            yi = len(keys) - 1 - i
+            rows = g[(g["claim"] == claim) & (g["function"].astype(str) == function)]
+            for claimed, delta in sorted(set(zip(rows["claimed"], rows["delta"]))):
+                ax.plot([claimed - delta, claimed + delta], [yi, yi], "-", color="0.85", lw=9, solid_capstyle="butt",
+                        zorder=1)
+                ax.plot([claimed], [yi], "|", color="k", ms=11, mew=1.5, zorder=2)
+            offsets = np.linspace(-0.28, 0.28, len(rows)) if len(rows) > 1 else [0.0]
+            for dy, (_, row) in zip(offsets, rows.iterrows()):
+                color, marker = _VERDICT_STYLE.get(row["verdict"], ("k", "o"))
+                ax.errorbar(row["measured"], yi + dy, xerr=[[row["measured"] - row["ci_low"]],
+                                                            [row["ci_high"] - row["measured"]]],
+                            fmt=marker, ms=4, color=color, lw=1, mfc=color if row["counted"] else "white", zorder=3)
+        ax.set_yticks(np.arange(len(keys))[::-1],
+                      [f"{TEST_WORDS.get(c, c)}, {_FUNCTION_WORDS.get(f, f)}" for c, f in keys], fontsize=9)
+        ax.set_title(title, fontsize=10, loc="left")
+        ax.tick_params(axis="x", labelsize=9)
+        ax.grid(True, axis="x", alpha=0.3)
+        ax.set_ylim(-0.6, len(keys) - 0.4)
+    axes[-1, 0].set_xlabel("exponent (95% CI); black tick: claimed, grey: +-0.25",
+                           fontsize=9)
+    handles = [plt.Line2D([], [], color=c, marker=m, ls="", label=v) for v, (c, m) in _VERDICT_STYLE.items()]
+    handles.append(plt.Line2D([], [], color="k", marker="o", mfc="white", ls="", label="not counted"))
+    height = fig.get_figheight()
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=9, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    fig.subplots_adjust(left=0.47, right=0.98, top=1 - 0.3 / height, bottom=0.85 / height,
+                        hspace=0.75 / (0.27 * np.mean(heights) + 0.2))
+    return fig

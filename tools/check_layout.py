@@ -1,0 +1,209 @@
+"""Layout check of the built book in a real browser: what a reader at 1280 x 900 has to scroll sideways.
+
+Serves a built site (``_build/html``) on 127.0.0.1, opens every page in headless Chromium at
+1280 x 900 with MathJax rendered, and reports, per page:
+
+* tables outside a collapsed ``<details>`` wider than the text column (their content's width,
+  ``scrollWidth``, beyond the article's width: the reader scrolls the table sideways);
+* tables outside ``<details>`` of more than 25 body rows (shown outright: a wall of numbers);
+* display equations clipped: a MathJax container whose formula is wider than the container's
+  parent (the reader scrolls it, or it is cut off).
+
+Usage::
+
+    python tools/check_layout.py _build/html            # every page, a summary and the problems
+    python tools/check_layout.py _build/html --json out.json --pages book/generated/dnn_summary.html
+
+Exit status 1 when a problem was found. :func:`check_site` is what ``tests/test_layout.py`` calls.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+#: the width of the text column at 1280 x 900 (the article of the book's theme), in CSS pixels
+COLUMN_PX = 688
+#: the longest table a page shows outright (gcc.display.MAX_ROWS)
+MAX_ROWS = 25
+WINDOW = "1280,900"
+
+#: Measures the page once MathJax has typeset it; the JSON lands in <pre id="gcc-layout">.
+_SCRIPT = r"""
+<script>
+(function () {
+  function visible(el) {
+    for (let p = el; p; p = p.parentElement) {
+      if (p.tagName === "DETAILS") return false;
+    }
+    return el.getClientRects().length > 0;
+  }
+  function label(el) {
+    const head = el.querySelector("thead tr") || el.querySelector("tr");
+    return head ? head.innerText.replace(/\s+/g, " ").trim().slice(0, 90) : "";
+  }
+  function measure() {
+    const article = document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
+    const style = getComputedStyle(article);
+    const column = article.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const out = {column: column, tables: [], equations: []};
+    document.querySelectorAll("article table, main table").forEach(function (t) {
+      if (!visible(t)) return;
+      const rows = t.querySelectorAll("tbody > tr").length || t.querySelectorAll("tr").length - 1;
+      out.tables.push({width: Math.max(t.scrollWidth, t.getBoundingClientRect().width), rows: rows,
+                       label: label(t)});
+    });
+    document.querySelectorAll('mjx-container[display="true"]').forEach(function (c) {
+      if (!visible(c)) return;
+      const math = c.querySelector("mjx-math") || c.firstElementChild;
+      const parent = c.parentElement;
+      const width = math ? math.getBoundingClientRect().width : c.scrollWidth;
+      const room = Math.min(parent.clientWidth || column, column);
+      const tex = (c.getAttribute("aria-label") || (c.previousSibling && c.previousSibling.textContent) || "");
+      out.equations.push({width: width, room: room, label: c.innerText.replace(/\s+/g, " ").slice(0, 90) || tex});
+    });
+    const pre = document.createElement("pre");
+    pre.id = "gcc-layout";
+    pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+  }
+  function start() {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(function () { setTimeout(measure, 200); });
+    } else {
+      setTimeout(measure, 500);
+    }
+  }
+  if (document.readyState === "complete") start(); else window.addEventListener("load", start);
+})();
+</script>
+"""
+
+
+def chromium() -> str | None:
+    """The path of a Chromium (or Chrome) on PATH, or None."""
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class _Server:
+    """http.server on 127.0.0.1 that adds the measuring script to every HTML page it serves."""
+
+    def __init__(self, root: Path):
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def send_head(self):
+                path = Path(self.translate_path(self.path))
+                if path.suffix == ".html" and path.is_file():
+                    body = path.read_bytes().replace(b"</body>", _SCRIPT.encode() + b"</body>", 1)
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    import io
+                    return io.BytesIO(body)
+                return super().send_head()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def measure_page(browser: str, url: str, profile: Path) -> dict:
+    """The column width, visible tables and display equations of the page at `url` (see module docstring)."""
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
+           "--disable-background-networking", "--disable-component-update", f"--window-size={WINDOW}",
+           f"--user-data-dir={profile}", "--virtual-time-budget=15000", "--dump-dom", url]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    match = re.search(r'<pre id="gcc-layout">(.*?)</pre>', proc.stdout, flags=re.S)
+    if match is None:
+        raise RuntimeError(f"no measurement from {url} (exit {proc.returncode}): {proc.stderr[-1500:]}")
+    import html
+    return json.loads(html.unescape(match.group(1)))
+
+
+def problems_of(page: str, m: dict, column: float = COLUMN_PX) -> list[str]:
+    """The problems of one page's measurement `m` (tables too wide or too long, clipped equations)."""
+    column = min(column, m.get("column") or column)
+    out = []
+    for t in m["tables"]:
+        if t["width"] > column + 1:
+            out.append(f"{page}: table {t['width']:.0f} px wide (column {column:.0f}): {t['label'][:60]}")
+        if t["rows"] > MAX_ROWS:
+            out.append(f"{page}: table of {t['rows']} rows shown outright: {t['label'][:60]}")
+    for e in m["equations"]:
+        if e["width"] > e["room"] + 1:
+            out.append(f"{page}: display equation {e['width']:.0f} px wide in {e['room']:.0f} px: {e['label'][:60]}")
+    return out
+
+
+def pages_of(root: Path) -> list[str]:
+    """The book's pages under `root` (relative paths), search and index pages aside."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
+                  if "_static" not in p.parts and p.name not in ("search.html", "genindex.html"))
+
+
+def check_site(root, pages=None, browser: str | None = None) -> dict:
+    """Measure `pages` (default every page) of the built site `root`.
+
+    Returns
+    -------
+    dict
+        ``{"pages": {page: measurement}, "problems": [str], "counts": {"wide_tables", "long_tables",
+        "clipped_equations", "pages_with_problems"}}``.
+    """
+    root = Path(root)
+    browser = browser or chromium()
+    if browser is None:
+        raise RuntimeError("no chromium on PATH (apt-get install -y chromium)")
+    pages = pages or pages_of(root)
+    measured, problems = {}, []
+    with _Server(root) as server, tempfile.TemporaryDirectory() as tmp:
+        for i, page in enumerate(pages):
+            m = measure_page(browser, f"http://127.0.0.1:{server.port}/{page}", Path(tmp) / f"p{i}")
+            measured[page] = m
+            problems += problems_of(page, m)
+    counts = {"wide_tables": sum(" px wide (column" in p for p in problems),
+              "long_tables": sum(" rows shown outright" in p for p in problems),
+              "clipped_equations": sum("display equation" in p for p in problems),
+              "pages_with_problems": len({p.split(":")[0] for p in problems})}
+    return {"pages": measured, "problems": problems, "counts": counts}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("root", help="the built site (_build/html)")
+    parser.add_argument("--pages", nargs="*", help="pages relative to root (default: every page)")
+    parser.add_argument("--json", help="write the measurements and problems here")
+    args = parser.parse_args(argv)
+    report = check_site(args.root, args.pages)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    print("\n".join(report["problems"]))
+    print(json.dumps(report["counts"]))
+    return 1 if report["problems"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
