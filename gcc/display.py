@@ -110,13 +110,14 @@ MAX_COLUMNS = 8
 HEAD_ROWS = 10
 
 
-def _styled(shown, digits: int):
+def _styled(shown, digits: int, headers=None):
+    headers = headers or {}
     formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
     import html
 
     # a long header wraps at its underscores (n_<wbr>workers), not inside a word
     return (shown.style.format(formats, na_rep="\u2013").hide(axis="index")
-            .format_index(lambda c: html.escape(str(c)).replace("_", "_<wbr>"), axis=1)
+            .format_index(lambda c: html.escape(str(headers.get(c, c))).replace("_", "_<wbr>"), axis=1)
             .set_table_attributes('class="dataframe"'))  # styled like pandas tables by the theme
 
 
@@ -134,8 +135,9 @@ class PageTable:
         Every column and row (the CSV).
     """
 
-    def __init__(self, shown, full, digits: int, name: str, head: int):
+    def __init__(self, shown, full, digits: int, name: str, head: int, headers=None):
         self.data, self.full, self.digits, self.name, self.head = shown, full, digits, name, head
+        self.headers = headers or {}
 
     def _repr_html_(self) -> str:
         import base64
@@ -159,16 +161,18 @@ class PageTable:
         dropped = self.full.shape[1] - n_columns
         if dropped:
             notes.append(f"{dropped} more column{'s' if dropped > 1 else ''} in the full table.")
-        parts = [_styled(visible, self.digits).to_html(), f'<p class="gcc-table-note">{" ".join(notes)} {link}</p>']
+        parts = [_styled(visible, self.digits, self.headers).to_html(), f'<p class="gcc-table-note">{" ".join(notes)} {link}</p>']
         if long or wide:
             summary = f"All {n_shown} rows" if not wide else f"All {n_columns} columns, {n_shown} rows"
             parts.append(f'<details class="gcc-full-table"><summary>{summary}</summary>'
-                         f"<div>{_styled(self.data, self.digits).to_html()}</div></details>")
+                         f"<div>{_styled(self.data, self.digits, self.headers).to_html()}</div></details>")
         return "\n".join(parts)
 
 
-@validate_params({"digits": DIGITS, "max_rows": Interval(Integral, 1, None), "name": TEXT})
-def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS, name: str = "table"):
+@validate_params({"digits": DIGITS, "max_rows": Interval(Integral, 1, None), "name": TEXT,
+                  "headers": NoneOr(InstanceOf(dict, "a dict {column: header text}"))})
+def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS, name: str = "table",
+                  headers=None):
     """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
 
     Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
@@ -189,6 +193,9 @@ def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS
         Longest table shown outright.
     name : str
         File name (without ``.csv``) of the download.
+    headers : dict, optional
+        Header text of shown columns (``{"improvement_pct": "GCC vs BACC (%)"}``); the CSV keeps
+        the column keys.
 
     Returns
     -------
@@ -226,9 +233,11 @@ def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS
             raise invalid("columns", "display_table",
                           f"columns of the table ({', '.join(str(c) for c in full.columns)})", wanted)
         shown = full[wanted]
+    if headers is not None and any(c not in full.columns for c in headers):
+        raise invalid("headers", "display_table", "a dict whose keys are columns of the table", headers)
     if len(shown) <= max_rows and shown.shape[1] == full.shape[1] <= MAX_COLUMNS:
-        return _styled(shown, digits)
-    return PageTable(shown, full, digits, name, min(HEAD_ROWS, max_rows))
+        return _styled(shown, digits, headers)
+    return PageTable(shown, full, digits, name, min(HEAD_ROWS, max_rows), headers)
 
 
 @validate_params({"digits": DIGITS})
