@@ -27,6 +27,7 @@ from gcc import results
 
 from .claims import CLAIMS, EXPONENT_KINDS, SOURCE_NOTEBOOKS
 from .verdicts import VERDICTS
+from ..validation import check_choice
 
 __all__ = ["Statement", "STATEMENTS", "FAMILY_WORDS", "statement_of", "headline_table", "glossary",
            "result_box", "plot_forest", "TEST_WORDS", "readable"]
@@ -145,6 +146,7 @@ def headline_table(table, link: str | None = "html"):
     """
     import pandas as pd
 
+    check_choice(link, "link", "headline_table", ("html", "doc", None))
     out = []
     for s in STATEMENTS:
         rows = table[table["claim"].isin(s.claims)]
