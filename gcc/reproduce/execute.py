@@ -226,7 +226,8 @@ def run_one(card: NotebookCard, profile: str, params: dict, key: str, *, output_
             error["source"] = relative(card.path)
         seconds = time.perf_counter() - t0
         ran = results.read_run_record(folder).get("parameters")  # the notebook's own record of this run
-        finish_page(partial, kernel, profile, ran if ran is not None else results.jsonable(params))
+        finish_page(partial, kernel, profile, ran if ran is not None else results.jsonable(params),
+                    results.read_run_record(folder).get("values"))  # {{ value.<key> }} in the page's prose
         if partial.exists():  # the page of a failed run shows its error
             os.replace(partial, output)
     finally:  # an interrupted run leaves neither a half-written page nor a record saying ok
