@@ -9,7 +9,8 @@ Given the run's profile and parameters, it shows them in place of the notebook's
 ``parameters`` cell leaves the page and a "Parameters of this run (profile ...)" table with the
 "Reproduce:" command of that profile takes its place (:func:`parameters_markdown`); the prose's
 ``python -m gcc.reproduce --profile X`` commands name the run's profile, and ``{{ run.<name> }}``
-in the prose becomes the run's value of that parameter. The table is collapsed (a dropdown) so that
+in the prose becomes the run's value of that parameter (``{{ run.profile }}``: the profile;
+``{{ run.machine }}``: :func:`gcc.machine.summary_line` of the machine that ran it). The table is collapsed (a dropdown) so that
 it never pushes the page's headline figure out of the first screen; the "Reproduce:" line stays
 visible. Given the run's recorded values, ``{{ value.<key> }}`` in the prose becomes the text of
 that value (the same text a chapter's ``{{ <notebook>.<key> }}`` shows); an unknown key stays a
@@ -220,11 +221,16 @@ def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict)
     defaults = next((_literal_defaults("".join(c.get("source", ""))) for c in cells if c.get("cell_type") == "code"
                      and "parameters" in c.get("metadata", {}).get("tags", [])), {})
     parameters = {**defaults, **parameters}
+    prose = {"profile": profile, **parameters}  # {{ run.profile }}, {{ run.machine }}: the run's, not parameters
     for cell in cells:
         if cell.get("cell_type") == "markdown":
             text = "".join(cell.get("source", ""))
             text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, text)
-            cell["source"] = _RUN_VALUE.sub(lambda m: _prose_value(parameters, m), text)
+            if "machine" not in prose and re.search(r"\{\{\s*run\.machine\s*\}\}", text):
+                from gcc.machine import summary_line
+
+                prose["machine"] = summary_line()  # the machine that ran the notebook (finish_page runs there)
+            cell["source"] = _RUN_VALUE.sub(lambda m: _prose_value(prose, m), text)
     if any("run-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
         return  # already shown
     for i, cell in enumerate(cells):
