@@ -76,6 +76,8 @@ def _prose_value(parameters: dict, match) -> str:
     if match.group(1) not in parameters:
         return match.group(0)
     value = parameters[match.group(1)]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, int, float)) for v in value):
+        return ", ".join(v if isinstance(v, str) else _value_text(v) for v in value)  # a list reads as prose
     return value if isinstance(value, str) else _value_text(value)
 
 
