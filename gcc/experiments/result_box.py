@@ -11,7 +11,7 @@ import re
 
 from gcc.validation import invalid
 
-__all__ = ["verdict_values", "verdict_text"]
+__all__ = ["verdict_values", "verdict_text", "record_verdicts"]
 
 #: Verdict words in the order a page lists them (the rate verdicts first, then the networks' words).
 _ORDER = ("tight", "loose", "violated", "undecided", "consistent", "moves with S", "GCC faster", "BACC faster",
@@ -74,3 +74,18 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
         out.append({"key": f"verdicts_{key}", "number": verdict_text(rows.loc[rows["claim"] == claim, "verdict"]),
                     "note": f"counted verdicts of claim {claim}"})
     return out
+
+
+def record_verdicts(run, claims: dict | None = None) -> None:
+    """Record :func:`verdict_values` of the run's notebook in the run (``run.value``), for its result box.
+
+    Parameters
+    ----------
+    run : gcc.results.RunContext
+        The notebook's run; its tables must be saved first (the claims table reads them from
+        ``run.folder.parent``).
+    claims : dict, optional
+        As in :func:`verdict_values`.
+    """
+    for value in verdict_values(run.folder.name, run.folder.parent, claims):
+        run.value(**value)
