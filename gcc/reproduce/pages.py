@@ -248,6 +248,10 @@ def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict)
             return
 
 
+#: The source of the headline figure's cell (hidden; myst-nb skips a cell without source).
+_HEADLINE_SOURCE = "# The headline figure: drawn by a cell further down the page, whose code shows how."
+
+
 def _is_figure(output: dict) -> bool:
     return output.get("output_type") in ("display_data", "execute_result") and "image/png" in output.get("data", {})
 
@@ -258,7 +262,8 @@ def headline_first(cells: list) -> bool:
     The result box is the first markdown cell holding an admonition of class :data:`RESULT_CLASS`;
     the headline figure is the first figure output (PNG) of the page, or the ``n``-th when the box's
     cell says ``% headline-figure: n``. The figure's output leaves its cell (so it is shown once)
-    and a code cell with no source (``remove-input``, ``headline-figure``) shows it after the box.
+    and a code cell whose source is only a comment (``remove-input``, ``headline-figure``) shows it
+    after the box.
     A page that has already been finished is left as it is.
 
     Parameters
@@ -295,7 +300,7 @@ def headline_first(cells: list) -> bool:
                 seen += 1
                 if seen == wanted:
                     del cell["outputs"][j]
-                    cells.insert(box + 1, {"cell_type": "code", "execution_count": None, "source": "",
+                    cells.insert(box + 1, {"cell_type": "code", "execution_count": None, "source": _HEADLINE_SOURCE,
                                            "metadata": {"tags": ["remove-input", "headline-figure"]},
                                            "outputs": [output]})
                     return True
