@@ -71,14 +71,31 @@ def _value_text(value) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
+def _prose_text(value) -> str:
+    """A parameter's value as prose: a str as it is, a list as ``20, 40, 80``, a dict as ``low: 100, 60; high: 60, 20``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, int, float)) for v in value):
+        return ", ".join(_prose_text(v) for v in value)
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        return "; ".join(f"{k}: {_prose_text(v)}" for k, v in value.items())
+    return _value_text(value)
+
+
 def _prose_value(parameters: dict, match) -> str:
-    """The text of ``{{ run.<name> }}``: the run's value (a str as it is); an unknown name stays a hole."""
+    """The text of ``{{ run.<name> }}``: the run's value (:func:`_prose_text`); an unknown name stays a hole.
+
+    Examples
+    --------
+    >>> import re
+    >>> from gcc.reproduce.pages import _RUN_VALUE, _prose_value
+    >>> run = {"n": [20, 40], "regimes": {"low": [100, 60]}, "f": "tanh"}
+    >>> _RUN_VALUE.sub(lambda m: _prose_value(run, m), "N = {{ run.n }}, {{ run.regimes }}, {{ run.f }}, {{ run.x }}")
+    'N = 20, 40, low: 100, 60, tanh, {{ run.x }}'
+    """
     if match.group(1) not in parameters:
         return match.group(0)
-    value = parameters[match.group(1)]
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, int, float)) for v in value):
-        return ", ".join(v if isinstance(v, str) else _value_text(v) for v in value)  # a list reads as prose
-    return value if isinstance(value, str) else _value_text(value)
+    return _prose_text(parameters[match.group(1)])
 
 
 def _recorded_text(values: dict, match) -> str:
