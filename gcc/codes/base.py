@@ -6,11 +6,10 @@ worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_d
 All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
 product and decoding one (K, |F|) matrix product, with the decoder built once per received
 set F and cached (at most :attr:`Code.decoder_cache_bytes`, 256 MiB by default, least recently
-used dropped; an operator float64 cannot hold is an error, never a silent inf). A code that can
-fit the m outputs of a received set more cheaply than it builds that operator
-(:class:`gcc.SplineCode` when m < K) decodes directly instead, and keeps what that fit needs (a
-factorisation) for the set's next decodes. The result of a decode depends on its arguments only,
-never on which sets were decoded before (the kept state gives the same bits).
+used dropped; an operator float64 cannot hold is an error, never a silent inf). The result of a
+decode depends on its arguments only, never on which sets were decoded before. A code that fits
+the outputs more cheaply than it builds the operator (:class:`gcc.SplineCode` when they have fewer
+columns than K) decodes so instead (:meth:`Code._decode_direct`).
 """
 from __future__ import annotations
 
@@ -152,10 +151,6 @@ class Code:
     decoder_cache_size = 4096
     #: default of :attr:`decoder_cache_bytes`
     DECODER_CACHE_BYTES = 256 * 2 ** 20
-    #: memory the states kept by direct decodes may hold (see :meth:`decode`)
-    direct_cache_bytes = 64 * 2 ** 20
-    #: whether :meth:`_decode_direct` may decode (subclasses that implement it say so)
-    _decodes_directly = False
     #: :meth:`block_estimates` works on chunks of blocks whose arrays hold about this many floats
     block_chunk_elements = 4_000_000
 
@@ -182,8 +177,6 @@ class Code:
         self._decoders = OrderedDict()
         self._decoder_bytes = 0        # held by self._decoders (LinearOperator.nbytes)
         self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
-        self._direct = OrderedDict()   # received set -> the state its direct decode keeps
-        self._direct_bytes = 0
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -263,7 +256,6 @@ class Code:
         state = self.__dict__.copy()
         state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
         state["_decoders"], state["_decoder_bytes"] = OrderedDict(), 0
-        state["_direct"], state["_direct_bytes"] = OrderedDict(), 0
         return state
 
     # ------------------------------------------------------------------ operators
@@ -275,29 +267,13 @@ class Code:
         """Uncached decoder matrix for validated ``received``, shape (K, len(received))."""
         raise NotImplementedError
 
-    def _decode_direct(self, Y, key, received):  # pragma: no cover - abstract
-        """Estimates (K, *out) without the decoder operator, or None (then the operator is used).
+    def _decode_direct(self, Y, key):
+        """Estimates (K, *out) without the received set's decoder operator, or None (the operator).
 
-        Called by :meth:`decode` when :attr:`_decodes_directly` is set, with the validated Y,
-        the received set as a tuple ``key`` and as the caller gave it (``received``).
+        A code that can fit the outputs more cheaply than it builds the set's decoder overrides
+        this (:class:`gcc.SplineCode`); ``Y`` is validated, ``key`` the received set as a tuple.
         """
-        raise NotImplementedError
-
-    def _remember(self, key, state):
-        """Keep the state of a directly decoded set, for its next decodes (same bits, less work).
-
-        :meth:`_decode_direct` finds it in ``self._direct``; at most :attr:`decoder_cache_size`
-        sets and :attr:`direct_cache_bytes` bytes (``state.nbytes``), least recently used dropped.
-        """
-        direct = self._direct
-        if key in direct:
-            direct.move_to_end(key)
-            return
-        direct[key] = state
-        self._direct_bytes += state.nbytes
-        while direct and (len(direct) > self.decoder_cache_size
-                          or self._direct_bytes > self.direct_cache_bytes):
-            self._direct_bytes -= direct.popitem(last=False)[1].nbytes
+        return None
 
     def _encoder_op(self) -> LinearOperator:
         if self._encoder is None:
@@ -355,18 +331,15 @@ class Code:
     def clear_cache(self, encoder=True) -> None:
         """Drop the cached decoders, and the encoder unless ``encoder=False``.
 
-        Converted (float32, torch dtype/device) copies of the operators go with them, and the
-        record and kept state of directly decoded sets, so every set is new again. What
-        depends only on the code's parameters and ``len(received)`` (the
-        :class:`~gcc.codes._full_spline.FullSpline` of :class:`gcc.SplineCode`) is kept.
+        Converted (float32, torch dtype/device) copies of the operators go with them, so every
+        set is new again. What depends only on the code's parameters and ``len(received)``
+        (the spline through all N points of :class:`gcc.SplineCode`) is kept.
         """
         validate(encoder, BOOL, "encoder", f"{type(self).__name__}.clear_cache")
         if encoder:
             self._encoder = None
         self._decoders.clear()
         self._decoder_bytes = 0
-        self._direct.clear()
-        self._direct_bytes = 0
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""
@@ -435,9 +408,9 @@ class Code:
         -------
         ndarray or torch.Tensor, shape (K, *out)
             Same library, dtype (floating) and device as Y: one matrix product with the cached
-            decoder of ``received``, or, for a code that fits the outputs directly
-            (:class:`gcc.SplineCode` with fewer output columns than K), that fit (equal to the
-            product up to rounding).
+            decoder of ``received`` (:meth:`decoder_matrix`), or, for a code that fits the outputs
+            more cheaply (:class:`gcc.SplineCode` with fewer output columns than K), that fit
+            (equal to the product up to rounding).
 
         Examples
         --------
@@ -457,10 +430,9 @@ class Code:
             validate(check_finite, BOOL, "check_finite", owner)
         if check_finite:
             _check_finite(Y, "Y", owner)
-        if self._decodes_directly:
-            est = self._decode_direct(Y, key, received)
-            if est is not None:
-                return est
+        est = self._decode_direct(Y, key)
+        if est is not None:
+            return est
         return self._apply_decoder(key, Y, owner)
 
     def block_estimates(self, Y, n_stragglers):
