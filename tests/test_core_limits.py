@@ -299,11 +299,10 @@ def test_completion_speeds_and_simulate_worker_counts():
 
 # ----------------------------------------------------------------------------- examples
 @pytest.mark.parametrize("module", ["gcc.splines", "gcc._reinsch", "gcc.gcv", "gcc.backend", "gcc.codes.base",
-                                    "gcc.codes.spline", "gcc.codes._full_spline", "gcc.codes.berrut",
+                                    "gcc.codes.spline", "gcc.codes.berrut",
                                     "gcc.codes.lagrange", "gcc.codes.bspline", "gcc.codes.registry",
                                     "gcc.cpgc.master", "gcc.cpgc.simulate", "gcc.cpgc.elimination"])
 def test_docstring_examples(module):
-    pytest.importorskip("torch") if module == "gcc.codes._full_spline" else None
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
 
