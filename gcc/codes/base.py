@@ -17,7 +17,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..backend import LinearOperator, is_torch, to_numpy
+from ..backend import DenseOperator, is_torch, to_numpy
 from ..points import code_points
 from ..splines import KNOT_GAP, Knots
 from ..validation import (BOOL, ArrayLike, check_choice, check_finite, check_int, check_leading_dim,
@@ -30,21 +30,21 @@ __all__ = ["Code", "block_received", "block_received_many", "CODE_POINT_GAP"]
 CODE_POINT_GAP = 2 * KNOT_GAP
 
 
-def _block_sizes(n_workers, n_stragglers, owner):
+def _block_sizes(n_workers, stragglers, owner):
     N = check_int(n_workers, "n_workers", owner, minimum=1)
-    S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
+    S = check_int(stragglers, "stragglers", owner, minimum=0, maximum=N - 1,
                   constraint="an int in [0, n_workers - 1]")
     return N, S
 
 
-def block_received(n_workers, n_stragglers, start):
+def block_received(n_workers, stragglers, start):
     """Received workers when the ``S`` consecutive workers ``start .. start+S-1`` straggle.
 
     Parameters
     ----------
     n_workers : int
         N, ``>= 1``.
-    n_stragglers : int
+    stragglers : int
         S, ``0 <= S < N``.
     start : int
         First straggler, in ``[0, N - S]`` (several blocks at once: :func:`block_received_many`).
@@ -61,20 +61,20 @@ def block_received(n_workers, n_stragglers, start):
     array([0, 3, 4, 5])
     """
     owner = "block_received"
-    N, S = _block_sizes(n_workers, n_stragglers, owner)
+    N, S = _block_sizes(n_workers, stragglers, owner)
     s = check_int(start, "start", owner, minimum=0, maximum=N - S,
-                  constraint=f"an int in [0, n_workers - n_stragglers] = [0, {N - S}] (several blocks: "
+                  constraint=f"an int in [0, n_workers - stragglers] = [0, {N - S}] (several blocks: "
                              "block_received_many)")
     j = np.arange(N - S)
     return j + np.where(j >= s, S, 0)
 
 
-def block_received_many(n_workers, n_stragglers, starts):
+def block_received_many(n_workers, stragglers, starts):
     """:func:`block_received` for b blocks at once: one row per first straggler.
 
     Parameters
     ----------
-    n_workers, n_stragglers : int
+    n_workers, stragglers : int
         N and S, ``0 <= S < N``.
     starts : array_like of int, shape (b,)
         First straggler of each block, in ``[0, N - S]``.
@@ -91,7 +91,7 @@ def block_received_many(n_workers, n_stragglers, starts):
            [0, 1, 2]])
     """
     owner = "block_received_many"
-    N, S = _block_sizes(n_workers, n_stragglers, owner)
+    N, S = _block_sizes(n_workers, stragglers, owner)
     starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=f"a 1-D array of ints in [0, {N - S}]"),
                       "starts", owner)
     bad = np.flatnonzero((starts < 0) | (starts > N - S))
@@ -175,7 +175,7 @@ class Code:
         self._betas.flags.writeable = False
         self._encoder = None
         self._decoders = OrderedDict()
-        self._decoder_bytes = 0        # held by self._decoders (LinearOperator.nbytes)
+        self._decoder_bytes = 0        # held by self._decoders (DenseOperator.nbytes)
         self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
 
     # ------------------------------------------------------------------ parameters
@@ -275,14 +275,14 @@ class Code:
         """
         return None
 
-    def _encoder_op(self) -> LinearOperator:
+    def _encoder_op(self) -> DenseOperator:
         if self._encoder is None:
             E = self._build_encoder()
             if self._operators_may_overflow and not np.isfinite(E).all():
                 raise invalid("n_inputs", type(self).__name__, "a size whose encoder float64 can hold",
                               self._n_inputs, "the encoder matrix has entries beyond 1e308: the "
                               "interpolation problem is too ill-conditioned")
-            self._encoder = LinearOperator(E, check_finite=False)
+            self._encoder = DenseOperator(E, check_finite=False)
         return self._encoder
 
     def _received(self, received, owner):
@@ -296,7 +296,7 @@ class Code:
     def _check_decodable(self, key, received, owner):
         """Raise the contract error for a received set the code cannot decode (default: none)."""
 
-    def _decoder_op(self, received: tuple, owner: str) -> LinearOperator:
+    def _decoder_op(self, received: tuple, owner: str) -> DenseOperator:
         op = self._decoders.get(received)
         if op is None:
             D = self._build_decoder(received)
@@ -304,7 +304,7 @@ class Code:
                 raise invalid("received", owner, "a received set whose decoder float64 can hold",
                               np.asarray(received), "the decoder matrix has entries beyond 1e308: the "
                               "interpolation problem is too ill-conditioned")
-            op = LinearOperator(D, check_finite=False)
+            op = DenseOperator(D, check_finite=False)
             self._decoders[received] = op
             self._decoder_bytes += op.nbytes
             self._trim_decoders()
@@ -435,7 +435,7 @@ class Code:
             return est
         return self._apply_decoder(key, Y, owner)
 
-    def block_estimates(self, Y, n_stragglers):
+    def block_estimates(self, Y, stragglers):
         """Decode every contiguous straggler block at once, or None where not available.
 
         The worst-case search over contiguous blocks (:func:`gcc.adversary.block_losses`)
@@ -449,7 +449,7 @@ class Code:
         Y : array_like, shape (N, *out)
             Outputs of all N workers (real; numpy, or a torch tensor, which is copied to
             the CPU).
-        n_stragglers : int
+        stragglers : int
             S, the block length, ``0 <= S < N``.
 
         Returns
@@ -475,7 +475,7 @@ class Code:
         """
         owner = f"{type(self).__name__}.block_estimates"
         N = self._n_workers
-        S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
+        S = check_int(stragglers, "stragglers", owner, minimum=0, maximum=N - 1,
                       constraint="an int in [0, n_workers - 1]")
         Y = to_numpy(_as_array(Y, "Y", owner))
         check_leading_dim(Y, N, "Y", owner, "n_workers")
