@@ -115,7 +115,7 @@ def test_validators_return_normalised_values():
     assert v.check_lam("gcv", "lam", "f", allow_gcv=True) == "gcv"
     X = np.ones((3, 2))
     assert v.check_finite(X, "X", "f") is X
-    assert "shape (20, 30)" in v.format_value(np.zeros((20, 30)))
+    assert "shape (20, 30)" in v.short_repr(np.zeros((20, 30)))
 
 
 def test_generator_and_seed_shorthands():
