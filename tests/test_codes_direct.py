@@ -98,6 +98,7 @@ def test_decode_does_not_depend_on_history():
         assert code._full                                   # the per-size splines stay
         np.testing.assert_array_equal(code.decode(Ys[0], sets[0]), first[0])
         clone = pickle.loads(pickle.dumps(code))
+        assert not clone._full
         np.testing.assert_array_equal(clone.decode(Ys[1], sets[1]), first[1])
 
 

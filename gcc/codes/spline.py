@@ -42,23 +42,22 @@ __all__ = ["SplineCode"]
 # Half-width (in knots) of the window re-solved around each gap; see _blocks_windowed for
 # why 64 suffices.
 _WINDOW = 64
-# The decoder through all N points (_FullSpline) holds N x N matrices and solves an S x S system
-# per received set: worth it up to these sizes (beyond, the banded smoother over the received
-# knots is cheaper).
+# The direct fit through all N points (_FullSpline) holds N x N matrices and solves an S x S system
+# per received set: worth it up to these sizes.
 _MAX_WORKERS = 256
 _MAX_STRAGGLERS = 64
-# Its rounding error relative to the banded smoother grows like alpha N^2 (alpha = |F| lam_dec;
+# Its rounding error relative to the operator grows like alpha N^2 (alpha = |F| lam_dec;
 # measured, N = 30..256, both point sets): up to this bound it stays below ~5e-13.
 _MAX_ALPHA_N2 = 100.0
-# Largest Jacobi-scaled condition number of the S x S system accepted: the decoder is then within
-# ~1e-12 (relative) of the banded smoother's; random stragglers stay well below it.
+# Largest Jacobi-scaled condition number of the S x S system accepted: the fit is then within
+# ~1e-12 (relative) of the operator's; random stragglers stay well below it.
 _MAX_COND = 1e4
 # _FullSplines kept per code (one per received-set size when lam_dec > 0; oldest dropped).
 _KEPT_SIZES = 8
 
 
 class _FullSpline:
-    """The spline through all N worker points, from which the decoder of every set of one size follows.
+    """The spline through all N worker points, which decodes every received set of one size.
 
     Fill in the output of each straggling worker (the set E) with the value there of the decoder's
     own spline, the one fitted to the received outputs y_F: the spline through all N points of the
@@ -66,8 +65,10 @@ class _FullSpline:
     at all N points; lam_dec > 0: a smoother reproduces the values imputed from its own fit). So
     ``Mp_EE u_E = -Mp_EF y_F`` with ``Mp = Q (R + alpha Q^T Q)^-1 Q^T`` (the roughness
     ``Q R^-1 Q^T`` of the interpolant through all N points when alpha = 0, else ``(I - H) /
-    alpha``), and ``D_F = P_F - P_E Mp_EE^-1 Mp_EF``, ``P`` the spline through all N points
-    evaluated at the data points. ``Mp`` and ``P`` depend on the code and |F| only.
+    alpha``), and the estimates are ``P u`` (so ``D_F = P_F - P_E Mp_EE^-1 Mp_EF``), ``P`` the
+    spline through all N points evaluated at the data points. ``Mp`` and ``P`` depend on the code
+    and |F| only; per set that is one (S, N) gather, an S x S Cholesky solve with m right-hand
+    sides and one (K, N) product.
     """
 
     __slots__ = ("Mp", "P", "_scale", "_anorm", "_all")
@@ -192,6 +193,11 @@ class SplineCode(Code):
 
     def _build_encoder(self):
         return reinsch_smoother(self._alphas, green_silverman_alpha(self._n_inputs, self._lam_enc), self._betas)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_full"] = {}    # rebuilt on use: keeps a pickled code (shipped to Dask workers) small
+        return state
 
     def _build_decoder(self, received):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
