@@ -136,7 +136,8 @@ def test_dtypes_and_shapes():
     np.testing.assert_array_equal(code.decode(Y, mask), est)
 
 
-def test_torch_tensors_take_the_operator():
+def test_torch_tensors():
+    """A CPU tensor is fitted as its numpy view (same bits); bfloat16 and gradients take the operator."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(8)
     for lam in (0.0, 1e-4):
@@ -146,9 +147,12 @@ def test_torch_tensors_take_the_operator():
             ref = code.decoder_matrix(F) @ Y
             t = code.decode(torch.from_numpy(Y), F)
             assert isinstance(t, torch.Tensor) and t.dtype == torch.float64
-            assert _rel(t.numpy(), ref) < 1e-14                          # one matrix product
-            assert _rel(t.numpy(), code.decode(Y, F)) < 1e-12           # the numpy direct fit
-            assert code.decode(torch.from_numpy(Y).float(), F).dtype == torch.float32
+            np.testing.assert_array_equal(t.numpy(), code.decode(Y, F))
+            assert _rel(t.numpy(), ref) < 1e-12
+            t32 = code.decode(torch.from_numpy(Y).float(), F)
+            assert t32.dtype == torch.float32 and _rel(t32.double().numpy(), ref) < 1e-6
+            ti = code.decode(torch.from_numpy(np.round(4 * Y).astype(np.int64)), F)
+            assert ti.dtype == torch.float64 and _rel(ti.numpy(), code.decoder_matrix(F) @ np.round(4 * Y)) < 1e-12
             bf = code.decode(torch.from_numpy(Y).to(torch.bfloat16), F)
             assert bf.dtype == torch.bfloat16
             np.testing.assert_allclose(bf.double().numpy(), ref, atol=0.05 * np.abs(ref).max())

@@ -26,6 +26,7 @@ References
 """
 from __future__ import annotations
 
+import sys
 from math import prod
 
 import numpy as np
@@ -207,10 +208,16 @@ class SplineCode(Code):
         """A new set's estimates without its K x |F| operator, when Y has m < K real columns.
 
         Through :class:`_FullSpline` (one S x S solve with m right-hand sides); None (then the
-        operator) for torch tensors, complex outputs, m >= K, or where it does not apply.
+        operator) for tensors off the CPU, needing a gradient or in bfloat16, complex outputs,
+        m >= K, or where the fit does not apply.
         """
         K, n = self._n_inputs, len(key)
-        if is_torch(Y) or Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble:
+        if is_torch(Y):    # a CPU tensor is fitted as its numpy view (3-4x faster than the operator)
+            if Y.device.type != "cpu" or Y.requires_grad or Y.dtype == sys.modules["torch"].bfloat16:
+                return None
+            est = self._decode_direct(Y.numpy(), key)
+            return None if est is None else sys.modules["torch"].from_numpy(est)
+        if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble:
             return None
         m = prod(Y.shape[1:])
         full = self._full_spline(n) if 0 < m < K else None
