@@ -72,7 +72,7 @@ __all__ = [
     "Callable", "ArrayLike", "Points", "Seed", "HasAttributes", "make_constraint",
     "NonEmptyStr", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME",
     # the message and its use
-    "format_value", "invalid", "raise_invalid", "validate", "validate_params",
+    "short_repr", "invalid", "raise_invalid", "validate", "validate_params",
     # shorthands
     "check_int", "check_real", "check_lam", "check_points", "check_received", "check_finite",
     "check_leading_dim", "check_choice", "check_rng", "check_seed",
@@ -90,8 +90,10 @@ SEED = Seed()
 SEED_OR_GENERATOR = Seed(generator=True)
 
 
-def format_value(value) -> str:
+def short_repr(value) -> str:
     """Short, readable representation of a (possibly large) argument for error messages.
+
+    (How a number reads on a page is :func:`gcc.display.format_value`.)
 
     Arrays are printed with at most a few entries per axis; torch tensors are described by
     their shape, dtype and device plus their first entries.
@@ -99,10 +101,10 @@ def format_value(value) -> str:
     Examples
     --------
     >>> import numpy as np
-    >>> from gcc.validation import format_value
-    >>> format_value(np.zeros((20, 30)))[:43]
+    >>> from gcc.validation import short_repr
+    >>> short_repr(np.zeros((20, 30)))[:43]
     'array of shape (20, 30) and dtype float64: '
-    >>> format_value("gcv")
+    >>> short_repr("gcv")
     "'gcv'"
     """
     torch = sys.modules.get("torch")
@@ -136,7 +138,7 @@ def invalid(name: str, owner: str, constraint, value, detail: str | None = None)
         What the argument must be (e.g. ``"an int >= 1"``); a constraint object is described by
         its :attr:`~Constraint.description`.
     value : object
-        The bad value; shown with :func:`format_value`.
+        The bad value; shown with :func:`short_repr`.
     detail : str, optional
         Extra explanation (e.g. which entry is wrong), inserted in parentheses.
 
@@ -155,7 +157,7 @@ def invalid(name: str, owner: str, constraint, value, detail: str | None = None)
     extra = f" ({detail})" if detail else ""
     return ValueError(
         f"The '{name}' parameter of {owner} must be {constraint}{extra}. "
-        f"Got {format_value(value)} instead."
+        f"Got {short_repr(value)} instead."
     )
 
 

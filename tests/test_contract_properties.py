@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gcc
-from gcc import cpgc, harness, runs, stragglers, summary, tuning
+from gcc import cpgc, harness, straggler_runs, stragglers, summary, tuning
 from gcc.adversary import block_losses, worst_case_stragglers
 from gcc.cpgc import closed_forms as cf
 from gcc.cpgc import enumeration as en
@@ -267,15 +267,15 @@ CORE = [
           dict(n_workers=6, n_wait=3), dict(n_workers=ints(3), n_wait=ints(1, 6))),
     Entry("Bernoulli.probability_too_few", lambda n_workers: gcc.Bernoulli(0.3).probability_too_few(n_workers),
           dict(n_workers=6), dict(n_workers=ints(1))),
-    Entry("longest_run", runs.longest_run, dict(mask=np.array([1, 1, 0, 1]), axis=0),
+    Entry("longest_run", straggler_runs.longest_run, dict(mask=np.array([1, 1, 0, 1]), axis=0),
           dict(mask=masks((4,)), axis=ints(-1, 0))),
-    Entry("longest_straggler_run", runs.longest_straggler_run, dict(received_mask=np.ones((2, 4), bool), axis=1),
+    Entry("longest_straggler_run", straggler_runs.longest_straggler_run, dict(received_mask=np.ones((2, 4), bool), axis=1),
           dict(received_mask=masks((2, 4)), axis=ints(-2, 1))),
-    Entry("expected_longest_run", runs.expected_longest_run, dict(n_workers=100, p=0.3),
+    Entry("expected_longest_run", straggler_runs.expected_longest_run, dict(n_workers=100, p=0.3),
           dict(n_workers=st.one_of(st.floats(max_value=1.4), st.sampled_from(["100", None, [np.nan], 1j, np.inf])),
                p=reals(0, 1, True, True))),
-    Entry("mask_to_received", runs.mask_to_received, dict(mask=np.ones((2, 4), bool)), dict(mask=masks((2, 4)))),
-    Entry("received_to_mask", runs.received_to_mask, dict(received=[0, 2], n_workers=4),
+    Entry("mask_to_received", straggler_runs.mask_to_received, dict(mask=np.ones((2, 4), bool)), dict(mask=masks((2, 4)))),
+    Entry("received_to_mask", straggler_runs.received_to_mask, dict(received=[0, 2], n_workers=4),
           dict(received=index_arrays(4, 3, ordered=False), n_workers=ints(3))),
     Entry("worst_case_stragglers", worst_case_stragglers,
           dict(code=BERRUT, f=np.sin, X=X3, stragglers=2, search="greedy", return_loss=True, max_sets=100,
@@ -489,14 +489,14 @@ CODE_ENTRIES = [
           dict(name=choices(tuple(gcc.codes.SCHEMES) + tuple(gcc.codes.ALIASES), case_sensitive=False))),
     Entry("codes.label", gcc.codes.label, dict(name="gcc"),
           dict(name=choices(tuple(gcc.codes.SCHEMES) + tuple(gcc.codes.ALIASES), case_sensitive=False))),
-    Entry("codes.block_received", gcc.codes.base.block_received, dict(n_workers=N, n_stragglers=2, start=1),
-          dict(n_workers=ints(3), n_stragglers=ints(0, N - 1), start=ints(0, N - 2)),
+    Entry("codes.block_received", gcc.codes.base.block_received, dict(n_workers=N, stragglers=2, start=1),
+          dict(n_workers=ints(3), stragglers=ints(0, N - 1), start=ints(0, N - 2)),
           ),
-    Entry("LagrangeCode.recovery_threshold", lambda deg_f, n_stragglers: gcc.LagrangeCode(K, N).recovery_threshold(
-        deg_f, n_stragglers), dict(deg_f=2, n_stragglers=1), dict(deg_f=ints(1), n_stragglers=ints(0))),
-    Entry("SplineCode.block_estimates", lambda Y, n_stragglers: gcc.SplineCode(K, N).block_estimates(Y, n_stragglers),
-          dict(Y=np.ones((N, 2)), n_stragglers=2),
-          dict(Y=real_arrays((N, 2), complex_ok=True), n_stragglers=ints(0, N - 1))),
+    Entry("LagrangeCode.recovery_threshold", lambda deg_f, stragglers: gcc.LagrangeCode(K, N).recovery_threshold(
+        deg_f, stragglers), dict(deg_f=2, stragglers=1), dict(deg_f=ints(1), stragglers=ints(0))),
+    Entry("SplineCode.block_estimates", lambda Y, stragglers: gcc.SplineCode(K, N).block_estimates(Y, stragglers),
+          dict(Y=np.ones((N, 2)), stragglers=2),
+          dict(Y=real_arrays((N, 2), complex_ok=True), stragglers=ints(0, N - 1))),
     Entry("smoother_matrix", gcc.smoother_matrix, dict(x=XN, lam=1e-3, x_eval=X3),
           dict(x=_XS, lam=reals(0), x_eval=real_arrays((K,), extra_axis=True, wrong_len=False))),
     Entry("smoothing_spline", gcc.smoothing_spline, dict(x=XN, y=_YN, lam=1e-3, x_eval=X3),
@@ -766,11 +766,11 @@ def test_codes_are_linear_in_complex_data(cls):
 def test_masks_runs_and_received_sets_agree(mask):
     TRIED["laws"] += 1
     N_ = mask.shape[1]
-    for row, received in zip(mask, runs.mask_to_received(mask)):
-        np.testing.assert_array_equal(runs.received_to_mask(received, N_), row)
+    for row, received in zip(mask, straggler_runs.mask_to_received(mask)):
+        np.testing.assert_array_equal(straggler_runs.received_to_mask(received, N_), row)
     brute = [max((len(r) for r in "".join("1" if v else "0" for v in row).split("0")), default=0) for row in mask]
-    np.testing.assert_array_equal(runs.longest_run(mask), brute)
-    assert (runs.longest_straggler_run(mask) <= N_ - mask.sum(axis=1)).all()
+    np.testing.assert_array_equal(straggler_runs.longest_run(mask), brute)
+    assert (straggler_runs.longest_straggler_run(mask) <= N_ - mask.sum(axis=1)).all()
 
 
 @settings(max_examples=80, **SETTINGS)
@@ -799,10 +799,10 @@ def test_closed_forms_and_speeds_are_positive_and_finite(K_, data, mu, alpha):
 def test_expected_longest_run_is_a_length(p, n):
     TRIED["laws"] += 1
     if n * (1 - p) >= 1:
-        assert 0 <= runs.expected_longest_run(n, p) < np.inf
+        assert 0 <= straggler_runs.expected_longest_run(n, p) < np.inf
     else:
         with pytest.raises(ValueError, match="'n_workers' parameter of expected_longest_run"):
-            runs.expected_longest_run(n, p)
+            straggler_runs.expected_longest_run(n, p)
 
 
 # --------------------------------------------------------------------------- the runner
