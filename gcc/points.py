@@ -59,7 +59,7 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
     >>> gcc.chebyshev_points(0)
     Traceback (most recent call last):
     ...
-    ValueError: The 'n' parameter of chebyshev_points must be an int >= 1. Got 0 instead.
+    gcc.validation.InvalidParameterError: The 'n' parameter of chebyshev_points must be an int >= 1. Got 0 instead.
     """
     k = np.arange(1, n + 1, dtype=np.float64)
     if kind == 1:
@@ -128,7 +128,7 @@ def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
     >>> code_points(2, 3, "random", "SplineCode")
     Traceback (most recent call last):
     ...
-    ValueError: The 'points' parameter of SplineCode must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
+    gcc.validation.InvalidParameterError: The 'points' parameter of SplineCode must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
     """
     owner = validate(owner, InstanceOf(str, "a class or function name (str)"), "owner", "code_points")
     n_inputs = validate(n_inputs, Interval(Integral, 1, None), "n_inputs", owner)
