@@ -10,7 +10,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .validation import InstanceOf, Interval, Options, validate, validate_params
+from .validation import BOOL, Interval, Options, caller, validate, validate_params
 
 __all__ = ["chebyshev_points", "equispaced_points", "code_points", "POINT_SETS"]
 
@@ -70,7 +70,7 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
 
 
 @validate_params({"n": Interval(Integral, 1, None),
-                  "endpoints": InstanceOf((bool, np.bool_), "a bool")})
+                  "endpoints": BOOL})
 def equispaced_points(n, endpoints=True) -> np.ndarray:
     """Equispaced points on [-1, 1], in ascending order.
 
@@ -100,7 +100,7 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
     return -1.0 + (2 * k - 1) / n
 
 
-def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
+def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev", _owner=None):
     """Default (alphas, betas) of a code for ``points`` in {"chebyshev", "equispaced"}.
 
     Parameters
@@ -111,8 +111,9 @@ def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
         Chebyshev: first kind for the alphas, second kind for the betas (the paper's
         experiments). Equispaced: cell centres for the alphas, ``linspace(-1, 1, N)`` for the
         betas.
-    owner : str
-        The code's class, named in the error message.
+    _owner : ignored
+        Passed by :class:`gcc.codes.base.Code` until it drops it (the messages name the entry
+        point the user called, :func:`gcc.validation.caller`).
 
     Returns
     -------
@@ -122,15 +123,15 @@ def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
     Examples
     --------
     >>> from gcc.points import code_points
-    >>> alphas, betas = code_points(2, 3, "equispaced", "SplineCode")
+    >>> alphas, betas = code_points(2, 3, "equispaced")
     >>> alphas, betas
     (array([-0.5,  0.5]), array([-1.,  0.,  1.]))
-    >>> code_points(2, 3, "random", "SplineCode")
+    >>> code_points(2, 3, "random")
     Traceback (most recent call last):
     ...
-    gcc.validation.InvalidParameterError: The 'points' parameter of SplineCode must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
+    gcc.validation.InvalidParameterError: The 'points' parameter of code_points must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
     """
-    owner = validate(owner, InstanceOf(str, "a class or function name (str)"), "owner", "code_points")
+    owner = caller("code_points")
     n_inputs = validate(n_inputs, Interval(Integral, 1, None), "n_inputs", owner)
     n_workers = validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
     points = validate(points, POINT_SETS, "points", owner)

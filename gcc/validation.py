@@ -27,6 +27,7 @@ gcc.validation.InvalidParameterError: The 'n' parameter of f must be an int >= 1
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -42,7 +43,7 @@ __all__ = [
     "NoneOr", "IsNone", "Callable", "ArrayLike", "Points", "ListOf", "Seed", "HasAttributes",
     "NonEmptyStr", "Satisfies", "Frame", "make_constraint", "as_array", "first_index", "entry_name",
     "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME", "TEXT", "LAM", "LAM_OR_GCV",
-    "format_value", "invalid", "raise_invalid", "validate", "validate_params",
+    "format_value", "invalid", "raise_invalid", "validate", "validate_params", "entry", "caller",
     "check_int", "check_real", "check_lam", "check_points", "check_received", "check_finite",
     "check_leading_dim", "check_choice", "check_rng", "check_seed", "check_labels",
 ]
@@ -582,7 +583,24 @@ def validate(value, constraint, name: str, owner: str):
         raise invalid(name, owner, err.requirement or c.description, value, err.detail) from None
 
 
-_STATE = threading.local()     # .skip: inside an entry point whose nested calls skip validation
+_STATE = threading.local()     # .skip: nested calls skip validation; .owner: the entry point called
+
+
+@contextlib.contextmanager
+def entry(owner: str):
+    """Within the block, library functions that report as :func:`caller` name ``owner`` (the entry
+    point the user called, when it is built on another: ``select_lambdas`` on ``run_trials``)."""
+    outer = getattr(_STATE, "owner", None)
+    _STATE.owner = outer or owner
+    try:
+        yield
+    finally:
+        _STATE.owner = outer
+
+
+def caller(default: str) -> str:
+    """The name a function's messages use: the outermost :func:`entry`, else ``default``."""
+    return getattr(_STATE, "owner", None) or default
 
 
 def validate_params(constraints: dict, owner: str | None = None, *, skip_nested: bool = False):
