@@ -42,7 +42,7 @@ __all__ = [
     "InvalidParameterError", "Rejected", "Constraint", "Interval", "Options", "InstanceOf", "AnyOf",
     "NoneOr", "IsNone", "Callable", "ArrayLike", "Points", "ListOf", "Seed", "HasAttributes",
     "NonEmptyStr", "Satisfies", "Frame", "make_constraint", "as_array", "first_index", "entry_name",
-    "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME", "TEXT", "LAM", "LAM_OR_GCV",
+    "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME", "TEXT", "LAM", "LAM_OR_GCV",
     "format_value", "invalid", "raise_invalid", "validate", "validate_params", "entry", "caller",
     "check_int", "check_real", "check_lam", "check_points", "check_received", "check_finite",
     "check_leading_dim", "check_choice", "check_rng", "check_seed", "check_labels",
@@ -387,6 +387,22 @@ class Frame(Constraint):
         if missing:
             raise Rejected(f"it has no column {', '.join(map(repr, missing))}")
         return value
+
+
+class _Columns(Constraint):
+    def describe(self) -> str:
+        return "a column name or a list of column names"
+
+    def convert(self, value, name: str = "value"):
+        if isinstance(value, str):
+            return [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise Rejected()
+        return list(value)
+
+
+#: a column name or a list of them, as a list
+COLUMNS = _Columns()
 
 
 def make_constraint(constraint) -> Constraint:
