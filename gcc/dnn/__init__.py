@@ -33,17 +33,16 @@ _os.environ.setdefault("HF_HUB_OFFLINE", "1")
 _warnings.filterwarnings("ignore", message="IProgress not found")
 
 _missing = [m for m in ("torch", "torchvision", "timm", "sklearn") if _util.find_spec(m) is None]
+if _missing:
+    raise ImportError(f"gcc.dnn needs the 'dnn' extra ({', '.join(_missing)} not installed): "
+                      "pip install gcc-companion[dnn]")
 __all__ = ["formats", "data", "models", "training", "inference"]
 
 
 def __getattr__(name):
-    """The submodules load on first use, so that ``gcc.dnn._checks`` (imported by the experiments)
-    does not load torch."""
+    """The submodules load on first use: the experiments import ``gcc.dnn._checks`` without loading torch."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if _missing:
-        raise ImportError(f"gcc.dnn needs the 'dnn' extra ({', '.join(_missing)} not installed): "
-                          "pip install gcc-companion[dnn]")
     import importlib
 
     return importlib.import_module(f"{__name__}.{name}")
