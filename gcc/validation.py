@@ -176,7 +176,7 @@ class Interval(Constraint):
             x = int(value) if self.type is numbers.Integral else float(value)
         except (OverflowError, TypeError, ValueError):     # 10**400 is no finite float
             raise Rejected() from None
-        if not math.isfinite(x):
+        if self.type is numbers.Real and not math.isfinite(x):
             raise Rejected()
         lc, rc = self.closed in ("both", "left"), self.closed in ("both", "right")
         if self.left is not None and (x < self.left or (x == self.left and not lc)):
