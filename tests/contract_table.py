@@ -35,8 +35,8 @@ def one_of(*parts):
 def integers(min_value=None, max_value=None):
     if min_value is not None and max_value is not None:
         return Values([min_value, max_value])
-    if max_value is not None:
-        return Values([max_value, max_value - 10 ** 6])
+    if max_value is not None:      # 0 (or the bound when it is negative), far below: never a value that
+        return Values([min(max_value, 0), max_value - 10 ** 6])    # another argument's relation rejects first
     if min_value is not None:
         return Values([min_value, min_value + 10 ** 6])
     return Values([0, -1, 10 ** 6])

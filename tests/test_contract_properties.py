@@ -460,7 +460,7 @@ def _code_entries():
     out = []
     for cls, extra, bad in ((gcc.SplineCode, dict(lam_enc=0.0, lam_dec=1e-3),
                              dict(lam_enc=reals(0), lam_dec=reals(0))),
-                            (gcc.BerrutCode, {}, {}), (gcc.LagrangeCode, dict(degree=None), dict(degree=ints(1, none_ok=True))),
+                            (gcc.BerrutCode, {}, {}), (gcc.LagrangeCode, dict(degree=None), dict(degree=ints(0, none_ok=True))),
                             (gcc.BSplineCode, dict(bc_type="natural"), dict(bc_type=choices(("not-a-knot", "natural"))))):
         name = cls.__name__
         args = {**_CODE_ARGS, **bad}
@@ -491,7 +491,7 @@ CODE_ENTRIES = [
           dict(n_workers=ints(3), n_stragglers=ints(0, N - 1), start=ints(0, N - 2)),
           ),
     Entry("LagrangeCode.recovery_threshold", lambda deg_f, n_stragglers: gcc.LagrangeCode(K, N).recovery_threshold(
-        deg_f, n_stragglers), dict(deg_f=2, n_stragglers=1), dict(deg_f=ints(1), n_stragglers=ints(0))),
+        deg_f, n_stragglers), dict(deg_f=2, n_stragglers=1), dict(deg_f=ints(0), n_stragglers=ints(0))),
     Entry("SplineCode.block_estimates", lambda Y, n_stragglers: gcc.SplineCode(K, N).block_estimates(Y, n_stragglers),
           dict(Y=np.ones((N, 2)), n_stragglers=2),
           dict(Y=real_arrays((N, 2), complex_ok=True), n_stragglers=ints(0, N - 1))),
