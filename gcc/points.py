@@ -10,7 +10,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .validation import BOOL, Interval, Options, caller, validate, validate_params
+from .validation import BOOL, Interval, Options, validate_params
 
 __all__ = ["chebyshev_points", "equispaced_points", "code_points", "POINT_SETS"]
 
@@ -100,6 +100,8 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
     return -1.0 + (2 * k - 1) / n
 
 
+@validate_params({"n_inputs": Interval(Integral, 1, None), "n_workers": Interval(Integral, 1, None),
+                  "points": POINT_SETS}, skip_nested=True)
 def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev", _owner=None):
     """Default (alphas, betas) of a code for ``points`` in {"chebyshev", "equispaced"}.
 
@@ -112,8 +114,8 @@ def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev", _owner
         experiments). Equispaced: cell centres for the alphas, ``linspace(-1, 1, N)`` for the
         betas.
     _owner : ignored
-        Passed by :class:`gcc.codes.base.Code` until it drops it (the messages name the entry
-        point the user called, :func:`gcc.validation.caller`).
+        Passed by :class:`gcc.codes.base.Code` until it drops it (it validates the sizes and
+        ``points`` itself, naming the code's class).
 
     Returns
     -------
@@ -131,10 +133,6 @@ def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev", _owner
     ...
     gcc.validation.InvalidParameterError: The 'points' parameter of code_points must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
     """
-    owner = caller("code_points")
-    n_inputs = validate(n_inputs, Interval(Integral, 1, None), "n_inputs", owner)
-    n_workers = validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
-    points = validate(points, POINT_SETS, "points", owner)
     if points == "chebyshev":
         return chebyshev_points(n_inputs, 1), chebyshev_points(n_workers, 2)
     return equispaced_points(n_inputs, endpoints=False), equispaced_points(n_workers, True)

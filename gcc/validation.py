@@ -463,10 +463,10 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
             raise Rejected("it holds objects that are not numbers")
     if kind not in "biufc":
         raise Rejected()
-    if want in "iu" and kind in "iu" and isinstance(value, (list, tuple)):
-        i = next((i for i, v in enumerate(value) if _is_bool(v)), None)   # numpy reads [True, 2] as [1, 2]
-        if i is not None:
-            raise Rejected(f"{name}[{i}] = {value[i]!r} is not an int")
+    if want in "iu" and kind in "iu" and isinstance(value, (list, tuple)) and not {bool, np.bool_}.isdisjoint(
+            map(type, value)):                          # numpy reads [True, 2] as [1, 2]
+        i = next(i for i, v in enumerate(value) if _is_bool(v))
+        raise Rejected(f"{name}[{i}] = {value[i]!r} is not an int")
     if kind == "c" and want != "c":
         raise Rejected("it holds complex values")
     if want in "iu" and kind not in "iu" and raw.size:
@@ -750,16 +750,17 @@ def check_received(received, n_workers: int, owner: str, name: str = "received")
         raise invalid(name, owner, constraint, received)
     if idx.size == 0:
         raise invalid(name, owner, constraint, received, "it is empty")
+    ascending = idx.size == 1 or bool((idx[1:] > idx[:-1]).all())
+    if ascending and idx[0] >= 0 and idx[-1] < n_workers:      # ascending: the ends bound the rest
+        return tuple(idx.tolist())
     bad = np.flatnonzero((idx < 0) | (idx >= n_workers))
     if bad.size:
         raise invalid(name, owner, constraint, received,
                       f"index {idx[bad[0]]} is out of range for n_workers = {n_workers}")
     bad = np.flatnonzero(idx[1:] <= idx[:-1])
-    if bad.size:
-        v, before = idx[bad[0] + 1], idx[bad[0]]
-        raise invalid(name, owner, constraint, received,
-                      f"index {v} " + ("is duplicated" if v == before else f"comes after {before}"))
-    return tuple(idx.tolist())
+    v, before = idx[bad[0] + 1], idx[bad[0]]
+    raise invalid(name, owner, constraint, received,
+                  f"index {v} " + ("is duplicated" if v == before else f"comes after {before}"))
 
 
 def check_finite(array, name: str, owner: str):
