@@ -319,7 +319,7 @@ def test_entry_names_the_function_the_user_called():
     assert v.caller("run_trials") == "run_trials"
 
 
-@pytest.mark.parametrize("module", ["gcc.validation", "gcc.points"])
+@pytest.mark.parametrize("module", ["gcc.validation", "gcc._array_constraints", "gcc.points"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
