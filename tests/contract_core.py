@@ -33,7 +33,7 @@ def _recovery_args():
 
 def entries(ns: dict) -> list:
     """The entries; ``ns`` is the contract module's namespace (Entry and the strategies)."""
-    from hypothesis import strategies as st
+    import contract_table as st
 
     import gcc
     from gcc import cpgc

@@ -479,7 +479,7 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     >>> make_code("mds", setting="communication")
     Traceback (most recent call last):
     ...
-    ValueError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
+    gcc.validation.InvalidParameterError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
     """
     name = canonical_scheme(scheme, owner)
     K = validate(n_workers, _COUNT, "n_workers", owner)
