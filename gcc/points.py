@@ -102,7 +102,7 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
 
 @validate_params({"n_inputs": Interval(Integral, 1, None), "n_workers": Interval(Integral, 1, None),
                   "points": POINT_SETS}, skip_nested=True)
-def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev", _owner=None):
+def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev"):
     """Default (alphas, betas) of a code for ``points`` in {"chebyshev", "equispaced"}.
 
     Parameters
@@ -113,9 +113,6 @@ def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev", _owner
         Chebyshev: first kind for the alphas, second kind for the betas (the paper's
         experiments). Equispaced: cell centres for the alphas, ``linspace(-1, 1, N)`` for the
         betas.
-    _owner : ignored
-        Passed by :class:`gcc.codes.base.Code` until it drops it (it validates the sizes and
-        ``points`` itself, naming the code's class).
 
     Returns
     -------

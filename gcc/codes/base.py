@@ -163,7 +163,7 @@ class Code:
         else:
             self._n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
         self._points = check_choice(points, "points", owner, ("chebyshev", "equispaced"))
-        default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, points, owner)
+        default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, self._points)
         self._alphas_param, self._betas_param = alphas, betas
         self._alphas = default_alphas if alphas is None else validate(
             alphas, Knots(size=self._n_inputs, size_name="n_inputs", gap=CODE_POINT_GAP, relative=False),
