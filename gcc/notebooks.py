@@ -135,9 +135,9 @@ def read_source(path: Path):
     except Exception as err:  # noqa: BLE001 - jupytext and nbformat raise several kinds
         cell = re.match(r"(Code|Markdown|Raw) cell (\d+) at line (\d+)", str(err))
         if cell and isinstance(err.__context__, yaml.YAMLError):  # a cell's MyST options
-            fence = int(cell.group(3))
-            raise invalid(f"line {fence + 1}", owner, f"valid YAML options of {cell.group(1).lower()} cell "
-                          f"{cell.group(2)}", _line(text, fence + 1), getattr(err.__context__, "problem", "")) from None
+            fence = int(cell.group(3)) + (2 if _line(text, int(cell.group(3)) + 1).strip() == "---" else 1)
+            raise invalid(f"line {fence}", owner, f"valid YAML options of {cell.group(1).lower()} cell "
+                          f"{cell.group(2)}", _line(text, fence), getattr(err.__context__, "problem", "")) from None
         where = ".".join(str(p) for p in getattr(err, "absolute_path", [])) or "notebook"
         raise invalid(where, owner, "a notebook that jupytext and nbformat read",
                       getattr(err, "instance", text[:80]), str(getattr(err, "message", err)).split("\n")[0]) from None
@@ -169,7 +169,7 @@ def parameters(path: Path, nb=None) -> dict[str, str]:
     if cell is None:
         return {}
     try:
-        ast.parse(cell.source)
+        tree = ast.parse(cell.source)
     except SyntaxError as err:
         number, where = err.lineno or 1, f"line {err.lineno or 1} of the cell"
         if path.suffix == ".md":
@@ -177,7 +177,14 @@ def parameters(path: Path, nb=None) -> dict[str, str]:
             where = f"line {_read_text(path)[:max(at, 0)].count(chr(10)) + number}"
         raise invalid(where, f"notebook {shown_path(path)}", "valid Python in the cell tagged 'parameters'",
                       _line(cell.source, number), f"{err.msg}, at column {err.offset or 1}") from None
-    return {p.name: p.default for p in PythonTranslator.inspect(cell)}
+    found = {p.name: p.default for p in PythonTranslator.inspect(cell)}
+    for node in tree.body:  # a name papermill does not see could not be overridden: say which line
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and not all(getattr(t, "id", None) in found for t in targets):
+            raise invalid(f"line {node.lineno} of the cell", f"notebook {shown_path(path)}", "one parameter per line, "
+                          "`name = value  # comment`, which papermill's inspection reads (no '=' in the comment)",
+                          _line(cell.source, node.lineno))
+    return found
 
 
 def assigned_names(source: str) -> list[str]:
@@ -186,7 +193,7 @@ def assigned_names(source: str) -> list[str]:
     Examples
     --------
     >>> from gcc.notebooks import assigned_names
-    >>> assigned_names("seed = 0\nlam = 1e-3   # smoothing, lam >= 0\nimport numpy as np")
+    >>> assigned_names("seed = 0\\nlam = 1e-3   # smoothing\\nimport numpy as np")
     ['seed', 'lam']
     """
     import nbformat

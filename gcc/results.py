@@ -115,16 +115,15 @@ def _by_hand() -> tuple[str, dict]:
 
     from .notebooks import find_source, parameters
 
-    session = os.environ.get("JPY_SESSION_NAME", "")
-    name = Path(session).stem if session else SCRATCH
-    source = find_source(name) if name != SCRATCH else None
+    session = Path(os.environ.get("JPY_SESSION_NAME") or SCRATCH)   # JupyterLab's path of the notebook
+    source = session if session.suffix in (".md", ".ipynb") and session.is_file() else find_source(session.stem)
     if source is None:
         return SCRATCH, {}
     try:
         namespace = __import__("IPython").get_ipython().user_ns   # the values the cells set
     except (ImportError, AttributeError):
         namespace = {}
-    return name, {k: namespace[k] if k in namespace else ast.literal_eval(v) for k, v in parameters(source).items()}
+    return source.stem, {k: namespace[k] if k in namespace else ast.literal_eval(v) for k, v in parameters(source).items()}
 
 
 class RunContext:

@@ -226,9 +226,9 @@ def resolve_parameters(card: Card, profile: str, overrides: dict | None = None) 
     for source, where, values in sources:
         for key, value in values.items():
             if key not in declared:
-                raise invalid(where, source, f"a mapping of the parameters that {shown_path(card.path)} declares "
-                              "in its parameters cell", key, _closest(key, declared) if declared
-                              else "it has no code cell tagged 'parameters'")
+                what = "a parameter that" if where == "-p" else "a mapping of the parameters that"
+                raise invalid(where, source, f"{what} {shown_path(card.path)} declares in its parameters cell", key,
+                              _closest(key, declared) if declared else "it has no code cell tagged 'parameters'")
             _check(key, value, defaults[key], declared[key], source, f"{where}.{key}" if where != "-p" else f"-p {key}")
     injected = {**card.profiles.get(profile, {}), **(overrides or {})}
     if "profile" in declared:
