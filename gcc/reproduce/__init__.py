@@ -11,9 +11,9 @@ site by :mod:`~gcc.reproduce.book`; :mod:`~gcc.reproduce.cli` is the batch and t
 from __future__ import annotations
 
 from .book import build_book, format_params, write_parameters_page, write_placeholders, write_status
-from .cards import (CARD_ENTRIES, OVERRIDES, PROFILES, Card, discover, find_notebooks, load_card, load_yaml,
-                    order_notebooks, resolve_parameters)
-from .cli import check_notebooks_dir, check_output_dir, main, parse_value, run_batch
+from .cards import (CARD_ENTRIES, OVERRIDES, PROFILES, Card, check_notebooks_dir, check_output_dir, discover,
+                    find_notebooks, load_card, load_yaml, order_notebooks, resolve_parameters)
+from .cli import main, parse_value, run_batch
 from .execute import KERNEL_NAME, Outcome, cache_key, check_kernel, ensure_kernel, format_error, run_one
 
 __all__ = ["build_book", "format_params", "write_parameters_page", "write_placeholders", "write_status",

@@ -24,7 +24,7 @@ from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
-from .cards import PROFILES, Card, discover, load_yaml, order_notebooks
+from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks
 from .pages import placeholder_includes, referenced_includes, referenced_values, substitutions
 
 __all__ = ["format_params", "write_status", "write_parameters_page", "write_placeholders", "build_book"]
@@ -144,7 +144,8 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     if not ((root / "_toc.yml").is_file() and (root / "_config.yml").is_file()):
         raise invalid("root", "build_book", "a book folder (with _toc.yml and _config.yml)", shown_path(root))
     own = root / "book" / "generated"
-    generated = Path(generated_dir).resolve() if generated_dir else own
+    generated = check_output_dir(generated_dir, "generated_dir", "build_book") if generated_dir else own
+    output = check_output_dir(output, "output", "build_book") if output is not None else None
     if generated != own.resolve() and output is None:  # one producer per artifact: _build/html from book/generated
         raise invalid("output", "build_book", "a folder of its own when generated_dir is not book/generated", output)
     build = Path(output if output is not None else root).resolve() / "_build"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import difflib
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters, shown_p
 from gcc.validation import invalid
 
 __all__ = ["PROFILES", "OVERRIDES", "CARD_ENTRIES", "Card", "load_yaml", "load_card", "find_notebooks", "discover",
-           "order_notebooks", "resolve_parameters"]
+           "order_notebooks", "resolve_parameters", "check_notebooks_dir", "check_output_dir"]
 
 #: The profiles of a batch: ``ci`` (minutes on two cores), ``default`` (a laptop: the book), ``paper``.
 PROFILES = ("ci", "default", "paper")
@@ -109,8 +110,10 @@ def load_card(notebook: Path) -> Card:
                       else _closest(profile, OVERRIDES))
             raise invalid("profiles", card.owner, f"a mapping whose keys are among {', '.join(OVERRIDES)}", profile,
                           detail)
-        if not isinstance(params or {}, dict) or not all(isinstance(k, str) and k.isidentifier() for k in params or {}):
-            raise invalid(f"profiles.{profile}", card.owner, "a mapping whose keys are parameter names", params)
+        bad = [params] if not isinstance(params or {}, dict) else [k for k in params or {}
+                                                                   if not (isinstance(k, str) and k.isidentifier())]
+        if bad:
+            raise invalid(f"profiles.{profile}", card.owner, "a mapping whose keys are parameter names", bad[0])
     depends = data.get("depends") or []
     depends = [depends] if isinstance(depends, str) else depends
     if not (isinstance(depends, list) and all(isinstance(d, str) for d in depends)):
@@ -134,6 +137,32 @@ def find_notebooks(folder: Path) -> dict[str, Path]:
                     or suffix == ".md" and not is_text_notebook(path)):
                 found[path.stem] = path
     return dict(sorted(found.items()))
+
+
+def check_notebooks_dir(path, name: str, owner: str) -> Path:
+    """``path`` (absolute) if it is a folder holding at least one source notebook, else the ValueError."""
+    folder = Path(path).expanduser().resolve()
+    if not folder.is_dir():
+        raise invalid(name, owner, "an existing folder of source notebooks", str(path),
+                      "it is a file" if folder.exists() else "it does not exist")
+    if not find_notebooks(folder):
+        raise invalid(name, owner, "a folder holding at least one source notebook (<name>.md or <name>.ipynb)",
+                      str(path), "it holds none")
+    return folder
+
+
+def check_output_dir(path, name: str, owner: str) -> Path:
+    """``path`` (absolute) if it is a folder that exists or can be created and written, else the ValueError."""
+    folder = parent = Path(path).expanduser().resolve()
+    if folder.exists() and not folder.is_dir():
+        raise invalid(name, owner, "a folder that exists or can be created", str(path), "it is a file")
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise invalid(name, owner, "a folder that exists or can be created", str(path), f"{parent} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise invalid(name, owner, "a folder that can be written", str(path), f"{parent} is not writable")
+    return folder
 
 
 def discover(folder: Path) -> dict[str, Card]:

@@ -24,39 +24,13 @@ from gcc.provenance import repo_root
 from gcc.validation import invalid
 
 from .book import build_book, write_parameters_page, write_status
-from .cards import PROFILES, discover, find_notebooks, order_notebooks, resolve_parameters
+from .cards import PROFILES, check_notebooks_dir, check_output_dir, discover, order_notebooks, resolve_parameters
 from .execute import KERNEL_NAME, Outcome, cache_key, check_kernel, ensure_kernel, format_error, run_one
 
-__all__ = ["COMMAND", "check_notebooks_dir", "check_output_dir", "parse_value", "run_batch", "main"]
+__all__ = ["COMMAND", "parse_value", "run_batch", "main"]
 
 #: How the messages name the command.
 COMMAND = "python -m gcc.reproduce"
-
-
-def check_notebooks_dir(path, name: str, owner: str) -> Path:
-    """``path`` (absolute) if it is a folder holding at least one source notebook, else the ValueError."""
-    folder = Path(path).expanduser().resolve()
-    if not folder.is_dir():
-        raise invalid(name, owner, "an existing folder of source notebooks", str(path),
-                      "it is a file" if folder.exists() else "it does not exist")
-    if not find_notebooks(folder):
-        raise invalid(name, owner, "a folder holding at least one source notebook (<name>.md or <name>.ipynb)",
-                      str(path), "it holds none")
-    return folder
-
-
-def check_output_dir(path, name: str, owner: str) -> Path:
-    """``path`` (absolute) if it is a folder that exists or can be created and written, else the ValueError."""
-    folder = parent = Path(path).expanduser().resolve()
-    if folder.exists() and not folder.is_dir():
-        raise invalid(name, owner, "a folder that exists or can be created", str(path), "it is a file")
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise invalid(name, owner, "a folder that exists or can be created", str(path), f"{parent} is a file")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise invalid(name, owner, "a folder that can be written", str(path), f"{parent} is not writable")
-    return folder
 
 
 def parse_value(text: str):
