@@ -83,7 +83,7 @@ def _line(text: str, number: int) -> str:
 
 
 def yaml_error(err, text: str, owner: str, first_line: int = 1, what: str = "valid YAML") -> ValueError:
-    """The contract's ValueError for the YAML error ``err`` in ``text`` (which starts at ``first_line``): it names the line."""
+    """The contract's ValueError for the YAML error ``err`` in ``text`` (starting at ``first_line``), naming the line."""
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     if mark is None:
         return invalid("text", owner, what, text[:200], str(err))
@@ -111,7 +111,7 @@ def read_source(path: Path):
     ...     read_source(bad)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: The 'line 2' parameter of notebook .../bad.ipynb must be valid JSON (Expecting property name enclosed in double quotes, at column 24). Got '  {"cell_type": "code",}' instead.
+    ValueError: The 'line 2' parameter of notebook .../bad.ipynb must be valid JSON (...). Got '  {"cell_type": "code",}' instead.
     """
     import json
 

@@ -57,7 +57,8 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
         "`notebooks/`, its last run, how long it took on the machine that built this site and its parameters. "
         "*cached* means the notebook's source, its parameters and the library were unchanged, so the previous "
         "run was kept. The full provenance of each run is in `_build/results/<name>/run.json`.", "",
-        f"Last batch: profile **{profile}**, written {now}. Sum of run times: {total:.1f} s. Machine: {summary_line()}.",
+        f"Last batch: profile **{profile}**, written {now}. Sum of run times: {total:.1f} s. "
+        f"Machine: {summary_line()}.",
         "", "| Notebook | Last run, profile (this batch) | Seconds | Parameters |", "|---|---|---|---|", *rows, "",
         f"Reproduce all of them: `python -m gcc.reproduce --profile {profile}`; one of them: "
         f"`python -m gcc.reproduce --profile {profile} --only <name>`.", ""]))
@@ -97,7 +98,7 @@ def _toc(source: Path) -> dict:
     """``_toc.yml`` plus an "Other notebooks" part for executed notebooks it does not list."""
     toc = load_yaml(source / "_toc.yml")
     listed = json.dumps(toc)
-    added = [nb.relative_to(source).with_suffix("").as_posix() for nb in sorted((source / "book" / "generated").glob("*.ipynb"))
+    added = [f"book/generated/{nb.stem}" for nb in sorted((source / "book" / "generated").glob("*.ipynb"))
              if not nb.name.startswith(".") and f'"book/generated/{nb.stem}"' not in listed]
     if added:
         toc.setdefault("parts", []).append({"caption": "Other notebooks", "chapters": [{"file": e} for e in added]})
@@ -118,7 +119,7 @@ def _stage(root: Path, generated: Path, site: Path) -> Path:
 
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False, output: Path | None = None,
                stream=None, generated_dir: Path | None = None, results_root: Path | None = None) -> int:
-    """Build the static site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); return its exit status.
+    """Build the static site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); its exit status.
 
     Parameters
     ----------
@@ -157,7 +158,8 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
         write_status(cards, "default", generated / "status.md", results_root or default_results_root())
     missing = write_placeholders(cards, generated)
     if missing:
-        print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}", file=stream, flush=True)
+        print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}",
+              file=stream, flush=True)
     source = _stage(root, generated, build / "_site") if generated != own.resolve() else root
     toc_path, config_path = build / "_toc.effective.yml", build / "_config.effective.yml"
     write_text(toc_path, "# Written by gcc.reproduce from _toc.yml; do not edit.\n"

@@ -65,7 +65,8 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise invalid("path", owner, "a UTF-8 text file", shown_path(path), f"byte {err.start} cannot be decoded") from None
+        raise invalid("path", owner, "a UTF-8 text file", shown_path(path),
+                      f"byte {err.start} cannot be decoded") from None
 
     class Unique(yaml.SafeLoader):  # PyYAML silently keeps the last of a repeated key
         def construct_mapping(self, node, deep=False):
@@ -80,7 +81,8 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
     except yaml.YAMLError as err:
         raise yaml_error(err, text, owner) from None
     if not isinstance(data, dict):
-        raise invalid("path", owner, "a YAML file holding a mapping", shown_path(path), f"it holds a {type(data).__name__}")
+        raise invalid("path", owner, "a YAML file holding a mapping", shown_path(path),
+                      f"it holds a {type(data).__name__}")
     return data
 
 
@@ -110,8 +112,9 @@ def load_card(notebook: Path) -> Card:
                       else _closest(profile, OVERRIDES))
             raise invalid("profiles", card.owner, f"a mapping whose keys are among {', '.join(OVERRIDES)}", profile,
                           detail)
-        bad = [params] if not isinstance(params or {}, dict) else [k for k in params or {}
-                                                                   if not (isinstance(k, str) and k.isidentifier())]
+        params = params or {}
+        bad = [params] if not isinstance(params, dict) else [
+            k for k in params if not (isinstance(k, str) and k.isidentifier())]
         if bad:
             raise invalid(f"profiles.{profile}", card.owner, "a mapping whose keys are parameter names", bad[0])
     depends = data.get("depends") or []

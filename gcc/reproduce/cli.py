@@ -42,7 +42,8 @@ def parse_value(text: str):
     return yaml.safe_load(text) if text.lstrip()[:1] in ("[", "{") else _resolve_type(text)
 
 
-def _folders(notebooks_dir, output_dir, results_root, owner: str, names=("notebooks_dir", "output_dir", "results_root")):
+def _folders(notebooks_dir, output_dir, results_root, owner: str,
+             names=("notebooks_dir", "output_dir", "results_root")):
     return (check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), names[0], owner),
             check_output_dir(output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated",
                              names[1], owner),
@@ -87,7 +88,8 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
             outcome = Outcome(card.name, "skipped")
         else:
             params, injected = resolved[card.name]
-            keys[card.name] = cache_key(card, injected, profile, {d: keys.get(d, "") for d in card.depends}, fingerprint)
+            upstream = {d: keys.get(d, "") for d in card.depends}
+            keys[card.name] = cache_key(card, injected, profile, upstream, fingerprint)
             outcome = run_one(card, profile, params, injected, keys[card.name], output_dir=output_dir,
                               results_root=results_root, kernel=kernel, force=force, timeout=timeout,
                               command_line=asked.get(card.name), progress=progress)
@@ -115,7 +117,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list every notebook's effective parameters, and exit")
     p.add_argument("--keep-going", action="store_true", help="after an error, still run what does not depend on it")
     p.add_argument("--notebooks-dir", type=Path, help="source notebooks (default: $GCC_NOTEBOOKS_DIR or notebooks/)")
-    p.add_argument("--output-dir", type=Path, help="executed notebooks (default: $GCC_GENERATED_DIR or book/generated/)")
+    p.add_argument("--output-dir", type=Path,
+                   help="executed notebooks (default: $GCC_GENERATED_DIR or book/generated/)")
     p.add_argument("--results-root", type=Path, help="result folders (default: $GCC_RESULTS_ROOT or _build/results/)")
     p.add_argument("--kernel", help=f"Jupyter kernel (default: {KERNEL_NAME}, installed if missing)")
     p.add_argument("--timeout", type=float, help="per-cell timeout in seconds")
@@ -139,7 +142,9 @@ def _list(args, overrides: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m gcc.reproduce``: 0, 1 (a notebook or the book failed), 2 (invalid input), 130."""
     args = _parser().parse_args(argv)
-    previous = signal.signal(signal.SIGTERM, _interrupt) if threading.current_thread() is threading.main_thread() else None
+    previous = None
+    if threading.current_thread() is threading.main_thread():  # SIGTERM unwinds like Ctrl-C
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         def flag(option: str, given, env: str) -> str:
             return option if given is not None or env not in os.environ else f"{option} (${env})"

@@ -79,7 +79,8 @@ def cache_key(card: Card, injected: dict, profile: str, upstream: dict | None = 
     (:func:`gcc.results.library_fingerprint`), the profile and the keys of the notebooks it depends on."""
     cells = [(c.cell_type, c.source, sorted(c.metadata.get("tags", []))) for c in read_source(card.path).cells]
     payload = {"cells": cells, "parameters": results.jsonable(injected), "profile": profile,
-               "library": fingerprint or results.library_fingerprint(), "upstream": dict(sorted((upstream or {}).items()))}
+               "library": fingerprint or results.library_fingerprint(), 
+               "upstream": dict(sorted((upstream or {}).items()))}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -160,8 +161,10 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
     run = json.dumps({"notebook": card.name, "profile": profile, "parameters": results.jsonable(params)})
     try:
         try:
-            with _environment(GCC_RUN=run, GCC_RESULTS_ROOT=str(results_root), GCC_NOTEBOOKS_DIR=str(card.path.parent),
-                              TQDM_DISABLE="1", MPLBACKEND="module://matplotlib_inline.backend_inline",
+            # Progress bars stay off the pages (the runner's own bar is passed disable=False).
+            with _environment(**{results.RUN_ENV: run}, GCC_RESULTS_ROOT=str(results_root),
+                              GCC_NOTEBOOKS_DIR=str(card.path.parent), TQDM_DISABLE="1",
+                              MPLBACKEND="module://matplotlib_inline.backend_inline",
                               PYDEVD_DISABLE_FILE_VALIDATION="1"):
                 papermill.execute_notebook(
                     read_source(card.path), str(partial), parameters=injected, kernel_name=kernel, language="python",
