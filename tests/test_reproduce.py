@@ -354,7 +354,7 @@ def test_parameters_page_lists_every_profile_and_command(tmp_path):
     assert all(f"`{profile}`" in header for profile in reproduce.PROFILES)
     row = next(line for line in text.splitlines() if line.startswith("| `alpha`"))
     assert row.count("|") == len(reproduce.PROFILES) + 2
-    assert "`n=2`" in row and "`n=9`" in row and "(notebook defaults)" in row  # default not set in the card
+    assert "`n=2`" in row and "`n=9`" in row and "`n=3`" in row  # default: the parameters cell's value
     assert "python -m gcc.reproduce --profile <profile> --only <notebook>" in text
 
 

@@ -24,7 +24,7 @@ from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
-from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks
+from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks, resolve_parameters
 from .pages import placeholder_includes, referenced_includes, referenced_values, substitutions
 
 __all__ = ["format_params", "write_status", "write_parameters_page", "write_placeholders", "build_book"]
@@ -66,14 +66,17 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
 
 
 def write_parameters_page(cards: dict[str, Card], path: Path) -> Path:
-    """The overrides of every notebook in every profile (MyST, included by the reproducibility chapter)."""
+    """The ``ci`` and ``paper`` overrides of every notebook beside its parameters cell's values (MyST)."""
     lines = ["| Notebook | " + " | ".join(f"`{p}`" for p in PROFILES) + " |", "|---|" + "---|" * len(PROFILES)]
     for card in order_notebooks(cards):
         deps = f" (after {', '.join(card.depends)})" if card.depends else ""
-        lines.append(f"| `{card.name}`{deps} | " + " | ".join(format_params(card.profiles.get(p, {})) for p in PROFILES)
-                     + " |")
-    lines += ["", "*(notebook defaults)*: the values of the notebook's parameters cell. Reproduce one notebook in "
-              "one profile: `python -m gcc.reproduce --profile <profile> --only <notebook>`; override one parameter: "
+        changed = {k for p in card.profiles.values() for k in p}  # the cell's value of what a profile changes
+        defaults = {k: v for k, v in resolve_parameters(card, "default")[0].items() if k in changed}
+        cells = [format_params(defaults if p == "default" else card.profiles.get(p, {})) for p in PROFILES]
+        lines.append(f"| `{card.name}`{deps} | " + " | ".join(cells) + " |")
+    lines += ["", "The `default` column is the notebook's parameters cell (its values of what the other profiles "
+              "change; every other parameter keeps that cell's value in every profile). Reproduce one notebook in one profile: "
+              "`python -m gcc.reproduce --profile <profile> --only <notebook>`; override one parameter: "
               "`-p <name> <value>`."]
     write_text(path, "\n".join(lines) + "\n")
     return Path(path)

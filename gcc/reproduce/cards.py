@@ -181,6 +181,7 @@ def order_notebooks(cards: dict[str, Card], only: list[str] | None = None) -> li
     ValueError
         If ``only`` or a ``depends`` entry names no notebook, or the ``depends`` form a cycle.
     """
+    only = [only] if isinstance(only, str) else only
     missing = [n for n in only or [] if n not in cards]
     if missing:
         raise invalid("only", "order_notebooks", f"a list of existing notebooks {sorted(cards)}", missing)
