@@ -599,10 +599,8 @@ RESULTS = [
     Entry("results.results_dir", _in_results(gresults.results_dir),
           dict(notebook="demo", create=True),
           dict(notebook=st.sampled_from(["", "../x", ".hidden", "a/b", 3, None])), mine=False),
-    Entry("results.save_table", _in_results(gresults.save_table),
-          dict(table=[{"scheme": "gcc", "loss": 0.5}], notebook="demo", name="results"),
-          dict(notebook=st.sampled_from(["", "../x", 3, None]), name=st.sampled_from(["", "../x", "a/b", 3, None])),
-          mine=False),
+    Entry("results.RunContext", _in_results(gresults.RunContext), dict(notebook="demo", parameters={"seed": 0}),
+          dict(notebook=st.sampled_from(["", "../x", 3]), parameters=st.sampled_from([[1], 3, "x"])), mine=False),
     Entry("machine.summary_line", gcc.machine.summary_line, dict(info=None),
           dict(info=st.sampled_from([3, "x", [1], {}])), mine=False),
 ]
