@@ -2,7 +2,8 @@
 #   make book   # .venv + install + run every notebook (default profile) + build the site
 #   make test   # .venv + install (test deps included) + the whole test suite
 #   make check  # the unit tests only (no notebooks, no browser): the development loop, < 2 minutes
-# Other targets: make reproduce PROFILE=ci|default|paper [ONLY="name ..."], make html, make lab, make kernel,
+# Other targets: make reproduce PROFILE=ci|default|paper [ONLY="name ..."] [PARAMS="-p NAME VALUE"], make html,
+# make lab, make kernel,
 # make clean.
 
 PYTHON_BOOTSTRAP ?= python3
@@ -11,6 +12,7 @@ PY       := $(VENV)/bin/python
 PIP      := $(PY) -m pip
 PROFILE  ?= default
 ONLY     ?=
+PARAMS   ?=
 KERNEL   := gcc-companion
 STAMP    := $(VENV)/.installed
 
@@ -44,11 +46,13 @@ kernel: $(STAMP)
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (gcc companion)"
 
 reproduce: $(STAMP)
-	$(PY) -m gcc.reproduce --profile $(PROFILE) $(if $(ONLY),--only $(ONLY),)
+	$(PY) -m gcc.reproduce --profile $(PROFILE) $(if $(ONLY),--only $(ONLY),) $(PARAMS)
 
+# As root (a container) JupyterLab refuses to start without --allow-root.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=$(CURDIR) notebooks/
+	$(VENV)/bin/jupyter lab --notebook-dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root,) notebooks/
 
+# Pages of notebooks not run yet say so and give their command, so a build after a partial run succeeds.
 html: $(STAMP)
 	$(PY) -m gcc.reproduce --no-run --build-book
 	@echo "Open $(CURDIR)/_build/html/index.html"

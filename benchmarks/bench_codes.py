@@ -10,6 +10,7 @@ Prints, in one run:
   * the decode of new received sets at (N, K, m) = (100, 60, 10), warm and right after
     cache-thrashing work (cold caches), GCC (SplineCode, lam_dec = 0, 1e-4 and --lam)
     against BACC (BerrutCode), interleaved set by set, with the ratio lines and their goal;
+    then the same on float32 CPU tensors (warm);
   * encode + decode time (numpy, CPU) of SplineCode and BerrutCode, each trial with a fresh
     random received set (S stragglers) so the decoder build is included;
   * the same computation as a Python loop over columns calling
@@ -93,7 +94,8 @@ def decode_new_sets(args, rng):
     for (mode, n), vals in ratios.items():
         print(f"RATIO decode new set {n}/bacc ({mode}) = {np.median(vals):.3f} "
               f"(rounds: {', '.join(f'{v:.3f}' for v in vals)}; goal <= 1.0)")
-    # A recurring set keeps its factorisation: third decode against BACC's cached operator.
+    decode_torch_cpu(codes, Y, sets)
+    # A recurring set: third decode against BACC's cached operator.
     F = sets[0]
     for name in names:
         code = codes[name]
@@ -102,6 +104,30 @@ def decode_new_sets(args, rng):
             code.decode(Y[F], F)
         t = _median_time(lambda code=code: code.decode(Y[F], F), 200)
         print(f"  recurring set (third decode on): {name} {t * 1e3:.4f} ms")
+
+
+def decode_torch_cpu(codes, Y, sets):
+    """The same new-set decodes on float32 CPU tensors (the DNN experiments' outputs), warm."""
+    try:
+        import torch
+    except ImportError:
+        print("  torch not installed: no tensor decode timed")
+        return
+    torch.set_num_threads(1)
+    Yt = torch.from_numpy(Y.astype(np.float32))
+    times = {n: [] for n in codes}
+    for i, F in enumerate(sets):
+        y = Yt[torch.as_tensor(F)]
+        for j in range(len(codes)):
+            name = list(codes)[(i + j) % len(codes)]
+            codes[name].clear_cache(encoder=False)
+            t0 = time.perf_counter()
+            codes[name].decode(y, F, check_finite=False)
+            times[name].append(time.perf_counter() - t0)
+    med = {n: float(np.median(t)) for n, t in times.items()}
+    print("  float32 CPU tensors: " + "; ".join(f"{n} {v * 1e3:.4f} ms" for n, v in med.items()))
+    for n in list(codes)[:-1]:
+        print(f"RATIO decode new set, float32 CPU tensor, {n}/bacc = {med[n] / med['bacc']:.3f} (goal <= 1.0)")
 
 
 def main(argv=None):

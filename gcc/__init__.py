@@ -18,7 +18,7 @@ from .codes import Code, SplineCode, BerrutCode, LagrangeCode, BSplineCode  # no
 from . import cpgc  # noqa: E402,F401  (coded partial gradient computation, issue 6)
 from .stragglers import (FixedCount, Bernoulli, ContiguousBlock, WorstCase,  # noqa: E402
                          ShiftedExponential, SlowWorkers)
-from .runs import longest_run, longest_straggler_run, expected_longest_run  # noqa: E402
+from .straggler_runs import longest_run, longest_straggler_run, expected_longest_run  # noqa: E402
 from .adversary import worst_case_stragglers, block_losses  # noqa: E402
 from .metrics import (mse_loss, rmse_mean_of_norms, rmse_root_mean_square, accuracy,  # noqa: E402
                       relacc, mean_ci, loglog_slope)

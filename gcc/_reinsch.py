@@ -8,9 +8,9 @@ float64 knots, strictly increasing and at least :data:`KNOT_GAP` of their range 
 data. The checked entry points are :func:`gcc.smoother_matrix`, :func:`gcc.smoothing_spline`,
 :func:`gcc.gcv_lambda` and the codes; this private module holds what they share.
 
-:func:`reinsch_predict` fits m columns without the smoother matrix (a new received set,
-:meth:`gcc.SplineCode.decode`); :func:`reinsch_fit_many` fits many knot sets in lock step
-(:meth:`gcc.SplineCode.block_estimates`).
+:func:`reinsch_solve` solves the Reinsch system for given right-hand sides (the spline through all
+N worker points of :meth:`gcc.SplineCode.decode`); :func:`reinsch_fit_many` fits many knot sets in
+lock step (:meth:`gcc.SplineCode.block_estimates`).
 """
 from __future__ import annotations
 
@@ -22,8 +22,7 @@ from scipy.linalg import cholesky_banded, solve_banded
 from scipy.linalg.lapack import dpbsv, dptsv
 
 __all__ = ["ALPHA_MAX", "KNOT_GAP", "green_silverman_alpha", "unit_scale", "reinsch_smoother",
-           "reinsch_fit", "reinsch_fit_many", "reinsch_predict", "spline_eval", "spline_eval_weights",
-           "reinsch_solve", "smoother_band"]
+           "reinsch_fit", "reinsch_fit_many", "spline_eval", "reinsch_solve", "smoother_band"]
 
 #: largest Green-Silverman ``alpha = n lam`` the kernels compute with. Beyond it the fit is the
 #: least-squares line to the accuracy of the algorithm (the limit lam -> infinity): a larger alpha
@@ -172,7 +171,7 @@ def _solve_many(diag, off1, off2, rhs):
     return z
 
 
-def _piece_weights(x0, x1, t, first, last, fast=False):
+def _piece_weights(x0, x1, t, first, last):
     """Weights of (g0, g1, M0, M1) in the natural cubic spline at t on the piece [x0, x1].
 
     Inside: ``A g0 + B g1 + ((A^3-A) M0 + (B^3-B) M1) h^2/6``, A = (x1-t)/h, B = 1-A; beyond
@@ -181,11 +180,7 @@ def _piece_weights(x0, x1, t, first, last, fast=False):
     hi = x1 - x0
     A = (x1 - t) / hi
     B = 1.0 - A
-    P = (A * B) * (hi * hi * (-1.0 / 6.0)) if fast else None  # A^3 - A = -A B (1 + A): fewer ops
-    w = ((A, B, P * (1.0 + A), P * (1.0 + B)) if fast else
-         (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0))
-    if fast and np.minimum.reduce(t) >= first and np.maximum.reduce(t) <= last:
-        return w
+    w = (A, B, (A * A * A - A) * hi * hi / 6.0, (B * B * B - B) * hi * hi / 6.0)
     left, right = t < first, t > last
     if left.any():  # rare: only then pay for the tangent-line branches
         tl = t - x0
@@ -304,74 +299,6 @@ def spline_eval(x, g, M, x_eval, interval=None):
     c = _piece_weights(x[at], x[nxt], t, x[0], x[-1])
     return (c[0][..., None] * g[at] + c[1][..., None] * g[nxt]) + (c[2][..., None] * M[at]
                                                                   + c[3][..., None] * M[nxt])
-
-
-def spline_eval_weights(x, x_eval):
-    """Weights of a natural cubic spline's knot values and second derivatives at x_eval.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing knots, n >= 2.
-    x_eval : ndarray, shape (p,)
-
-    Returns
-    -------
-    W : ndarray, shape (p, 2 n)
-        ``W @ concatenate([g, M])`` is :func:`spline_eval` (four entries per row).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc._reinsch import reinsch_fit, spline_eval, spline_eval_weights
-    >>> x, t = np.array([0.0, 1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.5])
-    >>> g, M = reinsch_fit(x, np.sin(x)[:, None], 0.0)
-    >>> np.allclose(spline_eval_weights(x, t) @ np.concatenate([g, M]), spline_eval(x, g, M, t))
-    True
-    """
-    n, p = x.shape[0], x_eval.shape[0]
-    i = np.searchsorted(x[1:-1], x_eval, side="right")      # piece of each point, in [0, n-2]
-    c = _piece_weights(x[i], x[i + 1], x_eval, x[0], x[-1], fast=True)
-    W = np.zeros(p * 2 * n)
-    base = np.arange(0, p * 2 * n, 2 * n) + i               # flat index of (row, g_i)
-    W[base], W[base + 1], W[base + n], W[base + n + 1] = c
-    return W.reshape(p, 2 * n)
-
-
-def reinsch_predict(x, y, alpha, x_eval):
-    """Fit the natural smoothing spline to m columns and evaluate it, without the smoother.
-
-    Equals ``reinsch_smoother(x, alpha, x_eval) @ y`` up to rounding, with one banded solve
-    with m right-hand sides instead of p: cheaper when m < p and the smoother is not reused.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing float64 knots, n >= 3 (unchecked).
-    y : ndarray, shape (n, m)
-    alpha : float
-        Green-Silverman parameter ``n * lam``.
-    x_eval : ndarray, shape (p,)
-
-    Returns
-    -------
-    ndarray of float64, shape (p, m)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc._reinsch import reinsch_predict, reinsch_smoother
-    >>> x, t = np.linspace(-1.0, 1.0, 9), np.array([-1.5, 0.1, 0.7])
-    >>> y = np.stack([np.sin(3 * x), x ** 2], axis=1)
-    >>> np.allclose(reinsch_predict(x, y, 0.05, t), reinsch_smoother(x, 0.05, t) @ y)
-    True
-    """
-    (n, m), h = y.shape, x[1:] - x[:-1]
-    d = (y[1:] - y[:-1]) / h[:, None]
-    rhs = np.empty((m, n - 2)).T                  # Fortran order: LAPACK solves in place
-    gamma = _solve_reinsch(h, alpha, np.subtract(d[1:], d[:-1], out=rhs))
-    g, zero = (y if alpha == 0.0 else y - alpha * _q_apply(h, gamma)), np.zeros((1, m))
-    return spline_eval_weights(x, x_eval) @ np.concatenate((g, zero, gamma, zero))
 
 
 def reinsch_solve(x, alpha, rhs):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .validation import BOOL, ArrayLike, validate
 
-__all__ = ["is_torch", "to_numpy", "LinearOperator"]
+__all__ = ["is_torch", "to_numpy", "DenseOperator"]
 
 
 def is_torch(x) -> bool:
@@ -38,11 +38,12 @@ def _numpy_compute_dtype(dtype):
 MATRIX = ArrayLike(ndim=2, dtype=np.float64, description="a 2-D array of real numbers")
 
 
-class LinearOperator:
+class DenseOperator:
     """A dense (p, n) matrix applied along axis 0 of numpy arrays or torch tensors.
 
     Converted copies (numpy float32, torch dtype/device) are cached, so repeated calls
-    on the same device cost one matrix product each; :attr:`nbytes` counts them.
+    on the same device cost one matrix product each; :attr:`nbytes` counts them. (Named so that it
+    is not taken for :class:`scipy.sparse.linalg.LinearOperator`, a matrix-free operator.)
 
     Parameters
     ----------
@@ -55,8 +56,8 @@ class LinearOperator:
     Examples
     --------
     >>> import numpy as np
-    >>> from gcc.backend import LinearOperator
-    >>> op = LinearOperator([[1.0, 1.0], [0.0, 2.0]])
+    >>> from gcc.backend import DenseOperator
+    >>> op = DenseOperator([[1.0, 1.0], [0.0, 2.0]])
     >>> op.apply(np.array([1.0, 2.0])), op.apply(np.array([1j, 1.0])), op.nbytes
     (array([3., 4.]), array([1.+1.j, 2.+0.j]), 32)
     """
@@ -65,11 +66,11 @@ class LinearOperator:
 
     def __init__(self, matrix, check_finite=True):
         if not (isinstance(matrix, np.ndarray) and matrix.dtype == np.float64 and matrix.ndim == 2):
-            matrix = validate(matrix, MATRIX, "matrix", "LinearOperator")
+            matrix = validate(matrix, MATRIX, "matrix", "DenseOperator")
         if check_finite is not True and check_finite is not False:
-            check_finite = validate(check_finite, BOOL, "check_finite", "LinearOperator")
+            check_finite = validate(check_finite, BOOL, "check_finite", "DenseOperator")
         if check_finite and not np.isfinite(matrix).all():
-            validate(matrix, ArrayLike(ndim=2, dtype=np.float64, finite=True), "matrix", "LinearOperator")
+            validate(matrix, ArrayLike(ndim=2, dtype=np.float64, finite=True), "matrix", "DenseOperator")
         matrix = np.ascontiguousarray(matrix, dtype=np.float64)
         matrix.flags.writeable = False
         self.matrix = matrix

@@ -41,7 +41,7 @@ import numpy as np
 from . import metrics as _m
 from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
-from .validation import (BOOL, ArrayLike, HasAttributes, Rejected, check_int, check_real,
+from .validation import (BOOL, ArrayLike, HasAttributes, Rejected, caller, check_int, check_labels, check_real,
                          check_received, check_seed, invalid, validate)
 
 __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE",
@@ -139,17 +139,7 @@ def _check_classes(labels: np.ndarray, true, K: int, owner: str) -> None:
 
 
 def _check_labels(labels: Any, K: int, owner: str, n_classes: int | None = None) -> np.ndarray | None:
-    if labels is None:
-        return None
-    lab = to_numpy(labels)
-    if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
-        raise invalid("labels", owner, f"an int array of shape ({K},) (one label per input)",
-                      f"{lab.dtype} array of shape {lab.shape}")
-    if n_classes is not None and K and (lab.min() < 0 or lab.max() >= n_classes):
-        k = int(np.flatnonzero((lab < 0) | (lab >= n_classes))[0])
-        raise invalid("labels", owner, f"class indices in [0, {n_classes}) (f gives {n_classes} "
-                      "scores per input)", labels, f"labels[{k}] = {int(lab[k])}")
-    return lab
+    return None if labels is None else check_labels(labels, K, "labels", owner, n_classes)
 
 
 def _check_new_columns(columns: Any, name: str, owner: str, taken) -> dict:
@@ -386,8 +376,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
                seed: int, labels: Any = None, noise_std: float = 0.0, *,
                extra_columns: Mapping[str, Any] | None = None,
                on_trial: Callable[[TrialContext], Mapping[str, Any] | None] | None = None,
-               return_received: bool = False, progress: bool = False,
-               owner: str = "run_trials"):
+               return_received: bool = False, progress: bool = False):
     """Compare schemes on identical inputs, straggler sets and noise.
 
     Parameters
@@ -430,9 +419,6 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
         Also return the received sets.
     progress : bool
         Show a tqdm bar over trials (needs tqdm).
-    owner : str
-        Name shown in error messages and warnings; functions built on this one
-        (:func:`gcc.tuning.select_lambdas`) pass their own.
 
     Returns
     -------
@@ -483,6 +469,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
     """
     import pandas as pd
 
+    owner = caller("run_trials")   # a function built on this one names itself (validation.entry)
     K, N = _check_codes(codes, owner)
     trials = check_int(trials, "trials", owner, minimum=1)
     seed = check_seed(seed, "seed", owner)

@@ -10,7 +10,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .validation import InstanceOf, Interval, Options, validate, validate_params
+from .validation import BOOL, Interval, Options, validate_params
 
 __all__ = ["chebyshev_points", "equispaced_points", "code_points", "POINT_SETS"]
 
@@ -59,7 +59,7 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
     >>> gcc.chebyshev_points(0)
     Traceback (most recent call last):
     ...
-    ValueError: The 'n' parameter of chebyshev_points must be an int >= 1. Got 0 instead.
+    gcc.validation.InvalidParameterError: The 'n' parameter of chebyshev_points must be an int >= 1. Got 0 instead.
     """
     k = np.arange(1, n + 1, dtype=np.float64)
     if kind == 1:
@@ -70,7 +70,7 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
 
 
 @validate_params({"n": Interval(Integral, 1, None),
-                  "endpoints": InstanceOf((bool, np.bool_), "a bool")})
+                  "endpoints": BOOL})
 def equispaced_points(n, endpoints=True) -> np.ndarray:
     """Equispaced points on [-1, 1], in ascending order.
 
@@ -100,7 +100,9 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
     return -1.0 + (2 * k - 1) / n
 
 
-def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
+@validate_params({"n_inputs": Interval(Integral, 1, None), "n_workers": Interval(Integral, 1, None),
+                  "points": POINT_SETS}, skip_nested=True)
+def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev"):
     """Default (alphas, betas) of a code for ``points`` in {"chebyshev", "equispaced"}.
 
     Parameters
@@ -111,8 +113,6 @@ def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
         Chebyshev: first kind for the alphas, second kind for the betas (the paper's
         experiments). Equispaced: cell centres for the alphas, ``linspace(-1, 1, N)`` for the
         betas.
-    owner : str
-        The code's class, named in the error message.
 
     Returns
     -------
@@ -122,18 +122,14 @@ def code_points(n_inputs: int, n_workers: int, points: str, owner: str):
     Examples
     --------
     >>> from gcc.points import code_points
-    >>> alphas, betas = code_points(2, 3, "equispaced", "SplineCode")
+    >>> alphas, betas = code_points(2, 3, "equispaced")
     >>> alphas, betas
     (array([-0.5,  0.5]), array([-1.,  0.,  1.]))
-    >>> code_points(2, 3, "random", "SplineCode")
+    >>> code_points(2, 3, "random")
     Traceback (most recent call last):
     ...
-    ValueError: The 'points' parameter of SplineCode must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
+    gcc.validation.InvalidParameterError: The 'points' parameter of code_points must be one of 'chebyshev', 'equispaced'. Got 'random' instead.
     """
-    owner = validate(owner, InstanceOf(str, "a class or function name (str)"), "owner", "code_points")
-    n_inputs = validate(n_inputs, Interval(Integral, 1, None), "n_inputs", owner)
-    n_workers = validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
-    points = validate(points, POINT_SETS, "points", owner)
     if points == "chebyshev":
         return chebyshev_points(n_inputs, 1), chebyshev_points(n_workers, 2)
     return equispaced_points(n_inputs, endpoints=False), equispaced_points(n_workers, True)

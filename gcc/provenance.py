@@ -1,8 +1,8 @@
 """Provenance: what produced a result (library, git revision, packages, machine, parameters).
 
-:func:`provenance` is the record every run writes once (the reproduce runner's ``run.json``,
-:class:`gcc.results.RunContext`); :func:`library_fingerprint` is part of the runner's cache key;
-:func:`jsonable` makes parameters and records JSON-safe. :mod:`gcc.results` re-exports all five.
+:func:`provenance` is the record every run writes once (``run.json``, through
+:class:`gcc.results.RunContext` and the runner); :func:`library_fingerprint` is part of the
+runner's cache key; :func:`repo_root` is the one definition of where the companion lives.
 """
 from __future__ import annotations
 
@@ -18,28 +18,26 @@ from typing import Any, Mapping
 from .machine import describe
 from .validation import invalid
 
-__all__ = ["library_fingerprint", "git_revision", "package_versions", "jsonable", "provenance"]
+__all__ = ["repo_root", "library_fingerprint", "git_revision", "package_versions", "jsonable", "provenance"]
 
-_TRACKED_PACKAGES = (
-    "numpy", "scipy", "pandas", "matplotlib", "torch", "torchvision", "timm",
-    "scikit-learn", "dask", "distributed", "papermill", "jupytext", "jupyter-book",
-)
+_TRACKED_PACKAGES = ("numpy", "scipy", "pandas", "matplotlib", "torch", "torchvision", "timm", "scikit-learn",
+                     "dask", "distributed", "papermill", "jupytext", "jupyter-book")
 
 
-def _repo_root() -> Path:
+def repo_root() -> Path:
+    """The companion's root folder: the parent of the ``gcc`` package (``notebooks/``, ``book/``).
+
+    Examples
+    --------
+    >>> from gcc.provenance import repo_root
+    >>> (repo_root() / "gcc" / "provenance.py").exists()
+    True
+    """
     return Path(__file__).resolve().parent.parent
 
 
 def library_fingerprint() -> str:
-    """SHA-256 over the source of every module of ``gcc``.
-
-    The reproduce runner puts this in its cache key: a notebook whose source and
-    parameters are unchanged must still be rerun when the library changed.
-
-    Returns
-    -------
-    str
-        64 hexadecimal digits; any edit of a ``gcc/**/*.py`` file (or a new one) changes it.
+    """SHA-256 over the path and source of every ``gcc/**/*.py``: a changed library reruns notebooks.
 
     Examples
     --------
@@ -56,43 +54,22 @@ def library_fingerprint() -> str:
 
 
 def git_revision() -> str | None:
-    """The git commit of the companion, with ``-dirty`` when tracked files have changes.
+    """The git commit of the companion, with ``-dirty`` for changed tracked files; None outside git."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
 
-    Returns
-    -------
-    str or None
-        ``"<40 hex digits>"`` or ``"<40 hex digits>-dirty"``; None outside a git checkout
-        or without ``git``.
-
-    Examples
-    --------
-    >>> from gcc.provenance import git_revision
-    >>> rev = git_revision()
-    >>> rev is None or len(rev.split("-")[0]) == 40
-    True
-    """
     try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=_repo_root(), capture_output=True, text=True, timeout=10
-        )
+        rev = git("rev-parse", "HEAD")
         if rev.returncode != 0:
             return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=_repo_root(), capture_output=True, text=True, timeout=10,
-        )
-        return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+        return rev.stdout.strip() + ("-dirty" if git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+                                     else "")
     except (OSError, subprocess.SubprocessError):
         return None
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of Python and of the installed packages that can change a result.
-
-    Returns
-    -------
-    dict
-        ``{"python": "3.x.y", "numpy": ..., ...}``; packages that are not installed are left out.
+    """Versions of Python and of the installed packages that can change a result (absent ones left out).
 
     Examples
     --------
@@ -110,20 +87,7 @@ def package_versions() -> dict[str, str]:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` converted to what :func:`json.dumps` accepts, recursively.
-
-    Mappings become dicts with string keys, tuples and lists become lists, paths become
-    strings, numpy scalars and arrays become Python numbers and (nested) lists; anything
-    else unknown is kept as its ``repr``.
-
-    Parameters
-    ----------
-    value : object
-
-    Returns
-    -------
-    object
-        Made of dict, list, str, int, float, bool and None only.
+    """``value`` as what :func:`json.dumps` accepts: numpy values as numbers and lists, paths as text.
 
     Examples
     --------
@@ -147,51 +111,28 @@ def jsonable(value: Any) -> Any:
 
 
 def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None, **extra: Any) -> dict:
-    """Everything needed to tell how a result was produced.
-
-    Parameters
-    ----------
-    params : mapping, optional
-        The parameters of the run (made JSON-safe with :func:`jsonable`).
-    seed : int, optional
-        The base seed of the run.
-    **extra
-        Further top-level entries.
+    """Everything needed to tell how a result was produced (JSON-safe).
 
     Returns
     -------
     dict
         ``created_utc``, ``seed``, ``parameters``, ``gcc_version``, ``library_fingerprint``,
-        ``git_revision``, ``packages`` (:func:`package_versions`), ``machine``
-        (:func:`gcc.machine.describe`), ``python_executable`` and ``extra``. JSON-serialisable.
+        ``git_revision``, ``packages``, ``machine`` (:func:`gcc.machine.describe`),
+        ``python_executable`` and the ``extra`` entries.
 
     Examples
     --------
     >>> from gcc.provenance import provenance
     >>> record = provenance({"n_workers": 40}, seed=0, note="demo")
-    >>> record["parameters"], record["seed"], record["note"]
-    ({'n_workers': 40}, 0, 'demo')
-    >>> "cpu_count" in record["machine"]
-    True
-    >>> provenance([("n_workers", 40)])
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'params' parameter of provenance must be a mapping of parameter names to values or None. Got [('n_workers', 40)] instead.
+    >>> record["parameters"], record["seed"], record["note"], "cpu_count" in record["machine"]
+    ({'n_workers': 40}, 0, 'demo', True)
     """
     from gcc import __version__
 
     if params is not None and not isinstance(params, Mapping):
         raise invalid("params", "provenance", "a mapping of parameter names to values or None", params)
-    record = {
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "seed": seed,
-        "parameters": jsonable(dict(params or {})),
-        "gcc_version": __version__,
-        "library_fingerprint": library_fingerprint(),
-        "git_revision": git_revision(),
-        "packages": package_versions(),
-        "machine": describe(),
-        "python_executable": sys.executable,
-    }
-    record.update(jsonable(extra))
-    return record
+    return {"created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "seed": seed,
+            "parameters": jsonable(dict(params or {})), "gcc_version": __version__,
+            "library_fingerprint": library_fingerprint(), "git_revision": git_revision(),
+            "packages": package_versions(), "machine": describe(), "python_executable": sys.executable,
+            **jsonable(extra)}

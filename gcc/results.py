@@ -1,28 +1,24 @@
 """Result data and provenance: where every notebook writes what it measured.
 
-A notebook opens its run with one line after the parameters cell::
+A notebook opens its run with one line after its imports::
 
-    run = RunContext.current("quickstart", globals())
+    run = RunContext()
 
-The run context holds the notebook's parameters (the names its ``parameters`` cell assigns,
-with the values papermill injected; recorded once), its results folder
-``<results root>/<notebook>/`` and its provenance record ``run.json`` there (parameters, seed,
-git revision, package versions, machine, and what the run saved). Through it the notebook saves
-tidy CSV tables (one row per measurement), figures and the numbers that the book's prose quotes::
+The runner (:mod:`gcc.reproduce`) tells the kernel which notebook runs and with which
+parameters (``$GCC_RUN``); run by hand in JupyterLab, the notebook's name comes from
+JupyterLab's session and its parameters from the notebook's ``parameters`` cell. The run
+context holds the results folder ``<results root>/<notebook>/`` and the provenance record
+``run.json`` there (parameters, seed, git revision, package versions, machine, and what the run
+saved). Through it the notebook saves tidy CSV tables, figures and the numbers the book quotes::
 
     run.save_table(frame, "results")           # results.csv, listed in run.json
     run.save_figure(fig, "loss_vs_n")          # loss_vs_n.png and .svg
     run.value("gcc_slope", slope, unit="")     # quoted by chapters as {{ quickstart.gcc_slope }}
     run.include(table, "slopes")               # a chapter's {include} of a markdown table
 
-The reproduce runner adds its own entries (profile, status, seconds, cache key) to the same
-``run.json``: one provenance file per run. Later notebooks, the tests and outside checks read the
-tables from there (:func:`load_table`), so figures are made from saved results, never recomputed.
-
-The results root is ``$GCC_RESULTS_ROOT`` or ``<repo>/_build/results`` (the runner sets the
-variable so that every notebook of a batch writes into the batch's folder). The module-level
-:func:`save_table`, :func:`save_figure` and :func:`save_json` serve the JSON notebooks that are
-not converted yet (they keep a ``provenance.json`` per folder).
+The runner adds its own entries (profile, status, seconds, cache key) to the same ``run.json``.
+Later notebooks, the tests and outside checks read the tables back (:func:`load_table`). The
+results root is ``$GCC_RESULTS_ROOT`` or ``<repo>/_build/results``.
 """
 from __future__ import annotations
 
@@ -35,36 +31,21 @@ from typing import Any, Mapping
 
 from .atomic import remove_partials, replacing, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
-from .notebooks import assigned_names, find_source, parameters_cell, read_source
-from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
+from .provenance import jsonable, library_fingerprint, provenance, repo_root
 from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
 
-__all__ = [
-    "RUN_RECORD",
-    "PAGE_STYLE",
-    "repo_root",
-    "results_root",
-    "results_dir",
-    "plain_name",
-    "table_frame",
-    "RunContext",
-    "format_value",
-    "display_table",
-    "markdown_table",
-    "read_run_record",
-    "library_fingerprint",
-    "git_revision",
-    "package_versions",
-    "jsonable",
-    "provenance",
-    "save_table",
-    "load_table",
-    "save_figure",
-    "save_json",
-]
+__all__ = ["RUN_RECORD", "RUN_ENV", "PAGE_STYLE", "repo_root", "results_root", "results_dir", "plain_name",
+           "table_frame", "RunContext", "format_value", "display_table", "markdown_table", "read_run_record",
+           "library_fingerprint", "jsonable", "provenance", "load_table"]
 
 #: File name of a run's provenance record in ``<results root>/<notebook>/``.
 RUN_RECORD = "run.json"
+
+#: The environment variable through which the runner tells a kernel its notebook, profile and parameters.
+RUN_ENV = "GCC_RUN"
+
+#: The name of a run context outside any notebook the runner or JupyterLab names.
+SCRATCH = "scratch"
 
 _MAPPING = InstanceOf(Mapping, "a mapping")
 _FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
@@ -76,72 +57,20 @@ PAGE_STYLE = {"figure.figsize": (8.0, 4.8), "figure.dpi": 100, "savefig.dpi": 15
               "axes.titlesize": 12, "legend.fontsize": 10}
 
 
-def repo_root() -> Path:
-    """The companion's root folder (the parent of the ``gcc`` package).
-
-    Returns
-    -------
-    pathlib.Path
-        Absolute path of the folder that holds ``gcc/``, ``notebooks/`` and ``book/``.
-
-    Examples
-    --------
-    >>> from gcc.results import repo_root
-    >>> (repo_root() / "gcc" / "results.py").exists()
-    True
-    """
-    return Path(__file__).resolve().parent.parent
-
-
 def results_root() -> Path:
-    """Root of all result folders: ``$GCC_RESULTS_ROOT`` or ``<repo>/_build/results``.
-
-    Returns
-    -------
-    pathlib.Path
-        Not created here; :func:`results_dir` creates the folders below it.
-
-    Examples
-    --------
-    >>> import os
-    >>> from unittest import mock
-    >>> from gcc.results import results_root
-    >>> with mock.patch.dict(os.environ, GCC_RESULTS_ROOT="/tmp/somewhere"):
-    ...     print(results_root().as_posix())
-    /tmp/somewhere
-    """
+    """Root of all result folders: ``$GCC_RESULTS_ROOT`` or ``<repo>/_build/results`` (not created here)."""
     env = os.environ.get("GCC_RESULTS_ROOT")
     return Path(env) if env else repo_root() / "_build" / "results"
 
 
 def results_dir(notebook: str, create: bool = True) -> Path:
-    """Folder ``<results root>/<notebook>/`` for one notebook's data.
-
-    Parameters
-    ----------
-    notebook : str
-        The notebook's name without extension, e.g. ``"worst_case_rate"``.
-    create : bool
-        Create the folder if it does not exist.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    ValueError
-        If ``notebook`` is empty, contains ``/`` or starts with a dot.
+    """Folder ``<results root>/<notebook>/`` for one notebook's data, created when ``create``.
 
     Examples
     --------
     >>> from gcc.results import results_dir
     >>> results_dir("worst_case_rate", create=False).name
     'worst_case_rate'
-    >>> results_dir("../elsewhere")
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'notebook' parameter of results_dir must be a plain non-empty name without '/'. Got '../elsewhere' instead.
     """
     path = results_root() / plain_name(notebook, "notebook", "results_dir")
     if create:
@@ -162,18 +91,7 @@ def _writable(folder: Path, name: str, owner: str):
 
 
 def plain_name(name, param: str, owner: str) -> str:
-    """``name`` if it can name a file of a results folder (non-empty, no ``/``, no leading dot), else the ValueError.
-
-    Examples
-    --------
-    >>> from gcc.results import plain_name
-    >>> plain_name("loss_vs_n", "name", "RunContext.save_figure")
-    'loss_vs_n'
-    >>> plain_name("../x", "name", "RunContext.save_table")
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'name' parameter of RunContext.save_table must be a plain non-empty name without '/'. Got '../x' instead.
-    """
+    """``name`` if it can name a file of a results folder (non-empty, no ``/``, no leading dot), else the ValueError."""
     if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
         raise invalid(param, owner, "a plain non-empty name without '/'", name)
     return name
@@ -181,34 +99,44 @@ def plain_name(name, param: str, owner: str) -> str:
 
 def read_run_record(folder: Path) -> dict:
     """The ``run.json`` of a results folder ({} when missing or unreadable)."""
-    path = Path(folder) / RUN_RECORD
     try:
-        return json.loads(path.read_text())
+        return json.loads((Path(folder) / RUN_RECORD).read_text())
     except (OSError, json.JSONDecodeError):
         return {}
+
+
+def _by_hand() -> tuple[str, dict]:
+    """Name and parameters of a notebook run by hand: JupyterLab's session path, the parameters cell's names."""
+    import ast
+
+    from .notebooks import find_source, parameters
+
+    session = Path(os.environ.get("JPY_SESSION_NAME") or SCRATCH)   # JupyterLab's path of the notebook
+    source = session if session.suffix in (".md", ".ipynb") and session.is_file() else find_source(session.stem)
+    if source is None:
+        return SCRATCH, {}
+    try:
+        namespace = __import__("IPython").get_ipython().user_ns   # the values the cells set
+    except (ImportError, AttributeError):
+        namespace = {}
+    declared = parameters(source)
+    return source.stem, {k: namespace[k] if k in namespace else ast.literal_eval(v) for k, v in declared.items()}
 
 
 class RunContext:
     """One run of one notebook: its parameters, its results folder and its provenance record.
 
-    Create it with :meth:`current` in the notebook; construct it directly only outside a
-    notebook (tests, scripts).
-
     Parameters
     ----------
-    notebook : str
-        The notebook's name (its results folder).
+    notebook : str, optional
+        The notebook's name (its results folder). Default: the notebook the runner executes
+        (``$GCC_RUN``), else the one JupyterLab runs (``$JPY_SESSION_NAME``), else ``"scratch"``.
     parameters : mapping, optional
-        The run's parameters, recorded once in ``run.json``.
+        The run's parameters, recorded once in ``run.json``. Default: the runner's (the notebook's
+        parameters cell with the profile's and the command line's overrides), else, by hand, the
+        values of the names that the notebook's parameters cell assigns.
     root : path, optional
         Results root (default: :func:`results_root`).
-
-    Attributes
-    ----------
-    notebook : str
-    parameters : dict
-    folder : pathlib.Path
-        ``<root>/<notebook>/``, created.
 
     Examples
     --------
@@ -219,56 +147,25 @@ class RunContext:
     ...     run.save_table([{"scheme": "gcc", "loss": 0.5}], "results")
     ...     run.value("gcc_loss", 0.5, note="mean loss")
     ...     record = json.loads((run.folder / "run.json").read_text())
-    ...     loaded = run.load_table("results")
-    >>> record["parameters"], record["seed"], record["tables"]["results"]["rows"]
-    ({'n_workers': 40, 'seed': 0}, 0, 1)
-    >>> record["values"]["gcc_loss"]["text"], list(loaded.columns)
-    ('0.5', ['scheme', 'loss'])
+    >>> record["parameters"], record["seed"], record["tables"]["results"]["rows"], record["values"]["gcc_loss"]["text"]
+    ({'n_workers': 40, 'seed': 0}, 0, 1, '0.5')
     """
 
-    def __init__(self, notebook: str, parameters: Mapping[str, Any] | None = None, *, root=None):
-        self.notebook = notebook
+    def __init__(self, notebook: str | None = None, parameters: Mapping[str, Any] | None = None, *, root=None):
+        given = json.loads(os.environ.get(RUN_ENV) or "{}")
+        if notebook is None and parameters is None:
+            notebook, parameters = (given["notebook"], given["parameters"]) if given else _by_hand()
+            _page_style()
+        self.notebook = plain_name(notebook if notebook is not None else SCRATCH, "notebook", "RunContext")
         self.parameters = dict(validate(parameters or {}, _MAPPING, "parameters", "RunContext"))
-        self.folder = (Path(root) / notebook) if root is not None else results_dir(notebook, create=False)
-        if root is not None:
-            results_dir(notebook, create=False)  # checks the name
+        self.folder = (Path(root) if root is not None else results_root()) / self.notebook
         with _writable(self.folder, "root" if root is not None else "GCC_RESULTS_ROOT", "RunContext"):
             self.folder.mkdir(parents=True, exist_ok=True)
             remove_partials(self.folder)  # what a killed run was writing
             self._remove_previous_outputs()
             self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
-            self.record.update(notebook=notebook, tables={}, figures={}, files={}, values={}, includes={})
+            self.record.update(notebook=self.notebook, tables={}, figures={}, files={}, values={}, includes={})
             self._write()
-
-    @classmethod
-    def current(cls, notebook: str, namespace: Mapping[str, Any]) -> "RunContext":
-        """The run context of the notebook that calls it, from the notebook's global namespace.
-
-        The parameters are the names that the source notebook's ``parameters`` cell assigns
-        (``notebooks/<notebook>.md`` or ``.ipynb``, :mod:`gcc.notebooks`), with their current
-        values, i.e. as papermill injected them. Without a source notebook, every public global
-        holding plain data (numbers, strings, lists, dicts, None) counts as a parameter.
-        Figures drawn afterwards use :data:`PAGE_STYLE`.
-
-        Parameters
-        ----------
-        notebook : str
-        namespace : mapping
-            The notebook's ``globals()``.
-
-        Returns
-        -------
-        RunContext
-        """
-        source = find_source(notebook)
-        cell = parameters_cell(read_source(source)) if source is not None else None
-        if cell is not None:
-            names = [n for n in assigned_names(cell.source) if n in namespace]
-        else:
-            names = [n for n, v in namespace.items() if not n.startswith("_") and _plain(v)
-                     and n not in ("In", "Out")]
-        _page_style()
-        return cls(notebook, {n: namespace[n] for n in names})
 
     @property
     def seed(self):
@@ -279,11 +176,7 @@ class RunContext:
         return self.parameters[name]
 
     def save_table(self, table, name: str = "results", **notes: Any) -> None:
-        """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``.
-
-        Nothing is returned, so that a notebook cell ending with a save shows nothing
-        (``run.folder / "<name>.csv"`` is the file).
-        """
+        """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``."""
         frame = table_frame(table, "RunContext.save_table")
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_table')}.csv"
         with replacing(path) as tmp:
@@ -294,9 +187,7 @@ class RunContext:
 
     def load_table(self, name: str = "results", notebook: str | None = None):
         """Read ``<name>.csv`` of this run, or of another ``notebook``'s last run (:func:`load_table`)."""
-        if notebook is None:
-            notebook = self.notebook
-        return load_table(notebook, name, root=self.folder.parent)
+        return load_table(notebook or self.notebook, name, root=self.folder.parent)
 
     def save_figure(self, fig, name: str, dpi: int | None = None) -> None:
         """Save ``fig`` as ``<name>.png`` and ``<name>.svg`` and list both in ``run.json``.
@@ -316,24 +207,11 @@ class RunContext:
         self.record["files"][name] = path.name
         self._write()
 
-    def value(self, key: str, number, unit: str = "", digits: int = 3, fmt: str | None = None,
-              note: str = ""):
-        """Record a number that the book's prose quotes (nothing is returned).
+    def value(self, key: str, number, unit: str = "", digits: int = 3, fmt: str | None = None, note: str = ""):
+        """Record a finite number (or a text) that the book's prose quotes as ``{{ <notebook>.<key> }}``.
 
-        Chapters show it as ``{{ <notebook>.<key> }}`` (the text of :func:`format_value`, unit
-        included); the runner also writes every value of the run into the include
-        ``book/generated/values/<notebook>.md``.
-
-        Parameters
-        ----------
-        key : str
-            A Python identifier, unique within the notebook.
-        number : int, float or str
-            Finite: a NaN or an infinity is an error (the prose would quote "nan").
-        unit, digits, fmt
-            See :func:`format_value`.
-        note : str
-            What the number is (shown in the include's table).
+        ``unit``, ``digits`` and ``fmt`` as in :func:`format_value`; ``note`` says what the number is
+        (shown in the include ``book/generated/values/<notebook>.md`` the runner writes).
         """
         if not isinstance(key, str) or not key.isidentifier():
             raise invalid("key", "RunContext.value", "a Python identifier", key)
@@ -345,11 +223,7 @@ class RunContext:
         self._write()
 
     def include(self, frame, name: str, digits: int = 4) -> None:
-        """Publish a table for a chapter: the runner writes it as ``book/generated/values/<notebook>.<name>.md``.
-
-        A chapter shows it with ``{include}`` (a MyST markdown table, :func:`markdown_table`), so
-        no measured table is typed by hand. ``name`` is a Python identifier.
-        """
+        """Publish a table for a chapter's ``{include}`` of ``book/generated/values/<notebook>.<name>.md``."""
         if not isinstance(name, str) or not name.isidentifier():
             raise invalid("name", "RunContext.include", "a Python identifier", name)
         self.record["includes"][name] = markdown_table(frame, digits)
@@ -370,35 +244,14 @@ class RunContext:
         old = read_run_record(self.folder)
         stale = [entry["file"] for entry in (old.get("tables") or {}).values() if isinstance(entry, dict)]
         stale += [f for files in (old.get("figures") or {}).values() for f in files]
-        stale += list((old.get("files") or {}).values()) + ["provenance.json"]
+        stale += list((old.get("files") or {}).values())
         for name in stale:
             if isinstance(name, str) and "/" not in name:
                 (self.folder / name).unlink(missing_ok=True)
 
 
-def _plain(value) -> bool:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    return False
-
-
 def table_frame(table, owner: str):
-    """``table`` as a DataFrame: a DataFrame as it is, a list or tuple of row mappings as rows.
-
-    Examples
-    --------
-    >>> from gcc.results import table_frame
-    >>> table_frame([{"scheme": "gcc", "loss": 0.5}], "save_table").shape
-    (1, 2)
-    >>> table_frame(5, "save_table")
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'table' parameter of save_table must be a pandas.DataFrame or a list of row mappings. Got 5 instead.
-    """
+    """``table`` as a DataFrame: a DataFrame as it is, a list or tuple of row mappings as rows."""
     import pandas as pd
 
     if isinstance(table, pd.DataFrame):
@@ -426,80 +279,8 @@ def _page_style() -> None:
     matplotlib.rcParams.update(PAGE_STYLE)
 
 
-def save_table(table, notebook: str, name: str = "results", params: Mapping[str, Any] | None = None,
-               seed: int | None = None, **extra: Any) -> Path:
-    """Write a tidy table as ``<name>.csv`` and update the folder's ``provenance.json``.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame or sequence of dict
-        One row per measurement.
-    notebook : str
-        Name of the notebook that produced it (the folder name).
-    name : str
-        File stem of the CSV.
-    params, seed, extra
-        Recorded in ``provenance.json`` under ``tables[name]`` and at the top level.
-
-    Returns
-    -------
-    pathlib.Path
-        Path of the CSV written.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from unittest import mock
-    >>> from gcc.results import save_table, load_table
-    >>> with tempfile.TemporaryDirectory() as root, mock.patch.dict(os.environ, GCC_RESULTS_ROOT=root):
-    ...     path = save_table([{"scheme": "gcc", "loss": 0.5}], "demo", params={"n": 1}, seed=0)
-    ...     table = load_table("demo")
-    ...     tables = (path.parent / "provenance.json").read_text().count('"results"')
-    >>> path.name, tables
-    ('results.csv', 1)
-    >>> table
-      scheme  loss
-    0    gcc   0.5
-    """
-    frame = table_frame(table, "save_table")
-    folder = results_dir(notebook)
-    path = folder / f"{plain_name(name, 'name', 'save_table')}.csv"
-    with replacing(path) as tmp:
-        frame.to_csv(tmp, index=False)
-    _update_provenance(folder, name, params, seed, rows=len(frame), columns=list(frame.columns), **extra)
-    return path
-
-
-def _update_provenance(folder: Path, name: str, params, seed, **extra) -> None:
-    prov_path = folder / "provenance.json"
-    record = provenance(params, seed)
-    if prov_path.exists():
-        try:
-            old = json.loads(prov_path.read_text())
-            record["tables"] = old.get("tables", {})
-        except (json.JSONDecodeError, OSError):
-            record["tables"] = {}
-    else:
-        record["tables"] = {}
-    record["tables"][name] = jsonable(extra)
-    write_text(prov_path, json.dumps(record, indent=2, sort_keys=True))
-
-
 def load_table(notebook: str, name: str = "results", root: Path | None = None):
     """Read ``<results root>/<notebook>/<name>.csv`` as a pandas DataFrame.
-
-    Parameters
-    ----------
-    notebook : str
-        The notebook that saved the table.
-    name : str
-        File stem of the CSV.
-    root : path, optional
-        Results root (default: :func:`results_root`).
-
-    Returns
-    -------
-    pandas.DataFrame
 
     Raises
     ------
@@ -519,81 +300,9 @@ def load_table(notebook: str, name: str = "results", root: Path | None = None):
     """
     import pandas as pd
 
-    folder = results_dir(notebook, create=False)
-    path = (Path(root) / folder.name if root is not None else folder) / f"{plain_name(name, 'name', 'load_table')}.csv"
+    folder = (Path(root) if root is not None else results_root()) / plain_name(notebook, "notebook", "load_table")
+    path = folder / f"{plain_name(name, 'name', 'load_table')}.csv"
     if not path.exists():
-        raise FileNotFoundError(
-            f"No saved results at {path}. Run the notebook first: python -m gcc.reproduce --only {notebook}"
-        )
+        raise FileNotFoundError(f"No saved results at {path}. Run the notebook first: "
+                                f"python -m gcc.reproduce --only {notebook}")
     return pd.read_csv(path)
-
-
-def save_figure(fig, notebook: str, name: str, dpi: int = 150) -> Path:
-    """Save a matplotlib figure as ``<name>.png`` and ``<name>.svg`` beside the notebook's data.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-    notebook : str
-        The notebook's results folder.
-    name : str
-        File stem of both images.
-    dpi : int
-        Resolution of the PNG.
-
-    Returns
-    -------
-    pathlib.Path
-        Path of the PNG.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from unittest import mock
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> from gcc.results import save_figure
-    >>> fig, ax = plt.subplots()
-    >>> with tempfile.TemporaryDirectory() as root, mock.patch.dict(os.environ, GCC_RESULTS_ROOT=root):
-    ...     path = save_figure(fig, "demo", "empty")
-    ...     print(sorted(p.name for p in path.parent.iterdir()))
-    ['empty.png', 'empty.svg']
-    >>> plt.close(fig)
-    """
-    path = results_dir(notebook) / f"{plain_name(name, 'name', 'save_figure')}.png"
-    _save_figure(fig, path, dpi, "save_figure")
-    return path
-
-
-def save_json(data: Mapping[str, Any], notebook: str, name: str) -> Path:
-    """Write a JSON document ``<name>.json`` into the notebook's folder.
-
-    Parameters
-    ----------
-    data : mapping
-        Made JSON-safe with :func:`jsonable`; keys are sorted in the file.
-    notebook : str
-        The notebook's results folder.
-    name : str
-        File stem.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Examples
-    --------
-    >>> import json, os, tempfile
-    >>> from unittest import mock
-    >>> import numpy as np
-    >>> from gcc.results import save_json
-    >>> with tempfile.TemporaryDirectory() as root, mock.patch.dict(os.environ, GCC_RESULTS_ROOT=root):
-    ...     path = save_json({"mean": np.float64(0.25)}, "demo", "hardware")
-    ...     print(path.name, json.loads(path.read_text()))
-    hardware.json {'mean': 0.25}
-    """
-    path = results_dir(notebook) / f"{plain_name(name, 'name', 'save_json')}.json"
-    data = validate(data, _MAPPING, "data", "save_json")
-    write_text(path, json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
-    return path

@@ -24,9 +24,8 @@ from numbers import Real
 
 import numpy as np
 
-from ._array_constraints import as_array
 from ._reinsch import KNOT_GAP, green_silverman_alpha, reinsch_fit, reinsch_smoother, spline_eval, unit_scale
-from .validation import (BOOL, ArrayLike, Interval, Points, Rejected, check_finite, check_lam, raise_invalid,
+from .validation import (BOOL, ArrayLike, as_array, Interval, Points, Rejected, check_finite, check_lam, raise_invalid,
                          validate)
 
 __all__ = ["Knots", "KNOTS", "smoother_matrix", "smoothing_spline", "check_knots", "check_y", "check_x_eval"]
@@ -56,7 +55,7 @@ class Knots(Points):
     >>> validate([0.0, 1e-300, 1.0], Knots(low=None, high=None), "x", "smoother_matrix")
     Traceback (most recent call last):
     ...
-    ValueError: The 'x' parameter of smoother_matrix must be ... (x[1] = 1e-300 is near-coincident with x[0] = 0.0). ...
+    gcc.validation.InvalidParameterError: The 'x' parameter of smoother_matrix must be ... (x[1] = 1e-300 is near-coincident with x[0] = 0.0). ...
     """
 
     def __init__(self, low=-1.0, high=1.0, size=None, size_name=None, min_size=1, gap=KNOT_GAP,

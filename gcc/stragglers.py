@@ -11,8 +11,11 @@ adversary of :mod:`gcc.adversary`, resolved per scheme by the harness) and the d
 :class:`ShiftedExponential` and :class:`SlowWorkers` (completion times; the master waits for
 the fastest ``N - S``). Every model has ``sample(rng, n_workers) -> received`` and
 ``sample_many(rng, n_workers, trials) -> mask`` (boolean ``(trials, N)``, ``True`` =
-received); the delay models also ``sample_with_time(rng, n_workers, n_wait)``. The gaps a
-mask leaves (longest straggler runs) are measured by :mod:`gcc.runs`.
+received); the delay models also ``sample_with_time(rng, n_workers, n_wait)``. The adversary
+(:attr:`StragglerModel.adaptive`) chooses its set from the code, ``f`` and the data rather than
+from ``rng``: its ``sample`` and ``sample_many`` take them as the keywords ``code``, ``f`` and
+``X`` (:meth:`WorstCase.sample_many`). The gaps a mask leaves (longest straggler runs) are
+measured by :mod:`gcc.straggler_runs`.
 
 References
 ----------
@@ -50,10 +53,18 @@ def _check_rng(rng: Any, owner: str) -> np.random.Generator:
 
 # --------------------------------------------------------------------------- models
 class StragglerModel:
-    """Shared machinery: ``sample`` is the first row of ``sample_many``."""
+    """The interface of every straggler model: ``sample`` is the first row of ``sample_many``.
+
+    ``sample_many(rng, n_workers, trials)`` returns boolean received masks of shape
+    ``(trials, N)``; ``sample(rng, n_workers)`` the ascending indices of one received set. An
+    :attr:`adaptive` model's set depends on the code, ``f`` and the data: both methods then also
+    take them as the keywords ``code``, ``f`` and ``X`` (a missing one is a contract error).
+    """
 
     #: draws with fewer received workers than this are flagged by the harness
     min_survivors: int = 1
+    #: whether the received set depends on the code, f and the data (the adversary), not on rng alone
+    adaptive: bool = False
 
     def _check_n(self, n_workers: Any) -> int:
         return check_int(n_workers, "n_workers", type(self).__name__, minimum=1)
@@ -68,7 +79,7 @@ class StragglerModel:
                     trials: int) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def sample(self, rng: np.random.Generator, n_workers: int) -> np.ndarray:
+    def sample(self, rng: np.random.Generator, n_workers: int, **data) -> np.ndarray:
         """Draw one received set.
 
         Parameters
@@ -76,13 +87,15 @@ class StragglerModel:
         rng : numpy.random.Generator
         n_workers : int
             ``N``.
+        **data
+            ``code``, ``f`` and ``X`` for an :attr:`adaptive` model (:meth:`WorstCase.sample_many`).
 
         Returns
         -------
         ndarray of int, shape (|F|,)
             Ascending indices of the workers that returned.
         """
-        return np.flatnonzero(self.sample_many(rng, n_workers, 1)[0])
+        return np.flatnonzero(self.sample_many(rng, n_workers, 1, **data)[0])
 
 
 class FixedCount(StragglerModel):
@@ -244,6 +257,8 @@ class WorstCase(StragglerModel):
     array([0, 1, 2, 3, 6, 7, 8, 9])
     """
 
+    adaptive = True
+
     def __init__(self, stragglers: int, search: str = "contiguous",
                  against: str | None = None):
         self.stragglers = check_int(stragglers, "stragglers", "WorstCase", minimum=0)
@@ -263,10 +278,44 @@ class WorstCase(StragglerModel):
         return worst_case_stragglers(code, f, X, self.stragglers, self.search,
                                      outputs=outputs, return_loss=return_loss)
 
-    def sample_many(self, rng, n_workers, trials):
-        raise TypeError("WorstCase has no distribution to sample from: use "
-                        "WorstCase.resolve(code, f, X) or pass the model to "
-                        "gcc.harness.run_trials, which resolves it per scheme.")
+    def sample_many(self, rng, n_workers, trials, *, code=None, f=None, X=None):
+        """The worst received set for ``code``, ``f`` and ``X`` as masks of shape ``(trials, N)``.
+
+        The adversary is deterministic: every row is the set of :meth:`resolve`, and ``rng`` is
+        not drawn from (it is still checked, as for every model). :func:`gcc.harness.run_trials`
+        calls :meth:`resolve` itself, per scheme and trial.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator or None
+        n_workers : int
+            ``N``, equal to ``code.n_workers``.
+        trials : int >= 1
+        code, f, X
+            The code, the function and the data points (K, ...), as in :meth:`resolve`; required.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import gcc
+        >>> code = gcc.SplineCode(n_inputs=3, n_workers=10)
+        >>> gcc.WorstCase(2).sample(None, 10, code=code, f=np.sin, X=np.array([-1.0, 0.2, 0.9]))
+        array([0, 1, 2, 3, 6, 7, 8, 9])
+        """
+        owner = "WorstCase.sample_many"
+        if rng is not None:
+            _check_rng(rng, owner)
+        n = check_int(n_workers, "n_workers", owner, minimum=1)
+        trials = check_int(trials, "trials", owner, minimum=1)
+        for name, value in (("code", code), ("f", f), ("X", X)):
+            if value is None:
+                raise invalid(name, owner, "given: the adversary chooses its set from the code, f and "
+                              "the data (code=, f=, X=; gcc.harness.run_trials resolves it per scheme)", value)
+        if getattr(code, "n_workers", None) != n:
+            raise invalid("n_workers", owner, f"code.n_workers (= {getattr(code, 'n_workers', None)})", n)
+        mask = np.zeros((trials, n), dtype=bool)
+        mask[:, self.resolve(code, f, X)] = True
+        return mask
 
 
 class DelayModel(StragglerModel):

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .metrics import loglog_slope, mean_ci
-from .validation import ArrayLike, Interval, NoneOr, check_real, invalid, validate
+from .validation import COLUMNS, ArrayLike, Interval, NoneOr, check_real, invalid, validate
 
 __all__ = ["SUMMARY_COLUMNS", "SLOPE_COLUMNS", "summarize", "slope_table"]
 
@@ -27,12 +27,8 @@ _REAL_COLUMN = ArrayLike(dtype=float, description="a column of real numbers")
 
 
 def _names(names, argument, owner) -> list:
-    """A column name or a sequence of them, as a list."""
-    if isinstance(names, str):
-        return [names]
-    if not isinstance(names, (list, tuple)):
-        raise invalid(argument, owner, "a column name or a list of column names", names)
-    return list(names)
+    """A column name or a sequence of them, as a list (:data:`gcc.validation.COLUMNS`)."""
+    return validate(names, COLUMNS, argument, owner)
 
 
 def _check_columns(df, names, argument, owner, table="df"):

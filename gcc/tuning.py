@@ -43,7 +43,7 @@ import numpy as np
 from .harness import CODE, TrialContext, run_trials, scores
 from .stragglers import WorstCase
 from .summary import summarize
-from .validation import ArrayLike, Rejected, check_choice, check_int, check_real, invalid, validate
+from .validation import ArrayLike, Rejected, check_choice, check_int, check_real, entry, invalid, validate
 
 #: a grid of smoothing parameters
 _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
@@ -362,9 +362,10 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                 records.append((le, ld, value))
             return None
 
-        run_trials({str(i): codes[(le, gd_sub[0])] for i, le in enumerate(ge_sub)}, f, source,
-                   straggler_model, trials, seed, labels=labels, noise_std=noise_std,
-                   on_trial=decode_grid, owner=owner)
+        with entry(owner):
+            run_trials({str(i): codes[(le, gd_sub[0])] for i, le in enumerate(ge_sub)}, f, source,
+                       straggler_model, trials, seed, labels=labels, noise_std=noise_std,
+                       on_trial=decode_grid)
         return records
 
     def rank(records, ge_all, gd_all):

@@ -50,7 +50,7 @@ PROCESS_TESTS = frozenset({
     "test_reproduce.py::test_only_selects_notebooks_and_their_dependencies",
     "test_reproduce.py::test_unchanged_notebooks_are_cached_and_changes_rerun",
     "test_reproduce.py::test_run_json_records_provenance",
-    "test_reproduce.py::test_parallel_jobs_respect_dependencies",
+    "test_reproduce.py::test_a_command_line_parameter_overrides_the_card_and_is_recorded",
     "test_reproduce.py::test_text_notebooks_run_record_their_parameters_once_and_write_value_includes",
     "test_reproduce.py::test_executed_pages_hide_code_and_remove_the_injected_cell",
     "test_runner_contract.py::test_a_killed_batch_leaves_no_half_result_and_the_rerun_redoes_exactly_what_is_missing",

@@ -3,7 +3,7 @@
 :func:`entries` builds one :class:`Entry` per public function, class or method of gcc/splines.py,
 gcc/gcv.py, gcc/backend.py, gcc/codes and gcc/cpgc/{master, simulate, elimination} that the shared
 module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, ``check_x_eval``,
-``check_y``, the ``Knots`` constraint), the operators (``LinearOperator``, ``lagrange_matrix``,
+``check_y``, the ``Knots`` constraint), the operators (``DenseOperator``, ``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
 ``clear_cache``, ``with_params``, ``decoder_cache_bytes``, the ``check_finite`` flags,
 ``block_received_many``) and the CPGC master's parts (``IncrementalRREF``, the lock-step decoders,
@@ -33,11 +33,11 @@ def _recovery_args():
 
 def entries(ns: dict) -> list:
     """The entries; ``ns`` is the contract module's namespace (Entry and the strategies)."""
-    from hypothesis import strategies as st
+    import contract_table as st
 
     import gcc
     from gcc import cpgc
-    from gcc.backend import LinearOperator
+    from gcc.backend import DenseOperator
     from gcc.codes.base import block_received_many
     from gcc.codes.berrut import berrut_matrix
     from gcc.codes.bspline import banded_decoder
@@ -63,7 +63,7 @@ def entries(ns: dict) -> list:
               dict(y=real_arrays((K,), complex_ok=True))),
         Entry("splines.Knots", lambda gap, relative: Knots(gap=gap, relative=relative).convert([0.0, 0.5]),
               dict(gap=1e-12, relative=True), dict(gap=reals(0), relative=FLAGS)),
-        Entry("LinearOperator", LinearOperator, dict(matrix=np.eye(2), check_finite=True),
+        Entry("DenseOperator", DenseOperator, dict(matrix=np.eye(2), check_finite=True),
               dict(matrix=real_arrays((2, 2), extra_axis=True, wrong_len=False), check_finite=FLAGS)),
         Entry("lagrange_matrix", lagrange_matrix, dict(nodes=X3, z=XN),
               dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
@@ -72,8 +72,8 @@ def entries(ns: dict) -> list:
         Entry("banded_decoder", banded_decoder, dict(nodes=XN, alphas=X3, natural=False),
               dict(nodes=st.one_of(xs, st.just(XN[:3])), alphas=real_arrays((K,), extra_axis=True, wrong_len=False),
                    natural=FLAGS)),
-        Entry("codes.block_received_many", block_received_many, dict(n_workers=N, n_stragglers=2, starts=[0, 3]),
-              dict(n_workers=ints(3), n_stragglers=ints(0, N - 1),
+        Entry("codes.block_received_many", block_received_many, dict(n_workers=N, stragglers=2, starts=[0, 3]),
+              dict(n_workers=ints(3), stragglers=ints(0, N - 1),
                    starts=st.sampled_from([3, [0, 7], [-1], [0.5], [[0, 1]], "01", None, [True]]))),
     ]
     for cls, extra in ((gcc.SplineCode, dict(lam_dec=1e-3)), (gcc.BerrutCode, {}), (gcc.LagrangeCode, {}),

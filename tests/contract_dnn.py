@@ -70,7 +70,7 @@ def entries(ns: dict) -> list:
     matplotlib.use("Agg")
     import pandas as pd
     import torch
-    from hypothesis import strategies as st
+    import contract_table as st
     from torchvision.transforms import ToTensor
 
     from gcc.dnn import data, formats, inference, models, training
@@ -216,7 +216,7 @@ def entries(ns: dict) -> list:
                    depth=1, num_classes=2),
               dict(name=bad("", 3, None, "not_a_timm_model", b"vit"), pretrained=FLAGS,
                    checkpoint_path=bad(3, "", b"x", str(root / "absent.pth")),
-                   weights_file=bad(3, "", b"x", str(root / "absent.pth"))), examples=8),
+                   weights_file=bad(3, "", b"x", str(root / "absent.pth")))),
         Entry("dnn.load_checkpoint", models.load_checkpoint,
               dict(model=models.LeNet5(num_classes=3, img_size=16), path=checkpoint, architecture=None),
               dict(model=MODULES, path=bad(3, "", b"x", files["junk"]), architecture=bad(3, ""))),
@@ -241,13 +241,13 @@ def entries(ns: dict) -> list:
                    y_train=bad(y16[:-1], y16 + 0.5, y16 + 3), x_val=bad(x16[:0], None), y_test=bad(y16[:3], "y"),
                    recipe=bad(3, "fast", {"epoch": 1}, {"epochs": -1}, {"lr": 0}, {"batch_size": 1.5}),
                    seed=seeds(), data_id=bad(3, None), use_cache=FLAGS, threads=ints(1, none_ok=True), device=DEVICES,
-                   verbose=FLAGS), names={"config": ("config",)}, examples=10),
+                   verbose=FLAGS), names={"config": ("config",)}),
         Entry("dnn.train_embedded_model", _in_cache(training.train_embedded_model, root / "cache"),
               dict(name="lenet5", data=digits, seed=0, recipe=tiny, config=None, use_cache=False, threads=1,
                    verbose=False, device=None),
               dict(name=choices(tuple(training.EMBEDDED_MODELS)), data=bad(3, "digits", {}), seed=seeds(),
                    recipe=bad(3, {"epoch": 1}), config=bad(3, {"img_sise": 3}), use_cache=FLAGS,
-                   threads=ints(1, none_ok=True), verbose=FLAGS, device=DEVICES), examples=10),
+                   threads=ints(1, none_ok=True), verbose=FLAGS, device=DEVICES)),
         Entry("dnn.cache_key", training.cache_key, dict(config={"arch": "vit"}, recipe={"epochs": 1}, data_id="d", seed=0),
               dict(config=bad(3, None, "x"), recipe=bad(3, None), data_id=bad(3, None, b"d"), seed=seeds())),
         # ------------------------------------------------------------ gcc.dnn.inference
@@ -311,14 +311,13 @@ def entries(ns: dict) -> list:
               dict(f=FUNCS, model=TEXTS, splits=SPLITS, regimes=REGIMES, stragglers=STRAGGLERS, trials=ints(1),
                    seed=seeds(), lam_enc_grid=GRIDS, lam_dec_grid=GRIDS, tune_trials=ints(1),
                    tuning=choices(("per_s", "single")), tune_stragglers=bad(3, {"q": 1}, {"r": 8}, {"r": 1.5}),
-                   schemes=SCHEMES, dataset=bad(3, b"x")), examples=12),
+                   schemes=SCHEMES, dataset=bad(3, b"x"))),
         Entry("dnn_stragglers.run_sweeps", ds.run_sweeps,
               dict(prepared=prep, regimes={"r": (8, 3)}, stragglers={"r": [1, 2]}, trials=2, seed=0, lam_grid=grid,
                    tune_trials=2, tuning="per_s", schemes=("gcc",)),
               dict(prepared=PREPARED, regimes=bad(3, {}, {"r": (8,)}, {"r": (3, 8)}),
                    stragglers=bad(3, {"q": [1]}, {"r": [7]}, {"r": [1.5]}), trials=ints(1), seed=seeds(),
-                   lam_grid=GRIDS, tune_trials=ints(1), tuning=choices(("per_s", "single")), schemes=SCHEMES),
-              examples=12),
+                   lam_grid=GRIDS, tune_trials=ints(1), tuning=choices(("per_s", "single")), schemes=SCHEMES)),
         Entry("dnn_stragglers.compare_schemes", ds.compare_schemes,
               dict(results=results, metric="loss", scheme="gcc", baseline="bacc", by=("model", "stragglers"),
                    level=0.95),
@@ -335,12 +334,12 @@ def entries(ns: dict) -> list:
               dict(f=FUNCS, model=TEXTS, splits=SPLITS,
                    configs=bad(3, [], [(8, 3)], [(8, 3, 9)], [(8, 0, 6)], [(8, 3.5, 6)], [(40, 20, 30)], "836"),
                    trials=ints(1), seed=seeds(), lam_enc_grid=GRIDS, tune_trials=ints(1), schemes=SCHEMES,
-                   dataset=bad(3, b"x"), lambdas=bad(3, pd.DataFrame())), examples=12),
+                   dataset=bad(3, b"x"), lambdas=bad(3, pd.DataFrame()))),
         Entry("dnn_summary.run_tables", dsum.run_tables,
               dict(prepared=prep, configs=[(8, 3, 6)], trials=2, seed=0, lam_grid=grid, tune_trials=2,
                    schemes=("gcc",), lambdas=None),
               dict(prepared=PREPARED, configs=bad(3, [], [(8, 3, 9)]), trials=ints(1), seed=seeds(), lam_grid=GRIDS,
-                   tune_trials=ints(1), schemes=SCHEMES, lambdas=bad(3, pd.DataFrame())), examples=12),
+                   tune_trials=ints(1), schemes=SCHEMES, lambdas=bad(3, pd.DataFrame()))),
         Entry("dnn_summary.summary_table", dsum.summary_table,
               dict(results=results, by=("model", "scheme", "stragglers"), level=0.95),
               dict(results=tables(results[["scheme", "trial"]]), by=bad(3, ["nope"], [3]),
@@ -446,15 +445,14 @@ def entries(ns: dict) -> list:
               dict(f=bad(3, toy_f, None), x=bad("x", np.zeros((3, 16, 16)), np.zeros((0, 1, 16, 16)),
                                                 np.zeros((3, 1, 16, 16)) + 1j),
                    n_workers=ints(1), stragglers=ints(0, 5), schemes=SCHEMES, lam_enc=reals(0), repeats=ints(1),
-                   warmup=ints(0), seed=seeds(), model=TEXTS, dataset=TEXTS), examples=10),
+                   warmup=ints(0), seed=seeds(), model=TEXTS, dataset=TEXTS)),
         Entry("coding_cost.devices_available", cc.devices_available, dict(devices=["cpu"]),
               dict(devices=bad("gpu", 3, ["gpu"], [], ["cpu", 3], "cuda:99"))),
         Entry("coding_cost.run_costs", cc.run_costs,
               dict(prepared=prep_torch, n_workers=6, n_inputs=3, stragglers=1, repeats=2, seed=0, devices=["cpu"],
                    schemes=("gcc", "bacc")),
               dict(prepared=st.one_of(PREPARED, one([prep])), n_workers=ints(1), n_inputs=ints(1, 4),
-                   stragglers=ints(0, 5), repeats=ints(1), seed=seeds(), devices=bad("gpu", [3]), schemes=SCHEMES),
-              examples=10),
+                   stragglers=ints(0, 5), repeats=ints(1), seed=seeds(), devices=bad("gpu", [3]), schemes=SCHEMES)),
         Entry("coding_cost.cost_summary", cc.cost_summary, dict(timings=timings),
               dict(timings=tables(timings.drop(columns="scheme"), timings.drop(columns="forward_s")))),
     ]

@@ -64,7 +64,7 @@ def test_block_received_against_a_loop():
         rows = block_received_many(N, S, np.arange(N - S + 1))
         assert rows.shape == (N - S + 1, N - S)
         np.testing.assert_array_equal(rows[-1], np.arange(N - S))
-    for bad, name in (((5, 5, 0), "'n_stragglers'"), ((5, 2, 4), "'start'"),
+    for bad, name in (((5, 5, 0), "'stragglers'"), ((5, 2, 4), "'start'"),
                       ((5, 2, 1.0), "'start'"), ((0, 0, 0), "'n_workers'")):
         with pytest.raises(ValueError, match=name):
             block_received(*bad)
@@ -138,7 +138,7 @@ def test_block_estimates_contract():
         assert cls(3, 8).block_estimates(Y, 2) is None
     code = gcc.SplineCode(3, 8)
     assert code.block_estimates(Y, 0).shape == (9, 3)  # N - S + 1 (all equal) blocks
-    with pytest.raises(ValueError, match="'n_stragglers'"):
+    with pytest.raises(ValueError, match="'stragglers'"):
         code.block_estimates(Y, 8)
     with pytest.raises(ValueError, match="'Y'"):
         code.block_estimates(np.ones(7), 2)

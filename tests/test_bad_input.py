@@ -281,17 +281,24 @@ def test_a_card_value_of_the_wrong_type_is_rejected_by_the_runner(tmp_path, valu
 
 @pytest.mark.parametrize("key, value, ok", [("n", 2, True), ("n", 2.5, False), ("n", True, False),
                                             ("lam", 1, True), ("lam", "x", False), ("flag", 1, False),
-                                            ("name", "b", True), ("name", 3, False), ("anything", [1], True),
-                                            ("expr", "free", True)])
+                                            ("name", "b", True), ("name", 3, False), ("anything", [1], True)])
 def test_card_types_follow_the_notebook_defaults(tmp_path, key, value, ok):
-    _text_notebook(tmp_path, "seed = 0\nn = 3\nlam = 0.5\nflag = False\nname = 'a'\nanything = None\n"
-                             "expr = list(range(3))", {"paper": {key: value}})
+    _text_notebook(tmp_path, "seed = 0\nn = 3\nlam = 0.5\nflag = False\nname = 'a'\nanything = None",
+                   {"paper": {key: value}})
     card = reproduce.discover(tmp_path)["tiny"]
     if ok:
-        assert reproduce.resolve_parameters(card, "paper")[key] == value
+        assert reproduce.resolve_parameters(card, "paper")[1][key] == value
     else:
         with pytest.raises(ValueError, match=rf"'profiles.paper.{key}' parameter of run card"):
             reproduce.resolve_parameters(card, "paper")
+
+
+def test_a_default_that_is_not_a_literal_is_named(tmp_path):
+    """The runner records every parameter: a default it cannot read without running the cell is refused."""
+    _text_notebook(tmp_path, "seed = 0\nn = 3\ngrid = list(range(3))", {"ci": {"n": 2}})
+    with pytest.raises(ValueError, match=r"^The 'grid' parameter of notebook .*tiny.md must be a literal in the cell "
+                                         r"tagged 'parameters' \(the runner records it\)\. Got 'list\(range\(3\)\)'"):
+        reproduce.resolve_parameters(reproduce.discover(tmp_path)["tiny"], "ci")
 
 
 def test_the_repository_cards_agree_with_their_notebooks_types():

@@ -1,10 +1,9 @@
 """SplineCode's direct decode of a received set (no K x |F| operator) against the operator and scipy.
 
-The direct paths: the spline through all N worker points with the stragglers' outputs imputed
-(gcc.codes._full_spline.FullSpline, N <= 256, S <= 64, well conditioned) and one banded solve with
-m right-hand sides over the received knots (gcc._reinsch.reinsch_predict). Each must equal the
-operator path, ``decoder_matrix(F) @ Y``, to ~1e-12 relative, and a decode must not depend on
-which sets were decoded before.
+The direct path: the spline through all N worker points with the stragglers' outputs imputed
+(gcc.codes.spline._FullSpline, 5 <= N <= 256, S <= 64, well conditioned, real outputs with m < K
+columns); everything else is the operator, ``decoder_matrix(F) @ Y``. The two must agree to
+~1e-12 relative, and a decode must not depend on which sets were decoded before.
 """
 import pickle
 
@@ -13,9 +12,8 @@ import pytest
 from scipy.interpolate import make_interp_spline, make_smoothing_spline
 
 import gcc
-from gcc.codes import _full_spline as full_spline
-from gcc.codes._full_spline import FullSpline
-from gcc._reinsch import reinsch_predict, reinsch_smoother, spline_eval, spline_eval_weights, reinsch_fit
+from gcc.codes import spline as spline_module
+from gcc._reinsch import green_silverman_alpha
 
 LAMS = [0.0, 1e-8, 1e-6, 1e-4]
 
@@ -47,9 +45,8 @@ def test_direct_decode_equals_operator(lam, K, N, points):
         ref = ref_code.decoder_matrix(F) @ Y
         assert est.shape == (K, m) and est.dtype == np.float64
         assert _rel(est, ref) < tol
-    assert not code._decoders             # no operator was built
-    if N <= code.full_spline_max_workers and lam * N ** 3 <= 100:
-        assert code._full                 # the spline on all N points was used
+    if N <= spline_module._MAX_WORKERS and lam * N ** 3 <= 100:
+        assert code._full and not code._decoders   # the spline on all N points, no operator
 
 
 @pytest.mark.parametrize("lam", [0.0, 1e-5])
@@ -70,45 +67,38 @@ def test_direct_decode_matches_scipy(lam):
         np.testing.assert_allclose(code.decode(Y, F)[inside], ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
 
 
-def test_ill_conditioned_sets_fall_back_to_the_banded_fit(monkeypatch):
+def test_ill_conditioned_sets_fall_back_to_the_operator(monkeypatch):
     rng = np.random.default_rng(4)
     code = gcc.SplineCode(20, 60)
     F = np.r_[0, 4:60]                 # adjacent stragglers at the dense Chebyshev end
     Y = rng.normal(size=(F.size, 4))
-    full = FullSpline(code.betas, code.alphas, 0.0)
-    monkeypatch.setattr(full_spline, "MAX_COND", 1.0)      # every system is "ill-conditioned"
-    assert full.decode(Y, F) == (None, None)
-    est = code.decode(Y, F)
-    np.testing.assert_allclose(est, reinsch_predict(code.betas[F], Y, 0.0, code.alphas), rtol=0, atol=0)
-    assert _rel(est, code.decoder_matrix(F) @ Y) < 1e-12
+    full = spline_module._FullSpline(code.betas, code.alphas, 0.0)
+    assert _rel(full.decode(Y, tuple(F.tolist())), code.decoder_matrix(F) @ Y) < 1e-12
+    monkeypatch.setattr(spline_module, "_MAX_COND", 1.0)      # every system is "ill-conditioned"
+    assert full.decode(Y, tuple(F.tolist())) is None
+    code.clear_cache()
+    np.testing.assert_array_equal(code.decode(Y, F), code.decoder_matrix(F) @ Y)
 
 
 def test_decode_does_not_depend_on_history():
-    """Same bits whether a set is new, recurs (its kept factorisation), or its operator exists."""
+    """Same bits whether a set is new, recurs, or its operator is cached; and after pickling."""
     rng = np.random.default_rng(5)
     for lam in (0.0, 1e-4):
         code = gcc.SplineCode(10, 40, lam_dec=lam)
         sets = _sets(rng, 40, 6, 12)
         Ys = [rng.normal(size=(F.size, 3)) for F in sets]
         first = [code.decode(Y, F) for Y, F in zip(Ys, sets)]
-        for _ in range(2):                                  # the kept systems: the same bits
-            for Y, F, e in zip(Ys, sets, first):
-                np.testing.assert_array_equal(code.decode(Y, F), e)
-        assert code._direct and code._direct_bytes == sum(v.nbytes for v in code._direct.values())
-        code.direct_cache_bytes = 2 * max(v.nbytes for v in code._direct.values())
-        for _ in range(10):                                 # new (well-conditioned) sets are kept,
-            F = np.sort(rng.choice(40, 36, replace=False))  # the oldest dropped to fit the budget
-            code.decode(rng.normal(size=(36, 3)), F)
-        assert code._direct_bytes <= code.direct_cache_bytes
+        for Y, F, e in zip(Ys, sets, first):
+            np.testing.assert_array_equal(code.decode(Y, F), e)
         fresh = gcc.SplineCode(10, 40, lam_dec=lam)
         for Y, F, e in zip(Ys[::-1], sets[::-1], first[::-1]):
             fresh.decoder_matrix(F)                         # an operator in the cache changes nothing
             np.testing.assert_array_equal(fresh.decode(Y, F), e)
         code.clear_cache()
-        assert not code._direct and code._full            # the per-size splines stay
+        assert code._full                                   # the per-size splines stay
         np.testing.assert_array_equal(code.decode(Ys[0], sets[0]), first[0])
         clone = pickle.loads(pickle.dumps(code))
-        assert not clone._full and not clone._direct
+        assert not clone._full
         np.testing.assert_array_equal(clone.decode(Ys[1], sets[1]), first[1])
 
 
@@ -146,7 +136,8 @@ def test_dtypes_and_shapes():
     np.testing.assert_array_equal(code.decode(Y, mask), est)
 
 
-def test_torch_paths_agree_with_numpy():
+def test_torch_tensors():
+    """A CPU tensor is fitted as its numpy view (same bits); bfloat16 and gradients take the operator."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(8)
     for lam in (0.0, 1e-4):
@@ -154,44 +145,36 @@ def test_torch_paths_agree_with_numpy():
         for F in _sets(rng, 40, 5, 15):
             Y = rng.normal(size=(F.size, 3))
             ref = code.decoder_matrix(F) @ Y
-            t = code.decode(torch.from_numpy(Y), F)                   # CPU tensor: numpy on a view
+            t = code.decode(torch.from_numpy(Y), F)
             assert isinstance(t, torch.Tensor) and t.dtype == torch.float64
+            np.testing.assert_array_equal(t.numpy(), code.decode(Y, F))
             assert _rel(t.numpy(), ref) < 1e-12
-            key = tuple(F.tolist())
-            dev = code._fit(torch.from_numpy(Y), key, F, tensor=True)  # the accelerator path, on the CPU
-            assert _rel(dev.numpy(), ref) < 1e-12
-            assert code.decode(torch.from_numpy(Y).float(), F).dtype == torch.float32
+            t32 = code.decode(torch.from_numpy(Y).float(), F)
+            assert t32.dtype == torch.float32 and _rel(t32.double().numpy(), ref) < 1e-6
+            ti = code.decode(torch.from_numpy(np.round(4 * Y).astype(np.int64)), F)
+            assert ti.dtype == torch.float64 and _rel(ti.numpy(), code.decoder_matrix(F) @ np.round(4 * Y)) < 1e-12
             bf = code.decode(torch.from_numpy(Y).to(torch.bfloat16), F)
             assert bf.dtype == torch.bfloat16
             np.testing.assert_allclose(bf.double().numpy(), ref, atol=0.05 * np.abs(ref).max())
-        # a tensor that needs a gradient goes through torch operations: the gradient is D^T
-        F = np.arange(2, 38)
+        F = np.arange(2, 38)                                # the gradient through a decode is D^T
         Yg = torch.from_numpy(rng.normal(size=(F.size, 2))).requires_grad_()
         code.decode(Yg, F).sum().backward()
         D = code.decoder_matrix(F)
         np.testing.assert_allclose(Yg.grad.numpy(), np.repeat(D.sum(axis=0)[:, None], 2, axis=1), atol=1e-10)
 
 
-def test_full_spline_cache_is_bounded():
+def test_full_splines_kept_per_size_are_bounded():
     code = gcc.SplineCode(8, 60, lam_dec=1e-4)
-    code.full_spline_cache_bytes = 3 * FullSpline(code.betas, code.alphas, 1e-3).nbytes
     rng = np.random.default_rng(9)
-    for S in range(1, 10):
+    for S in range(1, spline_module._KEPT_SIZES + 3):
         F = np.sort(rng.choice(60, 60 - S, replace=False))
         code.decode(rng.normal(size=(F.size, 2)), F)
-    assert len(code._full) == 3 and list(code._full) == [53, 52, 51]
-
-
-def test_predict_kernels():
-    rng = np.random.default_rng(10)
-    x = np.sort(rng.uniform(-1, 1, 15))
-    t = np.sort(rng.uniform(-1.3, 1.3, 9))                 # some points outside: tangent lines
-    y = rng.normal(size=(15, 4))
-    for a in (0.0, 1e-3, 1.0):
-        np.testing.assert_allclose(reinsch_predict(x, y, a, t), reinsch_smoother(x, a, t) @ y,
-                                   rtol=1e-12, atol=1e-12)
-    g, M = reinsch_fit(x, y, 0.0)
-    np.testing.assert_allclose(spline_eval_weights(x, t) @ np.concatenate([g, M]), spline_eval(x, g, M, t),
-                               rtol=1e-13, atol=1e-13)
-    n3 = reinsch_predict(x[:3], y[:3], 0.5, t)             # one interior knot
-    np.testing.assert_allclose(n3, reinsch_smoother(x[:3], 0.5, t) @ y[:3], rtol=1e-12, atol=1e-12)
+    assert len(code._full) == spline_module._KEPT_SIZES
+    assert list(code._full) == [60 - S for S in range(3, spline_module._KEPT_SIZES + 3)]
+    lam0 = gcc.SplineCode(8, 60)                            # lam_dec = 0: one for every size
+    for S in (1, 5, 9):
+        lam0.decode(rng.normal(size=(60 - S, 2)), np.arange(S, 60))
+    assert list(lam0._full) == [0]
+    full = lam0._full[0]
+    np.testing.assert_allclose(full.P, lam0.decoder_matrix(None), rtol=0, atol=1e-13)
+    assert green_silverman_alpha(60, 0.0) == 0.0

@@ -232,16 +232,16 @@ def test_block_received_takes_one_block_and_block_received_many_several():
 
 
 def test_linear_operator_validates_and_counts_its_copies():
-    from gcc.backend import LinearOperator
+    from gcc.backend import DenseOperator
 
-    op = LinearOperator(np.eye(3))
+    op = DenseOperator(np.eye(3))
     assert op.nbytes == 72
     op.apply(np.ones(3, dtype=np.float32))
     op.apply(np.ones(3, dtype=np.complex128))                # the float64 matrix itself: no copy
     assert op.nbytes == 72 + 36
     for bad in ([[1j]], [[np.nan]], np.ones(3), "m"):
-        with pytest.raises(ValueError, match="^The 'matrix' parameter of LinearOperator"):
-            LinearOperator(bad)
+        with pytest.raises(ValueError, match="^The 'matrix' parameter of DenseOperator"):
+            DenseOperator(bad)
 
 
 # ----------------------------------------------------------------------------- the CPGC master
@@ -299,11 +299,10 @@ def test_completion_speeds_and_simulate_worker_counts():
 
 # ----------------------------------------------------------------------------- examples
 @pytest.mark.parametrize("module", ["gcc.splines", "gcc._reinsch", "gcc.gcv", "gcc.backend", "gcc.codes.base",
-                                    "gcc.codes.spline", "gcc.codes._full_spline", "gcc.codes.berrut",
+                                    "gcc.codes.spline", "gcc.codes.berrut",
                                     "gcc.codes.lagrange", "gcc.codes.bspline", "gcc.codes.registry",
                                     "gcc.cpgc.master", "gcc.cpgc.simulate", "gcc.cpgc.elimination"])
 def test_docstring_examples(module):
-    pytest.importorskip("torch") if module == "gcc.codes._full_spline" else None
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
 

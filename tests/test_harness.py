@@ -321,10 +321,13 @@ def test_bad_hook_arguments(kwargs, name):
         run_trials({"GCC": gcc.SplineCode(6, 20)}, f, X0, gcc.FixedCount(2), 2, 0, **kwargs)
 
 
-def test_owner_names_the_caller_in_messages():
-    with pytest.raises(ValueError, match="'X' parameter of my_sweep"):
-        run_trials({"GCC": gcc.SplineCode(6, 20)}, f, np.ones(5), gcc.FixedCount(2), 2, 0,
-                   owner="my_sweep")
+def test_an_entry_point_built_on_run_trials_is_named_in_messages():
+    from gcc.validation import entry
+
+    with pytest.raises(ValueError, match="'X' parameter of my_sweep"), entry("my_sweep"):
+        run_trials({"GCC": gcc.SplineCode(6, 20)}, f, np.ones(5), gcc.FixedCount(2), 2, 0)
+    with pytest.raises(TypeError, match="'X' parameter of run_trials"):   # also a TypeError
+        run_trials({"GCC": gcc.SplineCode(6, 20)}, f, np.ones(5), gcc.FixedCount(2), 2, 0)
 
 
 # --------------------------------------------------------------------------- issue 15: the contract
@@ -360,7 +363,7 @@ def test_bad_callables_models_and_seeds_get_the_contract_message(kwargs, message
 
 def test_labels_must_be_classes_of_f():
     scores = lambda x: np.stack([np.sin(x), np.cos(x)], axis=-1)  # noqa: E731
-    with pytest.raises(ValueError, match=r"'labels' parameter of run_trials must be class indices in \[0, 2\)"):
+    with pytest.raises(ValueError, match=r"'labels' parameter of run_trials must be a 1-D array of 6 int labels in \[0, 2\)"):
         run_trials({"a": RecordingCode(6, 20)}, scores, X0, gcc.FixedCount(2), 2, 0, labels=np.arange(6))
     code = gcc.BerrutCode(6, 20)
     with pytest.raises(ValueError, match=r"'labels' parameter of evaluate.*labels\[0\] = -1"):

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from gcc import reproduce, results
-from gcc.notebooks import read_source
+from gcc.notebooks import parameters, parameters_cell, read_source
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,8 +67,8 @@ def tiny(folder: Path, name: str = "tiny", card: dict | None = None, extra: str 
     return write_notebook(folder, name, [
         ("markdown", f"# {name}", []),
         ("code", "seed = 0\nn = 3\nprofile = 'default'", ["parameters"]),
-        ("code", "from gcc.results import save_table\n"
-                 f"save_table([{{'i': i}} for i in range(n)], {name!r}, params=dict(n=n), seed=seed)\n"
+        ("code", "from gcc.results import RunContext\nrun = RunContext()\n"
+                 "run.save_table([{'i': i} for i in range(n)], 'results')\n"
                  "print(profile, n)" + extra, []),
     ], card if card is not None else {"title": "Tiny", "order": 1, "profiles": {"ci": {"n": 2}}})
 
@@ -263,7 +263,8 @@ def test_run_json_records_provenance(tmp_path):
                   "library_fingerprint", "python_executable", "started_utc", "notebook", "kernel"):
         assert field in rec, field
     assert rec["profile"] == "ci" and rec["status"] == "ok"
-    assert rec["parameters"] == {"n": 2, "profile": "ci"}  # profile injected: the notebook declares it
+    assert rec["parameters"] == {"seed": 0, "n": 2, "profile": "ci"}  # profile injected: the notebook declares it
+    assert rec["injected_parameters"] == {"n": 2, "profile": "ci"} and rec["command_line_parameters"] == {}
     assert rec["seconds"] > 0
     assert len(rec["cache_key"]) == 64
     assert {"python", "numpy", "papermill"} <= set(rec["packages"])
@@ -280,7 +281,7 @@ def test_notebooks_without_a_profile_parameter_get_none_injected(tmp_path):
     write_notebook(tmp_path / "nb", "plain", [("markdown", "# Plain", []), ("code", "a = 1", ["parameters"]),
                                               ("code", "print(a)", [])], {"title": "Plain"})
     card = reproduce.load_card(tmp_path / "nb" / "plain.ipynb")
-    assert reproduce.resolve_parameters(card, "ci") == {}
+    assert reproduce.resolve_parameters(card, "ci") == ({"a": 1}, {})
 
 
 # --------------------------------------------------------------------------- ordering and cards
@@ -306,15 +307,13 @@ def test_dependency_cycles_and_unknown_profiles_are_rejected(tmp_path):
 
 def test_invalid_arguments_and_run_cards_get_the_contract_message(tmp_path, capsys):
     tiny(tmp_path / "nb")
-    with pytest.raises(ValueError, match=r"^The 'jobs' parameter of run_batch must be an int >= 1\. Got 0 instead\.$"):
-        reproduce.run_batch("ci", jobs=0, notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'profile' parameter of run_batch must be one of 'ci', 'default', 'paper'"):
         reproduce.run_batch("huge", notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'timeout' parameter of run_batch must be a finite real number > 0"):
         reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path / "nb")
     # The command line names the option as the user typed it, with exit status 2.
-    assert reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--jobs", "0"]) == 2
-    assert ("The '--jobs' parameter of python -m gcc.reproduce must be an int >= 1. Got 0 instead."
+    assert reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--timeout", "0"]) == 2
+    assert ("The '--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0. Got 0.0 instead."
             in capsys.readouterr().err)
     tiny(tmp_path / "a", "late", {"order": "soon"})
     with pytest.raises(ValueError, match=r"^The 'order' parameter of run card .*late\.yaml must be a finite real "
@@ -338,11 +337,10 @@ def test_repository_run_cards_are_valid():
     reproduce.order_notebooks(cards)  # no cycle, no unknown dependency
     for name, card in cards.items():
         assert card.card_path is not None, f"{card.path.name} has no run card notebooks/{name}.yaml"
-        declared = reproduce.notebook_parameters(card.path)
+        declared = parameters(card.path)
         assert declared, f"{card.path.name} has no cell tagged 'parameters'"
-        for profile, params in card.profiles.items():
-            unknown = set(params) - set(declared)
-            assert not unknown, f"{name}.yaml profile {profile} sets undeclared parameters {sorted(unknown)}"
+        for profile in reproduce.PROFILES:
+            reproduce.resolve_parameters(card, profile)  # declared names, the defaults' types
         nb = read_source(card.path)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
             f"{card.path.name} must be stored without outputs"
@@ -356,53 +354,69 @@ def test_parameters_page_lists_every_profile_and_command(tmp_path):
     assert all(f"`{profile}`" in header for profile in reproduce.PROFILES)
     row = next(line for line in text.splitlines() if line.startswith("| `alpha`"))
     assert row.count("|") == len(reproduce.PROFILES) + 2
-    assert "`n=2`" in row and "`n=9`" in row and "(notebook defaults)" in row  # default not set in the card
+    assert "`n=2`" in row and "`n=9`" in row and "`n=3`" in row  # default: the parameters cell's value
     assert "python -m gcc.reproduce --profile <profile> --only <notebook>" in text
 
 
-def test_parallel_jobs_respect_dependencies(tmp_path):
-    tiny(tmp_path / "nb", "first", {"order": 1})
-    tiny(tmp_path / "nb", "second", {"order": 0, "depends": ["first"]})
-    tiny(tmp_path / "nb", "third", {"order": 2})
-    proc = run(tmp_path, "--profile", "ci", "--jobs", "2")
+def test_the_parameters_cell_is_the_one_source_of_defaults():
+    """Cards hold only ci and paper overrides, none repeating the cell's value; papermill's inspection
+    sees every name the cell assigns (so each can be overridden) and every default is a literal."""
+    import ast
+
+    for name, card in reproduce.discover(REPO / "notebooks").items():
+        card_text = yaml.safe_load(card.card_path.read_text())
+        assert set(card_text.get("profiles") or {}) <= set(reproduce.OVERRIDES), f"{name}.yaml: {card_text['profiles']}"
+        defaults = {k: ast.literal_eval(v) for k, v in parameters(card.path).items()}
+        cell = parameters_cell(read_source(card.path)).source
+        assigned = [t.id for node in ast.parse(cell).body if isinstance(node, ast.Assign) for t in node.targets]
+        assert assigned == list(defaults), f"{name}: papermill sees {list(defaults)}, the cell assigns {assigned}"
+        for profile, values in card.profiles.items():
+            same = [k for k, v in values.items() if v == defaults[k] and type(v) is type(defaults[k])]
+            assert not same, f"{name}.yaml profile {profile} repeats the parameters cell's values of {same}"
+
+
+def test_a_command_line_parameter_overrides_the_card_and_is_recorded(tmp_path, capsys):
+    tiny(tmp_path / "nb", "first", {"order": 1, "profiles": {"ci": {"n": 2}}})
+    tiny(tmp_path / "nb", "second", {"order": 2, "depends": ["first"]})
+    proc = run(tmp_path, "--profile", "ci", "--only", "second", "-p", "n", "5")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in ("first", "second", "third"):
-        assert status_of(proc.stdout, name) == "ok"
-    assert record(tmp_path, "second")["started_utc"] >= record(tmp_path, "first")["started_utc"]
+    rec = record(tmp_path, "second")
+    assert rec["parameters"]["n"] == 5 and rec["command_line_parameters"] == {"n": 5}
+    assert (tmp_path / "res" / "second" / "results.csv").read_text().count("\n") == 6
+    assert record(tmp_path, "first")["parameters"]["n"] == 2  # a dependency keeps its card's values
+    # A list in YAML; --list shows the effective parameters.
+    proc = run(tmp_path, "--profile", "ci", "--list", "--only", "second", "-p", "n", "[1, 2]")
+    assert proc.returncode == 2 and "'-p n' parameter of python -m gcc.reproduce must be an int" in proc.stderr
+    proc = run(tmp_path, "--profile", "ci", "--list", "-p", "n", "7")
+    assert proc.returncode == 0 and proc.stdout.count('"n": 7') == 2, proc.stdout
+    # A name the cell does not declare is refused before anything runs.
+    proc = run(tmp_path, "--profile", "ci", "--only", "second", "-p", "n_trails", "5")
+    assert proc.returncode == 2 and "(valid names: seed, n, profile). Got 'n_trails' instead." in proc.stderr
+    assert reproduce.parse_value("1e-3") == 1e-3 and reproduce.parse_value("None") is None
+    assert reproduce.parse_value("[16, 4096]") == [16, 4096] and reproduce.parse_value("gcc") == "gcc"
 
 
-def test_effective_toc_drops_missing_pages_and_adds_unlisted_notebooks(tmp_path):
-    (tmp_path / "book" / "generated").mkdir(parents=True)
-    for page in ("book/index.md", "book/ch1.md", "book/generated/present.ipynb", "book/generated/extra.ipynb",
-                 "book/generated/orphan.ipynb"):
-        (tmp_path / page).write_text("{}" if page.endswith(".ipynb") else "# x\n")
-    (tmp_path / "_toc.yml").write_text(yaml.safe_dump({
-        "format": "jb-book", "root": "book/index",
-        "parts": [
-            {"caption": "A", "chapters": [
-                {"file": "book/ch1", "sections": [{"file": "book/generated/present"},
-                                                  {"file": "book/generated/absent"}]},
-                {"file": "book/missing_chapter", "sections": [{"file": "book/generated/orphan"}]},
-            ]},
-            {"caption": "B", "chapters": [{"file": "book/generated/absent"}]},
-        ],
-    }))
-    toc, missing, added = reproduce.effective_toc(tmp_path)
-    entries = reproduce.toc_entries(toc)
-    assert "book/generated/absent" in missing and "book/missing_chapter" in missing
-    assert "book/generated/absent" not in entries
-    assert [p["caption"] for p in toc["parts"]] == ["A", "Other notebooks"]  # part B became empty
-    assert added == ["book/generated/extra"]
-    assert "book/generated/orphan" in entries  # promoted from the missing chapter
+def test_pages_not_run_yet_say_so_and_give_their_command(tmp_path):
+    tiny(tmp_path / "nb", "ran")
+    tiny(tmp_path / "nb", "waits", {"title": "Waits"})
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    (gen / "ran.ipynb").write_text("{}")
+    (gen / "ran.md").write_text("# a stale placeholder")
+    assert reproduce.write_placeholders(reproduce.discover(tmp_path / "nb"), gen) == ["waits"]
+    assert not (gen / "ran.md").exists()
+    text = (gen / "waits.md").read_text()
+    assert text.startswith("# Waits") and "Not run yet" in text
+    assert "python -m gcc.reproduce --profile default --only waits" in text
 
 
 # --------------------------------------------------------------------------- text notebooks
 def text_notebook(folder: Path, name: str = "texty", card: dict | None = None) -> Path:
     return write_text_notebook(folder, name, (
         f"# {name}\n\nA text notebook.\n\n"
-        + code_cell("seed = 0\nn = 3\nlow, high = -1.0, 1.0   # range", ["parameters"])
+        + code_cell("seed = 0\nn = 3\nlow = -1.0   # range\nhigh = 1.0", ["parameters"])
         + code_cell("from gcc.results import RunContext\n"
-                    f"run = RunContext.current({name!r}, globals())\n"
+                    "run = RunContext()\n"
                     "run.save_table([{'i': i} for i in range(n)], 'results')\n"
                     "run.value('n_rows', n, unit='rows', note='rows saved')\n"
                     "run.value('spread', high - low)")
@@ -451,7 +465,7 @@ def test_text_notebook_wins_over_a_json_notebook_and_plain_markdown_is_ignored(t
     (folder / "README.md").write_text("# Notes on the notebooks\n")
     cards = reproduce.discover(folder)
     assert list(cards) == ["texty"] and cards["texty"].path.suffix == ".md"
-    assert {"seed", "n"} <= set(reproduce.notebook_parameters(cards["texty"].path))
+    assert {"seed", "n"} <= set(parameters(cards["texty"].path))
 
 
 def test_cache_key_of_a_text_notebook_tracks_its_source(tmp_path):

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from gcc import atomic, reproduce, results
-from gcc.notebooks import read_source
+from gcc.notebooks import parameters, read_source
 from gcc.results import RunContext
 
 from test_reproduce import code_cell, status_of, tiny, write_notebook, write_text_notebook
@@ -78,7 +78,9 @@ def test_closest_names_and_notebooks_without_a_parameters_cell(tmp_path):
 @pytest.mark.parametrize("card, pattern", [
     ({"depend": ["x"]}, r"^The 'entries' parameter of run card .*t\.yaml must be among title, order, depends, "
                         r"profiles, timeout \(did you mean 'depends'\?\)\. Got 'depend' instead\.$"),
-    ({"profiles": {"defualt": {}}}, r"'profiles' .* \(did you mean 'default'\?\)\. Got 'defualt' instead\.$"),
+    ({"profiles": {"papr": {}}}, r"'profiles' .* among ci, paper \(did you mean 'paper'\?\)\. Got 'papr' instead\.$"),
+    ({"profiles": {"default": {"n": 2}}}, r"'profiles' .* \(the notebook's parameters cell holds the defaults\)\. "
+                                          r"Got 'default' instead\.$"),
     ({"profiles": {"ci": [1, 2]}}, r"^The 'profiles\.ci' parameter of run card .*must be a mapping"),
     ({"profiles": {"ci": {1: 2}}}, r"'profiles\.ci' .* a mapping whose keys are parameter names\. Got 1 instead"),
     ({"order": "soon"}, r"^The 'order' parameter of run card .*t\.yaml must be a finite real number\. Got 'soon'"),
@@ -86,7 +88,7 @@ def test_closest_names_and_notebooks_without_a_parameters_cell(tmp_path):
     ({"order": True}, r"'order' .* Got True instead"),
     ({"order": float("nan")}, r"'order' .* Got nan instead"),
     ({"timeout": -5}, r"'timeout' .* must be a finite real number > 0 or None\. Got -5 instead"),
-    ({"title": ["a"]}, r"'title' .* must be a str or None\. Got \['a'\] instead"),
+    ({"title": ["a"]}, r"'title' .* must be a str\. Got \['a'\] instead"),
     ({"depends": [3]}, r"'depends' .* Got \[3\] instead"),
 ])
 def test_malformed_run_card_entries_name_the_file_and_the_entry(tmp_path, card, pattern):
@@ -97,11 +99,11 @@ def test_malformed_run_card_entries_name_the_file_and_the_entry(tmp_path, card, 
 
 
 @pytest.mark.parametrize("text, line, pattern", [
-    ("title: x\nprofiles:\n  ci: {n: 2: 3}\n", 3, r"valid YAML \(while parsing a flow mapping: expected ',' or '}', "
+    ("title: x\nprofiles:\n  ci: {n: 2: 3}\n", 3, r"valid YAML \(while parsing a flow mapping; expected ',' or '}', "
                                                    r"but got ':', at column 12\)\. Got '  ci: \{n: 2: 3\}' instead"),
-    ("title: x\nprofiles:\n  ci:\n    n: 2\n    n: 3\n", 5, r"\('n' is set twice \(first at line 4\), at column 5\)"),
-    ("title: [unclosed\norder: 1\n", 1, r"\(while parsing a flow sequence: expected ',' or '\]', but got ':', "
-                                        r"at line 2, column 6\)\. Got 'title: \[unclosed' instead"),
+    ("title: x\nprofiles:\n  ci:\n    n: 2\n    n: 3\n", 5, r"\('n' is set twice, at column 5\)"),
+    ("title: [unclosed\norder: 1\n", 2, r"\(while parsing a flow sequence; expected ',' or '\]', but got ':', "
+                                        r"at column 6\)\. Got 'order: 1' instead"),
     ("\tprofiles: {}\n", 1, r"found character '\\t' that cannot start any token"),
 ])
 def test_yaml_errors_name_the_file_and_the_line(tmp_path, text, line, pattern):
@@ -125,9 +127,9 @@ def test_a_card_that_is_not_a_mapping_or_not_text_is_rejected(tmp_path):
 
 
 def test_the_repository_cards_pass_every_check():
-    cards = reproduce.discover(REPO / "notebooks")
-    for card in cards.values():
-        reproduce.check_parameters(card, reproduce.notebook_parameters(card.path))
+    for card in reproduce.discover(REPO / "notebooks").values():
+        for profile in reproduce.PROFILES:
+            reproduce.resolve_parameters(card, profile)
 
 
 # --------------------------------------------------------------------------- corrupt notebooks
@@ -138,16 +140,14 @@ JSON_CELL = {"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": 
     ('{"cells": [\n  {"cell_type": "code",}\n]}', r"^The 'line 2' parameter of notebook .*bad\.ipynb must be valid JSON "
                                                  r"\(Expecting property name enclosed in double quotes, at column 24\)"),
     ("", r"'line 1' .* must be valid JSON \(Expecting value, at column 1\)"),
-    ("[1, 2]", r"'notebook' .* must be a JSON object"),
-    ('{"cells": [], "metadata": {}}', r"'nbformat' .* must be an entry of an nbformat 4 notebook \(it is missing\)"),
+    ("[1, 2]", r"'notebook' .* must be a notebook that jupytext and nbformat read"),
     (json.dumps({"cells": [JSON_CELL, {**JSON_CELL, "cell_type": "cod"}], "metadata": {}, "nbformat": 4,
-                 "nbformat_minor": 4}), r"^The 'cells\[1\]\.cell_type' parameter .* must be one of code, markdown, raw\. "
-                                        r"Got 'cod' instead"),
+                 "nbformat_minor": 4}), r"^The 'cells\.1' parameter .* is not valid under any of the given schemas\)"),
     (json.dumps({"cells": [{**JSON_CELL, "metadata": {"tags": "parameters"}}], "metadata": {}, "nbformat": 4,
-                 "nbformat_minor": 4}), r"^The 'cells\[0\]\.metadata\.tags' parameter .* valid under the nbformat 4 "
-                                        r"schema \('parameters' is not of type 'array'\)"),
+                 "nbformat_minor": 4}), r"^The 'cells\.0\.metadata\.tags' parameter .* \('parameters' is not of type "
+                                        r"'array'\)"),
     (json.dumps({"cells": [{**JSON_CELL, "execution_count": "x"}], "metadata": {}, "nbformat": 4,
-                 "nbformat_minor": 4}), r"'cells\[0\]\.execution_count' .* Got 'x' instead"),
+                 "nbformat_minor": 4}), r"'cells\.0\.execution_count' .* Got 'x' instead"),
 ])
 def test_a_corrupt_json_notebook_names_the_file_and_the_field(tmp_path, content, pattern):
     (tmp_path / "bad.ipynb").write_text(content)
@@ -166,7 +166,7 @@ FRONT = "---\njupytext:\n  text_representation:\n    format_name: myst\n---\n"
     (FRONT + "# x\n\n```{code-cell} ipython3\n---\ntags: [parameters\n---\nx = 1\n```\n",
      r"^The 'line 10' parameter .* options of code cell 1 .* Got 'tags: \[parameters' instead"),
     ("---\njupytext:\n  text_representation: [\n---\n# x\n",  # PyYAML notices it on the next line
-     r"^The 'line 4' parameter of notebook .*bad\.md must be valid YAML front matter \(while parsing a flow node: "
+     r"^The 'line 4' parameter of notebook .*bad\.md must be valid YAML front matter \(while parsing a flow node; "
      r"expected the node content, but found '<document start>', at column 1\)\. Got '---' instead"),
 ])
 def test_a_corrupt_text_notebook_names_the_file_and_the_line(tmp_path, content, pattern):
@@ -224,9 +224,8 @@ def test_folders_must_exist_and_hold_notebooks(tmp_path, capsys, monkeypatch):
     (["--timeout", "0"], "'--timeout' .* Got 0.0 instead"),
     (["--timeout", "nan"], "'--timeout' .* Got nan instead"),
     (["--timeout", "inf"], "'--timeout' .* Got inf instead"),
-    (["--jobs", "0"], "'--jobs' parameter of python -m gcc.reproduce must be an int >= 1. Got 0 instead"),
     (["--kernel", "no-such-kernel"], "'--kernel' .* must be an installed Jupyter kernel \\(.*\\). Got 'no-such-kernel'"),
-    (["--no-run"], "'--no-run' .* must be given with --build-book \\(alone it does nothing\\)"),
+    (["--no-run"], "'--no-run' .* must be given with --build-book \\(it is an option of the book build\\)"),
     (["--all-pages"], "'--all-pages' .* must be given with --build-book"),
     (["--only", "nosuch"], "'only' parameter of order_notebooks must be a list of existing notebooks"),
 ])
@@ -323,7 +322,7 @@ def sleepy(folder: Path, gate: Path) -> None:
     tiny(folder, "first", {"order": 1})
     write_text_notebook(folder, "slow", "# Slow\n\n" + code_cell("seed = 0\nn = 3", ["parameters"]) + code_cell(
         "import os, time\nfrom pathlib import Path\nfrom gcc.results import RunContext\n"
-        "run = RunContext.current('slow', globals())\n"
+        "run = RunContext()\n"
         "run.save_table([{'i': i} for i in range(n)], 'results')\n"
         f"gate = Path({str(gate)!r})\n"
         "if gate.exists():\n"
@@ -416,7 +415,7 @@ def test_a_killed_batch_leaves_no_half_result_and_the_rerun_redoes_exactly_what_
 def test_a_cached_run_is_trusted_only_while_its_files_exist(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(results, "library_fingerprint", lambda: "pinned")
     write_text_notebook(tmp_path / "nb", "texty", "# T\n\n" + code_cell("seed = 0\nn = 3", ["parameters"]) + code_cell(
-        "from gcc.results import RunContext\nrun = RunContext.current('texty', globals())\n"
+        "from gcc.results import RunContext\nrun = RunContext()\n"
         "run.save_table([{'i': i} for i in range(n)], 'results')\nrun.value('rows', n, note='rows')\n"
         "run.include(run.load_table('results'), 'table')"), {"profiles": {"ci": {"n": 2}}})
 
@@ -466,11 +465,20 @@ def test_library_entry_points_of_the_runner_check_their_arguments(tmp_path):
         reproduce.build_book(output=tmp_path / "file" / "site")
 
 
-def test_parameters_are_read_as_python_whatever_their_comments(tmp_path):
-    # papermill's line reader skips these lines (a comment with '=' or '>='); the run context records them.
-    write_notebook(tmp_path, "commented", [("code", "fit_min = 4.0   # fits over N >= fit_min\n"
-                                                    "max_sets = 5000  # exhaustive where C(N, S) <= this", ["parameters"])],
-                   {"profiles": {"paper": {"fit_min": 2.0, "max_sets": 20000}}})
+@pytest.mark.parametrize("cell, line", [("seed = 0\nfit_min = 4.0   # fits over N >= fit_min", 2),
+                                        ("seed = 0\nlow, high = -1.0, 1.0   # range", 2)])
+def test_a_parameter_line_papermill_cannot_read_is_named(tmp_path, cell, line):
+    """papermill's inspection skips a line with '=' in its comment or a tuple assignment: such a
+    parameter could not be overridden, so the runner names the line instead of ignoring it."""
+    write_notebook(tmp_path, "commented", [("code", cell, ["parameters"])], {"profiles": {"paper": {"seed": 2}}})
     card = reproduce.discover(tmp_path)["commented"]
-    assert reproduce.notebook_parameters(card.path) == {"fit_min": "4.0", "max_sets": "5000"}
-    assert reproduce.resolve_parameters(card, "paper") == {"fit_min": 2.0, "max_sets": 20000}
+    with pytest.raises(ValueError, match=rf"^The 'line {line} of the cell' parameter of notebook .*commented\.ipynb "
+                                         r"must be one parameter per line") as excinfo:
+        reproduce.resolve_parameters(card, "paper")
+    assert message(excinfo).endswith(f"Got {cell.splitlines()[line - 1]!r} instead.")
+    write_notebook(tmp_path, "fine", [("code", "fit_min = 4.0   # fits over N, from fit_min up\nmax_sets = 5000",
+                                       ["parameters"])], {"profiles": {"paper": {"fit_min": 2.0, "max_sets": 20000}}})
+    card = reproduce.discover(tmp_path)["fine"]
+    assert parameters(card.path) == {"fit_min": "4.0", "max_sets": "5000"}
+    assert reproduce.resolve_parameters(card, "paper") == ({"fit_min": 2.0, "max_sets": 20000},
+                                                           {"fit_min": 2.0, "max_sets": 20000})

@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 import gcc
-from gcc.runs import (expected_longest_run, longest_run, longest_straggler_run, mask_to_received,
-                      received_to_mask)
+from gcc.straggler_runs import (expected_longest_run, longest_run, longest_straggler_run, mask_to_received,
+                                received_to_mask)
 from gcc.stragglers import Bernoulli, ContiguousBlock, FixedCount, ShiftedExponential, SlowWorkers, WorstCase
 
 
@@ -158,8 +158,37 @@ def test_bad_sampling_arguments():
         ShiftedExponential().sample_with_time(rng, 5, 6)
     with pytest.raises(ValueError, match="'slow'"):
         SlowWorkers([9]).sample_with_time(rng, 5, 3)
-    with pytest.raises(TypeError, match="WorstCase"):
+    with pytest.raises(ValueError, match="^The 'code' parameter of WorstCase.sample_many must be given"):
         WorstCase(2).sample(rng, 5)
+    with pytest.raises(ValueError, match="'n_workers' parameter of WorstCase.sample_many"):
+        WorstCase(2).sample(rng, 5, code=gcc.BerrutCode(3, 6), f=np.sin, X=np.zeros(3))
+
+
+# --------------------------------------------------------------------------- the interface
+MODELS = [FixedCount(2), Bernoulli(0.3), ContiguousBlock(2), ContiguousBlock(1, start=3), WorstCase(2),
+          WorstCase(2, search="greedy"), ShiftedExponential(stragglers=2), SlowWorkers(2, stragglers=1),
+          SlowWorkers([0, 4], stragglers=2)]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_every_model_honours_the_interface(model):
+    """sample_many -> (trials, N) bool masks; sample -> ascending indices, sample_many's one row."""
+    N, trials = 9, 6
+    code = gcc.SplineCode(3, N)
+    data = dict(code=code, f=f_scalar, X=np.array([-1.0, 0.3, 0.8])) if model.adaptive else {}
+    assert model.adaptive == isinstance(model, WorstCase)
+    masks = model.sample_many(np.random.default_rng(0), N, trials, **data)
+    assert masks.shape == (trials, N) and masks.dtype == bool
+    received = model.sample(np.random.default_rng(0), N, **data)
+    assert received.dtype.kind == "i" and np.all(np.diff(received) > 0)
+    np.testing.assert_array_equal(received, np.flatnonzero(model.sample_many(np.random.default_rng(0), N, 1,
+                                                                             **data)[0]))
+    assert received.size == 0 or 0 <= received[0] <= received[-1] < N
+    if isinstance(model, WorstCase):      # the adversary's set, on every row
+        np.testing.assert_array_equal(masks, np.tile(received_to_mask(
+            model.resolve(code, f_scalar, data["X"]), N), (trials, 1)))
+    elif not isinstance(model, Bernoulli):
+        assert np.all(masks.sum(axis=1) == N - model.stragglers)   # exactly S stragglers
 
 
 def test_worst_case_model_resolves_with_the_adversary():
@@ -207,7 +236,7 @@ def test_masks_and_runs_accept_zero_one_arrays():
     np.testing.assert_array_equal(received_to_mask(np.array([], dtype=int), 3), [False] * 3)
     np.testing.assert_array_equal(received_to_mask([2, 0], 3), [True, False, True])
     assert expected_longest_run(2, 0.5) == 0.0
-    assert gcc.runs.longest_run is gcc.longest_run
+    assert gcc.straggler_runs.longest_run is gcc.longest_run
 
 
 def test_sample_times_checks_its_arguments():

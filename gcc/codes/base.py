@@ -6,11 +6,10 @@ worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_d
 All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
 product and decoding one (K, |F|) matrix product, with the decoder built once per received
 set F and cached (at most :attr:`Code.decoder_cache_bytes`, 256 MiB by default, least recently
-used dropped; an operator float64 cannot hold is an error, never a silent inf). A code that can
-fit the m outputs of a received set more cheaply than it builds that operator
-(:class:`gcc.SplineCode` when m < K) decodes directly instead, and keeps what that fit needs (a
-factorisation) for the set's next decodes. The result of a decode depends on its arguments only,
-never on which sets were decoded before (the kept state gives the same bits).
+used dropped; an operator float64 cannot hold is an error, never a silent inf). The result of a
+decode depends on its arguments only, never on which sets were decoded before. A code that fits
+the outputs more cheaply than it builds the operator (:class:`gcc.SplineCode` when they have fewer
+columns than K) decodes so instead (:meth:`Code._decode_direct`).
 """
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..backend import LinearOperator, is_torch, to_numpy
+from ..backend import DenseOperator, is_torch, to_numpy
 from ..points import code_points
 from ..splines import KNOT_GAP, Knots
 from ..validation import (BOOL, ArrayLike, check_choice, check_finite, check_int, check_leading_dim,
@@ -31,21 +30,21 @@ __all__ = ["Code", "block_received", "block_received_many", "CODE_POINT_GAP"]
 CODE_POINT_GAP = 2 * KNOT_GAP
 
 
-def _block_sizes(n_workers, n_stragglers, owner):
+def _block_sizes(n_workers, stragglers, owner):
     N = check_int(n_workers, "n_workers", owner, minimum=1)
-    S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
+    S = check_int(stragglers, "stragglers", owner, minimum=0, maximum=N - 1,
                   constraint="an int in [0, n_workers - 1]")
     return N, S
 
 
-def block_received(n_workers, n_stragglers, start):
+def block_received(n_workers, stragglers, start):
     """Received workers when the ``S`` consecutive workers ``start .. start+S-1`` straggle.
 
     Parameters
     ----------
     n_workers : int
         N, ``>= 1``.
-    n_stragglers : int
+    stragglers : int
         S, ``0 <= S < N``.
     start : int
         First straggler, in ``[0, N - S]`` (several blocks at once: :func:`block_received_many`).
@@ -62,20 +61,20 @@ def block_received(n_workers, n_stragglers, start):
     array([0, 3, 4, 5])
     """
     owner = "block_received"
-    N, S = _block_sizes(n_workers, n_stragglers, owner)
+    N, S = _block_sizes(n_workers, stragglers, owner)
     s = check_int(start, "start", owner, minimum=0, maximum=N - S,
-                  constraint=f"an int in [0, n_workers - n_stragglers] = [0, {N - S}] (several blocks: "
+                  constraint=f"an int in [0, n_workers - stragglers] = [0, {N - S}] (several blocks: "
                              "block_received_many)")
     j = np.arange(N - S)
     return j + np.where(j >= s, S, 0)
 
 
-def block_received_many(n_workers, n_stragglers, starts):
+def block_received_many(n_workers, stragglers, starts):
     """:func:`block_received` for b blocks at once: one row per first straggler.
 
     Parameters
     ----------
-    n_workers, n_stragglers : int
+    n_workers, stragglers : int
         N and S, ``0 <= S < N``.
     starts : array_like of int, shape (b,)
         First straggler of each block, in ``[0, N - S]``.
@@ -92,7 +91,7 @@ def block_received_many(n_workers, n_stragglers, starts):
            [0, 1, 2]])
     """
     owner = "block_received_many"
-    N, S = _block_sizes(n_workers, n_stragglers, owner)
+    N, S = _block_sizes(n_workers, stragglers, owner)
     starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=f"a 1-D array of ints in [0, {N - S}]"),
                       "starts", owner)
     bad = np.flatnonzero((starts < 0) | (starts > N - S))
@@ -152,10 +151,6 @@ class Code:
     decoder_cache_size = 4096
     #: default of :attr:`decoder_cache_bytes`
     DECODER_CACHE_BYTES = 256 * 2 ** 20
-    #: memory the states kept by direct decodes may hold (see :meth:`decode`)
-    direct_cache_bytes = 64 * 2 ** 20
-    #: whether :meth:`_decode_direct` may decode (subclasses that implement it say so)
-    _decodes_directly = False
     #: :meth:`block_estimates` works on chunks of blocks whose arrays hold about this many floats
     block_chunk_elements = 4_000_000
 
@@ -168,7 +163,7 @@ class Code:
         else:
             self._n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
         self._points = check_choice(points, "points", owner, ("chebyshev", "equispaced"))
-        default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, points, owner)
+        default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, self._points)
         self._alphas_param, self._betas_param = alphas, betas
         self._alphas = default_alphas if alphas is None else validate(
             alphas, Knots(size=self._n_inputs, size_name="n_inputs", gap=CODE_POINT_GAP, relative=False),
@@ -180,10 +175,8 @@ class Code:
         self._betas.flags.writeable = False
         self._encoder = None
         self._decoders = OrderedDict()
-        self._decoder_bytes = 0        # held by self._decoders (LinearOperator.nbytes)
+        self._decoder_bytes = 0        # held by self._decoders (DenseOperator.nbytes)
         self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
-        self._direct = OrderedDict()   # received set -> the state its direct decode keeps
-        self._direct_bytes = 0
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -263,7 +256,6 @@ class Code:
         state = self.__dict__.copy()
         state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
         state["_decoders"], state["_decoder_bytes"] = OrderedDict(), 0
-        state["_direct"], state["_direct_bytes"] = OrderedDict(), 0
         return state
 
     # ------------------------------------------------------------------ operators
@@ -275,38 +267,22 @@ class Code:
         """Uncached decoder matrix for validated ``received``, shape (K, len(received))."""
         raise NotImplementedError
 
-    def _decode_direct(self, Y, key, received):  # pragma: no cover - abstract
-        """Estimates (K, *out) without the decoder operator, or None (then the operator is used).
+    def _decode_direct(self, Y, key):
+        """Estimates (K, *out) without the received set's decoder operator, or None (the operator).
 
-        Called by :meth:`decode` when :attr:`_decodes_directly` is set, with the validated Y,
-        the received set as a tuple ``key`` and as the caller gave it (``received``).
+        A code that can fit the outputs more cheaply than it builds the set's decoder overrides
+        this (:class:`gcc.SplineCode`); ``Y`` is validated, ``key`` the received set as a tuple.
         """
-        raise NotImplementedError
+        return None
 
-    def _remember(self, key, state):
-        """Keep the state of a directly decoded set, for its next decodes (same bits, less work).
-
-        :meth:`_decode_direct` finds it in ``self._direct``; at most :attr:`decoder_cache_size`
-        sets and :attr:`direct_cache_bytes` bytes (``state.nbytes``), least recently used dropped.
-        """
-        direct = self._direct
-        if key in direct:
-            direct.move_to_end(key)
-            return
-        direct[key] = state
-        self._direct_bytes += state.nbytes
-        while direct and (len(direct) > self.decoder_cache_size
-                          or self._direct_bytes > self.direct_cache_bytes):
-            self._direct_bytes -= direct.popitem(last=False)[1].nbytes
-
-    def _encoder_op(self) -> LinearOperator:
+    def _encoder_op(self) -> DenseOperator:
         if self._encoder is None:
             E = self._build_encoder()
             if self._operators_may_overflow and not np.isfinite(E).all():
                 raise invalid("n_inputs", type(self).__name__, "a size whose encoder float64 can hold",
                               self._n_inputs, "the encoder matrix has entries beyond 1e308: the "
                               "interpolation problem is too ill-conditioned")
-            self._encoder = LinearOperator(E, check_finite=False)
+            self._encoder = DenseOperator(E, check_finite=False)
         return self._encoder
 
     def _received(self, received, owner):
@@ -320,7 +296,7 @@ class Code:
     def _check_decodable(self, key, received, owner):
         """Raise the contract error for a received set the code cannot decode (default: none)."""
 
-    def _decoder_op(self, received: tuple, owner: str) -> LinearOperator:
+    def _decoder_op(self, received: tuple, owner: str) -> DenseOperator:
         op = self._decoders.get(received)
         if op is None:
             D = self._build_decoder(received)
@@ -328,7 +304,7 @@ class Code:
                 raise invalid("received", owner, "a received set whose decoder float64 can hold",
                               np.asarray(received), "the decoder matrix has entries beyond 1e308: the "
                               "interpolation problem is too ill-conditioned")
-            op = LinearOperator(D, check_finite=False)
+            op = DenseOperator(D, check_finite=False)
             self._decoders[received] = op
             self._decoder_bytes += op.nbytes
             self._trim_decoders()
@@ -355,18 +331,15 @@ class Code:
     def clear_cache(self, encoder=True) -> None:
         """Drop the cached decoders, and the encoder unless ``encoder=False``.
 
-        Converted (float32, torch dtype/device) copies of the operators go with them, and the
-        record and kept state of directly decoded sets, so every set is new again. What
-        depends only on the code's parameters and ``len(received)`` (the
-        :class:`~gcc.codes._full_spline.FullSpline` of :class:`gcc.SplineCode`) is kept.
+        Converted (float32, torch dtype/device) copies of the operators go with them, so every
+        set is new again. What depends only on the code's parameters and ``len(received)``
+        (the spline through all N points of :class:`gcc.SplineCode`) is kept.
         """
         validate(encoder, BOOL, "encoder", f"{type(self).__name__}.clear_cache")
         if encoder:
             self._encoder = None
         self._decoders.clear()
         self._decoder_bytes = 0
-        self._direct.clear()
-        self._direct_bytes = 0
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""
@@ -435,9 +408,9 @@ class Code:
         -------
         ndarray or torch.Tensor, shape (K, *out)
             Same library, dtype (floating) and device as Y: one matrix product with the cached
-            decoder of ``received``, or, for a code that fits the outputs directly
-            (:class:`gcc.SplineCode` with fewer output columns than K), that fit (equal to the
-            product up to rounding).
+            decoder of ``received`` (:meth:`decoder_matrix`), or, for a code that fits the outputs
+            more cheaply (:class:`gcc.SplineCode` with fewer output columns than K), that fit
+            (equal to the product up to rounding).
 
         Examples
         --------
@@ -457,13 +430,12 @@ class Code:
             validate(check_finite, BOOL, "check_finite", owner)
         if check_finite:
             _check_finite(Y, "Y", owner)
-        if self._decodes_directly:
-            est = self._decode_direct(Y, key, received)
-            if est is not None:
-                return est
+        est = self._decode_direct(Y, key)
+        if est is not None:
+            return est
         return self._apply_decoder(key, Y, owner)
 
-    def block_estimates(self, Y, n_stragglers):
+    def block_estimates(self, Y, stragglers):
         """Decode every contiguous straggler block at once, or None where not available.
 
         The worst-case search over contiguous blocks (:func:`gcc.adversary.block_losses`)
@@ -477,7 +449,7 @@ class Code:
         Y : array_like, shape (N, *out)
             Outputs of all N workers (real; numpy, or a torch tensor, which is copied to
             the CPU).
-        n_stragglers : int
+        stragglers : int
             S, the block length, ``0 <= S < N``.
 
         Returns
@@ -503,7 +475,7 @@ class Code:
         """
         owner = f"{type(self).__name__}.block_estimates"
         N = self._n_workers
-        S = check_int(n_stragglers, "n_stragglers", owner, minimum=0, maximum=N - 1,
+        S = check_int(stragglers, "stragglers", owner, minimum=0, maximum=N - 1,
                       constraint="an int in [0, n_workers - 1]")
         Y = to_numpy(_as_array(Y, "Y", owner))
         check_leading_dim(Y, N, "Y", owner, "n_workers")

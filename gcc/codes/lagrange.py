@@ -193,7 +193,7 @@ class LagrangeCode(Code):
     >>> import numpy as np
     >>> import gcc
     >>> code = gcc.LagrangeCode(n_inputs=3, n_workers=7)
-    >>> code.recovery_threshold(deg_f=2, n_stragglers=1)
+    >>> code.recovery_threshold(deg_f=2, stragglers=1)
     6
     >>> X, f = np.array([1.0, 2.0, 4.0]), np.square
     >>> received = [0, 1, 3, 4, 6]              # (K-1) deg f + 1 = 5 workers: exact
@@ -218,19 +218,19 @@ class LagrangeCode(Code):
     def _extra_params(self):
         return {"degree": self._degree}
 
-    def recovery_threshold(self, deg_f, n_stragglers=0) -> int:
-        """Workers needed for exact recovery: ``(K-1) * deg_f + n_stragglers + 1``.
+    def recovery_threshold(self, deg_f, stragglers=0) -> int:
+        """Workers needed for exact recovery: ``(K-1) * deg_f + stragglers + 1``.
 
         Parameters
         ----------
         deg_f : int
             Degree of the polynomial f, ``>= 0``.
-        n_stragglers : int
+        stragglers : int
             S, ``>= 0``.
         """
         owner = "LagrangeCode.recovery_threshold"
         deg_f = check_int(deg_f, "deg_f", owner, minimum=0)
-        s = check_int(n_stragglers, "n_stragglers", owner, minimum=0)
+        s = check_int(stragglers, "stragglers", owner, minimum=0)
         return (self._n_inputs - 1) * deg_f + s + 1
 
     def _check_decodable(self, key, received, owner):

@@ -2,6 +2,13 @@
 
 Every table of the companion names a scheme in its ``scheme`` column by the key used here
 (``"gcc"``, ``"bacc"``, ``"bspline"``, ``"lcc"``); figures use :data:`LABELS`.
+
+The CPGC chapter's schemes have a registry of their own, :func:`gcc.cpgc.make_code`, because
+they are a different kind of object: a :class:`~gcc.codes.base.Code` here encodes K data
+points for N workers and decodes estimates of ``f`` at them (``encode``, ``decode``, any
+``f``), while a :class:`gcc.cpgc.CPGCCode` is a task assignment for the exact linear
+gradient ``W theta`` split into K blocks, one per worker (K = N there), with no encoder or
+decoder of data points and no ``f``. Their keys never overlap (``"rcsc"``, ``"mds"``, ... there).
 """
 from __future__ import annotations
 
@@ -94,6 +101,11 @@ def make(name, n_inputs, n_workers, **params) -> Code:
     Returns
     -------
     Code
+
+    See Also
+    --------
+    gcc.cpgc.make_code : the CPGC schemes (task assignments of gradient blocks, K = workers),
+        kept apart from these codes (module docstring).
 
     Examples
     --------

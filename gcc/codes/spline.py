@@ -1,13 +1,13 @@
 """GCC / LeTCC: natural cubic smoothing splines for both encoder and decoder.
 
-A new received set F is decoded without building its K x |F| operator when the outputs have
-fewer columns than K (:meth:`SplineCode._decode_direct`): through the spline on all N worker
-points with the stragglers' outputs imputed (:class:`gcc.codes._full_spline.FullSpline`, one
-S x S solve; its N x N matrices are kept per |F|), else by one banded solve
-with m right-hand sides over the received knots (:func:`gcc._reinsch.reinsch_predict`). numpy
-arrays and CPU tensors take the numpy path (a CPU tensor is viewed, not copied); a tensor on an
-accelerator is decoded there with torch operations, the host computing only what does not
-depend on the outputs. A decoded set keeps its S x S factorisation for its next decodes.
+A received set F is decoded by its cached K x |F| decoder ``D_F = S(betas[F], lam_dec -> alphas)``
+(the banded Reinsch smoother over the received knots, :func:`gcc._reinsch.reinsch_smoother`),
+except when the outputs are real with m < K columns and the code has 5..:data:`_MAX_WORKERS`
+workers and at most :data:`_MAX_STRAGGLERS` stragglers: then the m columns are fitted directly
+through the spline on all N worker points (:class:`_FullSpline`, shared by every set of one size),
+the stragglers' outputs imputed from the received ones by one S x S solve with m right-hand sides
+(the operator instead when that system is ill-conditioned). That keeps a new set's decode as cheap
+as BACC's (``benchmarks/bench_codes.py --decode-only``).
 
 Besides the operators, :class:`SplineCode` decodes every contiguous straggler block at once
 (:meth:`SplineCode.block_estimates`, used by the worst-case search), with the batched
@@ -22,34 +22,100 @@ Reinsch kernels of :mod:`gcc._reinsch`:
 References
 ----------
 .. [1] P. J. Green, B. W. Silverman, "Nonparametric Regression and Generalized Linear
-   Models", Chapman & Hall, 1994, Sec. 2.3 (Reinsch algorithm).
+   Models", Chapman & Hall, 1994, Sec. 2.1 and 2.3 (roughness matrix, Reinsch algorithm).
 """
 from __future__ import annotations
 
 import sys
-from collections import OrderedDict
 from math import prod
 
 import numpy as np
+from scipy.linalg.lapack import dpocon, dposv
 
 from ..backend import is_torch
-from .._reinsch import (green_silverman_alpha, reinsch_fit, reinsch_fit_many, reinsch_predict, reinsch_smoother,
-                        smoother_band, spline_eval)
+from .._reinsch import (green_silverman_alpha, reinsch_fit, reinsch_fit_many, reinsch_smoother,
+                        reinsch_solve, smoother_band, spline_eval)
 from ..validation import check_lam
 from .base import Code, block_received_many
-from ._full_spline import FullSpline, predict_tensor
 
 __all__ = ["SplineCode"]
 
 # Half-width (in knots) of the window re-solved around each gap; see _blocks_windowed for
 # why 64 suffices.
 _WINDOW = 64
-# The direct decode through all N points solves an S x S system per received set: worth it
-# up to this many stragglers (beyond, one banded solve over the received knots is cheaper).
+# The direct fit through all N points (_FullSpline) holds N x N matrices and solves an S x S system
+# per received set: worth it up to these sizes.
+_MAX_WORKERS = 256
 _MAX_STRAGGLERS = 64
-# Its rounding error relative to the operator path grows like alpha N^2 (alpha = |F| lam_dec;
+# Its rounding error relative to the operator grows like alpha N^2 (alpha = |F| lam_dec;
 # measured, N = 30..256, both point sets): up to this bound it stays below ~5e-13.
 _MAX_ALPHA_N2 = 100.0
+# Largest Jacobi-scaled condition number of the S x S system accepted: the fit is then within
+# ~1e-12 (relative) of the operator's; random stragglers stay well below it.
+_MAX_COND = 1e4
+# _FullSplines kept per code (one per received-set size when lam_dec > 0; oldest dropped).
+_KEPT_SIZES = 8
+
+
+class _FullSpline:
+    """The spline through all N worker points, which decodes every received set of one size.
+
+    Fill in the output of each straggling worker (the set E) with the value there of the decoder's
+    own spline, the one fitted to the received outputs y_F: the spline through all N points of the
+    completed outputs u is that spline again (lam_dec = 0: it is a natural cubic spline with knots
+    at all N points; lam_dec > 0: a smoother reproduces the values imputed from its own fit). So
+    ``Mp_EE u_E = -Mp_EF y_F`` with ``Mp = Q (R + alpha Q^T Q)^-1 Q^T`` (the roughness
+    ``Q R^-1 Q^T`` of the interpolant through all N points when alpha = 0, else ``(I - H) /
+    alpha``), and the estimates are ``P u`` (so ``D_F = P_F - P_E Mp_EE^-1 Mp_EF``), ``P`` the
+    spline through all N points evaluated at the data points. ``Mp`` and ``P`` depend on the code
+    and |F| only; per set that is one (S, N) gather, an S x S Cholesky solve with m right-hand
+    sides and one (K, N) product.
+    """
+
+    __slots__ = ("Mp", "P", "_scale", "_anorm", "_all")
+
+    def __init__(self, betas, alphas, alpha):
+        # Formed so, not as I - H (which cancels for small alpha), and without the factor alpha.
+        N = betas.shape[0]
+        inv = 1.0 / np.diff(betas)
+        Qt = np.zeros((N - 2, N))                          # second divided differences
+        r = np.arange(N - 2)
+        Qt[r, r], Qt[r, r + 1], Qt[r, r + 2] = inv[:-1], -(inv[:-1] + inv[1:]), inv[1:]
+        Mp = Qt.T @ reinsch_solve(betas, alpha, Qt)
+        self.Mp = (Mp + Mp.T) / 2.0                        # symmetric to rounding
+        self.P = reinsch_smoother(betas, alpha, alphas)
+        # The condition check: on Mp_EE itself when its diagonal is nearly constant (the 1-norm
+        # of every Mp_EE is at most the largest column sum of |Mp|), else Jacobi-scaled.
+        diag = np.diagonal(self.Mp)
+        self._scale = None if diag.max() <= 4.0 * diag.min() else 1.0 / np.sqrt(diag)
+        self._anorm = float(np.abs(self.Mp).sum(axis=0).max())
+        self._all = frozenset(range(N))
+
+    def decode(self, Y, key):
+        """Estimates (K, m) from float64 outputs Y (|F|, m) of the received set ``key`` (a tuple).
+
+        None when ``Mp_EE``'s (Jacobi-scaled) condition number exceeds :data:`_MAX_COND`.
+        """
+        N = self.P.shape[1]
+        if len(key) == N:
+            return self.P @ Y
+        F = np.fromiter(key, dtype=np.intp, count=len(key))
+        E = np.fromiter(sorted(self._all.difference(key)), dtype=np.intp, count=N - len(key))
+        u = np.zeros((N, Y.shape[1]))
+        u[F] = Y
+        ME = self.Mp[E]
+        # Mp_EE symmetric: its transpose is the Fortran-ordered copy LAPACK factors in place.
+        U, x, info = dposv(ME[:, E].T, ME @ u, overwrite_a=1, overwrite_b=1)
+        if info != 0:
+            return None
+        if self._scale is None:
+            ok = dpocon(U, self._anorm)[0] * _MAX_COND >= 1.0
+        else:    # D C D = (U D)^T (U D) has a unit diagonal, so its 1-norm is at most S
+            ok = dpocon(U * self._scale[E], float(E.size))[0] * E.size * _MAX_COND >= 1.0
+        if not ok:
+            return None
+        u[E] = -x
+        return self.P @ u
 
 
 class SplineCode(Code):
@@ -113,12 +179,7 @@ class SplineCode(Code):
         super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
         self._lam_enc = check_lam(lam_enc, "lam_enc", "SplineCode")
         self._lam_dec = check_lam(lam_dec, "lam_dec", "SplineCode")
-        self._full = OrderedDict()    # |F| (0 for lam_dec = 0) -> FullSpline
-
-    #: largest N whose N x N :class:`~gcc.codes._full_spline.FullSpline` the direct decode uses
-    full_spline_max_workers = 256
-    #: memory the kept FullSplines (one per received-set size |F| when lam_dec > 0) may hold
-    full_spline_cache_bytes = 16 * 2 ** 20
+        self._full = {}    # |F| (0 for lam_dec = 0) -> _FullSpline
 
     @property
     def lam_enc(self) -> float:
@@ -134,92 +195,58 @@ class SplineCode(Code):
     def _build_encoder(self):
         return reinsch_smoother(self._alphas, green_silverman_alpha(self._n_inputs, self._lam_enc), self._betas)
 
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_full"] = {}    # rebuilt on use: keeps a pickled code (shipped to Dask workers) small
+        return state
+
     def _build_decoder(self, received):
         nodes = self._betas[np.fromiter(received, dtype=np.intp, count=len(received))]
         return reinsch_smoother(nodes, green_silverman_alpha(len(received), self._lam_dec), self._alphas)
 
-    def __getstate__(self):
-        state = super().__getstate__()
-        state["_full"] = OrderedDict()  # may hold device tensors
-        return state
+    def _decode_direct(self, Y, key):
+        """A new set's estimates without its K x |F| operator, when Y has m < K real columns.
 
-    # ------------------------------------------------------------------ direct decode
-    _decodes_directly = True
-
-    def _decode_direct(self, Y, key, received):
-        """Fit the m = prod(out) output columns of the received set directly (m < K).
-
-        numpy arrays (floating or integer; float64 inside, the input's float dtype out) and
-        CPU tensors (viewed as numpy) go through :meth:`_fit`'s numpy path; tensors on another
-        device, or that need a gradient, through its torch path. None (the operator) for
-        complex outputs, m >= K or fewer than 3 received workers.
+        Through :class:`_FullSpline` (one S x S solve with m right-hand sides); None (then the
+        operator) for tensors off the CPU, needing a gradient or in bfloat16, complex outputs,
+        m >= K, or where the fit does not apply.
         """
         K, n = self._n_inputs, len(key)
-        m = prod(Y.shape[1:])
-        if not 0 < m < K or n < 3:
-            return None
-        rec = (received if isinstance(received, np.ndarray) and received.dtype.kind in "iu"
-               else np.fromiter(key, dtype=np.intp, count=n))
-        if is_torch(Y):
-            torch = sys.modules["torch"]
-            if Y.is_complex():
+        if is_torch(Y):    # a CPU tensor is fitted as its numpy view (3-4x faster than the operator)
+            if Y.device.type != "cpu" or Y.requires_grad or Y.dtype == sys.modules["torch"].bfloat16:
                 return None
-            dtype = Y.dtype if Y.is_floating_point() else torch.float64
-            if Y.device.type != "cpu" or Y.requires_grad:
-                est = self._fit(Y.reshape(n, m).to(torch.float64), key, rec, tensor=True)
-                return est.to(dtype).reshape((K,) + Y.shape[1:])
-            # A CPU tensor: numpy on a view of it (no copy, and fewer torch calls).
-            Yn = (Y.float() if Y.dtype == torch.bfloat16 else Y).numpy().reshape(n, m)
-            est = self._fit(Yn.astype(np.float64, copy=False), key, rec)
-            if dtype in (torch.float32, torch.float16):
-                est = est.astype(Yn.dtype)
-            out = torch.from_numpy(est) if dtype != torch.bfloat16 else torch.from_numpy(est).to(dtype)
-            return out if Y.ndim == 2 else out.reshape((K,) + Y.shape[1:])
-        if Y.dtype == np.float64 and Y.ndim == 2:  # the common case, without conversions
-            return self._fit(Y, key, rec)
+            est = self._decode_direct(Y.numpy(), key)
+            return None if est is None else sys.modules["torch"].from_numpy(est)
         if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble:
             return None
-        est = self._fit(np.asarray(Y, dtype=np.float64).reshape(n, m), key, rec)
-        return est.astype(Y.dtype if Y.dtype.kind == "f" else np.float64, copy=False).reshape(
-            (K,) + Y.shape[1:])
+        m = prod(Y.shape[1:])
+        full = self._full_spline(n) if 0 < m < K else None
+        if full is None:
+            return None
+        if Y.dtype == np.float64 and Y.ndim == 2:      # the common case, without conversions
+            return full.decode(Y, key)
+        est = full.decode(np.asarray(Y, dtype=np.float64).reshape(n, m), key)
+        if est is None:
+            return None
+        return est.astype(Y.dtype if Y.dtype.kind == "f" else np.float64, copy=False).reshape((K,) + Y.shape[1:])
 
     def _full_spline(self, n):
-        """The :class:`~gcc.codes._full_spline.FullSpline` for received sets of size n, or None.
+        """The :class:`_FullSpline` for received sets of size n, or None where it does not pay.
 
-        For 5 <= N <= :attr:`full_spline_max_workers`, at most _MAX_STRAGGLERS stragglers and
+        For 5 <= N <= _MAX_WORKERS, at least 3 received and at most _MAX_STRAGGLERS stragglers, and
         ``|F| lam_dec N^2 <= _MAX_ALPHA_N2`` (accuracy); lam_dec = 0 shares one for every size.
-        Built on first use and kept (least recently used out first, within
-        :attr:`full_spline_cache_bytes`); a rebuilt one is identical.
         """
         N = self._n_workers
-        if (not 5 <= N <= self.full_spline_max_workers or N - n > _MAX_STRAGGLERS
+        if (not 5 <= N <= _MAX_WORKERS or n < 3 or N - n > _MAX_STRAGGLERS
                 or n * self._lam_dec * N * N > _MAX_ALPHA_N2):
             return None
         key = n if self._lam_dec > 0.0 else 0
         full = self._full.get(key)
-        if full is not None:
-            self._full.move_to_end(key)
-            return full
-        full = self._full[key] = FullSpline(self._betas, self._alphas, green_silverman_alpha(n, self._lam_dec))
-        while len(self._full) > 1 and sum(f.nbytes for f in self._full.values()) > \
-                self.full_spline_cache_bytes:
-            self._full.popitem(last=False)
+        if full is None:
+            if len(self._full) >= _KEPT_SIZES:
+                del self._full[next(iter(self._full))]
+            full = self._full[key] = _FullSpline(self._betas, self._alphas, green_silverman_alpha(n, self._lam_dec))
         return full
-
-    def _fit(self, Y, key, received, tensor=False):
-        """Estimates (K, m) from float64 outputs Y (n, m), numpy, or torch on any device (tensor)."""
-        n = received.shape[0]
-        full = self._full_spline(n)
-        est = None
-        if full is not None:
-            est, system = (full.decode_tensor if tensor else full.decode)(
-                Y, received, self._direct.get(key), key=key, keep=True)
-            if system is not None:                     # kept: the set's next decodes reuse it
-                self._remember(key, system)
-        if est is None:
-            est = (predict_tensor if tensor else reinsch_predict)(
-                self._betas[received], Y, green_silverman_alpha(n, self._lam_dec), self._alphas)
-        return est
 
     def _block_estimates(self, Y, S):
         """All blocks at once (see the module docstring); None below 3 received workers."""

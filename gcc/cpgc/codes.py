@@ -6,6 +6,11 @@ The master sees every result as one row of a coefficient matrix over the unknown
 ``W_k theta`` (the system model of Ozfatura et al., ICASSP 2019, Sec. 2); a block is recovered when ``e_k`` lies in the row space of
 the received rows.
 
+Here K is the number of workers, which is also the number of blocks (in the GCC chapters K is the
+number of inputs and N the number of workers). These schemes have their own registry,
+:func:`make_code`, apart from :func:`gcc.codes.make`: they assign exact gradient blocks, they do not
+encode and decode data points.
+
 Schemes (names accepted by :func:`make_code` and :func:`gcc.cpgc.simulate`):
 
 ``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``)
@@ -438,12 +443,17 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
               setting: str | None = None, seed=0, owner: str = "make_code") -> CPGCCode:
     """Build the code of a named scheme with the paper's conventions.
 
+    The registry of the CPGC schemes, apart from :func:`gcc.codes.make` (the GCC chapters'
+    codes): a :class:`CPGCCode` assigns the K blocks of the exact gradient ``W theta`` to K
+    workers (K counts workers and blocks here, inputs there), with no encoder or decoder of data
+    points, so the two kinds share no interface and no scheme key.
+
     Parameters
     ----------
     scheme : str
         One of :data:`SCHEMES` or an alias (:data:`ALIASES`), in any case.
     n_workers : int
-        K.
+        K, the number of workers (and of gradient blocks).
     degrees : sequence of int
         RCSC degree vector; it also fixes the default load: r = len(degrees) task units in coded
         computation, L = sum(degrees) partial gradients in coded communication.
@@ -469,7 +479,7 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     >>> make_code("mds", setting="communication")
     Traceback (most recent call last):
     ...
-    ValueError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
+    gcc.validation.InvalidParameterError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
     """
     name = canonical_scheme(scheme, owner)
     K = validate(n_workers, _COUNT, "n_workers", owner)

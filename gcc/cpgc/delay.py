@@ -10,7 +10,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import ArrayLike, HasAttributes, Interval, check_rng, invalid, validate
+from ..validation import GENERATOR, ArrayLike, HasAttributes, Interval, invalid, validate, validate_params
 
 __all__ = ["MU", "ALPHA", "worker_speeds", "arrival_times", "prob_tasks_done"]
 
@@ -25,8 +25,10 @@ TIMED_CODE = HasAttributes(("n_workers", "row_units"),
 _TIMES = ArrayLike(dtype=float, description="a real number or array of real numbers (not NaN)")
 
 
+@validate_params({"rng": GENERATOR, "trials": Interval(Integral, 1, None),
+                  "n_workers": Interval(Integral, 1, None), "mu": MU, "alpha": ALPHA})
 def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: float = 10.0,
-                  alpha: float = 0.01, owner: str = "worker_speeds") -> np.ndarray:
+                  alpha: float = 0.01) -> np.ndarray:
     """Time per task unit of every worker, ``Y = alpha + X`` with ``X ~ Exp(mu)`` (rate mu).
 
     Parameters
@@ -37,9 +39,6 @@ def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: flo
         Rate of the exponential part (mean 1 / mu), > 0.
     alpha : float
         Deterministic shift per task unit, >= 0.
-
-    owner : str
-        Function named in error messages.
 
     Returns
     -------
@@ -53,11 +52,6 @@ def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: flo
     >>> Y.shape, bool(Y.min() >= 0.01), round(float(Y.mean()), 2)      # mean alpha + 1 / mu
     ((20000, 4), True, 0.11)
     """
-    rng = check_rng(rng, "rng", owner)
-    trials = validate(trials, Interval(Integral, 1, None), "trials", owner)
-    n_workers = validate(n_workers, Interval(Integral, 1, None), "n_workers", owner)
-    mu = validate(mu, MU, "mu", owner)
-    alpha = validate(alpha, ALPHA, "alpha", owner)
     return alpha + rng.exponential(1.0 / mu, size=(trials, n_workers))
 
 

@@ -103,7 +103,7 @@ def check_recovery_inputs(order, ids, start, known, sup_idx, sup_val, last_of_me
     >>> check_recovery_inputs(*args[:7], 3, False, "f")
     Traceback (most recent call last):
     ...
-    ValueError: The 'need' parameter of f must be an int in [1, 2]. Got 3 instead.
+    gcc.validation.InvalidParameterError: The 'need' parameter of f must be an int in [1, 2]. Got 3 instead.
     """
     known = validate(known, ArrayLike(ndim=2, dtype=bool, description="a 2-D array of booleans (trials, blocks)"),
                      "known", owner)

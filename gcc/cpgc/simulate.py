@@ -346,7 +346,7 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
         code = make_code(name, K, degrees, load, setting, seed=cseed, owner=owner)
     elif code.n_workers != K:
         raise invalid("n_workers", owner, f"equal to code.n_workers={code.n_workers}", K)
-    speeds = worker_speeds(np.random.default_rng(delay_ss), n, K, mu, alpha, owner=owner)
+    speeds = worker_speeds(np.random.default_rng(delay_ss), n, K, mu, alpha)
     times, messages, rec = completion(code, speeds, q, return_recovered)
     return SimulationResult(code.name, code, q, mu, alpha, times, messages, rec,
                             {"seed": int(seed), "degrees": tuple(degrees), "load": code.load})

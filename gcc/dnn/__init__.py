@@ -36,7 +36,13 @@ _missing = [m for m in ("torch", "torchvision", "timm", "sklearn") if _util.find
 if _missing:
     raise ImportError(f"gcc.dnn needs the 'dnn' extra ({', '.join(_missing)} not installed): "
                       "pip install gcc-companion[dnn]")
-
-from . import formats, data, models, training, inference  # noqa: E402
-
 __all__ = ["formats", "data", "models", "training", "inference"]
+
+
+def __getattr__(name):
+    """The submodules load on first use: the experiments import ``gcc.dnn._checks`` without loading torch."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return importlib.import_module(f"{__name__}.{name}")

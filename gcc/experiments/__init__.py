@@ -30,7 +30,7 @@ One per notebook (or chapter):
   :mod:`~gcc.experiments.dnn_summary`, :mod:`~gcc.experiments.dnn_lambda`,
   :mod:`~gcc.experiments.dnn_probabilistic`, :mod:`~gcc.experiments.dnn_claims`,
   :mod:`~gcc.experiments.coded_samples`, :mod:`~gcc.experiments.coding_cost` -- the deep-network
-  notebooks (:mod:`~gcc.experiments.dnn_checks`: their argument constraints);
+  notebooks (:mod:`gcc.dnn._checks`: their argument constraints);
 * :mod:`~gcc.experiments.cpgc_tables`, :mod:`~gcc.experiments.cpgc_counting`,
   :mod:`~gcc.experiments.cpgc_published`, :mod:`~gcc.experiments.cpgc_claims` -- the CPGC notebooks
   (completion time, convergence, decoding cost; the exact K = 4, r = 2 Tables I and II; the draft's

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..codes import LABELS, canonical, make_many
 from ..validation import SEED, ArrayLike, check_choice, invalid, validate, validate_params
-from .dnn_checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
+from ..dnn._checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
 
 __all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples",
            "roughness_batches", "noisier_verdict"]

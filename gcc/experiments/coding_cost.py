@@ -25,7 +25,7 @@ import numpy as np
 
 from ..codes import canonical, make_many
 from ..validation import SEED, HasAttributes, Interval, invalid, validate, validate_params
-from .dnn_checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Frame, check_stragglers
+from ..dnn._checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Frame, check_stragglers
 
 __all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary", "WORKER_FUNCTION", "TIMING_COLUMNS"]
 

@@ -103,7 +103,7 @@ def early_decoding(scheme: str = "rcsc", trials: int = 200, seed: int = 0, n_wor
     """
     rng = np.random.default_rng(seed)
     code = make_code(scheme, n_workers, degrees, seed=rng, owner="early_decoding")
-    speeds = worker_speeds(rng, trials, n_workers, mu, alpha, owner="early_decoding")
+    speeds = worker_speeds(rng, trials, n_workers, mu, alpha)
     units = code.message_units()
     out = np.empty(trials)
     for t in range(trials):

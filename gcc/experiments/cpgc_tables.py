@@ -410,7 +410,7 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
     rows = []
     for trial in range(trials):
         truth = rng.standard_normal((code.n_blocks, b))
-        speeds = worker_speeds(rng, 1, K, mu, alpha, owner=owner)[0]
+        speeds = worker_speeds(rng, 1, K, mu, alpha)[0]
         times = speeds[:, None] * code.message_units()
         # Results are computed outside the timed region: only the master's work is measured.
         arrivals = []

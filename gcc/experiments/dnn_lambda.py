@@ -38,7 +38,7 @@ from typing import Sequence
 import numpy as np
 
 from ..validation import SEED, Interval, NoneOr, check_choice, invalid, validate, validate_params
-from .dnn_checks import (COLUMNS, F, LAM, LEVEL, PREPARED, TEST_SPLITS, TEXT, TRIALS, Frame, IntList, RealList,
+from ..dnn._checks import (COLUMNS, F, LAM, LEVEL, PREPARED, TEST_SPLITS, TEXT, TRIALS, Frame, IntList, RealList,
                          check_band, check_columns, check_family_triples, check_grid, check_lambda_columns,
                          check_lambda_pairs, check_metric, check_sizes, check_straggler_list, check_stragglers)
 from .dnn_models import family_of

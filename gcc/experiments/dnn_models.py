@@ -27,7 +27,8 @@ import numpy as np
 
 from ..backend import to_numpy
 from ..validation import SEED, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
-from .dnn_checks import NAME, TEXT, Frame, Names
+from ..dnn._checks import NAME, TEXT, Frame
+from ..validation import ListOf
 
 # Never let timm / huggingface_hub reach the network: weights must already be on disk.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -84,7 +85,7 @@ class PreparedModels(dict):
     """
 
     def __init__(self, *args, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (), **kwargs):
-        from .dnn_checks import PREPARED
+        from ..dnn._checks import PREPARED
 
         super().__init__(*args, **kwargs)
         if self:
@@ -157,7 +158,7 @@ _MAPPING = NoneOr(InstanceOf(Mapping, "a mapping"))
 
 
 @validate_params({
-    "names": Names(min_len=0), "seed": SEED, "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"),
+    "names": ListOf(TEXT, 0, description="a sequence of names (str)"), "seed": SEED, "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"),
     "data_folder": _PATH, "datasets": _MAPPING, "threads": NoneOr(Interval(int, 1, None)), "recipes": _MAPPING, "configs": _MAPPING,
     "paper_model": NoneOr(NAME), "paper_weights": _PATH, "paper_checkpoint": _PATH, "paper_data": _PATH,
     "paper_images": NoneOr(Interval(int, 1, None)), "paper_kwargs": _MAPPING})

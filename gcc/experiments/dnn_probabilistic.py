@@ -37,7 +37,7 @@ import numpy as np
 
 from ..codes import LABELS, canonical, make_many
 from ..validation import SEED, NoneOr, invalid, validate, validate_params
-from .dnn_checks import (COUNT, F, GRID, LEVEL, NAMES, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, IntList,
+from ..dnn._checks import (COUNT, F, GRID, LEVEL, NAMES, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, IntList,
                          RealList, check_scheme_pair, check_sizes)
 from .dnn_stragglers import batch_source, selection_columns, split_getter, tune_lambdas
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..codes import LABELS, canonical, make_many
 from ..validation import SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate, validate_params
-from .dnn_checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, SCHEMES, SPLITS, TEST_SPLITS, TEXT, TRIALS,
+from ..dnn._checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, SCHEMES, SPLITS, TEST_SPLITS, TEXT, TRIALS,
                          TUNING_METRICS, Frame, IntList, check_per_regime, check_pool, check_regimes, check_scheme_pair,
                          check_sizes, check_straggler_list, check_stragglers, check_sweep, validate_model)
 

@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from ..validation import SEED, Constraint, NoneOr, Rejected, check_int, invalid, validate_params
-from .dnn_checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, check_scheme_pair, is_int
+from ..dnn._checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, check_scheme_pair, is_int
 from .dnn_models import family_of
 from .dnn_stragglers import (COMPARED_SCHEMES, front_columns, lambdas_at, run_config, selection_columns, split_getter,
                              tune_lambdas)

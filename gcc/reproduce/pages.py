@@ -9,7 +9,15 @@ Given the run's profile and parameters, it shows them in place of the notebook's
 ``parameters`` cell leaves the page and a "Parameters of this run (profile ...)" table with the
 "Reproduce:" command of that profile takes its place (:func:`parameters_markdown`); the prose's
 ``python -m gcc.reproduce --profile X`` commands name the run's profile, and ``{{ run.<name> }}``
-in the prose becomes the run's value of that parameter.
+in the prose becomes the run's value of that parameter (``{{ run.profile }}``: the profile;
+``{{ run.machine }}``: :func:`gcc.machine.summary_line` of the machine that ran it). The table is collapsed (a dropdown) so that
+it never pushes the page's headline figure out of the first screen; the "Reproduce:" line stays
+visible. Given the run's recorded values, ``{{ value.<key> }}`` in the prose becomes the text of
+that value (the same text a chapter's ``{{ <notebook>.<key> }}`` shows); an unknown key stays a
+visible hole. The page's result box (an admonition of class ``gcc-result``, right after the
+title) is followed by the headline figure: the output of the first figure of the page (or the
+``n``-th, named by a MyST comment ``% headline-figure: n`` in the box's cell) moves up to a cell
+of its own after the box (:func:`headline_first`).
 
 :func:`write_values` turns the values a run recorded (:meth:`gcc.results.RunContext.value`) into
 ``<generated>/values/<notebook>.json`` and the include ``<generated>/values/<notebook>.md``;
@@ -26,14 +34,18 @@ from pathlib import Path
 from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
 
-__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "parameters_markdown", "write_values", "values_written", "substitutions",
-           "referenced_values", "referenced_includes", "placeholder_includes", "collapse_large_table"]
+__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "RESULT_CLASS", "finish_page", "parameters_markdown", "headline_first",
+           "write_values", "values_written", "substitutions", "referenced_values", "referenced_includes",
+           "placeholder_includes", "collapse_large_table"]
 
 #: Cell tags by which a source cell decides its own visibility on the page.
 VISIBILITY_TAGS = frozenset({"show-input", "hide-input", "remove-input", "remove-cell", "hide-cell"})
 
 #: Folder of the generated value files, inside the executed-notebooks folder.
 VALUES_DIR = "values"
+
+#: Class of a notebook page's result box (``:class: gcc-result`` on its admonition; styled in gcc-pages.css).
+RESULT_CLASS = "gcc-result"
 
 # {{ notebook.key }} in a chapter; the notebook part is a notebook name, the key an identifier.
 _REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -45,6 +57,10 @@ _INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 _COMMAND_PROFILE = re.compile(r"(python -m gcc\.reproduce\b[^`\n]*?--profile )([A-Za-z0-9_-]+)")
 # {{ run.<parameter> }} in a notebook's prose: the value of that parameter in the run of the page
 _RUN_VALUE = re.compile(r"\{\{\s*run\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# {{ value.<key> }} in a notebook's prose: the text of a value the run recorded (RunContext.value)
+_RECORDED_VALUE = re.compile(r"\{\{\s*value\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# `% headline-figure: 2` (a MyST comment) in the result box's cell: which figure of the page is the headline
+_HEADLINE = re.compile(r"^%\s*headline-figure:\s*(\d+)\s*$", re.M)
 # `name = value   # meaning` in a parameters cell: the meaning of each name
 _COMMENTED = re.compile(r"^[ \t]*([A-Za-z_][\w \t,]*?)[ \t]*(?::[^=\n]*)?=[^#\n]*#[ \t]*(.+?)[ \t]*$", re.M)
 
@@ -55,12 +71,39 @@ def _value_text(value) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
+def _prose_text(value) -> str:
+    """A parameter's value as prose: a str as it is, a list as ``20, 40, 80``, a dict as ``low: 100, 60; high: 60, 20``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, int, float)) for v in value):
+        return ", ".join(_prose_text(v) for v in value)
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        return "; ".join(f"{k}: {_prose_text(v)}" for k, v in value.items())
+    return _value_text(value)
+
+
 def _prose_value(parameters: dict, match) -> str:
-    """The text of ``{{ run.<name> }}``: the run's value (a str as it is); an unknown name stays a hole."""
+    """The text of ``{{ run.<name> }}``: the run's value (:func:`_prose_text`); an unknown name stays a hole.
+
+    Examples
+    --------
+    >>> import re
+    >>> from gcc.reproduce.pages import _RUN_VALUE, _prose_value
+    >>> run = {"n": [20, 40], "regimes": {"low": [100, 60]}, "f": "tanh"}
+    >>> _RUN_VALUE.sub(lambda m: _prose_value(run, m), "N = {{ run.n }}, {{ run.regimes }}, {{ run.f }}, {{ run.x }}")
+    'N = 20, 40, low: 100, 60, tanh, {{ run.x }}'
+    """
     if match.group(1) not in parameters:
         return match.group(0)
-    value = parameters[match.group(1)]
-    return value if isinstance(value, str) else _value_text(value)
+    return _prose_text(parameters[match.group(1)])
+
+
+def _recorded_text(values: dict, match) -> str:
+    """The text of ``{{ value.<key> }}``: the recorded value's text; an unknown key stays a hole."""
+    entry = values.get(match.group(1))
+    if isinstance(entry, dict) and isinstance(entry.get("text"), str):
+        return entry["text"]
+    return entry if isinstance(entry, str) else match.group(0)
 
 
 def parameters_markdown(name: str, profile: str, parameters: dict, source: str = "") -> str:
@@ -80,17 +123,18 @@ def parameters_markdown(name: str, profile: str, parameters: dict, source: str =
     Returns
     -------
     str
-        MyST markdown: a heading line, a table (parameter, value, meaning) and the "Reproduce:" line.
+        MyST markdown: a collapsed dropdown "Parameters of this run (profile ...)" holding the table
+        (parameter, value, meaning), then the "Reproduce:" line (outside the dropdown).
 
     Examples
     --------
     >>> print(parameters_markdown("quickstart", "ci", {"n_stragglers": 5, "seed": 0}, "seed = 0\\nn_stragglers = 2   # S"))
-    **Parameters of this run (profile ci)**
-    <BLANKLINE>
+    :::{dropdown} Parameters of this run (profile ci): 2 values
     | Parameter | Value | Meaning |
     |---|---|---|
     | `seed` | `0` |  |
     | `n_stragglers` | `5` | S |
+    :::
     <BLANKLINE>
     Reproduce: `python -m gcc.reproduce --profile ci --only quickstart`
     """
@@ -103,16 +147,20 @@ def parameters_markdown(name: str, profile: str, parameters: dict, source: str =
     declared = [k for k in assigned_names(source or "") if k in parameters]
     order = declared + [k for k in parameters if k not in declared]
     parameters = {k: parameters[k] for k in order}
-    lines = [f"**Parameters of this run (profile {profile})**", ""]
+    title = f"Parameters of this run (profile {profile})"
     if parameters:
-        lines += ["| Parameter | Value | Meaning |", "|---|---|---|"]
+        count = f"{len(parameters)} value{'s' * (len(parameters) != 1)}"
+        lines = [f":::{{dropdown}} {title}: {count}", "| Parameter | Value | Meaning |", "|---|---|---|"]
         lines += [f"| `{k}` | `{_value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
-        lines.append("")
+        lines += [":::", ""]
+    else:
+        lines = [f"**{title}**: none", ""]
     lines.append(f"Reproduce: `python -m gcc.reproduce --profile {profile} --only {name}`")
     return "\n".join(lines)
 
 
-def finish_page(output: Path, kernel: str, profile: str | None = None, parameters: dict | None = None) -> None:
+def finish_page(output: Path, kernel: str, profile: str | None = None, parameters: dict | None = None,
+                values: dict | None = None) -> None:
     """Tag the cells of the executed notebook ``output`` for its page; complete its kernelspec.
 
     With ``profile``, the page shows the run's parameters instead of the notebook's defaults: the
@@ -120,8 +168,10 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
     from :func:`parameters_markdown` (``parameters``: the run's values) takes its place; every
     ``python -m gcc.reproduce ... --profile X`` in the prose names ``profile``, and every
     ``{{ run.<parameter> }}`` in the prose becomes that parameter's value in this run (so a
-    sentence says "K = 10 workers", never the name of the parameter). Stderr outputs (library logs)
-    leave the page and are kept in the cell's ``gcc_stderr`` metadata.
+    sentence says "K = 10 workers", never the name of the parameter). With ``values`` (``run.json``'s
+    ``values``: ``{key: {"text", ...}}``), every ``{{ value.<key> }}`` in the prose becomes that
+    value's text. The headline figure follows the result box (:func:`headline_first`). Stderr outputs
+    (library logs) leave the page and are kept in the cell's ``gcc_stderr`` metadata.
     """
     output = Path(output)
     if not output.exists():
@@ -140,6 +190,10 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
                 "".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "") for o in stderr)
     if profile is not None:
         _show_run_parameters(cells, output.name.lstrip(".").split(".")[0], profile, parameters or {})
+    for cell in cells:
+        if values and cell.get("cell_type") == "markdown":
+            cell["source"] = _RECORDED_VALUE.sub(lambda m: _recorded_text(values, m), "".join(cell.get("source", "")))
+    headline_first(cells)  # before any figure captioning, so that figures are numbered in page order
     for cell in cells:
         if cell.get("cell_type") != "code":
             continue
@@ -186,11 +240,16 @@ def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict)
     defaults = next((_literal_defaults("".join(c.get("source", ""))) for c in cells if c.get("cell_type") == "code"
                      and "parameters" in c.get("metadata", {}).get("tags", [])), {})
     parameters = {**defaults, **parameters}
+    prose = {"profile": profile, **parameters}  # {{ run.profile }}, {{ run.machine }}: the run's, not parameters
     for cell in cells:
         if cell.get("cell_type") == "markdown":
             text = "".join(cell.get("source", ""))
             text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, text)
-            cell["source"] = _RUN_VALUE.sub(lambda m: _prose_value(parameters, m), text)
+            if "machine" not in prose and re.search(r"\{\{\s*run\.machine\s*\}\}", text):
+                from gcc.machine import summary_line
+
+                prose["machine"] = summary_line()  # the machine that ran the notebook (finish_page runs there)
+            cell["source"] = _RUN_VALUE.sub(lambda m: _prose_value(prose, m), text)
     if any("run-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
         return  # already shown
     for i, cell in enumerate(cells):
@@ -204,6 +263,65 @@ def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict)
                 shown["id"] = f"{cell['id']}-run"[:64]
             cells.insert(i + 1, shown)
             return
+
+
+#: The source of the headline figure's cell (hidden; myst-nb skips a cell without source).
+_HEADLINE_SOURCE = "# The headline figure: drawn by a cell further down the page, whose code shows how."
+
+
+def _is_figure(output: dict) -> bool:
+    return output.get("output_type") in ("display_data", "execute_result") and "image/png" in output.get("data", {})
+
+
+def headline_first(cells: list) -> bool:
+    """Move the page's headline figure to a cell of its own right after its result box.
+
+    The result box is the first markdown cell holding an admonition of class :data:`RESULT_CLASS`;
+    the headline figure is the first figure output (PNG) of the page, or the ``n``-th when the box's
+    cell says ``% headline-figure: n``. The figure's output leaves its cell (so it is shown once)
+    and a code cell whose source is only a comment (``remove-input``, ``headline-figure``) shows it
+    after the box.
+    A page that has already been finished is left as it is.
+
+    Parameters
+    ----------
+    cells : list of dict
+        The notebook's cells (changed in place).
+
+    Returns
+    -------
+    bool
+        Whether a figure was moved.
+
+    Examples
+    --------
+    >>> box = {"cell_type": "markdown", "source": ":::{admonition} Result\\n:class: gcc-result\\nx\\n:::"}
+    >>> fig = {"output_type": "display_data", "data": {"image/png": "..."}, "metadata": {}}
+    >>> code = {"cell_type": "code", "metadata": {}, "source": "plot()", "outputs": [fig]}
+    >>> cells = [box, {"cell_type": "markdown", "source": "Method."}, code]
+    >>> headline_first(cells), [c["cell_type"] for c in cells], code["outputs"]
+    (True, ['markdown', 'code', 'markdown', 'code'], [])
+    """
+    if any("headline-figure" in c.get("metadata", {}).get("tags", []) for c in cells):
+        return False
+    box = next((i for i, c in enumerate(cells) if c.get("cell_type") == "markdown"
+                and re.search(rf"^:class:.*\b{RESULT_CLASS}\b", "".join(c.get("source", "")), re.M)), None)
+    if box is None:
+        return False
+    chosen = _HEADLINE.search("".join(cells[box].get("source", "")))
+    wanted = int(chosen.group(1)) if chosen else 1
+    seen = 0
+    for cell in cells[box + 1:]:
+        for j, output in enumerate(cell.get("outputs", []) if cell.get("cell_type") == "code" else []):
+            if _is_figure(output):
+                seen += 1
+                if seen == wanted:
+                    del cell["outputs"][j]
+                    cells.insert(box + 1, {"cell_type": "code", "execution_count": None, "source": _HEADLINE_SOURCE,
+                                           "metadata": {"tags": ["remove-input", "headline-figure"]},
+                                           "outputs": [output]})
+                    return True
+    return False
 
 
 def collapse_large_table(text: str) -> str:

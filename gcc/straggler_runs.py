@@ -64,7 +64,7 @@ def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
 
     Examples
     --------
-    >>> from gcc.runs import mask_to_received
+    >>> from gcc.straggler_runs import mask_to_received
     >>> mask_to_received([True, False, True])
     array([0, 2])
     """
@@ -90,7 +90,7 @@ def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from gcc.runs import received_to_mask
+    >>> from gcc.straggler_runs import received_to_mask
     >>> received_to_mask([0, 2], 4)
     array([ True, False,  True, False])
     """

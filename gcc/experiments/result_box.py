@@ -1,0 +1,91 @@
+"""The verdicts a notebook page's result box quotes, counted from the claims table.
+
+A rate notebook's page opens with a result box (see :mod:`gcc.reproduce.pages`) that states the
+verdict of the claims it tests. The verdicts are those of the claims table
+(:func:`gcc.experiments.claims.build_claims_table`, the book's one rule), restricted to the rows
+that the notebook's own saved tables produce, so the page and the claims page cannot disagree.
+"""
+from __future__ import annotations
+
+import re
+
+from gcc.validation import invalid
+
+__all__ = ["verdict_values", "verdict_text", "record_verdicts"]
+
+#: Verdict words in the order a page lists them (the rate verdicts first, then the networks' words).
+_ORDER = ("tight", "loose", "violated", "undecided", "consistent", "moves with S", "GCC faster", "BACC faster",
+          "not distinguishable", "less sensitive than the paper", "more sensitive than the paper")
+
+
+def verdict_text(verdicts) -> str:
+    """``"8 tight, 2 undecided"``: how many of the ``verdicts`` (an iterable of str) say what, in book order.
+
+    Examples
+    --------
+    >>> from gcc.experiments.result_box import verdict_text
+    >>> verdict_text(["loose", "tight", "loose", "undecided"])
+    '1 tight, 2 loose, 1 undecided'
+    >>> verdict_text([])
+    'none'
+    """
+    verdicts = [str(v) for v in verdicts]
+    order = [v for v in _ORDER if v in verdicts] + sorted(set(verdicts) - set(_ORDER))
+    return ", ".join(f"{verdicts.count(v)} {v}" for v in order) or "none"
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()
+
+
+def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list[dict]:
+    """The counted verdicts of ``notebook``'s rows in the claims table, as ``RunContext.value`` arguments.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook whose rows are counted (its saved ``slopes`` or ``summary`` tables must be in ``root``).
+    root : path-like, optional
+        The results root (a run context's is ``run.folder.parent``).
+    claims : dict, optional
+        ``{key: claim id}``: also quote these claims one by one, as ``verdicts_<key>``.
+
+    Returns
+    -------
+    list of dict
+        ``verdicts`` (all counted rows, e.g. ``"36 loose, 6 undecided"``), ``verdicts_counted``
+        (their number), ``verdicts_<word>`` for each of tight, loose, violated and undecided, and one
+        ``verdicts_<key>`` per entry of ``claims`` (a claim with no counted row reads ``"none"``).
+    """
+    if not isinstance(notebook, str) or not notebook.isidentifier():
+        raise invalid("notebook", "verdict_values", "a notebook name (a Python identifier)", notebook)
+    from gcc.experiments.claims import build_claims_table
+
+    table = build_claims_table(root, include_dnn=notebook.startswith("dnn_"))
+    rows = table[(table["notebook"] == notebook) & table["counted"].astype(bool)]
+    out = [{"key": "verdicts", "number": verdict_text(rows["verdict"]),
+            "note": f"counted verdicts of the claims table's rows from {notebook}"},
+           {"key": "verdicts_counted", "number": int(len(rows)), "note": "counted rows of the claims table"}]
+    out += [{"key": f"verdicts_{_key(v)}", "number": int((rows["verdict"] == v).sum()),
+             "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
+    for key, claim in (claims or {}).items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise invalid("claims", "verdict_values", "a dict whose keys are Python identifiers", key)
+        out.append({"key": f"verdicts_{key}", "number": verdict_text(rows.loc[rows["claim"] == claim, "verdict"]),
+                    "note": f"counted verdicts of claim {claim}"})
+    return out
+
+
+def record_verdicts(run, claims: dict | None = None) -> None:
+    """Record :func:`verdict_values` of the run's notebook in the run (``run.value``), for its result box.
+
+    Parameters
+    ----------
+    run : gcc.results.RunContext
+        The notebook's run; its tables must be saved first (the claims table reads them from
+        ``run.folder.parent``).
+    claims : dict, optional
+        As in :func:`verdict_values`.
+    """
+    for value in verdict_values(run.folder.name, run.folder.parent, claims):
+        run.value(**value)

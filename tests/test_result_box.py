@@ -1,0 +1,246 @@
+"""The first screen of a notebook page: its result box, then its headline figure.
+
+Unit tests of :func:`gcc.reproduce.pages.finish_page` (``{{ value.<key> }}``, the headline figure
+moved under the box, the run's parameters collapsed) and of
+:mod:`gcc.experiments.result_box`; over the built ci book (slow): every notebook page opens with
+its result box right after the title, the box has no hole, and the headline figure follows it; in
+Chromium at 1280 x 900, the box and the start of the figure lie inside the first 900 px.
+"""
+from __future__ import annotations
+
+import functools
+import html as html_lib
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from gcc.reproduce.pages import RESULT_CLASS, finish_page, headline_first
+
+#: Notebook pages without a result box of their own (the claims page has its own headline table).
+NO_BOX = frozenset({"claims_table"})
+#: The first screen (px) in which the box and the start of the headline figure must lie.
+FIRST_SCREEN = 900
+
+_BOX = f":::{{admonition}} Result\n:class: {RESULT_CLASS}\n- **Measured**: {{{{ value.slope }}}} and {{{{ value.nope }}}}\n:::"
+
+
+def _figure(tag: str) -> dict:
+    return {"output_type": "display_data", "data": {"image/png": tag, "text/plain": "<Figure>"}, "metadata": {}}
+
+
+def _page(tmp_path: Path, box: str = _BOX) -> Path:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "# Title\n\n" + box},
+        {"cell_type": "markdown", "metadata": {}, "source": "Method, {{ run.n }} workers, profile {{ run.profile }}."},
+        {"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": "n = 3   # N", "outputs": [],
+         "execution_count": 1},
+        {"cell_type": "code", "metadata": {}, "source": "plot()", "execution_count": 2,
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "a table\n"}, _figure("first")]},
+        {"cell_type": "code", "metadata": {}, "source": "plot2()", "outputs": [_figure("second")], "execution_count": 3},
+    ]
+    path = tmp_path / "page.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def test_recorded_values_fill_the_prose_and_an_unknown_key_stays_a_hole(tmp_path):
+    path = _page(tmp_path)
+    values = {"slope": {"value": -3.01, "text": "\u22123.01", "unit": "", "note": ""}}
+    finish_page(path, "gcc-companion", "ci", {"n": 5}, values)
+    cells = json.loads(path.read_text())["cells"]
+    assert "**Measured**: \u22123.01 and {{ value.nope }}" in cells[0]["source"]
+    assert cells[2]["source"] == "Method, 5 workers, profile ci."
+
+
+def test_the_headline_figure_follows_the_box_once(tmp_path):
+    path = _page(tmp_path)
+    finish_page(path, "gcc-companion", "ci", {"n": 5}, {})
+    cells = json.loads(path.read_text())["cells"]
+    moved = cells[1]
+    assert moved["metadata"]["tags"] == ["remove-input", "headline-figure"]
+    assert moved["source"].startswith("# ")  # a comment: myst-nb skips a cell without source
+    assert [o["data"]["image/png"] for o in moved["outputs"]] == ["first"]
+    drawn = next(c for c in cells if c.get("source") == "plot()")
+    assert [o["output_type"] for o in drawn["outputs"]] == ["stream"]  # its other output stays
+    before = path.read_text()
+    finish_page(path, "gcc-companion", "ci", {"n": 5}, {})  # a finished page is left as it is
+    assert json.loads(path.read_text())["cells"] == json.loads(before)["cells"]
+
+
+def test_the_box_can_name_another_headline_figure_and_a_page_without_box_is_unchanged(tmp_path):
+    path = _page(tmp_path, _BOX + "\n% headline-figure: 2")
+    finish_page(path, "gcc-companion")
+    cells = json.loads(path.read_text())["cells"]
+    assert cells[1]["outputs"][0]["data"]["image/png"] == "second"
+    plain = [{"cell_type": "markdown", "source": "# T\n\nNo box."},
+             {"cell_type": "code", "metadata": {}, "source": "x", "outputs": [_figure("f")]}]
+    assert headline_first(plain) is False and len(plain) == 2
+
+
+def test_the_run_parameters_are_collapsed_and_the_command_stays_visible(tmp_path):
+    path = _page(tmp_path)
+    finish_page(path, "gcc-companion", "ci", {"n": 5})
+    shown = next(c for c in json.loads(path.read_text())["cells"]
+                 if "run-parameters" in c["metadata"].get("tags", []))
+    head, _, tail = shown["source"].partition("\n:::\n")
+    assert head.startswith(":::{dropdown} Parameters of this run (profile ci): 1 value") and "| `n` | `5` | N |" in head
+    assert tail.strip() == "Reproduce: `python -m gcc.reproduce --profile ci --only page`"
+
+
+def test_verdict_values_count_a_notebooks_rows_of_the_claims_table(tmp_path):
+    """Independent count: the rows the claims table gives the notebook, counted here by hand."""
+    from gcc.experiments import claims, result_box
+
+    table = claims.build_claims_table(tmp_path, include_dnn=False)  # no results: every row "not measured"
+    values = {v["key"]: v["number"] for v in result_box.verdict_values("worst_case_rate", tmp_path, {"thm1": "thm1-N"})}
+    assert values["verdicts"] == "none" and values["verdicts_counted"] == 0 and values["verdicts_thm1"] == "none"
+    assert not table["counted"].astype(bool).any()
+    assert result_box.verdict_text(["undecided", "tight", "agrees", "tight"]) == "2 tight, 1 undecided, 1 agrees"
+    with pytest.raises(ValueError, match="notebook"):
+        result_box.verdict_values("not a name", tmp_path)
+
+
+# --------------------------------------------------------------------------- the built ci book
+def _box_pages(html_root: Path) -> dict[str, Path]:
+    from test_pages import _notebook_pages
+
+    return {name: page for name, page in _notebook_pages(html_root).items() if name not in NO_BOX}
+
+
+def _after_title(article: str) -> str:
+    """The article's HTML from the end of its h1 (the page title, the h1 with a heading link)."""
+    match = re.search(r'<h1\b[^>]*>(?:(?!</h1>).)*?class="headerlink"(?:(?!</h1>).)*?</h1>', article, re.S)
+    return article[match.end():] if match else ""
+
+
+def _box(after: str) -> str:
+    """The result box's HTML when it is the first element after the title, else ''."""
+    match = re.match(rf'\s*<div class="(?=[^"]*\b{RESULT_CLASS}\b)[^"]*\badmonition\b[^"]*"[^>]*>', after)
+    if not match:
+        return ""
+    depth, i = 1, match.end()
+    for tag in re.finditer(r"<(/?)div\b[^>]*>", after[i:]):
+        depth += -1 if tag.group(1) else 1
+        if depth == 0:
+            return after[: i + tag.end()]
+    return after
+
+
+def box_problems(text: str) -> list[str]:
+    """What is wrong with a notebook page's first block: its result box, then its headline figure."""
+    from test_pages import _main, template_holes
+
+    after = _after_title(_main(text))
+    box = _box(after)
+    if not box:
+        return [f"the first block after the title is not the result box: {re.sub(r'<[^>]+>', ' ', after[:300]).split()[:12]}"]
+    problems = []
+    holes = template_holes(f"<main>{box}</main>")
+    words = html_lib.unescape(re.sub(r"<[^>]+>", " ", box))
+    if holes or "{{" in words:
+        problems.append(f"a hole in the result box: {holes or words}")
+    rest = after[len(box):]
+    if "<img" in rest:  # a page with figures: the headline figure comes next
+        following = re.match(r'\s*<div class="cell ([^"]*)"', rest)
+        if not following or "tag_headline-figure" not in following.group(1) or "<img" not in rest[:3000]:
+            problems.append("the headline figure does not follow the result box")
+    return problems
+
+
+def test_box_problems_on_synthetic_pages():
+    fig = '<div class="cell tag_remove-input tag_headline-figure docutils container"><img src="a.png"></div>'
+    box = f'<div class="admonition {RESULT_CLASS}"><p class="admonition-title">Result</p><div><p>x</p></div></div>'
+    h1 = '<h1>T<a class="headerlink" href="#t">#</a></h1>'
+    good = f"<main><h1>Contents</h1><section>{h1}{box}{fig}<p>Method</p></section></main>"
+    assert box_problems(good) == []
+    assert box_problems(good.replace(">x<", ">{{ value.x }}<"))[0].startswith("a hole in the result box")
+    assert box_problems(f"<main>{h1}<p>Method</p>{box}{fig}</main>")[0].startswith("the first block")
+    assert box_problems(f"<main>{h1}{box}<p>Method</p>{fig}</main>") == [
+        "the headline figure does not follow the result box"]
+    assert box_problems(f"<main>{h1}{box}<p>no figure on this page</p></main>") == []
+    swapped = good.replace(f'"admonition {RESULT_CLASS}"', f'"{RESULT_CLASS} admonition"')
+    assert box_problems(swapped) == []
+
+
+@pytest.mark.slow
+def test_every_notebook_page_opens_with_its_result_box_then_its_figure(html):
+    pages = _box_pages(html)
+    assert len(pages) >= 19, sorted(pages)
+    problems = [f"{name}: {p}" for name, page in pages.items() for p in box_problems(page.read_text())]
+    assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- Chromium, 1280 x 900
+_PROBE = """<script>window.addEventListener('load', function () { setTimeout(function () {
+  var box = document.querySelector('main div.admonition.%s');
+  var fig = document.querySelector('main .tag_headline-figure img');
+  function top(e) { return e ? e.getBoundingClientRect().top + window.scrollY : null; }
+  var out = document.createElement('pre'); out.id = 'gcc-first-screen';
+  out.textContent = 'GCC-FIRST-SCREEN ' + JSON.stringify({box: top(box), box_bottom: box ? top(box) + box.getBoundingClientRect().height : null,
+    figure: top(fig), width: window.innerWidth});
+  document.body.appendChild(out); }, 300); });</script>""" % RESULT_CLASS
+
+
+def _probe_server(root: Path) -> http.server.ThreadingHTTPServer:
+    """Serve ``root``; a page asked for with ``?probe`` gets :data:`_PROBE` (nothing is written to disk)."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self):
+            path, _, query = self.path.partition("?")
+            if query == "probe" and path.endswith(".html"):
+                body = (root / path.lstrip("/")).read_text(encoding="utf-8").replace("</body>", _PROBE + "</body>")
+                data = body.encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+
+
+def first_screen(browser: str, url: str, profile: Path) -> dict:
+    """Where the result box and the headline figure start on ``url`` in Chromium at 1280 x 900 (px)."""
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={profile}", "--window-size=1280,900", "--virtual-time-budget=10000", "--dump-dom", url]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    found = re.findall(r"GCC-FIRST-SCREEN (\{.*?\})</pre>", proc.stdout)
+    assert found, f"no measurement from {url}: {proc.stderr[-2000:]}"
+    return json.loads(html_lib.unescape(found[-1]))
+
+
+@pytest.mark.slow
+def test_chromium_shows_the_box_and_the_figure_in_the_first_screen(html, tmp_path):
+    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+    if browser is None:
+        pytest.skip("no chromium on PATH (apt-get install -y chromium)")
+    server = _probe_server(html)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    problems = []
+    try:
+        for name, page in sorted(_box_pages(html).items()):
+            url = f"http://127.0.0.1:{server.server_address[1]}/{page.relative_to(html).as_posix()}?probe"
+            where = first_screen(browser, url, tmp_path / name)
+            if where["box"] is None or where["box_bottom"] > FIRST_SCREEN:
+                problems.append(f"{name}: the result box ends at {where['box_bottom']} px (first screen {FIRST_SCREEN})")
+            from test_pages import _main
+
+            has_figure = "<img" in _main(page.read_text())
+            if has_figure and (where["figure"] is None or where["figure"] >= FIRST_SCREEN):
+                problems.append(f"{name}: the headline figure starts at {where['figure']} px (first screen {FIRST_SCREEN})")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not problems, "\n".join(problems)
