@@ -255,7 +255,7 @@ def result_box(table, root) -> str:
     notebooks = sorted({nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb})
     points = int(pd_sum(table.loc[rate, "n_points"]))
     return (
-        '<div class="admonition tip"><p class="admonition-title">Every rate the papers state, measured</p>'
+        '<div class="admonition gcc-result"><p class="admonition-title">Result: every rate the papers state, measured</p>'
         f"<p><b>Claim</b>: the papers' {len(STATEMENTS)} statements (below, one row each) hold where this book "
         "measured them; above all Theorem 1: GCC's worst-case loss falls like (S+1)<sup>3</sup>/N<sup>3</sup>.</p>"
         f"<p><b>Measured</b>: of {len(counted)} counted measurements of the rate claims, {words}. "
