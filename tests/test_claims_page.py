@@ -94,3 +94,9 @@ def test_forest_plot_one_panel_per_theorem_readable_text(tmp_path):
 def test_headline_table_rejects_an_unknown_link():
     with pytest.raises(ValueError, match="link"):
         claims_page.headline_table(pd.DataFrame(columns=claims.CLAIM_COLUMNS), link="pdf")
+
+
+def test_claim_words_name_the_statement_and_the_test():
+    assert claims_page.claim_words("thm1-N") == ("GCC's worst-case loss falls like (S+1)^3 / N^3 (noiseless workers) "
+                                                 "(N slope at fixed S)")
+    assert claims_page.claim_words("no-such-claim") == "no-such-claim"

@@ -21,7 +21,7 @@ PAGE = """<html><main>
   <p>The column <code>gcc_tanh_joint_n_ci</code> and normalised_sup hold it; <code>gcc.experiments.claims</code>
      is a module, <span class="math">\\(normalised_sup\\)</span> a formula.</p>
   <table><tr><th>n_<wbr>workers</th></tr><tr><td>20</td></tr></table>
-  <pre>normalised_sup = 1</pre>
+  <pre>normalised_sup = 1; record({"n": "thm1-N"})</pre>
 </main></html>"""
 
 LEGEND = """<table><tr><th>short name</th><th>statement</th></tr>

@@ -82,8 +82,10 @@ def _prose(main) -> list[str]:
 
 
 def unexplained_claim_ids(html: str, ids=None) -> list[str]:
-    """Claim ids the page shows (anywhere in its main text) without listing them in a legend table."""
+    """Claim ids the page shows (its main text, code blocks aside) without listing them in a legend table."""
     main = _soup(html)
+    for block in main.find_all(["pre"]) + main.find_all(class_="cell_input"):
+        block.decompose()  # a notebook's code (behind its toggle) is not what the page shows
     text = main.get_text(" ")
     legend = _legend(main)
     ids = claim_ids() if ids is None else ids

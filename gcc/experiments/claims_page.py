@@ -30,7 +30,7 @@ from .verdicts import VERDICTS
 from ..validation import check_choice
 
 __all__ = ["Statement", "STATEMENTS", "FAMILY_WORDS", "statement_of", "headline_table", "glossary",
-           "result_box", "plot_forest", "TEST_WORDS", "readable"]
+           "result_box", "plot_forest", "TEST_WORDS", "readable", "claim_words"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,14 @@ STATEMENTS: tuple[Statement, ...] = (
 #: the test functions of the claims table by role: "family" (built to attain the bound: every
 #: decoder has its loss), "decoder" (the bumps' flanks seen: tests the decoder), else typical
 FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}
+
+
+def claim_words(claim: str) -> str:
+    """A claim id in words: its statement and, where it has one, its test (``"... (N slope at fixed S)"``)."""
+    s = statement_of(claim)
+    if s is None:
+        return str(claim)
+    return f"{s.words} ({TEST_WORDS[claim]})" if claim in TEST_WORDS else s.words
 
 
 def statement_of(claim: str) -> Statement | None:

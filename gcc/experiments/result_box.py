@@ -60,6 +60,7 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
     if not isinstance(notebook, str) or not notebook.isidentifier():
         raise invalid("notebook", "verdict_values", "a notebook name (a Python identifier)", notebook)
     from gcc.experiments.claims import build_claims_table
+    from gcc.experiments.claims_page import claim_words
 
     table = build_claims_table(root, include_dnn=notebook.startswith("dnn_"))
     rows = table[(table["notebook"] == notebook) & table["counted"].astype(bool)]
@@ -72,7 +73,7 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
         if not isinstance(key, str) or not key.isidentifier():
             raise invalid("claims", "verdict_values", "a dict whose keys are Python identifiers", key)
         out.append({"key": f"verdicts_{key}", "number": verdict_text(rows.loc[rows["claim"] == claim, "verdict"]),
-                    "note": f"counted verdicts of claim {claim}"})
+                    "note": f"counted verdicts of: {claim_words(claim)}"})
     return out
 
 
