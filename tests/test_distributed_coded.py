@@ -22,6 +22,7 @@ from gcc.distributed.cluster import wait_for_workers  # noqa: E402
 from gcc.distributed.coded import demo_mlp, model_load_counts  # noqa: E402
 
 N_CLUSTER = 8
+CLUSTER_WORKERS = N_CLUSTER   # the shared cluster fixture of conftest.py
 
 
 class PolyCode:
@@ -57,19 +58,6 @@ def _codes():
         if cls is not None:
             codes.append((name, lambda K, N, cls=cls: cls(n_inputs=K, n_workers=N)))
     return codes
-
-
-@pytest.fixture(scope="module")
-def cluster_client():
-    with open_cluster(n_workers=N_CLUSTER, timeout=90) as c:
-        yield c
-
-
-@pytest.fixture
-def client(cluster_client):
-    # Every test starts from a full cluster, whatever the previous one did to it.
-    wait_for_workers(cluster_client, N_CLUSTER, timeout=90)
-    return cluster_client
 
 
 def _in_process(code, X, f, received):

@@ -43,7 +43,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.distributed.actors import CodedWorker, actor_pool, wait_actors
+from gcc.distributed.actors import CodedWorker, actor_pool, actor_targets, dispatch_batch
 from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers
 from gcc.distributed.inject import Injection, TaskFault, act_out
 from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
@@ -506,11 +506,12 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         stop = _wait_tasks(futures, live, arrive, bound - (time.perf_counter() - t0 - encode_s))
         cancel = lambda: _cancel(client, futures)  # noqa: E731
     else:
-        actors = actor_pool(client, [addresses[i] for i in live])
-        calls = [actors[j].run(f, coded[i], i, faults[i], batch) for j, i in enumerate(live)]
-        stop = client.sync(wait_actors, calls, live, arrive, bound - (time.perf_counter() - t0 - encode_s))
-        cancel = lambda: [actors[j].cancel(batch) for j, i in enumerate(live)  # noqa: E731
-                          if not records[i]["arrived"]]
+        # One coroutine on the client's loop sends the N calls straight to the workers and, the
+        # moment the master can decode, tells the busy ones to stop: no cancel left for later.
+        targets = actor_targets(client, [addresses[i] for i in live])
+        stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], i, faults[i]) for i in live], live,
+                           arrive, bound - (time.perf_counter() - t0 - encode_s), batch)
+        cancel = lambda: None  # noqa: E731
     stopped_by = "condition" if stop and ready() else None
 
     if stopped_by is None:
