@@ -1,12 +1,14 @@
 """The actor engine of :func:`gcc.distributed.coded_compute`: one kept :class:`CodedWorker` per worker.
 
 A batch is one coroutine on the client's event loop (:func:`dispatch_batch`): it sends the N calls
-straight to the workers (the ``actor_execute`` message a :class:`distributed.Actor` sends, without
-its per-call hand-over from the caller's thread and, unless the client was opened with
-``direct_to_workers=False``, without the scheduler relaying every call and every answer), feeds
-the answers to the master as they come, and the moment the master can decode it tells the
+straight to the workers (the ``actor_execute`` message a :class:`distributed.Actor` sends, but
+without its per-call hand-over from the caller's thread, and without the scheduler relaying every
+call and answer, as it does for an Actor of a client not opened with ``direct_to_workers=True``),
+feeds the answers to the master as they come, and the moment the master can decode it tells the
 workers still busy to stop (fire and forget). One hop from the caller's thread to the loop and
-one back per batch.
+one back per batch. The master must reach the workers' addresses; where only the scheduler is
+reachable, set Dask's ``distributed.client.direct-to-workers`` to ``False`` and the calls go
+through the scheduler again.
 
 Imports only :mod:`gcc.distributed.inject` (for the type of a fault); :mod:`gcc.distributed.coded`
 imports it.
