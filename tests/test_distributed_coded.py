@@ -334,6 +334,43 @@ def test_actor_engine_interrupts_stragglers_and_keeps_its_actors(client):
     assert actor_pool(client, addresses) is actor_pool(client, addresses)   # made once
 
 
+def _count_relayed(dask_scheduler):
+    """On the scheduler: count the messages it relays to workers (its ``proxy`` handler)."""
+    original = dask_scheduler.gcc_proxy = dask_scheduler.handlers["proxy"]
+    dask_scheduler.gcc_relayed = 0
+
+    async def counting(**msg):
+        dask_scheduler.gcc_relayed += 1
+        return await original(**msg)
+
+    dask_scheduler.handlers["proxy"] = counting
+
+
+def _restore_relay(dask_scheduler):
+    dask_scheduler.handlers["proxy"] = dask_scheduler.gcc_proxy
+
+
+@pytest.mark.timeout(90)
+def test_actor_engine_calls_the_workers_without_the_scheduler_unless_told(client):
+    X = np.random.default_rng(23).normal(size=(3, 2))
+    code = PolyCode(3, 8)
+    client.run_on_scheduler(_count_relayed)
+    saved = client.direct_to_workers
+    try:
+        res = coded_compute(client, code, X, np.negative, timeout=30, engine="actors")
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.gcc_relayed) == 0
+        # With Dask's direct-to-workers switched off the same calls are relayed by the scheduler.
+        client.direct_to_workers = False
+        relayed = coded_compute(client, code, X, np.negative, timeout=30, engine="actors")
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.gcc_relayed) == 8
+    finally:
+        client.direct_to_workers = saved
+        client.run_on_scheduler(_restore_relay)
+    assert res.received.tolist() == relayed.received.tolist() == list(range(8))
+    np.testing.assert_allclose(relayed.estimates, res.estimates, rtol=0, atol=0)
+    np.testing.assert_allclose(res.estimates, -X, atol=1e-12)
+
+
 @pytest.mark.timeout(60)
 def test_actor_engine_rejects_process_deaths_and_bad_engines(client):
     X = np.ones((3, 2))
