@@ -419,7 +419,7 @@ class ServingRun:
 
 
 def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs: int = 4, stragglers=(1, 2),
-                n_requests: int = 200, warmup: int = 2, base_ms: float = 10.0, slowdown: float = 10.0,
+                n_requests: int = 200, warmup: int = 2, base_ms: float = 5.0, slowdown: float = 10.0,
                 n_slow: int = 1, engine: str = "actors", device: str | None = None,
                 scheduler_address: str | None = None, seed: int = 0, timeout: float = 180.0) -> ServingRun:
     """The whole experiment: open a cluster, load the networks on it, serve, summarise, judge.
@@ -507,6 +507,7 @@ def record(run, result: ServingRun, profile: str = "default") -> None:
     # a non-breaking hyphen: format_value writes "-" as a minus sign
     run.value("dataset", _DATA_NAMES.get(name, name).replace("-", "\u2011"), note="the data set of the requests")
     run.value("n_requests", int(result.settings["n_requests"]), note="requests per network, scenario and scheme")
+    run.value("base_ms", float(result.settings["base_ms"]), unit="ms", note="emulated compute per task")
     run.value("machine", summary_line(result.machine), note="the machine")
     run.value("devices", ", ".join(sorted({d for per in result.devices.values() for d in per.values()})),
               note="devices of the networks on the workers")
