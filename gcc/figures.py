@@ -1,0 +1,211 @@
+"""How a figure looks and reads on a book page: one style, one colour per scheme, caption and source.
+
+* :data:`STYLE_FILE` and :func:`use_book_style` -- the book's matplotlib style (``gcc/book.mplstyle``):
+  figures 6.88 in wide (the 688 px text column), every text at least 9 pt;
+* :data:`SCHEME_STYLES`, :func:`scheme_style` -- one colour and one marker per scheme (the codes of
+  :mod:`gcc.codes`, the CPGC schemes of :mod:`gcc.cpgc.codes`, the serving baselines), the same in
+  every figure; :data:`REFERENCE` -- the look of theory and reference lines (grey, never a
+  scheme's colour);
+* :func:`figure_record` -- the caption, alt text and source link of a saved figure
+  (:meth:`gcc.results.RunContext.save_figure`), and :func:`show_figure`, which puts the figure on
+  the page carrying that record, for the page step (:mod:`gcc.reproduce.figure_cells`) to turn
+  into a numbered caption ("Figure N. ..."), alt text and a link to the code that drew it.
+
+matplotlib is imported inside the functions (``import gcc`` stays light).
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+__all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES", "REFERENCE",
+           "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
+           "source_link", "figure_record", "show_figure"]
+
+#: the book's matplotlib style
+STYLE_FILE = Path(__file__).with_name("book.mplstyle")
+#: width of the text column at 1280 px (688 px at 100 dpi): the width of every figure
+TEXT_WIDTH_IN = 6.88
+#: smallest text of a figure at its displayed size
+MIN_FONT_PT = 9.0
+#: panels side by side at most
+MAX_PANELS_PER_ROW = 3
+#: the repository the source links point at (``repository.url`` and ``branch`` of ``_config.yml``)
+REPOSITORY_URL = "https://github.com/gcc-companion/gcc-companion"
+SOURCE_BRANCH = "main"
+
+#: scheme key -> (colour, marker), the same in every figure of the book. Colour means scheme:
+#: nothing else is drawn in these colours (reference lines use :data:`REFERENCE`).
+SCHEME_STYLES: dict[str, tuple[str, str]] = {
+    # codes of the straggler setting (gcc.codes)
+    "gcc": ("#0072B2", "o"),          # blue
+    "bacc": ("#D55E00", "^"),         # vermillion
+    "bspline": ("#009E73", "s"),      # bluish green
+    "lcc": ("#CC79A7", "D"),          # reddish purple
+    # serving baselines (gcc.experiments.dnn_serving, dask_latency)
+    "uncoded": ("#8C564B", "X"),      # brown
+    "replication": ("#E69F00", "v"),  # orange
+    # coded partial gradient computation (gcc.cpgc.codes)
+    "rcsc": ("#9467BD", "o"),         # purple
+    "icassp-mds": ("#BCBD22", "h"),   # olive
+    "uc-mmc": ("#17BECF", "P"),       # cyan
+    "uc-smc": ("#66A61E", "<"),       # leaf green
+    "mds": ("#882255", "p"),          # wine
+    "gc": ("#332288", "*"),           # indigo
+}
+#: the look of a theory rule or reference line (a slope, a diagonal, a threshold)
+REFERENCE = {"color": "0.35", "ls": "--", "lw": 0.9}
+
+_ALIASES = {"letcc": "gcc", "spline": "gcc", "berrut": "bacc", "b-spline": "bspline", "lagrange": "lcc",
+            "gradient-coding": "gc", "icassp_mds": "icassp-mds", "uc_mmc": "uc-mmc", "uc_smc": "uc-smc",
+            "ccpr": "rcsc", "cpgc": "rcsc", "mcc": "mds", "cpgc-icassp": "icassp-mds"}
+
+
+def use_book_style() -> None:
+    """Apply :data:`STYLE_FILE` to matplotlib's rcParams (nothing happens without matplotlib).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> from gcc.figures import use_book_style
+    >>> use_book_style(); matplotlib.rcParams["figure.figsize"]
+    [6.88, 3.0]
+    """
+    try:
+        import matplotlib.style
+    except ImportError:
+        return
+    matplotlib.style.use(STYLE_FILE)
+
+
+def scheme_style(name) -> tuple[str, str] | None:
+    """The colour and marker of a scheme in every figure.
+
+    Parameters
+    ----------
+    name : str
+        A scheme key or alias (any case): ``"GCC"``, ``"bacc"``, ``"UC-MMC"``, ``"uncoded"``; a
+        serving variant ``"gcc_s2"`` takes the style of its family (``"gcc"``).
+
+    Returns
+    -------
+    (str, str) or None
+        Colour and marker; None for a name that is no scheme.
+
+    Examples
+    --------
+    >>> from gcc.figures import scheme_style
+    >>> scheme_style("GCC"), scheme_style("gcc_s2"), scheme_style("lambda")
+    (('#0072B2', 'o'), ('#0072B2', 'o'), None)
+    """
+    if not isinstance(name, str):
+        return None
+    key = name.strip().lower().replace(" ", "-")
+    key = _ALIASES.get(key, key)
+    if key not in SCHEME_STYLES and "_s" in key:
+        key = key.partition("_s")[0]
+    key = _ALIASES.get(key, key)
+    if key not in SCHEME_STYLES:
+        from gcc.codes import ALIASES
+
+        key = ALIASES.get(key, key)
+    return SCHEME_STYLES.get(key)
+
+
+def drawn_by_name(function) -> str | None:
+    """The dotted name of a plot function (``"gcc.experiments.quickstart.plot_loss_vs_n"``).
+
+    Parameters
+    ----------
+    function : callable, str or None
+        A function, or its dotted name already.
+    """
+    if function is None or isinstance(function, str):
+        return function
+    function = inspect.unwrap(function)
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+def source_link(drawn_by: str) -> dict:
+    """Where the code of ``drawn_by`` lives: its path in the repository, its lines and their URL.
+
+    Parameters
+    ----------
+    drawn_by : str
+        Dotted name of a function of the ``gcc`` package.
+
+    Returns
+    -------
+    dict
+        ``function``, ``path`` (relative to the repository root), ``start``, ``end`` and ``url``
+        (``REPOSITORY_URL/blob/SOURCE_BRANCH/<path>#L<start>-L<end>``).
+
+    Examples
+    --------
+    >>> from gcc.figures import source_link
+    >>> link = source_link("gcc.figures.source_link")
+    >>> link["path"], link["url"].startswith("https://github.com/gcc-companion/gcc-companion/blob/main/gcc/figures.py#L")
+    ('gcc/figures.py', True)
+    """
+    module_name, _, attr = drawn_by.rpartition(".")
+    function = inspect.unwrap(getattr(importlib.import_module(module_name), attr))
+    lines, start = inspect.getsourcelines(function)
+    root = Path(__file__).resolve().parent.parent
+    path = Path(inspect.getsourcefile(function)).resolve().relative_to(root).as_posix()
+    end = start + len(lines) - 1
+    return {"function": drawn_by, "path": path, "start": start, "end": end,
+            "url": f"{REPOSITORY_URL}/blob/{SOURCE_BRANCH}/{path}#L{start}-L{end}"}
+
+
+def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None) -> dict:
+    """The caption, alt text and source of a figure, as the page step reads them.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    label : str
+        The figure's name on the page (a unique target, e.g. ``"quickstart-loss_vs_n"``).
+    caption : str
+        What the figure shows and its key number (MyST markdown: math and links work).
+    alt : str
+        Alt text: what a reader who cannot see the figure needs from it.
+    drawn_by : callable or str, optional
+        The library function that drew it; by default the one recorded by
+        :func:`gcc.experiments.plotting.figure` on ``fig``.
+
+    Returns
+    -------
+    dict
+        ``label``, ``caption``, ``alt``, and ``drawn_by``, ``path``, ``start``, ``end``, ``url``
+        of the source when the function is known.
+    """
+    record = {"label": label, "caption": caption.strip(), "alt": alt.strip()}
+    name = drawn_by_name(drawn_by) or getattr(fig, "gcc_drawn_by", None)
+    if name:
+        try:
+            record.update(source_link(name))
+        except (ImportError, AttributeError, OSError, TypeError, ValueError):
+            record["function"] = name
+    return record
+
+
+def show_figure(fig, record: dict) -> None:
+    """Show ``fig`` once, at this point of the page, with ``record`` in the output's metadata.
+
+    In a Jupyter kernel the figure is displayed (its image output carries ``gcc_figure``:
+    ``record``) and closed, so the inline backend does not show it a second time; elsewhere
+    nothing happens.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return
+    import matplotlib.pyplot as plt
+
+    display(fig, metadata={"gcc_figure": record})
+    plt.close(fig)
