@@ -35,6 +35,7 @@ from typing import Any, Mapping
 
 from .atomic import remove_partials, replacing, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
+from .figures import figure_record, show_figure, use_book_style
 from .notebooks import assigned_names, find_source, parameters_cell, read_source
 from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
 from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
@@ -70,10 +71,10 @@ _MAPPING = InstanceOf(Mapping, "a mapping")
 _FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
 _DPI = Interval(Integral, 1, 2400)
 
-#: matplotlib settings of every figure a run context draws: wide enough to read on a book page
-#: (about 800 px across, the width of the page's text column) with labels at text size.
-PAGE_STYLE = {"figure.figsize": (8.0, 4.8), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 11,
-              "axes.titlesize": 12, "legend.fontsize": 10}
+#: the main settings of the book's style (gcc/book.mplstyle, which every run context applies):
+#: the width of the page's text column (688 px), labels of at least 9 pt.
+PAGE_STYLE = {"figure.figsize": (6.88, 3.0), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
+              "axes.titlesize": 10, "legend.fontsize": 9}
 
 
 def repo_root() -> Path:
@@ -298,15 +299,22 @@ class RunContext:
             notebook = self.notebook
         return load_table(notebook, name, root=self.folder.parent)
 
-    def save_figure(self, fig, name: str, dpi: int | None = None) -> None:
-        """Save ``fig`` as ``<name>.png`` and ``<name>.svg`` and list both in ``run.json``.
+    def save_figure(self, fig, name: str, dpi: int | None = None, caption: str = "", alt: str = "",
+                    drawn_by=None) -> None:
+        """Save ``fig`` as ``<name>.png`` and ``<name>.svg``, list both in ``run.json``, show it.
 
-        The figure stays open, so the page shows it below the cell.
+        ``caption`` (what it shows and its key number), ``alt`` (alt text) and ``drawn_by`` (the
+        plot function; by default the one :func:`gcc.experiments.plotting.figure` recorded) go
+        into ``run.json`` and onto the page: a numbered caption, the alt text and a link to the
+        function's source (:func:`gcc.figures.figure_record`, :func:`gcc.figures.show_figure`).
         """
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_figure')}.png"
         _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"], "RunContext.save_figure")
         self.record["figures"][name] = [path.name, f"{name}.svg"]
+        record = figure_record(fig, f"{self.notebook}-{name}", caption, alt, drawn_by)
+        self.record.setdefault("figure_captions", {})[name] = record
         self._write()
+        show_figure(fig, record)
 
     def save_json(self, data: Mapping[str, Any], name: str) -> None:
         """Write ``<name>.json`` (made JSON-safe, keys sorted) and list it in ``run.json``."""
@@ -423,7 +431,7 @@ def _page_style() -> None:
         import matplotlib.pyplot  # noqa: F401 - the inline backend sets its rc on import; ours comes after
     except ImportError:
         return
-    matplotlib.rcParams.update(PAGE_STYLE)
+    use_book_style()
 
 
 def save_table(table, notebook: str, name: str = "results", params: Mapping[str, Any] | None = None,

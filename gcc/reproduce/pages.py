@@ -26,6 +26,8 @@ from pathlib import Path
 from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
 
+from .figure_cells import figure_cells
+
 __all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "finish_page", "parameters_markdown", "write_values", "values_written", "substitutions",
            "referenced_values", "referenced_includes", "placeholder_includes", "collapse_large_table"]
 
@@ -140,6 +142,7 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
                 "".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "") for o in stderr)
     if profile is not None:
         _show_run_parameters(cells, output.name.lstrip(".").split(".")[0], profile, parameters or {})
+    cells = nb["cells"] = figure_cells(cells)  # each figure in its own cell: numbered caption, alt text, source link
     for cell in cells:
         if cell.get("cell_type") != "code":
             continue
