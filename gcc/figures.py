@@ -21,7 +21,7 @@ from pathlib import Path
 
 __all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES", "REFERENCE",
            "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
-           "source_link", "figure_record", "show_figure"]
+           "source_link", "figure_metrics", "figure_record", "show_figure"]
 
 #: the book's matplotlib style
 STYLE_FILE = Path(__file__).with_name("book.mplstyle")
@@ -158,6 +158,72 @@ def source_link(drawn_by: str) -> dict:
             "url": f"{REPOSITORY_URL}/blob/{SOURCE_BRANCH}/{path}#L{start}-L{end}"}
 
 
+def figure_metrics(fig) -> dict:
+    """How ``fig`` reads on a page: displayed width, smallest text, panels per row, scheme colours.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    dict
+        ``width_px``: the width of the image the page shows (tight bounding box at ``figure.dpi``
+        100, as the inline backend writes it); ``scale``: the factor the 688 px column shrinks it
+        by (1 when it fits); ``min_font_pt``: the smallest visible text at displayed size;
+        ``panels_per_row``: the most axes side by side; ``colour_mismatches``: legend entries
+        named after a scheme (``"GCC"``, ``"BACC: slope -3"``) whose colour is not the
+        scheme's (:data:`SCHEME_STYLES`).
+    """
+    import matplotlib.colors as mcolors
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    width_px = fig.get_tightbbox().width * 100.0
+    scale = min(1.0, TEXT_WIDTH_IN * 100.0 / width_px)
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    rows: dict = {}
+    for ax in fig.axes:
+        spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+        if spec is None or not ax.get_visible():
+            continue
+        cols = rows.setdefault((id(spec.get_gridspec()), spec.rowspan.start), set())
+        cols.add(spec.colspan.start)
+    mismatches = []
+    for ax in fig.axes + [fig]:
+        legends = [ax.get_legend()] if hasattr(ax, "get_legend") else list(getattr(ax, "legends", []))
+        for legend in legends:
+            if legend is None:
+                continue
+            for handle, text in zip(legend.legend_handles, legend.get_texts()):
+                style = scheme_style(text.get_text().split(":")[0].split(",")[0].split(" (")[0].strip())
+                colour = _handle_colour(handle)
+                if style and colour is not None and not _same_colour(colour, style[0], mcolors):
+                    mismatches.append(text.get_text())
+    return {"width_px": round(float(width_px), 1), "scale": round(float(scale), 3),
+            "min_font_pt": round(float(min(sizes) * scale), 2) if sizes else None,
+            "panels_per_row": max((len(c) for c in rows.values()), default=0),
+            "colour_mismatches": mismatches}
+
+
+def _handle_colour(handle):
+    for getter in ("get_color", "get_facecolor", "get_edgecolor"):
+        if hasattr(handle, getter):
+            colour = getattr(handle, getter)()
+            if hasattr(colour, "ndim") and getattr(colour, "ndim", 0) == 2:
+                colour = colour[0] if len(colour) else None
+            if colour is not None and not (isinstance(colour, str) and colour == "none"):
+                return colour
+    return None
+
+
+def _same_colour(a, b, mcolors) -> bool:
+    try:
+        return mcolors.to_hex(a) == mcolors.to_hex(b)
+    except ValueError:
+        return False
+
+
 def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None) -> dict:
     """The caption, alt text and source of a figure, as the page step reads them.
 
@@ -177,10 +243,10 @@ def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=No
     Returns
     -------
     dict
-        ``label``, ``caption``, ``alt``, and ``drawn_by``, ``path``, ``start``, ``end``, ``url``
+        ``label``, ``caption``, ``alt``, ``metrics`` (:func:`figure_metrics`), and ``function``, ``path``, ``start``, ``end``, ``url``
         of the source when the function is known.
     """
-    record = {"label": label, "caption": caption.strip(), "alt": alt.strip()}
+    record = {"label": label, "caption": caption.strip(), "alt": alt.strip(), "metrics": figure_metrics(fig)}
     name = drawn_by_name(drawn_by) or getattr(fig, "gcc_drawn_by", None)
     if name:
         try:

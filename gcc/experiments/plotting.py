@@ -24,7 +24,7 @@ from gcc.figures import (MAX_PANELS_PER_ROW, REFERENCE, SCHEME_STYLES, TEXT_WIDT
 from gcc.validation import Interval, validate
 
 __all__ = ["SCHEME_STYLES", "SCHEME_COLORS", "REFERENCE", "NEUTRALS", "figure", "scheme_color",
-           "scheme_marker", "scheme_kw", "band", "finish", "log_ticks", "legend_outside"]
+           "scheme_marker", "scheme_kw", "scheme_shades", "band", "finish", "log_ticks", "legend_outside"]
 
 #: scheme key -> colour (the colour half of :data:`gcc.figures.SCHEME_STYLES`)
 SCHEME_COLORS = {k: v[0] for k, v in SCHEME_STYLES.items()}
@@ -34,7 +34,8 @@ _PANELS = Interval(int, 1, None)
 _ROW_HEIGHT_IN = 2.35
 
 
-def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = None, **subplots):
+def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = None, wide_last: bool = False,
+           **subplots):
     """A new figure in the book's style: ``n_panels`` axes, at most three per row, column-wide.
 
     Parameters
@@ -45,6 +46,8 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
         Panels per row (at most 3; default ``min(n_panels, 3)``).
     height : float, optional
         Height of the figure in inches (default 2.35 in per row, 3.0 in for a single panel).
+    wide_last : bool
+        The last panel spans the whole last row (a headline panel under smaller ones).
     **subplots
         Passed to :func:`matplotlib.pyplot.subplots` (``sharex``, ``sharey``, ...).
 
@@ -77,8 +80,10 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
     fig, axes = plt.subplots(nrows, ncols, figsize=(TEXT_WIDTH_IN, height), squeeze=False,
                              layout="constrained", **subplots)
     axes = axes.ravel()
-    for ax in axes[n_panels:]:
+    for ax in axes[n_panels - 1 if wide_last else n_panels:]:
         ax.remove()
+    if wide_last:
+        axes = np.append(axes[:n_panels - 1], fig.add_subplot(axes[0].get_gridspec()[nrows - 1, :]))
     caller = sys._getframe(1)
     fig.gcc_drawn_by = f"{caller.f_globals.get('__name__')}.{caller.f_code.co_name}"
     return fig, axes[:n_panels]
@@ -118,6 +123,18 @@ def scheme_kw(name) -> dict:
     """``color`` and ``marker`` keywords of a scheme for :meth:`~matplotlib.axes.Axes.plot`."""
     style = scheme_style(name)
     return {} if style is None else {"color": style[0], "marker": style[1]}
+
+
+def scheme_shades(name, n: int) -> list:
+    """``n`` shades of a scheme's colour, light to dark (e.g. one per S inside a scheme's panel).
+
+    A name that is no scheme gets greys. The darkest shade is the scheme's colour itself.
+    """
+    import matplotlib.colors as mcolors
+
+    base = np.array(mcolors.to_rgb(scheme_color(name) or "0.25"))
+    mix = np.linspace(0.7, 0.0, n) if n > 1 else np.zeros(1)
+    return [tuple(base * (1 - m) + m) for m in mix]
 
 
 def band(ax, x, summary_rows, color, alpha: float = 0.15):
