@@ -24,7 +24,7 @@ from gcc.figures import (MAX_PANELS_PER_ROW, REFERENCE, SCHEME_STYLES, TEXT_WIDT
 from gcc.validation import Interval, validate
 
 __all__ = ["SCHEME_STYLES", "SCHEME_COLORS", "REFERENCE", "NEUTRALS", "figure", "scheme_color",
-           "scheme_marker", "scheme_kw", "scheme_shades", "band", "finish", "log_ticks", "legend_outside"]
+           "scheme_marker", "scheme_kw", "scheme_shades", "band", "finish", "log_ticks", "log_axis", "legend_outside"]
 
 #: scheme key -> colour (the colour half of :data:`gcc.figures.SCHEME_STYLES`)
 SCHEME_COLORS = {k: v[0] for k, v in SCHEME_STYLES.items()}
@@ -183,6 +183,20 @@ def log_ticks(ax, values, axis: str = "x") -> None:
     formatter = ScalarFormatter()
     formatter.set_scientific(False)
     target.set_major_formatter(formatter)
+    target.set_minor_formatter(NullFormatter())
+
+
+def log_axis(ax, axis: str = "x") -> None:
+    """A log axis labelled at 1, 2 and 5 times the powers of ten, as plain numbers.
+
+    For ranges under two decades (e.g. 250-2500 ms), where matplotlib labels the minor ticks
+    and their labels collide.
+    """
+    from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
+
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(StrMethodFormatter("{x:g}"))
     target.set_minor_formatter(NullFormatter())
 
 
