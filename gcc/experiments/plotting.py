@@ -187,15 +187,18 @@ def log_ticks(ax, values, axis: str = "x") -> None:
 
 
 def log_axis(ax, axis: str = "x") -> None:
-    """A log axis labelled at 1, 2 and 5 times the powers of ten, as plain numbers.
+    """A log axis labelled at 1, 2 and 5 times the powers of ten (more on a short range), plain numbers.
 
     For ranges under two decades (e.g. 250-2500 ms), where matplotlib labels the minor ticks
-    and their labels collide.
+    and their labels collide. Call it after the data are drawn (it reads the axis' range).
     """
     from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
 
     target = ax.xaxis if axis == "x" else ax.yaxis
-    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    lo, hi = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())  # call after the data are drawn
+    decades = np.log10(hi / lo) if lo > 0 and hi > lo else 3.0
+    subs = (1.0, 2.0, 5.0) if decades >= 1.5 else (1.0, 1.5, 2.0, 3.0, 4.0, 6.0) if decades < 0.8 else (1.0, 2.0, 3.0, 5.0)
+    target.set_major_locator(LogLocator(base=10, subs=subs))
     target.set_major_formatter(StrMethodFormatter("{x:g}"))
     target.set_minor_formatter(NullFormatter())
 
