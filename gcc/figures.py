@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from pathlib import Path
+
+from .validation import invalid
 
 __all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES", "REFERENCE",
            "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
-           "source_link", "figure_metrics", "figure_record", "show_figure"]
+           "source_link", "fill_values", "figure_metrics", "figure_record", "show_figure"]
 
 #: the book's matplotlib style
 STYLE_FILE = Path(__file__).with_name("book.mplstyle")
@@ -156,6 +159,51 @@ def source_link(drawn_by: str) -> dict:
     end = start + len(lines) - 1
     return {"function": drawn_by, "path": path, "start": start, "end": end,
             "url": f"{REPOSITORY_URL}/blob/{SOURCE_BRANCH}/{path}#L{start}-L{end}"}
+
+
+_VALUE = re.compile(r"\{\{\s*((?:run\.)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def fill_values(text: str, values: dict, owner: str = "fill_values", argument: str = "caption",
+                parameters: dict | None = None) -> str:
+    """``text`` with every ``{{ key }}`` replaced by the text of the run's value ``key``.
+
+    ``{{ run.name }}`` is the run's parameter ``name`` (as in a notebook's prose).
+
+    Parameters
+    ----------
+    text : str
+        A caption or alt text.
+    values : dict
+        ``key -> {"text": ...}`` (the ``values`` of ``run.json``,
+        :meth:`gcc.results.RunContext.value`).
+
+    Raises
+    ------
+    ValueError
+        For a key the run did not record (the caption would show a hole).
+
+    Examples
+    --------
+    >>> from gcc.figures import fill_values
+    >>> fill_values("GCC's slope at S = {{ run.S }} is {{ gcc_slope }}.", {"gcc_slope": {"text": "-3.1"}},
+    ...             parameters={"S": 2})
+    "GCC's slope at S = 2 is -3.1."
+    """
+    def one(match):
+        key = match.group(1)
+        if key.startswith("run."):
+            if key[4:] not in (parameters or {}):
+                raise invalid(argument, owner, f"a text whose {{{{ run.name }}}} are parameters of the run "
+                              f"({', '.join(sorted(parameters or {})) or 'none'})", key)
+            value = parameters[key[4:]]
+            return f"{value:g}" if isinstance(value, float) else str(value)
+        if key not in values:
+            raise invalid(argument, owner, f"a text whose {{{{ key }}}} are values of the run ({', '.join(sorted(values)) or 'none yet'})",
+                          key)
+        return str(values[key].get("text", values[key]))
+
+    return _VALUE.sub(one, text)
 
 
 def figure_metrics(fig) -> dict:

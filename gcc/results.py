@@ -35,7 +35,7 @@ from typing import Any, Mapping
 
 from .atomic import remove_partials, replacing, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
-from .figures import figure_record, show_figure, use_book_style
+from .figures import figure_record, fill_values, show_figure, use_book_style
 from .notebooks import assigned_names, find_source, parameters_cell, read_source
 from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
 from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
@@ -311,6 +311,8 @@ class RunContext:
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_figure')}.png"
         _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"], "RunContext.save_figure")
         self.record["figures"][name] = [path.name, f"{name}.svg"]
+        caption, alt = (fill_values(t, self.record["values"], "RunContext.save_figure", a, self.parameters)
+                        for t, a in ((caption, "caption"), (alt, "alt")))  # {{ key }}, {{ run.name }}: this run's
         record = figure_record(fig, f"{self.notebook}-{name}", caption, alt, drawn_by)
         self.record.setdefault("figure_captions", {})[name] = record
         self._write()
