@@ -39,7 +39,9 @@ def caption_markdown(record: dict) -> str:
 def _output_cell(outputs: list, metadata: dict | None = None) -> dict:
     meta = {"tags": list(_OUTPUT_CELL_TAGS)}
     meta.update(metadata or {})
-    return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": outputs, "source": ""}
+    # myst-nb skips a code cell whose source is empty, outputs and all: the source names where they came from
+    return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": outputs,
+            "source": "# outputs of the cell above (gcc.reproduce.figure_cells)"}
 
 
 def figure_cells(cells: list) -> list:
