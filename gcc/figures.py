@@ -1,7 +1,7 @@
 """How a figure looks and reads on a book page: one style, one colour per scheme, caption and source.
 
 * :data:`STYLE_FILE` and :func:`use_book_style` -- the book's matplotlib style (``gcc/book.mplstyle``):
-  figures 6.88 in wide (the 688 px text column), every text at least 9 pt;
+  figures 6.7 in wide (within the 688 px text column), every text at least 9 pt;
 * :data:`SCHEME_STYLES`, :func:`scheme_style` -- one colour and one marker per scheme (the codes of
   :mod:`gcc.codes`, the CPGC schemes of :mod:`gcc.cpgc.codes`, the serving baselines), the same in
   every figure; :data:`REFERENCE` -- the look of theory and reference lines (grey, never a
@@ -22,14 +22,16 @@ from pathlib import Path
 
 from .validation import invalid
 
-__all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES", "REFERENCE",
+__all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES", "REFERENCE",
            "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
            "source_link", "fill_values", "figure_metrics", "figure_record", "show_figure"]
 
 #: the book's matplotlib style
 STYLE_FILE = Path(__file__).with_name("book.mplstyle")
-#: width of the text column at 1280 px (688 px at 100 dpi): the width of every figure
+#: width of the text column at 1280 px (688 px at 100 dpi)
 TEXT_WIDTH_IN = 6.88
+#: width of every figure: with the 0.05 in padding of ``savefig.pad_inches`` the image stays within the column
+FIGURE_WIDTH_IN = 6.7
 #: smallest text of a figure at its displayed size
 MIN_FONT_PT = 9.0
 #: panels side by side at most
@@ -73,7 +75,7 @@ def use_book_style() -> None:
     >>> import matplotlib
     >>> from gcc.figures import use_book_style
     >>> use_book_style(); matplotlib.rcParams["figure.figsize"]
-    [6.88, 3.0]
+    [6.7, 3.0]
     """
     try:
         import matplotlib.style
@@ -216,8 +218,8 @@ def figure_metrics(fig) -> dict:
     Returns
     -------
     dict
-        ``width_px``: the width of the image the page shows (tight bounding box at ``figure.dpi``
-        100, as the inline backend writes it); ``scale``: the factor the 688 px column shrinks it
+        ``width_px``: the width of the image the page shows (tight bounding box and padding at
+        100 dpi, as the inline backend writes it); ``scale``: the factor the 688 px column shrinks it
         by (1 when it fits); ``min_font_pt``: the smallest visible text at displayed size;
         ``panels_per_row``: the most axes side by side; ``colour_mismatches``: legend entries
         named after a scheme (``"GCC"``, ``"BACC: slope -3"``) whose colour is not the
@@ -226,8 +228,12 @@ def figure_metrics(fig) -> dict:
     import matplotlib.colors as mcolors
     from matplotlib.text import Text
 
+    import matplotlib
+
     fig.canvas.draw()
-    width_px = fig.get_tightbbox().width * 100.0
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    pad = 0.1 if pad == "layout" else float(pad)
+    width_px = (fig.get_tightbbox().width + 2 * pad) * 100.0  # the PNG the inline backend writes
     scale = min(1.0, TEXT_WIDTH_IN * 100.0 / width_px)
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     rows: dict = {}

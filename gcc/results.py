@@ -73,7 +73,7 @@ _DPI = Interval(Integral, 1, 2400)
 
 #: the main settings of the book's style (gcc/book.mplstyle, which every run context applies):
 #: the width of the page's text column (688 px), labels of at least 9 pt.
-PAGE_STYLE = {"figure.figsize": (6.88, 3.0), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
+PAGE_STYLE = {"figure.figsize": (6.7, 3.0), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
               "axes.titlesize": 10, "legend.fontsize": 9}
 
 

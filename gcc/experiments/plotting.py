@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from gcc.figures import (MAX_PANELS_PER_ROW, REFERENCE, SCHEME_STYLES, TEXT_WIDTH_IN, scheme_style,
+from gcc.figures import (FIGURE_WIDTH_IN, MAX_PANELS_PER_ROW, REFERENCE, SCHEME_STYLES, scheme_style,
                          use_book_style)
 from gcc.validation import Interval, validate
 
@@ -36,7 +36,7 @@ _ROW_HEIGHT_IN = 2.35
 
 def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = None, wide_last: bool = False,
            **subplots):
-    """A new figure in the book's style: ``n_panels`` axes, at most three per row, column-wide.
+    """A new figure in the book's style: ``n_panels`` axes, at most three per row, the column's width.
 
     Parameters
     ----------
@@ -54,7 +54,7 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
     Returns
     -------
     fig : matplotlib.figure.Figure
-        6.88 in wide (the 688 px text column), constrained layout; ``fig.gcc_drawn_by`` names
+        6.7 in wide (within the 688 px text column), constrained layout; ``fig.gcc_drawn_by`` names
         the function that called :func:`figure` (the page links the figure to its source).
     axes : numpy.ndarray of Axes, shape (n_panels,)
         Flat, in reading order; grid cells beyond ``n_panels`` are removed.
@@ -66,7 +66,7 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
     >>> from gcc.experiments.plotting import figure
     >>> fig, axes = figure(5)
     >>> len(axes), axes[0].get_gridspec().ncols, float(fig.get_figwidth())
-    (5, 3, 6.88)
+    (5, 3, 6.7)
     """
     import matplotlib.pyplot as plt
 
@@ -77,7 +77,7 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
     if height is None:
         height = 3.0 if n_panels == 1 else _ROW_HEIGHT_IN * nrows + 0.4
     use_book_style()
-    fig, axes = plt.subplots(nrows, ncols, figsize=(TEXT_WIDTH_IN, height), squeeze=False,
+    fig, axes = plt.subplots(nrows, ncols, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
                              layout="constrained", **subplots)
     axes = axes.ravel()
     for ax in axes[n_panels - 1 if wide_last else n_panels:]:
