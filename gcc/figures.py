@@ -278,7 +278,8 @@ def _same_colour(a, b, mcolors) -> bool:
         return False
 
 
-def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None) -> dict:
+def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None, values: dict | None = None,
+                  parameters: dict | None = None, owner: str = "RunContext.save_figure") -> dict:
     """The caption, alt text and source of a figure, as the page step reads them.
 
     Parameters
@@ -293,6 +294,11 @@ def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=No
     drawn_by : callable or str, optional
         The library function that drew it; by default the one recorded by
         :func:`gcc.experiments.plotting.figure` on ``fig``.
+    values, parameters : dict, optional
+        The run's values and parameters: ``{{ key }}`` and ``{{ run.name }}`` in ``caption`` and
+        ``alt`` become their texts (:func:`fill_values`).
+    owner : str
+        Named by the error of a caption with a hole.
 
     Returns
     -------
@@ -300,6 +306,8 @@ def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=No
         ``label``, ``caption``, ``alt``, ``metrics`` (:func:`figure_metrics`), and ``function``, ``path``, ``start``, ``end``, ``url``
         of the source when the function is known.
     """
+    caption, alt = (fill_values(text, values or {}, owner, argument, parameters)
+                    for text, argument in ((caption, "caption"), (alt, "alt")))
     record = {"label": label, "caption": caption.strip(), "alt": alt.strip(), "metrics": figure_metrics(fig)}
     name = drawn_by_name(drawn_by) or getattr(fig, "gcc_drawn_by", None)
     if name:

@@ -35,7 +35,7 @@ from typing import Any, Mapping
 
 from .atomic import remove_partials, replacing, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
-from .figures import figure_record, fill_values, show_figure, use_book_style
+from .figures import figure_record, show_figure, use_book_style
 from .notebooks import assigned_names, find_source, parameters_cell, read_source
 from .provenance import git_revision, jsonable, library_fingerprint, package_versions, provenance
 from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
@@ -71,8 +71,7 @@ _MAPPING = InstanceOf(Mapping, "a mapping")
 _FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
 _DPI = Interval(Integral, 1, 2400)
 
-#: the main settings of the book's style (gcc/book.mplstyle, which every run context applies):
-#: the width of the page's text column (688 px), labels of at least 9 pt.
+#: main settings of the book's style (gcc/book.mplstyle, applied by every run context): within the 688 px column
 PAGE_STYLE = {"figure.figsize": (6.7, 3.0), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
               "axes.titlesize": 10, "legend.fontsize": 9}
 
@@ -301,20 +300,13 @@ class RunContext:
 
     def save_figure(self, fig, name: str, dpi: int | None = None, caption: str = "", alt: str = "",
                     drawn_by=None) -> None:
-        """Save ``fig`` as ``<name>.png`` and ``<name>.svg``, list both in ``run.json``, show it.
-
-        ``caption`` (what it shows and its key number), ``alt`` (alt text) and ``drawn_by`` (the
-        plot function; by default the one :func:`gcc.experiments.plotting.figure` recorded) go
-        into ``run.json`` and onto the page: a numbered caption, the alt text and a link to the
-        function's source (:func:`gcc.figures.figure_record`, :func:`gcc.figures.show_figure`).
-        """
+        """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it on the page with
+        ``caption`` and ``alt`` (``{{ key }}``: a value of the run) and its source (:func:`gcc.figures.figure_record`)."""
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_figure')}.png"
         _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"], "RunContext.save_figure")
         self.record["figures"][name] = [path.name, f"{name}.svg"]
-        caption, alt = (fill_values(t, self.record["values"], "RunContext.save_figure", a, self.parameters)
-                        for t, a in ((caption, "caption"), (alt, "alt")))  # {{ key }}, {{ run.name }}: this run's
-        record = figure_record(fig, f"{self.notebook}-{name}", caption, alt, drawn_by)
-        self.record.setdefault("figure_captions", {})[name] = record
+        self.record.setdefault("figure_captions", {})[name] = record = figure_record(
+            fig, f"{self.notebook}-{name}", caption, alt, drawn_by, self.record["values"], self.parameters)
         self._write()
         show_figure(fig, record)
 
@@ -429,7 +421,6 @@ def _save_figure(fig, png: Path, dpi, owner: str) -> None:
 
 def _page_style() -> None:
     try:
-        import matplotlib
         import matplotlib.pyplot  # noqa: F401 - the inline backend sets its rc on import; ours comes after
     except ImportError:
         return
