@@ -216,7 +216,7 @@ def plot_completion_time(table, title: str = ""):
     for col, setting in enumerate(("computation", "communication")):
         sub = wide[wide["setting"] == setting]
         for scheme, grp in sub.groupby("scheme", sort=False):
-            kw = dict(label=LABELS[scheme], **scheme_kw(scheme))
+            kw = dict(label=LABELS[scheme], ls="-", **scheme_kw(scheme))
             axes[0, col].errorbar(grp["tolerance"], grp["mean_time"], yerr=grp["time_half_width"], capsize=3, **kw)
             axes[1, col].plot(grp["tolerance"], grp["mean_messages"], **kw)
         axes[0, col].set_title(f"coded {setting}")
@@ -502,7 +502,7 @@ def plot_decoding_cost(summary, fixed_workers: int, fixed_dim: int):
         sub = table[table["sweep"] == sweep]
         for scheme, grp in sub.groupby("scheme", sort=False):
             grp = grp.sort_values(xcol)
-            kw = dict(label=LABELS[scheme], **scheme_kw(scheme))
+            kw = dict(label=LABELS[scheme], ls="-", **scheme_kw(scheme))
             axes[0, col].plot(grp[xcol], grp["ops"], **kw)
             axes[1, col].plot(grp[xcol], grp["seconds"], **kw)
         for row, ylabel in enumerate(["multiply-adds", "master time (s, median)"]):

@@ -228,9 +228,10 @@ def legend_outside(fig, axes=None, ncol: int | None = None, **kw):
 
 
 def finish(fig):
-    """Tidy a finished figure: no minor tick labels on log axes; tight layout unless it has one.
+    """Tidy a finished figure: readable log axes; tight layout unless it has a layout already.
 
-    Minor tick labels of log axes (2x10^1, 3x10^1, ...) overlap on short ranges.
+    Minor tick labels of log axes (2x10^1, 3x10^1, ...) overlap on short ranges: they are dropped,
+    and a log axis of under two decades is labelled at 1, 2, 5 x 10^k instead (:func:`log_axis`).
 
     Parameters
     ----------
@@ -241,13 +242,17 @@ def finish(fig):
     matplotlib.figure.Figure
         The same figure, for ``return finish(fig)``.
     """
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FixedLocator, NullFormatter
 
     for ax in fig.axes:
-        if ax.get_xscale() == "log":
-            ax.xaxis.set_minor_formatter(NullFormatter())
-        if ax.get_yscale() == "log":
-            ax.yaxis.set_minor_formatter(NullFormatter())
+        for axis, scale, limits in (("x", ax.get_xscale(), ax.get_xlim()), ("y", ax.get_yscale(), ax.get_ylim())):
+            if scale != "log":
+                continue
+            lo, hi = sorted(limits)
+            target = ax.xaxis if axis == "x" else ax.yaxis
+            if lo > 0 and np.log10(hi / lo) < 2 and not isinstance(target.get_major_locator(), FixedLocator):
+                log_axis(ax, axis)  # under two decades a log axis would show one label, or none
+            target.set_minor_formatter(NullFormatter())
     if fig.get_layout_engine() is None:
         fig.tight_layout()
     return fig
