@@ -24,7 +24,7 @@ from .validation import invalid
 
 __all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES", "REFERENCE",
            "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
-           "source_link", "fill_values", "figure_metrics", "figure_record", "show_figure"]
+           "source_link", "fill_values", "pending_keys", "figure_metrics", "figure_record", "show_figure"]
 
 #: the book's matplotlib style
 STYLE_FILE = Path(__file__).with_name("book.mplstyle")
@@ -167,7 +167,7 @@ _VALUE = re.compile(r"\{\{\s*((?:run\.)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 def fill_values(text: str, values: dict, owner: str = "fill_values", argument: str = "caption",
-                parameters: dict | None = None) -> str:
+                parameters: dict | None = None, strict: bool = True) -> str:
     """``text`` with every ``{{ key }}`` replaced by the text of the run's value ``key``.
 
     ``{{ run.name }}`` is the run's parameter ``name`` (as in a notebook's prose).
@@ -179,6 +179,11 @@ def fill_values(text: str, values: dict, owner: str = "fill_values", argument: s
     values : dict
         ``key -> {"text": ...}`` (the ``values`` of ``run.json``,
         :meth:`gcc.results.RunContext.value`).
+    parameters : dict, optional
+        The run's parameters.
+    strict : bool
+        A key without a value is an error; with ``strict=False`` it stays in the text (a value the
+        notebook records after the figure: the page step fills it in from ``run.json``).
 
     Raises
     ------
@@ -201,11 +206,18 @@ def fill_values(text: str, values: dict, owner: str = "fill_values", argument: s
             value = parameters[key[4:]]
             return f"{value:g}" if isinstance(value, float) else str(value)
         if key not in values:
+            if not strict:
+                return match.group(0)
             raise invalid(argument, owner, f"a text whose {{{{ key }}}} are values of the run ({', '.join(sorted(values)) or 'none yet'})",
                           key)
         return str(values[key].get("text", values[key]))
 
     return _VALUE.sub(one, text)
+
+
+def pending_keys(text: str) -> list[str]:
+    """The ``{{ key }}`` still in ``text`` (values a page step has to fill in)."""
+    return _VALUE.findall(text)
 
 
 def figure_metrics(fig) -> dict:
@@ -278,8 +290,7 @@ def _same_colour(a, b, mcolors) -> bool:
         return False
 
 
-def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None, values: dict | None = None,
-                  parameters: dict | None = None, owner: str = "RunContext.save_figure") -> dict:
+def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None, run=None) -> dict:
     """The caption, alt text and source of a figure, as the page step reads them.
 
     Parameters
@@ -294,21 +305,24 @@ def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=No
     drawn_by : callable or str, optional
         The library function that drew it; by default the one recorded by
         :func:`gcc.experiments.plotting.figure` on ``fig``.
-    values, parameters : dict, optional
-        The run's values and parameters: ``{{ key }}`` and ``{{ run.name }}`` in ``caption`` and
-        ``alt`` become their texts (:func:`fill_values`).
-    owner : str
-        Named by the error of a caption with a hole.
+    run : gcc.results.RunContext, optional
+        ``{{ key }}`` (a value of the run) and ``{{ run.name }}`` (a parameter) in ``caption`` and
+        ``alt`` become their texts (:func:`fill_values`); a value the notebook records only after
+        the figure is filled in by the page step from the run's ``run.json`` (``run_record``).
 
     Returns
     -------
     dict
-        ``label``, ``caption``, ``alt``, ``metrics`` (:func:`figure_metrics`), and ``function``, ``path``, ``start``, ``end``, ``url``
-        of the source when the function is known.
+        ``label``, ``caption``, ``alt``, ``metrics`` (:func:`figure_metrics`), and ``function``,
+        ``path``, ``start``, ``end``, ``url`` of the source when the function is known.
     """
-    caption, alt = (fill_values(text, values or {}, owner, argument, parameters)
+    values = run.record.get("values", {}) if run is not None else {}
+    parameters = run.parameters if run is not None else {}
+    caption, alt = (fill_values(text, values, "RunContext.save_figure", argument, parameters, strict=False)
                     for text, argument in ((caption, "caption"), (alt, "alt")))
     record = {"label": label, "caption": caption.strip(), "alt": alt.strip(), "metrics": figure_metrics(fig)}
+    if run is not None and pending_keys(caption + alt):
+        record["run_record"] = str(run.folder / "run.json")
     name = drawn_by_name(drawn_by) or getattr(fig, "gcc_drawn_by", None)
     if name:
         try:

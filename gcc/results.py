@@ -306,7 +306,7 @@ class RunContext:
         _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"], "RunContext.save_figure")
         self.record["figures"][name] = [path.name, f"{name}.svg"]
         self.record.setdefault("figure_captions", {})[name] = record = figure_record(
-            fig, f"{self.notebook}-{name}", caption, alt, drawn_by, self.record["values"], self.parameters)
+            fig, f"{self.notebook}-{name}", caption, alt, drawn_by, run=self)
         self._write()
         show_figure(fig, record)
 

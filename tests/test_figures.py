@@ -201,10 +201,12 @@ def test_save_figure_records_caption_alt_and_source_and_the_page_gets_one_cell_p
     trials = quickstart.loss_trials(4, 1, [8, 16], 2, -3.0, 3.0, seed=0)
     summary = gcc.summarize(trials, "loss", by=["scheme", "n_workers"])
     fig = quickstart.plot_loss_vs_n(summary, gcc.slope_table(summary, "n_workers", by=["scheme"]))
-    run.save_figure(fig, "loss", caption="Loss against N, K = {{ run.n_inputs }}: slope {{ gcc_slope }}.",
-                    alt="A log-log plot; GCC's slope is {{ gcc_slope }}.")
+    run.save_figure(fig, "loss", caption="Loss against N, K = {{ run.n_inputs }}: slope {{ gcc_slope }}, "
+                    "{{ later }} later.", alt="A log-log plot; GCC's slope is {{ gcc_slope }}.")
+    run.value("later", 7)  # recorded after the figure: the page step fills it in from run.json
     record = json.loads((run.folder / "run.json").read_text())["figure_captions"]["loss"]
-    assert record["caption"] == "Loss against N, K = 4: slope \u22123.04."
+    assert record["caption"] == "Loss against N, K = 4: slope \u22123.04, {{ later }} later."
+    assert record["run_record"] == str(run.folder / "run.json")
     assert record["function"] == "gcc.experiments.quickstart.plot_loss_vs_n"
     assert record["url"].startswith(f"{figures.REPOSITORY_URL}/blob/main/gcc/experiments/quickstart.py#L")
     assert record["metrics"]["min_font_pt"] >= figures.MIN_FONT_PT
@@ -217,6 +219,8 @@ def test_save_figure_records_caption_alt_and_source_and_the_page_gets_one_cell_p
     assert len(shown) == 2 and shown[0]["figure"]["name"] == "fig-demo-loss"
     assert shown[0]["image"]["alt"] == "A log-log plot; GCC's slope is \u22123.04."
     assert "Drawn by [`gcc.experiments.quickstart.plot_loss_vs_n`](" in shown[0]["figure"]["caption"]
+    assert shown[0]["figure"]["caption"].startswith("Loss against N, K = 4: slope \u22123.04, 7 later.")
+    assert all("run_record" not in c["metadata"].get("gcc_figure", {}) for c in cells)  # no machine path
     assert all(c["source"].strip() for c in cells)  # myst-nb drops a code cell without source
     assert [c.get("id") for c in cells] == ["a", "a-out0", "a-out1", "a-out2"]
     plt.close("all")
@@ -235,6 +239,9 @@ def test_every_figure_of_the_ci_batch_reads_at_page_width(ci_results):
                 continue
             if not fig["caption"] or not fig["alt"] or not fig.get("url"):
                 problems.append(f"{where}: caption, alt text or source link missing")
+            holes = set(figures.pending_keys(fig["caption"] + fig["alt"])) - set(record.get("values", {}))
+            if holes:
+                problems.append(f"{where}: caption or alt quotes values the run never recorded: {sorted(holes)}")
             if fig.get("function") in NOT_YET_IN_STYLE:
                 continue
             m = fig["metrics"]
@@ -268,4 +275,6 @@ def test_every_figure_of_a_built_page_has_a_numbered_caption_alt_text_and_a_sour
                 problems.append(f"{page.name}: alt text {alt.group(1) if alt else None!r}")
             if not link:
                 problems.append(f"{page.name}: a figure without the link to the code that drew it")
+            if "{{" in block:
+                problems.append(f"{page.name}: a template hole in a caption or alt text")
     assert pages and not problems, "\n".join(problems)

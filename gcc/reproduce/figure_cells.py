@@ -10,7 +10,12 @@ paragraph (a legend under it) names the function that drew the figure and links 
 """
 from __future__ import annotations
 
-__all__ = ["figure_cells", "caption_markdown"]
+import json
+from pathlib import Path
+
+from gcc.figures import fill_values, pending_keys
+
+__all__ = ["figure_cells", "caption_markdown", "complete_record"]
 
 _OUTPUT_CELL_TAGS = ["remove-input"]
 
@@ -34,6 +39,23 @@ def caption_markdown(record: dict) -> str:
     elif record.get("function"):
         parts.append(f"Drawn by `{record['function']}`.")
     return "\n\n".join(parts)
+
+
+def complete_record(record: dict) -> dict:
+    """``record`` with the ``{{ key }}`` its notebook recorded after the figure filled in from ``run.json``.
+
+    A key the run never recorded stays in the text (the book's tests fail on it).
+    """
+    record = dict(record)
+    source = record.pop("run_record", None)
+    if source and pending_keys(record.get("caption", "") + record.get("alt", "")):
+        try:
+            values = json.loads(Path(source).read_text()).get("values", {})
+        except (OSError, json.JSONDecodeError):
+            values = {}
+        for field in ("caption", "alt"):
+            record[field] = fill_values(record.get(field, ""), values, strict=False)
+    return record
 
 
 def _output_cell(outputs: list, metadata: dict | None = None) -> dict:
@@ -76,6 +98,7 @@ def figure_cells(cells: list) -> list:
             elif pending:
                 tail.append(_output_cell(pending))
             pending = []
+            record = complete_record(record)
             output = dict(output, metadata={k: v for k, v in output["metadata"].items() if k != "gcc_figure"})
             alt = record.get("alt") or record.get("caption") or record.get("label", "figure")
             tail.append(_output_cell([output], {"mystnb": {
