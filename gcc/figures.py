@@ -22,7 +22,8 @@ from pathlib import Path
 
 from .validation import invalid
 
-__all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES", "REFERENCE",
+__all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES",
+           "REFERENCE",
            "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
            "source_link", "fill_values", "pending_keys", "figure_metrics", "figure_record", "show_figure"]
 
@@ -208,8 +209,8 @@ def fill_values(text: str, values: dict, owner: str = "fill_values", argument: s
         if key not in values:
             if not strict:
                 return match.group(0)
-            raise invalid(argument, owner, f"a text whose {{{{ key }}}} are values of the run ({', '.join(sorted(values)) or 'none yet'})",
-                          key)
+            known = ", ".join(sorted(values)) or "none yet"
+            raise invalid(argument, owner, f"a text whose {{{{ key }}}} are values of the run ({known})", key)
         return str(values[key].get("text", values[key]))
 
     return _VALUE.sub(one, text)

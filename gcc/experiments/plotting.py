@@ -197,7 +197,8 @@ def log_axis(ax, axis: str = "x") -> None:
     target = ax.xaxis if axis == "x" else ax.yaxis
     lo, hi = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())  # call after the data are drawn
     decades = np.log10(hi / lo) if lo > 0 and hi > lo else 3.0
-    subs = (1.0, 2.0, 5.0) if decades >= 1.5 else (1.0, 1.5, 2.0, 3.0, 4.0, 6.0) if decades < 0.8 else (1.0, 2.0, 3.0, 5.0)
+    subs = ((1.0, 2.0, 5.0) if decades >= 1.5 else (1.0, 1.5, 2.0, 3.0, 4.0, 6.0) if decades < 0.8
+            else (1.0, 2.0, 3.0, 5.0))
     target.set_major_locator(LogLocator(base=10, subs=subs))
     target.set_major_formatter(StrMethodFormatter("{x:g}"))
     target.set_minor_formatter(NullFormatter())
