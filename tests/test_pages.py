@@ -318,9 +318,12 @@ def template_holes(html: str) -> list[str]:
     """Unfilled template fields left on the page.
 
     A ``{{ notebook.key }}`` anywhere in the text (inline code included: MyST does not substitute
-    inside backticks), or a stray ``{{`` / ``}}`` in a paragraph. A code block's dict literals are not holes.
+    inside backticks), or a stray ``{{`` / ``}}`` in a paragraph. A code block's dict literals are not holes,
+    nor is a code cell's source (a figure's caption template in its ``save_figure`` call).
     """
     main = re.sub(r"<(script|style)\b.*?</\1>", "", _without_math(_main(html)), flags=re.S)
+    # a code cell's source (behind its toggle) is code: save_figure's caption templates are not holes
+    main = re.sub(r'<div class="cell_input\b.*?</pre>', "", main, flags=re.S)
     text = __import__("html").unescape(re.sub(r"<[^>]+>", "", main))
     holes = re.findall(r"\{\{\s*[A-Za-z_][\w.]*\s*\}\}", text)
     for p in page_text(html).prose:
