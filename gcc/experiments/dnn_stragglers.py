@@ -571,7 +571,7 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
         for scheme in dict.fromkeys(reg["scheme"]):
             sc = summ[summ["scheme"] == scheme]
             color = scheme_color(scheme)
-            ax.plot(sc["stragglers"], sc["mean"], marker=scheme_marker(scheme), ms=3, color=color,
+            ax.plot(sc["stragglers"], sc["mean"], ls="-", marker=scheme_marker(scheme), ms=3, color=color,
                     label=LABELS.get(scheme, scheme))
             band(ax, sc["stragglers"], sc, color, alpha=0.2)
         if metric in logy:
