@@ -36,64 +36,31 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
 
     import gcc
-    from gcc.distributed import Injection, coded_compute, open_cluster, worker_addresses
-    from gcc.distributed.coded import coded_task
+    from gcc.distributed import Injection, open_cluster, worker_addresses
     from gcc.machine import summary_line
+
+    from overhead_rotation import measure, report
 
     rng = np.random.default_rng(args.seed)
     N = args.n_workers
     code = gcc.SplineCode(n_inputs=args.n_inputs, n_workers=N)
     # No stragglers: the injected sleep is the "work"; nothing to interrupt, so no cancel event.
     inj = Injection(base_s=args.base_ms / 1e3, interruptible=False)
-    modes = ("coded/tasks", "coded/actors", "plain")
-    over = {m: [] for m in modes}
-    lat = {m: [] for m in modes}
-    enc, dec = [], []
     t_start = time.perf_counter()
     with open_cluster(n_workers=N, timeout=120) as client:
         startup = time.perf_counter() - t_start
-        workers = worker_addresses(client)
         machine = summary_line()
-        for b in range(args.warmup + args.batches):
-            X = rng.uniform(-1, 1, size=(args.n_inputs, args.dim))
-            for j in range(len(modes)):
-                mode = modes[(b + j) % len(modes)]
-                if mode == "plain":
-                    coded = code.encode(X)
-                    faults = inj.plan(len(workers), np.random.default_rng(b))[:N]
-                    t0 = time.perf_counter()
-                    futs = [client.submit(coded_task, np.tanh, coded[i], i, faults[i], workers=[workers[i]],
-                                          allow_other_workers=False, pure=False) for i in range(N)]
-                    outs = client.gather(futs)
-                    latency = time.perf_counter() - t0
-                    overhead = latency - max(timing["busy_s"] for _, timing in outs)
-                else:
-                    res = coded_compute(client, code, X, np.tanh, n_stragglers=args.stragglers, injection=inj,
-                                        seed=b, timeout=60, workers=workers, engine=mode.split("/")[1])
-                    latency, overhead = res.latency_s, res.overhead_s
-                    if mode == "coded/tasks":
-                        enc.append(res.encode_s)
-                        dec.append(res.decode_s)
-                if b >= args.warmup:
-                    over[mode].append(overhead * 1e3)
-                    lat[mode].append(latency * 1e3)
+        measured = measure(client, code, lambda b: rng.uniform(-1, 1, size=(args.n_inputs, args.dim)), np.tanh, inj,
+                           n_stragglers=args.stragglers, batches=args.batches, warmup=args.warmup,
+                           workers=worker_addresses(client), modes=("coded/tasks", "coded/actors", "plain"))
 
     print(f"# {machine}, {time.strftime('%Y-%m-%d')}, cluster start-up {startup:.1f} s")
     print(f"coded batch on a LocalCluster: N={N} workers x 1 thread, K={args.n_inputs}, S={args.stragglers}, "
           f"d={args.dim}, emulated compute {args.base_ms:g} ms/task, {args.batches} batches per mode "
-          f"(rotating order), encode p50 {np.median(enc) * 1e3:.2f} ms, decode p50 {np.median(dec) * 1e3:.2f} ms")
+          f"(rotating order), encode p50 {np.median(measured['encode']):.2f} ms, decode p50 "
+          f"{np.median(measured['decode']):.2f} ms")
     summary = {"n_workers": N, "batches": args.batches, "cluster_startup_s": startup}
-    for mode in modes:
-        o = np.array(over[mode])
-        summary[mode] = {"overhead_p50_ms": float(np.median(o)), "overhead_p90_ms": float(np.percentile(o, 90)),
-                         "latency_p50_ms": float(np.median(lat[mode]))}
-        print(f"  {mode:<13} overhead p50 {np.median(o):6.1f} ms  p90 {np.percentile(o, 90):6.1f} ms  "
-              f"mean {o.mean():6.1f} ms   latency p50 {np.median(lat[mode]):6.1f} ms")
-    plain = summary["plain"]["overhead_p50_ms"]
-    for mode in modes[:2]:
-        p50 = summary[mode]["overhead_p50_ms"]
-        print(f"RATIO {mode} overhead p50 / goal = {p50:.1f} / {GOAL_MS:g} ms = {p50 / GOAL_MS:.2f} (goal <= 1); "
-              f"{mode} / plain = {p50 / plain:.2f} (goal <= {GOAL_RATIO:g})")
+    summary.update(report(measured, GOAL_MS, GOAL_RATIO))
     return summary
 
 

@@ -3,7 +3,7 @@
 Overhead of a request = its latency (encode -> submit -> first N - S answers -> decode -> cancel)
 minus the busy time of the slowest worker whose output was used: what the master and Dask add on
 top of the workers' work (the network's forward pass on one coded image plus the emulated
-compute). Measured in one run, request by request in rotation, on the same cluster, the same
+compute). Measured by ``overhead_rotation.py`` (shared with ``bench_dask_overhead.py``) in one run, request by request in rotation, on the same cluster, the same
 images and the same per-task work:
 
 * ``coded/actors``: ``coded_compute(..., engine="actors")`` with the network held by every worker
@@ -62,11 +62,12 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
 
     import gcc.codes as codes
-    from gcc.distributed import Injection, coded_compute, open_cluster, worker_addresses
-    from gcc.distributed.coded import coded_task
+    from gcc.distributed import Injection, open_cluster, worker_addresses
     from gcc.distributed.serving import load_on_workers, network_ref
     from gcc.dnn.data import load_images
     from gcc.machine import summary_line
+
+    from overhead_rotation import measure, report
 
     weights = Path(args.weights) if args.weights else _weights(args.model)
     ref = network_ref(weights)
@@ -75,58 +76,23 @@ def main(argv=None) -> dict:
     N = args.n_workers
     code = codes.make("gcc", args.n_inputs, N)
     inj = Injection(base_s=args.base_ms / 1e3)      # the same work on every task, nothing slowed
-    modes = ("coded/actors", "coded/tasks", "plain")
-    over = {m: [] for m in modes}
-    lat = {m: [] for m in modes}
-    enc, dec = [], []
     t_start = time.perf_counter()
     with open_cluster(n_workers=N, timeout=180) as client:
         startup = time.perf_counter() - t_start
         devices = load_on_workers(client, [ref])
-        workers = worker_addresses(client)
         machine = summary_line()
-        for b in range(args.warmup + args.requests):
-            X = images[rng.choice(len(images), size=args.n_inputs, replace=False)]
-            for j in range(len(modes)):
-                mode = modes[(b + j) % len(modes)]
-                if mode == "plain":
-                    coded = code.encode(X)
-                    faults = inj.plan(len(workers), np.random.default_rng(b))[:N]
-                    t0 = time.perf_counter()
-                    futs = [client.submit(coded_task, ref, coded[i], i, faults[i], workers=[workers[i]],
-                                          allow_other_workers=False, pure=False) for i in range(N)]
-                    outs = client.gather(futs)
-                    latency = time.perf_counter() - t0
-                    overhead = latency - max(timing["busy_s"] for _, timing in outs)
-                else:
-                    res = coded_compute(client, code, X, ref, n_stragglers=args.stragglers, injection=inj, seed=b,
-                                        timeout=60, workers=workers, engine=mode.split("/")[1])
-                    latency, overhead = res.latency_s, res.overhead_s
-                    if mode == "coded/actors":
-                        enc.append(res.encode_s)
-                        dec.append(res.decode_s)
-                if b >= args.warmup:
-                    over[mode].append(overhead * 1e3)
-                    lat[mode].append(latency * 1e3)
+        measured = measure(client, code, lambda b: images[rng.choice(len(images), size=args.n_inputs, replace=False)],
+                           ref, inj, n_stragglers=args.stragglers, batches=args.requests, warmup=args.warmup,
+                           workers=worker_addresses(client), modes=("coded/actors", "coded/tasks", "plain"))
 
     device = sorted({d for per in devices.values() for d in per.values()})
     print(f"# {machine}, {time.strftime('%Y-%m-%d')}, cluster start-up {startup:.1f} s, network {weights.stem[:12]} "
           f"({args.model if not args.weights else 'given'}) on {', '.join(device)}")
     print(f"coded serving on a LocalCluster: N={N} workers x 1 thread, K={args.n_inputs}, S={args.stragglers}, "
           f"emulated compute {args.base_ms:g} ms/task, {args.requests} requests per mode (rotating order), "
-          f"encode p50 {np.median(enc) * 1e3:.2f} ms, decode p50 {np.median(dec) * 1e3:.2f} ms")
+          f"encode p50 {np.median(measured['encode']):.2f} ms, decode p50 {np.median(measured['decode']):.2f} ms")
     summary = {"n_workers": N, "requests": args.requests, "cluster_startup_s": startup}
-    for mode in modes:
-        o = np.array(over[mode])
-        summary[mode] = {"overhead_p50_ms": float(np.median(o)), "overhead_p90_ms": float(np.percentile(o, 90)),
-                         "latency_p50_ms": float(np.median(lat[mode]))}
-        print(f"  {mode:<13} overhead p50 {np.median(o):6.1f} ms  p90 {np.percentile(o, 90):6.1f} ms  "
-              f"latency p50 {np.median(lat[mode]):6.1f} ms")
-    plain = summary["plain"]["overhead_p50_ms"]
-    for mode in modes[:2]:
-        p50 = summary[mode]["overhead_p50_ms"]
-        print(f"RATIO {mode} overhead p50 / goal = {p50:.1f} / {GOAL_MS:g} ms = {p50 / GOAL_MS:.2f} (goal <= 1); "
-              f"{mode} / plain submit + gather = {p50 / plain:.2f}")
+    summary.update(report(measured, GOAL_MS))
     return summary
 
 

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 from .atomic import remove_partials, replacing, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
+from .figures import figure_record, show_figure, use_book_style
 from .provenance import jsonable, library_fingerprint, provenance, repo_root
 from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
 
@@ -51,10 +52,9 @@ _MAPPING = InstanceOf(Mapping, "a mapping")
 _FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
 _DPI = Interval(Integral, 1, 2400)
 
-#: matplotlib settings of every figure a run context draws: wide enough to read on a book page
-#: (about 800 px across, the width of the page's text column) with labels at text size.
-PAGE_STYLE = {"figure.figsize": (8.0, 4.8), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 11,
-              "axes.titlesize": 12, "legend.fontsize": 10}
+#: main settings of the book's style (gcc/book.mplstyle, applied by every run context): within the 688 px column
+PAGE_STYLE = {"figure.figsize": (6.7, 3.0), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
+              "axes.titlesize": 10, "legend.fontsize": 9}
 
 
 def results_root() -> Path:
@@ -189,15 +189,17 @@ class RunContext:
         """Read ``<name>.csv`` of this run, or of another ``notebook``'s last run (:func:`load_table`)."""
         return load_table(notebook or self.notebook, name, root=self.folder.parent)
 
-    def save_figure(self, fig, name: str, dpi: int | None = None) -> None:
-        """Save ``fig`` as ``<name>.png`` and ``<name>.svg`` and list both in ``run.json``.
-
-        The figure stays open, so the page shows it below the cell.
-        """
+    def save_figure(self, fig, name: str, dpi: int | None = None, caption: str = "", alt: str = "",
+                    drawn_by=None) -> None:
+        """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it on the page with
+        ``caption`` and ``alt`` (``{{ key }}``: a value of the run) and its source (:func:`gcc.figures.figure_record`)."""
         path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_figure')}.png"
         _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"], "RunContext.save_figure")
         self.record["figures"][name] = [path.name, f"{name}.svg"]
+        self.record.setdefault("figure_captions", {})[name] = record = figure_record(
+            fig, f"{self.notebook}-{name}", caption, alt, drawn_by, run=self)
         self._write()
+        show_figure(fig, record)
 
     def save_json(self, data: Mapping[str, Any], name: str) -> None:
         """Write ``<name>.json`` (made JSON-safe, keys sorted) and list it in ``run.json``."""
@@ -272,11 +274,10 @@ def _save_figure(fig, png: Path, dpi, owner: str) -> None:
 
 def _page_style() -> None:
     try:
-        import matplotlib
         import matplotlib.pyplot  # noqa: F401 - the inline backend sets its rc on import; ours comes after
     except ImportError:
         return
-    matplotlib.rcParams.update(PAGE_STYLE)
+    use_book_style()
 
 
 def load_table(notebook: str, name: str = "results", root: Path | None = None):

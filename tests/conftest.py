@@ -169,3 +169,33 @@ def html(book_build) -> Path:
     proc, path = book_build
     assert (path / "index.html").exists(), proc.stdout[-5000:] + proc.stderr[-5000:]
     return path
+
+
+# ----------------------------------------------------------------------------- a Dask cluster
+#: the timeout of the cluster's start (a loaded 2-core machine starts eight workers in 10-60 s)
+CLUSTER_START_S = 120
+
+
+@pytest.fixture(scope="module")
+def cluster_client(request):
+    """A loopback LocalCluster of the test module's ``CLUSTER_WORKERS`` workers, one thread each.
+
+    One cluster per module (its tests share it), shut down by the fixture's finaliser even when a
+    test fails. A module that uses it sets ``CLUSTER_WORKERS = <int>`` at its top.
+    """
+    from gcc.distributed import open_cluster
+
+    n = getattr(request.module, "CLUSTER_WORKERS", None)
+    if not isinstance(n, int) or n < 1:
+        pytest.fail(f"{request.module.__name__} uses the cluster fixture without CLUSTER_WORKERS = <int >= 1>")
+    with open_cluster(n_workers=n, timeout=CLUSTER_START_S) as c:
+        yield c
+
+
+@pytest.fixture
+def client(cluster_client, request):
+    """The module's cluster, back at its full size (a previous test may have killed a worker)."""
+    from gcc.distributed.cluster import wait_for_workers
+
+    wait_for_workers(cluster_client, request.module.CLUSTER_WORKERS, timeout=90)
+    return cluster_client

@@ -88,7 +88,7 @@ def test_forest_plot_one_panel_per_theorem_readable_text(tmp_path):
     assert labels == ["N slope at fixed S, bumps: lower bound", "N slope at fixed S, x sin x",
                       "N slope at fixed S, bumps: decoder test"]
     assert min(t.get_fontsize() for t in axes[0].get_yticklabels()) >= 9
-    assert fig.get_size_inches()[0] <= 7.2
+    assert fig.get_size_inches()[0] <= 6.7
 
 
 def test_headline_table_rejects_an_unknown_link():

@@ -22,6 +22,7 @@ from gcc.distributed.cluster import wait_for_workers  # noqa: E402
 from gcc.distributed.coded import demo_mlp, model_load_counts  # noqa: E402
 
 N_CLUSTER = 8
+CLUSTER_WORKERS = N_CLUSTER   # the shared cluster fixture of conftest.py
 
 
 class PolyCode:
@@ -57,19 +58,6 @@ def _codes():
         if cls is not None:
             codes.append((name, lambda K, N, cls=cls: cls(n_inputs=K, n_workers=N)))
     return codes
-
-
-@pytest.fixture(scope="module")
-def cluster_client():
-    with open_cluster(n_workers=N_CLUSTER, timeout=90) as c:
-        yield c
-
-
-@pytest.fixture
-def client(cluster_client):
-    # Every test starts from a full cluster, whatever the previous one did to it.
-    wait_for_workers(cluster_client, N_CLUSTER, timeout=90)
-    return cluster_client
 
 
 def _in_process(code, X, f, received):
@@ -344,6 +332,43 @@ def test_actor_engine_interrupts_stragglers_and_keeps_its_actors(client):
     np.testing.assert_allclose(res2.estimates, -X, atol=1e-12)
     addresses = worker_addresses(client)[:8]
     assert actor_pool(client, addresses) is actor_pool(client, addresses)   # made once
+
+
+def _count_relayed(dask_scheduler):
+    """On the scheduler: count the messages it relays to workers (its ``proxy`` handler)."""
+    original = dask_scheduler.gcc_proxy = dask_scheduler.handlers["proxy"]
+    dask_scheduler.gcc_relayed = 0
+
+    async def counting(**msg):
+        dask_scheduler.gcc_relayed += 1
+        return await original(**msg)
+
+    dask_scheduler.handlers["proxy"] = counting
+
+
+def _restore_relay(dask_scheduler):
+    dask_scheduler.handlers["proxy"] = dask_scheduler.gcc_proxy
+
+
+@pytest.mark.timeout(90)
+def test_actor_engine_calls_the_workers_without_the_scheduler_unless_told(client):
+    X = np.random.default_rng(23).normal(size=(3, 2))
+    code = PolyCode(3, 8)
+    client.run_on_scheduler(_count_relayed)
+    saved = client.direct_to_workers
+    try:
+        res = coded_compute(client, code, X, np.negative, timeout=30, engine="actors")
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.gcc_relayed) == 0
+        # With Dask's direct-to-workers switched off the same calls are relayed by the scheduler.
+        client.direct_to_workers = False
+        relayed = coded_compute(client, code, X, np.negative, timeout=30, engine="actors")
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.gcc_relayed) == 8
+    finally:
+        client.direct_to_workers = saved
+        client.run_on_scheduler(_restore_relay)
+    assert res.received.tolist() == relayed.received.tolist() == list(range(8))
+    np.testing.assert_allclose(relayed.estimates, res.estimates, rtol=0, atol=0)
+    np.testing.assert_allclose(res.estimates, -X, atol=1e-12)
 
 
 @pytest.mark.timeout(60)

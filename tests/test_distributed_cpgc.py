@@ -10,23 +10,10 @@ pytest.importorskip("distributed")
 
 import gcc.cpgc as cpgc  # noqa: E402
 from gcc.cpgc.regression import gradient_descent, synthetic_regression  # noqa: E402
-from gcc.distributed import open_cluster  # noqa: E402
-from gcc.distributed.cluster import wait_for_workers  # noqa: E402
 from gcc.distributed.cpgc import LateMessages, run_cpgc  # noqa: E402
 
 K = 8
-
-
-@pytest.fixture(scope="module")
-def cluster_client():
-    with open_cluster(n_workers=K, timeout=90) as c:
-        yield c
-
-
-@pytest.fixture
-def client(cluster_client):
-    wait_for_workers(cluster_client, K, timeout=90)
-    return cluster_client
+CLUSTER_WORKERS = K   # the shared cluster fixture of conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from gcc.distributed import cluster as cluster_mod  # noqa: E402
 from gcc.distributed.cluster import LOADED_MACHINE_CONFIG, await_workers, wait_for_workers  # noqa: E402
 
 N = 4
+CLUSTER_WORKERS = N   # the shared cluster fixture of conftest.py
 
 
 class MeanCode:
@@ -33,33 +34,21 @@ class MeanCode:
         return np.repeat(Y.mean(axis=0, keepdims=True), self.n_inputs, axis=0)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with open_cluster(n_workers=N, timeout=60) as c:
-        yield c
-
-
-@pytest.fixture
-def full(client):
-    wait_for_workers(client, N, timeout=45)
-    return client
-
-
 @pytest.mark.timeout(60)
-def test_settings_are_applied_to_the_workers(full):
+def test_settings_are_applied_to_the_workers(client):
     import dask
 
     key = "distributed.scheduler.worker-ttl"
-    assert full.run_on_scheduler(lambda: dask.config.get(key)) == LOADED_MACHINE_CONFIG[key]
-    terminate = full.run(lambda: dask.config.get("distributed.worker.memory.terminate"))
+    assert client.run_on_scheduler(lambda: dask.config.get(key)) == LOADED_MACHINE_CONFIG[key]
+    terminate = client.run(lambda: dask.config.get("distributed.worker.memory.terminate"))
     assert set(terminate.values()) == {False}
 
 
 @pytest.mark.timeout(60)
-def test_worker_killed_mid_batch_is_a_straggler(full):
+def test_worker_killed_mid_batch_is_a_straggler(client):
     X = np.array([[1.0, -2.0], [3.0, 0.5]])
     t0 = time.monotonic()
-    res = coded_compute(full, MeanCode(), X, np.negative, n_stragglers=2, seed=0, timeout=30,
+    res = coded_compute(client, MeanCode(), X, np.negative, n_stragglers=2, seed=0, timeout=30,
                         injection=Injection(base_s=0.05, kill=[1, 2], kill_after_s=0.01))
     assert time.monotonic() - t0 < 30
     assert list(res.received) == [0, 3]
@@ -67,28 +56,28 @@ def test_worker_killed_mid_batch_is_a_straggler(full):
 
 
 @pytest.mark.timeout(60)
-def test_too_many_killed_raises_deadline_error_within_the_bound(full):
+def test_too_many_killed_raises_deadline_error_within_the_bound(client):
     X = np.ones((2, 3))
     t0 = time.monotonic()
     with pytest.raises(DeadlineError, match="decoding needs 3"):
-        coded_compute(full, MeanCode(), X, np.negative, n_stragglers=1, seed=0, timeout=8,
+        coded_compute(client, MeanCode(), X, np.negative, n_stragglers=1, seed=0, timeout=8,
                       injection=Injection(base_s=0.05, kill=[0, 1], kill_after_s=0.01))
     assert time.monotonic() - t0 < 20
 
 
 @pytest.mark.timeout(60)
-def test_lost_worker_is_awaited_or_a_straggler(full):
+def test_lost_worker_is_awaited_or_a_straggler(client):
     X = np.ones((2, 3))
-    lost = worker_addresses(full)[0]
-    full.run(os._exit, 1, workers=[lost], on_error="ignore")
+    lost = worker_addresses(client)[0]
+    client.run(os._exit, 1, workers=[lost], on_error="ignore")
     # No wait: whichever workers are connected run the batch; the lost one is a straggler.
-    res = coded_compute(full, MeanCode(), X, np.negative, n_stragglers=1, seed=0, timeout=20,
+    res = coded_compute(client, MeanCode(), X, np.negative, n_stragglers=1, seed=0, timeout=20,
                         replacement_wait=0.0)
     assert len(res.received) >= N - 1
     # A bounded wait gives the nanny's replacement time to join; then all N answer.
-    wait_for_workers(full, N, timeout=45, gone=(lost,))
-    assert len(await_workers(full, N, wait=1.0)) == N
-    res = coded_compute(full, MeanCode(), X, np.negative, seed=0, timeout=20)
+    wait_for_workers(client, N, timeout=45, gone=(lost,))
+    assert len(await_workers(client, N, wait=1.0)) == N
+    res = coded_compute(client, MeanCode(), X, np.negative, seed=0, timeout=20)
     assert len(res.received) == N and lost not in res.workers_used
 
 

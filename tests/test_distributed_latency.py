@@ -7,19 +7,14 @@ import pytest
 pytest.importorskip("distributed")
 
 import gcc  # noqa: E402
-from gcc.distributed import Injection, Replication, Uncoded, open_cluster  # noqa: E402
+from gcc.distributed import Injection, Replication, Uncoded  # noqa: E402
 from gcc.distributed.latency import (  # noqa: E402
     LATENCY_COLUMNS, LATENCY_SUMMARY_COLUMNS, run_requests, simulated_completion, summarize_latency,
 )
 from gcc.stragglers import ShiftedExponential  # noqa: E402
 
 K, N = 4, 8
-
-
-@pytest.fixture(scope="module")
-def client():
-    with open_cluster(n_workers=N, timeout=90) as c:
-        yield c
+CLUSTER_WORKERS = N   # the shared cluster fixture of conftest.py
 
 
 def test_simulated_completion_matches_order_statistics():

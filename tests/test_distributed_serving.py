@@ -32,6 +32,7 @@ from gcc.distributed.serving import (SERVING_SUMMARY_COLUMNS, checkpoint_file, l
 from gcc.experiments import dnn_serving  # noqa: E402
 
 N_CLUSTER = 4
+CLUSTER_WORKERS = N_CLUSTER   # the shared cluster fixture of conftest.py
 K, N = 2, 4
 REPO = Path(__file__).resolve().parents[1]
 
@@ -59,18 +60,6 @@ def pool(weights):
     labels = load_network(str(weights), device="cpu")(images).argmax(axis=1)
     labels[::3] = (labels[::3] + 1) % 10
     return images, labels
-
-
-@pytest.fixture(scope="module")
-def cluster_client(weights):
-    with open_cluster(n_workers=N_CLUSTER, timeout=120) as c:
-        yield c
-
-
-@pytest.fixture
-def client(cluster_client):
-    wait_for_workers(cluster_client, N_CLUSTER, timeout=90)
-    return cluster_client
 
 
 def _direct(code, X, f, received):

@@ -11,6 +11,7 @@ import pytest
 
 import gcc
 from gcc.experiments import extremal_report, lambda_sensitivity, noisy, polynomials, probabilistic, problems, worst_case
+from gcc.figures import MIN_FONT_PT, figure_metrics
 from gcc.summary import summarize
 
 xsinx = problems.xsinx
@@ -273,9 +274,13 @@ def test_figures_draw_from_summaries():
                                           adversary=a, trials=3).assign(sweep="S") for a in ("worst", "random")]
     summary = summarize(pd.concat(frames), "loss", by=["sweep", "function", "scheme", "straggler", "N", "S"])
     fig = worst_case.plot_n_sweep(summary, "f", ["GCC", "bspline"])
-    assert [ax.get_title() for ax in fig.axes[:2]] == ["GCC, worst stragglers", "B-spline, worst stragglers"]
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["GCC, worst", "B-spline, worst"]
     fig2 = worst_case.plot_s_sweep(summary, ["gcc", "bspline"])
-    assert "B-spline" in [t.get_text() for t in fig2.axes[0].get_legend().get_texts()]
+    assert "B-spline" in [t.get_text() for t in fig2.legends[0].get_texts()]
     poly = polynomials.polynomial_summary(polynomials.polynomial_comparison(2, 3, 10, [0, 2, 5], trials=3))
-    polynomials.plot_polynomial(poly)
+    fig3 = polynomials.plot_polynomial(poly)
+    for one in (fig, fig2, fig3):  # the book's style: readable at page width, the registry's colours
+        metrics = figure_metrics(one)
+        assert metrics["min_font_pt"] >= MIN_FONT_PT and metrics["panels_per_row"] <= 3, metrics
+        assert not metrics["colour_mismatches"], metrics
     plt.close("all")

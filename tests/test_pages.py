@@ -147,7 +147,36 @@ def test_the_test_batch_leaves_the_books_folders_alone(ci_batch, book_build):
 
 # --------------------------------------------------------------------------- the sources
 def _code_lines(source: str) -> int:
-    return sum(1 for line in source.splitlines() if line.strip() and not line.strip().startswith("#"))
+    """Lines of code, not counting comments and the prose of a figure's ``caption=`` / ``alt=`` strings."""
+    return sum(1 for i, line in enumerate(source.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and i not in _prose_lines(source))
+
+
+def _prose_lines(source: str) -> set[int]:
+    """Line numbers that hold only string literals, optionally after ``caption=`` or ``alt=``."""
+    import io
+    import tokenize
+
+    strings = {tokenize.STRING} | {getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
+                                   if hasattr(tokenize, n)}
+    kinds: dict[int, set] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in strings:
+                kind = "str"
+            elif (tok.type == tokenize.OP and tok.string in ",)=+"
+                  or tok.type == tokenize.NAME and tok.string in ("caption", "alt")):
+                kind = "glue"
+            elif tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                              tokenize.ENDMARKER):
+                continue
+            else:
+                kind = "code"
+            for line in range(tok.start[0], tok.end[0] + 1):
+                kinds.setdefault(line, set()).add(kind)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return set()
+    return {line for line, found in kinds.items() if "str" in found and found <= {"str", "glue"}}
 
 
 def test_notebooks_are_text_short_and_define_nothing():
@@ -289,9 +318,12 @@ def template_holes(html: str) -> list[str]:
     """Unfilled template fields left on the page.
 
     A ``{{ notebook.key }}`` anywhere in the text (inline code included: MyST does not substitute
-    inside backticks), or a stray ``{{`` / ``}}`` in a paragraph. A code block's dict literals are not holes.
+    inside backticks), or a stray ``{{`` / ``}}`` in a paragraph. A code block's dict literals are not holes,
+    nor is a code cell's source (a figure's caption template in its ``save_figure`` call).
     """
     main = re.sub(r"<(script|style)\b.*?</\1>", "", _without_math(_main(html)), flags=re.S)
+    # a code cell's source (behind its toggle) is code: save_figure's caption templates are not holes
+    main = re.sub(r'<div class="cell_input\b.*?</pre>', "", main, flags=re.S)
     text = __import__("html").unescape(re.sub(r"<[^>]+>", "", main))
     holes = re.findall(r"\{\{\s*[A-Za-z_][\w.]*\s*\}\}", text)
     for p in page_text(html).prose:

@@ -12,10 +12,14 @@ Engines
 ``engine="tasks"`` (default) submits the N pinned tasks through the scheduler and gathers them
 with ``as_completed``: every result takes a round trip through the scheduler and a fetch from
 its worker. ``engine="actors"`` keeps one :class:`CodedWorker` actor per worker (made once per
-client and set of workers, :func:`actor_pool`) and calls it directly: the scheduler is off the
-critical path, which on a small loopback cluster cuts the coordination overhead of a batch from
-tens of ms (about plain Dask's own for N tasks) to about 10 ms at N = 8
-(``benchmarks/bench_dask_overhead.py``). Injected process deaths need the task engine.
+client and set of workers, :func:`actor_pool`) and calls it directly, from one coroutine on the
+client's loop per batch (:func:`gcc.distributed.actors.dispatch_batch`): the scheduler is off the
+critical path (a :class:`distributed.Actor` call of a client opened without
+``direct_to_workers=True`` would be relayed by the scheduler), and the busy workers are told to
+stop the moment the batch can be decoded. On a small loopback cluster that cuts the coordination
+overhead of a batch from tens of ms (about plain Dask's own for N tasks) to a few ms at N = 8
+(``benchmarks/bench_dask_overhead.py``, ``benchmarks/bench_serving.py``). Injected process deaths
+need the task engine.
 
 Decoding conditions
 -------------------
@@ -43,7 +47,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.distributed.actors import CodedWorker, actor_pool, wait_actors
+from gcc.distributed.actors import CodedWorker, actor_pool, actor_targets, dispatch_batch
 from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers
 from gcc.distributed.inject import Injection, TaskFault, act_out
 from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
@@ -381,9 +385,10 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     engine : {"tasks", "actors"}
         ``"tasks"``: one pinned Dask task per coded input, results by ``as_completed``
         (every hop goes through the scheduler). ``"actors"``: one :class:`CodedWorker`
-        actor per worker, made once per (client, workers) and kept; a batch is N direct
-        method calls, the scheduler is off the path (a few ms per batch instead of tens on a
-        small machine). Process deaths (``Injection.kill``) need ``"tasks"``: a dead actor's
+        actor per worker, made once per (client, workers) and kept; a batch is N calls sent
+        straight to the workers from one coroutine, the scheduler is off the path, the
+        stragglers are told to stop as soon as the batch is decodable (a few ms per batch
+        instead of tens on a small machine). Process deaths (``Injection.kill``) need ``"tasks"``: a dead actor's
         call would wait for the timeout.
     replacement_wait : float
         Seconds to wait, before encoding, for the cluster to have N workers when some were
@@ -423,6 +428,9 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
             addresses = await_workers(client, wanted, replacement_wait)
     if engine == "actors" and (n := _n_workers_of(code)) is not None and len(addresses) >= n:
         actor_pool(client, addresses[:n])   # likewise setup: made once, kept
+    # The injection emulates the environment, it is no work of the master's: drawn before the
+    # clock starts when N is known (the same draws either way).
+    drawn = injection.plan(max(len(addresses), wanted), rng) if injection is not None and wanted else None
 
     t0 = time.perf_counter()
     coded = code.encode(X)
@@ -459,7 +467,8 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     # workers, sorted), so "worker 7 is slow" means the same machine for a
     # scheme that uses all 8 workers and for one that uses only the first 4.
     faults: list[TaskFault | None] = (
-        injection.plan(len(addresses_all), rng)[:n] if injection is not None else [None] * n
+        (drawn if drawn is not None else injection.plan(len(addresses_all), rng))[:n] if injection is not None
+        else [None] * n
     )
     if engine == "actors" and any(fault is not None and fault.die for fault in faults):
         raise invalid("injection", owner, "an injection without process deaths (kill) for engine='actors'",
@@ -506,11 +515,12 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         stop = _wait_tasks(futures, live, arrive, bound - (time.perf_counter() - t0 - encode_s))
         cancel = lambda: _cancel(client, futures)  # noqa: E731
     else:
-        actors = actor_pool(client, [addresses[i] for i in live])
-        calls = [actors[j].run(f, coded[i], i, faults[i], batch) for j, i in enumerate(live)]
-        stop = client.sync(wait_actors, calls, live, arrive, bound - (time.perf_counter() - t0 - encode_s))
-        cancel = lambda: [actors[j].cancel(batch) for j, i in enumerate(live)  # noqa: E731
-                          if not records[i]["arrived"]]
+        # One coroutine on the client's loop sends the N calls straight to the workers and, the
+        # moment the master can decode, tells the busy ones to stop: no cancel left for later.
+        targets = actor_targets(client, [addresses[i] for i in live])
+        stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], i, faults[i]) for i in live], live,
+                           arrive, bound - (time.perf_counter() - t0 - encode_s), batch)
+        cancel = lambda: None  # noqa: E731
     stopped_by = "condition" if stop and ready() else None
 
     if stopped_by is None:

@@ -139,7 +139,12 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
             raise invalid("schemes", owner, "a dict {scheme name (str): {'code': code, ...}}", schemes,
                           f"entry {name!r}")
     exact = exact or f
-    n_cluster = len(worker_addresses(client))
+    addresses = worker_addresses(client)
+    n_cluster = len(addresses)
+    # The workers are looked up once per run, not once per request (a scheduler round trip each
+    # time, outside the latency but not outside the run's wall time). With process deaths in the
+    # plan, or once a worker was lost, coded_compute looks them up itself and waits for replacements.
+    pinned = addresses if injection is None or not injection.kill else None
     rows, score_keys = [], []
     for r in range(-warmup, n_requests):
         batch_rng = np.random.default_rng([seed, max(r, 0) + 10**6 * (r < 0), 0])
@@ -157,13 +162,18 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
             plan_seed = [seed, max(r, 0) + 10**6 * (r < 0), 1]
             row = {"scheme": name, "n_workers": n_cluster, "n_inputs": int(len(X)), "request": r,
                    "n_coded": int(getattr(code, "n_workers", 0))}
+            if pinned is not None and "workers" not in kwargs:
+                kwargs["workers"] = pinned
             try:
                 res = coded_compute(client, code, X, f, injection=injection, seed=np.random.default_rng(plan_seed),
                                     timeout=timeout, **kwargs)
             except DeadlineError as err:
+                pinned = None
                 row.update(latency_s=np.nan, workers_used=0, loss=np.nan, error=str(err),
                            **{key: np.nan for key in score_keys})
             else:
+                if any(t["failed"] for t in res.timings):
+                    pinned = None
                 row.update(
                     latency_s=res.latency_s, workers_used=len(res.received), loss=_loss(res.estimates, true),
                     overhead_s=res.overhead_s, encode_s=res.encode_s, decode_s=res.decode_s,

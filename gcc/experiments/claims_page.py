@@ -26,6 +26,7 @@ import numpy as np
 from gcc import results
 
 from .claims import CLAIMS, EXPONENT_KINDS, SOURCE_NOTEBOOKS
+from .plotting import figure
 from .verdicts import VERDICTS
 from ..validation import check_choice
 
@@ -326,9 +327,9 @@ def plot_forest(table):
     groups = [(p, t[t["claim"].map(lambda c: getattr(statement_of(c), "panel", "") == p)]) for p in panels]
     groups = [(p, g, list(dict.fromkeys(zip(g["claim"], g["function"].astype(str))))) for p, g in groups if len(g)]
     heights = [len(keys) for _, _, keys in groups]
-    fig, axes = plt.subplots(len(groups), 1, figsize=(7.2, 0.27 * sum(heights) + 0.6 * len(groups) + 0.6),
-                             gridspec_kw={"height_ratios": [h + 0.8 for h in heights]}, squeeze=False)
-    for ax, (title, g, keys) in zip(axes[:, 0], groups):
+    fig, axes = figure(len(groups), ncols=1, height=0.27 * sum(heights) + 0.7 * len(groups) + 0.6,
+                       gridspec_kw={"height_ratios": [h + 0.8 for h in heights]})
+    for ax, (title, g, keys) in zip(axes, groups):
         for i, (claim, function) in enumerate(keys):
             yi = len(keys) - 1 - i
             rows = g[(g["claim"] == claim) & (g["function"].astype(str) == function)]
@@ -348,12 +349,9 @@ def plot_forest(table):
         ax.tick_params(axis="x", labelsize=9)
         ax.grid(True, axis="x", alpha=0.3)
         ax.set_ylim(-0.6, len(keys) - 0.4)
-    axes[-1, 0].set_xlabel("exponent (95% CI); black tick: claimed, grey: +-0.25",
+    axes[-1].set_xlabel("exponent (95% CI); black tick: claimed, grey: +-0.25",
                            fontsize=9)
     handles = [plt.Line2D([], [], color=c, marker=m, ls="", label=v) for v, (c, m) in _VERDICT_STYLE.items()]
     handles.append(plt.Line2D([], [], color="k", marker="o", mfc="white", ls="", label="not counted"))
-    height = fig.get_figheight()
-    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=9, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.subplots_adjust(left=0.47, right=0.98, top=1 - 0.3 / height, bottom=0.85 / height,
-                        hspace=0.75 / (0.27 * np.mean(heights) + 0.2))
+    fig.legend(handles=handles, loc="outside lower center", ncol=5, fontsize=9, frameon=False)
     return fig

@@ -211,30 +211,34 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    from .plotting import finish
+    from .plotting import figure, finish
 
     if INPUT not in set(table["scheme"]):
         raise invalid("table", "plot_coded_samples", "a coded_samples() table with the 'input' rows", table)
     rows = [INPUT] + [s for s in schemes if s in set(table["scheme"])]
-    fig, axes = plt.subplots(len(rows), n_show, figsize=(1.1 * n_show, 1.25 * len(rows)), squeeze=False)
+    # One panel per row: the row's images side by side in one strip (readable labels, one axis each).
+    fig, axes = figure(len(rows), ncols=1, height=0.95 * len(rows) + 0.5)
     base, _ = stack_images(table, INPUT)
     vmin, vmax = float(base.min()), float(base.max())
-    for i, scheme in enumerate(rows):
+    for ax, scheme in zip(axes, rows):
         imgs, points = stack_images(table, scheme)
         picks = np.unique([int(np.argmin(np.abs(points - t))) for t in np.linspace(points.min(), points.max(), n_show)])
-        for j in range(n_show):
-            ax = axes[i, j]
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if j < len(picks):
-                ax.imshow(imgs[picks[j], 0], cmap="gray_r", vmin=vmin, vmax=vmax)
-                sym = "α" if scheme == INPUT else "β"
-                ax.set_xlabel(f"{sym}={points[picks[j]]:+.2f}", fontsize=6)
-            else:
-                ax.axis("off")
-        axes[i, 0].set_ylabel(LABELS.get(scheme, "inputs x_k"), fontsize=7)
+        size = imgs.shape[-1]
+        gap = max(1, size // 8)
+        strip = np.full((imgs.shape[-2], len(picks) * (size + gap) - gap), np.nan)
+        for j, k in enumerate(picks):
+            strip[:, j * (size + gap):j * (size + gap) + size] = imgs[k, 0]
+        ax.imshow(strip, cmap="gray_r", vmin=vmin, vmax=vmax)
+        ax.grid(False)
+        for side in ("left", "bottom"):
+            ax.spines[side].set_visible(False)
+        sym = "α" if scheme == INPUT else "β"
+        ax.set_xticks([j * (size + gap) + size / 2 - 0.5 for j in range(len(picks))],
+                      [f"{points[k]:+.2f}" for k in picks])
+        ax.tick_params(axis="x", length=0)
+        ax.set_yticks([])
+        ax.set_ylabel(LABELS.get(scheme, "inputs"), rotation=0, ha="right", va="center")
+        ax.set_title(f"{'inputs x_k at' if scheme == INPUT else 'coded images at'} {sym} =", loc="left", fontsize=9)
     return finish(fig)
 
 

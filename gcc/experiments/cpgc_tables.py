@@ -41,7 +41,7 @@ from gcc.cpgc.regression import gradient_descent, synthetic_regression
 from gcc.summary import summarize
 from gcc.validation import Interval, validate, validate_params
 
-from .plotting import finish
+from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
 
 __all__ = [
     "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "closed_form_reference",
@@ -56,8 +56,8 @@ __all__ = [
 COMPUTATION_SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds")
 #: Schemes of the coded-communication table (load sum(degrees) partial gradients per worker).
 COMMUNICATION_SCHEMES = ("rcsc", "uc-mmc", "uc-smc", "gc")
-#: one colour per scheme in every figure of the chapter
-COLORS = {s: f"C{i}" for i, s in enumerate(SCHEMES)}
+#: one colour per scheme, the book's (:data:`gcc.figures.SCHEME_STYLES`)
+COLORS = {s: scheme_color(s) for s in SCHEMES}
 
 _COUNT = Interval(Integral, 1, None)
 
@@ -210,22 +210,21 @@ def plot_completion_time(table, title: str = ""):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     wide = completion_time_wide(table)
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    fig, axes = figure(4, ncols=2, height=5.4, sharex=True)
+    axes = axes.reshape(2, 2)
     for col, setting in enumerate(("computation", "communication")):
         sub = wide[wide["setting"] == setting]
         for scheme, grp in sub.groupby("scheme", sort=False):
-            kw = dict(marker="o", label=LABELS[scheme], color=COLORS[scheme])
+            kw = dict(label=LABELS[scheme], ls="-", **scheme_kw(scheme))
             axes[0, col].errorbar(grp["tolerance"], grp["mean_time"], yerr=grp["time_half_width"], capsize=3, **kw)
             axes[1, col].plot(grp["tolerance"], grp["mean_messages"], **kw)
         axes[0, col].set_title(f"coded {setting}")
         axes[0, col].set_yscale("log")
-        axes[0, col].set_ylabel("mean completion time E[T]")
-        axes[1, col].set_ylabel("mean messages per iteration")
         axes[1, col].set_xlabel("tolerance q")
-        axes[0, col].legend(fontsize=8)
+        axes[0, col].legend(loc="best")
+    axes[0, 0].set_ylabel("mean completion time E[T]")
+    axes[1, 0].set_ylabel("messages per iteration")
     fig.suptitle(title)
     return finish(fig)
 
@@ -343,13 +342,13 @@ def plot_convergence(curves, dim: int, title: str = "", ylabel: str = "mean test
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     mean = _mean_curves(curves[curves["dim"] == dim], ["scheme", "tolerance"])
     styles = {q: ls for q, ls in zip(sorted(mean["tolerance"].unique()), ["-", "--", ":", "-."])}
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    fig, axes = figure(2, height=3.3, sharey=True)
     for (scheme, q), grp in mean.groupby(["scheme", "tolerance"], sort=False):
-        kw = dict(color=COLORS[scheme], ls=styles[q], label=f"{LABELS[scheme]}, q={q}")
+        kw = dict(color=scheme_color(scheme), ls=styles[q])
         axes[0].plot(grp["iteration"], grp["test_error"], **kw)
         axes[1].plot(grp["time"], grp["test_error"], **kw)
     axes[0].set_xlabel("iteration")
@@ -357,7 +356,11 @@ def plot_convergence(curves, dim: int, title: str = "", ylabel: str = "mean test
     axes[0].set_ylabel(ylabel)
     for ax in axes:
         ax.set_yscale("log")
-    axes[1].legend(fontsize=7, ncol=2)
+    # Two short legends (colour: scheme, line style: tolerance) instead of one entry per pair.
+    schemes = list(dict.fromkeys(mean["scheme"]))
+    handles = [Line2D([], [], color=scheme_color(c), label=LABELS[c]) for c in schemes]
+    handles += [Line2D([], [], color="0.3", ls=ls, label=f"q = {q:g}") for q, ls in styles.items()]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles))
     fig.suptitle(title)
     return finish(fig)
 
@@ -491,24 +494,24 @@ def plot_decoding_cost(summary, fixed_workers: int, fixed_dim: int):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     table = decoding_display(summary)
-    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    fig, axes = figure(4, ncols=2, height=5.4)
+    axes = axes.reshape(2, 2)
     for col, (sweep, xcol, label) in enumerate([("d", "dim", f"d (K = {fixed_workers})"),
                                                  ("K", "n_workers", f"K (d = {fixed_dim})")]):
         sub = table[table["sweep"] == sweep]
         for scheme, grp in sub.groupby("scheme", sort=False):
             grp = grp.sort_values(xcol)
-            kw = dict(marker="o", label=LABELS[scheme], color=COLORS[scheme])
+            kw = dict(label=LABELS[scheme], ls="-", **scheme_kw(scheme))
             axes[0, col].plot(grp[xcol], grp["ops"], **kw)
             axes[1, col].plot(grp[xcol], grp["seconds"], **kw)
-        for row, ylabel in enumerate(["operations (multiply-adds)", "measured master time (s, median)"]):
+        for row, ylabel in enumerate(["multiply-adds", "master time (s, median)"]):
             ax = axes[row, col]
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel(label)
-            ax.set_ylabel(ylabel)
-            ax.legend(fontsize=8)
+            if col == 0:
+                ax.set_ylabel(ylabel)
+    legend_outside(fig, axes[0, :1])
     fig.suptitle("Decoding cost of one iteration (q = 0)")
     return finish(fig)

@@ -245,25 +245,25 @@ def plot_latency_cdf(table, schemes=SCHEMES):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from .plotting import figure, finish, legend_outside, log_axis, scheme_kw
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = figure(2, height=3.2, sharey=True)
     for name in schemes:
         sel = table.loc[table.scheme == name]
         lat = np.sort(sel["latency_s"].dropna().to_numpy()) * 1e3
         sim = np.sort(sel["simulated_s"].to_numpy()) * 1e3
-        line, = axes[0].step(lat, np.arange(1, len(lat) + 1) / len(lat), where="post", label=LABELS[name])
-        axes[1].step(sim, np.arange(1, len(sim) + 1) / len(sim), where="post", color=line.get_color(),
-                     label=LABELS[name])
-    for ax, title in zip(axes, ["measured on the cluster", "simulated (same injected delays)"]):
+        color = scheme_kw(name).get("color")
+        axes[0].step(lat, np.arange(1, len(lat) + 1) / len(lat), where="post", color=color, ls="-", label=LABELS[name])
+        axes[1].step(sim, np.arange(1, len(sim) + 1) / len(sim), where="post", color=color, ls="-", label=LABELS[name])
+    for ax, title in zip(axes, ["measured on the cluster", "simulated (same delays)"]):
         ax.set_xscale("log")
+        log_axis(ax)
         ax.set_xlabel("latency per request (ms)")
         ax.set_title(title)
-        ax.axhline(0.99, color="grey", lw=0.6, ls=":")
+        ax.axhline(0.99, color="0.5", lw=0.7, ls=":")
     axes[0].set_ylabel("fraction of requests")
-    axes[0].legend()
-    fig.tight_layout()
-    return fig
+    legend_outside(fig, axes[:1])
+    return finish(fig)
 
 
 def plot_measured_vs_simulated(table, schemes=SCHEMES):
@@ -275,19 +275,23 @@ def plot_measured_vs_simulated(table, schemes=SCHEMES):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from .plotting import figure, finish, log_axis, scheme_kw
 
-    fig, ax = plt.subplots(figsize=(7, 6))  # readable at the width of a book page
+    fig, (ax,) = figure(1, height=3.6)
     for name in schemes:
         sel = table[table.scheme == name]
-        ax.scatter(sel["simulated_s"] * 1e3, sel["latency_s"] * 1e3, s=12, label=LABELS[name], alpha=0.7)
+        style = scheme_kw(name)
+        ax.scatter(sel["simulated_s"] * 1e3, sel["latency_s"] * 1e3, s=14, label=LABELS[name], alpha=0.7,
+                   color=style.get("color"), marker=style.get("marker", "o"))
     _diagonal(ax, table["simulated_s"], table["latency_s"])
     ax.set_xscale("log")
     ax.set_yscale("log")
+    log_axis(ax, "x")
+    log_axis(ax, "y")
     ax.set_xlabel("simulated completion (ms)")
     ax.set_ylabel("measured latency (ms)")
-    ax.legend()
-    return fig
+    ax.legend(loc="upper left")
+    return finish(fig)
 
 
 def plot_cpgc_times(table):
@@ -297,20 +301,24 @@ def plot_cpgc_times(table):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from .plotting import figure, finish, scheme_marker, scheme_shades
 
-    fig, ax = plt.subplots(figsize=(7, 6))  # readable at the width of a book page
-    for q, sel in table.groupby("tolerance"):
-        ax.scatter(sel["simulated_s"] * 1e3, sel["time_s"] * 1e3, s=14, label=f"q = {q:g}")
+    fig, (ax,) = figure(1, height=3.6)
+    scheme = str(table["scheme"].iloc[0]) if "scheme" in table and table["scheme"].nunique() == 1 else ""
+    groups = list(table.groupby("tolerance"))
+    # one scheme (RCSC): its colour, lighter for a smaller tolerance
+    for (q, sel), color, marker in zip(groups, scheme_shades(scheme, len(groups)), ("o", "s", "^", "D", "v")):
+        ax.scatter(sel["simulated_s"] * 1e3, sel["time_s"] * 1e3, s=16, color=color, marker=marker,
+                   label=f"q = {q:g}")
     _diagonal(ax, table["simulated_s"], table["time_s"])
     ax.set_xlabel("simulated time of the iteration (ms)")
-    ax.set_ylabel("measured time of the iteration (ms)")
-    ax.set_title("CPGC on Dask, one point per iteration")
-    ax.legend()
-    return fig
+    ax.set_ylabel("measured time (ms)")
+    ax.set_title(f"CPGC ({scheme.upper() or 'all schemes'}) on Dask, one point per iteration")
+    ax.legend(title="tolerance", loc="upper left")
+    return finish(fig)
 
 
 def _diagonal(ax, simulated_s, measured_s) -> None:
     """The line measured = simulated, over the range of the points (in ms)."""
     lims = [simulated_s.min() * 1e3 * 0.8, measured_s.max() * 1e3 * 1.2]
-    ax.plot(lims, lims, color="grey", lw=0.8)
+    ax.plot(lims, lims, color="0.35", lw=0.9, ls="--", label="measured = simulated")

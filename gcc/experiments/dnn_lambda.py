@@ -445,35 +445,34 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    from .plotting import finish
+    from .plotting import REFERENCE, figure, finish, legend_outside
 
     band = check_band(band, "plot_sensitivity")
     check_metric(summary, metric, "plot_sensitivity")
     sub = summary[summary["metric"] == metric]
     models = list(dict.fromkeys(sub["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.2), squeeze=False)
-    for ax, model in zip(axes[0], models):
+    fig, axes = figure(len(models), height=2.5 * -(-len(models) // 3) + 0.9, sharey=True)
+    for ax, model in zip(axes, models):
         m = sub[sub["model"] == model]
-        ax.axhspan(*band, color="0.85", zorder=0, label="'about 3%' band")
-        for parameter, color in (("lam_enc", "C0"), ("lam_dec", "C1")):
+        ax.axhspan(*band, color="0.88", zorder=0, label="'about 3%' band")
+        # both lambdas are GCC's: black and grey tell them apart (colour means scheme in this book)
+        for parameter, color, marker in (("lam_enc", "black", "o"), ("lam_dec", "0.5", "s")):
             p = m[m["parameter"] == parameter].sort_values("factor")
             pos = p[p["factor"] > 0]
             ax.errorbar(pos["factor"], pos["change_pct"], yerr=[pos["change_pct"] - pos["ci_low"],
                                                                  pos["ci_high"] - pos["change_pct"]],
-                        fmt="o-", ms=3, color=color, capsize=2, label=f"{parameter} x factor")
+                        fmt="-", marker=marker, ms=3, color=color, capsize=2, label=f"{parameter} x factor")
             zero = p[p["factor"] == 0]
             if len(zero):
                 ax.axhline(float(zero["change_pct"].iloc[0]), color=color, ls="--", lw=1, label=f"{parameter} = 0")
         row = m.iloc[0]
         ax.axhline(0, color="k", lw=0.5)
         ax.set_xscale("log")
-        ax.set_xlabel("factor on the cross-validated lambda")
-        ax.set_ylabel(f"change of {metric} (%)")
-        ax.set_title(f"{model}: N={row['n_workers']}, K={row['n_inputs']}, S={row['stragglers']}", fontsize=9)
-        ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=7)
+        ax.set_xlabel("factor on the CV lambda")
+        if ax.get_subplotspec().is_first_col():
+            ax.set_ylabel(f"change of {metric} (%)")
+        ax.set_title(f"{model}: N={row['n_workers']}, K={row['n_inputs']}, S={row['stragglers']}")
+    legend_outside(fig, axes[:1], ncol=3)
     return finish(fig)
 
 

@@ -249,29 +249,27 @@ def plot_bernoulli(summary, slopes=None):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    from .plotting import band, finish, scheme_color
+    from .plotting import band, figure, finish, log_ticks, scheme_color, scheme_marker
 
     panels = list(dict.fromkeys(zip(summary["model"], summary["p"])))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.2), squeeze=False, sharey=True)
-    for ax, (model, p) in zip(axes[0], panels):
+    fig, axes = figure(len(panels), height=2.6 * -(-len(panels) // 3) + 0.3, sharey=True)
+    for ax, (model, p) in zip(axes, panels):
         sub = summary[(summary["model"] == model) & (summary["p"] == p)]
         for scheme in dict.fromkeys(sub["scheme"]):
             sc = sub[sub["scheme"] == scheme].sort_values("n_workers")
             color = scheme_color(scheme)
             label = LABELS.get(scheme, scheme)
-            if slopes is not None:
+            if slopes is not None:  # two entries per panel: the scheme and its fitted slope
                 hit = slopes[(slopes["model"] == model) & (slopes["p"] == p) & (slopes["scheme"] == scheme)]
                 if len(hit) and np.isfinite(hit["slope"].iloc[0]):
-                    label += f" (slope {hit['slope'].iloc[0]:.2f})"
-            ax.plot(sc["n_workers"], sc["mean"], "o-", ms=3, color=color, label=label)
+                    label += f" {hit['slope'].iloc[0]:.2f}"
+            ax.plot(sc["n_workers"], sc["mean"], "-", marker=scheme_marker(scheme), ms=3, color=color, label=label)
             band(ax, sc["n_workers"], sc, color, alpha=0.2)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(f"{model}, p = {p:g}", fontsize=9)
+        log_ticks(ax, sub["n_workers"].unique())
+        ax.set_title(f"{model}, p = {p:g}")
         ax.set_xlabel("N (workers)")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
-    axes[0, 0].set_ylabel("loss (eq. 1)")
+        ax.legend(title="slope" if slopes is not None else None, loc="best")
+    axes[0].set_ylabel("loss (eq. 1)")
     return finish(fig)

@@ -25,7 +25,7 @@ import numpy as np
 from gcc.codes import make
 from gcc.distributed.baselines import Replication, Uncoded
 from gcc.distributed.inject import Injection
-from gcc.experiments.plotting import SCHEME_COLORS
+from gcc.experiments.plotting import SCHEME_STYLES
 from gcc.experiments.verdicts import band_verdict
 from gcc.validation import (SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate,
                             validate_params)
@@ -40,8 +40,7 @@ TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "straggl
 #: the straggler scenarios, in the order of the tables
 INJECTIONS = ("straggler", "none")
 _FAMILY_LABELS = {"uncoded": "Uncoded", "replication": "Replication", "gcc": "GCC", "bacc": "BACC"}
-_STYLE = {"uncoded": ("C7", "s"), "replication": ("C1", "D"), "gcc": (SCHEME_COLORS["gcc"], "o"),
-          "bacc": (SCHEME_COLORS["bacc"], "^")}
+_STYLE = {family: SCHEME_STYLES[family] for family in _FAMILY_LABELS}  # the book's colour and marker
 _DATA_NAMES = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "cifar10": "CIFAR-10"}
 _COUNT = Interval(Integral, 1, None)
 _MS = Interval(Real, 0, None)
@@ -331,29 +330,39 @@ def plot_pareto(table, model: str):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from .plotting import REFERENCE, figure, finish, log_axis
 
     if model not in set(table["model"]):
         raise invalid("model", "plot_pareto", f"a model of the table ({sorted(set(table['model']))})", model)
     sel = table[table.model == model]
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, (ax,) = figure(1, height=3.8)
     for scenario, filled in (("straggler", True), ("none", False)):
         part = sel[sel.injection == scenario]
         for _, row in part.iterrows():
             color, marker = _STYLE[row["scheme_family"]]
-            size = 70 if int(row["stragglers"]) <= 1 or row["scheme_family"] in ("uncoded", "replication") else 110
+            size = 40 if int(row["stragglers"]) <= 1 or row["scheme_family"] in ("uncoded", "replication") else 80
             ax.scatter(row["p99_ms"], row["accuracy"], s=size, marker=marker, color=color if filled else "none",
-                       edgecolors=color, linewidths=1.5, label=f"{row['label']}, {scenario}")
+                       edgecolors=color, linewidths=1.3)
         front = part[part["pareto"]].sort_values("p99_ms")
         if scenario == "straggler" and len(front):
-            ax.plot(front["p99_ms"], front["accuracy"], ls="--", color="grey", lw=1, label="Pareto front (straggler)")
+            ax.plot(front["p99_ms"], front["accuracy"], **REFERENCE)
     ax.set_xscale("log")
+    log_axis(ax)
     ax.set_xlabel("99th percentile of the latency per request (ms)")
-    ax.set_ylabel("accuracy of the decoded predictions")
+    ax.set_ylabel("accuracy (decoded)")
     ax.set_title(f"{model}: accuracy against tail latency")
-    ax.legend(fontsize=8, ncol=2, loc="lower right")
-    fig.tight_layout()
-    return fig
+    # One entry per family, then what fill, size and the dashed line mean (not one per point).
+    families = [f for f in _FAMILY_LABELS if f in set(sel["scheme_family"])]
+    handles = [Line2D([], [], ls="none", marker=_STYLE[f][1], color=_STYLE[f][0], label=_FAMILY_LABELS[f])
+               for f in families]
+    handles += [Line2D([], [], ls="none", marker="o", color="0.3", label="filled: one straggler"),
+                Line2D([], [], ls="none", marker="o", mfc="none", color="0.3", label="hollow: none"),
+                Line2D([], [], ls="none", marker="o", ms=9, mfc="none", color="0.3", label="large: S >= 2"),
+                Line2D([], [], **REFERENCE, label="Pareto front (straggler)")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4)
+    return finish(fig)
 
 
 def plot_measured_vs_simulated(table, injection: str = "straggler"):
@@ -363,10 +372,10 @@ def plot_measured_vs_simulated(table, injection: str = "straggler"):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from .plotting import REFERENCE, figure, finish, log_axis
 
     sel = table[table.injection == injection]
-    fig, ax = plt.subplots(figsize=(7, 6))
+    fig, (ax,) = figure(1, height=3.6)
     for family, part in sel.groupby("scheme_family", sort=False):
         color, marker = _STYLE[family]
         ax.scatter(part["simulated_p50_ms"], part["p50_ms"], marker=marker, facecolors="none", edgecolors=color,
@@ -375,14 +384,15 @@ def plot_measured_vs_simulated(table, injection: str = "straggler"):
                    label=f"{_FAMILY_LABELS[family]}, p99")
     lo = float(np.nanmin(sel[["simulated_p50_ms", "simulated_p99_ms"]].to_numpy())) * 0.8
     hi = float(np.nanmax(sel[["p50_ms", "p99_ms"]].to_numpy())) * 1.2
-    ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8)
+    ax.plot([lo, hi], [lo, hi], **REFERENCE, label="measured = simulated")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    log_axis(ax, "x")
+    log_axis(ax, "y")
     ax.set_xlabel("simulated (the injected waits added up, ms)")
-    ax.set_ylabel("measured on the cluster (ms)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    ax.set_ylabel("measured (ms)")
+    ax.legend(ncol=2, loc="upper left")
+    return finish(fig)
 
 
 @dataclasses.dataclass
@@ -419,7 +429,7 @@ class ServingRun:
 
 
 def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs: int = 4, stragglers=(1, 2),
-                n_requests: int = 200, warmup: int = 2, base_ms: float = 10.0, slowdown: float = 10.0,
+                n_requests: int = 200, warmup: int = 2, base_ms: float = 5.0, slowdown: float = 10.0,
                 n_slow: int = 1, engine: str = "actors", device: str | None = None,
                 scheduler_address: str | None = None, seed: int = 0, timeout: float = 180.0) -> ServingRun:
     """The whole experiment: open a cluster, load the networks on it, serve, summarise, judge.
@@ -507,6 +517,7 @@ def record(run, result: ServingRun, profile: str = "default") -> None:
     # a non-breaking hyphen: format_value writes "-" as a minus sign
     run.value("dataset", _DATA_NAMES.get(name, name).replace("-", "\u2011"), note="the data set of the requests")
     run.value("n_requests", int(result.settings["n_requests"]), note="requests per network, scenario and scheme")
+    run.value("base_ms", float(result.settings["base_ms"]), unit="ms", note="emulated compute per task")
     run.value("machine", summary_line(result.machine), note="the machine")
     run.value("devices", ", ".join(sorted({d for per in result.devices.values() for d in per.values()})),
               note="devices of the networks on the workers")

@@ -550,10 +550,8 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     from ..summary import summarize
-    from .plotting import band, finish, scheme_color
+    from .plotting import band, figure, finish, legend_outside, scheme_color, scheme_marker
 
     regimes = list(dict.fromkeys(results["regime"]))
     if regime not in regimes:
@@ -563,27 +561,25 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
         raise invalid("metrics", "plot_sweep", f"columns of results ({', '.join(map(str, results.columns))})", metrics)
     sub = results[results["regime"] == regime]
     model_names = list(dict.fromkeys(sub["model"]))
-    fig, axes = plt.subplots(len(metrics), len(model_names), figsize=(4.2 * len(model_names), 3.0 * len(metrics)),
-                             squeeze=False, sharex="col")
-    for j, model in enumerate(model_names):
+    panels = [(metric, model) for metric in metrics for model in model_names]
+    ncols = min(3, len(model_names))
+    fig, axes = figure(len(panels), ncols=ncols, height=2.3 * -(-len(panels) // ncols) + 0.8)
+    for ax, (metric, model) in zip(axes, panels):
         reg = sub[sub["model"] == model]
         n, k = int(reg["n_workers"].iloc[0]), int(reg["n_inputs"].iloc[0])
-        for i, metric in enumerate(metrics):
-            ax = axes[i, j]
-            summ = summarize(reg, value=metric, by=("scheme", "stragglers"), level=level)
-            for scheme in dict.fromkeys(reg["scheme"]):
-                sc = summ[summ["scheme"] == scheme]
-                color = scheme_color(scheme)
-                ax.plot(sc["stragglers"], sc["mean"], marker="o", ms=3, color=color, label=LABELS.get(scheme, scheme))
-                band(ax, sc["stragglers"], sc, color, alpha=0.2)
-            if metric in logy:
-                ax.set_yscale("log")
+        summ = summarize(reg, value=metric, by=("scheme", "stragglers"), level=level)
+        for scheme in dict.fromkeys(reg["scheme"]):
+            sc = summ[summ["scheme"] == scheme]
+            color = scheme_color(scheme)
+            ax.plot(sc["stragglers"], sc["mean"], ls="-", marker=scheme_marker(scheme), ms=3, color=color,
+                    label=LABELS.get(scheme, scheme))
+            band(ax, sc["stragglers"], sc, color, alpha=0.2)
+        if metric in logy:
+            ax.set_yscale("log")
+        if ax.get_subplotspec().is_first_col():
             ax.set_ylabel(METRIC_LABELS.get(metric, metric))
-            if i == 0:
-                ax.set_title(f"{model}: N={n}, K={k}")
-            if i == len(metrics) - 1:
-                ax.set_xlabel("number of stragglers S")
-            ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"{regime} redundancy", y=1.02)
+        ax.set_title(f"{model}: N={n}, K={k}")
+        ax.set_xlabel("stragglers S")
+    legend_outside(fig, axes[:1])
+    fig.suptitle(f"{regime} redundancy")
     return finish(fig)

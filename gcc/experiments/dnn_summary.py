@@ -36,7 +36,7 @@ from .dnn_models import family_of
 from .dnn_stragglers import (COMPARED_SCHEMES, front_columns, lambdas_at, run_config, selection_columns, split_getter,
                              tune_lambdas)
 
-__all__ = ["PAPER_IMPROVEMENT", "PAPER_CONFIGS", "CONFIG_SOURCES", "improvement_intervals", "configs_for", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table",
+__all__ = ["PAPER_IMPROVEMENT", "PAPER_CONFIGS", "CONFIG_SOURCES", "improvement_intervals", "configs_for", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table", "plot_improvement",
            "wide_summary", "improvement_table", "quoted_values"]
 
 #: The columns that identify one Table-1 configuration.
@@ -494,3 +494,49 @@ def quoted_values(intervals) -> list[dict]:
             {"key": "reproduced", "number": int((means["verdict"] == "reproduces the paper's figure").sum()),
              "note": f"averages whose interval covers the paper's figure (of {len(means)})"}]
     return out
+
+
+def plot_improvement(intervals, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc")):
+    """Table 1 as a figure: GCC's improvement over BACC (%) per network, one panel per metric.
+
+    The mean over the configurations with its bootstrap 95% interval (in GCC's colour), each
+    configuration's value (small grey dots) and the paper's figure (black cross).
+
+    Parameters
+    ----------
+    intervals : pandas.DataFrame
+        :func:`improvement_intervals` (rows with ``n_workers == "mean"`` are the averages).
+    metrics : sequence of str
+        Values of its ``metric`` column, one panel each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from .plotting import figure, finish, legend_outside, scheme_color
+
+    metrics = [m for m in metrics if m in set(intervals["metric"])]
+    models = list(dict.fromkeys(intervals["model"]))
+    fig, axes = figure(len(metrics), height=0.45 * len(models) + 1.6, sharey=True)
+    for ax, metric in zip(axes, metrics):
+        part = intervals[intervals["metric"] == metric]
+        for y, model in enumerate(models):
+            rows = part[part["model"] == model]
+            configs = rows[rows["n_workers"].astype(str) != "mean"]
+            ax.plot(configs["improvement_pct"], np.full(len(configs), y + 0.22), "o", color="0.6", ms=3,
+                    label="one configuration")
+            mean = rows[rows["n_workers"].astype(str) == "mean"]
+            if len(mean):
+                m = mean.iloc[0]
+                ax.errorbar([m["improvement_pct"]], [y], xerr=[[m["improvement_pct"] - m["ci_low"]],
+                                                               [m["ci_high"] - m["improvement_pct"]]],
+                            fmt="o", color=scheme_color("gcc"), capsize=3, label="mean, 95% interval")
+                if np.isfinite(float(m["paper_pct"])):
+                    ax.plot([m["paper_pct"]], [y], "x", color="black", ms=7, mew=1.5, label="the paper's figure")
+        ax.axvline(0, color="0.35", lw=0.8)
+        ax.set_yticks(range(len(models)), models)
+        ax.set_ylim(len(models) - 0.5, -0.6)
+        ax.set_title(metric)
+        ax.set_xlabel("GCC over BACC (%)")
+    legend_outside(fig, axes[:1], ncol=3)
+    return finish(fig)

@@ -24,7 +24,7 @@ from gcc.codes import label
 from gcc.validation import check_choice
 
 from .extremal import DECODER_TEST_FUNCTION, FAMILIES, LOWER_BOUND_FUNCTION
-from .plotting import finish, scheme_color
+from .plotting import REFERENCE, figure, finish, log_ticks, scheme_color, scheme_marker, scheme_shades
 from .references import anchor_constant
 from .slopes import quoted_slopes
 
@@ -214,47 +214,48 @@ def plot_extremal(summary, quantity: str = "normalised", function: str = LOWER_B
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     check_choice(function, "function", "plot_extremal", tuple(FAMILIES))
     sub = summary[(summary["quantity"] == quantity) & (summary["function"] == function)]
-    # Two panels above the headline one (every cell against (S+1)/N): a page's width keeps them readable.
-    fig, mosaic = plt.subplot_mosaic([["N", "S"], ["x", "x"]], figsize=(9.0, 7.6))
-    axes = [mosaic["N"], mosaic["S"], mosaic["x"]]
+    # Two panels above the headline one (every cell against (S+1)/N), which spans the page's width.
+    fig, axes = figure(3, ncols=2, height=5.6, wide_last=True)
     # One constant for every panel, the smallest that bounds GCC's cells with a hole (S >= 1).
     anchor = sub[(sub["scheme"] == "gcc") & (sub["S"] >= 1)] if (sub["scheme"] == "gcc").any() else sub
     ref = anchor_constant(anchor["mean"], ((anchor["S"] + 1) / anchor["N"]).to_numpy(float) ** power)
     nrows = sub[sub["sweep"] == "N"]
     s_values = sorted(nrows["S"].unique())
-    for scheme, marker in zip(sorted(sub["scheme"].unique()), "os^v"):
-        color = scheme_color(scheme)
-        for i, S in enumerate(s_values):
+    for scheme in sorted(sub["scheme"].unique()):
+        color, marker = scheme_color(scheme), scheme_marker(scheme)
+        for S, shade in zip(s_values, scheme_shades(scheme, len(s_values))):  # lighter lines: smaller S
             g = nrows[(nrows["scheme"] == scheme) & (nrows["S"] == S)].sort_values("N")
-            alpha = 0.4 + 0.6 * i / max(1, len(s_values) - 1)
-            axes[0].loglog(g["N"], g["mean"], marker + "-", ms=3, color=color, alpha=alpha,
-                           label=f"{label(scheme)}, S={S}")
+            axes[0].loglog(g["N"], g["mean"], "-", marker=marker, ms=3, color=shade)
         g = sub[(sub["sweep"] == "S") & (sub["scheme"] == scheme)].sort_values("S")
-        axes[1].loglog(g["S"] + 1, g["mean"], marker + "-", ms=3, color=color, label=label(scheme))
+        axes[1].loglog(g["S"] + 1, g["mean"], "-", marker=marker, ms=3, color=color)
         g = sub[sub["scheme"] == scheme]
-        axes[2].loglog((g["S"] + 1) / g["N"], g["mean"], marker, ms=3, mfc="none", color=color, label=label(scheme))
+        axes[2].loglog((g["S"] + 1) / g["N"], g["mean"], marker, ms=3.5, mfc="none", color=color, ls="none",
+                       label=label(scheme))
+    n = np.array(sorted(nrows["N"].unique()), dtype=float)
     for S in s_values:
-        n = np.array(sorted(nrows["N"].unique()), dtype=float)
-        axes[0].loglog(n, ref * ((S + 1) / n) ** power, "k--", lw=0.6)
+        axes[0].loglog(n, ref * ((S + 1) / n) ** power, **dict(REFERENCE, lw=0.6))
+    if len(n):
+        log_ticks(axes[0], n)
     g = sub[sub["sweep"] == "S"]
     if len(g):
         N = float(g["N"].iloc[0])
         x = np.sort(g["S"].unique()).astype(float) + 1
-        axes[1].loglog(x, ref * (x / N) ** power, "k--", lw=0.8, label=f"C ((S+1)/N)^{power:g}")
-        axes[1].set_title(f"at fixed N = {int(N)}", fontsize=9)
+        axes[1].loglog(x, ref * (x / N) ** power, **REFERENCE)
+        axes[1].set_title(f"at fixed N = {int(N)}")
+        log_ticks(axes[1], x)
     x = np.geomspace(((sub["S"] + 1) / sub["N"]).min(), ((sub["S"] + 1) / sub["N"]).max(), 50)
-    axes[2].loglog(x, ref * x ** power, "k--", lw=0.8, label=f"C x^{power:g} (Thm 1)")
-    axes[2].loglog(x, ref * x[-1] ** -1 * x ** (power + 1), "k:", lw=0.8, label=f"slope {power + 1:g} (a loose bound)")
-    axes[0].set_title(f"{function}: at fixed S", fontsize=9)
-    axes[2].set_title("every cell, against x = (S+1)/N", fontsize=9)
-    for ax, xl in zip(axes, ("N", "S + 1", "(S + 1) / N")):
+    axes[2].loglog(x, ref * x ** power, **REFERENCE, label=f"C x$^{power:g}$ (Theorem 1)")
+    axes[2].loglog(x, ref * x[-1] ** -1 * x ** (power + 1), color="k", ls=":", lw=0.9,
+                   label=f"slope {power + 1:g} (a loose bound)")
+    axes[0].set_title(f"at fixed S = {', '.join(str(int(s)) for s in s_values)} (light to dark)")
+    axes[2].set_title(f"{function}: every cell, against x = (S+1)/N")
+    for ax, xl in zip(axes, ("N", "S + 1", "x = (S + 1) / N")):
         ax.set_xlabel(xl)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6)
-    axes[0].set_ylabel({"normalised": "R / ||(f o u_enc)''||^2",
-                        "normalised_sup": "R / (||g'||_inf + ||g''||_inf)^2"}.get(quantity, quantity))
+    axes[2].legend(loc="upper left", ncol=2)
+    ylabel = {"normalised": "R / ||(f o u_enc)''||$^2$",
+              "normalised_sup": "R / (||g'||$_\\infty$ + ||g''||$_\\infty$)$^2$"}.get(quantity, quantity)
+    axes[0].set_ylabel(ylabel)
+    axes[2].set_ylabel(ylabel)
     return finish(fig)

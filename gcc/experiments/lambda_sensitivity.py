@@ -33,7 +33,7 @@ import numpy as np
 import gcc
 from gcc.codes import make
 
-from .plotting import finish
+from .plotting import figure, finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
 
 __all__ = ["TOLERANCE", "decade_grid", "sensitivity_sweep", "lambda_optimum", "sensitivity_study", "check_interior",
@@ -410,31 +410,35 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | No
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = figure(2, height=3.6)
     part = mean_table[mean_table["S"] == s_show]
     grid = part.pivot(index="lam_enc", columns="lam_dec", values="loss")
     im = axes[0].imshow(np.log10(grid.to_numpy()), origin="lower", aspect="auto", cmap="viridis")
-    axes[0].set_xticks(range(grid.shape[1]), [f"{v:.0e}" if v else "0" for v in grid.columns], rotation=60,
-                       fontsize=7)
-    axes[0].set_yticks(range(grid.shape[0]), [f"{v:.0e}" if v else "0" for v in grid.index], fontsize=7)
+
+    def ticks(values):  # every other grid value labelled: 9 pt labels stay apart
+        step = max(1, -(-len(values) // 6))
+        return list(range(0, len(values), step)), [f"{v:.0e}" if v else "0" for v in list(values)[::step]]
+
+    axes[0].set_xticks(*ticks(grid.columns), rotation=45)
+    axes[0].set_yticks(*ticks(grid.index))
+    axes[0].grid(False)
     axes[0].set_xlabel("lambda_dec")
     axes[0].set_ylabel("lambda_enc")
     axes[0].set_title(f"log10 loss, S = {s_show}")
     fig.colorbar(im, ax=axes[0])
     ax = axes[1]
     b = best_table.sort_values("S")
-    for param, marker, color in (("lam_enc", "o", "C0"), ("lam_dec", "s", "C1")):
+    # both lambdas belong to GCC: black and grey tell them apart (colour means scheme in this book)
+    for param, marker, color in (("lam_enc", "o", "black"), ("lam_dec", "s", "0.5")):
         col = f"opt_{param}" if f"opt_{param}" in b else param
         ax.semilogy(b["S"], np.clip(b[col], 1e-12, None), marker + "-", color=color,
-                    label=f"optimal {param} (largest within {100 * TOLERANCE:g}% of the minimum)")
-        ax.semilogy(b["S"], np.clip(b[param], 1e-12, None), marker, color=color, mfc="white", alpha=0.6,
+                    label=f"optimal {param}")
+        ax.semilogy(b["S"], np.clip(b[param], 1e-12, None), marker, color=color, mfc="white", alpha=0.8,
                     label=f"arg-min {param}")
     ax.set_xlabel("S")
-    ax.set_ylabel("lambda (grid; 0 shown at 1e-12)")
-    ax.legend(fontsize=7)
-    ax.grid(True, alpha=0.3)
+    ax.set_ylabel("lambda (0 drawn at 1e-12)")
+    ax.set_title(f"optimal: largest within {100 * TOLERANCE:g}% of min")
+    ax.legend(loc="best")
     if title:
-        fig.suptitle(title, fontsize=10, y=1.02)
+        fig.suptitle(title)
     return finish(fig)

@@ -26,7 +26,7 @@ from gcc.summary import slope_table, summarize
 from gcc.tuning import select_lambdas
 from gcc.validation import check_choice
 
-from .plotting import band, finish
+from .plotting import REFERENCE, band, figure, finish, log_ticks
 from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes, quoted_slopes
@@ -537,60 +537,60 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    # Two panels above the bias-variance curve: a page's width keeps them readable.
-    fig, mosaic = plt.subplot_mosaic([["N", "S"], ["lam", "lam"]], figsize=(9.0, 7.2))
-    axes = [mosaic["N"], mosaic["S"], mosaic["lam"]]
-    styles = {"theory": ("C0", "o-"), "cv": ("C1", "s-"), "zero": ("C7", "^-")}
+    # Two panels above the bias-variance curve, which spans the page's width. Every line is GCC
+    # (a rule picks its lambda_dec): the rules are told apart by greys, markers and line styles.
+    fig, axes = figure(3, ncols=2, height=6.0, wide_last=True)
+    styles = {"theory": ("black", "o", "-"), "cv": ("0.45", "s", "--"), "zero": ("0.65", "^", ":")}
     ax = axes[0]
     nrows = summary[summary["sweep"] == "N"]
+    s_max = nrows["S"].max()
     for (rule, S), g in nrows.groupby(["rule", "S"]):
-        color, style = styles.get(rule, ("k", "o-"))
+        color, marker, ls = styles.get(rule, ("k", "o", "-"))
         g = g.sort_values("N")
-        alpha = 0.35 + 0.65 * (S == nrows["S"].max())
-        ax.loglog(g["N"], g["mean"], style, ms=3, color=color, alpha=alpha, label=f"{rule}, S={S}")
+        ax.loglog(g["N"], g["mean"], ls=ls, marker=marker, ms=3, color=color, lw=1.4 if S == s_max else 0.7,
+                  label=rule if S == s_max else "_nolegend_")
     g = nrows[nrows["rule"] == "theory"]
     n = np.array(sorted(nrows["N"].unique()), dtype=float)
     C = anchor_constant(g["mean"], g["N"].to_numpy(float) ** -0.6 * (g["S"].to_numpy(float) + 1) ** 1.6)
     for S in sorted(g["S"].unique()):
-        ax.loglog(n, C * n ** -0.6 * (S + 1) ** 1.6, "k--", lw=0.6)
+        ax.loglog(n, C * n ** -0.6 * (S + 1) ** 1.6, color=REFERENCE["color"], ls="-.", lw=0.7)
+    log_ticks(ax, n)
     ax.set_xlabel("N")
     ax.set_ylabel("loss (noise-averaged)")
-    ax.set_title("loss vs N; dashed: C (S+1)^{8/5} N^{-3/5}", fontsize=9)
-    ax.legend(fontsize=6, ncol=2)
-    ax.grid(True, alpha=0.3)
+    ax.set_title(f"against N, S = {', '.join(str(int(v)) for v in sorted(nrows['S'].unique()))} (thick: S = {s_max})")
+    ax.legend(loc="lower left")
     ax = axes[1]
     srows = summary[summary["sweep"] == "S"]
     for rule, g in srows.groupby("rule"):
-        color, style = styles.get(rule, ("k", "o-"))
+        color, marker, ls = styles.get(rule, ("k", "o", "-"))
         g = g.sort_values("S")
-        ax.loglog(g["S"] + 1, g["mean"], style, ms=3, color=color, label=rule)
+        ax.loglog(g["S"] + 1, g["mean"], ls=ls, marker=marker, ms=3, color=color, label=rule)
         band(ax, g["S"] + 1, g, color)
     g = srows[srows["rule"] == "theory"]
     if len(g):
         x = np.sort(g["S"].unique()).astype(float) + 1
         C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** 1.6)
-        ax.loglog(x, C * x ** 1.6, "k--", lw=0.8, label="C (S+1)^{8/5}")
-        ax.set_title(f"loss vs S + 1, N = {int(g['N'].iloc[0])}", fontsize=9)
+        ax.loglog(x, C * x ** 1.6, color=REFERENCE["color"], ls="-.", lw=0.9, label="C (S+1)$^{8/5}$")
+        ax.set_title(f"against S + 1, N = {int(g['N'].iloc[0])}")
+        log_ticks(ax, x)
     ax.set_xlabel("S + 1")
-    ax.legend(fontsize=7)
-    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right")
     ax = axes[2]
     c = curve_summary.sort_values("lam_dec")
     pos = c[c["lam_dec"] > 0]
-    ax.loglog(pos["lam_dec"], pos["loss"], "k-", label="loss")
-    ax.loglog(pos["lam_dec"], pos["bias2"], "C3--", label="bias^2")
-    ax.loglog(pos["lam_dec"], pos["variance"], "C0:", label="variance")
+    ax.loglog(pos["lam_dec"], pos["loss"], color="black", ls="-", label="loss")
+    ax.loglog(pos["lam_dec"], pos["bias2"], color="0.4", ls="--", label="bias$^2$")
+    ax.loglog(pos["lam_dec"], pos["variance"], color="0.55", ls=":", lw=1.8, label="variance")
     zero = c[c["lam_dec"] == 0]
     if len(zero):
-        ax.axhline(float(zero["loss"].iloc[0]), color="y", lw=1, label="lambda = 0")
-    for (name, lam), color in zip((lam_marks or {}).items(), ("C0", "C1", "C2")):
-        ax.axvline(lam, color=color, lw=0.8, ls="-.", label=f"{name}: {lam:.1e}")
+        ax.axhline(float(zero["loss"].iloc[0]), color="0.7", lw=1, label="loss at lambda = 0")
+    for (name, lam), ls in zip((lam_marks or {}).items(), ("-.", (0, (5, 2, 1, 2, 1, 2)), (0, (1, 1)))):
+        ax.axvline(lam, color="0.25", lw=0.9, ls=ls, label=f"{name}: {lam:.1e}")
     ax.set_xlabel("lambda_dec")
-    ax.set_title(f"bias-variance, N={int(c['N'].iloc[0])}, S={int(c['S'].iloc[0])}", fontsize=9)
-    ax.legend(fontsize=6)
-    ax.grid(True, alpha=0.3)
+    ax.set_title(f"bias and variance against lambda_dec, N = {int(c['N'].iloc[0])}, S = {int(c['S'].iloc[0])}")
+    ax.legend(ncol=2, loc="best")
+    axes[0].text(0.98, 0.98, "dash-dot: C (S+1)$^{8/5}$ N$^{-3/5}$", transform=axes[0].transAxes,
+                 ha="right", va="top", fontsize=9, color="0.3")
     if title:
-        fig.suptitle(title, fontsize=10, y=1.02)
+        fig.suptitle(title)
     return finish(fig)

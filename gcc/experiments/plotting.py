@@ -1,24 +1,92 @@
-"""Shared figure helpers of the experiments: one colour per scheme, interval bands, finishing a figure.
+"""Shared figure helpers of the experiments: one style, one colour and marker per scheme, bands.
 
-Every experiments module (and :mod:`gcc.dnn`) draws with these three, so a scheme has the same
-colour and the same label (:data:`gcc.codes.LABELS`) in every figure of the book:
+Every plot function of the book (:mod:`gcc.experiments`, :mod:`gcc.dnn`) makes its figure with
+:func:`figure` and draws a scheme with :func:`scheme_color` / :func:`scheme_marker`, so that
 
-* :func:`scheme_color` -- the colour of a scheme key (``"gcc"`` -> ``"C0"``);
-* :func:`band` -- the confidence band of a summary table (:func:`gcc.summary.summarize` columns);
-* :func:`finish` -- tidy the axes and the layout of a finished figure.
+* every figure has the book's style (:data:`gcc.figures.STYLE_FILE`): the width of the text column,
+  text of at least 9 pt on the page, at most three panels per row;
+* a scheme has the same colour, marker and label (:data:`gcc.codes.LABELS`) in every figure;
+  reference lines (theory slopes, diagonals, thresholds) are grey (:data:`REFERENCE`);
+* the page can link each figure to the function that drew it (:func:`figure` records it).
+
+:func:`band` shades a summary's confidence interval; :func:`finish` tidies log axes.
 
 matplotlib is imported inside the functions (figures are drawn only by notebooks).
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from gcc.codes import canonical
+from gcc.figures import (FIGURE_WIDTH_IN, MAX_PANELS_PER_ROW, REFERENCE, SCHEME_STYLES, scheme_style,
+                         use_book_style)
+from gcc.validation import Interval, validate
 
-__all__ = ["SCHEME_COLORS", "scheme_color", "band", "finish"]
+__all__ = ["SCHEME_STYLES", "SCHEME_COLORS", "REFERENCE", "NEUTRALS", "figure", "scheme_color",
+           "scheme_marker", "scheme_kw", "scheme_shades", "band", "finish", "log_ticks", "log_axis", "legend_outside"]
 
-#: scheme key -> matplotlib colour, the same in every figure
-SCHEME_COLORS = {"gcc": "C0", "bacc": "C3", "bspline": "C2", "lcc": "C4"}
+#: scheme key -> colour (the colour half of :data:`gcc.figures.SCHEME_STYLES`)
+SCHEME_COLORS = {k: v[0] for k, v in SCHEME_STYLES.items()}
+#: colours of categories that are not schemes (lambda rules, tolerances): black and greys
+NEUTRALS = ("black", "0.45", "0.68")
+_PANELS = Interval(int, 1, None)
+_ROW_HEIGHT_IN = 2.35
+
+
+def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = None, wide_last: bool = False,
+           **subplots):
+    """A new figure in the book's style: ``n_panels`` axes, at most three per row, the column's width.
+
+    Parameters
+    ----------
+    n_panels : int
+        Number of axes.
+    ncols : int, optional
+        Panels per row (at most 3; default ``min(n_panels, 3)``).
+    height : float, optional
+        Height of the figure in inches (default 2.35 in per row, 3.0 in for a single panel).
+    wide_last : bool
+        The last panel spans the whole last row (a headline panel under smaller ones).
+    **subplots
+        Passed to :func:`matplotlib.pyplot.subplots` (``sharex``, ``sharey``, ...).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        6.7 in wide (within the 688 px text column), constrained layout; ``fig.gcc_drawn_by`` names
+        the function that called :func:`figure` (the page links the figure to its source).
+    axes : numpy.ndarray of Axes, shape (n_panels,)
+        Flat, in reading order; grid cells beyond ``n_panels`` are removed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from gcc.experiments.plotting import figure
+    >>> fig, axes = figure(5)
+    >>> len(axes), axes[0].get_gridspec().ncols, float(fig.get_figwidth())
+    (5, 3, 6.7)
+    """
+    import matplotlib.pyplot as plt
+
+    n_panels = validate(n_panels, _PANELS, "n_panels", "figure")
+    ncols = min(n_panels, MAX_PANELS_PER_ROW) if ncols is None else validate(
+        ncols, Interval(int, 1, MAX_PANELS_PER_ROW), "ncols", "figure")
+    nrows = -(-n_panels // ncols)
+    if height is None:
+        height = 3.0 if n_panels == 1 else _ROW_HEIGHT_IN * nrows + 0.4
+    use_book_style()
+    fig, axes = plt.subplots(nrows, ncols, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
+                             layout="constrained", **subplots)
+    axes = axes.ravel()
+    for ax in axes[n_panels - 1 if wide_last else n_panels:]:
+        ax.remove()
+    if wide_last:
+        axes = np.append(axes[:n_panels - 1], fig.add_subplot(axes[0].get_gridspec()[nrows - 1, :]))
+    caller = sys._getframe(1)
+    fig.gcc_drawn_by = f"{caller.f_globals.get('__name__')}.{caller.f_code.co_name}"
+    return fig, axes[:n_panels]
 
 
 def scheme_color(name):
@@ -27,24 +95,46 @@ def scheme_color(name):
     Parameters
     ----------
     name : str
-        A scheme key or alias of :mod:`gcc.codes` (any case).
+        A scheme key or alias (any case): codes of :mod:`gcc.codes`, CPGC schemes, ``"uncoded"``,
+        ``"replication"``.
 
     Returns
     -------
     str or None
-        A matplotlib colour; None for a name outside the registry (e.g. ``"uncoded"``), so that
-        matplotlib takes the next colour of its cycle.
+        A matplotlib colour; None for a name that is no scheme.
 
     Examples
     --------
     >>> from gcc.experiments.plotting import scheme_color
-    >>> scheme_color("GCC"), scheme_color("bacc"), scheme_color("uncoded")
-    ('C0', 'C3', None)
+    >>> scheme_color("GCC"), scheme_color("bacc"), scheme_color("UC-MMC")
+    ('#0072B2', '#D55E00', '#17BECF')
     """
-    try:
-        return SCHEME_COLORS[canonical(name)]
-    except ValueError:
-        return None
+    style = scheme_style(name)
+    return None if style is None else style[0]
+
+
+def scheme_marker(name, default: str = "o") -> str:
+    """The marker of a scheme in every figure (``default`` for a name that is no scheme)."""
+    style = scheme_style(name)
+    return default if style is None else style[1]
+
+
+def scheme_kw(name) -> dict:
+    """``color`` and ``marker`` keywords of a scheme for :meth:`~matplotlib.axes.Axes.plot`."""
+    style = scheme_style(name)
+    return {} if style is None else {"color": style[0], "marker": style[1]}
+
+
+def scheme_shades(name, n: int) -> list:
+    """``n`` shades of a scheme's colour, light to dark (e.g. one per S inside a scheme's panel).
+
+    A name that is no scheme gets greys. The darkest shade is the scheme's colour itself.
+    """
+    import matplotlib.colors as mcolors
+
+    base = np.array(mcolors.to_rgb(scheme_color(name) or "0.25"))
+    mix = np.linspace(0.7, 0.0, n) if n > 1 else np.zeros(1)
+    return [tuple(base * (1 - m) + m) for m in mix]
 
 
 def band(ax, x, summary_rows, color, alpha: float = 0.15):
@@ -78,10 +168,71 @@ def band(ax, x, summary_rows, color, alpha: float = 0.15):
         ax.fill_between(x, lo, hi, color=color, alpha=alpha, lw=0)
 
 
-def finish(fig):
-    """Tidy a finished figure: no minor tick labels on log x axes, tight layout.
+def log_ticks(ax, values, axis: str = "x") -> None:
+    """Label a log axis at ``values`` (e.g. the grid of N), plain numbers, no minor labels.
 
-    Minor tick labels of log axes (2x10^1, 3x10^1, ...) overlap on short ranges.
+    matplotlib labels only the decades of a log axis: N = 20..640 gets a single label (100).
+    """
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    values = sorted({float(v) for v in np.asarray(values, float).ravel() if np.isfinite(v) and v > 0})
+    if len(values) > 7:  # every other value keeps the labels apart
+        values = values[::-(-len(values) // 7)]
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(FixedLocator(values))
+    formatter = ScalarFormatter()
+    formatter.set_scientific(False)
+    target.set_major_formatter(formatter)
+    target.set_minor_formatter(NullFormatter())
+
+
+def log_axis(ax, axis: str = "x") -> None:
+    """A log axis labelled at 1, 2 and 5 times the powers of ten (more on a short range), plain numbers.
+
+    For ranges under two decades (e.g. 250-2500 ms), where matplotlib labels the minor ticks
+    and their labels collide. Call it after the data are drawn (it reads the axis' range).
+    """
+    from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
+
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    lo, hi = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())  # call after the data are drawn
+    decades = np.log10(hi / lo) if lo > 0 and hi > lo else 3.0
+    subs = ((1.0, 2.0, 5.0) if decades >= 1.5 else (1.0, 1.5, 2.0, 3.0, 4.0, 6.0) if decades < 0.8
+            else (1.0, 2.0, 3.0, 5.0))
+    target.set_major_locator(LogLocator(base=10, subs=subs))
+    target.set_major_formatter(StrMethodFormatter("{x:g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
+def legend_outside(fig, axes=None, ncol: int | None = None, **kw):
+    """One legend for the whole figure, below the panels (entries taken once from ``axes``).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Made by :func:`figure` (constrained layout makes room for the legend).
+    axes : sequence of Axes, optional
+        Where to collect the entries (default all axes of ``fig``); a label seen twice is shown once.
+    ncol : int, optional
+        Columns of the legend (default: up to 4).
+    """
+    handles, labels = {}, []
+    for ax in fig.axes if axes is None else axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles and not label.startswith("_"):
+                handles[label] = handle
+                labels.append(label)
+    if not labels:
+        return None
+    return fig.legend([handles[k] for k in labels], labels, loc="outside lower center",
+                      ncol=ncol or min(len(labels), 4), **kw)
+
+
+def finish(fig):
+    """Tidy a finished figure: readable log axes; tight layout unless it has a layout already.
+
+    Minor tick labels of log axes (2x10^1, 3x10^1, ...) overlap on short ranges: they are dropped,
+    and a log axis of under two decades is labelled at 1, 2, 5 x 10^k instead (:func:`log_axis`).
 
     Parameters
     ----------
@@ -92,10 +243,17 @@ def finish(fig):
     matplotlib.figure.Figure
         The same figure, for ``return finish(fig)``.
     """
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FixedLocator, NullFormatter
 
     for ax in fig.axes:
-        if ax.get_xscale() == "log":
-            ax.xaxis.set_minor_formatter(NullFormatter())
-    fig.tight_layout()
+        for axis, scale, limits in (("x", ax.get_xscale(), ax.get_xlim()), ("y", ax.get_yscale(), ax.get_ylim())):
+            if scale != "log":
+                continue
+            lo, hi = sorted(limits)
+            target = ax.xaxis if axis == "x" else ax.yaxis
+            if lo > 0 and np.log10(hi / lo) < 2 and not isinstance(target.get_major_locator(), FixedLocator):
+                log_axis(ax, axis)  # under two decades a log axis would show one label, or none
+            target.set_minor_formatter(NullFormatter())
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
     return fig

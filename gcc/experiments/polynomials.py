@@ -27,7 +27,7 @@ from gcc.codes import label, make_many
 from gcc.harness import run_trials
 from gcc.summary import summarize
 
-from .plotting import band, finish, scheme_color
+from .plotting import REFERENCE, figure, legend_outside, scheme_kw, band, finish, scheme_color
 from .problems import Polynomial, child_seed, scalar_inputs
 from .verdicts import verdict as threshold_verdict
 
@@ -234,24 +234,24 @@ def plot_polynomial(summary):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     degrees = sorted(summary["degree"].unique())
-    fig, axes = plt.subplots(1, len(degrees), figsize=(5 * len(degrees), 3.6), squeeze=False)
-    for ax, degree in zip(axes[0], degrees):
+    fig, axes = figure(len(degrees))
+    for ax, degree in zip(axes, degrees):
         part = summary[summary["degree"] == degree]
         for code in ("gcc", "lcc"):
             g = part[part["scheme"] == code].sort_values("S")
             y = np.clip(g["mean"].to_numpy(float), 1e-32, None)
-            ax.semilogy(g["S"], y, "o-", ms=3, color=scheme_color(code), label=label(code))
+            ax.semilogy(g["S"], y, "-", ms=3, **scheme_kw(code), label=label(code))
             band(ax, g["S"], g, scheme_color(code))
         N, K = int(part["N"].iloc[0]), int(part["K"].iloc[0])
         s_star = N - (K - 1) * int(degree) - 1
         if s_star >= 0:
-            ax.axvline(s_star + 0.5, color="k", ls="--", lw=0.8, label=f"LCC threshold: S <= {s_star}")
+            ax.axvline(s_star + 0.5, **REFERENCE, label="LCC's threshold")
+            ax.text(s_star + 0.5, 0.97, f" S <= {s_star}", transform=ax.get_xaxis_transform(), va="top",
+                    fontsize=9, color=REFERENCE["color"])
         ax.set_title(f"deg f = {degree}, K = {K}, N = {N}")
         ax.set_xlabel("S (stragglers)")
-        ax.set_ylabel("loss (95% CI)")
-        ax.legend(fontsize=7)
-        ax.grid(True, alpha=0.3)
+        if ax is axes[0]:
+            ax.set_ylabel("loss (95% CI)")
+    legend_outside(fig, axes[:1])
     return finish(fig)

@@ -34,7 +34,7 @@ from gcc.harness import run_trials
 from gcc.summary import slope_table, summarize
 
 from .extremal import EXTREMAL_FUNCTION, Bump, curvature_norms, bump_grid, line_inputs, reproduces_line
-from .plotting import band, finish, scheme_color
+from .plotting import REFERENCE, band, figure, finish, log_ticks, scheme_color, scheme_kw, scheme_marker
 from .problems import as_matrix, child_seed
 from .references import anchor_constant, log_base, log_rate_reference
 from .slopes import as_rate_slopes, quoted_slopes, slope_view
@@ -384,19 +384,21 @@ def plot_probabilistic(summary, function: str, runs: bool = True):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     sub = summary[summary["function"] == function]
     p_values = sorted(sub["p"].unique())
     n_rows = 3 if runs else 2
-    fig, axes = plt.subplots(n_rows, len(p_values), figsize=(3.2 * len(p_values), 2.8 * n_rows), squeeze=False)
+    ncols = min(len(p_values), 3)
+    fig, flat = figure(n_rows * len(p_values), ncols=ncols, height=2.3 * n_rows * -(-len(p_values) // ncols) + 0.9)
+    axes = np.asarray(flat).reshape(n_rows, len(p_values))
+    schemes = sorted(sub["scheme"].unique())
     for j, p in enumerate(p_values):
         part = sub[sub["p"] == p]
-        schemes = sorted(part["scheme"].unique())
         ax = axes[0, j]
         for code in schemes:
             g = part[part["scheme"] == code].sort_values("N")
-            ax.loglog(g["N"], g["mean"], "o-", ms=3, color=scheme_color(code), label=label(code))
+            ax.loglog(g["N"], g["mean"], "-", ms=3, **scheme_kw(code))
             band(ax, g["N"], g, scheme_color(code))
         n = np.array(sorted(part["N"].unique()), dtype=float)
         for code, style in (("gcc", "--"), ("bacc", ":")):
@@ -404,34 +406,43 @@ def plot_probabilistic(summary, function: str, runs: bool = True):
             g = part[part["scheme"] == code]
             if len(g):
                 C = anchor_constant(g["mean"], log_rate_reference(g["N"], p, lp, npow))
-                ax.loglog(n, log_rate_reference(n, p, lp, npow, C), "k" + style, lw=0.8,
-                          label=f"c log^{lp}/N^{npow}")
+                ax.loglog(n, log_rate_reference(n, p, lp, npow, C), color="k", ls=style, lw=0.8)
         ax.set_title(f"p = {p:g}")
-        ax.set_xlabel("N")
-        ax.grid(True, alpha=0.3)
+        log_ticks(ax, n)
         ax = axes[1, j]
         for code in schemes:
             g = part[part["scheme"] == code].sort_values("N")
             for (lp, npow), col in RATIO_COLUMNS.items():
                 own = CLAIMED_RATES.get(code) == (lp, npow)
-                ax.loglog(g["N"], g[col], "o-" if own else "s:", ms=3, color=scheme_color(code),
-                          alpha=1.0 if own else 0.6, label=f"{label(code)}: E N^{npow}/log^{lp}")
-        ax.set_xlabel("N")
-        ax.grid(True, alpha=0.3)
+                ax.loglog(g["N"], g[col], "-" if own else ":", ms=3, color=scheme_color(code),
+                          marker=scheme_marker(code), mfc=None if own else "none", alpha=1.0 if own else 0.7)
+        ax.set_title(f"p = {p:g}: ratios")
+        log_ticks(ax, n)
         if not runs:
+            ax.set_xlabel("N")
             continue
+        ax.set_xlabel("N")
         ax = axes[2, j]
         g = part[part["scheme"] == part["scheme"].iloc[0]].sort_values("N")
-        ax.plot(g["log_N"], g["longest_run_mean"], "o-", ms=3, label="mean longest run")
-        ax.plot(g["log_N"], g["longest_run_max"], "s", ms=3, mfc="none", label="max over draws")
-        ax.plot(g["log_N"], g["longest_run_erdos_renyi"], "k--", lw=0.8, label="log_{1/p}(N(1-p))")
-        ax.set_xlabel("log_{1/p} N")
-        ax.grid(True, alpha=0.3)
-    axes[0, 0].set_ylabel("E[loss]" if function != EXTREMAL_FUNCTION else "E[R / ||g''||^2]")
+        ax.plot(g["log_N"], g["longest_run_mean"], "-", color="black", marker="o", ms=3)
+        ax.plot(g["log_N"], g["longest_run_max"], "s", color="0.45", ms=3, mfc="none")
+        ax.plot(g["log_N"], g["longest_run_erdos_renyi"], **REFERENCE)
+        ax.set_title(f"p = {p:g}: longest run")
+        ax.set_xlabel("log$_{1/p}$ N")
+    axes[0, 0].set_ylabel("E[loss]" if function != EXTREMAL_FUNCTION else "E[R / ||g''||$^2$]")
     axes[1, 0].set_ylabel("normalised ratio")
+    # One legend for the figure: colour and marker name the scheme, line styles the references.
+    handles = [Line2D([], [], **scheme_kw(c), label=label(c)) for c in schemes]
+    for code, style in (("gcc", "--"), ("bacc", ":")):
+        lp, npow = CLAIMED_RATES[code]
+        handles.append(Line2D([], [], color="k", ls=style, lw=0.8, label=f"c log$^{lp}$N / N$^{npow}$"))
+    handles.append(Line2D([], [], color="0.3", ls="-", label="ratio: the scheme's claimed rate"))
+    handles.append(Line2D([], [], color="0.3", ls=":", label="ratio: the other reading"))
     if runs:
-        axes[2, 0].set_ylabel("longest straggler run")
-    for row in range(n_rows):
-        axes[row, 0].legend(fontsize=7)
-    fig.suptitle(f"{function}: Bernoulli(p) stragglers", fontsize=10)
+        axes[2, 0].set_ylabel("longest run")
+        handles += [Line2D([], [], color="black", marker="o", ms=3, label="mean longest run"),
+                    Line2D([], [], color="0.45", marker="s", ls="none", mfc="none", ms=3, label="max over draws"),
+                    Line2D([], [], **REFERENCE, label="log$_{1/p}$(N(1-p)) (Erdős–Rényi)")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3)
+    fig.suptitle(f"{function}: Bernoulli(p) stragglers")
     return finish(fig)

@@ -17,7 +17,7 @@ from gcc.codes import LABELS, make_many
 from gcc.metrics import mse_loss
 from gcc.stragglers import FixedCount
 
-from .plotting import band, finish, scheme_color
+from .plotting import REFERENCE, band, figure, finish, log_ticks, scheme_color, scheme_marker
 from .problems import xsinx
 
 __all__ = ["SCHEMES", "loss_trials", "plot_loss_vs_n"]
@@ -100,23 +100,21 @@ def plot_loss_vs_n(summary, slopes, title: str = "", reference_slope: float = -3
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
+    fig, (ax,) = figure(1)
     fitted = slopes.set_index("scheme")["slope"]
     for scheme, g in summary.groupby("scheme"):
         g = g.sort_values("n_workers")
         color = scheme_color(scheme)
-        ax.loglog(g["n_workers"], g["mean"], "o-", color=color,
+        ax.loglog(g["n_workers"], g["mean"], "-", marker=scheme_marker(scheme), color=color,
                   label=f"{LABELS[scheme]}: fitted slope {fitted[scheme]:.2f}")
         band(ax, g["n_workers"], g, color)
     n = np.sort(summary["n_workers"].unique()).astype(float)
     first = summary[summary.scheme == "gcc"].sort_values("n_workers")["mean"].iloc[0]
-    ax.loglog(n, first * (n / n[0]) ** reference_slope, "k--", lw=1,
+    ax.loglog(n, first * (n / n[0]) ** reference_slope, **REFERENCE,
               label=f"reference slope ${reference_slope:g}$".replace("-", "\u2212"))
+    log_ticks(ax, n)
     ax.set_xlabel("number of workers $N$")
     ax.set_ylabel("mean end-to-end loss")
     ax.set_title(title)
     ax.legend()
-    ax.grid(True, which="both", alpha=0.3)
     return finish(fig)

@@ -32,7 +32,8 @@ from gcc.harness import run_trials
 from gcc.summary import slope_table, summarize
 from gcc.validation import check_choice
 
-from .plotting import band, finish, scheme_color
+from .plotting import (REFERENCE, band, figure, finish, legend_outside, log_ticks, scheme_color, scheme_kw,
+                       scheme_marker, scheme_shades)
 from .problems import TanhNetwork, child_seed, scalar_inputs, vector_inputs, xsinx
 from .references import anchor_constant, worst_case_reference
 from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes
@@ -462,37 +463,41 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     sub = summary[(summary["sweep"] == "N") & (summary["function"] == function)]
     present = set(sub["scheme"])
     codes = [c for c in (canonical(c, "plot_n_sweep") for c in codes) if c in present]
     gcc_rows = sub[sub["scheme"] == "gcc"]
     C = anchor_constant(gcc_rows["mean"], worst_case_reference(gcc_rows["N"], gcc_rows["S"], power=power))
     s_values = sorted(sub["S"].unique())
-    fig, axes = plt.subplots(len(stragglers), len(codes), figsize=(2.5 * len(codes), 2.9 * len(stragglers)),
-                             sharey=True, squeeze=False)
-    for row, straggler in enumerate(stragglers):
-        part = sub[sub["straggler"] == straggler]
-        for ax, code in zip(axes[row], codes):
-            for i, S in enumerate(s_values):
-                g = part[(part["scheme"] == code) & (part["S"] == S)].sort_values("N")
-                color = plt.cm.viridis(i / max(1, len(s_values) - 1))
-                if len(g):
-                    ax.loglog(g["N"], g["mean"], "o-", ms=3, color=color, label=f"S={S}")
-                    band(ax, g["N"], g, color)
-                n = np.array(sorted(sub[sub["S"] == S]["N"].unique()), dtype=float)
-                ax.loglog(n, worst_case_reference(n, S, C, power), "--", color=color, lw=0.8)
-            ax.set_title(f"{label(code)}, {straggler} stragglers", fontsize=9)
-            ax.grid(True, which="major", alpha=0.3)
-            if row == len(stragglers) - 1:
-                ax.set_xlabel("N (workers)")
-        axes[row, 0].set_ylabel("loss")
-    positive = sub["mean"][sub["mean"] > 0]
-    if len(positive):
-        axes[0, 0].set_ylim(positive.min() / 10, positive.max() * 10)
-    axes[0, 0].legend(fontsize=7, title=f"dashed: C((S+1)/N)^{power:g}", title_fontsize=7)
-    fig.suptitle(f"{function}: loss against N", fontsize=10)
+    panels = [(straggler, code) for straggler in stragglers for code in codes]
+    fig, axes = figure(len(panels), ncols=2 if len(codes) % 2 == 0 else min(3, len(codes)),
+                       height=1.9 * -(-len(panels) // (2 if len(codes) % 2 == 0 else min(3, len(codes)))) + 0.7)
+    for ax, (straggler, code) in zip(axes, panels):
+        part = sub[(sub["straggler"] == straggler) & (sub["scheme"] == code)]
+        shades = scheme_shades(code, len(s_values))
+        for S, color in zip(s_values, shades):
+            g = part[part["S"] == S].sort_values("N")
+            if len(g):
+                ax.loglog(g["N"], g["mean"], "-", marker=scheme_marker(code), ms=3, color=color, label=f"S={S}")
+                band(ax, g["N"], g, color)
+            n = np.array(sorted(sub[sub["S"] == S]["N"].unique()), dtype=float)
+            ax.loglog(n, worst_case_reference(n, S, C, power), color=color, ls="--", lw=0.8)
+        # LCC's loss grows to ~1e21: it gets its own y axis, the others share one
+        own = code == "lcc"
+        ax.set_title(f"{label(code)}, {straggler}" + (" (own y scale)" if own else ""))
+        log_ticks(ax, sub["N"].unique())
+        ax.tick_params(axis="x", labelrotation=0)
+    shared = sub[(sub["scheme"] != "lcc") & (sub["mean"] > 0)]["mean"]
+    for ax, (straggler, code) in zip(axes, panels):
+        if code != "lcc" and len(shared):
+            ax.set_ylim(shared.min() / 10, shared.max() * 10)
+        if ax.get_subplotspec().is_first_col():
+            ax.set_ylabel("loss")
+        if ax.get_subplotspec().is_last_row() or ax is axes[-1]:
+            ax.set_xlabel("N (workers)")
+    legend_outside(fig, axes[:1], ncol=len(s_values) + 1,
+                   title=f"S (light to dark); dashed: C((S+1)/N)$^{power:g}$, one C for all panels")
+    fig.suptitle(f"{function}: loss against N")
     return finish(fig)
 
 
@@ -513,33 +518,31 @@ def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     sub = summary[summary["sweep"] == "S"]
     functions = list(dict.fromkeys(sub["function"]))
     stragglers = sorted(sub["straggler"].unique(), reverse=True)
     codes = [canonical(c, "plot_s_sweep") for c in codes]
-    fig, axes = plt.subplots(len(functions), len(stragglers), figsize=(4.2 * len(stragglers), 3.2 * len(functions)),
-                             squeeze=False)
-    for i, function in enumerate(functions):
-        for ax, straggler in zip(axes[i], stragglers):
-            part = sub[(sub["straggler"] == straggler) & (sub["function"] == function)]
-            for code in codes:
-                g = part[part["scheme"] == code].sort_values("S")
-                if not len(g):
-                    continue
-                x = g["S"].to_numpy(float) + 1
-                ax.loglog(x, g["mean"], "o-", ms=3, color=scheme_color(code), label=label(code))
-                band(ax, x, g, scheme_color(code))
-            g = part[part["scheme"] == "gcc"]
-            if len(g):
-                x = np.sort(g["S"].unique()).astype(float) + 1
-                C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** power)
-                ax.loglog(x, C * x ** power, "k--", lw=0.8, label=f"C (S+1)^{power:g}")
-            N = int(part["N"].iloc[0]) if len(part) else 0
-            ax.set_title(f"{function[:24]}: {straggler}, N={N}", fontsize=9)
-            ax.set_xlabel("S + 1")
-            ax.grid(True, alpha=0.3)
-        axes[i, 0].set_ylabel("loss")
-    axes[0, 0].legend(fontsize=7)
+    panels = [(function, straggler) for function in functions for straggler in stragglers]
+    fig, axes = figure(len(panels), ncols=min(len(stragglers), 3))
+    for ax, (function, straggler) in zip(axes, panels):
+        part = sub[(sub["straggler"] == straggler) & (sub["function"] == function)]
+        for code in codes:
+            g = part[part["scheme"] == code].sort_values("S")
+            if not len(g):
+                continue
+            x = g["S"].to_numpy(float) + 1
+            ax.loglog(x, g["mean"], "-", ms=3, **scheme_kw(code), label=label(code))
+            band(ax, x, g, scheme_color(code))
+        g = part[part["scheme"] == "gcc"]
+        if len(g):
+            x = np.sort(g["S"].unique()).astype(float) + 1
+            C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** power)
+            ax.loglog(x, C * x ** power, **REFERENCE, label=f"C (S+1)$^{power:g}$ through GCC")
+            log_ticks(ax, x)
+        N = int(part["N"].iloc[0]) if len(part) else 0
+        ax.set_title(f"{function.split(' R^')[0].split(' (')[0][:16]}: {straggler}, N={N}")
+        ax.set_xlabel("S + 1")
+        if ax.get_subplotspec().is_first_col():
+            ax.set_ylabel("loss")
+    legend_outside(fig, axes)
     return finish(fig)

@@ -34,6 +34,8 @@ from pathlib import Path
 from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
 
+from .figure_cells import figure_cells
+
 __all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "RESULT_CLASS", "finish_page", "parameters_markdown", "headline_first",
            "write_values", "values_written", "substitutions", "referenced_values", "referenced_includes",
            "placeholder_includes", "collapse_large_table"]
@@ -194,6 +196,7 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
         if values and cell.get("cell_type") == "markdown":
             cell["source"] = _RECORDED_VALUE.sub(lambda m: _recorded_text(values, m), "".join(cell.get("source", "")))
     headline_first(cells)  # before any figure captioning, so that figures are numbered in page order
+    cells = nb["cells"] = figure_cells(cells)  # each figure in its own cell: numbered caption, alt text, source link
     for cell in cells:
         if cell.get("cell_type") != "code":
             continue

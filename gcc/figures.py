@@ -1,0 +1,354 @@
+"""How a figure looks and reads on a book page: one style, one colour per scheme, caption and source.
+
+* :data:`STYLE_FILE` and :func:`use_book_style` -- the book's matplotlib style (``gcc/book.mplstyle``):
+  figures 6.7 in wide (within the 688 px text column), every text at least 9 pt;
+* :data:`SCHEME_STYLES`, :func:`scheme_style` -- one colour and one marker per scheme (the codes of
+  :mod:`gcc.codes`, the CPGC schemes of :mod:`gcc.cpgc.codes`, the serving baselines), the same in
+  every figure; :data:`REFERENCE` -- the look of theory and reference lines (grey, never a
+  scheme's colour);
+* :func:`figure_record` -- the caption, alt text and source link of a saved figure
+  (:meth:`gcc.results.RunContext.save_figure`), and :func:`show_figure`, which puts the figure on
+  the page carrying that record, for the page step (:mod:`gcc.reproduce.figure_cells`) to turn
+  into a numbered caption ("Figure N. ..."), alt text and a link to the code that drew it.
+
+matplotlib is imported inside the functions (``import gcc`` stays light).
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+from .validation import invalid
+
+__all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES",
+           "REFERENCE",
+           "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
+           "source_link", "fill_values", "pending_keys", "figure_metrics", "figure_record", "show_figure"]
+
+#: the book's matplotlib style
+STYLE_FILE = Path(__file__).with_name("book.mplstyle")
+#: width of the text column at 1280 px (688 px at 100 dpi)
+TEXT_WIDTH_IN = 6.88
+#: width of every figure: with the 0.05 in padding of ``savefig.pad_inches`` the image stays within the column
+FIGURE_WIDTH_IN = 6.7
+#: smallest text of a figure at its displayed size
+MIN_FONT_PT = 9.0
+#: panels side by side at most
+MAX_PANELS_PER_ROW = 3
+#: the repository the source links point at (``repository.url`` and ``branch`` of ``_config.yml``)
+REPOSITORY_URL = "https://github.com/gcc-companion/gcc-companion"
+SOURCE_BRANCH = "main"
+
+#: scheme key -> (colour, marker), the same in every figure of the book. Colour means scheme:
+#: nothing else is drawn in these colours (reference lines use :data:`REFERENCE`).
+SCHEME_STYLES: dict[str, tuple[str, str]] = {
+    # codes of the straggler setting (gcc.codes)
+    "gcc": ("#0072B2", "o"),          # blue
+    "bacc": ("#D55E00", "^"),         # vermillion
+    "bspline": ("#009E73", "s"),      # bluish green
+    "lcc": ("#CC79A7", "D"),          # reddish purple
+    # serving baselines (gcc.experiments.dnn_serving, dask_latency)
+    "uncoded": ("#8C564B", "X"),      # brown
+    "replication": ("#E69F00", "v"),  # orange
+    # coded partial gradient computation (gcc.cpgc.codes)
+    "rcsc": ("#9467BD", "o"),         # purple
+    "icassp-mds": ("#BCBD22", "h"),   # olive
+    "uc-mmc": ("#17BECF", "P"),       # cyan
+    "uc-smc": ("#66A61E", "<"),       # leaf green
+    "mds": ("#882255", "p"),          # wine
+    "gc": ("#332288", "*"),           # indigo
+}
+#: the look of a theory rule or reference line (a slope, a diagonal, a threshold)
+REFERENCE = {"color": "0.35", "ls": "--", "lw": 0.9}
+
+_ALIASES = {"letcc": "gcc", "spline": "gcc", "berrut": "bacc", "b-spline": "bspline", "lagrange": "lcc",
+            "gradient-coding": "gc", "icassp_mds": "icassp-mds", "uc_mmc": "uc-mmc", "uc_smc": "uc-smc",
+            "ccpr": "rcsc", "cpgc": "rcsc", "mcc": "mds", "cpgc-icassp": "icassp-mds"}
+
+
+def use_book_style() -> None:
+    """Apply :data:`STYLE_FILE` to matplotlib's rcParams (nothing happens without matplotlib).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> from gcc.figures import use_book_style
+    >>> use_book_style(); matplotlib.rcParams["figure.figsize"]
+    [6.7, 3.0]
+    """
+    try:
+        import matplotlib.style
+    except ImportError:
+        return
+    matplotlib.style.use(STYLE_FILE)
+
+
+def scheme_style(name) -> tuple[str, str] | None:
+    """The colour and marker of a scheme in every figure.
+
+    Parameters
+    ----------
+    name : str
+        A scheme key or alias (any case): ``"GCC"``, ``"bacc"``, ``"UC-MMC"``, ``"uncoded"``; a
+        serving variant ``"gcc_s2"`` takes the style of its family (``"gcc"``).
+
+    Returns
+    -------
+    (str, str) or None
+        Colour and marker; None for a name that is no scheme.
+
+    Examples
+    --------
+    >>> from gcc.figures import scheme_style
+    >>> scheme_style("GCC"), scheme_style("gcc_s2"), scheme_style("lambda")
+    (('#0072B2', 'o'), ('#0072B2', 'o'), None)
+    """
+    if not isinstance(name, str):
+        return None
+    key = name.strip().lower().replace(" ", "-")
+    key = _ALIASES.get(key, key)
+    if key not in SCHEME_STYLES and "_s" in key:
+        key = key.partition("_s")[0]
+    key = _ALIASES.get(key, key)
+    if key not in SCHEME_STYLES:
+        from gcc.codes import ALIASES
+
+        key = ALIASES.get(key, key)
+    return SCHEME_STYLES.get(key)
+
+
+def drawn_by_name(function) -> str | None:
+    """The dotted name of a plot function (``"gcc.experiments.quickstart.plot_loss_vs_n"``).
+
+    Parameters
+    ----------
+    function : callable, str or None
+        A function, or its dotted name already.
+    """
+    if function is None or isinstance(function, str):
+        return function
+    function = inspect.unwrap(function)
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+def source_link(drawn_by: str) -> dict:
+    """Where the code of ``drawn_by`` lives: its path in the repository, its lines and their URL.
+
+    Parameters
+    ----------
+    drawn_by : str
+        Dotted name of a function of the ``gcc`` package.
+
+    Returns
+    -------
+    dict
+        ``function``, ``path`` (relative to the repository root), ``start``, ``end`` and ``url``
+        (``REPOSITORY_URL/blob/SOURCE_BRANCH/<path>#L<start>-L<end>``).
+
+    Examples
+    --------
+    >>> from gcc.figures import source_link
+    >>> link = source_link("gcc.figures.source_link")
+    >>> link["path"], link["url"].startswith("https://github.com/gcc-companion/gcc-companion/blob/main/gcc/figures.py#L")
+    ('gcc/figures.py', True)
+    """
+    module_name, _, attr = drawn_by.rpartition(".")
+    function = inspect.unwrap(getattr(importlib.import_module(module_name), attr))
+    lines, start = inspect.getsourcelines(function)
+    root = Path(__file__).resolve().parent.parent
+    path = Path(inspect.getsourcefile(function)).resolve().relative_to(root).as_posix()
+    end = start + len(lines) - 1
+    return {"function": drawn_by, "path": path, "start": start, "end": end,
+            "url": f"{REPOSITORY_URL}/blob/{SOURCE_BRANCH}/{path}#L{start}-L{end}"}
+
+
+_VALUE = re.compile(r"\{\{\s*((?:run\.)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def fill_values(text: str, values: dict, owner: str = "fill_values", argument: str = "caption",
+                parameters: dict | None = None, strict: bool = True) -> str:
+    """``text`` with every ``{{ key }}`` replaced by the text of the run's value ``key``.
+
+    ``{{ run.name }}`` is the run's parameter ``name`` (as in a notebook's prose).
+
+    Parameters
+    ----------
+    text : str
+        A caption or alt text.
+    values : dict
+        ``key -> {"text": ...}`` (the ``values`` of ``run.json``,
+        :meth:`gcc.results.RunContext.value`).
+    parameters : dict, optional
+        The run's parameters.
+    strict : bool
+        A key without a value is an error; with ``strict=False`` it stays in the text (a value the
+        notebook records after the figure: the page step fills it in from ``run.json``).
+
+    Raises
+    ------
+    ValueError
+        For a key the run did not record (the caption would show a hole).
+
+    Examples
+    --------
+    >>> from gcc.figures import fill_values
+    >>> fill_values("GCC's slope at S = {{ run.S }} is {{ gcc_slope }}.", {"gcc_slope": {"text": "-3.1"}},
+    ...             parameters={"S": 2})
+    "GCC's slope at S = 2 is -3.1."
+    """
+    def one(match):
+        key = match.group(1)
+        if key.startswith("run."):
+            if key[4:] not in (parameters or {}):
+                raise invalid(argument, owner, f"a text whose {{{{ run.name }}}} are parameters of the run "
+                              f"({', '.join(sorted(parameters or {})) or 'none'})", key)
+            value = parameters[key[4:]]
+            return f"{value:g}" if isinstance(value, float) else str(value)
+        if key not in values:
+            if not strict:
+                return match.group(0)
+            known = ", ".join(sorted(values)) or "none yet"
+            raise invalid(argument, owner, f"a text whose {{{{ key }}}} are values of the run ({known})", key)
+        return str(values[key].get("text", values[key]))
+
+    return _VALUE.sub(one, text)
+
+
+def pending_keys(text: str) -> list[str]:
+    """The ``{{ key }}`` still in ``text`` (values a page step has to fill in)."""
+    return _VALUE.findall(text)
+
+
+def figure_metrics(fig) -> dict:
+    """How ``fig`` reads on a page: displayed width, smallest text, panels per row, scheme colours.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    dict
+        ``width_px``: the width of the image the page shows (tight bounding box and padding at
+        100 dpi, as the inline backend writes it); ``scale``: the factor the 688 px column shrinks it
+        by (1 when it fits); ``min_font_pt``: the smallest visible text at displayed size;
+        ``panels_per_row``: the most axes side by side; ``colour_mismatches``: legend entries
+        named after a scheme (``"GCC"``, ``"BACC: slope -3"``) whose colour is not the
+        scheme's (:data:`SCHEME_STYLES`).
+    """
+    import matplotlib.colors as mcolors
+    from matplotlib.text import Text
+
+    import matplotlib
+
+    fig.canvas.draw()
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    pad = 0.1 if pad == "layout" else float(pad)
+    width_px = (fig.get_tightbbox().width + 2 * pad) * 100.0  # the PNG the inline backend writes
+    scale = min(1.0, TEXT_WIDTH_IN * 100.0 / width_px)
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    rows: dict = {}
+    for ax in fig.axes:
+        spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+        if spec is None or not ax.get_visible():
+            continue
+        cols = rows.setdefault((id(spec.get_gridspec()), spec.rowspan.start), set())
+        cols.add(spec.colspan.start)
+    mismatches = []
+    for ax in fig.axes + [fig]:
+        legends = [ax.get_legend()] if hasattr(ax, "get_legend") else list(getattr(ax, "legends", []))
+        for legend in legends:
+            if legend is None:
+                continue
+            for handle, text in zip(legend.legend_handles, legend.get_texts()):
+                style = scheme_style(text.get_text().split(":")[0].split(",")[0].split(" (")[0].strip())
+                colour = _handle_colour(handle)
+                if style and colour is not None and not _same_colour(colour, style[0], mcolors):
+                    mismatches.append(text.get_text())
+    return {"width_px": round(float(width_px), 1), "scale": round(float(scale), 3),
+            "min_font_pt": round(float(min(sizes) * scale), 2) if sizes else None,
+            "panels_per_row": max((len(c) for c in rows.values()), default=0),
+            "colour_mismatches": mismatches}
+
+
+def _handle_colour(handle):
+    for getter in ("get_color", "get_facecolor", "get_edgecolor"):
+        if hasattr(handle, getter):
+            colour = getattr(handle, getter)()
+            if hasattr(colour, "ndim") and getattr(colour, "ndim", 0) == 2:
+                colour = colour[0] if len(colour) else None
+            if colour is not None and not (isinstance(colour, str) and colour == "none"):
+                return colour
+    return None
+
+
+def _same_colour(a, b, mcolors) -> bool:
+    try:
+        return mcolors.to_hex(a) == mcolors.to_hex(b)
+    except ValueError:
+        return False
+
+
+def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None, run=None) -> dict:
+    """The caption, alt text and source of a figure, as the page step reads them.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    label : str
+        The figure's name on the page (a unique target, e.g. ``"quickstart-loss_vs_n"``).
+    caption : str
+        What the figure shows and its key number (MyST markdown: math and links work).
+    alt : str
+        Alt text: what a reader who cannot see the figure needs from it.
+    drawn_by : callable or str, optional
+        The library function that drew it; by default the one recorded by
+        :func:`gcc.experiments.plotting.figure` on ``fig``.
+    run : gcc.results.RunContext, optional
+        ``{{ key }}`` (a value of the run) and ``{{ run.name }}`` (a parameter) in ``caption`` and
+        ``alt`` become their texts (:func:`fill_values`); a value the notebook records only after
+        the figure is filled in by the page step from the run's ``run.json`` (``run_record``).
+
+    Returns
+    -------
+    dict
+        ``label``, ``caption``, ``alt``, ``metrics`` (:func:`figure_metrics`), and ``function``,
+        ``path``, ``start``, ``end``, ``url`` of the source when the function is known.
+    """
+    values = run.record.get("values", {}) if run is not None else {}
+    parameters = run.parameters if run is not None else {}
+    caption, alt = (fill_values(text, values, "RunContext.save_figure", argument, parameters, strict=False)
+                    for text, argument in ((caption, "caption"), (alt, "alt")))
+    record = {"label": label, "caption": caption.strip(), "alt": alt.strip(), "metrics": figure_metrics(fig)}
+    if run is not None and pending_keys(caption + alt):
+        record["run_record"] = str(run.folder / "run.json")
+    name = drawn_by_name(drawn_by) or getattr(fig, "gcc_drawn_by", None)
+    if name:
+        try:
+            record.update(source_link(name))
+        except (ImportError, AttributeError, OSError, TypeError, ValueError):
+            record["function"] = name
+    return record
+
+
+def show_figure(fig, record: dict) -> None:
+    """Show ``fig`` once, at this point of the page, with ``record`` in the output's metadata.
+
+    In a Jupyter kernel the figure is displayed (its image output carries ``gcc_figure``:
+    ``record``) and closed, so the inline backend does not show it a second time; elsewhere
+    nothing happens.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return
+    import matplotlib.pyplot as plt
+
+    display(fig, metadata={"gcc_figure": record})
+    plt.close(fig)
