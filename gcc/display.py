@@ -81,7 +81,7 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     >>> format_value(float("nan"), "ms")
     Traceback (most recent call last):
     ...
-    ValueError: The 'number' parameter of format_value must be a finite real number or a str. Got nan instead.
+    gcc.validation.InvalidParameterError: The 'number' parameter of format_value must be a finite real number or a str. Got nan instead.
     """
     if isinstance(number, str):
         text = number
@@ -220,7 +220,7 @@ def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS
     >>> display_table(pd.DataFrame({"n": [1]}), columns=["m"])
     Traceback (most recent call last):
     ...
-    ValueError: The 'columns' parameter of display_table must be columns of the table (n). Got ['m'] instead.
+    gcc.validation.InvalidParameterError: The 'columns' parameter of display_table must be columns of the table (n). Got ['m'] instead.
     """
     import pandas as pd
 

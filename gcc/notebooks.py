@@ -111,7 +111,7 @@ def read_source(path: Path):
     ...     read_source(bad)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: The 'line 2' parameter of notebook .../bad.ipynb must be valid JSON (...). Got '  {"cell_type": "code",}' instead.
+    gcc.validation.InvalidParameterError: The 'line 2' parameter of notebook .../bad.ipynb must be valid JSON (...). Got '  {"cell_type": "code",}' instead.
     """
     import json
 

@@ -182,7 +182,7 @@ def require_interior(lambdas: Any, owner: str, name: str = "lambdas",
     >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["top"]}), "doc")
     Traceback (most recent call last):
     ...
-    ValueError: The 'lambdas' parameter of doc must be a table of tuned lambdas none of which sits on an edge of its grid (top, or smallest positive value) (row 0: lam_dec_edge = 'top'). Got 'a table with 1 rows' instead.
+    gcc.validation.InvalidParameterError: The 'lambdas' parameter of doc must be a table of tuned lambdas none of which sits on an edge of its grid (top, or smallest positive value) (row 0: lam_dec_edge = 'top'). Got 'a table with 1 rows' instead.
     """
     missing = [c for c in columns if c not in getattr(lambdas, "columns", ())]
     if missing:

@@ -82,7 +82,7 @@ def check_student_id(student_id, name: str = "student_id", owner: str = "with_se
     >>> check_student_id("a\\nimport os")
     Traceback (most recent call last):
     ...
-    ValueError: The 'student_id' parameter of with_seed must be a student id (1 to 100 printable characters, no line breaks or control characters). Got 'a\\nimport os' instead.
+    gcc.validation.InvalidParameterError: The 'student_id' parameter of with_seed must be a student id (1 to 100 printable characters, no line breaks or control characters). Got 'a\\nimport os' instead.
     """
     constraint = "a student id (1 to 100 printable characters, no line breaks or control characters)"
     if not isinstance(student_id, str) or _STUDENT_ID.fullmatch(student_id) is None:
@@ -101,7 +101,7 @@ def check_seed_value(seed, name: str = "seed", owner: str = "with_seed") -> int:
     >>> check_seed_value(1.7)
     Traceback (most recent call last):
     ...
-    ValueError: The 'seed' parameter of with_seed must be an int in [0, 4294967295]. Got 1.7 instead.
+    gcc.validation.InvalidParameterError: The 'seed' parameter of with_seed must be an int in [0, 4294967295]. Got 1.7 instead.
     """
     return check_int(seed, name, owner, minimum=0, maximum=2 ** 32 - 1)
 

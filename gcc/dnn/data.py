@@ -458,7 +458,7 @@ def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> 
     >>> image_batches(10, 11, 2, seed=0)
     Traceback (most recent call last):
     ...
-    ValueError: The 'batch_size' parameter of image_batches must be an int in [1, n_images] with n_images = 10. Got 11 instead.
+    gcc.validation.InvalidParameterError: The 'batch_size' parameter of image_batches must be an int in [1, n_images] with n_images = 10. Got 11 instead.
     """
     check_int(batch_size, "batch_size", "image_batches", minimum=1, maximum=n_images,
               constraint=f"an int in [1, n_images] with n_images = {n_images}")

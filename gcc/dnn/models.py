@@ -124,7 +124,7 @@ def small_vit(img_size: int = 28, patch_size: int = 7, in_chans: int = 1, num_cl
     >>> small_vit(patch_size=5)
     Traceback (most recent call last):
     ...
-    ValueError: The 'patch_size' parameter of small_vit must be a divisor of img_size = 28 (the patches tile the image). Got 5 instead.
+    gcc.validation.InvalidParameterError: The 'patch_size' parameter of small_vit must be a divisor of img_size = 28 (the patches tile the image). Got 5 instead.
     """
     from timm.models.vision_transformer import VisionTransformer
 
@@ -393,7 +393,7 @@ def build_model(config: Mapping[str, Any]) -> nn.Module:
     >>> build_model({"arch": "lenet5", "img_sise": 28})
     Traceback (most recent call last):
     ...
-    ValueError: The 'config' parameter of build_model must be a mapping whose keys are parameters of lenet5 (arch, in_chans, num_classes, img_size) (did you mean 'img_size'?). Got {'arch': 'lenet5', 'img_sise': 28} instead.
+    gcc.validation.InvalidParameterError: The 'config' parameter of build_model must be a mapping whose keys are parameters of lenet5 (arch, in_chans, num_classes, img_size) (did you mean 'img_size'?). Got {'arch': 'lenet5', 'img_sise': 28} instead.
     """
     config = dict(config)
     arch = config.get("arch")
