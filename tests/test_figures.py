@@ -27,9 +27,9 @@ import matplotlib.colors as mcolors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-#: plot functions that do not make their figure with plotting.figure yet (the claims page's helper
-#: redraws the forest plot); remove an entry once its function uses the book's figure helper
-NOT_YET_IN_STYLE = {"gcc.experiments.claims.plot_claims"}
+#: plot functions that do not make their figure with plotting.figure yet (none: every one does);
+#: an entry is removed once its function uses the book's figure helper
+NOT_YET_IN_STYLE: set[str] = set()
 _PLOT_DIRS = ("gcc/experiments", "gcc/dnn", "gcc/distributed")
 
 

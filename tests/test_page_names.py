@@ -53,8 +53,7 @@ def test_column_keys_in_prose():
 #: column in words (or as the table's header reads, display_table(headers=...)), or give a legend table.
 KNOWN_PROSE_KEYS: frozenset[str] = frozenset({
     "assignments/03_lambda_cv: lam_dec", "coded_samples: range_ratio", "coded_samples: spatial_hf",
-    "dnn_lambda: rmse_norms", "dnn_probabilistic: n_nan", "dnn_serving: bytes_per_request",
-    "dnn_serving: workers_used", "dnn_summary: ci_high", "dnn_summary: ci_low", "dnn_summary: half_width",
+    "dnn_lambda: rmse_norms", "dnn_probabilistic: n_nan", "dnn_summary: ci_high", "dnn_summary: ci_low", "dnn_summary: half_width",
     "dnn_summary: relacc_literal", "dnn_summary: rmse_norms", "dnn_summary: rmse_rms",
     "lambda_sensitivity: cost_of_0_pct", "noisy_rate: excluded_cells", "noisy_rate: in_theorem_range",
     "polynomial_lcc: exact_tol", "polynomial_lcc: exact_up_to", "probabilistic_rate: ci_high",

@@ -13,7 +13,7 @@ states. Every row carries its ``sense`` and ``delta``, so its verdict can be rec
 columns, and a one-line ``reason`` (:func:`gcc.experiments.verdicts.verdict_reason`, with what is
 known about the claim: :func:`open_rows` itemises the ``violated`` and ``undecided`` rows). The
 ``claims_table`` notebook saves the result as ``<results root>/claims_table/results.csv``, shows it
-(:func:`plot_claims`, :func:`verdict_counts`, :func:`claims_view`, :func:`open_rows`) and publishes
+(:func:`verdict_counts`, :func:`claims_view`, :func:`open_rows`) and publishes
 :func:`quoted_values` and the verdict counts for the Reproducibility page.
 
 Two kinds of row are shown but not counted as evidence (``counted = False``, reason in ``note``):
@@ -51,14 +51,13 @@ import numpy as np
 from gcc import results
 
 from .lambda_sensitivity import optimum_spans, rmse_increase
-from .plotting import finish
 from .polynomials import exact_recovery
 from .slopes import select_rows
 from .verdicts import DELTA, VERDICTS, band_verdict, verdict, verdict_reason
 from ..validation import BOOL, InstanceOf, NoneOr, check_choice, validate_params
 
 __all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
-           "build_claims_table", "verdict_counts", "claims_view", "open_rows", "quoted_values", "plot_claims"]
+           "build_claims_table", "verdict_counts", "claims_view", "open_rows", "quoted_values"]
 
 #: Column order of the saved claims table (``code`` and ``scheme`` hold the same key of gcc.codes;
 #: ``sense`` and ``delta`` are the arguments of :func:`gcc.experiments.verdicts.verdict` that gave
@@ -230,7 +229,7 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-#: the kinds of claim whose measured value is an exponent (drawn by :func:`plot_claims`)
+#: the kinds of claim whose measured value is an exponent (drawn by :func:`gcc.experiments.claims_page.plot_forest`)
 EXPONENT_KINDS = ("slope", "path", "growth")
 
 #: the notebooks whose verdict rows :func:`gcc.experiments.dnn_claims.dnn_claims_table` reads
@@ -531,38 +530,3 @@ def quoted_values(table) -> list[dict]:
                 "note": "rows shown but not counted"})
     out.append({"key": "n_claims", "number": int(table["claim"].nunique()), "note": "claims in the table"})
     return out
-
-
-def plot_claims(table):
-    """Forest plot: each measured exponent with its interval beside the claimed one.
-
-    Slope rows only (rows with an interval); one row per measurement, the claimed value as a red
-    tick inside its equivalence band (claimed +- delta); colour by verdict, open markers for rows
-    not counted.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    t = table[np.isfinite(table["ci_low"].astype(float)) & (table["ci_low"] != table["ci_high"])]
-    # Exponents only (claims of the slope kinds): thresholds, worst-set ratios, lambda spans,
-    # percentages and the networks' rows have other units.
-    t = t[t["claim"].isin([c.id for c in CLAIMS if c.kind in EXPONENT_KINDS])]
-    t = t.reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(8.5, 0.2 * len(t) + 1.2))
-    y = np.arange(len(t))[::-1]
-    colors = {"tight": "C2", "loose": "C0", "violated": "C3", "undecided": "C7"}
-    for yi, (_, row) in zip(y, t.iterrows()):
-        color = colors.get(row["verdict"], "k")
-        ax.errorbar(row["measured"], yi, xerr=[[row["measured"] - row["ci_low"]], [row["ci_high"] - row["measured"]]],
-                    fmt="o", ms=3, color=color, lw=1, mfc=color if row["counted"] else "white")
-        ax.plot([row["claimed"] - row["delta"], row["claimed"] + row["delta"]], [yi, yi], "-", color="red",
-                 alpha=0.25, lw=5, solid_capstyle="butt")
-        ax.plot([row["claimed"]], [yi], "|", color="red", ms=9, mew=2)
-    ax.set_yticks(y, [f"{r['claim']}: {r['function']}, {r['context']}"[:80] for _, r in t.iterrows()], fontsize=5)
-    ax.set_xlabel("exponent (measured, 95% CI); red tick: claimed, light red: its band +- delta. green tight, "
-                  "blue loose, red violated, grey undecided; open: not counted", fontsize=7)
-    ax.grid(True, axis="x", alpha=0.3)
-    return finish(fig)
