@@ -533,6 +533,11 @@ def record(run, result: ServingRun, profile: str = "default") -> None:
                    "verdict"]].rename(columns=TABLE_HEADERS), "verdicts", digits=3)
 
 
+def headers(frame) -> dict:
+    """The short headers (:data:`TABLE_HEADERS`) of the columns ``frame`` has, for :func:`gcc.display.display_table`."""
+    return {k: v for k, v in TABLE_HEADERS.items() if k in frame.columns}
+
+
 #: short headers of the page's tables (the CSV keeps the column keys)
 TABLE_HEADERS = {"label": "scheme", "injection": "stragglers", "p50_ms": "p50 (ms)", "p99_ms": "p99 (ms)",
                  "p999_ms": "p99.9 (ms)", "relacc": "RelAcc", "p99_ratio": "GCC p99 / uncoded",
