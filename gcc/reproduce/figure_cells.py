@@ -101,7 +101,9 @@ def figure_cells(cells: list) -> list:
             record = complete_record(record)
             output = dict(output, metadata={k: v for k, v in output["metadata"].items() if k != "gcc_figure"})
             alt = record.get("alt") or record.get("caption") or record.get("label", "figure")
-            tail.append(_output_cell([output], {"mystnb": {
+            headline = "headline-figure" in cell.get("metadata", {}).get("tags", []) and not any(
+                "gcc_figure" in c["metadata"] for c in tail)  # the page's headline keeps its tag (pages.headline_first)
+            tail.append(_output_cell([output], {"tags": _OUTPUT_CELL_TAGS + ["headline-figure"] * headline, "mystnb": {
                 "figure": {"caption": caption_markdown(record), "name": _target(record.get("label", ""))},
                 "image": {"alt": " ".join(alt.split())}}, "gcc_figure": record}))
         if pending:
