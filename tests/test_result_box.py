@@ -244,3 +244,17 @@ def test_chromium_shows_the_box_and_the_figure_in_the_first_screen(html, tmp_pat
         server.shutdown()
         server.server_close()
     assert not problems, "\n".join(problems)
+
+
+def test_the_headline_figure_keeps_its_tag_when_its_cell_is_split():
+    from gcc.reproduce.figure_cells import figure_cells
+
+    def image(label):
+        return {"output_type": "display_data", "data": {"image/png": "x"},
+                "metadata": {"gcc_figure": {"caption": label, "label": label}}}
+
+    cell = {"cell_type": "code", "metadata": {"tags": ["remove-input", "headline-figure"]}, "source": "# moved",
+            "outputs": [image("nb-a"), image("nb-b")]}
+    cells = figure_cells([cell])
+    tagged = [c for c in cells if c["outputs"] and "headline-figure" in c["metadata"]["tags"]]
+    assert [c["metadata"]["gcc_figure"]["label"] for c in tagged] == ["nb-a"]
