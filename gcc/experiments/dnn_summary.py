@@ -33,8 +33,8 @@ import numpy as np
 from ..validation import SEED, Constraint, NoneOr, Rejected, check_int, invalid, validate_params
 from ..dnn._checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, check_scheme_pair, is_int
 from .dnn_models import family_of
-from .dnn_stragglers import (COMPARED_SCHEMES, front_columns, lambdas_at, run_config, selection_columns, split_getter,
-                             tune_lambdas)
+from .dnn_stragglers import (COMPARED_SCHEMES, METRIC_LABELS, front_columns, lambdas_at, run_config,
+                             selection_columns, split_getter, tune_lambdas)
 
 __all__ = ["PAPER_IMPROVEMENT", "PAPER_CONFIGS", "CONFIG_SOURCES", "improvement_intervals", "configs_for", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table", "plot_improvement",
            "wide_summary", "improvement_table", "quoted_values"]
@@ -536,7 +536,7 @@ def plot_improvement(intervals, metrics: Sequence[str] = ("rmse_norms", "rmse_rm
         ax.axvline(0, color="0.35", lw=0.8)
         ax.set_yticks(range(len(models)), models)
         ax.set_ylim(len(models) - 0.5, -0.6)
-        ax.set_title(metric)
+        ax.set_title(METRIC_LABELS.get(metric, metric))
         ax.set_xlabel("GCC over BACC (%)")
     legend_outside(fig, axes[:1], ncol=3)
     return finish(fig)
