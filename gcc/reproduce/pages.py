@@ -320,9 +320,11 @@ def headline_first(cells: list) -> bool:
                 seen += 1
                 if seen == wanted:
                     del cell["outputs"][j]
-                    cells.insert(box + 1, {"cell_type": "code", "execution_count": None, "source": _HEADLINE_SOURCE,
-                                           "metadata": {"tags": ["remove-input", "headline-figure"]},
-                                           "outputs": [output]})
+                    moved = {"cell_type": "code", "execution_count": None, "source": _HEADLINE_SOURCE,
+                             "metadata": {"tags": ["remove-input", "headline-figure"]}, "outputs": [output]}
+                    if "id" in cell:  # nbformat >= 4.5: every cell has a unique id
+                        moved["id"] = f"{cell['id']}-headline"[:64]
+                    cells.insert(box + 1, moved)
                     return True
     return False
 
