@@ -90,6 +90,10 @@ def test_pages_show_no_path_warning_stderr_or_progress_bar(html):
     assert not problems, "\n".join(problems)
 
 
+#: pages whose headline is a table, not a figure (page: why)
+HEADLINE_TABLE_PAGES = {"claims_table": "a referee reads the papers' statements in words first (issue 23)"}
+
+
 @pytest.mark.slow
 def test_figures_are_wide_enough_and_the_headline_figure_comes_first(html):
     problems = []
@@ -105,7 +109,7 @@ def test_figures_are_wide_enough_and_the_headline_figure_comes_first(html):
             if width < MIN_FIGURE_WIDTH:
                 problems.append(f"{name}: figure {Path(src).name} is {width} px wide (at least {MIN_FIGURE_WIDTH})")
         first = next((o for o in outputs if re.search(r"<img|<table|<pre", o)), "")
-        if "<img" not in first:
+        if "<img" not in first and name not in HEADLINE_TABLE_PAGES:
             problems.append(f"{name}: the first output is not the headline figure")
     assert not problems, "\n".join(problems)
 
