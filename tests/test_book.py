@@ -3,21 +3,19 @@ page, notebook pages carry their figures, nothing is loaded from another host, a
 renders the math (MathJax, vendored) and the figures from a local server."""
 from __future__ import annotations
 
-import functools
 import json
-import http.server
 import os
 import re
-import shutil
-import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
 
 from gcc import reproduce
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tools/
+from tools.browser import Site, chromium, dump_dom  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -95,54 +93,15 @@ def test_mathjax_is_vendored_and_used(html):
 
 
 # --------------------------------------------------------------------------- real browser
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-class _Server:
-    """http.server on 127.0.0.1 (free port) that records every requested path and its status."""
-
-    def __init__(self, root: Path):
-        self.requests: list[tuple[str, int]] = []
-        log = self.requests
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def log_request(self, code="-", size="-"):
-                log.append((self.path.split("?")[0], int(code) if str(code).isdigit() else 0))
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def _dump_dom(browser: str, url: str, profile: Path) -> str:
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom", url]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    proc = dump_dom(browser, url, profile)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
 
 @pytest.fixture(scope="session")
 def browser():
-    path = _chromium()
+    path = chromium()
     if path is None:
         pytest.skip("no chromium on PATH: `make test` installs Debian's chromium when run as root "
                     "(apt-get install -y chromium); install it to run the browser test")
@@ -150,7 +109,7 @@ def browser():
 
 
 def test_browser_renders_math_and_figures(html, browser, tmp_path):
-    with _Server(html) as server:
+    with Site(html) as server:
         base = f"http://127.0.0.1:{server.port}"
         # A prose chapter: display and inline math.
         dom = _dump_dom(browser, f"{base}/book/04_worst_case.html", tmp_path / "p1")

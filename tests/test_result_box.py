@@ -8,19 +8,18 @@ Chromium at 1280 x 900, the box and the start of the figure lie inside the first
 """
 from __future__ import annotations
 
-import functools
 import html as html_lib
-import http.server
 import json
 import re
-import shutil
-import subprocess
-import threading
+import sys
 from pathlib import Path
 
 import pytest
 
 from gcc.reproduce.pages import RESULT_CLASS, finish_page, headline_first
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tools/
+from tools.browser import Site, chromium, dump_dom  # noqa: E402
 
 #: Notebook pages without a result box of their own (the claims page has its own headline table).
 NO_BOX = frozenset({"claims_table"})
@@ -187,35 +186,9 @@ _PROBE = """<script>window.addEventListener('load', function () { setTimeout(fun
   document.body.appendChild(out); }, 300); });</script>""" % RESULT_CLASS
 
 
-def _probe_server(root: Path) -> http.server.ThreadingHTTPServer:
-    """Serve ``root``; a page asked for with ``?probe`` gets :data:`_PROBE` (nothing is written to disk)."""
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def do_GET(self):
-            path, _, query = self.path.partition("?")
-            if query == "probe" and path.endswith(".html"):
-                body = (root / path.lstrip("/")).read_text(encoding="utf-8").replace("</body>", _PROBE + "</body>")
-                data = body.encode("utf-8")
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-                return
-            super().do_GET()
-
-        def log_message(self, *args):
-            pass
-
-    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
-
-
 def first_screen(browser: str, url: str, profile: Path) -> dict:
     """Where the result box and the headline figure start on ``url`` in Chromium at 1280 x 900 (px)."""
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={profile}", "--window-size=1280,900", "--virtual-time-budget=10000", "--dump-dom", url]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    proc = dump_dom(browser, url, profile)
     found = re.findall(r"GCC-FIRST-SCREEN (\{.*?\})</pre>", proc.stdout)
     assert found, f"no measurement from {url}: {proc.stderr[-2000:]}"
     return json.loads(html_lib.unescape(found[-1]))
@@ -223,26 +196,20 @@ def first_screen(browser: str, url: str, profile: Path) -> dict:
 
 @pytest.mark.slow
 def test_chromium_shows_the_box_and_the_figure_in_the_first_screen(html, tmp_path):
-    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+    browser = chromium()
     if browser is None:
         pytest.skip("no chromium on PATH (apt-get install -y chromium)")
-    server = _probe_server(html)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    from test_pages import _main
+
     problems = []
-    try:
+    with Site(html, inject=_PROBE) as site:
         for name, page in sorted(_box_pages(html).items()):
-            url = f"http://127.0.0.1:{server.server_address[1]}/{page.relative_to(html).as_posix()}?probe"
-            where = first_screen(browser, url, tmp_path / name)
+            where = first_screen(browser, site.url(page.relative_to(html).as_posix()), tmp_path / name)
             if where["box"] is None or where["box_bottom"] > FIRST_SCREEN:
                 problems.append(f"{name}: the result box ends at {where['box_bottom']} px (first screen {FIRST_SCREEN})")
-            from test_pages import _main
-
             has_figure = "<img" in _main(page.read_text())
             if has_figure and (where["figure"] is None or where["figure"] >= FIRST_SCREEN):
                 problems.append(f"{name}: the headline figure starts at {where['figure']} px (first screen {FIRST_SCREEN})")
-    finally:
-        server.shutdown()
-        server.server_close()
     assert not problems, "\n".join(problems)
 
 

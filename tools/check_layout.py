@@ -19,16 +19,15 @@ Exit status 1 when a problem was found. :func:`check_site` is what ``tests/test_
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script (python tools/check_layout.py): the repository on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools.browser import Site, chromium, dump_dom  # noqa: E402
 
 #: the width of the text column at 1280 x 900 (the article of the book's theme), in CSS pixels
 COLUMN_PX = 688
@@ -88,55 +87,10 @@ _SCRIPT = r"""
 """
 
 
-def chromium() -> str | None:
-    """The path of a Chromium (or Chrome) on PATH, or None."""
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-class _Server:
-    """http.server on 127.0.0.1 that adds the measuring script to every HTML page it serves."""
-
-    def __init__(self, root: Path):
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def send_head(self):
-                path = Path(self.translate_path(self.path))
-                if path.suffix == ".html" and path.is_file():
-                    body = path.read_bytes().replace(b"</body>", _SCRIPT.encode() + b"</body>", 1)
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/html; charset=utf-8")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    import io
-                    return io.BytesIO(body)
-                return super().send_head()
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def measure_page(browser: str, url: str, profile: Path) -> dict:
     """The column width, visible tables and display equations of the page at `url` (see module docstring)."""
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-           "--disable-background-networking", "--disable-component-update", f"--window-size={WINDOW}",
-           f"--user-data-dir={profile}", "--virtual-time-budget=15000", "--dump-dom", url]
     for _ in range(3):  # a loaded machine can end the virtual time before the page settles: try again
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+        proc = dump_dom(browser, url, profile, budget_ms=15000, window=WINDOW)
         match = re.search(r'<pre id="gcc-layout">(.*?)</pre>', proc.stdout, flags=re.S)
         if match is not None:
             break
@@ -182,7 +136,7 @@ def check_site(root, pages=None, browser: str | None = None) -> dict:
         raise RuntimeError("no chromium on PATH (apt-get install -y chromium)")
     pages = pages or pages_of(root)
     measured, problems = {}, []
-    with _Server(root) as server, tempfile.TemporaryDirectory() as tmp:
+    with Site(root, inject=_SCRIPT) as server, tempfile.TemporaryDirectory() as tmp:
         for i, page in enumerate(pages):
             m = measure_page(browser, f"http://127.0.0.1:{server.port}/{page}", Path(tmp) / f"p{i}")
             measured[page] = m
