@@ -284,19 +284,3 @@ def test_cli_cluster_survives_a_worker_killed_mid_batch(cli_cluster):
         wait_for_workers(client, 1, timeout=60)
         with pytest.raises(ValueError, match="at least n_workers=2 distinct Dask workers"):
             coded_compute(client, code, X, np.tanh, timeout=10, replacement_wait=0)
-
-
-def test_result_box_states_claim_answer_opposite_and_scale():
-    verdicts = dnn_serving.tail_verdicts(_paired(0.2, drop_images=8))
-    result = dnn_serving.ServingRun(
-        requests=None, table=None, verdicts=verdicts, overall=dnn_serving.overall_verdict(verdicts),
-        devices={0: {"m": "cpu"}, 1: {"m": "cpu"}}, machine={"machine": "x86_64", "system": "Linux", "cpu_count": 2},
-        networks={"m": {"n_parameters": 61706, "dataset": "fashion-mnist"}}, seconds=12.3,
-        settings={"n_workers": 8, "n_inputs": 4, "stragglers": [1], "n_requests": 200, "base_ms": 10.0,
-                  "slowdown": 10.0, "n_slow": 1, "engine": "actors"})
-    box = dnn_serving.result_box(result, "default")
-    assert box.startswith('<div class="admonition tip">') and "undecided" in box
-    for text in ("<b>Claim</b>", "<b>Measured</b>: 1 of 1 networks", "<b>The opposite</b>", "Fashion-MNIST",
-                 "61,706 parameters", "networks on cpu", "profile default", "2 Dask workers"):
-        assert text in box, text
-    assert "/" not in box.replace("</", "")      # no path on the page

@@ -32,7 +32,7 @@ from gcc.validation import (SEED, InstanceOf, Interval, NoneOr, Options, check_i
 
 __all__ = ["TABLE_COLUMNS", "INJECTIONS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
            "serving_experiment", "serving_table", "pareto_front", "tail_verdicts", "overall_verdict",
-           "plot_pareto", "plot_measured_vs_simulated", "ServingRun", "run_serving", "result_box", "record", "device_table"]
+           "plot_pareto", "plot_measured_vs_simulated", "ServingRun", "run_serving", "record", "device_table"]
 
 #: the table contract: these columns first, in this order
 TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "stragglers", "injection", "requests",
@@ -464,38 +464,6 @@ def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs
                       networks={k: {"n_parameters": v["n_parameters"], "dataset": v["dataset"]}
                                 for k, v in networks.items()},
                       seconds=time.perf_counter() - started, settings=settings)
-
-
-def result_box(result: ServingRun, profile: str) -> str:
-    """The page's first screen: claim, measured answer, what the opposite would be, scale (HTML admonition)."""
-    from html import escape
-
-    from gcc.machine import summary_line
-
-    st, v = result.settings, result.verdicts
-    lines = [f"{r.model}: GCC's p99 {r.p99_ratio:.2f} times uncoded's (95% interval {r.ratio_low:.2f} to "
-             f"{r.ratio_high:.2f}), accuracy {r.accuracy_drop:.3f} below it ({r.drop_low:.3f} to {r.drop_high:.3f}): "
-             f"{r.verdict}" for r in v.itertuples()]
-    sizes = ", ".join(f"{k} ({n['n_parameters']:,} parameters)" for k, n in result.networks.items())
-    devices = ", ".join(sorted({d for per in result.devices.values() for d in per.values()}))
-    dataset = next(iter(result.networks.values()))["dataset"]
-    dataset = _DATA_NAMES.get(dataset, dataset)
-    return (
-        f'<div class="admonition tip"><p class="admonition-title">Coded serving: {escape(result.overall)}</p>'
-        f"<p><b>Claim</b> (the paper's motivation): coded inference cuts the tail latency of distributed "
-        f"inference at a small accuracy cost. <b>Tested</b>: with one worker in {st['n_workers']} slowed "
-        f"{st['slowdown']:g}x per request, GCC (S = {st['stragglers'][0]}) brings the 99th percentile of the "
-        f"latency to at most half of uncoded serving's, with accuracy within 0.05 of uncoded's (whole 95% "
-        f"intervals), on at least two networks.</p>"
-        f"<p><b>Measured</b>: {int((v.verdict == 'supported').sum())} of {len(v)} networks support it.<br>"
-        + "<br>".join(escape(line) for line in lines)
-        + "</p><p><b>The opposite</b> would have been a GCC tail no shorter than half of uncoded's, or decoded "
-        f"predictions more than 5 points less accurate, on at least two networks.</p>"
-        f"<p><b>Scale</b>: requests of K = {st['n_inputs']} {escape(dataset)} test images, {st['n_requests']} "
-        f"requests per network, scenario and scheme; {escape(sizes)}; {len(result.devices)} Dask workers x 1 "
-        f"thread (networks on {escape(devices)}), {escape(summary_line(result.machine))}; {st['base_ms']:g} ms "
-        f"of emulated compute per task besides the forward pass; profile {escape(profile)}; "
-        f"{result.seconds:.0f} s on the cluster (start, loading, requests).</p></div>")
 
 
 def record(run, result: ServingRun, profile: str = "default") -> None:
