@@ -3,7 +3,7 @@
 :func:`entries` builds one :class:`Entry` per public function, class or method of gcc/splines.py,
 gcc/gcv.py, gcc/backend.py, gcc/codes and gcc/cpgc/{master, simulate, elimination} that the shared
 module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, ``check_x_eval``,
-``check_y``, the ``Knots`` constraint), the operators (``DenseOperator``, ``lagrange_matrix``,
+``check_y``, the ``Knots`` constraint), the operators (``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
 ``clear_cache``, ``with_params``, ``decoder_cache_bytes``, the ``check_finite`` flags,
 ``block_received_many``) and the CPGC master's parts (``IncrementalRREF``, the lock-step decoders,
@@ -37,7 +37,6 @@ def entries(ns: dict) -> list:
 
     import gcc
     from gcc import cpgc
-    from gcc.backend import DenseOperator
     from gcc.codes.base import block_received_many
     from gcc.codes.berrut import berrut_matrix
     from gcc.codes.bspline import banded_decoder
@@ -63,8 +62,6 @@ def entries(ns: dict) -> list:
               dict(y=real_arrays((K,), complex_ok=True))),
         Entry("splines.Knots", lambda gap, relative: Knots(gap=gap, relative=relative).convert([0.0, 0.5]),
               dict(gap=1e-12, relative=True), dict(gap=reals(0), relative=FLAGS)),
-        Entry("DenseOperator", DenseOperator, dict(matrix=np.eye(2), check_finite=True),
-              dict(matrix=real_arrays((2, 2), extra_axis=True, wrong_len=False), check_finite=FLAGS)),
         Entry("lagrange_matrix", lagrange_matrix, dict(nodes=X3, z=XN),
               dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
         Entry("berrut_matrix", berrut_matrix, dict(nodes=X3, z=XN),

@@ -231,19 +231,6 @@ def test_block_received_takes_one_block_and_block_received_many_several():
             block_received_many(6, 2, bad)
 
 
-def test_linear_operator_validates_and_counts_its_copies():
-    from gcc.backend import DenseOperator
-
-    op = DenseOperator(np.eye(3))
-    assert op.nbytes == 72
-    op.apply(np.ones(3, dtype=np.float32))
-    op.apply(np.ones(3, dtype=np.complex128))                # the float64 matrix itself: no copy
-    assert op.nbytes == 72 + 36
-    for bad in ([[1j]], [[np.nan]], np.ones(3), "m"):
-        with pytest.raises(ValueError, match="^The 'matrix' parameter of DenseOperator"):
-            DenseOperator(bad)
-
-
 # ----------------------------------------------------------------------------- the CPGC master
 def test_master_rejects_bad_values_before_changing_its_state():
     code = cpgc.uncoded_cyclic_code(4, 2)

@@ -3,25 +3,24 @@
 A code places K data points at ``alphas`` and N workers at ``betas`` (both ascending in
 [-1, 1]). Encoding fits a function u_enc through (alpha_k, X_k) and sends u_enc(beta_n) to
 worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k).
-All four codes of the companion are linear in the data, so encoding is one (N, K) matrix
-product and decoding one (K, |F|) matrix product, with the decoder built once per received
-set F and cached (at most :attr:`Code.decoder_cache_bytes`, 256 MiB by default, least recently
-used dropped; an operator float64 cannot hold is an error, never a silent inf). The result of a
-decode depends on its arguments only, never on which sets were decoded before. A code that fits
-the outputs more cheaply than it builds the operator (:class:`gcc.SplineCode` when they have fewer
-columns than K) decodes so instead (:meth:`Code._decode_direct`).
+All four codes are linear in the data: encoding is one (N, K) matrix product, decoding one
+(K, |F|) product with the decoder of the received set F, built once per set and cached (at most
+:attr:`Code.decoder_cache_bytes`, least recently used dropped). A decode depends on its
+arguments only, never on which sets were decoded before.
 """
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
+from numbers import Integral
 
 import numpy as np
 
-from ..backend import DenseOperator, is_torch, to_numpy
+from ..backend import convert, form_of, is_torch, matmul, to_numpy
 from ..points import code_points
 from ..splines import KNOT_GAP, Knots
-from ..validation import (BOOL, ArrayLike, check_choice, check_finite, check_int, check_leading_dim,
-                          check_received, invalid, raise_invalid, validate)
+from ..validation import (BOOL, ArrayLike, Interval, check_choice, check_finite, check_int, check_leading_dim,
+                          check_received, invalid, raise_invalid, validate, validate_params)
 
 __all__ = ["Code", "block_received", "block_received_many", "CODE_POINT_GAP"]
 
@@ -29,14 +28,16 @@ __all__ = ["Code", "block_received", "block_received_many", "CODE_POINT_GAP"]
 #: such points also passes the relative rule of :data:`gcc.splines.KNOTS`)
 CODE_POINT_GAP = 2 * KNOT_GAP
 
-
-def _block_sizes(n_workers, stragglers, owner):
-    N = check_int(n_workers, "n_workers", owner, minimum=1)
-    S = check_int(stragglers, "stragglers", owner, minimum=0, maximum=N - 1,
-                  constraint="an int in [0, n_workers - 1]")
-    return N, S
+_SIZES = {"n_workers": Interval(Integral, 1, None), "stragglers": Interval(Integral, 0, None)}
 
 
+def _check_stragglers(N, S, owner):
+    """S < N, or the contract's error."""
+    if S >= N:
+        raise invalid("stragglers", owner, "an int in [0, n_workers - 1]", S)
+
+
+@validate_params(_SIZES)
 def block_received(n_workers, stragglers, start):
     """Received workers when the ``S`` consecutive workers ``start .. start+S-1`` straggle.
 
@@ -60,15 +61,16 @@ def block_received(n_workers, stragglers, start):
     >>> block_received(6, 2, 1)
     array([0, 3, 4, 5])
     """
-    owner = "block_received"
-    N, S = _block_sizes(n_workers, stragglers, owner)
-    s = check_int(start, "start", owner, minimum=0, maximum=N - S,
+    N, S = n_workers, stragglers
+    _check_stragglers(N, S, "block_received")
+    s = check_int(start, "start", "block_received", minimum=0, maximum=N - S,
                   constraint=f"an int in [0, n_workers - stragglers] = [0, {N - S}] (several blocks: "
                              "block_received_many)")
     j = np.arange(N - S)
     return j + np.where(j >= s, S, 0)
 
 
+@validate_params(_SIZES)
 def block_received_many(n_workers, stragglers, starts):
     """:func:`block_received` for b blocks at once: one row per first straggler.
 
@@ -90,16 +92,31 @@ def block_received_many(n_workers, stragglers, starts):
     array([[1, 2, 3],
            [0, 1, 2]])
     """
-    owner = "block_received_many"
-    N, S = _block_sizes(n_workers, stragglers, owner)
-    starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=f"a 1-D array of ints in [0, {N - S}]"),
-                      "starts", owner)
+    N, S = n_workers, stragglers
+    _check_stragglers(N, S, "block_received_many")
+    want = f"a 1-D array of ints in [0, {N - S}]"
+    starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=want), "starts", "block_received_many")
     bad = np.flatnonzero((starts < 0) | (starts > N - S))
     if bad.size:
-        raise invalid("starts", owner, f"a 1-D array of ints in [0, {N - S}]", starts,
+        raise invalid("starts", "block_received_many", want, starts,
                       f"starts[{int(bad[0])}] = {int(starts[bad[0]])} is out of range")
     j = np.arange(N - S)
     return j + np.where(j >= starts[:, None], S, 0)
+
+
+def _check_data(X, size, name, size_name, owner, finite=True):
+    """``X`` as a numeric numpy array (or the torch tensor) of ``size`` rows, finite if ``finite``."""
+    if not is_torch(X):
+        try:
+            arr = np.asarray(X)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.dtype.kind not in "biufc":
+            raise_invalid(name, owner, "a numeric numpy array or torch tensor", X)
+        X = arr
+    check_leading_dim(X, size, name, owner, size_name)
+    validate(finite, BOOL, "check_finite", owner)
+    return check_finite(X, name, owner) if finite else X
 
 
 class Code:
@@ -130,23 +147,17 @@ class Code:
 
     Notes
     -----
-    Arguments are validated in the constructor, so that a misconfigured code fails where
-    it is made; the instance is then read-only (its operators are cached). Use
-    :meth:`with_params` to make a modified copy, e.g. for a grid search over lambda.
-
-    Memory: the decoders of the received sets seen are cached within
-    :attr:`decoder_cache_bytes` (256 MiB by default, with their float32/torch copies; settable
-    per code, least recently used dropped), so a long simulation with a new received set per
-    trial holds a bounded amount.
+    Arguments are validated in the constructor; the instance is then read-only (its operators
+    are cached). :meth:`with_params` makes a modified copy, e.g. for a grid search over lambda.
+    The decoders of the received sets seen, with their float32 / torch copies, are cached within
+    :attr:`decoder_cache_bytes` (least recently used dropped), so a long simulation with a new
+    received set per trial holds a bounded amount.
     """
 
     #: whether the code needs at least as many workers as inputs
     _needs_n_workers_ge_n_inputs = False
-    #: whether the operators can overflow float64 (then each is checked once, when built); the
-    #: spline, Berrut and B-spline operators are finite by construction (bounded weights)
+    #: whether the operators can overflow float64 (then each is checked once, when built)
     _operators_may_overflow = False
-    #: whether a received set can be too small to decode (:meth:`_check_decodable`)
-    _has_threshold = False
     #: maximum number of cached decoders (least recently used are dropped)
     decoder_cache_size = 4096
     #: default of :attr:`decoder_cache_bytes`
@@ -156,26 +167,22 @@ class Code:
 
     def __init__(self, n_inputs, n_workers, alphas=None, betas=None, points="chebyshev"):
         owner = type(self).__name__
-        self._n_inputs = check_int(n_inputs, "n_inputs", owner, minimum=1)
-        if self._needs_n_workers_ge_n_inputs:
-            self._n_workers = check_int(n_workers, "n_workers", owner, minimum=self._n_inputs,
-                                        constraint="an int >= n_inputs")
-        else:
-            self._n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
-        self._points = check_choice(points, "points", owner, ("chebyshev", "equispaced"))
-        default_alphas, default_betas = code_points(self._n_inputs, self._n_workers, self._points)
-        self._alphas_param, self._betas_param = alphas, betas
+        K = check_int(n_inputs, "n_inputs", owner, minimum=1)
+        N = check_int(n_workers, "n_workers", owner, minimum=K if self._needs_n_workers_ge_n_inputs else 1,
+                      constraint="an int >= n_inputs" if self._needs_n_workers_ge_n_inputs else None)
+        check_choice(points, "points", owner, ("chebyshev", "equispaced"))
+        self._params = {"n_inputs": K, "n_workers": N, "alphas": alphas, "betas": betas, "points": points}
+        self._n_inputs, self._n_workers, self._points = K, N, points
+        default_alphas, default_betas = code_points(K, N, points)
         self._alphas = default_alphas if alphas is None else validate(
-            alphas, Knots(size=self._n_inputs, size_name="n_inputs", gap=CODE_POINT_GAP, relative=False),
-            "alphas", owner)
+            alphas, Knots(size=K, size_name="n_inputs", gap=CODE_POINT_GAP, relative=False), "alphas", owner)
         self._betas = default_betas if betas is None else validate(
-            betas, Knots(size=self._n_workers, size_name="n_workers", gap=CODE_POINT_GAP, relative=False),
-            "betas", owner)
+            betas, Knots(size=N, size_name="n_workers", gap=CODE_POINT_GAP, relative=False), "betas", owner)
         self._alphas.flags.writeable = False
         self._betas.flags.writeable = False
-        self._encoder = None
-        self._decoders = OrderedDict()
-        self._decoder_bytes = 0        # held by self._decoders (DenseOperator.nbytes)
+        self._encoder = {}                 # form (backend.form_of) -> encoder matrix
+        self._decoders = OrderedDict()     # (received, form) -> decoder matrix, least recent first
+        self._decoder_bytes = 0
         self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
 
     # ------------------------------------------------------------------ parameters
@@ -225,37 +232,28 @@ class Code:
         """Bytes the cached decoders hold now (at most :attr:`decoder_cache_bytes`)."""
         return self._decoder_bytes
 
-    def _extra_params(self) -> dict:
-        """Constructor parameters specific to a subclass (in signature order)."""
-        return {}
-
     def get_params(self) -> dict:
-        """Constructor arguments of this code (scikit-learn style)."""
-        params = {"n_inputs": self._n_inputs, "n_workers": self._n_workers}
-        params.update(self._extra_params())
-        params.update(alphas=self._alphas_param, betas=self._betas_param, points=self._points)
-        return params
+        """Constructor arguments of this code (scikit-learn style), in signature order."""
+        names = list(inspect.signature(type(self).__init__).parameters)[1:]
+        return {name: self._params[name] for name in names}
 
     def with_params(self, **changes) -> "Code":
         """A new code of the same class with some constructor arguments replaced."""
         params = self.get_params()
-        unknown = set(changes) - set(params)
+        unknown = sorted(set(changes) - set(params))
         if unknown:
-            raise_invalid(sorted(unknown)[0], f"{type(self).__name__}.with_params",
+            raise_invalid(unknown[0], f"{type(self).__name__}.with_params",
                           "a constructor argument (" + ", ".join(params) + ")", changes)
-        params.update(changes)
-        return type(self)(**params)
+        return type(self)(**{**params, **changes})
 
     def __repr__(self):
-        shown = {k: v for k, v in self.get_params().items()
-                 if not (k in ("alphas", "betas") and v is None)}
-        args = ", ".join(f"{k}={v!r}" for k, v in shown.items())
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()
+                         if not (k in ("alphas", "betas") and v is None))
         return f"{type(self).__name__}({args})"
 
     def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_encoder"] = None  # caches may hold device tensors; rebuild after unpickling
-        state["_decoders"], state["_decoder_bytes"] = OrderedDict(), 0
+        state = self.__dict__.copy()   # caches may hold device tensors: rebuilt after unpickling
+        state.update(_encoder={}, _decoders=OrderedDict(), _decoder_bytes=0)
         return state
 
     # ------------------------------------------------------------------ operators
@@ -268,48 +266,50 @@ class Code:
         raise NotImplementedError
 
     def _decode_direct(self, Y, key):
-        """Estimates (K, *out) without the received set's decoder operator, or None (the operator).
-
-        A code that can fit the outputs more cheaply than it builds the set's decoder overrides
-        this (:class:`gcc.SplineCode`); ``Y`` is validated, ``key`` the received set as a tuple.
-        """
+        """Estimates (K, *out) fitted without the decoder of ``key``, or None (the operator)."""
         return None
 
-    def _encoder_op(self) -> DenseOperator:
-        if self._encoder is None:
-            E = self._build_encoder()
-            if self._operators_may_overflow and not np.isfinite(E).all():
-                raise invalid("n_inputs", type(self).__name__, "a size whose encoder float64 can hold",
-                              self._n_inputs, "the encoder matrix has entries beyond 1e308: the "
-                              "interpolation problem is too ill-conditioned")
-            self._encoder = DenseOperator(E, check_finite=False)
-        return self._encoder
-
     def _received(self, received, owner):
+        """The validated received set as a tuple (default: all workers)."""
         if received is None:
             return tuple(range(self._n_workers))
-        key = check_received(received, self._n_workers, owner)
-        if self._has_threshold:
-            self._check_decodable(key, received, owner)
-        return key
+        return check_received(received, self._n_workers, owner)
 
-    def _check_decodable(self, key, received, owner):
-        """Raise the contract error for a received set the code cannot decode (default: none)."""
-
-    def _decoder_op(self, received: tuple, owner: str) -> DenseOperator:
-        op = self._decoders.get(received)
+    def _encoder_op(self, form=None):
+        op = self._encoder.get(form)
         if op is None:
-            D = self._build_decoder(received)
-            if self._operators_may_overflow and not np.isfinite(D).all():
+            if form is not None:
+                op = convert(self._encoder_op(), form)
+            else:
+                op = self._build_encoder()
+                if self._operators_may_overflow and not np.isfinite(op).all():
+                    raise invalid("n_inputs", type(self).__name__, "a size whose encoder float64 can hold",
+                                  self._n_inputs, "the encoder matrix has entries beyond 1e308: the "
+                                  "interpolation problem is too ill-conditioned")
+                op = np.ascontiguousarray(op, dtype=np.float64)
+                op.flags.writeable = False
+            self._encoder[form] = op
+        return op
+
+    def _decoder_op(self, received, owner, form=None):
+        """The decoder of ``received`` as float64 numpy (``form`` None) or converted (cached)."""
+        op = self._decoders.get((received, form))
+        if op is not None:
+            self._decoders.move_to_end((received, form))
+            return op
+        if form is not None:
+            op = convert(self._decoder_op(received, owner), form)
+        else:
+            op = self._build_decoder(received)
+            if self._operators_may_overflow and not np.isfinite(op).all():
                 raise invalid("received", owner, "a received set whose decoder float64 can hold",
                               np.asarray(received), "the decoder matrix has entries beyond 1e308: the "
                               "interpolation problem is too ill-conditioned")
-            op = DenseOperator(D, check_finite=False)
-            self._decoders[received] = op
-            self._decoder_bytes += op.nbytes
-            self._trim_decoders()
-        else:
-            self._decoders.move_to_end(received)
+            op = np.ascontiguousarray(op, dtype=np.float64)
+            op.flags.writeable = False
+        self._decoders[(received, form)] = op
+        self._decoder_bytes += op.element_size() * op.nelement() if is_torch(op) else op.nbytes
+        self._trim_decoders()
         return op
 
     def _trim_decoders(self):
@@ -317,33 +317,24 @@ class Code:
         decoders = self._decoders
         while decoders and (len(decoders) > self.decoder_cache_size
                             or self._decoder_bytes > self._decoder_cache_bytes):
-            self._decoder_bytes -= decoders.popitem(last=False)[1].nbytes
+            op = decoders.popitem(last=False)[1]
+            self._decoder_bytes -= op.element_size() * op.nelement() if is_torch(op) else op.nbytes
 
-    def _apply_decoder(self, key, Y, owner):
-        op = self._decoder_op(key, owner)
-        held = op.nbytes
-        out = op.apply(Y)
-        if op.nbytes != held and key in self._decoders:   # a float32 / torch copy was cached
-            self._decoder_bytes += op.nbytes - held
-            self._trim_decoders()
-        return out
-
+    @validate_params({"encoder": BOOL})
     def clear_cache(self, encoder=True) -> None:
-        """Drop the cached decoders, and the encoder unless ``encoder=False``.
+        """Drop the cached decoders (and their copies), and the encoder unless ``encoder=False``.
 
-        Converted (float32, torch dtype/device) copies of the operators go with them, so every
-        set is new again. What depends only on the code's parameters and ``len(received)``
-        (the spline through all N points of :class:`gcc.SplineCode`) is kept.
+        What depends only on the code's parameters and ``len(received)`` (the spline through all
+        N points of :class:`gcc.SplineCode`) is kept.
         """
-        validate(encoder, BOOL, "encoder", f"{type(self).__name__}.clear_cache")
         if encoder:
-            self._encoder = None
+            self._encoder = {}
         self._decoders.clear()
         self._decoder_bytes = 0
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""
-        return self._encoder_op().matrix
+        return self._encoder_op()
 
     def decoder_matrix(self, received=None) -> np.ndarray:
         """Decoder operator D_F, shape (K, len(received)), cached per received set (read-only).
@@ -354,7 +345,7 @@ class Code:
             Strictly ascending indices of the non-straggling workers; default all N.
         """
         name = f"{type(self).__name__}.decoder_matrix"
-        return self._decoder_op(self._received(received, name), name).matrix
+        return self._decoder_op(self._received(received, name), name)
 
     # ------------------------------------------------------------------ data path
     def encode(self, X, check_finite=True):
@@ -380,14 +371,8 @@ class Code:
         >>> code.encode(np.ones((3, 2))).shape
         (5, 2)
         """
-        owner = f"{type(self).__name__}.encode"
-        X = _as_array(X, "X", owner)
-        check_leading_dim(X, self._n_inputs, "X", owner, "n_inputs")
-        if check_finite is not True and check_finite is not False:
-            validate(check_finite, BOOL, "check_finite", owner)
-        if check_finite:
-            _check_finite(X, "X", owner)
-        return self._encoder_op().apply(X)
+        X = _check_data(X, self._n_inputs, "X", "n_inputs", f"{type(self).__name__}.encode", check_finite)
+        return matmul(self._encoder_op(form_of(X)), X)
 
     def decode(self, Y, received=None, check_finite=True):
         """Estimates of f(x_1..x_K) from the outputs of the received workers.
@@ -424,16 +409,9 @@ class Code:
         """
         owner = f"{type(self).__name__}.decode"
         key = self._received(received, owner)
-        Y = _as_array(Y, "Y", owner)
-        check_leading_dim(Y, len(key), "Y", owner, "len(received)")
-        if check_finite is not True and check_finite is not False:
-            validate(check_finite, BOOL, "check_finite", owner)
-        if check_finite:
-            _check_finite(Y, "Y", owner)
+        Y = _check_data(Y, len(key), "Y", "len(received)", owner, check_finite)
         est = self._decode_direct(Y, key)
-        if est is not None:
-            return est
-        return self._apply_decoder(key, Y, owner)
+        return matmul(self._decoder_op(key, owner, form_of(Y)), Y) if est is None else est
 
     def block_estimates(self, Y, stragglers):
         """Decode every contiguous straggler block at once, or None where not available.
@@ -477,36 +455,12 @@ class Code:
         N = self._n_workers
         S = check_int(stragglers, "stragglers", owner, minimum=0, maximum=N - 1,
                       constraint="an int in [0, n_workers - 1]")
-        Y = to_numpy(_as_array(Y, "Y", owner))
-        check_leading_dim(Y, N, "Y", owner, "n_workers")
-        _check_finite(Y, "Y", owner)
+        Y = to_numpy(_check_data(Y, N, "Y", "n_workers", owner))
         if Y.dtype.kind == "c":
             return None
         est = self._block_estimates(np.asarray(Y, dtype=np.float64).reshape(N, -1), S)
         return None if est is None else est.reshape((N - S + 1, self._n_inputs) + Y.shape[1:])
 
     def _block_estimates(self, Y, S):
-        """Batched decoder of :meth:`block_estimates`: Y (N, m) float64 -> (N-S+1, K, m).
-
-        None (the default) means "not available".
-        """
+        """Batched decoder of :meth:`block_estimates`: Y (N, m) float64 -> (N-S+1, K, m), or None."""
         return None
-
-
-def _as_array(X, name, owner):
-    if is_torch(X) or isinstance(X, np.ndarray):
-        return X
-    try:
-        arr = np.asarray(X)
-    except (TypeError, ValueError):
-        raise_invalid(name, owner, "a numpy array or torch tensor", X)
-    if arr.dtype.kind not in "biufc":
-        raise_invalid(name, owner, "a numeric numpy array or torch tensor", X)
-    return arr
-
-
-def _check_finite(X, name, owner):
-    if not is_torch(X) and X.dtype.kind not in "biufc":
-        raise_invalid(name, owner, "a numeric numpy array or torch tensor", X,
-                      f"dtype {X.dtype}")
-    check_finite(X, name, owner)

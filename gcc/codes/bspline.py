@@ -118,14 +118,12 @@ class BSplineCode(Code):
     def __init__(self, n_inputs, n_workers, bc_type="not-a-knot", alphas=None, betas=None,
                  points="chebyshev"):
         super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
-        self._bc_type = check_choice(bc_type, "bc_type", "BSplineCode", ("not-a-knot", "natural"))
+        self._bc_type = self._params["bc_type"] = check_choice(bc_type, "bc_type", "BSplineCode",
+                                                               ("not-a-knot", "natural"))
 
     @property
     def bc_type(self) -> str:
         return self._bc_type
-
-    def _extra_params(self):
-        return {"bc_type": self._bc_type}
 
     def _build_encoder(self):
         return berrut_matrix(self._alphas, self._betas)

@@ -203,20 +203,17 @@ class LagrangeCode(Code):
 
     _needs_n_workers_ge_n_inputs = True
     _operators_may_overflow = True
-    _has_threshold = True
 
     def __init__(self, n_inputs, n_workers, degree=None, alphas=None, betas=None,
                  points="chebyshev"):
         super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
         self._degree = None if degree is None else check_int(
             degree, "degree", "LagrangeCode", minimum=0, constraint="None or an int >= 0")
+        self._params["degree"] = self._degree
 
     @property
     def degree(self):
         return self._degree
-
-    def _extra_params(self):
-        return {"degree": self._degree}
 
     def recovery_threshold(self, deg_f, stragglers=0) -> int:
         """Workers needed for exact recovery: ``(K-1) * deg_f + stragglers + 1``.
@@ -233,19 +230,21 @@ class LagrangeCode(Code):
         s = check_int(stragglers, "stragglers", owner, minimum=0)
         return (self._n_inputs - 1) * deg_f + s + 1
 
-    def _check_decodable(self, key, received, owner):
+    def _received(self, received, owner):
+        key = super()._received(received, owner)
         if self._degree is None and len(key) < self._n_inputs:
             K = self._n_inputs
             raise invalid("received", owner, f"at least n_inputs = {K} worker indices (LCC's recovery "
                           f"threshold (K-1) deg f + 1 is {K} already for a linear f; LagrangeCode(degree=d) "
                           "fits a least-squares polynomial below it)", received, f"it has {len(key)}")
+        return key
 
     def _worker_log_weights(self):
         """``log|w_j|`` of all N worker points: closed form for the default points, else computed
         once (O(N^2)) and kept."""
         logw = getattr(self, "_logw_workers", None)
         if logw is None:
-            logw = (_closed_form_log_weights(self._n_workers, self._points) if self._betas_param is None
+            logw = (_closed_form_log_weights(self._n_workers, self._points) if self._params["betas"] is None
                     else _log_weights(self._betas))
             self._logw_workers = logw
         return logw

@@ -1,23 +1,13 @@
 """GCC / LeTCC: natural cubic smoothing splines for both encoder and decoder.
 
 A received set F is decoded by its cached K x |F| decoder ``D_F = S(betas[F], lam_dec -> alphas)``
-(the banded Reinsch smoother over the received knots, :func:`gcc._reinsch.reinsch_smoother`),
-except when the outputs are real with m < K columns and the code has 5..:data:`_MAX_WORKERS`
-workers and at most :data:`_MAX_STRAGGLERS` stragglers: then the m columns are fitted directly
-through the spline on all N worker points (:class:`_FullSpline`, shared by every set of one size),
-the stragglers' outputs imputed from the received ones by one S x S solve with m right-hand sides
-(the operator instead when that system is ill-conditioned). That keeps a new set's decode as cheap
-as BACC's (``benchmarks/bench_codes.py --decode-only``).
-
-Besides the operators, :class:`SplineCode` decodes every contiguous straggler block at once
-(:meth:`SplineCode.block_estimates`, used by the worst-case search), with the batched
-Reinsch kernels of :mod:`gcc._reinsch`:
-
-* lam_dec = 0 (interpolation): each block re-solves only a window of the tridiagonal
-  system around its gap, with the no-straggler solution outside (exact to rounding);
-* lam_dec > 0: a rank-S (Woodbury) update of the full smoother per block;
-* otherwise (small N, or an ill-conditioned update): the ``N - S + 1`` banded systems are
-  solved in lock step.
+(the banded Reinsch smoother, :func:`gcc._reinsch.reinsch_smoother`), except for real outputs with
+m < K columns on 5..:data:`_MAX_WORKERS` workers with at most :data:`_MAX_STRAGGLERS` stragglers:
+those are fitted directly through the spline on all N worker points (:class:`_FullSpline`), which
+keeps a new set's decode as cheap as BACC's (``benchmarks/bench_codes.py --decode-only``).
+:meth:`SplineCode.block_estimates` (the worst-case search) decodes every contiguous straggler block
+at once: lam_dec = 0 re-solves a window around each gap, lam_dec > 0 a rank-S (Woodbury) update of
+the full smoother, otherwise the banded systems are solved in lock step.
 
 References
 ----------
@@ -35,7 +25,7 @@ from scipy.linalg.lapack import dpocon, dposv
 from ..backend import is_torch
 from .._reinsch import (green_silverman_alpha, reinsch_fit, reinsch_fit_many, reinsch_smoother,
                         reinsch_solve, smoother_band, spline_eval)
-from ..validation import check_lam
+from ..validation import LAM, validate_params
 from .base import Code, block_received_many
 
 __all__ = ["SplineCode"]
@@ -174,11 +164,12 @@ class SplineCode(Code):
     True
     """
 
+    @validate_params({"lam_enc": LAM, "lam_dec": LAM})
     def __init__(self, n_inputs, n_workers, lam_enc=0.0, lam_dec=0.0, alphas=None, betas=None,
                  points="chebyshev"):
         super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
-        self._lam_enc = check_lam(lam_enc, "lam_enc", "SplineCode")
-        self._lam_dec = check_lam(lam_dec, "lam_dec", "SplineCode")
+        self._lam_enc, self._lam_dec = float(lam_enc), float(lam_dec)
+        self._params.update(lam_enc=self._lam_enc, lam_dec=self._lam_dec)
         self._full = {}    # |F| (0 for lam_dec = 0) -> _FullSpline
 
     @property
@@ -188,9 +179,6 @@ class SplineCode(Code):
     @property
     def lam_dec(self) -> float:
         return self._lam_dec
-
-    def _extra_params(self):
-        return {"lam_enc": self._lam_enc, "lam_dec": self._lam_dec}
 
     def _build_encoder(self):
         return reinsch_smoother(self._alphas, green_silverman_alpha(self._n_inputs, self._lam_enc), self._betas)
@@ -205,29 +193,20 @@ class SplineCode(Code):
         return reinsch_smoother(nodes, green_silverman_alpha(len(received), self._lam_dec), self._alphas)
 
     def _decode_direct(self, Y, key):
-        """A new set's estimates without its K x |F| operator, when Y has m < K real columns.
-
-        Through :class:`_FullSpline` (one S x S solve with m right-hand sides); None (then the
-        operator) for tensors off the CPU, needing a gradient or in bfloat16, complex outputs,
-        m >= K, or where the fit does not apply.
-        """
-        K, n = self._n_inputs, len(key)
+        """Real outputs with m < K columns fitted through :class:`_FullSpline`, or None (the operator)."""
         if is_torch(Y):    # a CPU tensor is fitted as its numpy view (3-4x faster than the operator)
-            if Y.device.type != "cpu" or Y.requires_grad or Y.dtype == sys.modules["torch"].bfloat16:
+            torch = sys.modules["torch"]
+            if Y.device.type != "cpu" or Y.requires_grad or Y.dtype == torch.bfloat16:
                 return None
             est = self._decode_direct(Y.numpy(), key)
-            return None if est is None else sys.modules["torch"].from_numpy(est)
-        if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble:
+            return None if est is None else torch.from_numpy(est)
+        K, n, m = self._n_inputs, len(key), prod(Y.shape[1:])
+        if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble or not 0 < m < K:
             return None
-        m = prod(Y.shape[1:])
-        full = self._full_spline(n) if 0 < m < K else None
-        if full is None:
-            return None
-        if Y.dtype == np.float64 and Y.ndim == 2:      # the common case, without conversions
-            return full.decode(Y, key)
-        est = full.decode(np.asarray(Y, dtype=np.float64).reshape(n, m), key)
-        if est is None:
-            return None
+        full = self._full_spline(n)
+        est = None if full is None else full.decode(np.asarray(Y, dtype=np.float64).reshape(n, m), key)
+        if est is None or (Y.dtype == np.float64 and Y.ndim == 2):
+            return est
         return est.astype(Y.dtype if Y.dtype.kind == "f" else np.float64, copy=False).reshape((K,) + Y.shape[1:])
 
     def _full_spline(self, n):
