@@ -25,53 +25,51 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from .backend import to_numpy
 from .codes.base import Code, block_received
-from .validation import BOOL, HasAttributes, check_choice, check_int, invalid, validate
+from .validation import BOOL, HasAttributes, Interval, Options, invalid, validate_params
 
 __all__ = ["SEARCHES", "block_losses", "worst_case_stragglers"]
 
 #: the searches of :func:`worst_case_stragglers`
 SEARCHES = ("contiguous", "greedy", "exhaustive")
 
-
 #: what the searches need of a code
 CODE = HasAttributes(("n_workers", "encode", "decode"), callables=("encode", "decode"),
                      description="a code (with n_workers, encode() and decode())")
+_ARGS = {"code": CODE, "stragglers": Interval(Integral, 0, None), "fast": BOOL}
 
 
-def _as_outputs(a, what: str, n: int | None, owner: str, name: str, subject) -> np.ndarray:
-    """``a`` as a float64 (complex128 for complex data) array of shape (n, m)."""
-    arr = to_numpy(a)
-    if getattr(arr, "dtype", np.dtype(object)).kind not in "biufc" or arr.ndim == 0 or (
-            n is not None and arr.shape[0] != n):
-        want = f"({n}, ...)" if n is not None else "(n, ...)"
-        got = f"shape {arr.shape} and dtype {arr.dtype}" if hasattr(arr, "dtype") else type(a).__name__
-        raise invalid(name, owner, f"a callable or outputs giving numeric arrays of shape {want}",
-                      subject, f"{what} has {got}")
-    dtype = np.complex128 if arr.dtype.kind == "c" else np.float64    # complex data stay complex
-    return arr.reshape(arr.shape[0], -1).astype(dtype, copy=False)
-
-
-def _worker_outputs(code, f, X, true=None, coded=None, owner="worst_case_stragglers"):
-    """``(f(x_k), f(encode(X)))`` as numpy arrays of shapes (K, m), (N, m) (float64 or complex128)."""
-    given = true is not None
-    name = "outputs" if given else "f"
-    if not given and not callable(f):
-        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
-    true = _as_outputs(f(X) if true is None else true, "f(X)" if not given else "outputs[0]",
-                       getattr(code, "n_inputs", None), owner, name, f if not given else "outputs")
+def _worker_outputs(code, f, X, stragglers, outputs, owner):
+    """``(f(x_k), f(encode(X)))`` as float64 (complex128) arrays (K, m), (N, m), checked."""
     N = code.n_workers
-    coded = _as_outputs(f(code.encode(X)) if coded is None else coded,
-                        "outputs[1]" if given else "f(code.encode(X))", N, owner, name,
-                        f if not given else "outputs")
+    if stragglers >= N:
+        raise invalid("stragglers", owner, f"an int < n_workers (= {N})", stragglers)
+    if outputs is not None and (not isinstance(outputs, (tuple, list)) or len(outputs) != 2):
+        raise invalid("outputs", owner, "a pair (f(X), f(code.encode(X))) or None", outputs)
+    if outputs is None and not callable(f):
+        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
+    name, subject = ("f", f) if outputs is None else ("outputs", "outputs")
+    pairs = (("f(X)", lambda: f(X)), ("f(code.encode(X))", lambda: f(code.encode(X)))) if outputs is None \
+        else (("outputs[0]", lambda: outputs[0]), ("outputs[1]", lambda: outputs[1]))
+    arrays = []
+    for (what, get), n in zip(pairs, (getattr(code, "n_inputs", None), N)):
+        arr = to_numpy(get())
+        if getattr(arr, "dtype", np.dtype(object)).kind not in "biufc" or arr.ndim == 0 or (
+                n is not None and arr.shape[0] != n):
+            got = f"shape {arr.shape} and dtype {arr.dtype}" if hasattr(arr, "dtype") else type(arr).__name__
+            raise invalid(name, owner, "a callable or outputs giving numeric arrays of shape "
+                          f"({'n' if n is None else n}, ...)", subject, f"{what} has {got}")
+        dtype = np.complex128 if arr.dtype.kind == "c" else np.float64    # complex data stay complex
+        arrays.append(arr.reshape(arr.shape[0], -1).astype(dtype, copy=False))
+    true, coded = arrays
     if coded.shape[1] != true.shape[1]:
-        raise invalid(name, owner, "outputs of one size for the inputs and the coded inputs",
-                      f if not given else "outputs",
+        raise invalid(name, owner, "outputs of one size for the inputs and the coded inputs", subject,
                       f"{true.shape[1]} values per input, {coded.shape[1]} per coded input")
     return true, coded
 
@@ -82,32 +80,15 @@ def _sq(diff: np.ndarray) -> np.ndarray:
 
 
 def _release_decoders(code) -> None:
-    """Drop the code's cached decoders: a search visits many received sets once each.
-
-    The encoder of a :class:`gcc.Code` is kept (``clear_cache(encoder=False)``): it does not
-    depend on the received set, so dropping it would only make the next encode rebuild it.
-    Other codes with a ``clear_cache()`` get a plain call.
-    """
-    if isinstance(code, Code):
-        code.clear_cache(encoder=False)
-        return
+    """Drop the code's cached decoders (a search visits many received sets once each), not its encoder."""
     clear = getattr(code, "clear_cache", None)
     if callable(clear):
-        clear()
+        clear(encoder=False) if isinstance(code, Code) else clear()
 
 
 def _set_loss(code, Y_all: np.ndarray, true: np.ndarray, received: np.ndarray) -> float:
     est = to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
     return float(np.mean(np.sum(_sq(est - true), axis=1)))
-
-
-def _check_stragglers(code, stragglers, owner):
-    validate(code, CODE, "code", owner)
-    N = check_int(code.n_workers, "code.n_workers", owner, minimum=1)
-    S = check_int(stragglers, "stragglers", owner, minimum=0)
-    if S >= N:
-        raise invalid("stragglers", owner, f"an int < n_workers (= {N})", S)
-    return N, S
 
 
 def _batched_estimates(code, Y_all, true, S):
@@ -133,15 +114,7 @@ def _batched_estimates(code, Y_all, true, S):
     return est
 
 
-def _pair_of(outputs, owner: str):
-    """``(true, coded)`` of an ``outputs`` argument, or ``(None, None)``."""
-    if outputs is None:
-        return None, None
-    if not isinstance(outputs, (tuple, list)) or len(outputs) != 2:
-        raise invalid("outputs", owner, "a pair (f(X), f(code.encode(X))) or None", outputs)
-    return tuple(outputs)
-
-
+@validate_params(_ARGS)
 def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
                  outputs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Loss (eq. 1) of every contiguous straggler block ``[s, s + S)``.
@@ -183,10 +156,14 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
     >>> np.allclose(losses, gcc.block_losses(code, np.sin, X, 3, fast=False))
     True
     """
-    owner = "block_losses"
-    N, S = _check_stragglers(code, stragglers, owner)
-    fast = validate(fast, BOOL, "fast", owner)
-    true, Y_all = _worker_outputs(code, f, X, *_pair_of(outputs, owner), owner=owner)
+    N, S = code.n_workers, stragglers
+    true, Y_all = _worker_outputs(code, f, X, S, outputs, "block_losses")
+    return _block_losses(code, true, Y_all, S, fast)
+
+
+def _block_losses(code, true, Y_all, S, fast):
+    """:func:`block_losses` of checked outputs."""
+    N = Y_all.shape[0]
     est = _batched_estimates(code, Y_all, true, S) if fast else None
     if est is not None:
         return np.mean(np.sum(_sq(est - true[None]), axis=2), axis=1)
@@ -194,6 +171,8 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
                      for s in range(N - S + 1)])
 
 
+@validate_params({**_ARGS, "search": Options(SEARCHES), "return_loss": BOOL,
+                  "max_sets": Interval(Integral, 1, None), "max_rounds": Interval(Integral, 0, None)})
 def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous", *,
                           return_loss: bool = False, max_sets: int = 200_000,
                           max_rounds: int = 50, fast: bool = True,
@@ -279,14 +258,8 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     True
     """
     owner = "worst_case_stragglers"
-    check_choice(search, "search", owner, SEARCHES)
-    N, S = _check_stragglers(code, stragglers, owner)
-    max_sets = check_int(max_sets, "max_sets", owner, minimum=1)
-    max_rounds = check_int(max_rounds, "max_rounds", owner, minimum=0)
-    return_loss = validate(return_loss, BOOL, "return_loss", owner)
-    fast = validate(fast, BOOL, "fast", owner)
-    outputs = _worker_outputs(code, f, X, *_pair_of(outputs, owner), owner=owner)
-    true, Y_all = outputs
+    N, S = code.n_workers, stragglers
+    true, Y_all = _worker_outputs(code, f, X, S, outputs, owner)
 
     if search == "exhaustive":
         n_sets = math.comb(N, S)
@@ -306,7 +279,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
         _release_decoders(code)
         return (best, best_loss) if return_loss else best
 
-    losses = block_losses(code, f, X, S, fast=fast, outputs=outputs)
+    losses = _block_losses(code, true, Y_all, S, fast)
     start = int(np.argmax(losses))
     best, best_loss = block_received(N, S, start), float(losses[start])
     if search == "contiguous" or S == 0:
