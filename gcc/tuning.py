@@ -1,32 +1,15 @@
 """Choosing the smoothing parameters (lambda_enc, lambda_dec) by grid search on held-out batches.
 
-The paper's experiments state that "the sole hyper-parameters ... (lambda_enc,
-lambda_dec) ... are determined using cross-validation and grid search" [1]_,
-without the grid or the folds. This module does the obvious protocol:
-
-* a grid of ``lambda_enc`` and of ``lambda_dec`` (default ``0`` and
-  ``10^-8 .. 10^0``, one point per decade; the papers give no grid);
-* every grid point is scored by the mean loss over ``trials`` draws on
-  *held-out* batches (pass batches that are not used for the reported
-  results), with identical batches, straggler sets and noise for every grid
-  point (paired comparison, so the ranking is not blurred by draw-to-draw
-  variation);
-* the best pair minimises the mean score (maximises it for accuracies);
-* each choice is classified against its grid (:func:`grid_edge`): ``"zero"`` (lambda = 0, the
-  domain's boundary: interpolation is optimal, not a grid artefact), ``"interior"``, or on an
-  edge, ``"top"`` (the largest value) or ``"bottom"`` (the smallest positive value: on a log grid
-  the values between it and 0 are not probed), unless its score is within
-  :data:`PLATEAU_RTOL` of the score at 0 (``"plateau"``: not an edge). With ``extend > 0`` the grid is extended by one
-  step beyond an edge choice (a factor equal to the grid's outermost ratio, 10 by default) and
-  only the new points are scored, until every choice is interior or zero, or ``extend`` steps
-  per side are used; :func:`require_interior` fails a run whose choices still sit on an edge.
-
-The draws are those of :func:`gcc.harness.run_trials` (one scheme per
-``lambda_enc``); its per-trial hook decodes the same worker outputs with every
-``lambda_dec``. So ``f`` is evaluated once per trial and ``lambda_enc`` (the
-workers' outputs do not depend on ``lambda_dec``), and the grid costs
-``len(lam_enc_grid)`` forward passes per trial, not
-``len(lam_enc_grid) * len(lam_dec_grid)``.
+The paper's experiments state that "the sole hyper-parameters ... (lambda_enc, lambda_dec) ... are
+determined using cross-validation and grid search" [1]_, without the grid or the folds. Here every
+grid point (default ``0`` and ``10^-8 .. 10^0``, one per decade) is scored by the mean loss over
+``trials`` draws on held-out batches, with the same batches, straggler sets and noise for every
+grid point (a paired comparison); the best pair minimises the mean (maximises accuracies). Each
+choice is placed on its grid by :func:`grid_edge`; ``extend`` adds steps beyond an edge choice
+and :func:`require_interior` fails a run whose choices still sit on an edge. The draws are those
+of :func:`gcc.harness.run_trials` (one scheme per ``lambda_enc``), whose per-trial hook decodes the
+same outputs with every ``lambda_dec``: the grid costs ``len(lam_enc_grid)`` forward passes per
+trial.
 
 References
 ----------
@@ -36,6 +19,7 @@ References
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -43,7 +27,7 @@ import numpy as np
 from .harness import CODE, TrialContext, run_trials, scores
 from .stragglers import WorstCase
 from .summary import summarize
-from .validation import ArrayLike, Rejected, check_choice, check_int, check_real, entry, invalid, validate
+from .validation import ArrayLike, Interval, Options, Rejected, entry, invalid, validate, validate_params
 
 #: a grid of smoothing parameters
 _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
@@ -198,6 +182,7 @@ def require_interior(lambdas: Any, owner: str, name: str = "lambdas",
 
 
 def _check_grid(grid: Any, name: str) -> np.ndarray:
+    """The grid (default :func:`default_lambda_grid`): non-empty, values >= 0, no duplicates."""
     if grid is None:
         return default_lambda_grid()
     g = validate(grid, _GRID, name, "select_lambdas")
@@ -208,29 +193,25 @@ def _check_grid(grid: Any, name: str) -> np.ndarray:
     return g
 
 
-def _grid_codes(make_code: Any, ge: np.ndarray, gd: np.ndarray, owner: str) -> dict:
+def _grid_codes(make_code: Any, ge, gd) -> dict:
     """``{(lam_enc, lam_dec): code}`` over the grid, all with the same (K, N)."""
-    if hasattr(make_code, "with_params") and not callable(make_code):
-        template = make_code
-        make_code = lambda le, ld: template.with_params(lam_enc=le, lam_dec=ld)  # noqa: E731
-    if not callable(make_code):
-        raise invalid("make_code", owner, "a callable (lam_enc, lam_dec) -> code, or a code "
-                      "with with_params", make_code)
     codes = {(le, ld): make_code(float(le), float(ld)) for le in ge for ld in gd}
     for (le, ld), code in codes.items():
         try:
             CODE.convert(code)
         except Rejected as err:
-            raise invalid("make_code", owner, "a factory of codes (with n_inputs, n_workers, "
+            raise invalid("make_code", "select_lambdas", "a factory of codes (with n_inputs, n_workers, "
                           "encode() and decode())", make_code,
                           f"make_code({le:g}, {ld:g}) gave a {type(code).__name__}: {err.detail}") from None
     sizes = {(int(c.n_inputs), int(c.n_workers)) for c in codes.values()}
     if len(sizes) != 1:
-        raise invalid("make_code", owner, "a factory whose codes share n_inputs and "
-                      "n_workers", sorted(sizes))
+        raise invalid("make_code", "select_lambdas", "a factory whose codes share n_inputs and n_workers",
+                      sorted(sizes))
     return codes
 
 
+@validate_params({"metric": Options(_METRICS), "level": Interval(Real, 0, 1, closed="neither"),
+                  "extend": Interval(Integral, 0, None)})
 def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                    batches: Sequence[Any] | Callable, straggler_model,
                    lam_enc_grid: Sequence[float] | None = None,
@@ -311,39 +292,33 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     import pandas as pd
 
     owner = "select_lambdas"
-    check_choice(metric, "metric", owner, _METRICS)
-    ge = _check_grid(lam_enc_grid, "lam_enc_grid")
-    gd = _check_grid(lam_dec_grid, "lam_dec_grid")
-    level = check_real(level, "level", owner, minimum=0, maximum=1, include_min=False,
-                       include_max=False, constraint="a float in (0, 1)")
-    extend = check_int(extend, "extend", owner, minimum=0)
+    ge, gd = _check_grid(lam_enc_grid, "lam_enc_grid"), _check_grid(lam_dec_grid, "lam_dec_grid")
     if isinstance(straggler_model, WorstCase) or not hasattr(straggler_model, "sample_many"):
         raise invalid("straggler_model", owner, "a random straggler model (FixedCount, "
-                      "Bernoulli, ContiguousBlock, ShiftedExponential, SlowWorkers)",
-                      straggler_model)
+                      "Bernoulli, ContiguousBlock, ShiftedExponential, SlowWorkers)", straggler_model)
+    if hasattr(make_code, "with_params") and not callable(make_code):
+        template = make_code
+        make_code = lambda le, ld: template.with_params(lam_enc=le, lam_dec=ld)  # noqa: E731
+    elif not callable(make_code):
+        raise invalid("make_code", owner, "a callable (lam_enc, lam_dec) -> code, or a code "
+                      "with with_params", make_code)
+    K = next(iter(_grid_codes(make_code, ge[:1], gd[:1]).values())).n_inputs
     if callable(batches):
         source = batches
+    elif isinstance(batches, (str, bytes)) or not isinstance(batches, Sequence) or len(batches) == 0:
+        raise invalid("batches", owner, "a non-empty sequence of arrays (K, ...) or a "
+                      "callable (rng, trial) -> array", type(batches).__name__)
     else:
-        if isinstance(batches, (str, bytes)) or not isinstance(batches, Sequence) \
-                or len(batches) == 0:
-            raise invalid("batches", owner, "a non-empty sequence of arrays (K, ...) or a "
-                          "callable (rng, trial) -> array", type(batches).__name__)
-        source = lambda rng, t: batches[t % len(batches)]  # noqa: E731
-    K = int(next(iter(_grid_codes(make_code, ge[:1], gd[:1], owner).values())).n_inputs)
-    if not callable(batches):
         for j, batch in enumerate(batches):
-            data = batch[0] if isinstance(batch, tuple) and len(batch) == 2 else batch
-            shape = tuple(getattr(data, "shape", ()))
+            shape = tuple(getattr(batch[0] if isinstance(batch, tuple) and len(batch) == 2 else batch, "shape", ()))
             if not shape or shape[0] != K:
                 raise invalid("batches", owner, f"a sequence of arrays of shape (n_inputs={K}, ...) (or of "
                               "(array, labels))", type(batches).__name__, f"batches[{j}] has shape {shape}")
+        source = lambda rng, t: batches[t % len(batches)]  # noqa: E731
 
     def evaluate(ge_sub, gd_sub) -> list:
         """(lam_enc, lam_dec, value) over ge_sub x gd_sub, on the draws of ``seed`` (paired across calls)."""
-        codes = _grid_codes(make_code, ge_sub, gd_sub, owner)
-        if {int(c.n_inputs) for c in codes.values()} != {K}:
-            raise invalid("make_code", owner, "a factory whose codes share n_inputs and n_workers",
-                          make_code, "an extended grid point gave another size")
+        codes = _grid_codes(make_code, ge_sub, gd_sub)
         records = []
 
         def decode_grid(ctx: TrialContext) -> None:
@@ -413,6 +388,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                            edges["enc"], edges["dec"], tuple(ge_all), tuple(gd_all))
 
 
+@validate_params({"which": Options(("enc", "dec")), "rtol": Interval(Real, 0, None)})
 def tolerant_optimum(table: Any, which: str, rtol: float = OPTIMUM_RTOL) -> float:
     """The largest ``lam_<which>`` whose score is within ``rtol`` of the best, the other lambda at its choice.
 
@@ -440,8 +416,6 @@ def tolerant_optimum(table: Any, which: str, rtol: float = OPTIMUM_RTOL) -> floa
     >>> tolerant_optimum(t, "dec")
     1e-08
     """
-    check_choice(which, "which", "tolerant_optimum", ("enc", "dec"))
-    rtol = check_real(rtol, "rtol", "tolerant_optimum", minimum=0.0)
     best = table.loc[table["rank"] == 1].iloc[0]
     other = "dec" if which == "enc" else "enc"
     line = table[table[f"lam_{other}"] == best[f"lam_{other}"]]
