@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..splines import KNOTS
-from ..validation import ArrayLike, validate
+from ..validation import ArrayLike, validate_params
 from .base import Code
 
 __all__ = ["BerrutCode", "berrut_matrix"]
@@ -12,6 +12,7 @@ __all__ = ["BerrutCode", "berrut_matrix"]
 _POINTS = ArrayLike(ndim=1, dtype=np.float64, finite=True)
 
 
+@validate_params({"nodes": KNOTS, "z": _POINTS})
 def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Berrut's rational interpolation operator, shape (len(z), len(nodes)).
 
@@ -46,9 +47,7 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     array([[0.5, 0.5],
            [0. , 1. ]])
     """
-    nodes = validate(nodes, KNOTS, "nodes", "berrut_matrix")
-    z = validate(z, _POINTS, "z", "berrut_matrix")
-    return _berrut_weights(nodes, z)
+    return _berrut_weights(np.asarray(nodes, dtype=np.float64), np.asarray(z, dtype=np.float64))
 
 
 def _berrut_weights(nodes, z):

@@ -6,7 +6,7 @@ from scipy.interpolate import BSpline, make_interp_spline
 from scipy.sparse import csc_matrix, vstack
 from scipy.sparse.linalg import splu
 
-from ..validation import BOOL, ArrayLike, Points, check_choice, validate
+from ..validation import BOOL, ArrayLike, Options, Points, validate_params
 from .base import Code
 from .berrut import berrut_matrix
 
@@ -17,14 +17,14 @@ __all__ = ["BSplineCode", "DENSE_MAX_RECEIVED", "banded_decoder"]
 DENSE_MAX_RECEIVED = 2048
 
 
+@validate_params({"nodes": Points(low=None, high=None, min_size=4),
+                  "alphas": ArrayLike(ndim=1, dtype=np.float64, finite=True), "natural": BOOL})
 def banded_decoder(nodes, alphas, natural=False):
     """The cubic B-spline interpolation operator from ``nodes`` to ``alphas``, in O(n K) memory.
 
-    ``make_interp_spline(nodes, eye(n), k=3, bc_type)(alphas)`` without the n x n arrays: with A
-    the banded collocation matrix (plus the two second-derivative rows of natural end conditions)
-    and B the B-spline basis at the alphas, the operator is ``B A^-1`` restricted to the data
-    rows, i.e. the transpose of the solution Z of ``A^T Z = B^T`` (a sparse LU of a band, K
-    right-hand sides). Equal to scipy's to rounding (the tests compare them).
+    ``make_interp_spline(nodes, eye(n), k=3, bc_type)(alphas)`` without the n x n arrays: the
+    transpose of the solution Z of ``A^T Z = B^T`` (A the banded collocation matrix, plus the
+    second-derivative rows of natural ends; B the basis at the alphas), a sparse LU of a band.
 
     Parameters
     ----------
@@ -48,11 +48,7 @@ def banded_decoder(nodes, alphas, natural=False):
     >>> np.allclose(banded_decoder(x, a), make_interp_spline(x, np.eye(9), k=3)(a))
     True
     """
-    owner = "banded_decoder"
-    nodes = validate(nodes, Points(low=None, high=None, min_size=4), "nodes", owner)
-    alphas = validate(alphas, ArrayLike(ndim=1, dtype=np.float64, finite=True), "alphas", owner)
-    natural = validate(natural, BOOL, "natural", owner)
-    k = 3
+    nodes, alphas, k = np.asarray(nodes, dtype=np.float64), np.asarray(alphas, dtype=np.float64), 3
     t = (np.r_[(nodes[0],) * 3, nodes, (nodes[-1],) * 3] if natural else
          np.r_[(nodes[0],) * 4, nodes[2:-2], (nodes[-1],) * 4])        # scipy's knots
     nt = t.size - k - 1
@@ -88,16 +84,13 @@ class BSplineCode(Code):
 
     Notes
     -----
-    Encoder: the reference allows a Lagrange or a Berrut basis, u(z) = sum_j X_j Phi_j(z);
-    this implementation uses **Berrut's** basis (as :class:`BerrutCode`), which is
-    well-conditioned for any K and N and makes the comparison with BACC differ only in the
-    decoder. Decoder: cubic interpolating B-spline of the received (beta_v, Y_v), built by
-    ``scipy.interpolate.make_interp_spline`` on the |F| unit vectors at once and evaluated
-    at the alphas; alphas outside the hull of the received betas use the end cubic pieces
-    (scipy's default extrapolation). Fewer than 4 received points: the interpolating
-    polynomial of degree |F| - 1 (constant, line, parabola). Beyond
-    :data:`DENSE_MAX_RECEIVED` received workers the same operator is built in O(|F| K) memory
-    (:func:`banded_decoder`), never with |F| x |F| arrays.
+    Encoder: the reference allows a Lagrange or a Berrut basis; this one uses **Berrut's** (as
+    :class:`BerrutCode`), well-conditioned for any K and N, so that the comparison with BACC
+    differs only in the decoder. Decoder: the cubic interpolating B-spline of the received
+    (beta_v, Y_v) (``scipy.interpolate.make_interp_spline`` on the |F| unit vectors) at the
+    alphas, with scipy's end-piece extrapolation; below 4 received points the interpolating
+    polynomial of degree |F| - 1. Beyond :data:`DENSE_MAX_RECEIVED` received workers the same
+    operator is built in O(|F| K) memory (:func:`banded_decoder`).
 
     References
     ----------
@@ -115,11 +108,11 @@ class BSplineCode(Code):
     array([1.   , 2.01 , 4.001])
     """
 
+    @validate_params({"bc_type": Options(("not-a-knot", "natural"))})
     def __init__(self, n_inputs, n_workers, bc_type="not-a-knot", alphas=None, betas=None,
                  points="chebyshev"):
         super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
-        self._bc_type = self._params["bc_type"] = check_choice(bc_type, "bc_type", "BSplineCode",
-                                                               ("not-a-knot", "natural"))
+        self._bc_type = self._params["bc_type"] = bc_type
 
     @property
     def bc_type(self) -> str:

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
 from ..splines import KNOTS
-from ..validation import ArrayLike, check_int, invalid, validate
+from ..validation import ArrayLike, Interval, check_int, invalid, validate_params
 from .base import Code
 
 __all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED", "DIRECT_MAX_RECEIVED"]
@@ -21,8 +22,10 @@ CHUNK_ELEMENTS = 2 ** 18
 #: sums its barycentric weights over all node pairs, O(|F|^2) (the seeded numbers' arithmetic);
 #: beyond, it corrects the weights of all N workers for the S stragglers, O(|F| S)
 DIRECT_MAX_RECEIVED = 2048
+_POINTS = ArrayLike(ndim=1, dtype=np.float64, finite=True)
 
 
+@validate_params({"nodes": KNOTS, "z": _POINTS})
 def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Polynomial interpolation operator, shape (len(z), len(nodes)).
 
@@ -43,15 +46,12 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
 
     Notes
     -----
-    Computed in the first ("modified Lagrange") barycentric form
-    l_j(z) = prod_k (z - t_k) * w_j / (z - t_j), w_j = 1 / prod_{k != j} (t_j - t_k), with
-    all products accumulated as sums of logarithms and signs. Unlike the second (true)
-    barycentric form this is backward stable for every node set (Higham 2004) and cannot
-    divide by a cancelled denominator, which happens with the second form when a random
-    straggler pattern leaves large gaps among 50-100 nodes. Entries can be huge: the
-    interpolation problem itself is then ill-conditioned (LCC's known limitation over the
-    reals); they overflow to inf only beyond ~1e308 (the codes then raise). Memory O((p + n) n /
-    blocks): the sums over node pairs are formed in row blocks, never as an n x n array.
+    The first ("modified Lagrange") barycentric form
+    l_j(z) = prod_k (z - t_k) * w_j / (z - t_j), w_j = 1 / prod_{k != j} (t_j - t_k), products
+    accumulated as sums of logarithms and signs: backward stable for every node set (Higham
+    2004), unlike the second form, whose denominator cancels when stragglers leave large gaps.
+    Entries can be huge (LCC's ill-conditioning over the reals); beyond ~1e308 they are inf (the
+    codes then raise). The node-pair sums are formed in row blocks, never as an n x n array.
 
     References
     ----------
@@ -67,19 +67,12 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     >>> lagrange_matrix(np.array([-1.0, 0.0, 1.0]), np.array([0.5]))
     array([[-0.125,  0.75 ,  0.375]])
     """
-    nodes = validate(nodes, KNOTS, "nodes", "lagrange_matrix")
-    z = validate(z, _POINTS, "z", "lagrange_matrix")
-    return _lagrange_weights(nodes, z)
-
-
-_POINTS = ArrayLike(ndim=1, dtype=np.float64, finite=True)
+    return _lagrange_weights(np.asarray(nodes, dtype=np.float64), np.asarray(z, dtype=np.float64))
 
 
 def _log_weights(nodes):
     """``log|w_j| = -sum_{k != j} log|t_j - t_k|`` of distinct nodes, O(n^2) time, O(n) memory."""
     n = nodes.shape[0]
-    # Row block by row block: each row sums the same entries in the same order as one n x n
-    # array would (same bits), in O(n) memory per row.
     logw = np.empty(n)
     rows = max(1, CHUNK_ELEMENTS // n)
     for lo in range(0, n, rows):
@@ -91,12 +84,7 @@ def _log_weights(nodes):
 
 
 def _closed_form_log_weights(n, points):
-    """``log|w_j|`` of the default worker points (:func:`gcc.points.code_points`), in O(n).
-
-    Chebyshev points of the second kind: ``|w_j| = delta_j 2^(n-2) / (n-1)``, delta = 1/2 at
-    the two ends; ``linspace(-1, 1, n)``: ``|w_j| = C(n-1, j) / (h^(n-1) (n-1)!)``, h = 2/(n-1)
-    (Berrut and Trefethen 2004, Sec. 5). Both agree with :func:`_log_weights` to rounding.
-    """
+    """``log|w_j|`` of the default worker points in O(n) (closed forms: Berrut & Trefethen 2004, Sec. 5)."""
     if n == 1:
         return np.zeros(1)
     if points == "chebyshev":
@@ -109,10 +97,7 @@ def _closed_form_log_weights(n, points):
 
 
 def _straggler_log_weights(nodes, logw_all, received):
-    """``log|w_j|`` of the received nodes from those of all nodes: O(|F| S) time, O(|F|) memory.
-
-    Removing the nodes ``t_s`` of the stragglers s multiplies ``w_j`` by ``prod_s (t_j - t_s)``.
-    """
+    """``log|w_j|`` of the received nodes from those of all nodes (times ``prod_s (t_j - t_s)``), O(|F| S)."""
     keep = np.zeros(nodes.shape[0], dtype=bool)
     keep[received] = True
     t, gone = nodes[received], nodes[~keep]
@@ -124,10 +109,7 @@ def _straggler_log_weights(nodes, logw_all, received):
 
 
 def _lagrange_weights(nodes, z, logw=None):
-    """:func:`lagrange_matrix` of checked float64 nodes and points (the codes' call).
-
-    ``logw``: the nodes' ``log|w_j|`` when known (default: :func:`_log_weights`).
-    """
+    """:func:`lagrange_matrix` of checked float64 nodes and points (``logw``: their log|w_j| if known)."""
     n = nodes.shape[0]
     if n == 1:
         return np.ones((z.shape[0], 1))
@@ -170,16 +152,13 @@ class LagrangeCode(Code):
 
     Notes
     -----
-    Encoder: the Lagrange interpolation polynomial of (alpha_k, X_k), degree K-1,
-    evaluated at the betas (barycentric form, shape (N, K)). A polynomial f of degree
-    deg f makes f(u_enc(z)) a polynomial of degree (K-1) deg f, so any
-    :meth:`recovery_threshold` = (K-1) deg f + S + 1 workers decode it exactly when S
-    stragglers are tolerated. The least-squares fit uses a Chebyshev basis (well
-    conditioned on [-1, 1]). Over the reals the scheme is ill-conditioned once
-    (K-1) deg f exceeds about 25 with equispaced points. The interpolating decoder of |F|
-    received workers costs O(|F|^2) up to :data:`DIRECT_MAX_RECEIVED` of them; beyond, its
-    barycentric weights are those of all N workers (closed form for the default points) times
-    ``prod_s (t_j - t_s)`` over the S stragglers, O(|F| S + K |F|): no |F| x |F| work.
+    Encoder: the Lagrange polynomial of (alpha_k, X_k), degree K-1, at the betas (shape (N, K)).
+    A polynomial f makes f(u_enc(z)) a polynomial of degree (K-1) deg f, so
+    :meth:`recovery_threshold` = (K-1) deg f + S + 1 workers decode it exactly with S stragglers.
+    The least-squares fit uses a Chebyshev basis. Over the reals the scheme is ill-conditioned
+    once (K-1) deg f exceeds about 25 with equispaced points. Beyond :data:`DIRECT_MAX_RECEIVED`
+    received workers the decoder's weights are those of all N workers corrected for the S
+    stragglers, O(|F| S + K |F|).
 
     References
     ----------
@@ -215,6 +194,7 @@ class LagrangeCode(Code):
     def degree(self):
         return self._degree
 
+    @validate_params({"deg_f": Interval(Integral, 0, None), "stragglers": Interval(Integral, 0, None)})
     def recovery_threshold(self, deg_f, stragglers=0) -> int:
         """Workers needed for exact recovery: ``(K-1) * deg_f + stragglers + 1``.
 
@@ -225,10 +205,7 @@ class LagrangeCode(Code):
         stragglers : int
             S, ``>= 0``.
         """
-        owner = "LagrangeCode.recovery_threshold"
-        deg_f = check_int(deg_f, "deg_f", owner, minimum=0)
-        s = check_int(stragglers, "stragglers", owner, minimum=0)
-        return (self._n_inputs - 1) * deg_f + s + 1
+        return (self._n_inputs - 1) * deg_f + stragglers + 1
 
     def _received(self, received, owner):
         key = super()._received(received, owner)
@@ -240,8 +217,7 @@ class LagrangeCode(Code):
         return key
 
     def _worker_log_weights(self):
-        """``log|w_j|`` of all N worker points: closed form for the default points, else computed
-        once (O(N^2)) and kept."""
+        """``log|w_j|`` of all N worker points (closed form for the default points), kept."""
         logw = getattr(self, "_logw_workers", None)
         if logw is None:
             logw = (_closed_form_log_weights(self._n_workers, self._points) if self._params["betas"] is None

@@ -1,14 +1,10 @@
-"""One registry of the coded-computing schemes: a lower-case name for each code.
+"""One registry of the coded-computing schemes: a lower-case key for each code.
 
-Every table of the companion names a scheme in its ``scheme`` column by the key used here
-(``"gcc"``, ``"bacc"``, ``"bspline"``, ``"lcc"``); figures use :data:`LABELS`.
-
-The CPGC chapter's schemes have a registry of their own, :func:`gcc.cpgc.make_code`, because
-they are a different kind of object: a :class:`~gcc.codes.base.Code` here encodes K data
-points for N workers and decodes estimates of ``f`` at them (``encode``, ``decode``, any
-``f``), while a :class:`gcc.cpgc.CPGCCode` is a task assignment for the exact linear
-gradient ``W theta`` split into K blocks, one per worker (K = N there), with no encoder or
-decoder of data points and no ``f``. Their keys never overlap (``"rcsc"``, ``"mds"``, ... there).
+Tables name a scheme by its key (``"gcc"``, ``"bacc"``, ``"bspline"``, ``"lcc"``), figures by
+:data:`LABELS`. The CPGC schemes have their own registry, :func:`gcc.cpgc.make_code`: a
+:class:`~gcc.codes.base.Code` here encodes K data points for N workers and decodes estimates of
+any ``f``, while a CPGC code assigns the K blocks of an exact linear gradient to the workers (K is
+the number of workers there), with no encoder or decoder. Their keys never overlap.
 """
 from __future__ import annotations
 
@@ -51,10 +47,8 @@ def canonical(name, owner: str = "canonical", argument: str = "name") -> str:
     ----------
     name : str
         A key of :data:`SCHEMES` or :data:`ALIASES`, in any case.
-    owner : str
-        Function named in the error message.
-    argument : str
-        Argument named in the error message.
+    owner, argument : str
+        Function and argument named in the error message.
 
     Returns
     -------
@@ -81,6 +75,7 @@ def label(name) -> str:
 
 
 def _accepted(cls) -> set[str]:
+    """Constructor parameters of a code class besides K and N."""
     return {p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "n_inputs", "n_workers")}
 
 
@@ -147,16 +142,12 @@ def make_many(names: Iterable[str], n_inputs, n_workers, **params) -> dict[str, 
     >>> list(codes), codes["gcc"].lam_enc
     (['gcc', 'bacc'], 1e-06)
     """
-    if isinstance(names, str):
-        names = [names]
-    if not isinstance(names, (list, tuple)) and not hasattr(names, "__iter__"):
-        raise invalid("names", "make_many", "a scheme name or a sequence of scheme names", names)
-    names = list(names)
-    if not names:
-        raise invalid("names", "make_many", "a non-empty sequence of scheme names", names)
-    keys = [canonical(n, "make_many", "names") for n in names]
+    listed = [names] if isinstance(names, str) else list(names) if hasattr(names, "__iter__") else []
+    if not listed:
+        raise invalid("names", "make_many", "a scheme name or a non-empty sequence of scheme names", names)
+    keys = [canonical(n, "make_many", "names") for n in listed]
     if len(set(keys)) != len(keys):
-        raise invalid("names", "make_many", "distinct schemes", list(names))
+        raise invalid("names", "make_many", "distinct schemes", listed)
     accepted = {k: _accepted(SCHEMES[k]) for k in keys}
     unused = sorted(set(params) - set().union(*accepted.values()))
     if unused:

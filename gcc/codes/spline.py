@@ -30,36 +30,27 @@ from .base import Code, block_received_many
 
 __all__ = ["SplineCode"]
 
-# Half-width (in knots) of the window re-solved around each gap; see _blocks_windowed for
-# why 64 suffices.
+#: half-width (in knots) of the window re-solved around each gap (_blocks_windowed)
 _WINDOW = 64
-# The direct fit through all N points (_FullSpline) holds N x N matrices and solves an S x S system
-# per received set: worth it up to these sizes.
+#: the direct fit (_FullSpline: N x N matrices, an S x S solve per set) is used up to these sizes
 _MAX_WORKERS = 256
 _MAX_STRAGGLERS = 64
-# Its rounding error relative to the operator grows like alpha N^2 (alpha = |F| lam_dec;
-# measured, N = 30..256, both point sets): up to this bound it stays below ~5e-13.
+#: its error relative to the operator grows like alpha N^2 (alpha = |F| lam_dec): below ~5e-13 up
+#: to this bound (measured, N = 30..256, both point sets)
 _MAX_ALPHA_N2 = 100.0
-# Largest Jacobi-scaled condition number of the S x S system accepted: the fit is then within
-# ~1e-12 (relative) of the operator's; random stragglers stay well below it.
+#: largest (Jacobi-scaled) condition number of the S x S system accepted (then within ~1e-12)
 _MAX_COND = 1e4
-# _FullSplines kept per code (one per received-set size when lam_dec > 0; oldest dropped).
+#: _FullSplines kept per code (one per received-set size when lam_dec > 0; oldest dropped)
 _KEPT_SIZES = 8
 
 
 class _FullSpline:
     """The spline through all N worker points, which decodes every received set of one size.
 
-    Fill in the output of each straggling worker (the set E) with the value there of the decoder's
-    own spline, the one fitted to the received outputs y_F: the spline through all N points of the
-    completed outputs u is that spline again (lam_dec = 0: it is a natural cubic spline with knots
-    at all N points; lam_dec > 0: a smoother reproduces the values imputed from its own fit). So
-    ``Mp_EE u_E = -Mp_EF y_F`` with ``Mp = Q (R + alpha Q^T Q)^-1 Q^T`` (the roughness
-    ``Q R^-1 Q^T`` of the interpolant through all N points when alpha = 0, else ``(I - H) /
-    alpha``), and the estimates are ``P u`` (so ``D_F = P_F - P_E Mp_EE^-1 Mp_EF``), ``P`` the
-    spline through all N points evaluated at the data points. ``Mp`` and ``P`` depend on the code
-    and |F| only; per set that is one (S, N) gather, an S x S Cholesky solve with m right-hand
-    sides and one (K, N) product.
+    The stragglers' outputs u_E imputed from the decoder's own fit make the spline through all N
+    points that fit again: ``Mp_EE u_E = -Mp_EF y_F``, ``Mp = Q (R + alpha Q^T Q)^-1 Q^T``, and the
+    estimates are ``P u`` (``D_F = P_F - P_E Mp_EE^-1 Mp_EF``), P the spline through all N points
+    at the data points. Per set: an S x S Cholesky solve with m right-hand sides, one (K, N) product.
     """
 
     __slots__ = ("Mp", "P", "_scale", "_anorm", "_all")
@@ -82,10 +73,7 @@ class _FullSpline:
         self._all = frozenset(range(N))
 
     def decode(self, Y, key):
-        """Estimates (K, m) from float64 outputs Y (|F|, m) of the received set ``key`` (a tuple).
-
-        None when ``Mp_EE``'s (Jacobi-scaled) condition number exceeds :data:`_MAX_COND`.
-        """
+        """Estimates (K, m) from float64 Y (|F|, m) of the set ``key``; None if Mp_EE is ill-conditioned."""
         N = self.P.shape[1]
         if len(key) == N:
             return self.P @ Y
@@ -148,9 +136,6 @@ class SplineCode(Code):
        arXiv:2406.00300.
     .. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation for
        General Coded Computing: The Straggler Setting", arXiv:2608.28910.
-    .. [3] P. J. Green and B. W. Silverman, "Nonparametric Regression and Generalized Linear
-       Models", Chapman & Hall, 1994.
-    .. [4] G. Wahba, "Spline Models for Observational Data", SIAM, 1990.
 
     Examples
     --------
@@ -210,11 +195,7 @@ class SplineCode(Code):
         return est.astype(Y.dtype if Y.dtype.kind == "f" else np.float64, copy=False).reshape((K,) + Y.shape[1:])
 
     def _full_spline(self, n):
-        """The :class:`_FullSpline` for received sets of size n, or None where it does not pay.
-
-        For 5 <= N <= _MAX_WORKERS, at least 3 received and at most _MAX_STRAGGLERS stragglers, and
-        ``|F| lam_dec N^2 <= _MAX_ALPHA_N2`` (accuracy); lam_dec = 0 shares one for every size.
-        """
+        """The :class:`_FullSpline` for sets of size n (one for all sizes at lam_dec = 0), or None."""
         N = self._n_workers
         if (not 5 <= N <= _MAX_WORKERS or n < 3 or N - n > _MAX_STRAGGLERS
                 or n * self._lam_dec * N * N > _MAX_ALPHA_N2):
@@ -243,11 +224,7 @@ class SplineCode(Code):
 
 
 def _block_intervals(betas, alphas, S, starts):
-    """Piece of each alpha among the received points of each block, shape (K, b).
-
-    From its interval among all workers: removing a block only shifts indices (an alpha
-    in the gap falls in the piece that spans it, one before the block's start).
-    """
+    """Piece of each alpha among the received points of each block, shape (K, b) (indices shift)."""
     pos = np.searchsorted(betas, alphas, side="right")[:, None] - 1      # (K, 1)
     s = starts[None, :]
     return np.where(pos < s, pos, np.where(pos >= s + S, pos - S, s - 1))
@@ -256,15 +233,10 @@ def _block_intervals(betas, alphas, S, starts):
 def _blocks_windowed(betas, alphas, Y, S, W=_WINDOW):
     """Natural cubic interpolation (lambda = 0) for every block, re-solving near the gap.
 
-    Removing a block changes only the rows of the tridiagonal system ``R M = Q^T y`` next
-    to the gap. Its rows have diagonal ``(h_{j-1} + h_j)/3`` and off-diagonals
-    ``h_{j-1}/6, h_j/6``, so the matrix is diagonally dominant by a factor 2 and the
-    elimination multipliers are at most 1/2: a change at the gap reaches knots ``W`` rows
-    away damped by at least ``2^-W``. Each block therefore re-fits the ``2W + 2`` received
-    knots around its gap, with the no-straggler spline's second derivatives at the window's
-    ends (0 at the natural ends), and keeps the no-straggler spline on pieces outside its
-    window. With ``W = 64`` the neglected terms are below ``2^-64 ~ 5e-20`` relative, under
-    float64 rounding; the tests compare with one full decode per block.
+    The tridiagonal system ``R M = Q^T y`` is diagonally dominant by a factor 2, so a change at
+    the gap reaches knots W rows away damped by at least ``2^-W``: each block re-fits the 2W + 2
+    received knots around its gap (the full spline's M at the window's ends) and keeps the full
+    spline outside it. W = 64: the neglected terms are below 2^-64, under float64 rounding.
     """
     N = betas.size
     n = N - S
@@ -287,20 +259,11 @@ def _blocks_windowed(betas, alphas, Y, S, W=_WINDOW):
 def _blocks_woodbury(betas, alphas, Y, S, a, max_cond=1e6):
     """Smoothing spline (a > 0) for every block by a rank-S update of the full fit.
 
-    Dropping the workers of a block is giving them weight 0 in the full problem
-    ``min (y - g)^T W (y - g) + a g^T K g`` over natural splines with knots at all ``N``
-    worker points (the block's optimum is such a spline), so
-    ``g_s = (A - E E^T)^{-1} (y - E y_E)`` with ``A = I + a K`` and ``E`` the block's columns
-    of the identity. With the full smoother ``H = A^{-1}`` (symmetric) the Woodbury
-    identity gives
-
-    ``g_s = H y' + H E (I - H_EE)^{-1} E^T H y'``,  ``y' = y - E y_E``,
-
-    and the estimate is ``G g_s`` with ``G`` the natural interpolating spline from all
-    worker points to the data points. Needed: ``H y`` and ``G H`` (banded solves), the band
-    ``|i - j| < S`` of ``H`` (:func:`gcc._reinsch.smoother_band`) and one ``S x S`` solve per
-    block. ``I - H_EE`` degenerates as ``a -> 0`` (``H -> I``); above ``max_cond`` this
-    returns None and the caller solves every block instead.
+    A block's workers get weight 0 in the fit on all N points; with the full smoother H the
+    Woodbury identity gives ``g_s = H y' + H E (I - H_EE)^-1 E^T H y'``, ``y' = y - E y_E``, and the
+    estimate ``G g_s`` (G the interpolating spline to the data points): the band ``|i - j| < S`` of
+    H (:func:`gcc._reinsch.smoother_band`) and one S x S solve per block. None (the caller solves
+    every block) when ``I - H_EE`` is worse conditioned than ``max_cond`` (as a -> 0).
     """
     N = betas.size
     if N < 5:
