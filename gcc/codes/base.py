@@ -1,12 +1,9 @@
 """The interface shared by every code: linear encoder and decoder operators.
 
-A code places K data points at ``alphas`` and N workers at ``betas`` (both ascending in
-[-1, 1]). Encoding fits a function u_enc through (alpha_k, X_k) and sends u_enc(beta_n) to
-worker n; decoding fits u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k).
-All four codes are linear in the data: encoding is one (N, K) matrix product, decoding one
-(K, |F|) product with the decoder of the received set F, built once per set and cached (at most
-:attr:`Code.decoder_cache_bytes`, least recently used dropped). A decode depends on its
-arguments only, never on which sets were decoded before.
+A code places K data points at ``alphas`` and N workers at ``betas`` (ascending in [-1, 1]).
+Encoding fits u_enc through (alpha_k, X_k) and sends u_enc(beta_n) to worker n; decoding fits
+u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k). Both are linear: one (N, K)
+product, and one (K, |F|) product with the decoder of the received set F (cached per set).
 """
 from __future__ import annotations
 
@@ -104,6 +101,11 @@ def block_received_many(n_workers, stragglers, starts):
     return j + np.where(j >= starts[:, None], S, 0)
 
 
+def parameter(name):
+    """A read-only property: the constructor argument ``name`` as validated."""
+    return property(lambda self: self._params[name], doc=f"The constructor argument {name!r} (read-only).")
+
+
 def _check_data(X, size, name, size_name, owner, finite=True):
     """``X`` as a numeric numpy array (or the torch tensor) of ``size`` rows, finite if ``finite``."""
     if not is_torch(X):
@@ -147,22 +149,18 @@ class Code:
 
     Notes
     -----
-    Arguments are validated in the constructor; the instance is then read-only (its operators
-    are cached). :meth:`with_params` makes a modified copy, e.g. for a grid search over lambda.
-    The decoders of the received sets seen, with their float32 / torch copies, are cached within
-    :attr:`decoder_cache_bytes` (least recently used dropped), so a long simulation with a new
-    received set per trial holds a bounded amount.
+    The instance is read-only (its operators are cached); :meth:`with_params` makes a modified
+    copy. The decoders of the received sets seen, with their float32 / torch copies, are cached
+    within :attr:`decoder_cache_bytes` (least recently used dropped). A decode depends on its
+    arguments only, never on which sets were decoded before.
     """
 
-    #: whether the code needs at least as many workers as inputs
-    _needs_n_workers_ge_n_inputs = False
-    #: whether the operators can overflow float64 (then each is checked once, when built)
-    _operators_may_overflow = False
-    #: maximum number of cached decoders (least recently used are dropped)
+    _needs_n_workers_ge_n_inputs = False   # LCC: N >= K
+    _operators_may_overflow = False        # LCC: each operator is checked once, when built
+    #: most cached decoders, and the default of :attr:`decoder_cache_bytes`
     decoder_cache_size = 4096
-    #: default of :attr:`decoder_cache_bytes`
     DECODER_CACHE_BYTES = 256 * 2 ** 20
-    #: :meth:`block_estimates` works on chunks of blocks whose arrays hold about this many floats
+    #: :meth:`block_estimates` works on chunks of blocks of about this many floats
     block_chunk_elements = 4_000_000
 
     def __init__(self, n_inputs, n_workers, alphas=None, betas=None, points="chebyshev"):
@@ -186,31 +184,15 @@ class Code:
         self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
 
     # ------------------------------------------------------------------ parameters
-    @property
-    def n_inputs(self) -> int:
-        return self._n_inputs
-
-    @property
-    def n_workers(self) -> int:
-        return self._n_workers
-
-    @property
-    def alphas(self) -> np.ndarray:
-        return self._alphas
-
-    @property
-    def betas(self) -> np.ndarray:
-        return self._betas
-
-    @property
-    def points(self) -> str:
-        return self._points
+    n_inputs = parameter("n_inputs")
+    n_workers = parameter("n_workers")
+    points = parameter("points")
+    alphas = property(lambda self: self._alphas, doc="Data points, shape (K,) (read-only).")
+    betas = property(lambda self: self._betas, doc="Worker points, shape (N,) (read-only).")
 
     @property
     def decoder_cache_bytes(self) -> int:
-        """Memory the cached decoders may hold, in bytes (default 256 MiB; 0 caches none).
-
-        Settable per code (an int >= 0); least recently used decoders are dropped first.
+        """Memory the cached decoders may hold, in bytes (default 256 MiB; settable, 0 caches none).
 
         Examples
         --------
@@ -262,7 +244,7 @@ class Code:
         raise NotImplementedError
 
     def _build_decoder(self, received: tuple) -> np.ndarray:  # pragma: no cover - abstract
-        """Uncached decoder matrix for validated ``received``, shape (K, len(received))."""
+        """Decoder matrix of a validated received set, shape (K, len(received))."""
         raise NotImplementedError
 
     def _decode_direct(self, Y, key):
@@ -322,11 +304,7 @@ class Code:
 
     @validate_params({"encoder": BOOL})
     def clear_cache(self, encoder=True) -> None:
-        """Drop the cached decoders (and their copies), and the encoder unless ``encoder=False``.
-
-        What depends only on the code's parameters and ``len(received)`` (the spline through all
-        N points of :class:`gcc.SplineCode`) is kept.
-        """
+        """Drop the cached decoders (and their copies), and the encoder unless ``encoder=False``."""
         if encoder:
             self._encoder = {}
         self._decoders.clear()
@@ -392,10 +370,9 @@ class Code:
         Returns
         -------
         ndarray or torch.Tensor, shape (K, *out)
-            Same library, dtype (floating) and device as Y: one matrix product with the cached
-            decoder of ``received`` (:meth:`decoder_matrix`), or, for a code that fits the outputs
-            more cheaply (:class:`gcc.SplineCode` with fewer output columns than K), that fit
-            (equal to the product up to rounding).
+            Same library, dtype (floating) and device as Y: the product with :meth:`decoder_matrix`
+            (or, :class:`gcc.SplineCode` with fewer output columns than K, a direct fit equal to it
+            up to rounding).
 
         Examples
         --------
@@ -414,19 +391,15 @@ class Code:
         return matmul(self._decoder_op(key, owner, form_of(Y)), Y) if est is None else est
 
     def block_estimates(self, Y, stragglers):
-        """Decode every contiguous straggler block at once, or None where not available.
+        """``decode(Y[F_s], F_s)`` for every block ``F_s = block_received(N, S, s)`` at once, or None.
 
-        The worst-case search over contiguous blocks (:func:`gcc.adversary.block_losses`)
-        needs ``decode(Y[F_s], F_s)`` for the ``N - S + 1`` received sets
-        ``F_s = block_received(N, S, s)``. A code with a batched formula overrides
-        :meth:`_block_estimates`; the base class has none and returns None, and the caller
-        then decodes block by block.
+        What the worst-case search (:func:`gcc.adversary.block_losses`) needs; None (then it
+        decodes block by block) for a code without a batched formula (:meth:`_block_estimates`).
 
         Parameters
         ----------
         Y : array_like, shape (N, *out)
-            Outputs of all N workers (real; numpy, or a torch tensor, which is copied to
-            the CPU).
+            Outputs of all N workers (real; a torch tensor is copied to the CPU).
         stragglers : int
             S, the block length, ``0 <= S < N``.
 

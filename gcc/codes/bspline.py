@@ -7,7 +7,7 @@ from scipy.sparse import csc_matrix, vstack
 from scipy.sparse.linalg import splu
 
 from ..validation import BOOL, ArrayLike, Options, Points, validate_params
-from .base import Code
+from .base import Code, parameter
 from .berrut import berrut_matrix
 
 __all__ = ["BSplineCode", "DENSE_MAX_RECEIVED", "banded_decoder"]
@@ -108,15 +108,13 @@ class BSplineCode(Code):
     array([1.   , 2.01 , 4.001])
     """
 
+    bc_type = parameter("bc_type")
+
     @validate_params({"bc_type": Options(("not-a-knot", "natural"))})
     def __init__(self, n_inputs, n_workers, bc_type="not-a-knot", alphas=None, betas=None,
                  points="chebyshev"):
         super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
         self._bc_type = self._params["bc_type"] = bc_type
-
-    @property
-    def bc_type(self) -> str:
-        return self._bc_type
 
     def _build_encoder(self):
         return berrut_matrix(self._alphas, self._betas)

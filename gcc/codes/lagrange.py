@@ -9,7 +9,7 @@ from numpy.polynomial import chebyshev as C
 
 from ..splines import KNOTS
 from ..validation import ArrayLike, Interval, check_int, invalid, validate_params
-from .base import Code
+from .base import Code, parameter
 
 __all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED", "DIRECT_MAX_RECEIVED"]
 
@@ -182,6 +182,7 @@ class LagrangeCode(Code):
 
     _needs_n_workers_ge_n_inputs = True
     _operators_may_overflow = True
+    degree = parameter("degree")
 
     def __init__(self, n_inputs, n_workers, degree=None, alphas=None, betas=None,
                  points="chebyshev"):
@@ -189,10 +190,6 @@ class LagrangeCode(Code):
         self._degree = None if degree is None else check_int(
             degree, "degree", "LagrangeCode", minimum=0, constraint="None or an int >= 0")
         self._params["degree"] = self._degree
-
-    @property
-    def degree(self):
-        return self._degree
 
     @validate_params({"deg_f": Interval(Integral, 0, None), "stragglers": Interval(Integral, 0, None)})
     def recovery_threshold(self, deg_f, stragglers=0) -> int:

@@ -26,7 +26,7 @@ from ..backend import is_torch
 from .._reinsch import (green_silverman_alpha, reinsch_fit, reinsch_fit_many, reinsch_smoother,
                         reinsch_solve, smoother_band, spline_eval)
 from ..validation import LAM, validate_params
-from .base import Code, block_received_many
+from .base import Code, block_received_many, parameter
 
 __all__ = ["SplineCode"]
 
@@ -149,6 +149,9 @@ class SplineCode(Code):
     True
     """
 
+    lam_enc = parameter("lam_enc")
+    lam_dec = parameter("lam_dec")
+
     @validate_params({"lam_enc": LAM, "lam_dec": LAM})
     def __init__(self, n_inputs, n_workers, lam_enc=0.0, lam_dec=0.0, alphas=None, betas=None,
                  points="chebyshev"):
@@ -156,14 +159,6 @@ class SplineCode(Code):
         self._lam_enc, self._lam_dec = float(lam_enc), float(lam_dec)
         self._params.update(lam_enc=self._lam_enc, lam_dec=self._lam_dec)
         self._full = {}    # |F| (0 for lam_dec = 0) -> _FullSpline
-
-    @property
-    def lam_enc(self) -> float:
-        return self._lam_enc
-
-    @property
-    def lam_dec(self) -> float:
-        return self._lam_dec
 
     def _build_encoder(self):
         return reinsch_smoother(self._alphas, green_silverman_alpha(self._n_inputs, self._lam_enc), self._betas)
