@@ -2,15 +2,9 @@
 
 The fit minimises ``sum (y_i - u(x_i))^2 + alpha int u''^2`` (Green & Silverman 1994, Sec. 2.3;
 ``alpha = n lam`` in the paper's eq. (4) convention) over natural cubic splines with knots at the
-x_i, in O(n): one banded solve shared by every output column. The kernels trust their caller:
-float64 knots, strictly increasing and at least :data:`KNOT_GAP` of their range apart (checked by
-:class:`gcc.splines.Knots`), ``0 <= alpha <= ALPHA_MAX`` (:func:`green_silverman_alpha`), finite
-data. The checked entry points are :func:`gcc.smoother_matrix`, :func:`gcc.smoothing_spline`,
-:func:`gcc.gcv_lambda` and the codes; this private module holds what they share.
-
-:func:`reinsch_solve` solves the Reinsch system for given right-hand sides (the spline through all
-N worker points of :meth:`gcc.SplineCode.decode`); :func:`reinsch_fit_many` fits many knot sets in
-lock step (:meth:`gcc.SplineCode.block_estimates`).
+x_i, in O(n). The kernels trust their caller (:mod:`gcc.splines`, :mod:`gcc.gcv`, the codes):
+float64 knots, strictly increasing and at least :data:`KNOT_GAP` of their range apart,
+``0 <= alpha <= ALPHA_MAX`` (:func:`green_silverman_alpha`), finite data.
 """
 from __future__ import annotations
 

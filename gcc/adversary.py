@@ -1,24 +1,9 @@
-"""The adversary: the straggler set that maximises the loss of a code.
+"""The adversary: the straggler set that maximises the loss (eq. 1) of a code for given ``f`` and ``X``.
 
-Theorem 1 of [1]_ bounds the loss (eq. 1) for *every* received set ``F`` with
-``|F| >= N - S``; this module finds the worst one for a given code, function ``f`` and data
-``X`` (the adversary knows the data), three ways:
-
-``"contiguous"``
-    Exact maximum over the ``N - S + 1`` blocks of ``S`` consecutive workers (the widest
-    gap ``Delta_max^F``, worst for spline decoders), all decoded at once when the code has
-    a batched decoder (:meth:`gcc.codes.base.Code.block_estimates`).
-``"greedy"``
-    Local search over general sets, started at the contiguous optimum.
-``"exhaustive"``
-    All ``C(N, S)`` sets, a reference for small ``N``.
-
-:class:`gcc.stragglers.WorstCase` is the straggler model that asks for this search.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation for
-   General Coded Computing: The Straggler Setting", arXiv:2608.28910, 2026.
+Theorem 1 of Moradi, Tahmasebi and Maddah-Ali (arXiv:2608.28910) bounds the loss for *every*
+received set with ``|F| >= N - S``. :func:`worst_case_stragglers` searches the contiguous blocks
+(exact, batched by :meth:`gcc.codes.base.Code.block_estimates`), general sets greedily, or all
+``C(N, S)`` sets; :class:`gcc.stragglers.WorstCase` is the straggler model that asks for it.
 """
 from __future__ import annotations
 
@@ -156,9 +141,8 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
     >>> np.allclose(losses, gcc.block_losses(code, np.sin, X, 3, fast=False))
     True
     """
-    N, S = code.n_workers, stragglers
-    true, Y_all = _worker_outputs(code, f, X, S, outputs, "block_losses")
-    return _block_losses(code, true, Y_all, S, fast)
+    true, Y_all = _worker_outputs(code, f, X, stragglers, outputs, "block_losses")
+    return _block_losses(code, true, Y_all, stragglers, fast)
 
 
 def _block_losses(code, true, Y_all, S, fast):
@@ -188,16 +172,9 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     X : array (K, *in)
     stragglers : int, 0 <= S < N
     search : {"contiguous", "greedy", "exhaustive"}
-        ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks,
-        batched (see :func:`block_losses`); ``N = 2048``, ``S = 5`` takes about
-        0.01-0.2 s for spline and Berrut codes (``benchmarks/bench_worst_case.py``).
-        Ties go to the first block.
-
-        ``"greedy"``: adversarial local search over *general* sets, documented
-        in Notes; never below the contiguous optimum (it starts there).
-
-        ``"exhaustive"``: all ``C(N, S)`` sets (a reference for small ``N``);
-        refused when ``C(N, S) > max_sets``.
+        ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks (batched:
+        :func:`block_losses`; ties go to the first block). ``"greedy"``: local search over
+        general sets (Notes). ``"exhaustive"``: all ``C(N, S)`` sets, refused beyond ``max_sets``.
     return_loss : bool, default False
         Also return the loss of the returned set.
     max_sets : int
@@ -218,29 +195,12 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
 
     Notes
     -----
-    The greedy search runs two adversaries and keeps the better one:
-
-    1. *greedy insertion*: starting from no stragglers, add, one at a time, the
-       worker whose removal increases the loss most, until ``S`` straggle;
-    2. *contiguous start*: the worst contiguous block.
-
-    From the better of the two it runs *best-improvement swap moves*: exchange
-    one straggler with one received worker when it increases the loss most,
-    until no swap increases it or ``max_rounds`` rounds have run. Each round
-    costs ``S (N - S)`` decodes. The result is a local maximum, so
-    ``contiguous <= greedy <= exhaustive``.
-
-    The greedy and exhaustive searches clear the code's decoder cache
-    (``code.clear_cache(encoder=False)``) as they go: they visit many received sets once
-    each.
-
-    The loss is that of one data batch ``X`` and of noiseless workers: the
-    adversary knows the data, as in the worst-case bound of Theorem 1 [1]_,
-    which holds for every ``F`` with ``|F| >= N - S``.
-
-    References
-    ----------
-    .. [1] Moradi, Tahmasebi, Maddah-Ali, arXiv:2608.28910, Theorem 1.
+    The greedy search starts from the better of greedy insertion (add, one at a time, the worker
+    whose removal increases the loss most) and the worst contiguous block, then swaps one
+    straggler with one received worker while that increases the loss (at most ``max_rounds``
+    rounds of ``S (N - S)`` decodes): a local maximum, so ``contiguous <= greedy <= exhaustive``.
+    The greedy and exhaustive searches clear the code's decoders as they go. The loss is that of
+    the batch ``X`` and noiseless workers: the adversary knows the data, as in Theorem 1.
 
     Examples
     --------

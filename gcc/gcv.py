@@ -10,8 +10,8 @@ import numpy as np
 
 from numbers import Real
 
-from ._reinsch import green_silverman_alpha, reinsch_fit, reinsch_smoother, smoother_band, unit_scale
-from .splines import check_knots, check_y
+from ._reinsch import reinsch_fit, reinsch_smoother, smoother_band
+from .splines import _as_real_columns, _scaled, check_knots, check_y
 from .validation import ArrayLike, Interval, check_int, invalid, validate
 
 __all__ = ["gcv_grid", "gcv_lambda", "DENSE_MAX_POINTS"]
@@ -117,14 +117,10 @@ def gcv_lambda(x, y, grid=None):
         if grid.size == 0 or (grid < 0).any():
             raise invalid("grid", owner, GRID, grid, "it is empty" if grid.size == 0 else
                           f"grid[{int(np.flatnonzero(grid < 0)[0])}] is negative")
-    y2 = y_arr.reshape(n, -1)
-    if y2.dtype.kind == "c":      # |r|^2 = re^2 + im^2: the parts as columns
-        y2 = np.ascontiguousarray(y2).view(np.float64)
-    e = unit_scale(x)             # knots of an extreme range: rescaled by a power of two (exact)
-    xs = x if e == 0 else np.ldexp(x, -e)
+    y2 = _as_real_columns(y_arr.reshape(n, -1))   # |r|^2 = re^2 + im^2: the parts as columns
     scores = np.empty(grid.shape[0])
     for j, lam in enumerate(grid):  # loop over candidate lams only, never over columns
-        alpha = green_silverman_alpha(n, float(lam), e)
+        xs, alpha = _scaled(x, float(lam))
         if n <= DENSE_MAX_POINTS:
             S = reinsch_smoother(xs, alpha, xs)
             resid, trace = y2 - S @ y2, np.trace(S)

@@ -4,19 +4,14 @@ The fit minimises, in the paper's eq. (4) convention,
 
 .. math:: \\frac{1}{n}\\sum_{i=1}^n (y_i - u(x_i))^2 + \\lambda \\int u''(t)^2\\,dt ,
 
-whose minimiser over W^{2,2} is the natural cubic spline with knots at the x_i, computed with
-the Reinsch algorithm (Green & Silverman 1994, Sec. 2.3) in O(n), one banded solve shared by
-every output column. ``lam = 0`` interpolates. Outside [min x, max x] the spline continues
-linearly (it is *natural*). scipy's ``make_smoothing_spline(x, y, lam=n * lam)`` is the same
-fit for n >= 5, with cubic extrapolation; this module works for any n >= 1.
-
-The checked entry points are :func:`smoother_matrix`, :func:`smoothing_spline` and GCV in
-:mod:`gcc.gcv`; the unchecked kernels they share with the codes are in :mod:`gcc._reinsch`.
-What the arithmetic can carry is part of the contract: knots closer than ``KNOT_GAP = 1e-12`` of
-their range are rejected (:class:`Knots` names the pair), knots of an extreme range are rescaled
-by a power of two (exact), and ``n lam`` beyond ``ALPHA_MAX = 1e100`` is computed as the
-least-squares line it then is. Data may be complex (the fit is linear); knots and evaluation
-points are real.
+whose minimiser over W^{2,2} is the natural cubic spline with knots at the x_i (Reinsch algorithm,
+O(n), one banded solve for every output column; linear beyond the end knots). scipy's
+``make_smoothing_spline(x, y, lam=n * lam)`` is the same fit for n >= 5, with cubic extrapolation;
+this module works for any n >= 1. These are the checked entry points (with :mod:`gcc.gcv`); the
+unchecked kernels they share with the codes are in :mod:`gcc._reinsch`. Knots closer than
+``KNOT_GAP = 1e-12`` of their range are rejected (:class:`Knots`), knots of an extreme range are
+rescaled by a power of two (exact), and ``n lam`` beyond ``ALPHA_MAX = 1e100`` is the least-squares
+line. Data may be complex (the fit is linear); knots and evaluation points are real.
 """
 from __future__ import annotations
 

@@ -42,9 +42,8 @@ OPTIMUM_RTOL = 1e-3
 #: where a choice lies on its grid (:func:`grid_edge`); the last two are edges
 EDGES = ("zero", "interior", "fixed", "plateau", "top", "bottom")
 
-#: a bottom choice whose score is within this relative distance of the score at lambda = 0 is a
-#: ``"plateau"``: interpolation does as well, so the unprobed decades below it cannot hide a better
-#: value worth the name (0.1%, the tolerance of the optimum of the App. E study)
+#: a bottom choice within this relative distance of the score at lambda = 0 is a ``"plateau"``
+#: (interpolation does as well; 0.1%, the tolerance of the App. E study)
 PLATEAU_RTOL = 1e-3
 
 _MAXIMISE = ("relacc", "accuracy")
@@ -69,11 +68,7 @@ def default_lambda_grid() -> np.ndarray:
 
 
 class LambdaSelection(NamedTuple):
-    """Result of :func:`select_lambdas`.
-
-    ``enc_edge`` / ``dec_edge`` say where each choice lies on its (final, possibly extended)
-    grid (:func:`grid_edge`); ``lam_enc_grid`` / ``lam_dec_grid`` are those grids.
-    """
+    """Result of :func:`select_lambdas` (``*_edge``: :func:`grid_edge` on the final ``*_grid``)."""
 
     lam_enc: float
     lam_dec: float
@@ -93,11 +88,8 @@ class LambdaSelection(NamedTuple):
 def grid_edge(value: float, grid: Sequence[float]) -> str:
     """Where a chosen lambda lies on its grid: ``"zero"``, ``"interior"``, ``"fixed"``, ``"top"`` or ``"bottom"``.
 
-    lambda = 0 is the boundary of the domain (interpolation), not an edge of the grid: a choice
-    of 0 is ``"zero"``. A grid of one value is ``"fixed"`` (nothing was searched). Otherwise the
-    largest value is ``"top"`` and the smallest *positive* value ``"bottom"`` (on a log grid the
-    decades between it and 0 are unprobed, so the optimum may lie there); anything else is
-    ``"interior"``.
+    0 is the domain's boundary (interpolation), not an edge; a grid of one value is ``"fixed"``;
+    the smallest *positive* value is ``"bottom"`` (the decades between it and 0 are unprobed).
 
     Parameters
     ----------
@@ -257,25 +249,12 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
     Returns
     -------
     LambdaSelection
-        ``lam_enc``, ``lam_dec``, ``score`` (mean of ``metric`` at the best
-        pair) and ``table``: a DataFrame with one row per grid point in grid
-        order, ``lam_enc``, ``lam_dec``, ``metric``, the columns of
-        :func:`gcc.summary.summarize` (``mean``, ``std``, ``ci_low``,
-        ``ci_high``, ``half_width``, ``n``, ``n_nan``) and ``rank`` (1 = best);
-        ties go to the first pair in grid order (smaller index in
-        ``lam_enc_grid``, then in ``lam_dec_grid``). Draws with too few
-        survivors count in ``n_nan`` (and :func:`~gcc.harness.run_trials`
-        warns about them). Extended grid points follow the given ones, in the order added;
-        ``enc_edge`` / ``dec_edge`` (:func:`grid_edge` on the final grids) are columns of the
-        table and fields of the selection, with the final grids ``lam_enc_grid`` /
-        ``lam_dec_grid``.
-
-    Raises
-    ------
-    ValueError
-        For a bad grid, metric, straggler model, ``make_code``, ``batches``,
-        ``labels`` (or none while ``metric`` needs them), or any argument
-        :func:`~gcc.harness.run_trials` rejects.
+        ``lam_enc``, ``lam_dec``, ``score`` (mean of ``metric`` at the best pair), the final
+        grids and their ``enc_edge`` / ``dec_edge`` (:func:`grid_edge`), and ``table``: one row
+        per grid point in grid order (extended points last), ``lam_enc``, ``lam_dec``,
+        ``metric``, the columns of :func:`gcc.summary.summarize`, ``rank`` (1 = best, ties to the
+        first in grid order), ``enc_edge`` and ``dec_edge``. Draws with too few survivors count
+        in ``n_nan``.
 
     Examples
     --------
@@ -392,9 +371,8 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
 def tolerant_optimum(table: Any, which: str, rtol: float = OPTIMUM_RTOL) -> float:
     """The largest ``lam_<which>`` whose score is within ``rtol`` of the best, the other lambda at its choice.
 
-    On a flat stretch of the score, the argmin is decided by noise (a 0.02% difference can
-    move it by decades); the largest value within ``rtol`` of the best is the stable reading
-    of "the optimal lambda" (the most smoothing that costs nothing).
+    On a flat score the argmin is decided by noise; the largest value within ``rtol`` of the best
+    (the most smoothing that costs nothing) is the stable reading of "the optimal lambda".
 
     Parameters
     ----------
