@@ -289,7 +289,8 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                       "callable (rng, trial) -> array", type(batches).__name__)
     else:
         for j, batch in enumerate(batches):
-            shape = tuple(getattr(batch[0] if isinstance(batch, tuple) and len(batch) == 2 else batch, "shape", ()))
+            data = batch[0] if isinstance(batch, tuple) and len(batch) == 2 else batch
+            shape = tuple(getattr(data, "shape", ()))
             if not shape or shape[0] != K:
                 raise invalid("batches", owner, f"a sequence of arrays of shape (n_inputs={K}, ...) (or of "
                               "(array, labels))", type(batches).__name__, f"batches[{j}] has shape {shape}")

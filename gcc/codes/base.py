@@ -92,7 +92,8 @@ def block_received_many(n_workers, stragglers, starts):
     N, S = n_workers, stragglers
     _check_stragglers(N, S, "block_received_many")
     want = f"a 1-D array of ints in [0, {N - S}]"
-    starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=want), "starts", "block_received_many")
+    starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=want), "starts",
+                      "block_received_many")
     bad = np.flatnonzero((starts < 0) | (starts > N - S))
     if bad.size:
         raise invalid("starts", "block_received_many", want, starts,
@@ -257,20 +258,23 @@ class Code:
             return tuple(range(self._n_workers))
         return check_received(received, self._n_workers, owner)
 
+    def _finished(self, op, which, name, owner, value):
+        """A built operator as read-only float64, or the error when float64 cannot hold it."""
+        if self._operators_may_overflow and not np.isfinite(op).all():
+            raise invalid(name, owner, f"a {'size' if which == 'encoder' else 'received set'} whose {which} "
+                          "float64 can hold", value, f"the {which} matrix has entries beyond 1e308: the "
+                          "interpolation problem is too ill-conditioned")
+        op = np.ascontiguousarray(op, dtype=np.float64)
+        op.flags.writeable = False
+        return op
+
     def _encoder_op(self, form=None):
+        """The encoder as float64 numpy (``form`` None) or converted (cached)."""
         op = self._encoder.get(form)
         if op is None:
-            if form is not None:
-                op = convert(self._encoder_op(), form)
-            else:
-                op = self._build_encoder()
-                if self._operators_may_overflow and not np.isfinite(op).all():
-                    raise invalid("n_inputs", type(self).__name__, "a size whose encoder float64 can hold",
-                                  self._n_inputs, "the encoder matrix has entries beyond 1e308: the "
-                                  "interpolation problem is too ill-conditioned")
-                op = np.ascontiguousarray(op, dtype=np.float64)
-                op.flags.writeable = False
-            self._encoder[form] = op
+            op = self._encoder[form] = (self._finished(self._build_encoder(), "encoder", "n_inputs",
+                                                       type(self).__name__, self._n_inputs)
+                                        if form is None else convert(self._encoder_op(), form))
         return op
 
     def _decoder_op(self, received, owner, form=None):
@@ -279,16 +283,10 @@ class Code:
         if op is not None:
             self._decoders.move_to_end((received, form))
             return op
-        if form is not None:
-            op = convert(self._decoder_op(received, owner), form)
+        if form is None:
+            op = self._finished(self._build_decoder(received), "decoder", "received", owner, np.asarray(received))
         else:
-            op = self._build_decoder(received)
-            if self._operators_may_overflow and not np.isfinite(op).all():
-                raise invalid("received", owner, "a received set whose decoder float64 can hold",
-                              np.asarray(received), "the decoder matrix has entries beyond 1e308: the "
-                              "interpolation problem is too ill-conditioned")
-            op = np.ascontiguousarray(op, dtype=np.float64)
-            op.flags.writeable = False
+            op = convert(self._decoder_op(received, owner), form)
         self._decoders[(received, form)] = op
         self._decoder_bytes += op.element_size() * op.nelement() if is_torch(op) else op.nbytes
         self._trim_decoders()
