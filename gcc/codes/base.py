@@ -261,9 +261,10 @@ class Code:
     def _finished(self, op, which, name, owner, value):
         """A built operator as read-only float64, or the error when float64 cannot hold it."""
         if self._operators_may_overflow and not np.isfinite(op).all():
-            raise invalid(name, owner, f"a {'size' if which == 'encoder' else 'received set'} whose {which} "
-                          "float64 can hold", value, f"the {which} matrix has entries beyond 1e308: the "
-                          "interpolation problem is too ill-conditioned")
+            what = "a size" if which == "encoder" else "a received set"
+            raise invalid(name, owner, f"{what} whose {which} float64 can hold",
+                          value if which == "encoder" else np.asarray(value), f"the {which} matrix has "
+                          "entries beyond 1e308: the interpolation problem is too ill-conditioned")
         op = np.ascontiguousarray(op, dtype=np.float64)
         op.flags.writeable = False
         return op
@@ -284,7 +285,7 @@ class Code:
             self._decoders.move_to_end((received, form))
             return op
         if form is None:
-            op = self._finished(self._build_decoder(received), "decoder", "received", owner, np.asarray(received))
+            op = self._finished(self._build_decoder(received), "decoder", "received", owner, received)
         else:
             op = convert(self._decoder_op(received, owner), form)
         self._decoders[(received, form)] = op
@@ -300,9 +301,9 @@ class Code:
             op = decoders.popitem(last=False)[1]
             self._decoder_bytes -= op.element_size() * op.nelement() if is_torch(op) else op.nbytes
 
-    @validate_params({"encoder": BOOL})
     def clear_cache(self, encoder=True) -> None:
         """Drop the cached decoders (and their copies), and the encoder unless ``encoder=False``."""
+        validate(encoder, BOOL, "encoder", f"{type(self).__name__}.clear_cache")
         if encoder:
             self._encoder = {}
         self._decoders.clear()
