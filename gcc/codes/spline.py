@@ -184,9 +184,11 @@ class SplineCode(Code):
         if Y.dtype.kind not in "biuf" or Y.dtype == np.longdouble or not 0 < m < K:
             return None
         full = self._full_spline(n)
-        est = None if full is None else full.decode(np.asarray(Y, dtype=np.float64).reshape(n, m), key)
-        if est is None or (Y.dtype == np.float64 and Y.ndim == 2):
-            return est
+        if full is None or (Y.dtype == np.float64 and Y.ndim == 2):     # the common case: no copies
+            return None if full is None else full.decode(Y, key)
+        est = full.decode(np.asarray(Y, dtype=np.float64).reshape(n, m), key)
+        if est is None:
+            return None
         return est.astype(Y.dtype if Y.dtype.kind == "f" else np.float64, copy=False).reshape((K,) + Y.shape[1:])
 
     def _full_spline(self, n):
