@@ -1,8 +1,6 @@
 """Choosing the smoothing parameter by generalised cross-validation (Craven & Wahba 1979).
 
-:func:`gcv_lambda` scores a scale-free grid of lam values (:func:`gcv_grid`) with the smoother
-matrices of :func:`gcc._reinsch.reinsch_smoother`; ``gcc.smoothing_spline(..., lam="gcv")`` uses it.
-Data may be complex (the score is a norm: ``|y - S y|^2``); knots and lams are real.
+``gcc.smoothing_spline(..., lam="gcv")`` uses :func:`gcv_lambda`.
 """
 from __future__ import annotations
 
@@ -14,14 +12,13 @@ from ._reinsch import reinsch_fit, reinsch_smoother, smoother_band
 from .splines import _as_real_columns, _scaled, check_knots, check_y
 from .validation import ArrayLike, Interval, check_int, invalid, validate
 
-__all__ = ["gcv_grid", "gcv_lambda", "DENSE_MAX_POINTS"]
+__all__ = ["gcv_grid", "gcv_lambda"]
 
 #: up to this many knots the scores use the n x n smoother (the seeded numbers' arithmetic)
 DENSE_MAX_POINTS = 2048
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
-#: a grid of candidate smoothing parameters
-GRID = ArrayLike(ndim=1, dtype=np.float64, finite=True, description="a non-empty 1-D array of finite reals >= 0")
+_GRID = ArrayLike(ndim=1, dtype=np.float64, finite=True, description="a non-empty 1-D array of finite reals >= 0")
 
 
 def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:
@@ -34,13 +31,12 @@ def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:
     num : int
         Number of grid points, ``>= 1``.
     low, high : float
-        Range of the scale-free parameter ``lam / r**3``, ``0 < low <= high``.
+        Range of the scale-free ``lam / r**3``, ``0 < low <= high``.
 
     Returns
     -------
     ndarray, shape (num,)
-        ``logspace(log10(low), log10(high), num) * r**3``: rescaling x by c multiplies
-        ``int u''^2`` by c^-3, so the same relative smoothness is selected in any units.
+        ``logspace(log10(low), log10(high), num) * r**3`` (the same smoothness in any units).
 
     Examples
     --------
@@ -70,27 +66,22 @@ def gcv_lambda(x, y, grid=None):
     x : array_like, shape (n,)
         Strictly increasing real knots (:class:`gcc.splines.Knots`), n >= 3.
     y : array_like, shape (n, ...)
-        Finite real or complex data; all columns share one lam (scores are summed over columns
-        and, complex, over both parts).
+        Finite real or complex data; all columns share one lam (scores summed over columns).
     grid : array_like, shape (g,), optional
-        Candidate lam values (eq. (4) convention, all >= 0). Default :func:`gcv_grid`.
+        Candidate lam values (eq. (4) convention, >= 0). Default :func:`gcv_grid`.
 
     Returns
     -------
     lam : float
         The grid value minimising the GCV score.
     scores : ndarray, shape (g,)
-        ``V(lam) = n * RSS(lam) / (n - tr S_lam)^2``, RSS summed over columns; ``inf``
-        where the denominator vanishes (e.g. lam = 0, which interpolates) and, beyond
-        :data:`DENSE_MAX_POINTS` knots, where the Reinsch matrix is not positive definite to
-        rounding (knots far closer than their mean spacing, large lam).
+        ``V(lam) = n * RSS(lam) / (n - tr S_lam)^2``; ``inf`` where the denominator vanishes
+        (lam = 0 interpolates) or, beyond 2048 knots, the Reinsch matrix is not positive definite.
 
     Notes
     -----
-    Up to :data:`DENSE_MAX_POINTS` knots each score builds the n x n smoother matrix; beyond,
-    it needs only the fit (one banded solve) and the smoother's diagonal (selected inversion,
-    :func:`gcc._reinsch.smoother_band`): O(n) memory, the same scores to rounding. See
-    Wahba [1]_, Ch. 4.
+    Beyond 2048 knots the trace comes from the smoother's diagonal by selected inversion
+    (:func:`gcc._reinsch.smoother_band`) in O(n) memory. See Wahba [1]_, Ch. 4.
 
     References
     ----------
@@ -113,9 +104,9 @@ def gcv_lambda(x, y, grid=None):
     if grid is None:
         grid = gcv_grid(x)
     else:
-        grid = validate(grid, GRID, "grid", owner)
+        grid = validate(grid, _GRID, "grid", owner)
         if grid.size == 0 or (grid < 0).any():
-            raise invalid("grid", owner, GRID, grid, "it is empty" if grid.size == 0 else
+            raise invalid("grid", owner, _GRID, grid, "it is empty" if grid.size == 0 else
                           f"grid[{int(np.flatnonzero(grid < 0)[0])}] is negative")
     y2 = _as_real_columns(y_arr.reshape(n, -1))   # |r|^2 = re^2 + im^2: the parts as columns
     scores = np.empty(grid.shape[0])
@@ -136,5 +127,7 @@ def gcv_lambda(x, y, grid=None):
         denom = (n - trace) ** 2
         rss = float(np.sum(resid * resid))
         scores[j] = n * rss / denom if denom > 1e-12 * n * n else np.inf
-    best = int(np.argmin(np.where(np.isfinite(scores), scores, np.inf)))
-    return float(grid[best]), scores
+    if not np.isfinite(scores).any():
+        raise invalid("grid", owner, "a grid with at least one lam whose GCV score is defined (a lam > 0 "
+                      "that does not interpolate: n - tr S_lam > 0)", grid, "every score is infinite")
+    return float(grid[int(np.argmin(scores))]), scores

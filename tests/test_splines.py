@@ -219,6 +219,17 @@ def test_gcv_matches_scipy_gcv_criterion():
     np.testing.assert_allclose(fit_ours, fit_scipy, atol=2e-2)
 
 
+
+def test_gcv_lambda_rejects_a_grid_whose_every_score_is_infinite():
+    # Every lam = 0 interpolates (n - tr S = 0): GCV is undefined, not a choice of 0.
+    x = np.linspace(-1.0, 1.0, 6)
+    with pytest.raises(ValueError, match=r"^The 'grid' parameter of gcv_lambda must be a grid with at least "
+                                         r"one lam whose GCV score is defined .*every score is infinite"):
+        gcc.gcv_lambda(x, np.sin(x), grid=np.zeros(6))
+    lam, scores = gcc.gcv_lambda(x, np.sin(x), grid=[0.0, 1e-3])
+    assert lam == 1e-3 and np.isinf(scores[0]) and np.isfinite(scores[1])
+
+
 # ------------------------------------------------------------------------------ points
 def test_chebyshev_points_closed_forms():
     for n in (1, 2, 5, 60):
