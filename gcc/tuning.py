@@ -1,21 +1,12 @@
 """Choosing the smoothing parameters (lambda_enc, lambda_dec) by grid search on held-out batches.
 
-The paper's experiments state that "the sole hyper-parameters ... (lambda_enc, lambda_dec) ... are
-determined using cross-validation and grid search" [1]_, without the grid or the folds. Here every
-grid point (default ``0`` and ``10^-8 .. 10^0``, one per decade) is scored by the mean loss over
-``trials`` draws on held-out batches, with the same batches, straggler sets and noise for every
-grid point (a paired comparison); the best pair minimises the mean (maximises accuracies). Each
-choice is placed on its grid by :func:`grid_edge`; ``extend`` adds steps beyond an edge choice
-and :func:`require_interior` fails a run whose choices still sit on an edge. The draws are those
-of :func:`gcc.harness.run_trials` (one scheme per ``lambda_enc``), whose per-trial hook decodes the
-same outputs with every ``lambda_dec``: the grid costs ``len(lam_enc_grid)`` forward passes per
-trial.
+The paper determines them "using cross-validation and grid search" [1]_ without giving the grid;
+here every grid point is scored on the same draws (batches, straggler sets, noise): a paired
+comparison.
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for
-   Resilient Distributed Computing: A Learning-Theoretic Framework",
-   NeurIPS 2024, arXiv:2406.00300, Sec. 5 and App. E.
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300, Sec. 5, App. E.
 """
 from __future__ import annotations
 
@@ -29,22 +20,14 @@ from .stragglers import WorstCase
 from .summary import summarize
 from .validation import ArrayLike, Interval, Options, Rejected, entry, invalid, validate, validate_params
 
-#: a grid of smoothing parameters
 _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
                   description="a non-empty sequence of finite floats >= 0")
 
-__all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection", "grid_edge", "EDGES",
-           "require_interior", "tolerant_optimum", "OPTIMUM_RTOL"]
-
-#: "the optimal lambda" of a flat score: the largest value within this relative distance of the best
-OPTIMUM_RTOL = 1e-3
-
-#: where a choice lies on its grid (:func:`grid_edge`); the last two are edges
-EDGES = ("zero", "interior", "fixed", "plateau", "top", "bottom")
+__all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection", "grid_edge", "require_interior",
+           "tolerant_optimum"]
 
 #: a bottom choice within this relative distance of the score at lambda = 0 is a ``"plateau"``
-#: (interpolation does as well; 0.1%, the tolerance of the App. E study)
-PLATEAU_RTOL = 1e-3
+_PLATEAU_RTOL = 1e-3
 
 _MAXIMISE = ("relacc", "accuracy")
 _NEEDS_LABELS = ("relacc", "relacc_literal", "accuracy")
@@ -81,15 +64,15 @@ class LambdaSelection(NamedTuple):
 
     @property
     def on_edge(self) -> bool:
-        """True when a choice sits on the top or the bottom (smallest positive) edge of its grid."""
+        """True when a choice sits on the top or the bottom edge of its grid."""
         return self.enc_edge in ("top", "bottom") or self.dec_edge in ("top", "bottom")
 
 
 def grid_edge(value: float, grid: Sequence[float]) -> str:
     """Where a chosen lambda lies on its grid: ``"zero"``, ``"interior"``, ``"fixed"``, ``"top"`` or ``"bottom"``.
 
-    0 is the domain's boundary (interpolation), not an edge; a grid of one value is ``"fixed"``;
-    the smallest *positive* value is ``"bottom"`` (the decades between it and 0 are unprobed).
+    0 (interpolation) is the domain's boundary, not an edge; the smallest *positive* value is the
+    ``"bottom"`` edge; a grid of one value is ``"fixed"``.
 
     Parameters
     ----------
@@ -100,7 +83,6 @@ def grid_edge(value: float, grid: Sequence[float]) -> str:
     Returns
     -------
     str
-        One of :data:`EDGES`.
 
     Examples
     --------
@@ -134,21 +116,16 @@ def _step_beyond(grid: Sequence[float], edge: str) -> float:
 
 def require_interior(lambdas: Any, owner: str, name: str = "lambdas",
                      columns: Sequence[str] = ("lam_enc_edge", "lam_dec_edge")) -> None:
-    """Raise the library's ValueError when a tuned lambda of ``lambdas`` sits on an edge of its grid.
+    """Raise InvalidParameterError when a tuned lambda of ``lambdas`` sits on the top or bottom edge of its grid.
 
     Parameters
     ----------
     lambdas : pandas.DataFrame
-        A table of tuned values with the edge columns (values of :data:`EDGES`).
+        Tuned values with the edge columns (values of :func:`grid_edge`).
     owner, name : str
-        Who checks, and the table's name, for the message.
+        The function and the table named in the message.
     columns : sequence of str
         The edge columns.
-
-    Raises
-    ------
-    ValueError
-        Naming the first offending rows, when any edge column holds ``"top"`` or ``"bottom"``.
 
     Examples
     --------
@@ -213,48 +190,41 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
                    level: float = 0.95, extend: int = 0) -> LambdaSelection:
     """Grid search of (lambda_enc, lambda_dec) scored on held-out batches.
 
+    Every grid point is scored on the draws of :func:`gcc.harness.run_trials` with ``seed``; each
+    trial decodes the same outputs with every ``lambda_dec`` (one forward pass per ``lambda_enc``).
+
     Parameters
     ----------
     make_code : callable ``(lam_enc, lam_dec) -> code``, or a code with ``with_params``
-        Builds the scheme for one grid point (e.g.
-        ``lambda le, ld: gcc.SplineCode(K, N, lam_enc=le, lam_dec=ld)``); a
-        ``SplineCode`` instance is used through ``code.with_params``.
+        Builds the scheme of one grid point (a ``SplineCode`` is used through ``with_params``).
     f : callable
         Vectorised over the leading axis (numpy or torch).
-    batches : sequence of arrays (K, *in) (or of ``(array, labels)``), or callable
-        Held-out batches; trial ``t`` uses ``batches[t % len(batches)]``. A
-        callable ``(rng, trial) -> array or (array, labels)`` draws them.
+    batches : sequence of arrays (K, *in) or of ``(array, labels)``, or callable ``(rng, trial)``
+        Held-out batches; trial ``t`` uses ``batches[t % len(batches)]``.
     straggler_model : a random model of :mod:`gcc.stragglers` (not ``WorstCase``)
     lam_enc_grid, lam_dec_grid : sequence of float >= 0, optional
         Default :func:`default_lambda_grid`.
     trials : int >= 1
-        Draws per grid point (the same draws for every grid point: those of
-        :func:`gcc.harness.run_trials` with this ``seed``).
+        Draws per grid point.
     seed : int >= 0
     labels : int array (K,), optional
-        Labels for a fixed batch (needed for ``metric="relacc"`` or ``"accuracy"``
-        unless the batches carry their own).
+        Labels of a fixed batch (``metric="relacc"`` or ``"accuracy"``).
     noise_std : float >= 0
-        Worker noise (Theorem 2 setting); shared by every grid point.
+        Worker noise (Theorem 2 setting).
     metric : {"loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal", "accuracy"}
         Score; accuracies and ``relacc`` are maximised, the others minimised.
     level : float in (0, 1)
         Level of the intervals in the table.
     extend : int >= 0
-        Most grid steps added beyond each edge (top and bottom) of each grid. While a choice
-        sits on an edge (:func:`grid_edge`) and steps remain, the next value beyond that edge
-        is added and only the new grid points are scored (on the same draws). 0: no extension,
-        the edges are only reported.
+        Most steps added beyond each edge of each grid while a choice sits on it (only the new
+        points are scored, on the same draws).
 
     Returns
     -------
     LambdaSelection
-        ``lam_enc``, ``lam_dec``, ``score`` (mean of ``metric`` at the best pair), the final
-        grids and their ``enc_edge`` / ``dec_edge`` (:func:`grid_edge`), and ``table``: one row
-        per grid point in grid order (extended points last), ``lam_enc``, ``lam_dec``,
-        ``metric``, the columns of :func:`gcc.summary.summarize`, ``rank`` (1 = best, ties to the
-        first in grid order), ``enc_edge`` and ``dec_edge``. Draws with too few survivors count
-        in ``n_nan``.
+        The best pair, its mean ``score``, the final grids, their ``enc_edge`` / ``dec_edge``
+        (:func:`grid_edge`), and ``table``: one row per grid point with the columns of
+        :func:`gcc.summary.summarize`, ``rank`` (1 = best, ties to the first) and the edges.
 
     Examples
     --------
@@ -297,7 +267,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         source = lambda rng, t: batches[t % len(batches)]  # noqa: E731
 
     def evaluate(ge_sub, gd_sub) -> list:
-        """(lam_enc, lam_dec, value) over ge_sub x gd_sub, on the draws of ``seed`` (paired across calls)."""
+        """(lam_enc, lam_dec, value) over ge_sub x gd_sub, on the draws of ``seed``."""
         codes = _grid_codes(make_code, ge_sub, gd_sub)
         records = []
 
@@ -341,7 +311,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         if edge == "bottom" and 0.0 in grid:  # as good as interpolation: a plateau down to 0
             other = "dec" if which == "enc" else "enc"
             at0 = table[(table[f"lam_{which}"] == 0.0) & (table[f"lam_{other}"] == best[f"lam_{other}"])]["mean"]
-            if len(at0) and abs(float(at0.iloc[0]) - best["mean"]) <= PLATEAU_RTOL * abs(float(at0.iloc[0])):
+            if len(at0) and abs(float(at0.iloc[0]) - best["mean"]) <= _PLATEAU_RTOL * abs(float(at0.iloc[0])):
                 edge = "plateau"
         return edge
 
@@ -369,16 +339,15 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
 
 
 @validate_params({"which": Options(("enc", "dec")), "rtol": Interval(Real, 0, None)})
-def tolerant_optimum(table: Any, which: str, rtol: float = OPTIMUM_RTOL) -> float:
+def tolerant_optimum(table: Any, which: str, rtol: float = 1e-3) -> float:
     """The largest ``lam_<which>`` whose score is within ``rtol`` of the best, the other lambda at its choice.
 
-    On a flat score the argmin is decided by noise; the largest value within ``rtol`` of the best
-    (the most smoothing that costs nothing) is the stable reading of "the optimal lambda".
+    On a flat score the argmin is decided by noise; the most smoothing that costs nothing is stable.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`select_lambdas`' table (``lam_enc``, ``lam_dec``, ``mean``, ``rank``, ``metric``).
+        :func:`select_lambdas`' table.
     which : {"enc", "dec"}
     rtol : float >= 0
 

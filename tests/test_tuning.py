@@ -171,7 +171,7 @@ def test_extension_below_the_smallest_positive_value_and_its_budget():
 
 
 def test_a_bottom_choice_as_good_as_interpolation_is_a_plateau_not_an_edge():
-    from gcc.tuning import PLATEAU_RTOL
+    from gcc.tuning import _PLATEAU_RTOL as PLATEAU_RTOL
 
     code = gcc.SplineCode(8, 40, points="equispaced")
     sel = select_lambdas(code, f, [np.linspace(-2, 2, 8)], gcc.FixedCount(5), [0.0], [1e-15, 0.0, 1e-2],
