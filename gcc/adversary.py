@@ -1,9 +1,7 @@
 """The adversary: the straggler set that maximises the loss (eq. 1) of a code for given ``f`` and ``X``.
 
-Theorem 1 of Moradi, Tahmasebi and Maddah-Ali (arXiv:2608.28910) bounds the loss for *every*
-received set with ``|F| >= N - S``. :func:`worst_case_stragglers` searches the contiguous blocks
-(exact, batched by :meth:`gcc.codes.base.Code.block_estimates`), general sets greedily, or all
-``C(N, S)`` sets; :class:`gcc.stragglers.WorstCase` is the straggler model that asks for it.
+Theorem 1 (arXiv:2608.28910) bounds the loss of *every* received set with ``|F| >= N - S``;
+:class:`gcc.stragglers.WorstCase` is the straggler model that asks for this search.
 """
 from __future__ import annotations
 
@@ -24,14 +22,13 @@ __all__ = ["SEARCHES", "block_losses", "worst_case_stragglers"]
 #: the searches of :func:`worst_case_stragglers`
 SEARCHES = ("contiguous", "greedy", "exhaustive")
 
-#: what the searches need of a code
-CODE = HasAttributes(("n_workers", "encode", "decode"), callables=("encode", "decode"),
+_CODE = HasAttributes(("n_workers", "encode", "decode"), callables=("encode", "decode"),
                      description="a code (with n_workers, encode() and decode())")
-_ARGS = {"code": CODE, "stragglers": Interval(Integral, 0, None), "fast": BOOL}
+_ARGS = {"code": _CODE, "stragglers": Interval(Integral, 0, None), "fast": BOOL}
 
 
 def _worker_outputs(code, f, X, stragglers, outputs, owner):
-    """``(f(x_k), f(encode(X)))`` as float64 (complex128) arrays (K, m), (N, m), checked."""
+    """``(f(x_k), f(encode(X)))`` as checked float64 (or complex128) arrays (K, m), (N, m)."""
     N = code.n_workers
     if stragglers >= N:
         raise invalid("stragglers", owner, f"an int < n_workers (= {N})", stragglers)
@@ -65,13 +62,14 @@ def _sq(diff: np.ndarray) -> np.ndarray:
 
 
 def _release_decoders(code) -> None:
-    """Drop the code's cached decoders (a search visits many received sets once each), not its encoder."""
+    """Drop the code's cached decoders (a search visits each received set once), not its encoder."""
     clear = getattr(code, "clear_cache", None)
     if callable(clear):
         clear(encoder=False) if isinstance(code, Code) else clear()
 
 
 def _set_loss(code, Y_all: np.ndarray, true: np.ndarray, received: np.ndarray) -> float:
+    """Loss (eq. 1) of one received set."""
     est = to_numpy(code.decode(Y_all[received], received)).reshape(true.shape)
     return float(np.mean(np.sum(_sq(est - true), axis=1)))
 
@@ -107,18 +105,15 @@ def block_losses(code, f, X, stragglers: int, *, fast: bool = True,
     Parameters
     ----------
     code : coded-computing scheme
-        With ``n_workers``, ``encode`` and ``decode``; a ``block_estimates`` method
-        (:meth:`gcc.codes.base.Code.block_estimates`) is used when ``fast``.
+        With ``n_workers``, ``encode`` and ``decode`` (and ``block_estimates``, used when ``fast``).
     f : callable
         Vectorised over the leading axis: ``(n, *in) -> (n, *out)``.
     X : array (K, *in)
         Data points.
     stragglers : int, 0 <= S < N
     fast : bool, default True
-        Decode all blocks at once with ``code.block_estimates`` where it is available
-        (:class:`gcc.SplineCode`, :class:`gcc.BerrutCode`), else one ``code.decode`` per
-        block. The batched result is checked against ``code.decode`` on three blocks; on a
-        mismatch the search falls back to the loop with a ``RuntimeWarning``.
+        Decode all blocks at once with ``code.block_estimates`` (checked against ``code.decode``
+        on three blocks; on a mismatch, one decode per block and a ``RuntimeWarning``).
     outputs : (true, coded), optional
         Precomputed ``f(X)`` (K, m) and ``f(encode(X))`` (N, m).
 
@@ -163,6 +158,8 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
                           outputs: tuple[Any, Any] | None = None):
     """The received set that maximises the loss (eq. 1) for ``code``, ``f`` and ``X``.
 
+    The adversary knows the batch ``X`` and the workers are noiseless, as in Theorem 1.
+
     Parameters
     ----------
     code : coded-computing scheme
@@ -172,9 +169,8 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     X : array (K, *in)
     stragglers : int, 0 <= S < N
     search : {"contiguous", "greedy", "exhaustive"}
-        ``"contiguous"``: exact maximum over the ``N - S + 1`` contiguous blocks (batched:
-        :func:`block_losses`; ties go to the first block). ``"greedy"``: local search over
-        general sets (Notes). ``"exhaustive"``: all ``C(N, S)`` sets, refused beyond ``max_sets``.
+        The exact maximum over the ``N - S + 1`` contiguous blocks (ties to the first), a local
+        search over general sets (Notes), or all ``C(N, S)`` sets (at most ``max_sets``).
     return_loss : bool, default False
         Also return the loss of the returned set.
     max_sets : int
@@ -184,7 +180,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     fast : bool
         Passed to :func:`block_losses`.
     outputs : (f(X), f(code.encode(X))), optional
-        Already computed outputs (numpy or torch), to save evaluations of ``f``.
+        Already computed outputs (numpy or torch).
 
     Returns
     -------
@@ -195,12 +191,9 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
 
     Notes
     -----
-    The greedy search starts from the better of greedy insertion (add, one at a time, the worker
-    whose removal increases the loss most) and the worst contiguous block, then swaps one
-    straggler with one received worker while that increases the loss (at most ``max_rounds``
-    rounds of ``S (N - S)`` decodes): a local maximum, so ``contiguous <= greedy <= exhaustive``.
-    The greedy and exhaustive searches clear the code's decoders as they go. The loss is that of
-    the batch ``X`` and noiseless workers: the adversary knows the data, as in Theorem 1.
+    The greedy search starts from the better of greedy insertion (add the straggler that raises
+    the loss most, S times) and the worst block, then makes the best swap of a straggler with a
+    received worker while one raises the loss: ``contiguous <= greedy <= exhaustive``.
 
     Examples
     --------

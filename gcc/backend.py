@@ -26,11 +26,7 @@ def to_numpy(x) -> np.ndarray:
 
 
 def form_of(X):
-    """Key of the copy of a float64 matrix that multiplies ``X`` (None: the matrix itself).
-
-    numpy: the real dtype of X's precision (integers and bools: float64); torch: the tensor's
-    real floating dtype (integers: float64) and device.
-    """
+    """Key of the float64 matrix's copy that multiplies ``X``: X's real dtype and device (None: float64)."""
     if is_torch(X):
         torch = sys.modules["torch"]
         real = X.real if X.is_complex() else X
@@ -50,10 +46,9 @@ def convert(matrix, form):
 
 
 def matmul(op, X):
-    """``op @ X`` along axis 0: X (n, *shape) -> (p, *shape), one product.
+    """``op @ X`` along axis 0: X (n, *shape) -> (p, *shape), ``op`` in ``form_of(X)``.
 
-    ``op`` is the matrix in ``form_of(X)``. numpy: floating and complex dtypes are kept, integers
-    and bools give float64; torch: dtype and device are kept (integer tensors give float64).
+    Floating and complex dtypes (and torch's device) are kept; integers and bools give float64.
 
     Examples
     --------

@@ -18,7 +18,8 @@ __all__ = ["gcv_grid", "gcv_lambda"]
 DENSE_MAX_POINTS = 2048
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
-_GRID = ArrayLike(ndim=1, dtype=np.float64, finite=True, description="a non-empty 1-D array of finite reals >= 0")
+_GRID = ArrayLike(ndim=1, dtype=np.float64, finite=True,
+                  description="a non-empty 1-D array of finite reals >= 0")
 
 
 def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:

@@ -1,7 +1,6 @@
 """One description of the machine that produced a number: CPU, platform, load and GPU.
 
-:func:`describe` gives a dict for provenance files, :func:`summary_line` one line for a page or a
-benchmark. Nothing here imports torch: the GPUs are read from ``nvidia-smi`` unless torch is loaded.
+Nothing here imports torch: the GPUs are read from ``nvidia-smi`` unless torch is loaded.
 """
 from __future__ import annotations
 
@@ -11,15 +10,11 @@ import shutil
 import subprocess
 import sys
 
-__all__ = ["describe", "summary_line", "gpu_names"]
+__all__ = ["describe", "summary_line"]
 
 
-def gpu_names() -> list[str]:
-    """Names of the NVIDIA GPUs present (empty without ``nvidia-smi`` or a GPU).
-
-    torch's view when torch is already imported (it honours ``CUDA_VISIBLE_DEVICES``), otherwise
-    ``nvidia-smi -L``.
-    """
+def _gpu_names() -> list[str]:
+    """Names of the NVIDIA GPUs present: torch's view if torch is loaded, else ``nvidia-smi -L``."""
     torch = sys.modules.get("torch")
     try:
         if torch is not None:
@@ -33,7 +28,7 @@ def gpu_names() -> list[str]:
 
 
 def describe(client=None) -> dict:
-    """The machine (and optionally the Dask cluster) a run used.
+    """The machine (and optionally the Dask cluster) a run used, as a JSON-serialisable dict.
 
     Parameters
     ----------
@@ -43,9 +38,8 @@ def describe(client=None) -> dict:
     Returns
     -------
     dict
-        ``machine``, ``system``, ``platform``, ``processor``, ``cpu_count``, ``python``,
-        ``gpus`` (list of names), ``load_avg_1min`` (where the OS has one) and the cluster's keys.
-        JSON-serialisable.
+        ``machine``, ``system``, ``platform``, ``processor``, ``cpu_count``, ``python``, ``gpus``
+        and ``load_avg_1min`` (where the OS has one).
 
     Examples
     --------
@@ -61,7 +55,7 @@ def describe(client=None) -> dict:
         "processor": platform.processor() or platform.machine(),
         "cpu_count": os.cpu_count(),
         "python": platform.python_version(),
-        "gpus": gpu_names(),
+        "gpus": _gpu_names(),
     }
     if hasattr(os, "getloadavg"):
         desc["load_avg_1min"] = round(os.getloadavg()[0], 2)

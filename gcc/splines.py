@@ -4,14 +4,10 @@ The fit minimises, in the paper's eq. (4) convention,
 
 .. math:: \\frac{1}{n}\\sum_{i=1}^n (y_i - u(x_i))^2 + \\lambda \\int u''(t)^2\\,dt ,
 
-whose minimiser over W^{2,2} is the natural cubic spline with knots at the x_i (Reinsch algorithm,
-O(n), one banded solve for every output column; linear beyond the end knots). scipy's
-``make_smoothing_spline(x, y, lam=n * lam)`` is the same fit for n >= 5, with cubic extrapolation;
-this module works for any n >= 1. These are the checked entry points (with :mod:`gcc.gcv`); the
-unchecked kernels they share with the codes are in :mod:`gcc._reinsch`. Knots closer than
-``KNOT_GAP = 1e-12`` of their range are rejected (:class:`Knots`), knots of an extreme range are
-rescaled by a power of two (exact), and ``n lam`` beyond ``ALPHA_MAX = 1e100`` is the least-squares
-line. Data may be complex (the fit is linear); knots and evaluation points are real.
+whose minimiser over W^{2,2} is the natural cubic spline with knots at the x_i (linear beyond the
+end knots). scipy's ``make_smoothing_spline(x, y, lam=n * lam)`` is the same fit for n >= 5 (with
+cubic extrapolation); here any n >= 1 works. These are the checked entry points; the unchecked
+kernels they share with the codes are in :mod:`gcc._reinsch`.
 """
 from __future__ import annotations
 
@@ -27,12 +23,9 @@ __all__ = ["Knots", "KNOTS", "smoother_matrix", "smoothing_spline", "check_knots
 
 
 class Knots(Points):
-    """Strictly increasing finite real points, no two consecutive ones near-coincident.
+    """Strictly increasing finite real points, consecutive ones at least ``gap`` (of their range) apart.
 
-    A :class:`gcc.validation.Points` whose consecutive points are at least ``gap`` apart:
-    ``gap * (max - min)`` (``relative=True``, for knots on any scale) or ``gap`` itself (the
-    codes' points, in [-1, 1]). Closer knots carry fewer than ~12 bits in their spacing, and the
-    spline's arithmetic (1/h^2) loses its range.
+    Closer knots carry fewer than ~12 bits in their spacing, and 1/h^2 loses the arithmetic's range.
 
     Parameters
     ----------
@@ -41,7 +34,7 @@ class Knots(Points):
     gap : float
         Smallest spacing, ``KNOT_GAP = 1e-12`` by default.
     relative : bool
-        Whether ``gap`` is relative to the points' range.
+        Whether ``gap`` is relative to the points' range (False: the codes' points in [-1, 1]).
 
     Examples
     --------
@@ -80,7 +73,7 @@ KNOTS = Knots(low=None, high=None)
 
 
 def check_knots(x, name: str, owner: str, min_size: int = 1) -> np.ndarray:
-    """Knots as float64 (:class:`Knots`, any scale), or the contract's ValueError.
+    """Knots as float64 (:class:`Knots`, any scale).
 
     Examples
     --------
@@ -92,7 +85,7 @@ def check_knots(x, name: str, owner: str, min_size: int = 1) -> np.ndarray:
 
 
 def check_x_eval(x_eval, owner: str, name: str = "x_eval") -> np.ndarray:
-    """Evaluation points: a real scalar or 1-D array of finite points, as float64 (complex rejected).
+    """Evaluation points: a finite real scalar or 1-D array, as float64.
 
     Examples
     --------
@@ -108,7 +101,7 @@ def check_x_eval(x_eval, owner: str, name: str = "x_eval") -> np.ndarray:
 
 
 def check_y(y, n, owner):
-    """Data ``y`` of shape (n, ...) for knots of length n: finite float64, or complex128 if complex.
+    """Data ``y`` of shape (n, ...) as finite float64, or complex128 if complex.
 
     Examples
     --------
@@ -143,37 +136,29 @@ def _scaled(x, lam, *evals):
 
 
 def smoother_matrix(x, lam, x_eval) -> np.ndarray:
-    """Linear operator of the natural cubic smoothing spline.
-
-    ``smoother_matrix(x, lam, x_eval) @ y`` equals ``smoothing_spline(x, y, lam, x_eval)``
-    for every y.
+    """Linear operator of the natural cubic smoothing spline: ``S @ y = smoothing_spline(x, y, lam, x_eval)``.
 
     Parameters
     ----------
     x : array_like, shape (n,)
-        Strictly increasing, finite, real knots (any n >= 1), consecutive ones at least
-        ``KNOT_GAP = 1e-12`` of their range apart (:class:`Knots`).
+        Strictly increasing finite real knots, n >= 1, at least 1e-12 of their range apart.
     lam : float
-        Smoothing parameter, ``>= 0``, in the paper's eq. (4) convention
-        ``(1/n) sum (y_i - u(x_i))^2 + lam * int u''^2`` (scipy's ``lam`` is ``n * lam``).
-        ``lam = 0`` interpolates; any finite lam is computed without overflow (beyond
-        ``n lam = 1e100`` the fit is the least-squares line: :data:`gcc._reinsch.ALPHA_MAX`).
+        Smoothing parameter ``>= 0`` of eq. (4) (scipy's ``lam`` is ``n * lam``); 0 interpolates,
+        beyond ``n lam = 1e100`` the fit is the least-squares line.
     x_eval : float or array_like, shape (p,)
         Real evaluation points, anywhere on the real line.
 
     Returns
     -------
     S : ndarray, shape (p, n)
-        ``S[j, i]`` is the weight of y_i in the fitted spline at ``x_eval[j]``. A scalar
-        ``x_eval`` gives shape (1, n).
+        ``S[j, i]`` is the weight of y_i at ``x_eval[j]`` (a scalar ``x_eval``: shape (1, n)).
 
     Notes
     -----
     Reinsch algorithm [1]_: with Q (n, n-2) and R (n-2, n-2) as in Green & Silverman, the
     fitted values are g = y - a Q gamma with (R + a Q^T Q) gamma = Q^T y and a = n * lam;
     gamma holds the second derivatives at the interior knots. One banded solve with p
-    right-hand sides builds the matrix (:func:`reinsch_smoother`). n = 1 gives the
-    constant, n = 2 the straight line through both points (for every lam).
+    right-hand sides builds the matrix. n = 1 gives the constant, n = 2 the line.
 
     References
     ----------
@@ -208,28 +193,24 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
     Parameters
     ----------
     x : array_like, shape (n,)
-        Strictly increasing, finite, real knots (any n >= 1), consecutive ones at least
-        ``1e-12`` of their range apart (:class:`Knots`).
+        Strictly increasing finite real knots, n >= 1, at least 1e-12 of their range apart.
     y : array_like, shape (n, ...)
-        Finite real or complex data; every trailing column is smoothed with the same ``lam`` in
-        one banded solve (complex data: the real and imaginary parts, the fit being linear).
+        Finite real or complex data; every trailing column is smoothed with the same ``lam``.
     lam : float or "gcv"
-        Smoothing parameter ``>= 0`` in the paper's eq. (4) convention (scipy's
-        ``lam = n * lam``; beyond ``n lam = 1e100``, the least-squares line), or ``"gcv"`` to
-        choose it with :func:`gcc.gcv.gcv_lambda` (one lam shared by all columns).
+        Smoothing parameter ``>= 0`` as in :func:`smoother_matrix`, or ``"gcv"`` to choose it
+        with :func:`gcc.gcv.gcv_lambda`.
     x_eval : float or array_like, shape (p,)
         Real evaluation points; linear extrapolation outside [min x, max x].
 
     Returns
     -------
     ndarray, shape (p, ...)
-        The fitted spline at ``x_eval`` (float64, or complex128 for complex y). A scalar
-        ``x_eval`` gives shape y.shape[1:].
+        Float64, or complex128 for complex y (a scalar ``x_eval``: shape y.shape[1:]).
 
     Notes
     -----
-    One O(n m) Reinsch solve [1]_ for all m = prod(y.shape[1:]) columns (banded Cholesky
-    with m right-hand sides), then a vectorised evaluation at x_eval.
+    One O(n m) Reinsch solve [1]_ (banded Cholesky with m = prod(y.shape[1:]) right-hand sides),
+    then a vectorised evaluation at x_eval.
 
     References
     ----------

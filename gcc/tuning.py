@@ -116,7 +116,7 @@ def _step_beyond(grid: Sequence[float], edge: str) -> float:
 
 def require_interior(lambdas: Any, owner: str, name: str = "lambdas",
                      columns: Sequence[str] = ("lam_enc_edge", "lam_dec_edge")) -> None:
-    """Raise InvalidParameterError when a tuned lambda of ``lambdas`` sits on the top or bottom edge of its grid.
+    """Raise InvalidParameterError when a tuned lambda of ``lambdas`` sits on an edge of its grid.
 
     Parameters
     ----------

@@ -1,9 +1,7 @@
 """The interface shared by every code: linear encoder and decoder operators.
 
-A code places K data points at ``alphas`` and N workers at ``betas`` (ascending in [-1, 1]).
-Encoding fits u_enc through (alpha_k, X_k) and sends u_enc(beta_n) to worker n; decoding fits
-u_dec through the received (beta_v, Y_v) and returns u_dec(alpha_k). Both are linear: one (N, K)
-product, and one (K, |F|) product with the decoder of the received set F (cached per set).
+A code places K data points at ``alphas`` and N workers at ``betas`` (ascending in [-1, 1]);
+encoding is one (N, K) product, decoding one (K, |F|) product with the received set's decoder.
 """
 from __future__ import annotations
 
@@ -19,11 +17,10 @@ from ..splines import KNOT_GAP, Knots
 from ..validation import (BOOL, ArrayLike, Interval, check_choice, check_finite, check_int, check_leading_dim,
                           check_received, invalid, raise_invalid, validate, validate_params)
 
-__all__ = ["Code", "block_received", "block_received_many", "CODE_POINT_GAP"]
+__all__ = ["Code", "block_received", "block_received_many"]
 
-#: smallest spacing of user-given points: KNOT_GAP of the domain [-1, 1] (so that every set of
-#: such points also passes the relative rule of :data:`gcc.splines.KNOTS`)
-CODE_POINT_GAP = 2 * KNOT_GAP
+#: smallest spacing of user-given points: KNOT_GAP of the domain [-1, 1]
+_CODE_POINT_GAP = 2 * KNOT_GAP
 
 _SIZES = {"n_workers": Interval(Integral, 1, None), "stragglers": Interval(Integral, 0, None)}
 
@@ -45,7 +42,7 @@ def block_received(n_workers, stragglers, start):
     stragglers : int
         S, ``0 <= S < N``.
     start : int
-        First straggler, in ``[0, N - S]`` (several blocks at once: :func:`block_received_many`).
+        First straggler, in ``[0, N - S]``.
 
     Returns
     -------
@@ -125,6 +122,9 @@ def _check_data(X, size, name, size_name, owner, finite=True):
 class Code:
     """Base class of a linear coded-computing scheme.
 
+    The instance is read-only (:meth:`with_params` makes a modified copy); the decoders of the
+    received sets seen are cached within :attr:`decoder_cache_bytes`.
+
     Parameters
     ----------
     n_inputs : int
@@ -132,37 +132,19 @@ class Code:
     n_workers : int
         N, the number of workers, ``>= 1`` (codes that need ``N >= K`` say so).
     alphas : array_like, shape (K,), optional
-        Data points, strictly increasing, finite, in [-1, 1], consecutive ones at least
-        ``2e-12`` apart (:class:`gcc.splines.Knots`: closer points are near-coincident). Default
-        from ``points``.
+        Data points: strictly increasing in [-1, 1], at least 2e-12 apart. Default from ``points``.
     betas : array_like, shape (N,), optional
         Worker points, as ``alphas``. Default from ``points``.
     points : {"chebyshev", "equispaced"}
-        "chebyshev": alphas are Chebyshev points of the first kind, betas of the second kind
-        (the paper's experiments). "equispaced": alphas are the K cell centres
-        ``-1 + (2k-1)/K`` and betas ``linspace(-1, 1, N)``.
-
-    Attributes
-    ----------
-    n_inputs, n_workers : int
-    alphas : ndarray, shape (K,)
-    betas : ndarray, shape (N,)
-
-    Notes
-    -----
-    The instance is read-only (its operators are cached); :meth:`with_params` makes a modified
-    copy. The decoders of the received sets seen, with their float32 / torch copies, are cached
-    within :attr:`decoder_cache_bytes` (least recently used dropped). A decode depends on its
-    arguments only, never on which sets were decoded before.
+        Chebyshev points of the first kind (alphas) and second kind (betas), as the paper; or
+        the cell centres ``-1 + (2k-1)/K`` and ``linspace(-1, 1, N)``.
     """
 
     _needs_n_workers_ge_n_inputs = False   # LCC: N >= K
     _operators_may_overflow = False        # LCC: each operator is checked once, when built
-    #: most cached decoders, and the default of :attr:`decoder_cache_bytes`
-    decoder_cache_size = 4096
+    _decoder_cache_size = 4096             # most cached decoders
     DECODER_CACHE_BYTES = 256 * 2 ** 20
-    #: :meth:`block_estimates` works on chunks of blocks of about this many floats
-    block_chunk_elements = 4_000_000
+    block_chunk_elements = 4_000_000       # floats per chunk of blocks in block_estimates
 
     def __init__(self, n_inputs, n_workers, alphas=None, betas=None, points="chebyshev"):
         owner = type(self).__name__
@@ -174,9 +156,9 @@ class Code:
         self._n_inputs, self._n_workers, self._points = K, N, points
         default_alphas, default_betas = code_points(K, N, points)
         self._alphas = default_alphas if alphas is None else validate(
-            alphas, Knots(size=K, size_name="n_inputs", gap=CODE_POINT_GAP, relative=False), "alphas", owner)
+            alphas, Knots(size=K, size_name="n_inputs", gap=_CODE_POINT_GAP, relative=False), "alphas", owner)
         self._betas = default_betas if betas is None else validate(
-            betas, Knots(size=N, size_name="n_workers", gap=CODE_POINT_GAP, relative=False), "betas", owner)
+            betas, Knots(size=N, size_name="n_workers", gap=_CODE_POINT_GAP, relative=False), "betas", owner)
         self._alphas.flags.writeable = False
         self._betas.flags.writeable = False
         self._encoder = {}                 # form (backend.form_of) -> encoder matrix
@@ -294,9 +276,9 @@ class Code:
         return op
 
     def _trim_decoders(self):
-        """Drop least recently used decoders beyond :attr:`decoder_cache_size` or the byte bound."""
+        """Drop least recently used decoders beyond the count or the byte bound."""
         decoders = self._decoders
-        while decoders and (len(decoders) > self.decoder_cache_size
+        while decoders and (len(decoders) > self._decoder_cache_size
                             or self._decoder_bytes > self._decoder_cache_bytes):
             op = decoders.popitem(last=False)[1]
             self._decoder_bytes -= op.element_size() * op.nelement() if is_torch(op) else op.nbytes
@@ -314,13 +296,7 @@ class Code:
         return self._encoder_op()
 
     def decoder_matrix(self, received=None) -> np.ndarray:
-        """Decoder operator D_F, shape (K, len(received)), cached per received set (read-only).
-
-        Parameters
-        ----------
-        received : sequence of int or bool mask of shape (N,), optional
-            Strictly ascending indices of the non-straggling workers; default all N.
-        """
+        """Decoder operator D_F, shape (K, len(received)), of the ascending received workers (default all)."""
         name = f"{type(self).__name__}.decoder_matrix"
         return self._decoder_op(self._received(received, name), name)
 
@@ -331,14 +307,14 @@ class Code:
         Parameters
         ----------
         X : ndarray or torch.Tensor, shape (K, *shape)
-            Data points x_1..x_K stacked along axis 0, any trailing shape.
+            Data points x_1..x_K stacked along axis 0.
         check_finite : bool
-            Raise on NaN/inf in X (one reduction; pass False to skip it in hot GPU loops).
+            Raise on NaN/inf in X (False skips the reduction in hot GPU loops).
 
         Returns
         -------
         ndarray or torch.Tensor, shape (N, *shape)
-            Same library, dtype (floating) and device as X; one matrix product.
+            Same library, floating dtype and device as X.
 
         Examples
         --------
@@ -357,21 +333,16 @@ class Code:
         Parameters
         ----------
         Y : ndarray or torch.Tensor, shape (len(received), *out)
-            Outputs of the workers in ``received``, in the same (ascending) order (real or
-            complex: the decoders are linear).
+            Outputs (real or complex) of the workers in ``received``, in that order.
         received : sequence of int or bool mask of shape (N,), optional
-            Strictly ascending indices of the non-straggling workers; default all N. A code
-            with a recovery threshold says so (:class:`gcc.LagrangeCode`: at least K without a
-            least-squares ``degree``).
+            Strictly ascending indices of the non-straggling workers; default all N.
         check_finite : bool
             Raise on NaN/inf in Y.
 
         Returns
         -------
         ndarray or torch.Tensor, shape (K, *out)
-            Same library, dtype (floating) and device as Y: the product with :meth:`decoder_matrix`
-            (or, :class:`gcc.SplineCode` with fewer output columns than K, a direct fit equal to it
-            up to rounding).
+            Same library, floating dtype and device as Y: ``decoder_matrix(received) @ Y``.
 
         Examples
         --------
@@ -392,20 +363,19 @@ class Code:
     def block_estimates(self, Y, stragglers):
         """``decode(Y[F_s], F_s)`` for every block ``F_s = block_received(N, S, s)`` at once, or None.
 
-        What the worst-case search (:func:`gcc.adversary.block_losses`) needs; None (then it
-        decodes block by block) for a code without a batched formula (:meth:`_block_estimates`).
+        The worst-case search (:func:`gcc.adversary.block_losses`) uses it; None for a code (or
+        complex data) without a batched formula.
 
         Parameters
         ----------
         Y : array_like, shape (N, *out)
-            Outputs of all N workers (real; a torch tensor is copied to the CPU).
+            Outputs of all N workers.
         stragglers : int
             S, the block length, ``0 <= S < N``.
 
         Returns
         -------
         ndarray of float64, shape (N - S + 1, K, *out), or None
-            Entry ``s`` equals ``decode(Y[F_s], F_s)`` up to rounding.
 
         Examples
         --------

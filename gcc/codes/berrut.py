@@ -17,22 +17,15 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Berrut's rational interpolation operator, shape (len(z), len(nodes)).
 
     Row r holds the weights of the node values in
-    ``r(z) = sum_j [(-1)^j / (z - t_j)] y_j / sum_j (-1)^j / (z - t_j)``, with the signs
-    alternating along the (ascending) ``nodes``. Where ``z`` equals a node exactly, the row
-    is that node's unit vector (the interpolant's limit).
+    ``r(z) = sum_j [(-1)^j / (z - t_j)] y_j / sum_j (-1)^j / (z - t_j)``, signs alternating
+    along the ascending ``nodes``: no real poles, exact for constants; at a node, its unit vector.
 
     Parameters
     ----------
     nodes : array_like, shape (n,)
-        Strictly increasing finite real interpolation nodes, no two within 1e-12 of their range
-        (:class:`gcc.splines.Knots`).
+        Strictly increasing finite real nodes, at least 1e-12 of their range apart.
     z : array_like, shape (p,)
         Finite real evaluation points.
-
-    Notes
-    -----
-    The first-form barycentric interpolant has no real poles for any distinct nodes, and
-    is exact for constants; a single node gives the constant.
 
     References
     ----------
@@ -51,7 +44,7 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 
 def _berrut_weights(nodes, z):
-    """:func:`berrut_matrix` of checked float64 nodes and points (the codes' call)."""
+    """:func:`berrut_matrix` of checked float64 nodes and points."""
     n = nodes.shape[0]
     signs = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     diff = z[:, None] - nodes[None, :]
@@ -73,18 +66,14 @@ class BerrutCode(Code):
     n_inputs : int
         K, ``>= 1``.
     n_workers : int
-        N, ``>= 1`` (any N works; BACC is approximate and needs no recovery threshold).
+        N, ``>= 1`` (BACC is approximate: no recovery threshold).
     alphas, betas, points
-        See :class:`gcc.codes.base.Code` (default: Chebyshev first kind / second kind).
+        See :class:`gcc.codes.base.Code`.
 
     Notes
     -----
-    Encoder: Berrut's interpolant through (alpha_k, X_k), signs (-1)^k along the alphas,
-    evaluated at the betas, shape (N, K). Decoder: the received workers are sorted,
-    z_1 < ... < z_|F|, and Berrut's interpolant with signs (-1)^j alternating along the
-    **received** points is evaluated at the alphas, shape (K, |F|). When an evaluation point
-    coincides with a node (e.g. K = 2, N = 5 with Chebyshev points), that node's value is
-    returned exactly.
+    Encoder: :func:`berrut_matrix` of the alphas at the betas, shape (N, K). Decoder: that of
+    the received betas (signs alternating along the **received** points) at the alphas.
 
     References
     ----------

@@ -10,10 +10,9 @@ from ..validation import BOOL, ArrayLike, Options, Points, validate_params
 from .base import Code, parameter
 from .berrut import berrut_matrix
 
-__all__ = ["BSplineCode", "DENSE_MAX_RECEIVED", "banded_decoder"]
+__all__ = ["BSplineCode", "banded_decoder"]
 
-#: up to this many received workers the decoder interpolates the |F| unit vectors with scipy
-#: (|F| x |F| arrays: the seeded numbers' arithmetic); beyond, :func:`banded_decoder` (O(|F| K))
+#: up to this many received workers scipy interpolates the |F| unit vectors; beyond, banded_decoder
 DENSE_MAX_RECEIVED = 2048
 
 
@@ -22,9 +21,8 @@ DENSE_MAX_RECEIVED = 2048
 def banded_decoder(nodes, alphas, natural=False):
     """The cubic B-spline interpolation operator from ``nodes`` to ``alphas``, in O(n K) memory.
 
-    ``make_interp_spline(nodes, eye(n), k=3, bc_type)(alphas)`` without the n x n arrays: the
-    transpose of the solution Z of ``A^T Z = B^T`` (A the banded collocation matrix, plus the
-    second-derivative rows of natural ends; B the basis at the alphas), a sparse LU of a band.
+    ``make_interp_spline(nodes, eye(n), k=3, bc_type)(alphas)`` without the n x n arrays: Z^T,
+    ``A^T Z = B^T`` (A the banded collocation matrix, B the basis at the alphas), by sparse LU.
 
     Parameters
     ----------
@@ -76,21 +74,15 @@ class BSplineCode(Code):
     n_workers : int
         N, ``>= 1``.
     bc_type : {"not-a-knot", "natural"}
-        End conditions of the decoder's cubic interpolant. Default "not-a-knot": O(h^4)
-        accurate up to the ends for smooth f (natural end conditions degrade to O(h^2)
-        there).
+        End conditions of the decoder's cubic interpolant (not-a-knot: O(h^4) up to the ends).
     alphas, betas, points
         See :class:`gcc.codes.base.Code`.
 
     Notes
     -----
-    Encoder: the reference allows a Lagrange or a Berrut basis; this one uses **Berrut's** (as
-    :class:`BerrutCode`), well-conditioned for any K and N, so that the comparison with BACC
-    differs only in the decoder. Decoder: the cubic interpolating B-spline of the received
-    (beta_v, Y_v) (``scipy.interpolate.make_interp_spline`` on the |F| unit vectors) at the
-    alphas, with scipy's end-piece extrapolation; below 4 received points the interpolating
-    polynomial of degree |F| - 1. Beyond :data:`DENSE_MAX_RECEIVED` received workers the same
-    operator is built in O(|F| K) memory (:func:`banded_decoder`).
+    Encoder: Berrut's, as :class:`BerrutCode` (the reference allows Lagrange's too), so that
+    the comparison with BACC differs only in the decoder: the cubic interpolating B-spline of
+    the received outputs (scipy's), below 4 received points the interpolating polynomial.
 
     References
     ----------

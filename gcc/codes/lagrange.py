@@ -11,47 +11,40 @@ from ..splines import KNOTS
 from ..validation import ArrayLike, Interval, check_int, invalid, validate_params
 from .base import Code, parameter
 
-__all__ = ["LagrangeCode", "lagrange_matrix", "DENSE_MAX_RECEIVED", "DIRECT_MAX_RECEIVED"]
+__all__ = ["LagrangeCode", "lagrange_matrix"]
 
 #: up to this many received workers the least-squares decoder solves with an |F| x |F| identity
-#: (the seeded numbers' arithmetic); beyond, a pseudo-inverse in O(|F| degree) memory
 DENSE_MAX_RECEIVED = 2048
 #: the node-distance sums are formed in row blocks of about this many entries (O(n) memory)
 CHUNK_ELEMENTS = 2 ** 18
-#: up to this many received workers (or when at least half are missing) the interpolating decoder
-#: sums its barycentric weights over all node pairs, O(|F|^2) (the seeded numbers' arithmetic);
-#: beyond, it corrects the weights of all N workers for the S stragglers, O(|F| S)
+#: beyond this many received workers (and fewer stragglers) the interpolating decoder corrects
+#: the weights of all N workers for the S stragglers, O(|F| S) instead of O(|F|^2)
 DIRECT_MAX_RECEIVED = 2048
 _POINTS = ArrayLike(ndim=1, dtype=np.float64, finite=True)
 
 
 @validate_params({"nodes": KNOTS, "z": _POINTS})
 def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """Polynomial interpolation operator, shape (len(z), len(nodes)).
-
-    Row r holds the Lagrange basis polynomials l_j(z_r) of the (ascending, distinct)
-    ``nodes``; rows at a node are exact unit vectors.
+    """Polynomial interpolation operator, shape (len(z), len(nodes)): row r holds l_j(z_r).
 
     Parameters
     ----------
     nodes : array_like, shape (n,)
-        Strictly increasing finite real nodes, no two within 1e-12 of their range
-        (:class:`gcc.splines.Knots`).
+        Strictly increasing finite real nodes, at least 1e-12 of their range apart.
     z : array_like, shape (p,)
         Finite real evaluation points.
 
     Returns
     -------
     ndarray, shape (p, n)
+        Rows at a node are exact unit vectors; entries beyond ~1e308 are inf.
 
     Notes
     -----
     The first ("modified Lagrange") barycentric form
     l_j(z) = prod_k (z - t_k) * w_j / (z - t_j), w_j = 1 / prod_{k != j} (t_j - t_k), products
-    accumulated as sums of logarithms and signs: backward stable for every node set (Higham
-    2004), unlike the second form, whose denominator cancels when stragglers leave large gaps.
-    Entries can be huge (LCC's ill-conditioning over the reals); beyond ~1e308 they are inf (the
-    codes then raise). The node-pair sums are formed in row blocks, never as an n x n array.
+    accumulated as sums of logarithms and signs: backward stable for every node set [2]_, unlike
+    the second form, whose denominator cancels when stragglers leave large gaps.
 
     References
     ----------
@@ -84,7 +77,7 @@ def _log_weights(nodes):
 
 
 def _closed_form_log_weights(n, points):
-    """``log|w_j|`` of the default worker points in O(n) (closed forms: Berrut & Trefethen 2004, Sec. 5)."""
+    """``log|w_j|`` of the default worker points in O(n) (Berrut & Trefethen 2004, Sec. 5)."""
     if n == 1:
         return np.zeros(1)
     if points == "chebyshev":
@@ -138,27 +131,19 @@ class LagrangeCode(Code):
     n_inputs : int
         K, ``>= 1``.
     n_workers : int
-        N, ``>= n_inputs`` (fewer workers than inputs cannot even recover a linear f).
+        N, ``>= n_inputs``.
     degree : int or None
-        Degree of the polynomial fitted by the decoder. None: interpolate the received
-        outputs with the polynomial of degree ``len(received) - 1`` (classic LCC). An int
-        d >= 0: least-squares polynomial of degree ``min(d, len(received) - 1)`` -- set
-        d = (K-1) deg f to decode exactly at and above the recovery threshold and to get
-        the paper's "adapted LCC" below it (App. D: fit a lower-degree polynomial to the
-        available outputs). Without it, decoding fewer than K received outputs is an error:
-        below K even a linear f is not recovered (the recovery threshold (K-1) deg f + 1).
+        None: interpolate the received outputs (classic LCC; fewer than K received is an error).
+        d >= 0: least-squares polynomial of degree ``min(d, |F| - 1)``, the paper's "adapted LCC"
+        below the recovery threshold for d = (K-1) deg f (App. D).
     alphas, betas, points
         See :class:`gcc.codes.base.Code`.
 
     Notes
     -----
-    Encoder: the Lagrange polynomial of (alpha_k, X_k), degree K-1, at the betas (shape (N, K)).
-    A polynomial f makes f(u_enc(z)) a polynomial of degree (K-1) deg f, so
-    :meth:`recovery_threshold` = (K-1) deg f + S + 1 workers decode it exactly with S stragglers.
-    The least-squares fit uses a Chebyshev basis. Over the reals the scheme is ill-conditioned
-    once (K-1) deg f exceeds about 25 with equispaced points. Beyond :data:`DIRECT_MAX_RECEIVED`
-    received workers the decoder's weights are those of all N workers corrected for the S
-    stragglers, O(|F| S + K |F|).
+    Encoder: the Lagrange polynomial of (alpha_k, X_k) at the betas, shape (N, K). A polynomial
+    f makes f(u_enc(z)) of degree (K-1) deg f: :meth:`recovery_threshold` workers decode it
+    exactly. Over the reals LCC is ill-conditioned once (K-1) deg f exceeds about 25.
 
     References
     ----------
@@ -193,12 +178,12 @@ class LagrangeCode(Code):
 
     @validate_params({"deg_f": Interval(Integral, 0, None), "stragglers": Interval(Integral, 0, None)})
     def recovery_threshold(self, deg_f, stragglers=0) -> int:
-        """Workers needed for exact recovery: ``(K-1) * deg_f + stragglers + 1``.
+        """Workers needed for exact recovery of a polynomial f: ``(K-1) * deg_f + stragglers + 1``.
 
         Parameters
         ----------
         deg_f : int
-            Degree of the polynomial f, ``>= 0``.
+            Degree of f, ``>= 0``.
         stragglers : int
             S, ``>= 0``.
         """

@@ -53,7 +53,6 @@ def canonical(name, owner: str = "canonical", argument: str = "name") -> str:
     Returns
     -------
     str
-        One of ``"gcc"``, ``"bacc"``, ``"bspline"``, ``"lcc"``.
 
     Examples
     --------
@@ -85,13 +84,11 @@ def make(name, n_inputs, n_workers, **params) -> Code:
     Parameters
     ----------
     name : str
-        Scheme key or alias (see :data:`SCHEMES`, :data:`ALIASES`), any case.
+        Scheme key or alias, any case.
     n_inputs, n_workers : int
         K and N.
     **params
-        Constructor parameters of that code (``lam_enc``, ``lam_dec`` for GCC; ``degree`` for
-        LCC; ``bc_type`` for B-spline; ``alphas``, ``betas``, ``points`` for all). A parameter
-        the code does not take is an error.
+        Constructor parameters of that code (one it does not take is an error).
 
     Returns
     -------
@@ -99,8 +96,7 @@ def make(name, n_inputs, n_workers, **params) -> Code:
 
     See Also
     --------
-    gcc.cpgc.make_code : the CPGC schemes (task assignments of gradient blocks, K = workers),
-        kept apart from these codes (module docstring).
+    gcc.cpgc.make_code : the CPGC schemes (assignments of gradient blocks; K = workers there).
 
     Examples
     --------
@@ -120,8 +116,8 @@ def make(name, n_inputs, n_workers, **params) -> Code:
 def make_many(names: Iterable[str], n_inputs, n_workers, **params) -> dict[str, Code]:
     """``{key: code}`` for several schemes sharing one set of parameters.
 
-    Each code receives the parameters its constructor declares (``lam_enc`` reaches GCC only);
-    a parameter that no listed code declares is an error, so a typo never passes silently.
+    Each code receives the parameters its constructor declares (``lam_enc`` reaches GCC only); a
+    parameter that no listed code declares is an error.
 
     Parameters
     ----------

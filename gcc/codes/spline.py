@@ -1,18 +1,8 @@
 """GCC / LeTCC: natural cubic smoothing splines for both encoder and decoder.
 
-A received set F is decoded by its cached K x |F| decoder ``D_F = S(betas[F], lam_dec -> alphas)``
-(the banded Reinsch smoother, :func:`gcc._reinsch.reinsch_smoother`), except for real outputs with
-m < K columns on 5..:data:`_MAX_WORKERS` workers with at most :data:`_MAX_STRAGGLERS` stragglers:
-those are fitted directly through the spline on all N worker points (:class:`_FullSpline`), which
-keeps a new set's decode as cheap as BACC's (``benchmarks/bench_codes.py --decode-only``).
-:meth:`SplineCode.block_estimates` (the worst-case search) decodes every contiguous straggler block
-at once: lam_dec = 0 re-solves a window around each gap, lam_dec > 0 a rank-S (Woodbury) update of
-the full smoother, otherwise the banded systems are solved in lock step.
-
-References
-----------
-.. [1] P. J. Green, B. W. Silverman, "Nonparametric Regression and Generalized Linear
-   Models", Chapman & Hall, 1994, Sec. 2.1 and 2.3 (roughness matrix, Reinsch algorithm).
+Real outputs with fewer columns than K are decoded directly through the spline on all N worker
+points (:class:`_FullSpline`), which keeps a new set's decode as cheap as BACC's; all contiguous
+straggler blocks are decoded at once for the worst-case search (:meth:`SplineCode.block_estimates`).
 """
 from __future__ import annotations
 
@@ -30,27 +20,19 @@ from .base import Code, block_received_many, parameter
 
 __all__ = ["SplineCode"]
 
-#: half-width (in knots) of the window re-solved around each gap (_blocks_windowed)
-_WINDOW = 64
-#: the direct fit (_FullSpline: N x N matrices, an S x S solve per set) is used up to these sizes
-_MAX_WORKERS = 256
-_MAX_STRAGGLERS = 64
-#: its error relative to the operator grows like alpha N^2 (alpha = |F| lam_dec): below ~5e-13 up
-#: to this bound (measured, N = 30..256, both point sets)
-_MAX_ALPHA_N2 = 100.0
-#: largest (Jacobi-scaled) condition number of the S x S system accepted (then within ~1e-12)
-_MAX_COND = 1e4
-#: _FullSplines kept per code (one per received-set size when lam_dec > 0; oldest dropped)
-_KEPT_SIZES = 8
+_WINDOW = 64            # half-width (knots) of the window re-solved around each gap (lam_dec = 0)
+_MAX_WORKERS = 256      # the direct fit (_FullSpline) is used up to N workers ...
+_MAX_STRAGGLERS = 64    # ... and S stragglers
+_MAX_ALPHA_N2 = 100.0   # ... and |F| lam_dec N^2 (its error relative to the operator is then < 5e-13)
+_MAX_COND = 1e4         # largest (Jacobi-scaled) condition number of its S x S system
+_KEPT_SIZES = 8         # _FullSplines kept per code (one per received-set size when lam_dec > 0)
 
 
 class _FullSpline:
     """The spline through all N worker points, which decodes every received set of one size.
 
-    The stragglers' outputs u_E imputed from the decoder's own fit make the spline through all N
-    points that fit again: ``Mp_EE u_E = -Mp_EF y_F``, ``Mp = Q (R + alpha Q^T Q)^-1 Q^T``, and the
-    estimates are ``P u`` (``D_F = P_F - P_E Mp_EE^-1 Mp_EF``), P the spline through all N points
-    at the data points. Per set: an S x S Cholesky solve with m right-hand sides, one (K, N) product.
+    Imputing the stragglers' outputs u_E by ``Mp_EE u_E = -Mp_EF y_F``, ``Mp = Q (R + alpha Q^T Q)^-1 Q^T``,
+    gives ``D_F y_F = P u`` (P the smoother of all N points): an S x S solve per set.
     """
 
     __slots__ = ("Mp", "P", "_scale", "_anorm", "_all")
@@ -104,30 +86,20 @@ class SplineCode(Code):
     n_inputs : int
         K, number of data points, ``>= 1``.
     n_workers : int
-        N, number of workers, ``>= 1``. ``N < K`` is allowed (the spline still fits), though
-        coded computing needs ``N >= K`` to be useful.
+        N, number of workers, ``>= 1`` (N < K is allowed, though not useful).
     lam_enc : float
-        Encoder smoothing parameter ``>= 0`` (eq. (4) convention, 1/K-normalised fit term).
-        0: natural-spline interpolation of the data (the encoder of Theorem 4).
+        Encoder smoothing parameter ``>= 0`` (eq. (4)); 0 interpolates (Theorem 4's encoder).
     lam_dec : float
-        Decoder smoothing parameter ``>= 0`` (eq. (4), 1/|F|-normalised fit term, so that
-        scipy's ``lam = |F| * lam_dec``). 0: interpolation, optimal without noise. Any finite
-        lam is computed without overflow: beyond ``|F| lam = 1e100`` (likewise ``K lam_enc``)
-        the fit is the least-squares line (:data:`gcc._reinsch.ALPHA_MAX`).
+        Decoder smoothing parameter ``>= 0`` (eq. (4): scipy's ``lam = |F| * lam_dec``).
     alphas, betas, points
         See :class:`gcc.codes.base.Code`.
 
     Notes
     -----
     Encoder E = S(alphas, lam_enc -> betas), shape (N, K); decoder
-    D_F = S(betas[F], lam_dec -> alphas), shape (K, |F|), where S is
-    :func:`gcc.smoother_matrix`: the natural cubic smoothing spline with linear extrapolation,
-    so alphas outside the hull of the received betas (end workers straggling) are estimated
-    on the spline's tangent line. Any |F| >= 1 decodes (|F| = 1: constant, 2: line).
-
-    Exactness: with lam_enc = lam_dec = 0, E reproduces affine functions of alpha and
-    D_F reproduces affine functions of beta, so if X_k = a + b alpha_k and f is affine,
-    decode(f(encode(X)), F) = f(X) exactly for every F.
+    D_F = S(betas[F], lam_dec -> alphas), shape (K, |F|), with S :func:`gcc.smoother_matrix`
+    (linear beyond the end knots). Any |F| >= 1 decodes. With lam_enc = lam_dec = 0 both
+    reproduce affine functions, so affine data and an affine f are decoded exactly.
 
     References
     ----------
@@ -228,12 +200,10 @@ def _block_intervals(betas, alphas, S, starts):
 
 
 def _blocks_windowed(betas, alphas, Y, S, W=_WINDOW):
-    """Natural cubic interpolation (lambda = 0) for every block, re-solving near the gap.
+    """Interpolation (lambda = 0) of every block, re-fitting 2W + 2 knots around the gap.
 
-    The tridiagonal system ``R M = Q^T y`` is diagonally dominant by a factor 2, so a change at
-    the gap reaches knots W rows away damped by at least ``2^-W``: each block re-fits the 2W + 2
-    received knots around its gap (the full spline's M at the window's ends) and keeps the full
-    spline outside it. W = 64: the neglected terms are below 2^-64, under float64 rounding.
+    ``R M = Q^T y`` is diagonally dominant by a factor 2: a change at the gap is damped by 2^-W
+    W knots away, below float64 rounding for W = 64.
     """
     N = betas.size
     n = N - S
@@ -254,13 +224,10 @@ def _blocks_windowed(betas, alphas, Y, S, W=_WINDOW):
 
 
 def _blocks_woodbury(betas, alphas, Y, S, a, max_cond=1e6):
-    """Smoothing spline (a > 0) for every block by a rank-S update of the full fit.
+    """Smoothing (a > 0) of every block by a rank-S (Woodbury) update of the full smoother H.
 
-    A block's workers get weight 0 in the fit on all N points; with the full smoother H the
-    Woodbury identity gives ``g_s = H y' + H E (I - H_EE)^-1 E^T H y'``, ``y' = y - E y_E``, and the
-    estimate ``G g_s`` (G the interpolating spline to the data points): the band ``|i - j| < S`` of
-    H (:func:`gcc._reinsch.smoother_band`) and one S x S solve per block. None (the caller solves
-    every block) when ``I - H_EE`` is worse conditioned than ``max_cond`` (as a -> 0).
+    Weight 0 on the block E: ``g_s = H y' + H E (I - H_EE)^-1 E^T H y'``, ``y' = y - E y_E``; None
+    when ``I - H_EE`` is worse conditioned than ``max_cond``.
     """
     N = betas.size
     if N < 5:
