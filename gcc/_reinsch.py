@@ -1,10 +1,9 @@
-"""The unchecked Reinsch kernels of the natural cubic smoothing spline (shared, not validated).
+"""The unchecked Reinsch kernels of the natural cubic smoothing spline.
 
 The fit minimises ``sum (y_i - u(x_i))^2 + alpha int u''^2`` (Green & Silverman 1994, Sec. 2.3;
 ``alpha = n lam`` in the paper's eq. (4) convention) over natural cubic splines with knots at the
-x_i, in O(n). The kernels trust their caller (:mod:`gcc.splines`, :mod:`gcc.gcv`, the codes):
-float64 knots, strictly increasing and at least :data:`KNOT_GAP` of their range apart,
-``0 <= alpha <= ALPHA_MAX`` (:func:`green_silverman_alpha`), finite data.
+x_i, in O(n). The callers pass float64 knots, strictly increasing and at least :data:`KNOT_GAP` of
+their range apart, ``0 <= alpha <= ALPHA_MAX`` and finite data.
 """
 from __future__ import annotations
 
@@ -18,25 +17,17 @@ from scipy.linalg.lapack import dpbsv, dptsv
 __all__ = ["ALPHA_MAX", "KNOT_GAP", "green_silverman_alpha", "unit_scale", "reinsch_smoother",
            "reinsch_fit", "reinsch_fit_many", "spline_eval", "reinsch_solve", "smoother_band"]
 
-#: largest Green-Silverman ``alpha = n lam`` the kernels compute with. Beyond it the fit is the
-#: least-squares line to the accuracy of the algorithm (the limit lam -> infinity): a larger alpha
-#: moves the fit by at most 1/(1 + alpha d), d ~ 1/(n r^3) the smallest nonzero eigenvalue of the
-#: roughness, below 1e-30 for any n <= 1e8 and knot range r <= 2^SCALE_BITS; and alpha / h^2
-#: stays finite (``n lam`` itself overflows float64 near lam = 1e306).
+#: largest ``alpha = n lam`` computed with: a larger alpha moves the fit (then the least-squares
+#: line) by at most 1/(1 + alpha d), d ~ 1/(n r^3) the smallest nonzero eigenvalue of the roughness
 ALPHA_MAX = 1e100
-#: consecutive knots closer than this fraction of their range are near-coincident: their
-#: spacing carries fewer than ~12 bits and 1/h^2 loses the arithmetic's range
+#: consecutive knots closer than this fraction of their range are near-coincident
 KNOT_GAP = 1e-12
-#: knot ranges within [2^-SCALE_BITS, 2^SCALE_BITS] are used as given (bit for bit); others are
-#: rescaled by a power of two (exact) so that 1/h^2 and the second derivatives stay finite
+#: knot ranges beyond [2^-SCALE_BITS, 2^SCALE_BITS] are rescaled by a power of two (exact)
 SCALE_BITS = 60
 
 
 def green_silverman_alpha(n, lam, scale_exp=0):
-    """``alpha = n lam`` for knots rescaled by ``2**-scale_exp``, at most :data:`ALPHA_MAX`.
-
-    Computed without overflow; ``n * lam`` itself (the same bits) when no rescaling applies and
-    it is at most :data:`ALPHA_MAX`.
+    """``alpha = n lam`` for knots rescaled by ``2**-scale_exp``, at most :data:`ALPHA_MAX`, without overflow.
 
     Examples
     --------
@@ -59,8 +50,7 @@ def green_silverman_alpha(n, lam, scale_exp=0):
 def unit_scale(x):
     """Exponent e such that the knots ``x * 2**-e`` have a range within 2**+-SCALE_BITS (0 if they do).
 
-    Scaling by a power of two is exact, and the smoother's weights do not depend on the scale
-    (``int u''^2`` scales by ``2**-3e``: see :func:`green_silverman_alpha`).
+    The smoother's weights do not depend on the scale (``int u''^2`` scales by ``2**-3e``).
 
     Examples
     --------
@@ -126,10 +116,7 @@ def _solve_reinsch(h, alpha, rhs):
         _, _, gamma, info = dptsv(diag, off1, rhs, overwrite_b=1)
     else:
         _, gamma, info = dpbsv(_upper_band(h, alpha), rhs, lower=0, overwrite_b=1)
-        if info > 0:
-            # SPD in exact arithmetic, not to rounding when alpha / h^2 dwarfs R (knots far closer
-            # than their mean spacing): LU with pivoting of the same band (rhs is left untouched
-            # when the factorisation fails).
+        if info > 0:    # not SPD to rounding when alpha / h^2 dwarfs R: LU with pivoting (rhs untouched)
             diag, off1, off2 = _reinsch_bands(h, alpha)
             ab = np.zeros((5, diag.shape[0]))
             ab[0, 2:], ab[1, 1:], ab[2], ab[3, :-1], ab[4, :-2] = off2, off1, diag, off1, off2
@@ -140,8 +127,7 @@ def _solve_reinsch(h, alpha, rhs):
 
 
 def _solve_many(diag, off1, off2, rhs):
-    """Solve b SPD systems, bands diag (r, b), off1 (r-1, b), off2 (r-2, b) or None, rhs (r, b, m),
-    in lock step: LDL^T, one vector operation over the b systems per row (4x faster than LAPACK)."""
+    """Solve b SPD systems (bands diag, off1, off2 or None; rhs (r, b, m)) by LDL^T in lock step."""
     r = diag.shape[0]
     D, L1, L2 = np.empty_like(diag), np.zeros_like(diag), np.zeros_like(diag)
     z = np.array(rhs, dtype=np.float64)
@@ -191,10 +177,10 @@ def reinsch_fit(x, y, alpha):
     Parameters
     ----------
     x : ndarray, shape (n,)
-        Strictly increasing float64 knots, n >= 2 (unchecked).
+        Knots, n >= 2.
     y : ndarray, shape (n, m)
     alpha : float
-        Green-Silverman parameter ``n * lam`` of ``sum (y_i - u(x_i))^2 + alpha int u''^2``.
+        ``n * lam``.
 
     Returns
     -------
@@ -225,13 +211,11 @@ def reinsch_fit_many(x, y, alpha, ends=None):
     Parameters
     ----------
     x : ndarray, shape (n, b)
-        Column j is the strictly increasing knot set j, n >= 3.
+        Column j is the knot set j, n >= 3.
     y : ndarray, shape (n, b, m)
     alpha : float
-        Shared Green-Silverman parameter.
     ends : (M_first, M_last), optional
-        Second derivatives at the first and last knots, each (b, m), in place of the natural
-        zeros: a window cut out of a larger interpolating spline (``alpha = 0`` only).
+        Second derivatives (b, m) at the end knots instead of 0 (a window of a spline, alpha = 0).
 
     Returns
     -------
@@ -268,12 +252,11 @@ def spline_eval(x, g, M, x_eval, interval=None):
         Values and second derivatives at the knots (:func:`reinsch_fit`).
     x_eval : ndarray, shape (p,)
     interval : ndarray of int, shape (p,) or (p, b), optional
-        Index of the last knot <= each x_eval (computed if omitted).
+        Index of the last knot <= each x_eval.
 
     Returns
     -------
     ndarray, shape (p, m) or (p, b, m)
-        Linear continuation beyond the end knots.
 
     Examples
     --------
@@ -296,15 +279,7 @@ def spline_eval(x, g, M, x_eval, interval=None):
 
 
 def reinsch_solve(x, alpha, rhs):
-    """``gamma`` (n-2, m) solving the Reinsch system ``(R + alpha Q^T Q) gamma = rhs`` (LAPACK).
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing knots, n >= 3.
-    alpha : float
-    rhs : ndarray, shape (n-2, m)
-        E.g. ``Q^T y`` (the solution: second derivatives at the interior knots), or I.
+    """``gamma`` (n-2, m) solving the Reinsch system ``(R + alpha Q^T Q) gamma = rhs`` for knots x (n >= 3).
 
     Examples
     --------
@@ -318,19 +293,7 @@ def reinsch_solve(x, alpha, rhs):
 
 
 def reinsch_smoother(x, alpha, x_eval):
-    """Smoother matrix of the natural smoothing spline, unchecked (:func:`smoother_matrix`).
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Strictly increasing float64 knots, n >= 1.
-    alpha : float
-        Green-Silverman parameter ``n * lam``.
-    x_eval : ndarray, shape (p,)
-
-    Returns
-    -------
-    ndarray, shape (p, n)
+    """Smoother matrix (p, n) of the natural smoothing spline of knots x (n >= 1) at x_eval (p,).
 
     Notes
     -----
@@ -384,9 +347,9 @@ def smoother_band(x, alpha, width):
     Parameters
     ----------
     x : ndarray, shape (n,)
-        Strictly increasing knots, n >= 5.
+        Knots, n >= 5.
     alpha : float
-        Green-Silverman parameter, > 0.
+        ``n * lam``, > 0.
     width : int >= 1
 
     Returns
