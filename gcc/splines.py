@@ -25,14 +25,12 @@ __all__ = ["Knots", "KNOTS", "smoother_matrix", "smoothing_spline", "check_knots
 class Knots(Points):
     """Strictly increasing finite real points, consecutive ones at least ``gap`` (of their range) apart.
 
-    Closer knots carry fewer than ~12 bits in their spacing, and 1/h^2 loses the arithmetic's range.
-
     Parameters
     ----------
     low, high, size, size_name, min_size
         As :class:`gcc.validation.Points`.
     gap : float
-        Smallest spacing, ``KNOT_GAP = 1e-12`` by default.
+        Smallest spacing (closer knots leave 1/h^2 without the arithmetic's range).
     relative : bool
         Whether ``gap`` is relative to the points' range (False: the codes' points in [-1, 1]).
 
@@ -162,8 +160,7 @@ def smoother_matrix(x, lam, x_eval) -> np.ndarray:
 
     References
     ----------
-    .. [1] P. J. Green and B. W. Silverman, "Nonparametric Regression and Generalized
-       Linear Models", Chapman & Hall, 1994, Sec. 2.3.
+    .. [1] P. J. Green, B. W. Silverman, "Nonparametric Regression and GLMs", Chapman & Hall, 1994, Sec. 2.3.
     .. [2] Moradi, Tahmasebi, Maddah-Ali, arXiv:2406.00300, eq. (4)-(5).
 
     Examples

@@ -73,7 +73,7 @@ def block_received_many(n_workers, stragglers, starts):
     n_workers, stragglers : int
         N and S, ``0 <= S < N``.
     starts : array_like of int, shape (b,)
-        First straggler of each block, in ``[0, N - S]``.
+        First stragglers, in ``[0, N - S]``.
 
     Returns
     -------

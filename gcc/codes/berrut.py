@@ -29,8 +29,7 @@ def berrut_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
 
     References
     ----------
-    .. [1] J.-P. Berrut, "Rational functions for guaranteed and experimentally
-       well-conditioned global interpolation", Comput. Math. Appl. 15(1), 1988.
+    .. [1] J.-P. Berrut, "Rational functions for guaranteed ... interpolation", Comput. Math. Appl. 1988.
 
     Examples
     --------
@@ -63,12 +62,8 @@ class BerrutCode(Code):
 
     Parameters
     ----------
-    n_inputs : int
-        K, ``>= 1``.
-    n_workers : int
-        N, ``>= 1`` (BACC is approximate: no recovery threshold).
-    alphas, betas, points
-        See :class:`gcc.codes.base.Code`.
+    n_inputs, n_workers, alphas, betas, points
+        See :class:`gcc.codes.base.Code` (any N: BACC has no recovery threshold).
 
     Notes
     -----
@@ -77,9 +72,7 @@ class BerrutCode(Code):
 
     References
     ----------
-    .. [1] T. Jahani-Nezhad and M. A. Maddah-Ali, "Berrut Approximated Coded Computing:
-       Straggler Resistance Beyond Polynomial Computing", IEEE TPAMI 45(1), 2022,
-       arXiv:2009.08327.
+    .. [1] T. Jahani-Nezhad, M. A. Maddah-Ali, "Berrut Approximated Coded Computing", arXiv:2009.08327.
     .. [2] J.-P. Berrut, Comput. Math. Appl. 15(1), 1988.
 
     Examples

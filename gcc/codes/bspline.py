@@ -69,14 +69,10 @@ class BSplineCode(Code):
 
     Parameters
     ----------
-    n_inputs : int
-        K, ``>= 1``.
-    n_workers : int
-        N, ``>= 1``.
+    n_inputs, n_workers, alphas, betas, points
+        See :class:`gcc.codes.base.Code`.
     bc_type : {"not-a-knot", "natural"}
         End conditions of the decoder's cubic interpolant (not-a-knot: O(h^4) up to the ends).
-    alphas, betas, points
-        See :class:`gcc.codes.base.Code`.
 
     Notes
     -----
@@ -86,8 +82,7 @@ class BSplineCode(Code):
 
     References
     ----------
-    .. [1] R. Borah, J. Harshan, V. Lalitha, "B-spline based coded computing",
-       arXiv:2601.10616, 2026.
+    .. [1] R. Borah, J. Harshan, V. Lalitha, "B-spline based coded computing", arXiv:2601.10616, 2026.
     .. [2] C. de Boor, "A Practical Guide to Splines", Springer, 1978.
     .. [3] J.-P. Berrut, Comput. Math. Appl. 15(1), 1988.
 

@@ -48,10 +48,8 @@ def lagrange_matrix(nodes: np.ndarray, z: np.ndarray) -> np.ndarray:
 
     References
     ----------
-    .. [1] J.-P. Berrut and L. N. Trefethen, "Barycentric Lagrange interpolation",
-       SIAM Review 46(3), 2004.
-    .. [2] N. J. Higham, "The numerical stability of barycentric Lagrange interpolation",
-       IMA J. Numer. Anal. 24, 2004.
+    .. [1] J.-P. Berrut, L. N. Trefethen, "Barycentric Lagrange interpolation", SIAM Review 46(3), 2004.
+    .. [2] N. J. Higham, "The numerical stability of barycentric Lagrange ...", IMA J. Numer. Anal. 24, 2004.
 
     Examples
     --------
@@ -128,16 +126,12 @@ class LagrangeCode(Code):
 
     Parameters
     ----------
-    n_inputs : int
-        K, ``>= 1``.
-    n_workers : int
-        N, ``>= n_inputs``.
+    n_inputs, n_workers, alphas, betas, points
+        See :class:`gcc.codes.base.Code`; ``N >= K``.
     degree : int or None
         None: interpolate the received outputs (classic LCC; fewer than K received is an error).
         d >= 0: least-squares polynomial of degree ``min(d, |F| - 1)``, the paper's "adapted LCC"
         below the recovery threshold for d = (K-1) deg f (App. D).
-    alphas, betas, points
-        See :class:`gcc.codes.base.Code`.
 
     Notes
     -----
@@ -147,9 +141,7 @@ class LagrangeCode(Code):
 
     References
     ----------
-    .. [1] Q. Yu, S. Li, N. Raviv, S. M. M. Kalan, M. Soltanolkotabi, S. Avestimehr,
-       "Lagrange Coded Computing: Optimal Design for Resiliency, Security and Privacy",
-       AISTATS 2019.
+    .. [1] Q. Yu, S. Li, N. Raviv, S. M. M. Kalan, M. Soltanolkotabi, S. Avestimehr, AISTATS 2019.
     .. [2] J.-P. Berrut and L. N. Trefethen, SIAM Review 46(3), 2004.
 
     Examples

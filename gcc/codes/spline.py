@@ -83,16 +83,12 @@ class SplineCode(Code):
 
     Parameters
     ----------
-    n_inputs : int
-        K, number of data points, ``>= 1``.
-    n_workers : int
-        N, number of workers, ``>= 1`` (N < K is allowed, though not useful).
+    n_inputs, n_workers, alphas, betas, points
+        See :class:`gcc.codes.base.Code` (N < K is allowed, though not useful).
     lam_enc : float
         Encoder smoothing parameter ``>= 0`` (eq. (4)); 0 interpolates (Theorem 4's encoder).
     lam_dec : float
         Decoder smoothing parameter ``>= 0`` (eq. (4): scipy's ``lam = |F| * lam_dec``).
-    alphas, betas, points
-        See :class:`gcc.codes.base.Code`.
 
     Notes
     -----
@@ -103,11 +99,8 @@ class SplineCode(Code):
 
     References
     ----------
-    .. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient
-       Distributed Computing: A Learning-Theoretic Framework", NeurIPS 2024,
-       arXiv:2406.00300.
-    .. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation for
-       General Coded Computing: The Straggler Setting", arXiv:2608.28910.
+    .. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300.
+    .. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, arXiv:2608.28910 (the straggler setting).
 
     Examples
     --------
