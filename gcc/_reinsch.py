@@ -172,20 +172,9 @@ def _piece_weights(x0, x1, t, first, last):
 
 
 def reinsch_fit(x, y, alpha):
-    """Fitted values and second derivatives of the natural smoothing spline at its knots.
+    """Values g and second derivatives M (n, m) of the smoothing spline of knots x (n >= 2), data y (n, m).
 
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Knots, n >= 2.
-    y : ndarray, shape (n, m)
-    alpha : float
-        ``n * lam``.
-
-    Returns
-    -------
-    g, M : ndarray, shape (n, m)
-        ``g = y - alpha Q gamma``, ``M = [0, gamma, 0]``, ``(R + alpha Q^T Q) gamma = Q^T y``.
+    ``g = y - alpha Q gamma``, ``M = [0, gamma, 0]``, ``(R + alpha Q^T Q) gamma = Q^T y``.
 
     Examples
     --------
@@ -206,20 +195,9 @@ def reinsch_fit(x, y, alpha):
 
 
 def reinsch_fit_many(x, y, alpha, ends=None):
-    """:func:`reinsch_fit` for b knot sets at once, in lock step.
+    """:func:`reinsch_fit` of b knot sets x (n, b), n >= 3, and data y (n, b, m) at once: g, M (n, b, m).
 
-    Parameters
-    ----------
-    x : ndarray, shape (n, b)
-        Column j is the knot set j, n >= 3.
-    y : ndarray, shape (n, b, m)
-    alpha : float
-    ends : (M_first, M_last), optional
-        Second derivatives (b, m) at the end knots instead of 0 (a window of a spline, alpha = 0).
-
-    Returns
-    -------
-    g, M : ndarray, shape (n, b, m)
+    ``ends``: second derivatives (b, m) at the end knots instead of 0 (a window of a spline, alpha = 0).
 
     Examples
     --------
@@ -242,21 +220,9 @@ def reinsch_fit_many(x, y, alpha, ends=None):
 
 
 def spline_eval(x, g, M, x_eval, interval=None):
-    """Evaluate natural cubic splines given by knots, values and second derivatives.
+    """Natural cubic splines of knots x (n,) or (n, b), values and second derivatives g, M at x_eval (p,).
 
-    Parameters
-    ----------
-    x : ndarray, shape (n,) or (n, b)
-        Knots (b knot sets as columns), n >= 2.
-    g, M : ndarray, shape x.shape + (m,)
-        Values and second derivatives at the knots (:func:`reinsch_fit`).
-    x_eval : ndarray, shape (p,)
-    interval : ndarray of int, shape (p,) or (p, b), optional
-        Index of the last knot <= each x_eval.
-
-    Returns
-    -------
-    ndarray, shape (p, m) or (p, b, m)
+    ``interval`` (p,) or (p, b): index of the last knot <= each x_eval. Returns (p, m) or (p, b, m).
 
     Examples
     --------
@@ -344,18 +310,7 @@ def smoother_band(x, alpha, width):
     band of H needs only a band of Z, which selected inversion of the banded Cholesky factor
     gives in O(n width) (Takahashi et al. 1973; Hutchinson & de Hoog 1985).
 
-    Parameters
-    ----------
-    x : ndarray, shape (n,)
-        Knots, n >= 5.
-    alpha : float
-        ``n * lam``, > 0.
-    width : int >= 1
-
-    Returns
-    -------
-    ndarray, shape (n, width)
-        Entries past the last column are 0.
+    Returns (n, width) for knots x (n >= 5); entries past the last column are 0.
 
     Examples
     --------
