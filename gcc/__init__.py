@@ -1,13 +1,8 @@
 """gcc: the library behind the General Coded Computing (GCC / LeTCC) companion.
 
-Every number shown in the book is computed here; notebooks only set parameters,
-call these functions, plot and print tables.
-
-``import gcc`` loads the core only (points, splines, codes, straggler models, the adversary,
-metrics, the trial harness, summaries, tuning, validation and the CPGC core). The book's
-experiments live in :mod:`gcc.experiments` (one module per topic), and the optional parts are
-imported explicitly: :mod:`gcc.dnn` (torch/timm), :mod:`gcc.distributed` (Dask),
-:mod:`gcc.assignments` (course checks), :mod:`gcc.reproduce` (the batch runner).
+``import gcc`` loads the core; the book's experiments are in :mod:`gcc.experiments`, and
+:mod:`gcc.dnn` (torch), :mod:`gcc.distributed` (Dask), :mod:`gcc.assignments` and
+:mod:`gcc.reproduce` (the batch runner) are imported explicitly.
 """
 __version__ = "0.1.0"
 

@@ -1,7 +1,5 @@
-"""Coded-computing schemes with one interface: ``encode(X)``, ``decode(Y, received)``.
+"""Coded-computing schemes with one interface, ``encode(X)`` and ``decode(Y, received)``.
 
-``SplineCode`` (GCC / LeTCC), ``BerrutCode`` (BACC), ``LagrangeCode`` (LCC) and
-``BSplineCode`` (B-spline decoding); all derive from :class:`gcc.codes.base.Code`.
 :func:`make` builds any of them by its lower-case name (:mod:`gcc.codes.registry`).
 """
 from .base import Code

@@ -1,10 +1,8 @@
 """One registry of the coded-computing schemes: a lower-case key for each code.
 
-Tables name a scheme by its key (``"gcc"``, ``"bacc"``, ``"bspline"``, ``"lcc"``), figures by
-:data:`LABELS`. The CPGC schemes have their own registry, :func:`gcc.cpgc.make_code`: a
-:class:`~gcc.codes.base.Code` here encodes K data points for N workers and decodes estimates of
-any ``f``, while a CPGC code assigns the K blocks of an exact linear gradient to the workers (K is
-the number of workers there), with no encoder or decoder. Their keys never overlap.
+The CPGC schemes have their own registry, :func:`gcc.cpgc.make_code`: a code here encodes K data
+points for N workers, a CPGC code assigns gradient blocks to K workers (K is the number of workers
+there), with no encoder or decoder. Their keys never overlap.
 """
 from __future__ import annotations
 
