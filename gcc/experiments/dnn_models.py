@@ -1,16 +1,11 @@
 """The networks of the DNN experiments and what every DNN page says about its scale.
 
-The workers' function f is the softmax output of a trained classifier. :func:`prepare_models`
-trains (or loads from the weight cache) the embedded networks -- LeNet-5, a RepVGG and a ViT on
-Fashion-MNIST by default -- and, in the paper profile, sets up a timm model with local weights
-on an ImageNet-style folder. :meth:`PreparedModels.table` is the models table (``model,
-dataset, n_parameters, test_accuracy`` first) and :func:`page_header` the lines every DNN page
-opens with: the data set (with the fallback banner when the digits stood in for a missing
-Fashion-MNIST), the networks' sizes and accuracies beside the paper's, and the hardware
-(:func:`gcc.machine.summary_line`).
-
-Imports the core (:mod:`gcc.machine`, :mod:`gcc.validation`) and, inside the functions,
-:mod:`gcc.dnn` (torch, timm).
+:func:`prepare_models` trains (or loads from the weight cache) the embedded networks -- LeNet-5, a
+RepVGG and a ViT on Fashion-MNIST by default -- and, in the paper profile, sets up a timm model with
+local weights on an ImageNet-style folder; :func:`from_run` does it with the parameters of the
+models notebook's last run. :meth:`PreparedModels.table` is the models table and
+:func:`page_header` the lines every DNN page opens with (data, networks beside the paper's,
+hardware). Imports :mod:`gcc.dnn` (torch, timm) inside the functions only.
 
 References
 ----------
@@ -21,14 +16,14 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..backend import to_numpy
-from ..validation import SEED, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
-from ..dnn._checks import NAME, TEXT, Frame
-from ..validation import ListOf
+from ..validation import SEED, InstanceOf, Interval, ListOf, NoneOr, Satisfies, invalid, validate_params
+from ..dnn._checks import NAME, TEXT, Device, Frame, check_keys
 
 # Never let timm / huggingface_hub reach the network: weights must already be on disk.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -81,17 +76,13 @@ class PreparedModels(dict):
     ``info`` holds the row of the models table (``model``, ``dataset``, ``n_parameters``,
     ``test_accuracy``, ``val_accuracy``, ``train_accuracy``, ``epochs``, ``train_seconds``,
     ``cache_hit`` ...). ``datasets`` maps a data set's name to its ``describe()`` line and
-    ``fallback`` is True when a model ran on the fallback digits.
+    ``banners`` holds the fallback warnings (empty unless the digits stood in for Fashion-MNIST).
     """
 
     def __init__(self, *args, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (), **kwargs):
-        from ..dnn._checks import PREPARED
-
         super().__init__(*args, **kwargs)
-        if self:
-            validate(dict(self), PREPARED, "models", "PreparedModels")
-        self.datasets = _check_datasets(datasets, "PreparedModels")
-        self.banners = [b for b in dict.fromkeys(_check_banners(banners, "PreparedModels")) if b]
+        self.datasets = dict(datasets or {})
+        self.banners = [b for b in dict.fromkeys(banners) if b]
 
     @property
     def fallback(self) -> bool:
@@ -109,37 +100,14 @@ class PreparedModels(dict):
         """``datasets`` and ``banners``: what :func:`header_from_run` needs besides the models table."""
         return {"datasets": self.datasets, "banners": self.banners}
 
-
     def table(self):
         """The models table: ``model, dataset, n_parameters, test_accuracy`` first, one row per model."""
         import pandas as pd
 
-        rows = []
-        for name, entry in self.items():
-            info = dict(entry["info"])
-            info["device"] = str(entry["f"].device)
-            info.update(PAPER_MODELS.get(family_of(name), {}))
-            rows.append(info)
+        rows = [{**entry["info"], "device": str(entry["f"].device), **PAPER_MODELS.get(family_of(name), {})}
+                for name, entry in self.items()]
         table = pd.DataFrame(rows)
         return table[MODEL_COLUMNS + [c for c in table.columns if c not in MODEL_COLUMNS]]
-
-
-def _check_datasets(datasets, owner: str) -> dict:
-    requirement = "a mapping data set name -> its description (str -> str) or None"
-    if datasets is None:
-        return {}
-    if not isinstance(datasets, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
-                                                    for k, v in datasets.items()):
-        raise invalid("datasets", owner, requirement, datasets)
-    return dict(datasets)
-
-
-def _check_banners(banners, owner: str) -> list:
-    # A str is not a list of banners (its characters would each be one).
-    if isinstance(banners, str) or not isinstance(banners, (list, tuple)) or not all(
-            isinstance(b, str) for b in banners):
-        raise invalid("banners", owner, "a list of banner texts (str)", banners)
-    return list(banners)
 
 
 @validate_params({"text": TEXT})
@@ -155,11 +123,19 @@ def show_markdown(text: str) -> None:
 
 _PATH = NoneOr(InstanceOf((str, os.PathLike), "a path (str or os.PathLike)"))
 _MAPPING = NoneOr(InstanceOf(Mapping, "a mapping"))
+_DEVICE = NoneOr(Device(auto=True))
+#: the data lines of a page header, and its banners
+_DATASETS = NoneOr(Satisfies(lambda v: isinstance(v, Mapping) and all(isinstance(k, str) and isinstance(x, str)
+                                                                        for k, x in v.items()),
+                             "a mapping data set name -> its description (str -> str)"))
+_BANNERS = ListOf(TEXT, 0, description="a list of banner texts (str)")
 
 
 @validate_params({
-    "names": ListOf(TEXT, 0, description="a sequence of names (str)"), "seed": SEED, "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"),
-    "data_folder": _PATH, "datasets": _MAPPING, "threads": NoneOr(Interval(int, 1, None)), "recipes": _MAPPING, "configs": _MAPPING,
+    "names": ListOf(TEXT, 0, distinct=True, description="a sequence of distinct names (str)"), "seed": SEED,
+    "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"), "data_folder": _PATH,
+    "datasets": _MAPPING, "threads": NoneOr(Interval(int, 1, None)), "device": _DEVICE, "train_device": _DEVICE,
+    "recipes": _MAPPING, "configs": _MAPPING,
     "paper_model": NoneOr(NAME), "paper_weights": _PATH, "paper_checkpoint": _PATH, "paper_data": _PATH,
     "paper_images": NoneOr(Interval(int, 1, None)), "paper_kwargs": _MAPPING})
 def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset: str = "auto",
@@ -220,7 +196,7 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     from ..dnn.models import n_parameters, timm_model
     from ..dnn.training import evaluate_accuracy, train_embedded_model
 
-    _check_prepare(names, device, train_device, datasets, recipes, configs, paper_model,
+    _check_prepare(names, datasets, recipes, configs, paper_model,
                    {"paper_weights": paper_weights, "paper_checkpoint": paper_checkpoint, "paper_data": paper_data,
                     "paper_kwargs": paper_kwargs})
     out, described, banners, loaded = {}, {}, [], {}
@@ -242,9 +218,6 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
         info["dataset"] = data.name
         out[name] = {"f": SoftmaxFunction(trained.model, device=device), "splits": data, "info": info}
     if paper_model:
-        if not paper_data:
-            raise invalid("paper_data", "prepare_models", "an ImageFolder root when 'paper_model' is set",
-                          paper_data)
         model = timm_model(paper_model, pretrained=paper_weights is not None, weights_file=paper_weights,
                            checkpoint_path=paper_checkpoint, **dict(paper_kwargs or {}))
         x, y, _ = image_folder(paper_data, model=model, max_images=paper_images, seed=seed)
@@ -265,30 +238,24 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     return PreparedModels(out, datasets=described, banners=banners)
 
 
-def _check_prepare(names, device, train_device, datasets, recipes, configs, paper_model, paper_args) -> None:
-    """Everything :func:`prepare_models` checks before it loads or trains anything."""
-    from ..dnn._checks import Device, check_keys
+def _check_prepare(names, datasets, recipes, configs, paper_model, paper_args) -> None:
+    """What :func:`prepare_models` checks in its body, before it loads or trains anything."""
     from ..dnn.training import EMBEDDED_MODELS
 
     owner = "prepare_models"
-    for i, name in enumerate(names):
-        if name not in EMBEDDED_MODELS:
-            raise invalid("names", owner, f"a sequence of embedded networks ({', '.join(EMBEDDED_MODELS)})", names,
-                          f"names[{i}] = {name!r}")
-    if len(set(names)) != len(names):
-        raise invalid("names", owner, "a sequence of distinct networks", names)
-    validate(device, NoneOr(Device(auto=True)), "device", owner)
-    validate(train_device, NoneOr(Device(auto=True)), "train_device", owner)
+    unknown = [name for name in names if name not in EMBEDDED_MODELS]
+    if unknown:
+        raise invalid("names", owner, f"a sequence of embedded networks ({', '.join(EMBEDDED_MODELS)})", names,
+                      f"{unknown[0]!r} is none")
     for arg, mapping in (("datasets", datasets), ("recipes", recipes), ("configs", configs)):
         # An entry for a network that is not prepared would be ignored without a word.
         check_keys(mapping or {}, tuple(names), arg, owner, "networks of names")
+        kind, words = ((str, os.PathLike), "data set name or folder") if arg == "datasets" else (Mapping, "overrides")
         for key, value in (mapping or {}).items():
-            if arg != "datasets" and not isinstance(value, Mapping):
-                raise invalid(arg, owner, "a mapping network -> mapping of overrides", dict(mapping),
-                              f"{arg}[{key!r}] = {value!r}")
-            if arg == "datasets" and not isinstance(value, (str, os.PathLike)):
-                raise invalid(arg, owner, "a mapping network -> data set name or folder", dict(mapping),
-                              f"datasets[{key!r}] = {value!r}")
+            if not isinstance(value, kind):
+                raise invalid(arg, owner, f"a mapping network -> {words}", dict(mapping), f"{arg}[{key!r}] = {value!r}")
+    if paper_model and not paper_args["paper_data"]:
+        raise invalid("paper_data", owner, "an ImageFolder root when 'paper_model' is set", paper_args["paper_data"])
     if paper_model is None:
         for arg, value in paper_args.items():
             if value is not None:
@@ -391,7 +358,7 @@ def _pct(value) -> str:
 
 
 @validate_params({"models_table": Frame(("model", "dataset", "n_parameters", "test_accuracy")),
-                  "machine": NoneOr(TEXT)})
+                  "datasets": _DATASETS, "banners": _BANNERS, "machine": NoneOr(TEXT)})
 def page_header(models_table, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (),
                 machine: str | None = None) -> str:
     """The Markdown every DNN page opens with: data, networks (beside the paper's), hardware.
@@ -414,8 +381,6 @@ def page_header(models_table, datasets: Mapping[str, str] | None = None, banners
     """
     from ..machine import summary_line
 
-    datasets = _check_datasets(datasets, "page_header")
-    banners = _check_banners(banners, "page_header")
     lines = [f"> **Warning.** {b}\n" for b in banners if b]
     data_lines = list((datasets or {}).values()) or sorted(set(models_table["dataset"].astype(str)))
     lines.append(f"* **Data.** {'; '.join(data_lines)}.")

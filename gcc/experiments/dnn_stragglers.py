@@ -1,28 +1,12 @@
-"""Deep networks under stragglers: RelAcc and loss against S (the paper's Figs. 3 and 4).
+"""Deep networks under stragglers: RelAcc and loss against S (the paper's Figs. 3 and 4), and the
+runners every DNN experiment shares.
 
 The workers compute f = the softmax output of a trained classifier (:mod:`gcc.dnn`, set up by
-:func:`gcc.experiments.dnn_models.prepare_models`) on their coded images. Every runner returns
-a tidy :class:`pandas.DataFrame` (one row per measurement, with ``model`` and ``dataset``
-columns) that a notebook saves and plots from. The simulations are done by
-:func:`gcc.harness.run_trials` (identical inputs and straggler sets for every scheme in a
-trial); GCC's (lambda_enc, lambda_dec) are chosen by :func:`gcc.tuning.select_lambdas` on
-validation batches for each (model, regime, S), as the paper does (its App. E, Table 3, lists
-the optimum per S).
-
-Contents
---------
-batch_source, tune_lambdas, run_config
-    A fresh batch of K images per trial; cross-validated lambdas; one (N, K) for several S.
-straggler_sweep, run_sweeps
-    RelAcc and loss against the number of stragglers S for one model / every prepared model,
-    with the lambdas chosen per S (``tuning="per_s"``) or once per regime (``"single"``).
-compare_schemes
-    Paired GCC-vs-BACC verdict per (model, regime, S).
-plot_sweep
-    The Figs. 3-4 panels.
-
-The Table-1 runner is in :mod:`gcc.experiments.dnn_summary`, the lambda study (Table 3, Fig. 6,
-the recovery limit) in :mod:`gcc.experiments.dnn_lambda`.
+:func:`gcc.experiments.dnn_models.prepare_models`) on their coded images. :func:`tune_lambdas`
+chooses GCC's lambdas on validation batches, :func:`run_config` simulates the schemes on test
+batches (:func:`gcc.harness.run_trials`: identical inputs and straggler sets for every scheme of a
+trial); :func:`run_sweeps` does both for each (model, regime, S), the paper's protocol (its App. E,
+Table 3, lists the optimum per S), and :func:`gcc.experiments.dnn_summary.run_tables` for Table 1.
 
 References
 ----------
@@ -39,24 +23,23 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..codes import LABELS, canonical, make_many
-from ..validation import SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate, validate_params
-from ..dnn._checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, SCHEMES, SPLITS, TEST_SPLITS, TEXT, TRIALS,
-                         TUNING_METRICS, Frame, IntList, check_per_regime, check_pool, check_regimes, check_scheme_pair,
-                         check_sizes, check_straggler_list, check_stragglers, check_sweep, validate_model)
+from ..validation import (SEED, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, invalid, validate,
+                          validate_params)
+from ..dnn._checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, REGIMES, SCHEMES, TEST_SPLITS, TEXT, TRIALS,
+                           TUNING_METRICS, Frame, Setting, Splits, check_pool, check_stragglers)
 
-__all__ = ["LAMBDA_GRID", "EXTEND", "require_interior", "selection_columns", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS", "LAMBDA_COLUMNS",
-           "batch_source", "tune_lambdas", "run_config", "split_getter", "front_columns", "straggler_sweep",
-           "run_sweeps", "compare_schemes", "plot_sweep", "middle_stragglers", "lambdas_at", "lambda_pivot"]
+__all__ = ["LAMBDA_GRID", "EXTEND", "require_interior", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS",
+           "LAMBDA_COLUMNS", "batch_source", "tune_lambdas", "run_config", "split_getter", "run_sweeps",
+           "compare_schemes", "scheme_pair", "dataset_of", "plot_sweep", "lambda_pivot"]
 
 #: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
 #: decade (so "off by x10" is one grid step). On [-1, 1] with tens of points the eq. (4) penalty
-#: already smooths visibly at 1e-8 (the data term is an average, the knots are ~1/N apart), so
-#: the grid of gcc.tuning (1e-8 .. 1) would only probe over-smoothed codes here.
+#: already smooths visibly at 1e-8, so the grid of gcc.tuning (1e-8 .. 1) would only probe
+#: over-smoothed codes here.
 LAMBDA_GRID = (0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)
 
 #: Grid steps (decades) :func:`tune_lambdas` may add beyond each edge of each grid
-#: (:func:`gcc.tuning.select_lambdas`' ``extend``) until every choice is interior; a choice still
-#: on an edge is recorded (``lam_enc_edge``, ``lam_dec_edge``) and fails :func:`require_interior`.
+#: (:func:`gcc.tuning.select_lambdas`' ``extend``) until every choice is interior.
 EXTEND = 6
 
 #: The schemes the DNN experiments compare (keys of :data:`gcc.codes.SCHEMES`).
@@ -65,12 +48,18 @@ COMPARED_SCHEMES = ("gcc", "bacc", "bspline")
 #: Metrics where larger is better (the rest are losses).
 HIGHER_IS_BETTER = ("relacc", "accuracy")
 
+#: Axis labels of the metrics of the harness tables.
+METRIC_LABELS = {"relacc": "RelAcc", "loss": "loss (eq. 1)", "rmse_norms": "RMSE (mean of norms)",
+                 "rmse_rms": "RMSE (root mean square)"}
+
 #: Columns of a lambdas table (one row per tuned (model, regime, S)).
 LAMBDA_COLUMNS = ["model", "dataset", "regime", "stragglers", "lam_enc", "lam_dec", "n_workers", "n_inputs",
-                  "received", "tuned_at", "validation_loss", "lam_enc_edge", "lam_dec_edge", "grid_points", "lam_enc_tol", "lam_dec_tol"]
+                  "received", "tuned_at", "validation_loss", "lam_enc_edge", "lam_dec_edge", "grid_points",
+                  "lam_enc_tol", "lam_dec_tol"]
 
 #: Columns put first in the results tables.
 _FRONT = ["model", "dataset", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
+_EDGES = ("lam_enc_edge", "lam_dec_edge", "grid_points", "lam_enc_tol", "lam_dec_tol")
 
 
 @validate_params({"n_inputs": COUNT})
@@ -102,8 +91,7 @@ def batch_source(x, y, n_inputs: int) -> Callable:
     ((3, 1, 4, 4), 3)
     """
     x, y = check_pool(x, y, "batch_source")
-    n_inputs = check_int(n_inputs, "n_inputs", "batch_source", minimum=1, maximum=len(x),
-                         constraint=f"an int in [1, {len(x)}] (the pool size)")
+    check_int(n_inputs, "n_inputs", "batch_source", 1, len(x), f"an int in [1, {len(x)}] (the pool size)")
 
     def source(rng, trial):
         idx = rng.choice(len(x), size=n_inputs, replace=False)
@@ -112,8 +100,14 @@ def batch_source(x, y, n_inputs: int) -> Callable:
     return source
 
 
-@validate_params({"f": F, "lam_enc_grid": GRID, "lam_dec_grid": GRID, "trials": TRIALS, "seed": SEED,
-                  "metric": Options(TUNING_METRICS), "extend": Interval(int, 0, None)})
+def _pool(x, y, n_inputs, n_workers, owner: str, x_name: str, y_name: str) -> None:
+    """The pool of a run and K within it (the codes check N)."""
+    x, _ = check_pool(x, y, owner, x_name, y_name)
+    check_int(n_inputs, "n_inputs", owner, 1, len(x), f"an int in [1, {len(x)}] (the images in {x_name})")
+
+
+@validate_params({"f": F, "n_workers": COUNT, "lam_enc_grid": GRID, "lam_dec_grid": GRID, "trials": TRIALS,
+                  "seed": SEED, "metric": Options(TUNING_METRICS), "extend": Interval(int, 0, None)})
 def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
                  lam_enc_grid: Sequence[float] | None = None, lam_dec_grid: Sequence[float] | None = None,
                  trials: int = 10, seed: int = 1000, metric: str = "loss", straggler_model=None,
@@ -140,8 +134,7 @@ def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int
         Tune under this model instead (e.g. :class:`gcc.stragglers.Bernoulli`); ``stragglers``
         is then ignored.
     extend : int
-        Grid steps that may be added beyond each edge (:data:`EXTEND`; see
-        :func:`gcc.tuning.select_lambdas`).
+        Grid steps that may be added beyond each edge (:data:`EXTEND`).
 
     Returns
     -------
@@ -149,25 +142,23 @@ def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int
         With ``enc_edge`` / ``dec_edge`` (:func:`gcc.tuning.grid_edge`) and the final grids.
     """
     from ..codes import make
-    from ..stragglers import FixedCount
+    from ..stragglers import FixedCount, StragglerModel
     from ..tuning import select_lambdas
 
     owner = "tune_lambdas"
-    n_workers = check_sizes(x_val, y_val, n_inputs, n_workers, owner, "x_val", "y_val")
-    straggler_model = validate_model(straggler_model, owner)
+    _pool(x_val, y_val, n_inputs, n_workers, owner, "x_val", "y_val")
+    validate(straggler_model, NoneOr(InstanceOf(StragglerModel, "a gcc.stragglers model (FixedCount, Bernoulli, ...)")),
+             "straggler_model", owner)
     if straggler_model is None:
-        stragglers = check_stragglers(stragglers, n_workers, owner)
-    lam_enc_grid = LAMBDA_GRID if lam_enc_grid is None else lam_enc_grid
-    lam_dec_grid = LAMBDA_GRID if lam_dec_grid is None else lam_dec_grid
-    model = straggler_model if straggler_model is not None else FixedCount(int(stragglers))
+        straggler_model = FixedCount(check_stragglers(stragglers, n_workers, owner))
+    grids = [LAMBDA_GRID if g is None else g for g in (lam_enc_grid, lam_dec_grid)]
     return select_lambdas(lambda le, ld: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld), f,
-                          batch_source(x_val, y_val, n_inputs), model, lam_enc_grid=lam_enc_grid,
-                          lam_dec_grid=lam_dec_grid, trials=trials, seed=seed, metric=metric, extend=extend)
+                          batch_source(x_val, y_val, n_inputs), straggler_model, lam_enc_grid=grids[0],
+                          lam_dec_grid=grids[1], trials=trials, seed=seed, metric=metric, extend=extend)
 
 
-def selection_columns(sel) -> dict:
-    """The edge columns of a lambdas-table row for one :class:`gcc.tuning.LambdaSelection`, and the
-    largest lambdas within 0.1% of the best score (:func:`gcc.tuning.tolerant_optimum`)."""
+def _selection_columns(sel) -> dict:
+    """The edge columns of a lambdas-table row of one selection, and its tolerant optima."""
     from ..tuning import tolerant_optimum
 
     return {"lam_enc_edge": sel.enc_edge, "lam_dec_edge": sel.dec_edge,
@@ -181,15 +172,15 @@ def require_interior(lambdas, name: str = "lambdas") -> None:
 
     The notebooks call it on every table of tuned lambdas, so that a batch whose grid search
     ended on an edge fails instead of reporting an optimum that may lie beyond the grid
-    (:func:`gcc.tuning.require_interior`; rows not tuned here, e.g. ``reused``, carry the
-    tuning's own edge columns).
+    (:func:`gcc.tuning.require_interior`).
     """
     from ..tuning import require_interior as check
 
     check(lambdas.reset_index(drop=True), "require_interior", name)
 
 
-@validate_params({"f": F, "trials": TRIALS, "seed": SEED, "lam_enc": LAM, "lam_dec": LAM, "schemes": SCHEMES,
+@validate_params({"f": F, "stragglers": ListOf(Interval(int, 0, None)), "trials": TRIALS, "seed": SEED,
+                  "lam_enc": LAM, "lam_dec": LAM, "schemes": SCHEMES,
                   "extra_columns": NoneOr(InstanceOf(Mapping, "a mapping column -> value"))})
 def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Sequence[int], trials: int,
                seed: int, lam_enc: float, lam_dec: float, schemes: Sequence[str] = COMPARED_SCHEMES,
@@ -208,7 +199,7 @@ def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Seq
     n_inputs, n_workers : int
         K and N.
     stragglers : sequence of int
-        The S values.
+        The S values, each in [0, N - 1].
     trials, seed : int
         Trials per S and their seed.
     lam_enc, lam_dec : float
@@ -230,16 +221,16 @@ def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Seq
     from ..stragglers import FixedCount
 
     owner = "run_config"
-    n_workers = check_sizes(x_test, y_test, n_inputs, n_workers, owner, "x_test", "y_test")
-    stragglers = check_straggler_list(stragglers, n_workers, owner)
+    _pool(x_test, y_test, n_inputs, n_workers, owner, "x_test", "y_test")
+    n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
+    for s in stragglers:
+        check_stragglers(s, n_workers, owner)
     # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
-    lams = {"lam_enc": lam_enc, "lam_dec": lam_dec} if "gcc" in map(canonical, schemes) else {}
-    codes = make_many(schemes, n_inputs, n_workers, **lams)
+    codes = make_many(schemes, n_inputs, n_workers, **({"lam_enc": lam_enc, "lam_dec": lam_dec}
+                                                        if "gcc" in schemes else {}))
     source = batch_source(x_test, y_test, n_inputs)
-    frames = [run_trials(codes, f, source, FixedCount(int(s)), trials=trials, seed=seed,
-                         extra_columns=dict(extra_columns or {}))
-              for s in stragglers]
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.concat([run_trials(codes, f, source, FixedCount(int(s)), trials=trials, seed=seed,
+                                extra_columns=dict(extra_columns or {})) for s in stragglers], ignore_index=True)
     out["lam_enc"] = np.where(out["scheme"] == "gcc", lam_enc, np.nan)
     out["lam_dec"] = np.where(out["scheme"] == "gcc", lam_dec, np.nan)
     return out
@@ -247,7 +238,7 @@ def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Seq
 
 @validate_params({"splits": TEST_SPLITS})
 def split_getter(splits) -> Callable[[str], Any]:
-    """``get(name)`` for ``x_val, y_val, x_test, y_test`` held as keys or as attributes of ``splits``.
+    """``get(name)`` for ``x_val, y_val, x_test, y_test`` of an :class:`~gcc.dnn.data.ImageData` or a mapping.
 
     Parameters
     ----------
@@ -257,102 +248,115 @@ def split_getter(splits) -> Callable[[str], Any]:
     Returns
     -------
     callable ``get(name)``
-        Raises the library's ValueError naming ``splits`` for a split it does not hold.
     """
-    def get(key):
-        try:
-            return splits[key] if isinstance(splits, Mapping) else getattr(splits, key)
-        except (KeyError, AttributeError):
-            raise invalid("splits", "split_getter", f"data holding {key!r}", type(splits).__name__,
-                          f"it has no {key!r}") from None
-    return get
+    return lambda key: getattr(splits, key)
 
 
-@validate_params({"results": Frame()})
-def front_columns(results):
-    """``results`` with the identifying columns (model, dataset, regime, scheme, N, K, S, trial, ...) first."""
-    front = [c for c in _FRONT if c in results.columns]
-    return results[front + [c for c in results.columns if c not in front]]
-
-
-@validate_params({"lambdas": Frame(("model", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec")),
-                  "model": TEXT, "n_workers": COUNT, "n_inputs": COUNT, "stragglers": Interval(int, 0, None)})
-def lambdas_at(lambdas, model: str, n_workers: int, n_inputs: int, stragglers: int) -> tuple[float, float] | None:
-    """``(lam_enc, lam_dec)`` of one (model, N, K, S) in a lambdas table, or None when it was not tuned."""
-    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == n_workers)
-                  & (lambdas["n_inputs"] == n_inputs) & (lambdas["stragglers"] == stragglers)]
-    if hit.empty:
+def _lambdas_at(lambdas, model: str, setting: Setting):
+    """The row of ``lambdas`` for (model, N, K, S), or None."""
+    if lambdas is None:
         return None
-    return float(hit["lam_enc"].iloc[0]), float(hit["lam_dec"].iloc[0])
+    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == setting.n_workers)
+                  & (lambdas["n_inputs"] == setting.n_inputs) & (lambdas["stragglers"] == setting.stragglers)]
+    return None if hit.empty else hit.iloc[0]
 
 
-def lambda_pivot(lambdas, values: Sequence[str] = ("lam_dec_tol", "lam_dec", "lam_enc_tol", "lam_enc")):
-    """The tuned lambdas as a page shows them: one row per (model, regime, value), one column per S.
-
-    `lambdas` is a lambdas table of :func:`run_sweeps` (columns ``model, regime, stragglers`` and `values`).
-    """
-    import pandas as pd
-
-    return pd.concat([lambdas.pivot_table(index=["model", "regime"], columns="stragglers", values=column)
-                      .reset_index().assign(value=column) for column in values], ignore_index=True)
+def dataset_of(entry: Mapping, splits: Splits) -> str:
+    """The ``dataset`` column of a prepared network: its ``info["dataset"]``, else its splits' name."""
+    dataset = entry["info"].get("dataset")
+    return dataset if dataset is not None else splits.name
 
 
-@validate_params({"s_values": IntList(0, min_len=0)})
-def middle_stragglers(s_values: Sequence[int]) -> int:
-    """The S at which ``tuning="single"`` tunes: the middle positive S of the sweep (0 if none).
-
-    Examples
-    --------
-    >>> from gcc.experiments.dnn_stragglers import middle_stragglers
-    >>> middle_stragglers([0, 5, 10, 15, 20, 25, 30, 35, 40])
-    25
-    """
+def _middle(s_values: Sequence[int]) -> int:
+    """The S at which ``tuning="single"`` tunes: the middle positive S of the sweep (0 if none)."""
     positive = [int(s) for s in s_values if s > 0] or [0]
     return positive[len(positive) // 2]
 
 
-@validate_params({"f": F, "model": TEXT, "splits": SPLITS, "trials": TRIALS, "seed": SEED, "lam_enc_grid": GRID,
-                  "lam_dec_grid": GRID, "tune_trials": TRIALS, "tuning": Options(("per_s", "single")),
-                  "schemes": SCHEMES, "dataset": NoneOr(TEXT)})
-def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]],
-                    stragglers: Mapping[str, Sequence[int]], trials: int, seed: int,
-                    lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10, tuning: str = "per_s",
-                    tune_stragglers: Mapping[str, int] | None = None, schemes: Sequence[str] = COMPARED_SCHEMES,
-                    dataset: str | None = None):
-    """RelAcc and loss against the number of stragglers S (the paper's Figs. 3 and 4).
+def _check_pool_sizes(splits: Splits, settings, arg: str, value, owner: str) -> None:
+    """Every K within the validation and test pools."""
+    for st in settings:
+        for key in ("x_val", "x_test"):
+            if st.n_inputs > len(getattr(splits, key)):
+                raise invalid(arg, owner, f"settings with K <= the images in {key} ({len(getattr(splits, key))})",
+                              value, f"K = {st.n_inputs}")
 
-    For each regime (N, K) and each S: choose GCC's lambdas on validation batches
+
+def _tuned_runs(f, model: str, splits: Splits, settings: Sequence[Setting], trials: int, seed: int, lam_grid,
+                tune_trials: int, schemes, dataset: str, tune_at: Mapping[str, int] | None = None, lambdas=None,
+                reuse: bool = False):
+    """Per setting: GCC's lambdas (the row of ``lambdas``, else tuned on validation batches at the setting's S,
+    or once per regime at ``tune_at[regime]``), then every scheme on test batches. Returns the results, the
+    lambdas rows (with ``reused`` when ``reuse``) and the grid tables."""
+    import pandas as pd
+
+    frames, chosen, tables, selections = [], [], [], {}
+    for st in settings:
+        at = tune_at[st.regime] if tune_at is not None else st.stragglers
+        row = _lambdas_at(lambdas, model, st)
+        if row is None:
+            key = (st.regime, st.n_workers, st.n_inputs, at)
+            if key not in selections:
+                sel = selections[key] = tune_lambdas(f, splits.x_val, splits.y_val, st.n_inputs, st.n_workers, at,
+                                                     lam_grid, lam_grid, trials=tune_trials, seed=seed + 1000)
+                table = sel.table.copy()
+                for i, (column, value) in enumerate((("model", model), ("dataset", dataset), ("regime", st.regime),
+                                                     ("stragglers", at))):
+                    table.insert(i, column, value)
+                table["n_workers"], table["n_inputs"] = st.n_workers, st.n_inputs
+                tables.append(table)
+            sel = selections[key]
+            lam_enc, lam_dec, score, edges = sel.lam_enc, sel.lam_dec, sel.score, _selection_columns(sel)
+        else:
+            lam_enc, lam_dec, score = float(row["lam_enc"]), float(row["lam_dec"]), np.nan
+            edges = {c: row[c] if c in row.index else np.nan for c in _EDGES}
+        chosen.append({"model": model, "dataset": dataset, "regime": st.regime, "stragglers": st.stragglers,
+                       "lam_enc": lam_enc, "lam_dec": lam_dec, "n_workers": st.n_workers, "n_inputs": st.n_inputs,
+                       "received": st.received, "tuned_at": at, "validation_loss": score, **edges,
+                       **({"reused": row is not None} if reuse else {})})
+        frames.append(run_config(f, splits.x_test, splits.y_test, st.n_inputs, st.n_workers, [st.stragglers],
+                                 trials, seed, lam_enc, lam_dec, schemes,
+                                 extra_columns={"model": model, "dataset": dataset, "regime": st.regime}))
+    results = pd.concat(frames, ignore_index=True)
+    front = [c for c in _FRONT if c in results.columns]
+    results = results[front + [c for c in results.columns if c not in front]]
+    columns = LAMBDA_COLUMNS + (["reused"] if reuse else [])
+    grid = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    return results, pd.DataFrame(chosen, columns=columns), grid
+
+
+@validate_params({"prepared": PREPARED, "regimes": REGIMES, "trials": TRIALS, "seed": SEED, "lam_grid": GRID,
+                  "tune_trials": TRIALS, "tuning": Options(("per_s", "single")), "schemes": SCHEMES})
+def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, Sequence[int]],
+               stragglers: Mapping[str, Sequence[int]], trials: int, seed: int, lam_grid=None,
+               tune_trials: int = 10, tuning: str = "per_s", schemes: Sequence[str] = COMPARED_SCHEMES):
+    """RelAcc and loss against the number of stragglers S for every prepared network (Figs. 3 and 4).
+
+    For each network, regime (N, K) and S: choose GCC's lambdas on validation batches
     (:func:`tune_lambdas`), then simulate every scheme on test batches (:func:`run_config`).
-    Trial t has the same input batch for every S and scheme; at each (S, t) every scheme
-    sees the same straggler set.
+    Trial t has the same input batch for every S and scheme; at each (S, t) every scheme sees
+    the same straggler set.
 
     Parameters
     ----------
-    f : callable
-        The workers' function.
-    model : str
-        Model name for the ``model`` column.
-    splits : gcc.dnn.data.ImageData or mapping
-        Anything with ``x_val, y_val, x_test, y_test`` (attributes or keys).
+    prepared : gcc.experiments.dnn_models.PreparedModels
+        ``{name: {"f", "splits", "info"}}``.
     regimes : dict name -> (N, K)
         E.g. ``{"low": (100, 60), "high": (60, 20)}`` (low / high redundancy N/K).
     stragglers : dict name -> sequence of int
-        The S values of each regime.
+        The S values of each regime, in [0, N - 1]; those with N - S < 2 are dropped (a decoder
+        needs two points).
     trials, seed : int
-        Repetitions per S (the paper: 20) and the evaluation seed.
-    lam_enc_grid, lam_dec_grid : sequence of float, optional
-        Tuning grids.
+        Repetitions per S (the paper: 20) and the evaluation seed (tuning uses ``seed + 1000``).
+    lam_grid : sequence of float, optional
+        The starting grid of both lambdas (default :data:`LAMBDA_GRID`).
     tune_trials : int
         Held-out draws per grid point.
     tuning : {"per_s", "single"}
         ``"per_s"``: tune at every S (the paper's protocol); ``"single"``: tune once per regime at
-        ``tune_stragglers`` (default the middle positive S) and use those lambdas for every S.
-    tune_stragglers : dict name -> int, optional
-        The S of ``"single"`` tuning.
+        the middle positive S and use those lambdas for every S.
     schemes : sequence of str
         Scheme keys.
-    dataset : str, optional
-        The ``dataset`` column; default ``splits.name`` (or ``""``).
 
     Returns
     -------
@@ -360,7 +364,7 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
         Tidy rows (model, dataset, regime, scheme, n_workers, n_inputs, stragglers, trial, loss,
         relacc, rmse_norms, rmse_rms, relacc_literal, accuracy, accuracy_base, lam_enc, lam_dec, ...).
     lambdas : pandas.DataFrame
-        One row per (regime, S): :data:`LAMBDA_COLUMNS` (``tuned_at`` = the S tuned at).
+        One row per (model, regime, S): :data:`LAMBDA_COLUMNS` (``tuned_at`` = the S tuned at).
     grid : pandas.DataFrame
         Every grid point's held-out statistics (:func:`gcc.tuning.select_lambdas`' table) per
         tuning, with ``model``, ``dataset``, ``regime``, ``stragglers`` (the S tuned at),
@@ -368,85 +372,28 @@ def straggler_sweep(f, model: str, splits, regimes: Mapping[str, tuple[int, int]
     """
     import pandas as pd
 
-    owner = "straggler_sweep"
-    regimes = check_sweep(regimes, stragglers, splits, owner)
-    if tune_stragglers is not None:
-        tune_stragglers = check_per_regime(tune_stragglers, regimes, owner, "tune_stragglers",
-                                           Interval(int, 0, None), required=False)
-        for regime, s in tune_stragglers.items():
-            check_stragglers(s, regimes[regime][0], owner, "tune_stragglers")
-    get = split_getter(splits)
-    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
-    frames, chosen, tables = [], [], []
-    for regime, (n_workers, n_inputs) in regimes.items():
-        s_values = [int(s) for s in stragglers[regime]]
-        single = (tune_stragglers or {}).get(regime, middle_stragglers(s_values))
-        selections = {}
-        for s in ([single] if tuning == "single" else s_values):
-            sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
-                               trials=tune_trials, seed=seed + 1000)
-            selections[s] = sel
-            table = sel.table.copy()
-            table.insert(0, "model", model)
-            table.insert(1, "dataset", dataset)
-            table.insert(2, "regime", regime)
-            table.insert(3, "stragglers", s)
-            table["n_workers"], table["n_inputs"] = n_workers, n_inputs
-            tables.append(table)
-        for s in s_values:
-            at = single if tuning == "single" else s
-            sel = selections[at]
-            chosen.append({"model": model, "dataset": dataset, "regime": regime, "stragglers": s,
-                           "lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec, "n_workers": n_workers,
-                           "n_inputs": n_inputs, "received": n_workers - s, "tuned_at": at,
-                           "validation_loss": sel.score, **selection_columns(sel)})
-            frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
-                                     sel.lam_enc, sel.lam_dec, schemes,
-                                     extra_columns={"model": model, "dataset": dataset, "regime": regime}))
-    results = front_columns(pd.concat(frames, ignore_index=True))
-    return results, pd.DataFrame(chosen, columns=LAMBDA_COLUMNS), pd.concat(tables, ignore_index=True)
-
-
-@validate_params({"prepared": PREPARED, "trials": TRIALS, "seed": SEED, "lam_grid": GRID, "tune_trials": TRIALS,
-                  "tuning": Options(("per_s", "single")), "schemes": SCHEMES})
-def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, Sequence[int]],
-               stragglers: Mapping[str, Sequence[int]], trials: int, seed: int, lam_grid=None,
-               tune_trials: int = 10, tuning: str = "per_s", schemes: Sequence[str] = COMPARED_SCHEMES):
-    """:func:`straggler_sweep` for every prepared model; the three tables concatenated.
-
-    Parameters
-    ----------
-    prepared : gcc.experiments.dnn_models.PreparedModels
-        ``{name: {"f", "splits", "info"}}``.
-    regimes : dict name -> (N, K)
-    stragglers : dict name -> sequence of int
-        S values per regime; those with N - S < 2 are dropped (a decoder needs two points).
-    trials, seed, tune_trials, tuning, schemes
-        As :func:`straggler_sweep`.
-    lam_grid : sequence of float, optional
-        The grid of both lambdas (default :data:`LAMBDA_GRID`).
-
-    Returns
-    -------
-    results, lambdas, grid : pandas.DataFrame
-    """
-    import pandas as pd
-
-    regimes = check_regimes(regimes, "run_sweeps")
-    stragglers = check_per_regime(stragglers, regimes, "run_sweeps", "stragglers", IntList(0))
-    stragglers = {r: [s for s in stragglers[r] if regimes[r][0] - s >= 2] for r in regimes}
-    empty = [r for r, values in stragglers.items() if not values]
-    if empty:
-        raise invalid("stragglers", "run_sweeps", "a mapping regime -> numbers of stragglers S with N - S >= 2",
-                      dict(stragglers), f"no S of regime {empty[0]!r} leaves two workers")
-    outs = [straggler_sweep(p["f"], name, p["splits"], regimes, stragglers, trials=trials, seed=seed,
-                            lam_enc_grid=lam_grid, lam_dec_grid=lam_grid, tune_trials=tune_trials, tuning=tuning,
-                            schemes=schemes, dataset=p["info"].get("dataset"))
-            for name, p in prepared.items()]
+    owner = "run_sweeps"
+    if not isinstance(stragglers, Mapping) or set(stragglers) != set(regimes):
+        raise invalid("stragglers", owner, f"a mapping regime ({', '.join(map(repr, regimes))}) -> numbers of "
+                      "stragglers", stragglers)
+    settings = []
+    for regime, (n, k) in regimes.items():
+        s_values = validate(stragglers[regime], ListOf(Interval(int, 0, n - 1)), "stragglers", owner)
+        settings += [Setting(n, k, s, regime) for s in s_values if n - s >= 2]
+        if not any(n - s >= 2 for s in s_values):
+            raise invalid("stragglers", owner, "a mapping regime -> numbers of stragglers S with N - S >= 2",
+                          dict(stragglers), f"no S of regime {regime!r} leaves two workers")
+    tune_at = {r: _middle([st.stragglers for st in settings if st.regime == r]) for r in regimes} \
+        if tuning == "single" else None
+    splits = {name: Splits.of(p["splits"]) for name, p in prepared.items()}
+    for name in prepared:
+        _check_pool_sizes(splits[name], settings, "regimes", regimes, owner)
+    outs = [_tuned_runs(p["f"], name, splits[name], settings, trials, seed, lam_grid, tune_trials, schemes,
+                        dataset_of(p, splits[name]), tune_at) for name, p in prepared.items()]
     return tuple(pd.concat([o[i] for o in outs], ignore_index=True) for i in range(3))
 
 
-@validate_params({"results": Frame(("scheme", "trial")), "by": COLUMNS, "level": LEVEL})
+@validate_params({"results": Frame(("scheme", "trial")), "metric": COLUMNS, "by": COLUMNS, "level": LEVEL})
 def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline: str = "bacc",
                     by: Sequence[str] = ("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers"),
                     level: float = 0.95):
@@ -458,7 +405,7 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows of :func:`straggler_sweep` or :func:`gcc.experiments.dnn_summary.table_runs`.
+        Rows of :func:`run_sweeps` or :func:`gcc.experiments.dnn_summary.run_tables`.
     metric : str or sequence of str
         Column compared; several give one block of rows per metric.
     scheme, baseline : str
@@ -493,14 +440,13 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     from ..summary import summarize
 
     owner = "compare_schemes"
-    metrics = validate(metric, COLUMNS, "metric", owner)
-    missing = [m for m in metrics if m not in results.columns]
-    if missing or not metrics:
+    if not metric or [m for m in metric if m not in results.columns]:
         raise invalid("metric", owner, f"columns of results ({', '.join(map(str, results.columns))})", metric)
-    if not isinstance(metric, str):
+    if len(metric) > 1:
         return pd.concat([compare_schemes(results, m, scheme, baseline, by, level) for m in metric],
                          ignore_index=True)
-    scheme, baseline = check_scheme_pair(results, scheme, baseline, owner)
+    metric = metric[0]
+    scheme, baseline = scheme_pair(results, scheme, baseline, owner)
     by = [c for c in by if c in results.columns]
     wide = results.pivot_table(index=by + ["trial"], columns="scheme", values=metric).reset_index()
     wide["diff"] = wide[scheme] - wide[baseline]
@@ -508,21 +454,27 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     # np.nanmean, not pandas' mean: pandas sums in another order, which changes the last bits.
     means = [(float(np.nanmean(g[scheme].to_numpy(float))), float(np.nanmean(g[baseline].to_numpy(float))))
              for _, g in wide.groupby(by, sort=True)]
-    rows = []
-    for ci, (am, bm) in zip(paired.to_dict("records"), means):
-        higher = metric in HIGHER_IS_BETTER
-        rows.append({**{c: ci[c] for c in by}, "scheme": scheme, "baseline": baseline, "metric": metric,
-                     "scheme_mean": am, "baseline_mean": bm, "diff_mean": ci["mean"],
-                     "diff_ci_low": ci["ci_low"], "diff_ci_high": ci["ci_high"], "n": int(ci["n"]),
-                     "improvement_pct": 100.0 * (am - bm if higher else bm - am) / bm if bm != 0 else np.nan,
-                     "below": bool(am < bm), "better": bool(am > bm) if higher else bool(am < bm),
-                     "significant": bool(ci["ci_high"] < 0 or ci["ci_low"] > 0)})
+    higher = metric in HIGHER_IS_BETTER
+    rows = [{**{c: ci[c] for c in by}, "scheme": scheme, "baseline": baseline, "metric": metric,
+             "scheme_mean": am, "baseline_mean": bm, "diff_mean": ci["mean"],
+             "diff_ci_low": ci["ci_low"], "diff_ci_high": ci["ci_high"], "n": int(ci["n"]),
+             "improvement_pct": 100.0 * (am - bm if higher else bm - am) / bm if bm != 0 else np.nan,
+             "below": bool(am < bm), "better": bool(am > bm) if higher else bool(am < bm),
+             "significant": bool(ci["ci_high"] < 0 or ci["ci_low"] > 0)}
+            for ci, (am, bm) in zip(paired.to_dict("records"), means)]
     return pd.DataFrame(rows)
 
 
-#: Axis labels of the metrics of the harness tables.
-METRIC_LABELS = {"relacc": "RelAcc", "loss": "loss (eq. 1)", "rmse_norms": "RMSE (mean of norms)",
-                 "rmse_rms": "RMSE (root mean square)"}
+def scheme_pair(table, scheme, baseline, owner: str, table_name: str = "results") -> tuple[str, str]:
+    """Two different schemes (keys or aliases) of ``table["scheme"]``, as their canonical keys."""
+    scheme, baseline = canonical(scheme, owner, "scheme"), canonical(baseline, owner, "baseline")
+    present = set(table["scheme"])
+    for arg, key in (("scheme", scheme), ("baseline", baseline)):
+        if key not in present:
+            raise invalid(arg, owner, f"a scheme of {table_name} ({', '.join(sorted(map(str, present)))})", key)
+    if scheme == baseline:
+        raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
+    return scheme, baseline
 
 
 @validate_params({"results": Frame(("regime", "model", "scheme", "stragglers", "n_workers", "n_inputs")),
@@ -536,7 +488,7 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows of :func:`straggler_sweep`.
+        Rows of :func:`run_sweeps`.
     regime : str
         Which regime (``"low"``: the paper's Fig. 3, ``"high"``: Fig. 4).
     metrics : sequence of str
@@ -556,8 +508,7 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
     regimes = list(dict.fromkeys(results["regime"]))
     if regime not in regimes:
         raise invalid("regime", "plot_sweep", f"a regime of results ({', '.join(map(str, regimes))})", regime)
-    missing = [m for m in metrics if m not in results.columns]
-    if missing or not metrics:
+    if [m for m in metrics if m not in results.columns]:
         raise invalid("metrics", "plot_sweep", f"columns of results ({', '.join(map(str, results.columns))})", metrics)
     sub = results[results["regime"] == regime]
     model_names = list(dict.fromkeys(sub["model"]))
@@ -583,3 +534,14 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
     legend_outside(fig, axes[:1])
     fig.suptitle(f"{regime} redundancy")
     return finish(fig)
+
+
+def lambda_pivot(lambdas, values: Sequence[str] = ("lam_dec_tol", "lam_dec", "lam_enc_tol", "lam_enc")):
+    """The tuned lambdas as a page shows them: one row per (model, regime, value), one column per S.
+
+    ``lambdas`` is a lambdas table of :func:`run_sweeps` (columns ``model, regime, stragglers`` and ``values``).
+    """
+    import pandas as pd
+
+    return pd.concat([lambdas.pivot_table(index=["model", "regime"], columns="stragglers", values=column)
+                      .reset_index().assign(value=column) for column in values], ignore_index=True)
