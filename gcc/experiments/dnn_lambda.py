@@ -24,7 +24,7 @@ from ..validation import SEED, Interval, ListOf, Options, Rejected, invalid, val
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
 from .dnn_claims import X10_BAND, x10_verdict
 from .dnn_models import family_of
-from .dnn_stragglers import LAMBDA_GRID, _lambdas_at, _middle, batch_source, dataset_of, tune_lambdas
+from .dnn_stragglers import LAMBDA_GRID, _batch_source, _lambdas_at, _middle, _tune, dataset_of
 
 __all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "X10_COLUMNS",
            "lambda_movement", "sensitivity_summary", "x10_verdicts", "recovery_comparison", "plot_sensitivity",
@@ -67,7 +67,7 @@ BAND = As(_band, "a pair (low, high) of finite reals with low < high")
 def _grid_step(values, grid) -> np.ndarray:
     """Position of each lambda on the grid (0 for lambda = 0), as a float for rounding noise.
 
-    The grid may have been extended below its smallest positive value (``tune_lambdas``'
+    The grid may have been extended below its smallest positive value (the tuning's
     ``extend``): the reference is the smallest positive value among the grid and ``values``.
     """
     values = np.asarray(values, dtype=float)
@@ -178,7 +178,7 @@ def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: 
             lams[parameter] = opt[parameter] if factor == 1 else ref[parameter] * factor
             variants[f"{parameter}*{factor:g}"] = (parameter, float(factor), lams)
     codes = {label: make("gcc", n_inputs, n_workers, **lams) for label, (_, _, lams) in variants.items()}
-    table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(setting.stragglers),
+    table = run_trials(codes, f, _batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(setting.stragglers),
                        trials=trials, seed=seed, extra_columns={"model": model, "dataset": dataset})
     table["parameter"] = table["scheme"].map(lambda s: variants[s][0])
     table["factor"] = table["scheme"].map(lambda s: variants[s][1])
@@ -299,7 +299,7 @@ def _recovery_runs(f, splits: Splits, model: str, n_workers: int, n_inputs: int,
         pairs = {"per_s": per_s[int(s)], "single": tuple(single)}
         codes = {t: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld) for t, (le, ld) in pairs.items()}
         codes["none"] = make("bacc", n_inputs, n_workers)
-        table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(int(s)),
+        table = run_trials(codes, f, _batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(int(s)),
                            trials=trials, seed=seed,
                            extra_columns={"model": model, "dataset": dataset, "regime": regime})
         table["tuning"] = table["scheme"]
@@ -400,8 +400,7 @@ def _lambdas_or_tune(f, splits: Splits, lambdas, model: str, setting: Setting, l
     row = _lambdas_at(lambdas, model, setting)
     if row is not None:
         return float(row["lam_enc"]), float(row["lam_dec"])
-    sel = tune_lambdas(f, splits.x_val, splits.y_val, setting.n_inputs, setting.n_workers, setting.stragglers,
-                       lam_grid, lam_grid, trials=tune_trials, seed=seed + 1000)
+    sel = _tune(f, splits, setting.n_inputs, setting.n_workers, setting.stragglers, lam_grid, tune_trials, seed + 1000)
     if sel.on_edge:  # an optimum that may lie beyond the grid is not one to build a verdict on
         raise invalid("lam_grid", "run_study", "a grid whose extension brings every choice inside it", lam_grid,
                       f"{model} at (N, K, S) = ({setting.n_workers}, {setting.n_inputs}, {setting.stragglers}): "

@@ -25,8 +25,7 @@ import numpy as np
 from ..codes import LABELS, make_many
 from ..validation import SEED, Interval, ListOf, NoneOr, invalid, validate_params
 from ..dnn._checks import COUNT, GRID, LEVEL, NAMES, PREPARED, TRIALS, Frame, Splits
-from .dnn_stragglers import (_check_pool_sizes, _selection_columns, batch_source, dataset_of, scheme_pair,
-                             tune_lambdas)
+from .dnn_stragglers import _batch_source, _check_pool_sizes, _selection_columns, _tune, dataset_of, scheme_pair
 
 __all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "run_sweeps", "sweep_summary", "sweep_slopes", "convergence_verdicts",
            "verdict_rows", "plot_bernoulli"]
@@ -53,11 +52,10 @@ def _bernoulli_sweep(f, splits: Splits, model: str, n_inputs: int, n_workers: Se
         model_p = Bernoulli(float(p))
         for n in n_workers:
             n = int(n)
-            sel = tune_lambdas(f, splits.x_val, splits.y_val, n_inputs, n, 0, lam_grid, lam_grid,
-                               trials=tune_trials, seed=seed + 1000, straggler_model=model_p)
+            sel = _tune(f, splits, n_inputs, n, 0, lam_grid, tune_trials, seed + 1000, straggler_model=model_p)
             lams = {"lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec} if "gcc" in schemes else {}
             table = run_trials(make_many(schemes, n_inputs, n, **lams), f,
-                               batch_source(splits.x_test, splits.y_test, n_inputs), model_p, trials=trials,
+                               _batch_source(splits.x_test, splits.y_test, n_inputs), model_p, trials=trials,
                                seed=seed, extra_columns={"model": model, "dataset": dataset, "p": float(p)})
             table["lam_enc"] = np.where(table["scheme"] == "gcc", sel.lam_enc, np.nan)
             table["lam_dec"] = np.where(table["scheme"] == "gcc", sel.lam_dec, np.nan)

@@ -2,11 +2,11 @@
 runners every DNN experiment shares.
 
 The workers compute f = the softmax output of a trained classifier (:mod:`gcc.dnn`, set up by
-:func:`gcc.experiments.dnn_models.prepare_models`) on their coded images. :func:`tune_lambdas`
-chooses GCC's lambdas on validation batches, :func:`run_config` simulates the schemes on test
-batches (:func:`gcc.harness.run_trials`: identical inputs and straggler sets for every scheme of a
-trial); :func:`run_sweeps` does both for each (model, regime, S), the paper's protocol (its App. E,
-Table 3, lists the optimum per S), and :func:`gcc.experiments.dnn_summary.run_tables` for Table 1.
+:func:`gcc.experiments.dnn_models.prepare_models`) on their coded images. For each (model, regime,
+S), :func:`run_sweeps` chooses GCC's lambdas on validation batches (the paper's protocol: its
+App. E, Table 3, lists the optimum per S) and simulates the schemes on test batches
+(:func:`gcc.harness.run_trials`: identical inputs and straggler sets for every scheme of a trial);
+:func:`gcc.experiments.dnn_summary.run_tables` does the same for Table 1.
 
 References
 ----------
@@ -23,13 +23,12 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..codes import LABELS, canonical, make_many
-from ..validation import (SEED, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, invalid, validate,
-                          validate_params)
-from ..dnn._checks import (COLUMNS, COUNT, F, GRID, LAM, LEVEL, PREPARED, REGIMES, SCHEMES, TEST_SPLITS, TEXT, TRIALS,
-                           TUNING_METRICS, Frame, Setting, Splits, check_pool, check_stragglers)
+from ..validation import SEED, Interval, ListOf, Options, invalid, validate, validate_params
+from ..dnn._checks import (COLUMNS, GRID, LEVEL, PREPARED, REGIMES, SCHEMES, TEST_SPLITS, TEXT, TRIALS, Frame, Setting,
+                           Splits)
 
 __all__ = ["LAMBDA_GRID", "EXTEND", "require_interior", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS",
-           "LAMBDA_COLUMNS", "batch_source", "tune_lambdas", "run_config", "split_getter", "run_sweeps",
+           "LAMBDA_COLUMNS", "split_getter", "run_sweeps",
            "compare_schemes", "scheme_pair", "dataset_of", "plot_sweep", "lambda_pivot"]
 
 #: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
@@ -38,7 +37,7 @@ __all__ = ["LAMBDA_GRID", "EXTEND", "require_interior", "COMPARED_SCHEMES", "HIG
 #: over-smoothed codes here.
 LAMBDA_GRID = (0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)
 
-#: Grid steps (decades) :func:`tune_lambdas` may add beyond each edge of each grid
+#: Grid steps (decades) the tuning may add beyond each edge of each grid
 #: (:func:`gcc.tuning.select_lambdas`' ``extend``) until every choice is interior.
 EXTEND = 6
 
@@ -62,36 +61,10 @@ _FRONT = ["model", "dataset", "regime", "scheme", "n_workers", "n_inputs", "stra
 _EDGES = ("lam_enc_edge", "lam_dec_edge", "grid_points", "lam_enc_tol", "lam_dec_tol")
 
 
-@validate_params({"n_inputs": COUNT})
-def batch_source(x, y, n_inputs: int) -> Callable:
-    """A data source for :func:`gcc.harness.run_trials`: a fresh batch of K distinct images per trial.
-
-    Parameters
-    ----------
-    x : array_like, shape (n, C, H, W)
-        The pool (e.g. the test split).
-    y : array_like of int, shape (n,)
-        Labels.
-    n_inputs : int
-        K, at most n.
-
-    Returns
-    -------
-    callable ``(rng, trial) -> (x_batch (K, C, H, W), y_batch (K,))``
-        Draws from the harness's per-trial data generator, so the batch of trial t is the same
-        for every scheme and every S run with the same seed.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.experiments.dnn_stragglers import batch_source
-    >>> source = batch_source(np.zeros((10, 1, 4, 4)), np.arange(10), 3)
-    >>> xb, yb = source(np.random.default_rng(0), 0)
-    >>> xb.shape, len(set(yb.tolist()))
-    ((3, 1, 4, 4), 3)
-    """
-    x, y = check_pool(x, y, "batch_source")
-    check_int(n_inputs, "n_inputs", "batch_source", 1, len(x), f"an int in [1, {len(x)}] (the pool size)")
+def _batch_source(x, y, n_inputs: int) -> Callable:
+    """A data source for :func:`gcc.harness.run_trials`, ``(rng, trial) -> (x_batch, y_batch)``: K distinct
+    images per trial, drawn from the harness's per-trial generator (the same batch for every scheme and S)."""
+    x, y = np.asarray(x), np.asarray(y, dtype=np.int64)
 
     def source(rng, trial):
         idx = rng.choice(len(x), size=n_inputs, replace=False)
@@ -100,61 +73,19 @@ def batch_source(x, y, n_inputs: int) -> Callable:
     return source
 
 
-def _pool(x, y, n_inputs, n_workers, owner: str, x_name: str, y_name: str) -> None:
-    """The pool of a run and K within it (the codes check N)."""
-    x, _ = check_pool(x, y, owner, x_name, y_name)
-    check_int(n_inputs, "n_inputs", owner, 1, len(x), f"an int in [1, {len(x)}] (the images in {x_name})")
-
-
-@validate_params({"f": F, "n_workers": COUNT, "lam_enc_grid": GRID, "lam_dec_grid": GRID, "trials": TRIALS,
-                  "seed": SEED, "metric": Options(TUNING_METRICS), "extend": Interval(int, 0, None)})
-def tune_lambdas(f, x_val, y_val, n_inputs: int, n_workers: int, stragglers: int,
-                 lam_enc_grid: Sequence[float] | None = None, lam_dec_grid: Sequence[float] | None = None,
-                 trials: int = 10, seed: int = 1000, metric: str = "loss", straggler_model=None,
-                 extend: int = EXTEND):
-    """Choose GCC's (lambda_enc, lambda_dec) by grid search on held-out (validation) batches.
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function (e.g. :class:`gcc.dnn.inference.SoftmaxFunction`).
-    x_val, y_val : array_like
-        Validation images (n, C, H, W) and labels; never the batches of the reported results.
-    n_inputs, n_workers, stragglers : int
-        K, N and the S at which to tune (S random stragglers, :class:`gcc.stragglers.FixedCount`).
-    lam_enc_grid, lam_dec_grid : sequence of float, optional
-        Grids; default :data:`LAMBDA_GRID`.
-    trials : int
-        Held-out draws (batch and straggler set) per grid point, shared by all grid points.
-    seed : int
-        Seed of those draws (keep it distinct from the evaluation seed).
-    metric : str
-        Criterion of :func:`gcc.tuning.select_lambdas` (``"loss"``: the paper's eq. (1)).
-    straggler_model : gcc.stragglers model, optional
-        Tune under this model instead (e.g. :class:`gcc.stragglers.Bernoulli`); ``stragglers``
-        is then ignored.
-    extend : int
-        Grid steps that may be added beyond each edge (:data:`EXTEND`).
-
-    Returns
-    -------
-    gcc.tuning.LambdaSelection
-        With ``enc_edge`` / ``dec_edge`` (:func:`gcc.tuning.grid_edge`) and the final grids.
-    """
+def _tune(f, splits: Splits, n_inputs: int, n_workers: int, stragglers: int, lam_grid, trials: int, seed: int,
+          straggler_model=None):
+    """GCC's lambdas by grid search on validation batches (:func:`gcc.tuning.select_lambdas`, the grid extended
+    by up to :data:`EXTEND` steps beyond each edge), at S random stragglers or under ``straggler_model``."""
     from ..codes import make
-    from ..stragglers import FixedCount, StragglerModel
+    from ..stragglers import FixedCount
     from ..tuning import select_lambdas
 
-    owner = "tune_lambdas"
-    _pool(x_val, y_val, n_inputs, n_workers, owner, "x_val", "y_val")
-    validate(straggler_model, NoneOr(InstanceOf(StragglerModel, "a gcc.stragglers model (FixedCount, Bernoulli, ...)")),
-             "straggler_model", owner)
-    if straggler_model is None:
-        straggler_model = FixedCount(check_stragglers(stragglers, n_workers, owner))
-    grids = [LAMBDA_GRID if g is None else g for g in (lam_enc_grid, lam_dec_grid)]
+    grid = LAMBDA_GRID if lam_grid is None else lam_grid
     return select_lambdas(lambda le, ld: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld), f,
-                          batch_source(x_val, y_val, n_inputs), straggler_model, lam_enc_grid=grids[0],
-                          lam_dec_grid=grids[1], trials=trials, seed=seed, metric=metric, extend=extend)
+                          _batch_source(splits.x_val, splits.y_val, n_inputs),
+                          straggler_model or FixedCount(int(stragglers)), lam_enc_grid=grid, lam_dec_grid=grid,
+                          trials=trials, seed=seed, metric="loss", extend=EXTEND)
 
 
 def _selection_columns(sel) -> dict:
@@ -179,58 +110,18 @@ def require_interior(lambdas, name: str = "lambdas") -> None:
     check(lambdas.reset_index(drop=True), "require_interior", name)
 
 
-@validate_params({"f": F, "stragglers": ListOf(Interval(int, 0, None)), "trials": TRIALS, "seed": SEED,
-                  "lam_enc": LAM, "lam_dec": LAM, "schemes": SCHEMES,
-                  "extra_columns": NoneOr(InstanceOf(Mapping, "a mapping column -> value"))})
-def run_config(f, x_test, y_test, n_inputs: int, n_workers: int, stragglers: Sequence[int], trials: int,
-               seed: int, lam_enc: float, lam_dec: float, schemes: Sequence[str] = COMPARED_SCHEMES,
-               extra_columns: Mapping[str, Any] | None = None):
-    """Simulate the schemes at one (N, K) for several S with :func:`gcc.harness.run_trials`.
-
-    The same ``seed`` is used for every S, so trial t has the same input batch for every S and
-    every scheme; for each (S, trial) all schemes share the straggler set.
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function.
-    x_test, y_test : array_like, shapes (n, C, H, W) and (n,)
-        The pool of test images and their labels.
-    n_inputs, n_workers : int
-        K and N.
-    stragglers : sequence of int
-        The S values, each in [0, N - 1].
-    trials, seed : int
-        Trials per S and their seed.
-    lam_enc, lam_dec : float
-        GCC's smoothing parameters (ignored when GCC is not among ``schemes``).
-    schemes : sequence of str
-        Scheme keys of :func:`gcc.codes.make_many`.
-    extra_columns : mapping, optional
-        Constant columns (e.g. ``{"model": "vit"}``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`gcc.harness.run_trials`'s rows for every S, plus ``lam_enc``/``lam_dec`` (GCC's;
-        NaN for the other schemes) and ``extra_columns``.
-    """
-    import pandas as pd
-
+def _run_config(f, splits: Splits, setting: Setting, trials: int, seed: int, lam_enc: float, lam_dec: float,
+                schemes: Sequence[str], extra_columns: Mapping[str, Any]):
+    """The schemes at one (N, K, S) (:func:`gcc.harness.run_trials`), with GCC's ``lam_enc``/``lam_dec``
+    (NaN for the other schemes) and ``extra_columns``."""
     from ..harness import run_trials
     from ..stragglers import FixedCount
 
-    owner = "run_config"
-    _pool(x_test, y_test, n_inputs, n_workers, owner, "x_test", "y_test")
-    n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
-    for s in stragglers:
-        check_stragglers(s, n_workers, owner)
     # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
-    codes = make_many(schemes, n_inputs, n_workers, **({"lam_enc": lam_enc, "lam_dec": lam_dec}
-                                                        if "gcc" in schemes else {}))
-    source = batch_source(x_test, y_test, n_inputs)
-    out = pd.concat([run_trials(codes, f, source, FixedCount(int(s)), trials=trials, seed=seed,
-                                extra_columns=dict(extra_columns or {})) for s in stragglers], ignore_index=True)
+    lams = {"lam_enc": lam_enc, "lam_dec": lam_dec} if "gcc" in schemes else {}
+    out = run_trials(make_many(schemes, setting.n_inputs, setting.n_workers, **lams), f,
+                     _batch_source(splits.x_test, splits.y_test, setting.n_inputs), FixedCount(setting.stragglers),
+                     trials=trials, seed=seed, extra_columns=dict(extra_columns))
     out["lam_enc"] = np.where(out["scheme"] == "gcc", lam_enc, np.nan)
     out["lam_dec"] = np.where(out["scheme"] == "gcc", lam_dec, np.nan)
     return out
@@ -297,8 +188,8 @@ def _tuned_runs(f, model: str, splits: Splits, settings: Sequence[Setting], tria
         if row is None:
             key = (st.regime, st.n_workers, st.n_inputs, at)
             if key not in selections:
-                sel = selections[key] = tune_lambdas(f, splits.x_val, splits.y_val, st.n_inputs, st.n_workers, at,
-                                                     lam_grid, lam_grid, trials=tune_trials, seed=seed + 1000)
+                sel = selections[key] = _tune(f, splits, st.n_inputs, st.n_workers, at, lam_grid, tune_trials,
+                                              seed + 1000)
                 table = sel.table.copy()
                 for i, (column, value) in enumerate((("model", model), ("dataset", dataset), ("regime", st.regime),
                                                      ("stragglers", at))):
@@ -314,9 +205,8 @@ def _tuned_runs(f, model: str, splits: Splits, settings: Sequence[Setting], tria
                        "lam_enc": lam_enc, "lam_dec": lam_dec, "n_workers": st.n_workers, "n_inputs": st.n_inputs,
                        "received": st.received, "tuned_at": at, "validation_loss": score, **edges,
                        **({"reused": row is not None} if reuse else {})})
-        frames.append(run_config(f, splits.x_test, splits.y_test, st.n_inputs, st.n_workers, [st.stragglers],
-                                 trials, seed, lam_enc, lam_dec, schemes,
-                                 extra_columns={"model": model, "dataset": dataset, "regime": st.regime}))
+        frames.append(_run_config(f, splits, st, trials, seed, lam_enc, lam_dec, schemes,
+                                  {"model": model, "dataset": dataset, "regime": st.regime}))
     results = pd.concat(frames, ignore_index=True)
     front = [c for c in _FRONT if c in results.columns]
     results = results[front + [c for c in results.columns if c not in front]]
@@ -332,9 +222,9 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
                tune_trials: int = 10, tuning: str = "per_s", schemes: Sequence[str] = COMPARED_SCHEMES):
     """RelAcc and loss against the number of stragglers S for every prepared network (Figs. 3 and 4).
 
-    For each network, regime (N, K) and S: choose GCC's lambdas on validation batches
-    (:func:`tune_lambdas`), then simulate every scheme on test batches (:func:`run_config`).
-    Trial t has the same input batch for every S and scheme; at each (S, t) every scheme sees
+    For each network, regime (N, K) and S: choose GCC's lambdas by grid search on validation
+    batches (:func:`gcc.tuning.select_lambdas`, the grid extended beyond an edge choice by up to
+    :data:`EXTEND` decades), then simulate every scheme on test batches. Trial t has the same input batch for every S and scheme; at each (S, t) every scheme sees
     the same straggler set.
 
     Parameters
