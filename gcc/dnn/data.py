@@ -1,19 +1,13 @@
 """Data sets for the DNN experiments: Fashion-MNIST by default, the digits as the fallback.
 
-The embedded default is **Fashion-MNIST** (70,000 28x28 grey images of 10 kinds of clothing, in
-MNIST's IDX format), which Debian ships as the package ``dataset-fashion-mnist`` (installed by
-``make fashion-mnist``; the files land in ``/usr/share/datasets/fashion-mnist``).
-:func:`load_images` reads it, MNIST itself or any MNIST-format folder, CIFAR-10's python
-batches, or scikit-learn's 1,797 8x8 digits (upscaled). When Fashion-MNIST is absent,
-``load_images("auto")`` falls back to the digits, warns, and marks the data ``fallback=True`` so
-that every DNN page can show :func:`data_banner`. That is the only fallback: a Fashion-MNIST
-folder that exists but is broken raises (:mod:`gcc.dnn.formats` names the file).
-
-Every data set has three fixed splits. The official test set is the test split (the
-accuracies of the models are measured on it, and the figures' batches come from it); a seeded
-``val_size`` images of the training set are held out as the validation split, never trained on,
-which supplies the batches on which (lambda_enc, lambda_dec) are cross-validated. Images are
-normalised per channel with the training split's mean and standard deviation.
+:func:`load_images` reads Fashion-MNIST (Debian's ``dataset-fashion-mnist``, installed by ``make
+fashion-mnist``), MNIST or any MNIST-format folder, CIFAR-10's python batches, or scikit-learn's
+1,797 8x8 digits (upscaled). ``load_images("auto")`` falls back to the digits when Fashion-MNIST is
+absent, warns, and marks the data ``fallback=True`` so that every DNN page shows :func:`data_banner`;
+a folder that exists but is broken raises (:mod:`gcc.dnn.formats` names the file). Every data set
+has three fixed splits: the official test set, a seeded validation split held out of the training
+set (never trained on; it supplies the batches on which the lambdas are cross-validated) and the
+rest; images are normalised per channel with the training split's mean and standard deviation.
 """
 from __future__ import annotations
 
@@ -27,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from ..backend import to_numpy
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, check_int, invalid, validate,
-                          validate_params)
-from ._checks import NAME, PATH, check_labels
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Rejected, check_choice, check_int, check_labels,
+                          invalid, validate, validate_params)
+from ._checks import NAME, PATH, As
 from .formats import find_idx_files, image_folder, read_cifar10, read_idx
 
 __all__ = ["ImageData", "FallbackDataWarning", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
@@ -197,6 +191,12 @@ def fashion_mnist_folder() -> Path | None:
     return next((Path(folder) for folder in FASHION_MNIST_DIRS if Path(folder).is_dir()), None)
 
 
+def _looked() -> str:
+    """Where :func:`fashion_mnist_folder` looked."""
+    env = os.environ.get("GCC_FASHION_MNIST")
+    return ", ".join(([env] if env else []) + list(FASHION_MNIST_DIRS))
+
+
 _CLASSES = NoneOr(InstanceOf((list, tuple), "a list or tuple of class names"))
 _VAL_SIZE = Interval(int, 1, None)
 
@@ -286,6 +286,16 @@ def _upscale(images: np.ndarray, size: int) -> np.ndarray:
     return to_numpy(t)
 
 
+def _fractions(value) -> tuple:
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 3 or not all(
+            isinstance(v, Real) and not isinstance(v, bool) and 0 < v < 1 for v in value) \
+            or abs(sum(value) - 1.0) > 1e-9:
+        raise Rejected()
+    return tuple(value)
+
+
+@validate_params({"size": Interval(int, 8, None), "split_seed": SEED,
+                  "splits": As(_fractions, "three fractions in (0, 1) summing to 1"), "fallback": BOOL})
 def load_digits16(size: int = 16, split_seed: int = 0,
                   splits: tuple[float, float, float] = DIGITS_SPLITS, fallback: bool = False) -> ImageData:
     """scikit-learn's digits upscaled to ``size`` x ``size``, normalised and split.
@@ -316,14 +326,6 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    size = check_int(size, "size", "load_digits16", minimum=8)
-    split_seed = validate(split_seed, SEED, "split_seed", "load_digits16")
-    validate(fallback, BOOL, "fallback", "load_digits16")
-    fractions = "three fractions in (0, 1) summing to 1"
-    if isinstance(splits, (str, bytes)) or np.ndim(splits) != 1 or len(splits) != 3 or not all(
-            isinstance(v, Real) and not isinstance(v, bool) and 0 < v < 1 for v in splits) \
-            or abs(sum(splits) - 1.0) > 1e-9:
-        raise invalid("splits", "load_digits16", fractions, splits)
     digits = load_digits()
     images = digits.images / 16.0  # grey levels 0..16 -> [0, 1]
     labels = digits.target.astype(np.int64)
@@ -354,9 +356,7 @@ def data_banner(data: ImageData) -> str:
     """
     if not data.fallback:
         return ""
-    looked = ", ".join(([os.environ["GCC_FASHION_MNIST"]] if os.environ.get("GCC_FASHION_MNIST") else [])
-                       + list(FASHION_MNIST_DIRS))
-    return (f"Fallback data: Fashion-MNIST was not found (looked in {looked}), so this page ran on "
+    return (f"Fallback data: Fashion-MNIST was not found (looked in {_looked()}), so this page ran on "
             f"scikit-learn's 1,797 handwritten 8x8 digits upscaled to {data.size}x{data.size}, not on the "
             "intended 70,000 Fashion-MNIST images; its accuracies and losses are not those the text describes. "
             "Install the data with `make fashion-mnist` (Debian: `apt-get install dataset-fashion-mnist`) "
@@ -419,9 +419,8 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
         warnings.warn(data_banner(data), FallbackDataWarning, stacklevel=2)
         return data
     if found is None:
-        raise FileNotFoundError("Fashion-MNIST not found: looked in "
-                                f"{', '.join(([os.environ['GCC_FASHION_MNIST']] if os.environ.get('GCC_FASHION_MNIST') else []) + list(FASHION_MNIST_DIRS))} "
-                                "(install Debian's dataset-fashion-mnist with `make fashion-mnist`, or set GCC_FASHION_MNIST)")
+        raise FileNotFoundError(f"Fashion-MNIST not found: looked in {_looked()} (install Debian's "
+                                "dataset-fashion-mnist with `make fashion-mnist`, or set GCC_FASHION_MNIST)")
     return load_mnist_format(found, name="fashion-mnist", val_size=val_size, split_seed=split_seed)
 
 

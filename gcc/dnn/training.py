@@ -1,20 +1,12 @@
 """Seeded, deterministic training with an on-disk weight cache.
 
-A trained model is identified by its *cache key*: the SHA-256 of the model configuration,
-the training recipe (with the thread count), the data set, the seed, the ``gcc`` version and the
-torch version. Training the same key twice gives bit-identical weights on the same machine and
-thread count (every random draw -- initialisation, batch order, the images of an epoch -- comes
-from the seed, and torch's deterministic algorithms are switched on for the run); the second
-call loads the cached weights instead of training.
-
-The cache lives in ``$GCC_MODEL_CACHE`` if set, else ``<repo>/_build/cache/models``. Each entry
-is ``<key>.pt`` (the state dict, in the training form), ``<key>.pt.sha256`` (the SHA-256 of its
-bytes, checked before every load: a damaged file is an error naming it, never a silent other
-model) and ``<key>.json`` (configuration, recipe, accuracies and training time, checked too), so
-notebooks can report accuracy without re-evaluating. An entry written before checksums existed
-(no ``.sha256``) still loads, and gets its checksum then; readers of older versions ignore it. A RepVGG is cached in its multi-branch training form and deployed
-(re-parameterised, :func:`gcc.dnn.models.deploy`) after loading; accuracies are those of the
-deployed network.
+A trained model is identified by its cache key (:func:`cache_key`: configuration, recipe with the
+thread count, data, seed, ``gcc`` and torch versions); training the same key twice gives
+bit-identical weights on the same machine and thread count, and the second call loads them. The
+cache (``$GCC_MODEL_CACHE``, else ``<repo>/_build/cache/models``) holds per key ``<key>.pt`` (the
+state dict, a RepVGG in its training form), ``<key>.pt.sha256`` (its checksum, verified before every
+load: a damaged file is an error naming it) and ``<key>.json`` (accuracies and training time, checked
+too). An entry without a checksum (written before checksums existed) loads and gets one.
 """
 from __future__ import annotations
 
@@ -36,9 +28,10 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..atomic import PARTIAL_MARK, replacing, write_text  # noqa: E402
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, invalid, validate,  # noqa: E402
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Options, check_labels, invalid,  # noqa: E402
                           validate_params)
-from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys, check_labels  # noqa: E402
+from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys  # noqa: E402
+from .data import ImageData, load_images  # noqa: E402
 from .models import build_model, deploy, load_checkpoint, n_parameters  # noqa: E402
 
 __all__ = ["TrainedModel", "train_model", "train_embedded_model", "evaluate_accuracy", "cache_dir",
@@ -93,7 +86,7 @@ RECIPE_ENTRIES = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainedModel:
     """A trained model in eval mode and what is known about it.
 
@@ -135,21 +128,6 @@ class TrainedModel:
     cache_hit: bool
     n_parameters: int
     extra: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        owner = "TrainedModel"
-        validate(self.model, MODULE, "model", owner)
-        validate(self.name, NAME, "name", owner)
-        validate(self.seed, SEED, "seed", owner)
-        validate(self.cache_hit, BOOL, "cache_hit", owner)
-        validate(self.n_parameters, Interval(Integral, 0, None), "n_parameters", owner)
-        for arg in ("config", "recipe", "extra"):
-            validate(getattr(self, arg), MAPPING, arg, owner)
-        for arg in ("test_accuracy", "val_accuracy", "train_accuracy"):
-            value = getattr(self, arg)
-            # NaN: not measured (a network whose logits were not finite, or no training split)
-            if not (isinstance(value, Real) and not isinstance(value, bool) and (value != value or 0 <= value <= 1)):
-                raise invalid(arg, owner, "a fraction in [0, 1] or NaN", value)
 
     def summary(self) -> dict:
         """A flat dict for a results table (no tensors)."""
@@ -461,13 +439,8 @@ STALE_PARTIAL_S = 120.0
 
 
 def _store(folder: Path, key: str, state: Mapping[str, torch.Tensor], meta: Mapping[str, Any]) -> None:
-    """Write one cache entry: the weights, then the metadata, each atomically (:mod:`gcc.atomic`).
-
-    A process killed at any point leaves either no entry or a whole one under the key: the
-    weights appear only once completely written, and an entry counts only once its metadata,
-    written last, exists. What a killed write left (hidden ``.<key>.pt.partial-*`` files) is
-    removed by the next write of that key.
-    """
+    """Write one cache entry atomically (:mod:`gcc.atomic`): the weights, their checksum, then the metadata
+    (an entry counts once its metadata exists); stale leftovers of a killed write of the key are removed."""
     folder.mkdir(parents=True, exist_ok=True)
     now = time.time()
     for leftover in folder.glob(f".{key}.*{PARTIAL_MARK}*"):
@@ -496,11 +469,8 @@ def _sha256(path: Path) -> str:
 
 
 def _verify_weights(weights: Path, owner: str) -> None:
-    """Check a cached weights file against the checksum beside it (``<key>.pt.sha256``).
-
-    An entry written before checksums existed has none: it loads as before and gets its checksum
-    now (atomically; skipped on a read-only cache). A mismatch is the contract error naming the file.
-    """
+    """Check a cached weights file against the checksum beside it; an entry without one gets it now
+    (skipped on a read-only cache). A mismatch is the contract error naming the file."""
     digest, sums = _sha256(weights), _checksum_path(weights)
     try:
         recorded = sums.read_text().split()
@@ -516,10 +486,8 @@ def _verify_weights(weights: Path, owner: str) -> None:
 
 
 def _cached_meta(path: Path) -> dict | None:
-    """The metadata of a cache entry, or None when it is missing or unreadable (then the entry is retrained).
-
-    Values out of their domain (an accuracy of 7.0) are the contract error naming the file.
-    """
+    """The metadata of a cache entry, None when missing or unreadable (retrained); a value out of its domain
+    (an accuracy of 7.0) is the contract error naming the file."""
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):      # absent, or half-written by an older version
@@ -539,7 +507,9 @@ def _cached_meta(path: Path) -> dict | None:
     return meta
 
 
-@validate_params({"seed": SEED, "recipe": NoneOr(MAPPING), "config": NoneOr(MAPPING), "use_cache": BOOL,
+@validate_params({"name": Options(sorted(EMBEDDED_MODELS)),
+                  "data": NoneOr(InstanceOf(ImageData, "a gcc.dnn.data.ImageData (load_images())")), "seed": SEED,
+                  "recipe": NoneOr(MAPPING), "config": NoneOr(MAPPING), "use_cache": BOOL,
                   "threads": NoneOr(Interval(Integral, 1, None)), "verbose": BOOL, "device": NoneOr(Device(auto=True))})
 def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe: Mapping[str, Any] | None = None,
                          config: Mapping[str, Any] | None = None, use_cache: bool = True,
@@ -565,14 +535,8 @@ def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe:
     -------
     TrainedModel
     """
-    from .data import load_images
     from .inference import best_device
 
-    from .data import ImageData
-
-    check_choice(name, "name", "train_embedded_model", sorted(EMBEDDED_MODELS))
-    if data is not None and not isinstance(data, ImageData):
-        raise invalid("data", "train_embedded_model", "a gcc.dnn.data.ImageData (load_images()) or None", data)
     data = data if data is not None else load_images()
     cfg = dict(EMBEDDED_MODELS[name])
     cfg.update(config or {})

@@ -330,12 +330,13 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     from ..summary import summarize
 
     owner = "compare_schemes"
-    if not metric or [m for m in metric if m not in results.columns]:
+    metrics = [metric] if isinstance(metric, str) else metric    # a default is not converted
+    if not metrics or [m for m in metrics if m not in results.columns]:
         raise invalid("metric", owner, f"columns of results ({', '.join(map(str, results.columns))})", metric)
-    if len(metric) > 1:
-        return pd.concat([compare_schemes(results, m, scheme, baseline, by, level) for m in metric],
+    if len(metrics) > 1:
+        return pd.concat([compare_schemes(results, m, scheme, baseline, by, level) for m in metrics],
                          ignore_index=True)
-    metric = metric[0]
+    metric = metrics[0]
     scheme, baseline = scheme_pair(results, scheme, baseline, owner)
     by = [c for c in by if c in results.columns]
     wide = results.pivot_table(index=by + ["trial"], columns="scheme", values=metric).reset_index()
@@ -398,7 +399,7 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
     regimes = list(dict.fromkeys(results["regime"]))
     if regime not in regimes:
         raise invalid("regime", "plot_sweep", f"a regime of results ({', '.join(map(str, regimes))})", regime)
-    if [m for m in metrics if m not in results.columns]:
+    if not metrics or [m for m in metrics if m not in results.columns]:
         raise invalid("metrics", "plot_sweep", f"columns of results ({', '.join(map(str, results.columns))})", metrics)
     sub = results[results["regime"] == regime]
     model_names = list(dict.fromkeys(sub["model"]))
