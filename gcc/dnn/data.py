@@ -28,7 +28,7 @@ from .formats import find_idx_files, image_folder, read_cifar10, read_idx
 
 __all__ = ["ImageData", "FallbackDataWarning", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
            "fashion_mnist_folder", "data_banner", "image_batches", "image_folder", "DIGITS_SPLITS",
-           "FASHION_MNIST_DIRS", "FASHION_MNIST_CLASSES", "DATASETS"]
+           "FASHION_MNIST_DIRS", "FASHION_MNIST_CLASSES", "DATASETS", "DISPLAY_NAMES"]
 
 #: Fractions of the 1797 digits in the train / validation / test splits.
 DIGITS_SPLITS = (0.6, 0.15, 0.25)
@@ -43,7 +43,8 @@ FASHION_MNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", 
 #: Names :func:`load_images` accepts (besides a folder path).
 DATASETS = ("auto", "fashion-mnist", "mnist", "digits", "cifar10")
 
-_PRETTY = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "digits": "digits", "cifar10": "CIFAR-10"}
+#: How a page names each data set.
+DISPLAY_NAMES = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "digits": "digits", "cifar10": "CIFAR-10"}
 
 
 class FallbackDataWarning(UserWarning):
@@ -146,7 +147,7 @@ class ImageData:
         n = len(self.y_train) + len(self.y_val) + len(self.y_test)
         colour = "grey" if self.channels == 1 else "colour"
         kind = f"{self.size}x{self.size} {colour} images, {self.n_classes} classes"
-        return (f"{_PRETTY.get(self.name, self.name)}: {n:,} {kind} ({len(self.y_train):,} train / "
+        return (f"{DISPLAY_NAMES.get(self.name, self.name)}: {n:,} {kind} ({len(self.y_train):,} train / "
                 f"{len(self.y_val):,} validation / {len(self.y_test):,} test), from {_source_text(self.source)}")
 
 
@@ -409,7 +410,7 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
         return load_digits16(size=28, split_seed=split_seed)
     if dataset in ("mnist", "cifar10"):
         if folder is None:
-            raise invalid("folder", "load_images", f"the {_PRETTY[dataset]} folder when dataset={dataset!r}", folder)
+            raise invalid("folder", "load_images", f"the {DISPLAY_NAMES[dataset]} folder when dataset={dataset!r}", folder)
         if dataset == "cifar10":
             return load_cifar10(folder, val_size=val_size, split_seed=split_seed)
         return load_mnist_format(folder, name="mnist", val_size=val_size, split_seed=split_seed)

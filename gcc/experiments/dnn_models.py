@@ -96,6 +96,13 @@ class PreparedModels(dict):
         """Display :meth:`header` as Markdown (in a notebook; printed elsewhere)."""
         show_markdown(self.header())
 
+    def data_label(self) -> str:
+        """The networks' data sets as a page names them ("Fashion‑MNIST", with non-breaking hyphens)."""
+        from ..dnn.data import DISPLAY_NAMES
+
+        names = dict.fromkeys(str(entry["info"].get("dataset", "")) for entry in self.values())
+        return ", ".join(DISPLAY_NAMES.get(n, n) for n in names).replace("-", "\u2011")
+
     def summary(self) -> dict:
         """``datasets`` and ``banners``: what :func:`header_from_run` needs besides the models table."""
         return {"datasets": self.datasets, "banners": self.banners}
