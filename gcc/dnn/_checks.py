@@ -22,7 +22,7 @@ from ..validation import (COLUMNS, LAM, NAME, TEXT, ArrayLike, Callable, Constra
 __all__ = ["PATH", "MODULE", "NAME", "MAPPING", "DEVICE", "Device", "IntTuple", "available_devices", "check_images",
            "check_keys", "real_tensor", "F", "LEVEL", "LAM", "TRIALS", "COUNT", "TEXT", "Frame", "SCHEMES", "NAMES",
            "COLUMNS", "GRID", "As", "Splits", "SPLITS", "TEST_SPLITS", "PREPARED", "Setting", "REGIMES",
-           "TUNING_METRICS", "check_pool", "check_stragglers"]
+           "check_pool", "check_stragglers"]
 
 
 def _is_module(value) -> bool:
@@ -39,8 +39,6 @@ PATH = Satisfies(lambda v: isinstance(v, os.PathLike) or (isinstance(v, str) and
 F = Callable()
 LEVEL = Interval(numbers.Real, 0, 1, closed="neither")
 TRIALS = COUNT = Interval(numbers.Integral, 1, None)
-#: the criteria of :func:`gcc.tuning.select_lambdas`
-TUNING_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal", "accuracy")
 
 
 def available_devices() -> list[str]:

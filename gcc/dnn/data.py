@@ -130,11 +130,6 @@ class ImageData:
     def channels(self) -> int:
         return int(self.x_train.shape[1])
 
-    def split(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(x, y)`` of the split ``'train'``, ``'val'`` or ``'test'``."""
-        check_choice(name, "name", "ImageData.split", ("train", "val", "test"))
-        return getattr(self, f"x_{name}"), getattr(self, f"y_{name}")
-
     @property
     def data_id(self) -> str:
         """Identifies the training data in a model's cache key (split sizes plus a content hash)."""

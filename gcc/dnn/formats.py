@@ -1,29 +1,15 @@
 """Image files on disk: MNIST's IDX format, CIFAR-10's python batches and ImageNet-style folders.
 
 Every reader checks what it reads and, when a file is missing, truncated or of another kind,
-raises an error that names the file and says what was expected: the experiments never fall
-back silently to other data (the one documented fallback, the embedded digits, is decided in
-:func:`gcc.dnn.data.load_images`, which says so).
-
-Contents
---------
-read_idx
-    One IDX file (``.gz`` or not): MNIST, Fashion-MNIST, KMNIST ... images or labels.
-find_idx_files
-    The four IDX files (train / test, images / labels) of a folder in MNIST's naming.
-read_cifar10
-    CIFAR-10's python version (``data_batch_1`` .. ``data_batch_5``, ``test_batch``).
-image_folder
-    An ImageNet-style ``root/<class>/<image>`` folder with timm's evaluation transform.
+raises an error that names the file and says what was expected (the one documented fallback, the
+digits, is decided by :func:`gcc.dnn.data.load_images`).
 
 References
 ----------
 .. [1] Y. LeCun, C. Cortes, C. J. C. Burges, "The MNIST database of handwritten digits" (the
    IDX format: a big-endian magic number ``0x0000 TT DD`` with type ``TT`` and ``DD``
    dimensions, then ``DD`` big-endian int32 sizes, then the data).
-.. [2] H. Xiao, K. Rasul, R. Vollgraf, "Fashion-MNIST: a novel image dataset for benchmarking
-   machine learning algorithms", arXiv:1708.07747, 2017.
-.. [3] A. Krizhevsky, "Learning multiple layers of features from tiny images", 2009 (CIFAR-10).
+.. [2] A. Krizhevsky, "Learning multiple layers of features from tiny images", 2009 (CIFAR-10).
 """
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 """f = the softmax output of a trained classifier, as a batched function on coded inputs.
 
-In the paper's experiments every worker n applies the same network to its coded image
-x̃_n = u_enc(β_n) and returns "the output of the last softmax layer", so f: R^{C×H×W} → R^m with
-m the number of classes. :class:`SoftmaxFunction` evaluates f on a whole batch of coded inputs at
-once (one forward pass per chunk, ``torch.no_grad``, eval mode), which simulates N workers in one
-call.
-
-The function is type-preserving: a numpy array gives a numpy array of the same float dtype, a
-torch tensor gives a tensor of the same dtype on the same device. The network itself runs on
-the best available device (CUDA, then Apple MPS, then CPU) in its own dtype (float32).
+Every worker applies the same network to its coded image and returns "the output of the last
+softmax layer" (the paper), so f: R^{C×H×W} → R^m. :class:`SoftmaxFunction` evaluates f on a whole
+batch of coded inputs at once (N workers in one call), type-preserving (numpy in, numpy out; a
+tensor stays on its device), on the best available device (:func:`best_device`).
 """
 from __future__ import annotations
 
@@ -42,12 +37,7 @@ def best_device(prefer: str | torch.device | None = None) -> torch.device:
     Returns
     -------
     torch.device
-
-    Raises
-    ------
-    ValueError
-        If ``prefer`` (or ``$GCC_DEVICE``) is no device of this machine (``"gpu"``, ``"cuda"``
-        without a GPU ...).
+        Refused (the library's ValueError): a ``prefer`` or ``$GCC_DEVICE`` this machine lacks.
 
     Examples
     --------
@@ -88,10 +78,8 @@ class SoftmaxFunction:
 
     Notes
     -----
-    Calling ``f(X)`` with X of shape (B, *input_shape) returns an array of shape (B, m) whose rows
-    are probability vectors (non-negative, summing to one). The forward pass runs under
-    ``torch.no_grad`` in the model's dtype; the result is cast back to the input's dtype and
-    device, so a float64 numpy encoder output gives float64 numpy probabilities.
+    ``f(X)`` with X of shape (B, *input_shape) returns (B, m) probability vectors, computed under
+    ``torch.no_grad`` in the model's dtype and cast back to the input's dtype and device.
 
     Examples
     --------
@@ -177,11 +165,6 @@ class SoftmaxFunction:
         Same type as ``x``, shape (B, m)
             Probabilities; dtype (and device, for tensors) as ``x`` when ``x`` is floating point,
             else float32.
-
-        Raises
-        ------
-        ValueError
-            If ``x`` is not a non-empty batch of real numbers of the model's input shape.
         """
         owner = "SoftmaxFunction"
         arr = real_tensor(x, "x", owner, min_ndim=2 if self.input_shape is not None else 1)

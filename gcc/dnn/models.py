@@ -1,20 +1,12 @@
-"""Models whose softmax output is the function f the workers compute: the paper's three networks.
+"""The paper's three networks, whose softmax output is the function f the workers compute.
 
-* :class:`LeNet5` -- LeNet-5 at the paper's size: conv(6, 5x5) - pool - conv(16, 5x5) - pool -
-  120 - 84 - 10, 61,706 parameters on 28x28 inputs (the paper: "about 6e4").
-* :func:`repvgg` -- a RepVGG from timm's RepVGG family (timm's ``ByobNet`` with ``"rep"``
-  blocks: 3x3, 1x1 and identity branches while training), width reduced so that a CPU trains
-  it, and :func:`deploy` re-parameterises it into the single-branch network the paper runs
-  (timm's ``reparameterize_model``).
-* :func:`small_vit` -- a timm Vision Transformer sized for CPU training (patch 7 on 28x28, so 16
-  patch tokens plus the class token).
-* :func:`timm_model` -- any timm architecture by name for the paper profile. Pretrained weights
-  are read only from a local file (``checkpoint_path`` or timm's ``pretrained_cfg_overlay``
-  ``file=``); with ``HF_HUB_OFFLINE=1`` nothing is downloaded.
-
-:func:`build_model` maps a configuration dictionary (the cache key of
-:mod:`gcc.dnn.training`) to a model; :func:`load_checkpoint` loads a state dict into it and
-says which architecture a checkpoint that does not fit was made for.
+:class:`LeNet5` at the paper's size (61,706 parameters on 28x28 inputs), :func:`repvgg` (timm's
+RepVGG family, width reduced for a CPU; :func:`deploy` re-parameterises it into the single-branch
+network the paper runs), :func:`small_vit` (a timm ViT sized for CPU training) and
+:func:`timm_model` (any timm architecture, weights only from local files: with ``HF_HUB_OFFLINE=1``
+nothing is downloaded). :func:`build_model` maps a configuration (part of the cache key of
+:mod:`gcc.dnn.training`) to a model; :func:`load_checkpoint` says which architecture a checkpoint
+that does not fit was made for.
 """
 from __future__ import annotations
 
@@ -150,14 +142,12 @@ def repvgg(in_chans: int = 1, num_classes: int = 10, stem_chs: int = 16, widths:
            depths: Sequence[int] = (1, 2, 2, 1), strides: Sequence[int] = (1, 2, 2, 2)) -> nn.Module:
     """A RepVGG of timm's RepVGG family, in its multi-branch training form.
 
-    timm's ``ByobNet`` with a ``"rep"`` stem and ``"rep"`` blocks, exactly as timm builds
-    ``repvgg_a0`` .. ``repvgg_b3``, with the stage widths and depths given here: timm's
-    ``repvgg_a0`` is ``stem_chs=48, widths=(48, 96, 192, 1280), depths=(2, 4, 14, 1)`` (8.3M
-    parameters deployed); the paper's RepVGG-A2 is about 26M. The defaults keep RepVGG-A's shape
-    (a stride-2 stem, then stages that halve the resolution, the last one a single wide block)
-    at a width a CPU trains in about a minute. Each block has a 3x3, a 1x1 and
-    (when shapes allow) an identity branch while training; :func:`deploy` fuses them into one
-    3x3 convolution, the network the paper runs.
+    timm's ``ByobNet`` with a ``"rep"`` stem and ``"rep"`` blocks, as timm builds ``repvgg_a0`` ..
+    ``repvgg_b3``, with the stage widths and depths given here (timm's ``repvgg_a0`` is
+    ``stem_chs=48, widths=(48, 96, 192, 1280), depths=(2, 4, 14, 1)``; the paper's RepVGG-A2 has
+    about 26M parameters). The defaults keep RepVGG-A's shape at a width a CPU trains in about a
+    minute. Each block has 3x3, 1x1 and (when shapes allow) identity branches while training;
+    :func:`deploy` fuses them into one 3x3 convolution.
 
     Parameters
     ----------
@@ -252,12 +242,8 @@ def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.Pa
     Returns
     -------
     torch.nn.Module
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is no timm architecture, a file does not exist, or holds weights of another
-        architecture (the message names the file and the model it was loaded into).
+        Refused (the library's ValueError): a name that is no timm architecture, a missing file, or
+        weights of another architecture (the message names the file).
     """
     import timm
 
@@ -311,16 +297,9 @@ def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> 
     Returns
     -------
     torch.nn.Module
-        ``model``, with the weights loaded.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``path`` does not exist.
-    ValueError
-        If the file is not a state dict, or its keys or tensor shapes are those of another
-        architecture; the message names the file, the expected architecture and the first
-        mismatches.
+        ``model``, with the weights loaded. A missing file is a FileNotFoundError; a file that is
+        no state dict, or one of another architecture, the library's ValueError naming the file,
+        the architecture and the first mismatches.
     """
     path = Path(path)
     architecture = architecture or type(model).__name__

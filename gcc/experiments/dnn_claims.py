@@ -36,7 +36,7 @@ from ..validation import InstanceOf, NoneOr, validate_params
 from .claims import CLAIM_COLUMNS
 from .verdicts import band_verdict
 
-__all__ = ["DNN_CLAIMS", "X10_BAND", "X10_WORDS", "x10_verdict", "dnn_claims_table"]
+__all__ = ["DNN_CLAIMS", "X10_BAND", "X10_WORDS", "x10_verdict", "claim_rows", "dnn_claims_table"]
 
 #: "about 3%" (App. E, Fig. 6) read as a band of RMSE changes in percent: a factor 2 either way
 X10_BAND = (1.5, 6.0)
@@ -56,6 +56,18 @@ def x10_verdict(low: float, high: float, band: tuple = X10_BAND) -> str:
     ('consistent', 'undecided', 'less sensitive than the paper', 'more sensitive than the paper')
     """
     return X10_WORDS[band_verdict(low, high, *band)]
+
+def claim_rows(rows, notebook: str):
+    """Verdict rows (dicts with ``model``) as claims-table rows: ``claim``'s source and statement
+    (:data:`DNN_CLAIMS`), GCC's scheme and code, ``counted``, ``notebook``; the claims table's columns."""
+    import pandas as pd
+
+    out = [{"claim": r["claim"], "source": DNN_CLAIMS[r["claim"]][2], "function": f"softmax of {r['model']}",
+            "code": "gcc", "counted": True, "statement": DNN_CLAIMS[r["claim"]][3], "scheme": "gcc",
+            **{k: v for k, v in r.items() if k not in ("claim", "model")}, "notebook": notebook} for r in rows]
+    # reindex: the claims table's columns, whatever the rows fill (the others stay empty)
+    return pd.DataFrame(out).reindex(columns=CLAIM_COLUMNS)
+
 
 #: claim id -> (notebook, saved table, source, statement) of the DNN claims.
 DNN_CLAIMS = {

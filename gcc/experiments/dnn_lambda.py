@@ -22,7 +22,7 @@ import numpy as np
 
 from ..validation import SEED, Interval, ListOf, Options, Rejected, invalid, validate, validate_params
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
-from .dnn_claims import X10_BAND, x10_verdict
+from .dnn_claims import X10_BAND, claim_rows, x10_verdict
 from .dnn_models import family_of
 from .dnn_stragglers import LAMBDA_GRID, _batch_source, _lambdas_at, _middle, _tune, dataset_of
 
@@ -513,36 +513,24 @@ def verdict_rows(movement, x10):
         One ``dnn-lambda-vs-S`` row per (model, regime, lambda) and one ``dnn-lambda-x10`` row
         per (model, lambda, direction).
     """
-    import pandas as pd
-
-    from .claims import CLAIM_COLUMNS
-
-    rows = []
-    for _, r in movement.iterrows():
-        rows.append({"claim": "dnn-lambda-vs-S", "source": "NeurIPS'24 App. E, Table 3",
-                     "function": f"softmax of {r['model']}", "code": "gcc", "counted": True,
-                     "statement": "the optimal lambdas barely move with S", "scheme": "gcc",
-                     "quantity": f"span of the per-S cross-validated lambda ({r.get('definition', 'argmin')}) over "
-                                 "S > 0, in grid steps (decades)",
-                     "context": f"{r['model']} on {r['dataset']}, {r['regime']} (N={r['n_workers']}, "
-                                f"K={r['n_inputs']}), {r['parameter']}",
-                     "claimed": float(MOVEMENT_STEPS), "measured": r["span_steps"], "ci_low": np.nan,
-                     "ci_high": np.nan, "n_points": int(r["n_s"]), "verdict": r["verdict"],
-                     "note": f"'barely moves' read as a span <= {MOVEMENT_STEPS} grid step; chosen "
-                             f"{r['lam_min']:g} .. {r['lam_max']:g}, {100 * r['share_at_mode']:.0f}% of the S at "
-                             f"{r['lam_mode']:g}", "notebook": "dnn_lambda"})
+    rows = [{"claim": "dnn-lambda-vs-S", "model": r["model"],
+             "quantity": f"span of the per-S cross-validated lambda ({r.get('definition', 'argmin')}) over "
+                         "S > 0, in grid steps (decades)",
+             "context": f"{r['model']} on {r['dataset']}, {r['regime']} (N={r['n_workers']}, "
+                        f"K={r['n_inputs']}), {r['parameter']}",
+             "claimed": float(MOVEMENT_STEPS), "measured": r["span_steps"], "ci_low": np.nan,
+             "ci_high": np.nan, "n_points": int(r["n_s"]), "verdict": r["verdict"],
+             "note": f"'barely moves' read as a span <= {MOVEMENT_STEPS} grid step; chosen "
+                     f"{r['lam_min']:g} .. {r['lam_max']:g}, {100 * r['share_at_mode']:.0f}% of the S at "
+                     f"{r['lam_mode']:g}"} for _, r in movement.iterrows()]
     for _, r in x10.iterrows():
         direction = "x10" if r["factor"] == 10 else "x0.1"
-        rows.append({"claim": "dnn-lambda-x10", "source": "NeurIPS'24 App. E, Fig. 6",
-                     "function": f"softmax of {r['model']}", "code": "gcc", "counted": True,
-                     "statement": "the RMSE rises by about 3% when a lambda is off by x10", "scheme": "gcc",
+        rows.append({"claim": "dnn-lambda-x10", "model": r["model"],
                      "quantity": f"change of {r['metric']} (%) with {r['parameter']} {direction}, paired",
                      "context": f"{r['model']} on {r['dataset']}, (N, K, S) = ({r['n_workers']}, {r['n_inputs']}, "
                                 f"{r['stragglers']}), {r['parameter']} {direction}",
                      "claimed": 3.0, "measured": r["change_pct"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
                      "n_points": np.nan, "verdict": r["verdict"],
                      "note": f"'about 3%' read as {ABOUT_3PCT[0]:g}-{ABOUT_3PCT[1]:g}% (consistent: the whole 95% "
-                             "interval inside the band)",
-                     "notebook": "dnn_lambda"})
-    # reindex: the claims table's columns, whatever this module fills (the others stay empty)
-    return pd.DataFrame(rows).reindex(columns=CLAIM_COLUMNS)
+                             "interval inside the band)"})
+    return claim_rows(rows, "dnn_lambda")

@@ -25,6 +25,7 @@ import numpy as np
 from ..codes import LABELS, make_many
 from ..validation import SEED, Interval, ListOf, NoneOr, invalid, validate_params
 from ..dnn._checks import COUNT, GRID, LEVEL, NAMES, PREPARED, TRIALS, Frame, Splits
+from .dnn_claims import claim_rows
 from .dnn_stragglers import _batch_source, _check_pool_sizes, _selection_columns, _tune, dataset_of, scheme_pair
 
 __all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "run_sweeps", "sweep_summary", "sweep_slopes", "convergence_verdicts",
@@ -189,22 +190,14 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
                                       "baseline_ci_low", "baseline_ci_high", "verdict"))})
 def verdict_rows(verdicts):
     """:func:`convergence_verdicts` as rows of the claims table (claim ``dnn-isit-faster``)."""
-    import pandas as pd
-
-    from .claims import CLAIM_COLUMNS
-
-    rows = [{"claim": "dnn-isit-faster", "source": "ISIT'25 (LeNet-5 experiment); 2608.28910 abstract",
-             "function": f"softmax of {r['model']}", "code": "gcc", "counted": True,
-             "statement": "GCC's loss decays faster in N than BACC's under Bernoulli(p) stragglers", "scheme": "gcc",
+    rows = [{"claim": "dnn-isit-faster", "model": r["model"],
              "quantity": "slope of log mean loss vs log N (GCC's; BACC's in the note)",
              "context": f"{r['model']} on {r['dataset']}, p={r['p']:g}", "claimed": np.nan,
              "measured": r["slope"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n_points": np.nan,
              "verdict": r["verdict"],
              "note": f"BACC's slope {r['baseline_slope']:.2f} [{r['baseline_ci_low']:.2f}, {r['baseline_ci_high']:.2f}]; "
-                     "'faster' = the 95% intervals do not overlap", "notebook": "dnn_probabilistic"}
-            for _, r in verdicts.iterrows()]
-    # reindex: the claims table's columns, whatever this module fills (the others stay empty)
-    return pd.DataFrame(rows).reindex(columns=CLAIM_COLUMNS)
+                     "'faster' = the 95% intervals do not overlap"} for _, r in verdicts.iterrows()]
+    return claim_rows(rows, "dnn_probabilistic")
 
 
 @validate_params({"summary": Frame(("model", "p", "scheme", "n_workers", "mean", "ci_low", "ci_high")),
