@@ -349,15 +349,9 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     Returns
     -------
     TrainedModel
-        With the model in its inference form, in eval mode on the CPU.
-
-    Raises
-    ------
-    ValueError
-        For an argument outside its domain (images that are not (n, C, H, W), labels that are
-        not n ints in [0, num_classes), a recipe entry that is not one of
-        :data:`RECIPE_ENTRIES` or outside its range), or a cached checkpoint that does not fit
-        the configuration (the message names the file and the architecture).
+        With the model in its inference form, in eval mode on the CPU. A recipe entry that is not
+        one of :data:`RECIPE_ENTRIES` or outside its range, and a cached checkpoint that does not
+        fit the configuration, are the library's ValueError (naming the file and architecture).
     """
     owner = "train_model"
     for split, x, y in (("train", x_train, y_train), ("val", x_val, y_val), ("test", x_test, y_test)):
@@ -395,41 +389,37 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
         model = build_model(config)
     n_train = n_parameters(model)
     meta = _cached_meta(meta_path) if use_cache and weights.exists() else None
-    if meta is not None:
+    hit = meta is not None
+    if hit:
         _verify_weights(weights, owner)
         load_checkpoint(model, weights, architecture=f"{name} {config}")
-        return TrainedModel(model=_inference_form(model, config), name=name, config=config, recipe=full_recipe,
-                            seed=seed, key=key, test_accuracy=meta["test_accuracy"],
-                            val_accuracy=meta["val_accuracy"], train_accuracy=meta["train_accuracy"],
-                            train_seconds=meta["train_seconds"], cache_hit=True,
-                            n_parameters=int(meta.get("n_parameters", n_train)),
-                            extra={**extra, "n_parameters_train": n_train, "data": meta.get("data_name", data_name)})
-
-    x_tr = torch.as_tensor(np.asarray(x_train, dtype=np.float32))
-    y_tr = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
-    t0 = time.perf_counter()
-    with _deterministic(seed + 1, threads):
-        model.to(dev)
-        _fit(model, x_tr, y_tr, full_recipe, np.random.default_rng(seed), dev, verbose)
-        model.to("cpu")
-    seconds = time.perf_counter() - t0
-    state = model.state_dict()
-    model = _inference_form(model, config)
-    with _deterministic(seed, threads):
-        acc = {split: evaluate_accuracy(model, xs, ys) for split, xs, ys in
-               (("train", x_train[:TRAIN_ACCURACY_IMAGES], y_train[:TRAIN_ACCURACY_IMAGES]),
-                ("val", x_val, y_val), ("test", x_test, y_test))}
-    n_inf = n_parameters(model)
-    if use_cache:
+        model = _inference_form(model, config)
+    else:
+        x_tr = torch.as_tensor(np.asarray(x_train, dtype=np.float32))
+        y_tr = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
+        t0 = time.perf_counter()
+        with _deterministic(seed + 1, threads):
+            model.to(dev)
+            _fit(model, x_tr, y_tr, full_recipe, np.random.default_rng(seed), dev, verbose)
+            model.to("cpu")
+        seconds = time.perf_counter() - t0
+        state = model.state_dict()
+        model = _inference_form(model, config)
+        with _deterministic(seed, threads):
+            acc = {split: evaluate_accuracy(model, xs, ys) for split, xs, ys in
+                   (("train", x_train[:TRAIN_ACCURACY_IMAGES], y_train[:TRAIN_ACCURACY_IMAGES]),
+                    ("val", x_val, y_val), ("test", x_test, y_test))}
         meta = {"config": config, "recipe": full_recipe, "data": data_id, "data_name": data_name, "seed": seed,
                 "name": name, "test_accuracy": acc["test"], "val_accuracy": acc["val"],
                 "train_accuracy": acc["train"], "train_seconds": seconds, "threads": threads, "device": str(dev),
-                "n_parameters": n_inf, "n_parameters_train": n_train}
-        _store(folder, key, state, meta)
+                "n_parameters": n_parameters(model), "n_parameters_train": n_train}
+        if use_cache:
+            _store(folder, key, state, meta)
     return TrainedModel(model=model, name=name, config=config, recipe=full_recipe, seed=seed, key=key,
-                        test_accuracy=acc["test"], val_accuracy=acc["val"], train_accuracy=acc["train"],
-                        train_seconds=seconds, cache_hit=False, n_parameters=n_inf,
-                        extra={**extra, "n_parameters_train": n_train})
+                        test_accuracy=meta["test_accuracy"], val_accuracy=meta["val_accuracy"],
+                        train_accuracy=meta["train_accuracy"], train_seconds=meta["train_seconds"], cache_hit=hit,
+                        n_parameters=int(meta.get("n_parameters", n_train)),
+                        extra={**extra, "n_parameters_train": n_train, "data": meta.get("data_name", data_name)})
 
 
 #: A cache write's temporary file older than this (seconds) is the leftover of a killed process

@@ -23,7 +23,7 @@ from .dnn_models import family_of
 from .dnn_stragglers import (COMPARED_SCHEMES, METRIC_LABELS, _check_pool_sizes, _tuned_runs, dataset_of,
                              scheme_pair)
 
-__all__ = ["PAPER_IMPROVEMENT", "PAPER_CONFIGS", "CONFIG_SOURCES", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS",
+__all__ = ["PAPER_IMPROVEMENT", "CONFIG_SOURCES", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS",
            "run_tables", "summary_table", "wide_summary", "improvement_intervals", "quoted_values",
            "plot_improvement"]
 
@@ -35,16 +35,6 @@ PAPER_IMPROVEMENT = {
     "lenet5": {"paper_model": "LeNet5 / MNIST", "rmse": 15.0, "relacc": 2.0},
     "repvgg": {"paper_model": "RepVGG / CIFAR-10", "rmse": 17.0, "relacc": 5.0},
     "vit": {"paper_model": "ViT-B/16 / ImageNet-1K", "rmse": 9.0, "relacc": 4.0},
-}
-
-#: Table-1 configurations (N, K, |F|) per network family, like with like: the (N, K) the paper's
-#: appendix gives for each network (LeNet (100, 60), RepVGG (60, 20): App. E, Table 3); the paper
-#: gives none for the ViT, which gets LeNet's. |F| = N - S for S = 10, 20, 30, 40, the straggler
-#: sweep's S (so its per-S lambdas are reused); the paper's own |F| are in an image.
-PAPER_CONFIGS = {
-    "lenet5": [(100, 60, 90), (100, 60, 80), (100, 60, 70), (100, 60, 60)],
-    "repvgg": [(60, 20, 50), (60, 20, 40), (60, 20, 30), (60, 20, 20)],
-    "vit": [(100, 60, 90), (100, 60, 80), (100, 60, 70), (100, 60, 60)],
 }
 
 #: Where each family's (N, K) comes from.
@@ -81,7 +71,8 @@ def run_tables(prepared, configs, trials: int, seed: int, lam_grid=None,
     prepared : gcc.experiments.dnn_models.PreparedModels
         ``{name: {"f", "splits", "info"}}`` (:func:`gcc.experiments.dnn_models.prepare_models`).
     configs : sequence of (N, K, |F|), or mapping network family -> such a sequence
-        The configurations of every network, or of each family (:data:`PAPER_CONFIGS`).
+        The configurations of every network, or of each family (``"lenet5"``, ``"repvgg"``,
+        ``"vit"``: :func:`gcc.experiments.dnn_models.family_of`).
     trials, seed, lam_grid, tune_trials, schemes
         As in :func:`gcc.experiments.dnn_stragglers.run_sweeps`.
     lambdas : pandas.DataFrame, optional
@@ -208,16 +199,13 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
                           n_boot: int = 4000, level: float = 0.95, seed: int = 0):
     """GCC's improvement over BACC per configuration with a paired interval, and the average with its own.
 
-    Per configuration the trials are paired (same batch and straggler set for both schemes): the
-    interval is the percentile interval of the improvement over ``n_boot`` resamples of the
-    trials (the same trials for both schemes). The average over a network's configurations is
-    resampled the same way, each configuration's trials independently, so its interval carries
-    every configuration's sampling error. The average's verdict asks whether the interval covers
-    the paper's figure (:data:`PAPER_IMPROVEMENT`), by :func:`gcc.experiments.verdicts.band_verdict`
-    with the interval as the band: ``"reproduces the paper's figure"`` (covered), ``"above the
-    paper's figure"`` / ``"below the paper's figure"`` (the whole interval above / below it). A
-    configuration's verdict is the sign: ``"GCC better"`` / ``"BACC better"`` when the interval
-    excludes 0, else ``"undecided"``.
+    Per configuration the interval is the percentile interval of the improvement over ``n_boot``
+    resamples of the paired trials; the average over a network's configurations resamples each
+    configuration's trials independently, so its interval carries every configuration's sampling
+    error. The average's verdict (:func:`gcc.experiments.verdicts.band_verdict`, the interval as
+    the band): ``"reproduces the paper's figure"`` when the interval covers :data:`PAPER_IMPROVEMENT`,
+    else ``"above"`` / ``"below the paper's figure"``. A configuration's verdict is ``"GCC better"`` /
+    ``"BACC better"`` when its interval excludes 0, else ``"undecided"``.
 
     Parameters
     ----------
