@@ -30,7 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 __all__ = ["PAPER_MODELS", "DEFAULT_MODELS", "MODEL_COLUMNS", "MODELS_NOTEBOOK", "PREPARE_PARAMETERS",
            "PreparedModels", "prepare_models", "from_run", "data_from_run", "header_from_run", "show_markdown",
-           "set_threads", "page_header", "family_of"]
+           "page_header", "family_of"]
 
 #: The notebook that trains the networks; the other DNN notebooks load them with its parameters.
 MODELS_NOTEBOOK = "dnn_models"
@@ -273,11 +273,10 @@ def _check_prepare(names, datasets, recipes, configs, paper_model, paper_args) -
 def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = None) -> PreparedModels:
     """The networks of the last run of the models notebook, with its parameters (from the cache).
 
-    The DNN notebooks depend on the models notebook (run card ``depends``) and call this, so
-    that the networks, their data and their training are set in one run card. The weights come
-    from the cache that run filled (or are retrained, identically, when the cache is empty).
-    Torch's CPU thread count is set to that run's ``threads`` for the inference too: on a
-    shared machine more threads than free cores spin instead of computing.
+    The DNN notebooks depend on the models notebook (run card ``depends``) and call this, so that
+    the networks, their data and their training are set in one place; the weights come from the
+    cache that run filled (or are retrained, identically). The process keeps that run's
+    ``threads`` for the inference too.
 
     Parameters
     ----------
@@ -291,17 +290,13 @@ def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = No
     Returns
     -------
     PreparedModels
-
-    Raises
-    ------
-    FileNotFoundError
-        If that notebook has not run (no ``run.json`` with parameters).
+        A FileNotFoundError when that notebook has not run (no ``run.json`` with parameters).
     """
     params, _ = _run_parameters(notebook, root)
     kwargs = {k: params[k] for k in PREPARE_PARAMETERS if k in params}
     kwargs["names"] = kwargs.pop("models", DEFAULT_MODELS)
     if params.get("threads"):
-        set_threads(int(params["threads"]))
+        _set_threads(int(params["threads"]))
     return prepare_models(device=device, **kwargs)
 
 
@@ -344,15 +339,10 @@ def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
     return page_header(pd.read_csv(folder / "models.csv"), info.get("datasets"), info.get("banners", ()))
 
 
-@validate_params({"threads": Interval(int, 1, None)})
-def set_threads(threads: int) -> None:
-    """Use ``threads`` CPU threads in torch and in numpy's BLAS (OpenBLAS, MKL) from now on.
-
-    On a shared machine more threads than free cores spin instead of computing: a (100 x 60)
-    by (60 x 784) product, the encoder of one batch, took 20 ms with OpenBLAS's two threads on
-    a loaded 2-core machine and 0.3 ms with one. The limit stays in force for the process (a
-    notebook's kernel).
-    """
+def _set_threads(threads: int) -> None:
+    """``threads`` CPU threads in torch and numpy's BLAS for the process (a (100 x 60) by (60 x 784)
+    product, one batch's encoder, took 20 ms with OpenBLAS's two threads on a loaded 2-core machine,
+    0.3 ms with one)."""
     import torch
     from threadpoolctl import threadpool_limits
 
