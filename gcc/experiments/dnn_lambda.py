@@ -24,7 +24,7 @@ from ..validation import SEED, Interval, ListOf, Options, Rejected, invalid, val
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
 from .dnn_claims import X10_BAND, claim_rows, x10_verdict
 from .dnn_models import family_of
-from .dnn_stragglers import LAMBDA_GRID, _batch_source, _lambdas_at, _middle, _tune, dataset_of
+from .dnn_runs import LAMBDA_GRID, batch_source, dataset_of, lambdas_at, middle_stragglers, tune_lambdas
 
 __all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "X10_COLUMNS",
            "lambda_movement", "sensitivity_summary", "x10_verdicts", "recovery_comparison", "plot_sensitivity",
@@ -178,7 +178,7 @@ def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: 
             lams[parameter] = opt[parameter] if factor == 1 else ref[parameter] * factor
             variants[f"{parameter}*{factor:g}"] = (parameter, float(factor), lams)
     codes = {label: make("gcc", n_inputs, n_workers, **lams) for label, (_, _, lams) in variants.items()}
-    table = run_trials(codes, f, _batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(setting.stragglers),
+    table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(setting.stragglers),
                        trials=trials, seed=seed, extra_columns={"model": model, "dataset": dataset})
     table["parameter"] = table["scheme"].map(lambda s: variants[s][0])
     table["factor"] = table["scheme"].map(lambda s: variants[s][1])
@@ -299,7 +299,7 @@ def _recovery_runs(f, splits: Splits, model: str, n_workers: int, n_inputs: int,
         pairs = {"per_s": per_s[int(s)], "single": tuple(single)}
         codes = {t: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld) for t, (le, ld) in pairs.items()}
         codes["none"] = make("bacc", n_inputs, n_workers)
-        table = run_trials(codes, f, _batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(int(s)),
+        table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(int(s)),
                            trials=trials, seed=seed,
                            extra_columns={"model": model, "dataset": dataset, "regime": regime})
         table["tuning"] = table["scheme"]
@@ -397,10 +397,11 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
 def _lambdas_or_tune(f, splits: Splits, lambdas, model: str, setting: Setting, lam_grid, tune_trials: int,
                      seed: int) -> tuple[float, float]:
     """The pair of ``lambdas`` at (model, N, K, S), else tuned on validation batches (never on a grid edge)."""
-    row = _lambdas_at(lambdas, model, setting)
+    row = lambdas_at(lambdas, model, setting)
     if row is not None:
         return float(row["lam_enc"]), float(row["lam_dec"])
-    sel = _tune(f, splits, setting.n_inputs, setting.n_workers, setting.stragglers, lam_grid, tune_trials, seed + 1000)
+    sel = tune_lambdas(f, splits, setting.n_inputs, setting.n_workers, setting.stragglers, lam_grid, tune_trials,
+                       seed + 1000)
     if sel.on_edge:  # an optimum that may lie beyond the grid is not one to build a verdict on
         raise invalid("lam_grid", "run_study", "a grid whose extension brings every choice inside it", lam_grid,
                       f"{model} at (N, K, S) = ({setting.n_workers}, {setting.n_inputs}, {setting.stragglers}): "
@@ -487,8 +488,8 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
             s_values = [n - k - off for off in recovery_offsets if 0 <= n - k - off < n - 1]
             per_s = {sv: _lambdas_or_tune(f, splits, lambdas, name, Setting(n, k, sv), lam_grid, tune_trials, seed)
                      for sv in s_values}
-            single = _lambdas_or_tune(f, splits, lambdas, name, Setting(n, k, _middle(g["stragglers"])), lam_grid,
-                                      tune_trials, seed)
+            single = _lambdas_or_tune(f, splits, lambdas, name, Setting(n, k, middle_stragglers(g["stragglers"])),
+                                      lam_grid, tune_trials, seed)
             rec.append(_recovery_runs(f, splits, name, n, k, s_values, per_s, single, trials, seed, regime=regime,
                                       dataset=dataset))
     return pd.concat(sens, ignore_index=True), pd.concat(rec, ignore_index=True)

@@ -26,7 +26,8 @@ from ..codes import LABELS, make_many
 from ..validation import SEED, Interval, ListOf, NoneOr, invalid, validate_params
 from ..dnn._checks import COUNT, GRID, LEVEL, NAMES, PREPARED, TRIALS, Frame, Splits
 from .dnn_claims import claim_rows
-from .dnn_stragglers import _batch_source, _check_pool_sizes, _selection_columns, _tune, dataset_of, scheme_pair
+from .dnn_runs import (batch_source, check_pool_sizes, dataset_of, scheme_pair, selection_columns,
+                       tune_lambdas)
 
 __all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "run_sweeps", "sweep_summary", "sweep_slopes", "convergence_verdicts",
            "verdict_rows", "plot_bernoulli"]
@@ -53,14 +54,14 @@ def _bernoulli_sweep(f, splits: Splits, model: str, n_inputs: int, n_workers: Se
         model_p = Bernoulli(float(p))
         for n in n_workers:
             n = int(n)
-            sel = _tune(f, splits, n_inputs, n, 0, lam_grid, tune_trials, seed + 1000, straggler_model=model_p)
+            sel = tune_lambdas(f, splits, n_inputs, n, 0, lam_grid, tune_trials, seed + 1000, straggler_model=model_p)
             lams = {"lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec} if "gcc" in schemes else {}
             table = run_trials(make_many(schemes, n_inputs, n, **lams), f,
-                               _batch_source(splits.x_test, splits.y_test, n_inputs), model_p, trials=trials,
+                               batch_source(splits.x_test, splits.y_test, n_inputs), model_p, trials=trials,
                                seed=seed, extra_columns={"model": model, "dataset": dataset, "p": float(p)})
             table["lam_enc"] = np.where(table["scheme"] == "gcc", sel.lam_enc, np.nan)
             table["lam_dec"] = np.where(table["scheme"] == "gcc", sel.lam_dec, np.nan)
-            for column, value in _selection_columns(sel).items():
+            for column, value in selection_columns(sel).items():
                 table[column] = [value if scheme == "gcc" else None for scheme in table["scheme"]]
             frames.append(table)
     out = pd.concat(frames, ignore_index=True)
@@ -115,7 +116,7 @@ def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequen
     chosen = list(dict.fromkeys(models))
     splits = {m: Splits.of(prepared[m]["splits"]) for m in chosen}
     for m in chosen:
-        _check_pool_sizes(splits[m], [Setting(n_inputs, n_inputs, 0)], "n_inputs", n_inputs, "run_sweeps")
+        check_pool_sizes(splits[m], [Setting(n_inputs, n_inputs, 0)], "n_inputs", n_inputs, "run_sweeps")
     return pd.concat([_bernoulli_sweep(prepared[m]["f"], splits[m], m, n_inputs, n_workers, p_values, trials, seed,
                                        lam_grid, tune_trials, dataset=dataset_of(prepared[m], splits[m]))
                       for m in chosen], ignore_index=True)

@@ -18,31 +18,18 @@ References
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..codes import LABELS, canonical, make_many
+from ..codes import LABELS
 from ..validation import SEED, Interval, ListOf, Options, invalid, validate, validate_params
-from ..dnn._checks import (COLUMNS, GRID, LEVEL, PREPARED, REGIMES, SCHEMES, TEST_SPLITS, TEXT, TRIALS, Frame, Setting,
-                           Splits)
+from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, REGIMES, SCHEMES, TEXT, TRIALS, Frame, Setting, Splits
+from .dnn_runs import (COMPARED_SCHEMES, EXTEND, LAMBDA_COLUMNS, LAMBDA_GRID, check_pool_sizes, dataset_of,
+                       middle_stragglers, scheme_pair, split_getter, tuned_runs)
 
-__all__ = ["LAMBDA_GRID", "EXTEND", "require_interior", "COMPARED_SCHEMES", "HIGHER_IS_BETTER", "METRIC_LABELS",
-           "LAMBDA_COLUMNS", "split_getter", "run_sweeps",
-           "compare_schemes", "scheme_pair", "dataset_of", "plot_sweep", "lambda_pivot"]
-
-#: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
-#: decade (so "off by x10" is one grid step). On [-1, 1] with tens of points the eq. (4) penalty
-#: already smooths visibly at 1e-8, so the grid of gcc.tuning (1e-8 .. 1) would only probe
-#: over-smoothed codes here.
-LAMBDA_GRID = (0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)
-
-#: Grid steps (decades) the tuning may add beyond each edge of each grid
-#: (:func:`gcc.tuning.select_lambdas`' ``extend``) until every choice is interior.
-EXTEND = 6
-
-#: The schemes the DNN experiments compare (keys of :data:`gcc.codes.SCHEMES`).
-COMPARED_SCHEMES = ("gcc", "bacc", "bspline")
+__all__ = ["LAMBDA_GRID", "EXTEND", "COMPARED_SCHEMES", "LAMBDA_COLUMNS", "HIGHER_IS_BETTER", "METRIC_LABELS",
+           "split_getter", "require_interior", "run_sweeps", "compare_schemes", "plot_sweep", "lambda_pivot"]
 
 #: Metrics where larger is better (the rest are losses).
 HIGHER_IS_BETTER = ("relacc", "accuracy")
@@ -50,52 +37,6 @@ HIGHER_IS_BETTER = ("relacc", "accuracy")
 #: Axis labels of the metrics of the harness tables.
 METRIC_LABELS = {"relacc": "RelAcc", "loss": "loss (eq. 1)", "rmse_norms": "RMSE (mean of norms)",
                  "rmse_rms": "RMSE (root mean square)"}
-
-#: Columns of a lambdas table (one row per tuned (model, regime, S)).
-LAMBDA_COLUMNS = ["model", "dataset", "regime", "stragglers", "lam_enc", "lam_dec", "n_workers", "n_inputs",
-                  "received", "tuned_at", "validation_loss", "lam_enc_edge", "lam_dec_edge", "grid_points",
-                  "lam_enc_tol", "lam_dec_tol"]
-
-#: Columns put first in the results tables.
-_FRONT = ["model", "dataset", "regime", "scheme", "n_workers", "n_inputs", "stragglers", "trial", "loss", "relacc"]
-_EDGES = ("lam_enc_edge", "lam_dec_edge", "grid_points", "lam_enc_tol", "lam_dec_tol")
-
-
-def _batch_source(x, y, n_inputs: int) -> Callable:
-    """A data source for :func:`gcc.harness.run_trials`, ``(rng, trial) -> (x_batch, y_batch)``: K distinct
-    images per trial, drawn from the harness's per-trial generator (the same batch for every scheme and S)."""
-    x, y = np.asarray(x), np.asarray(y, dtype=np.int64)
-
-    def source(rng, trial):
-        idx = rng.choice(len(x), size=n_inputs, replace=False)
-        return x[idx], y[idx]
-
-    return source
-
-
-def _tune(f, splits: Splits, n_inputs: int, n_workers: int, stragglers: int, lam_grid, trials: int, seed: int,
-          straggler_model=None):
-    """GCC's lambdas by grid search on validation batches (:func:`gcc.tuning.select_lambdas`, the grid extended
-    by up to :data:`EXTEND` steps beyond each edge), at S random stragglers or under ``straggler_model``."""
-    from ..codes import make
-    from ..stragglers import FixedCount
-    from ..tuning import select_lambdas
-
-    grid = LAMBDA_GRID if lam_grid is None else lam_grid
-    return select_lambdas(lambda le, ld: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld), f,
-                          _batch_source(splits.x_val, splits.y_val, n_inputs),
-                          straggler_model or FixedCount(int(stragglers)), lam_enc_grid=grid, lam_dec_grid=grid,
-                          trials=trials, seed=seed, metric="loss", extend=EXTEND)
-
-
-def _selection_columns(sel) -> dict:
-    """The edge columns of a lambdas-table row of one selection, and its tolerant optima."""
-    from ..tuning import tolerant_optimum
-
-    return {"lam_enc_edge": sel.enc_edge, "lam_dec_edge": sel.dec_edge,
-            "grid_points": len(sel.lam_enc_grid) * len(sel.lam_dec_grid),
-            "lam_enc_tol": tolerant_optimum(sel.table, "enc"), "lam_dec_tol": tolerant_optimum(sel.table, "dec")}
-
 
 @validate_params({"lambdas": Frame(("lam_enc_edge", "lam_dec_edge")), "name": TEXT})
 def require_interior(lambdas, name: str = "lambdas") -> None:
@@ -108,111 +49,6 @@ def require_interior(lambdas, name: str = "lambdas") -> None:
     from ..tuning import require_interior as check
 
     check(lambdas.reset_index(drop=True), "require_interior", name)
-
-
-def _run_config(f, splits: Splits, setting: Setting, trials: int, seed: int, lam_enc: float, lam_dec: float,
-                schemes: Sequence[str], extra_columns: Mapping[str, Any]):
-    """The schemes at one (N, K, S) (:func:`gcc.harness.run_trials`), with GCC's ``lam_enc``/``lam_dec``
-    (NaN for the other schemes) and ``extra_columns``."""
-    from ..harness import run_trials
-    from ..stragglers import FixedCount
-
-    # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
-    lams = {"lam_enc": lam_enc, "lam_dec": lam_dec} if "gcc" in schemes else {}
-    out = run_trials(make_many(schemes, setting.n_inputs, setting.n_workers, **lams), f,
-                     _batch_source(splits.x_test, splits.y_test, setting.n_inputs), FixedCount(setting.stragglers),
-                     trials=trials, seed=seed, extra_columns=dict(extra_columns))
-    out["lam_enc"] = np.where(out["scheme"] == "gcc", lam_enc, np.nan)
-    out["lam_dec"] = np.where(out["scheme"] == "gcc", lam_dec, np.nan)
-    return out
-
-
-@validate_params({"splits": TEST_SPLITS})
-def split_getter(splits) -> Callable[[str], Any]:
-    """``get(name)`` for ``x_val, y_val, x_test, y_test`` of an :class:`~gcc.dnn.data.ImageData` or a mapping.
-
-    Parameters
-    ----------
-    splits : gcc.dnn.data.ImageData or mapping
-        Holds at least ``x_test`` and ``y_test``.
-
-    Returns
-    -------
-    callable ``get(name)``
-    """
-    return lambda key: getattr(splits, key)
-
-
-def _lambdas_at(lambdas, model: str, setting: Setting):
-    """The row of ``lambdas`` for (model, N, K, S), or None."""
-    if lambdas is None:
-        return None
-    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == setting.n_workers)
-                  & (lambdas["n_inputs"] == setting.n_inputs) & (lambdas["stragglers"] == setting.stragglers)]
-    return None if hit.empty else hit.iloc[0]
-
-
-def dataset_of(entry: Mapping, splits: Splits) -> str:
-    """The ``dataset`` column of a prepared network: its ``info["dataset"]``, else its splits' name."""
-    dataset = entry["info"].get("dataset")
-    return dataset if dataset is not None else splits.name
-
-
-def _middle(s_values: Sequence[int]) -> int:
-    """The S at which ``tuning="single"`` tunes: the middle positive S of the sweep (0 if none)."""
-    positive = [int(s) for s in s_values if s > 0] or [0]
-    return positive[len(positive) // 2]
-
-
-def _check_pool_sizes(splits: Splits, settings, arg: str, value, owner: str) -> None:
-    """Every K within the validation and test pools."""
-    for st in settings:
-        for key in ("x_val", "x_test"):
-            if st.n_inputs > len(getattr(splits, key)):
-                raise invalid(arg, owner, f"settings with K <= the images in {key} ({len(getattr(splits, key))})",
-                              value, f"K = {st.n_inputs}")
-
-
-def _tuned_runs(f, model: str, splits: Splits, settings: Sequence[Setting], trials: int, seed: int, lam_grid,
-                tune_trials: int, schemes, dataset: str, tune_at: Mapping[str, int] | None = None, lambdas=None,
-                reuse: bool = False):
-    """Per setting: GCC's lambdas (the row of ``lambdas``, else tuned on validation batches at the setting's S,
-    or once per regime at ``tune_at[regime]``), then every scheme on test batches. Returns the results, the
-    lambdas rows (with ``reused`` when ``reuse``) and the grid tables."""
-    import pandas as pd
-
-    frames, chosen, tables, selections = [], [], [], {}
-    for st in settings:
-        at = tune_at[st.regime] if tune_at is not None else st.stragglers
-        row = _lambdas_at(lambdas, model, st)
-        if row is None:
-            key = (st.regime, st.n_workers, st.n_inputs, at)
-            if key not in selections:
-                sel = selections[key] = _tune(f, splits, st.n_inputs, st.n_workers, at, lam_grid, tune_trials,
-                                              seed + 1000)
-                table = sel.table.copy()
-                for i, (column, value) in enumerate((("model", model), ("dataset", dataset), ("regime", st.regime),
-                                                     ("stragglers", at))):
-                    table.insert(i, column, value)
-                table["n_workers"], table["n_inputs"] = st.n_workers, st.n_inputs
-                tables.append(table)
-            sel = selections[key]
-            lam_enc, lam_dec, score, edges = sel.lam_enc, sel.lam_dec, sel.score, _selection_columns(sel)
-        else:
-            lam_enc, lam_dec, score = float(row["lam_enc"]), float(row["lam_dec"]), np.nan
-            edges = {c: row[c] if c in row.index else np.nan for c in _EDGES}
-        chosen.append({"model": model, "dataset": dataset, "regime": st.regime, "stragglers": st.stragglers,
-                       "lam_enc": lam_enc, "lam_dec": lam_dec, "n_workers": st.n_workers, "n_inputs": st.n_inputs,
-                       "received": st.received, "tuned_at": at, "validation_loss": score, **edges,
-                       **({"reused": row is not None} if reuse else {})})
-        frames.append(_run_config(f, splits, st, trials, seed, lam_enc, lam_dec, schemes,
-                                  {"model": model, "dataset": dataset, "regime": st.regime}))
-    results = pd.concat(frames, ignore_index=True)
-    front = [c for c in _FRONT if c in results.columns]
-    results = results[front + [c for c in results.columns if c not in front]]
-    columns = LAMBDA_COLUMNS + (["reused"] if reuse else [])
-    grid = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    return results, pd.DataFrame(chosen, columns=columns), grid
 
 
 @validate_params({"prepared": PREPARED, "regimes": REGIMES, "trials": TRIALS, "seed": SEED, "lam_grid": GRID,
@@ -273,12 +109,12 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
         if not any(n - s >= 2 for s in s_values):
             raise invalid("stragglers", owner, "a mapping regime -> numbers of stragglers S with N - S >= 2",
                           dict(stragglers), f"no S of regime {regime!r} leaves two workers")
-    tune_at = {r: _middle([st.stragglers for st in settings if st.regime == r]) for r in regimes} \
+    tune_at = {r: middle_stragglers([st.stragglers for st in settings if st.regime == r]) for r in regimes} \
         if tuning == "single" else None
     splits = {name: Splits.of(p["splits"]) for name, p in prepared.items()}
     for name in prepared:
-        _check_pool_sizes(splits[name], settings, "regimes", regimes, owner)
-    outs = [_tuned_runs(p["f"], name, splits[name], settings, trials, seed, lam_grid, tune_trials, schemes,
+        check_pool_sizes(splits[name], settings, "regimes", regimes, owner)
+    outs = [tuned_runs(p["f"], name, splits[name], settings, trials, seed, lam_grid, tune_trials, schemes,
                         dataset_of(p, splits[name]), tune_at) for name, p in prepared.items()]
     return tuple(pd.concat([o[i] for o in outs], ignore_index=True) for i in range(3))
 
@@ -354,18 +190,6 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
              "significant": bool(ci["ci_high"] < 0 or ci["ci_low"] > 0)}
             for ci, (am, bm) in zip(paired.to_dict("records"), means)]
     return pd.DataFrame(rows)
-
-
-def scheme_pair(table, scheme, baseline, owner: str, table_name: str = "results") -> tuple[str, str]:
-    """Two different schemes (keys or aliases) of ``table["scheme"]``, as their canonical keys."""
-    scheme, baseline = canonical(scheme, owner, "scheme"), canonical(baseline, owner, "baseline")
-    present = set(table["scheme"])
-    for arg, key in (("scheme", scheme), ("baseline", baseline)):
-        if key not in present:
-            raise invalid(arg, owner, f"a scheme of {table_name} ({', '.join(sorted(map(str, present)))})", key)
-    if scheme == baseline:
-        raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
-    return scheme, baseline
 
 
 @validate_params({"results": Frame(("regime", "model", "scheme", "stragglers", "n_workers", "n_inputs")),

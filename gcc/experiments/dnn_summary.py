@@ -20,8 +20,8 @@ import numpy as np
 from ..validation import SEED, Interval, NoneOr, Rejected, invalid, validate, validate_params
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, SCHEMES, TRIALS, As, Frame, Setting, Splits
 from .dnn_models import family_of
-from .dnn_stragglers import (COMPARED_SCHEMES, METRIC_LABELS, _check_pool_sizes, _tuned_runs, dataset_of,
-                             scheme_pair)
+from .dnn_runs import COMPARED_SCHEMES, check_pool_sizes, dataset_of, scheme_pair, tuned_runs
+from .dnn_stragglers import METRIC_LABELS
 
 __all__ = ["PAPER_IMPROVEMENT", "CONFIG_SOURCES", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS",
            "run_tables", "summary_table", "wide_summary", "improvement_intervals", "quoted_values",
@@ -100,8 +100,8 @@ def run_tables(prepared, configs, trials: int, seed: int, lam_grid=None,
                               "a sequence with every prepared family", dict(configs), f"no entry for {family!r}")
             mine = configs[family]
         per_model[name], splits[name] = validate(mine, CONFIGS, "configs", owner), Splits.of(p["splits"])
-        _check_pool_sizes(splits[name], per_model[name], "configs", configs, owner)
-    outs = [_tuned_runs(p["f"], name, splits[name], per_model[name], trials, seed, lam_grid, tune_trials, schemes,
+        check_pool_sizes(splits[name], per_model[name], "configs", configs, owner)
+    outs = [tuned_runs(p["f"], name, splits[name], per_model[name], trials, seed, lam_grid, tune_trials, schemes,
                         dataset_of(p, splits[name]), lambdas=lambdas, reuse=True) for name, p in prepared.items()]
     return (pd.concat([o[0] for o in outs], ignore_index=True),
             pd.concat([o[1] for o in outs], ignore_index=True))
