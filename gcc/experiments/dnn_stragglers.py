@@ -1,12 +1,10 @@
-"""Deep networks under stragglers: RelAcc and loss against S (the paper's Figs. 3 and 4), and the
-runners every DNN experiment shares.
+"""Deep networks under stragglers: RelAcc and loss against S (the paper's Figs. 3 and 4).
 
 The workers compute f = the softmax output of a trained classifier (:mod:`gcc.dnn`, set up by
 :func:`gcc.experiments.dnn_models.prepare_models`) on their coded images. For each (model, regime,
 S), :func:`run_sweeps` chooses GCC's lambdas on validation batches (the paper's protocol: its
-App. E, Table 3, lists the optimum per S) and simulates the schemes on test batches
-(:func:`gcc.harness.run_trials`: identical inputs and straggler sets for every scheme of a trial);
-:func:`gcc.experiments.dnn_summary.run_tables` does the same for Table 1.
+App. E, Table 3, lists the optimum per S) and simulates the schemes on test batches (the runners
+of :mod:`gcc.experiments.dnn_runs`); :func:`compare_schemes` pairs GCC and BACC per cell.
 
 References
 ----------
@@ -38,6 +36,7 @@ HIGHER_IS_BETTER = ("relacc", "accuracy")
 METRIC_LABELS = {"relacc": "RelAcc", "loss": "loss (eq. 1)", "rmse_norms": "RMSE (mean of norms)",
                  "rmse_rms": "RMSE (root mean square)"}
 
+
 @validate_params({"lambdas": Frame(("lam_enc_edge", "lam_dec_edge")), "name": TEXT})
 def require_interior(lambdas, name: str = "lambdas") -> None:
     """Fail (the library's ValueError) when a tuned lambda of a lambdas table sits on an edge of its grid.
@@ -58,10 +57,9 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
                tune_trials: int = 10, tuning: str = "per_s", schemes: Sequence[str] = COMPARED_SCHEMES):
     """RelAcc and loss against the number of stragglers S for every prepared network (Figs. 3 and 4).
 
-    For each network, regime (N, K) and S: choose GCC's lambdas by grid search on validation
-    batches (:func:`gcc.tuning.select_lambdas`, the grid extended beyond an edge choice by up to
-    :data:`EXTEND` decades), then simulate every scheme on test batches. Trial t has the same input batch for every S and scheme; at each (S, t) every scheme sees
-    the same straggler set.
+    For each network, regime (N, K) and S: GCC's lambdas by grid search on validation batches
+    (:func:`gcc.experiments.dnn_runs.tune_lambdas`), then every scheme on test batches. Trial t has
+    the same input batch for every S and scheme, and at each (S, t) the same straggler set.
 
     Parameters
     ----------
