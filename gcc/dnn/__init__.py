@@ -1,11 +1,6 @@
 """Deep networks as the workers' function: data, models, training, inference (the paper's Section 4).
 
-Needs the ``dnn`` extra (torch, torchvision, timm, scikit-learn: ``pip install gcc-companion[dnn]``)
-and is therefore not imported by ``import gcc``. Submodules: :mod:`~gcc.dnn.formats` (IDX, CIFAR-10
-and image-folder readers), :mod:`~gcc.dnn.data` (Fashion-MNIST and the fallback digits in fixed
-splits), :mod:`~gcc.dnn.models` (LeNet-5, RepVGG, ViT, any timm model), :mod:`~gcc.dnn.training`
-(seeded training with a weight cache), :mod:`~gcc.dnn.inference` (f = the softmax output). The
-experiments built on it are the ``dnn_*`` modules of :mod:`gcc.experiments`.
+Needs the ``dnn`` extra (torch, torchvision, timm, scikit-learn), so ``import gcc`` does not load it.
 """
 import importlib.util as _util
 import os as _os

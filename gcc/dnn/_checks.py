@@ -1,8 +1,6 @@
-"""Argument constraints of :mod:`gcc.dnn` and of the DNN experiments, and their structured arguments.
+"""Argument constraints of :mod:`gcc.dnn` and the DNN experiments, and the frozen :class:`Splits` and :class:`Setting`.
 
-:class:`Splits` (the images a runner draws from) and :class:`Setting` (one (N, K, S)) are frozen
-dataclasses built at the boundary by :class:`As` constraints. Torch is imported only where a check
-needs it, so the experiments import this module without loading torch. No check changes a number.
+Torch is imported only where a check needs it, so the experiments import this module without torch.
 """
 from __future__ import annotations
 
@@ -179,10 +177,7 @@ class As(Constraint):
 
 @dataclass(frozen=True)
 class Splits:
-    """The images a runner draws its batches from: test (and validation) images with their int labels.
-
-    Built from a :class:`gcc.dnn.data.ImageData` or a mapping with the same keys by :meth:`of`.
-    """
+    """The images a runner draws its batches from (:meth:`of` an ImageData or a mapping)."""
 
     x_test: Any
     y_test: Any

@@ -1,13 +1,8 @@
 """Data sets for the DNN experiments: Fashion-MNIST by default, the digits as the fallback.
 
-:func:`load_images` reads Fashion-MNIST (Debian's ``dataset-fashion-mnist``, installed by ``make
-fashion-mnist``), MNIST or any MNIST-format folder, CIFAR-10's python batches, or scikit-learn's
-1,797 8x8 digits (upscaled). ``load_images("auto")`` falls back to the digits when Fashion-MNIST is
-absent, warns, and marks the data ``fallback=True`` so that every DNN page shows :func:`data_banner`;
-a folder that exists but is broken raises (:mod:`gcc.dnn.formats` names the file). Every data set
-has three fixed splits: the official test set, a seeded validation split held out of the training
-set (never trained on; it supplies the batches on which the lambdas are cross-validated) and the
-rest; images are normalised per channel with the training split's mean and standard deviation.
+:func:`load_images` reads Fashion-MNIST, MNIST-format folders, CIFAR-10 or scikit-learn's digits
+(the fallback, shown by :func:`data_banner`) into three fixed splits (test, a seeded validation
+split held out of training, train), normalised with the training split's per-channel statistics.
 """
 from __future__ import annotations
 
@@ -58,18 +53,17 @@ class ImageData:
     Attributes
     ----------
     name : str
-        ``"fashion-mnist"``, ``"mnist"``, ``"cifar10"``, ``"digits"`` or a folder's name; the
-        ``dataset`` column of every DNN table.
+        The ``dataset`` column of every DNN table.
     x_train, x_val, x_test : numpy.ndarray, shape (n, C, H, W), float32
         Images, normalised with the training split's per-channel mean and standard deviation.
     y_train, y_val, y_test : numpy.ndarray, shape (n,), int64
-        Labels 0..n_classes-1.
+        Labels.
     mean, std : tuple of float
         The per-channel normalisation constants (of images scaled to [0, 1]).
     classes : tuple of str
         Class names in label order.
     source : str
-        Where the images came from (a folder, or scikit-learn).
+        Where the images came from.
     fallback : bool
         True when these are the digits because Fashion-MNIST was not found.
     """
@@ -175,12 +169,7 @@ def _hold_out(n: int, val_size: int, split_seed: int, owner: str) -> tuple[np.nd
 
 
 def fashion_mnist_folder() -> Path | None:
-    """Where Fashion-MNIST is: ``$GCC_FASHION_MNIST`` when set, else the first existing :data:`FASHION_MNIST_DIRS`.
-
-    A ``$GCC_FASHION_MNIST`` that names no folder is returned as it is, so that reading it fails
-    with a message naming it (a folder the user named never falls back silently). None when the
-    variable is unset and no default folder exists.
-    """
+    """Fashion-MNIST's folder: ``$GCC_FASHION_MNIST`` (as given), else the first existing default, else None."""
     env = os.environ.get("GCC_FASHION_MNIST")
     if env:
         return Path(env)
@@ -213,7 +202,7 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
     split_seed : int
         Seed of that hold-out.
     classes : sequence of str, optional
-        Class names; default ``"0"`` .. ``"9"`` (Fashion-MNIST's names for that data set).
+        Class names; default ``"0"`` .. ``"9"``.
 
     Returns
     -------
@@ -222,9 +211,8 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
 
     Raises
     ------
-    FileNotFoundError, ValueError
-        From :mod:`gcc.dnn.formats` for a missing, truncated or wrong file; ValueError when the
-        images and labels of a split disagree in number or the images are not (n, H, W) uint8.
+    FileNotFoundError
+        For a missing file (named in the message).
     """
     files = find_idx_files(folder)
     arrays = {key: read_idx(path, ndim=3 if key[1] == "images" else 1) for key, path in files.items()}
@@ -255,13 +243,7 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
 
 @validate_params({"folder": PATH, "val_size": _VAL_SIZE, "split_seed": SEED})
 def load_cifar10(folder, val_size: int = 5000, split_seed: int = 0) -> ImageData:
-    """CIFAR-10's python batches (:func:`gcc.dnn.formats.read_cifar10`) as normalised splits.
-
-    Returns
-    -------
-    ImageData
-        Images (n, 3, 32, 32) float32; ``val_size`` of the 50,000 training images held out.
-    """
+    """CIFAR-10's python batches as normalised splits, ``val_size`` training images held out."""
     raw = read_cifar10(folder)
     x_all = raw["x_train"].astype(np.float32) / 255.0
     train, val = _hold_out(len(raw["y_train"]), val_size, split_seed, "load_cifar10")
@@ -299,11 +281,9 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     Parameters
     ----------
     size : int
-        Side of the output images (8 keeps the original resolution; 28 matches Fashion-MNIST,
-        so the same networks run on the fallback).
+        Side of the output images (28 matches Fashion-MNIST).
     split_seed : int
-        Seed of the stratified train / validation / test split. The split is fixed by it,
-        so every model and every notebook sees the same test images.
+        Seed of the stratified train / validation / test split.
     splits : tuple of three floats
         Fractions (train, validation, test), summing to 1.
     fallback : bool
@@ -312,12 +292,11 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     Returns
     -------
     ImageData
-        ``name="digits"``, images of shape (n, 1, size, size), float32, and int64 labels.
+        ``name="digits"``, images (n, 1, size, size) float32.
 
     References
     ----------
-    .. [1] E. Alpaydin and C. Kaynak, "Optical Recognition of Handwritten Digits", UCI
-       Machine Learning Repository, 1998 (the data of ``sklearn.datasets.load_digits``).
+    .. [1] E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI repository, 1998.
     """
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
@@ -366,13 +345,9 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     Parameters
     ----------
     dataset : {"auto", "fashion-mnist", "mnist", "digits", "cifar10"} or a folder path
-        ``"auto"``: Fashion-MNIST (:func:`fashion_mnist_folder`) when present, else the digits
-        upscaled to 28x28 with ``fallback=True`` and a warning (the only fallback).
-        ``"fashion-mnist"``: Fashion-MNIST or an error. ``"mnist"`` and ``"cifar10"`` need
-        ``folder``. A path: an MNIST-format folder, or CIFAR-10's ``cifar-10-batches-py``.
+        ``"auto"``: Fashion-MNIST when present, else the digits at 28x28 with a warning.
     folder : str or pathlib.Path, optional
-        The folder of ``"mnist"``, ``"cifar10"`` (or of ``"fashion-mnist"``, overriding the
-        search).
+        The folder of ``"mnist"`` and ``"cifar10"`` (or of ``"fashion-mnist"``).
     val_size : int
         Training images held out as the validation split (MNIST format and CIFAR-10).
     split_seed : int
@@ -386,8 +361,6 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     ------
     FileNotFoundError
         If a named data set or folder is missing (nothing falls back then).
-    ValueError
-        For an unknown name, or a broken file (named in the message).
     """
     if dataset not in DATASETS and (folder is None and Path(dataset).is_dir()):
         dataset, folder = "folder", dataset
@@ -424,18 +397,14 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
                   "batch_size": Interval(int, 1, None, description="an int in [1, n_images]"),
                   "n_batches": Interval(int, 1, None), "seed": SEED})
 def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> np.ndarray:
-    """Indices of ``n_batches`` batches of ``batch_size`` distinct images each.
-
-    Each batch is one coded-computing round: the K inputs x_1..x_K the master encodes.
-    Images are drawn without replacement inside a batch (a batch never holds a duplicate,
-    which would make two data points identical) and independently across batches.
+    """Indices of ``n_batches`` batches of ``batch_size`` distinct images each (one coded round each).
 
     Parameters
     ----------
     n_images : int
         Size of the pool (e.g. the test split).
     batch_size : int
-        K, the number of inputs per round.
+        K, the inputs per round, at most ``n_images``.
     n_batches : int
         Number of rounds.
     seed : int

@@ -1,9 +1,7 @@
 """f = the softmax output of a trained classifier, as a batched function on coded inputs.
 
-Every worker applies the same network to its coded image and returns "the output of the last
-softmax layer" (the paper), so f: R^{C×H×W} → R^m. :class:`SoftmaxFunction` evaluates f on a whole
-batch of coded inputs at once (N workers in one call), type-preserving (numpy in, numpy out; a
-tensor stays on its device), on the best available device (:func:`best_device`).
+:class:`SoftmaxFunction` evaluates f: R^{C×H×W} → R^m on a batch of coded inputs at once,
+numpy in, numpy out (a tensor stays on its device), on :func:`best_device`.
 """
 from __future__ import annotations
 
@@ -26,18 +24,16 @@ __all__ = ["best_device", "SoftmaxFunction"]
 
 
 def best_device(prefer: str | torch.device | None = None) -> torch.device:
-    """The device to run a model on: ``prefer`` if given, else CUDA, MPS, CPU (first available).
+    """The device to run a model on: ``prefer``, else ``$GCC_DEVICE``, else CUDA, MPS, CPU (first available).
 
     Parameters
     ----------
     prefer : str or torch.device, optional
-        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"`` or ``"auto"``/None for the automatic choice.
-        The environment variable ``GCC_DEVICE`` overrides the automatic choice.
+        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"`` or ``"auto"``/None; one this machine has.
 
     Returns
     -------
     torch.device
-        Refused (the library's ValueError): a ``prefer`` or ``$GCC_DEVICE`` this machine lacks.
 
     Examples
     --------
@@ -66,20 +62,13 @@ class SoftmaxFunction:
     Parameters
     ----------
     model : torch.nn.Module
-        A classifier returning logits of shape (B, m). It is moved to ``device`` and put in
-        eval mode (dropout off, batch-norm statistics frozen).
+        A classifier returning logits (B, m); moved to ``device`` and put in eval mode.
     device : str or torch.device, optional
         Where the forward pass runs; default :func:`best_device`.
     input_shape : tuple of int, optional
-        Shape of one image, e.g. (1, 28, 28). When given, inputs of shape (B, prod(input_shape))
-        are reshaped to (B, *input_shape), so flattened coded vectors work too.
+        Shape of one image; inputs (B, prod(input_shape)) are reshaped to (B, *input_shape).
     max_batch : int
-        Largest chunk per forward pass (bounds memory for large N on a GPU).
-
-    Notes
-    -----
-    ``f(X)`` with X of shape (B, *input_shape) returns (B, m) probability vectors, computed under
-    ``torch.no_grad`` in the model's dtype and cast back to the input's dtype and device.
+        Largest chunk per forward pass.
 
     Examples
     --------
@@ -117,16 +106,7 @@ class SoftmaxFunction:
 
     @torch.no_grad()
     def forward_tensor(self, x: torch.Tensor) -> torch.Tensor:
-        """Softmax probabilities (B, m) of a tensor already on ``self.device`` in the model's dtype.
-
-        Parameters
-        ----------
-        x : torch.Tensor, shape (B, *input_shape) or (B, prod(input_shape)), B >= 1
-
-        Returns
-        -------
-        torch.Tensor, shape (B, m)
-        """
+        """Softmax probabilities (B, m) of a tensor already on ``self.device`` in the model's dtype."""
         owner = "SoftmaxFunction.forward_tensor"
         if not isinstance(x, torch.Tensor) or not x.is_floating_point():
             raise invalid("x", owner, "a floating-point torch.Tensor (use SoftmaxFunction(x) for arrays)", x)
@@ -153,18 +133,16 @@ class SoftmaxFunction:
         return out
 
     def __call__(self, x: Any):
-        """Evaluate f on a batch.
+        """Evaluate f on a real batch (B, *input_shape) or (B, prod(input_shape)).
 
         Parameters
         ----------
-        x : numpy.ndarray or torch.Tensor, shape (B, *input_shape) or (B, prod(input_shape)), B >= 1
-            Real numbers (complex values are refused: a network's input is real).
+        x : numpy.ndarray or torch.Tensor
 
         Returns
         -------
         Same type as ``x``, shape (B, m)
-            Probabilities; dtype (and device, for tensors) as ``x`` when ``x`` is floating point,
-            else float32.
+            Probabilities; dtype and device as ``x`` when it is floating point, else float32.
         """
         owner = "SoftmaxFunction"
         arr = real_tensor(x, "x", owner, min_ndim=2 if self.input_shape is not None else 1)

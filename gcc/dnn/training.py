@@ -1,12 +1,8 @@
 """Seeded, deterministic training with an on-disk weight cache.
 
-A trained model is identified by its cache key (:func:`cache_key`: configuration, recipe with the
-thread count, data, seed, ``gcc`` and torch versions); training the same key twice gives
-bit-identical weights on the same machine and thread count, and the second call loads them. The
-cache (``$GCC_MODEL_CACHE``, else ``<repo>/_build/cache/models``) holds per key ``<key>.pt`` (the
-state dict, a RepVGG in its training form), ``<key>.pt.sha256`` (its checksum, verified before every
-load: a damaged file is an error naming it) and ``<key>.json`` (accuracies and training time, checked
-too). An entry without a checksum (written before checksums existed) loads and gets one.
+A model is identified by :func:`cache_key`; the cache (``$GCC_MODEL_CACHE``, else
+``<repo>/_build/cache/models``) holds per key ``<key>.pt`` (the state dict), ``<key>.pt.sha256``
+(its checksum, verified before every load) and ``<key>.json`` (accuracies and training time).
 """
 from __future__ import annotations
 
@@ -95,24 +91,23 @@ class TrainedModel:
     model : torch.nn.Module
         The network in its inference form (RepVGG deployed), in eval mode, on the CPU.
     name : str
-        Short name used in result tables (``"lenet5"``, ``"repvgg"``, ``"vit"``, a timm name ...).
+        Name in result tables.
     config, recipe : dict
         Model configuration and training recipe.
     seed : int
         Training seed.
     key : str
-        Cache key (SHA-256 hex digest).
+        Cache key.
     test_accuracy, val_accuracy, train_accuracy : float
-        Top-1 accuracies of the uncoded model on the test and validation splits and on the first
-        :data:`TRAIN_ACCURACY_IMAGES` training images.
+        Top-1 accuracies (train: on the first :data:`TRAIN_ACCURACY_IMAGES` images).
     train_seconds : float
-        Wall-clock training time when the weights were produced (not of a cache hit).
+        Wall-clock training time when the weights were produced.
     cache_hit : bool
         True when the weights came from the cache.
     n_parameters : int
         Parameters of the inference form.
     extra : dict
-        ``data`` (the data set's name), ``threads``, ``device``, ``n_parameters_train``.
+        ``data``, ``threads``, ``device``, ``n_parameters_train``.
     """
 
     model: nn.Module
@@ -164,22 +159,20 @@ def cache_dir() -> Path:
 
 @validate_params({"config": MAPPING, "recipe": MAPPING, "data_id": InstanceOf(str, "a str"), "seed": SEED})
 def cache_key(config: Mapping[str, Any], recipe: Mapping[str, Any], data_id: str, seed: int) -> str:
-    """SHA-256 of everything that determines the trained weights (and their cached accuracies).
+    """SHA-256 of everything that determines the trained weights, with the ``gcc`` and torch versions.
 
     Parameters
     ----------
     config, recipe : mapping
         Model configuration and training recipe.
     data_id : str
-        Identifies the training data (e.g. ``"digits16-split0"``).
+        Identifies the training data.
     seed : int
         Training seed.
 
     Returns
     -------
     str
-        Hex digest. It also covers the ``gcc`` version and torch's major.minor version, so a new
-        release (which may change the recipe's code) never reuses stale weights.
     """
     from gcc import __version__
 
@@ -212,14 +205,14 @@ def _deterministic(seed: int, threads: int | None):
 @torch.no_grad()
 @validate_params({"model": MODULE, "batch_size": Interval(Integral, 1, None)})
 def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
-    """Top-1 accuracy of ``model`` on images ``x`` with labels ``y``.
+    """Top-1 accuracy of ``model`` on images ``x`` with labels ``y`` (NaN when a logit is not finite).
 
     Parameters
     ----------
     model : torch.nn.Module
-        A classifier returning logits of shape (B, m); put in eval mode.
-    x : array_like or torch.Tensor, shape (n, C, H, W), n >= 1
-        Images (cast to the model's dtype, on its device).
+        A classifier returning logits of shape (B, m).
+    x : array_like or torch.Tensor, shape (n, C, H, W)
+        Images.
     y : array_like of int, shape (n,)
         Labels in [0, m).
     batch_size : int
@@ -228,8 +221,6 @@ def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
     Returns
     -------
     float
-        The fraction of images whose largest logit is their label; NaN when a logit is NaN or
-        infinite (no class is guessed from a non-finite output).
 
     Examples
     --------
@@ -325,33 +316,25 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     x_train, y_train, x_val, y_val, x_test, y_test : array_like
         Images (n, C, H, W) and labels (n,) of the three splits.
     name : str, optional
-        Name in result tables; defaults to ``config["arch"]``.
+        Name in result tables; default ``config["arch"]``.
     recipe : mapping, optional
-        Training recipe (``epochs``, ``lr``, ``batch_size``, ``weight_decay``, ``label_smoothing``,
-        ``warmup_epochs``, ``train_images``); missing keys come from :data:`DEFAULT_RECIPES` and
-        :data:`MODEL_RECIPES`.
+        Entries of :data:`RECIPE_ENTRIES`; missing ones from :data:`DEFAULT_RECIPES`, :data:`MODEL_RECIPES`.
     seed : int
         Seeds the initialisation, batch order and the images of each epoch.
     data_id : str
-        Identifies the data in the cache key (:attr:`gcc.dnn.data.ImageData.data_id`); two data
-        sets must not share an id.
+        Identifies the data in the cache key; two data sets must not share an id.
     use_cache : bool
         Load the weights when cached and store them after training.
     threads : int, optional
-        Torch CPU threads during training; default the recipe's ``threads`` (1). CPU-trained
-        weights are bit-identical only for the same count, so it is part of the cache key.
+        Torch CPU threads (default the recipe's, 1); part of the cache key.
     device : str or torch.device, optional
-        Training device; default CPU (CPU training is reproducible across machines of the same
-        kind).
+        Training device; default CPU.
     verbose : bool
         Print the loss per epoch.
 
     Returns
     -------
     TrainedModel
-        With the model in its inference form, in eval mode on the CPU. A recipe entry that is not
-        one of :data:`RECIPE_ENTRIES` or outside its range, and a cached checkpoint that does not
-        fit the configuration, are the library's ValueError (naming the file and architecture).
     """
     owner = "train_model"
     for split, x, y in (("train", x_train, y_train), ("val", x_val, y_val), ("test", x_test, y_test)):
@@ -510,16 +493,15 @@ def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe:
     Parameters
     ----------
     name : str
-        A key of :data:`EMBEDDED_MODELS` (``"lenet5"``, ``"repvgg"``, ``"vit"``, ``"repvgg_a0"``,
-        ``"vit_large"``); its recipe adds :data:`MODEL_RECIPES`.
+        A key of :data:`EMBEDDED_MODELS`.
     data : gcc.dnn.data.ImageData, optional
-        Defaults to :func:`gcc.dnn.data.load_images` ``()`` (Fashion-MNIST, else the digits).
+        Default :func:`gcc.dnn.data.load_images` ``()``.
     seed : int
         Training seed.
     recipe, config : mapping, optional
         Overrides of the default recipe / model configuration.
     use_cache, threads, verbose, device
-        See :func:`train_model` (``device="auto"`` trains on the GPU when there is one).
+        As :func:`train_model` (``device="auto"``: the GPU when there is one).
 
     Returns
     -------
