@@ -26,9 +26,10 @@ Imports the core (:mod:`gcc.results`), :data:`gcc.experiments.claims.CLAIM_COLUM
 """
 from __future__ import annotations
 
-import numpy as np
-
 import os
+
+import numpy as np
+import pandas as pd
 
 from gcc import results
 
@@ -60,8 +61,6 @@ def x10_verdict(low: float, high: float, band: tuple = X10_BAND) -> str:
 def claim_rows(rows, notebook: str):
     """Verdict rows (dicts with ``model``) as claims-table rows: ``claim``'s source and statement
     (:data:`DNN_CLAIMS`), GCC's scheme and code, ``counted``, ``notebook``; the claims table's columns."""
-    import pandas as pd
-
     out = [{"claim": r["claim"], "source": DNN_CLAIMS[r["claim"]][2], "function": f"softmax of {r['model']}",
             "code": "gcc", "counted": True, "statement": DNN_CLAIMS[r["claim"]][3], "scheme": "gcc",
             **{k: v for k, v in r.items() if k not in ("claim", "model")}, "notebook": notebook} for r in rows]
@@ -102,8 +101,6 @@ def dnn_claims_table(root=None):
     >>> dnn_claims_table(tempfile.mkdtemp())["verdict"].unique().tolist()
     ['not measured (notebook not run)']
     """
-    import pandas as pd
-
     frames, loaded = [], {}
     for claim, (notebook, table, source, statement) in DNN_CLAIMS.items():
         key = (notebook, table)

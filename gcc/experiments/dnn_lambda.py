@@ -19,7 +19,12 @@ from numbers import Real
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
+from ..codes import make
+from ..harness import run_trials
+from ..stragglers import FixedCount
+from ..summary import summarize
 from ..validation import SEED, Interval, ListOf, Options, Rejected, invalid, validate, validate_params
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
 from .dnn_claims import X10_BAND, claim_rows, x10_verdict
@@ -126,8 +131,6 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
     0   lam_enc         1.0    consistent
     1   lam_dec         5.0  moves with S
     """
-    import pandas as pd
-
     if not any(g > 0 for g in grid):
         raise invalid("grid", "lambda_movement", "a grid with a positive value (the reference of a lambda of 0)", grid)
     for column in ("lam_enc", "lam_dec"):
@@ -164,10 +167,6 @@ def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: 
                       dataset: str = ""):
     """GCC on test batches with one lambda scaled at a time, the other at its optimum (Fig. 6), paired:
     every variant sees the same batches and straggler sets (one :func:`gcc.harness.run_trials` call)."""
-    from ..codes import make
-    from ..harness import run_trials
-    from ..stragglers import FixedCount
-
     n_workers, n_inputs = setting.n_workers, setting.n_inputs
     ref = {"lam_enc": _reference(lam_enc, grid), "lam_dec": _reference(lam_dec, grid)}
     opt = {"lam_enc": lam_enc, "lam_dec": lam_dec}
@@ -194,10 +193,6 @@ def _paired_change(table, variant: str, baseline, metric: str, by: Sequence[str]
     """Percent change of ``metric`` from the rows where ``variant == baseline`` (within each ``by`` group),
     paired by ``trial``: ``by``, ``variant``, ``mean``, ``baseline_mean``, ``change_pct``, ``ci_low``,
     ``ci_high``, ``n``."""
-    import pandas as pd
-
-    from ..summary import summarize
-
     by = list(by)
     base = table[table[variant] == baseline][by + [trial, metric]].rename(columns={metric: "_base"})
     merged = table.merge(base, on=by + [trial])
@@ -232,8 +227,6 @@ def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms
         ``factor``, ``metric``, ``mean``, ``baseline_mean``, ``change_pct``, ``ci_low``,
         ``ci_high``, ``n``, and the lambdas of each variant.
     """
-    import pandas as pd
-
     by = ["model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter"]
     if not metrics or [m for m in metrics if m not in table.columns]:
         raise invalid("metrics", "sensitivity_summary", f"columns of table ({', '.join(map(str, table.columns))})",
@@ -288,12 +281,6 @@ def _recovery_runs(f, splits: Splits, model: str, n_workers: int, n_inputs: int,
                    regime: str = "", dataset: str = ""):
     """GCC tuned per S (``per_s[S]``), GCC tuned once (``single``) and BACC on the same batches and straggler
     sets: run_trials rows with ``tuning`` ("per_s", "single", "none" for BACC) and GCC's lambdas."""
-    import pandas as pd
-
-    from ..codes import make
-    from ..harness import run_trials
-    from ..stragglers import FixedCount
-
     frames = []
     for s in stragglers:
         pairs = {"per_s": per_s[int(s)], "single": tuple(single)}
@@ -324,10 +311,6 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
         excludes 0, else ``"no significant difference"``: the sign says whether the first is
         below the second).
     """
-    import pandas as pd
-
-    from ..summary import summarize
-
     by = ["model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "received"]
     validate(table, Frame(by + ["trial", "tuning", metric]), "table", "recovery_comparison")
     missing = sorted({"per_s", "single", "none"} - set(table["tuning"]))
@@ -470,8 +453,6 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
         (``"per_s"``, ``"single"``, ``"none"`` for BACC), ``lam_enc``, ``lam_dec``, ``model``,
         ``dataset``, ``regime``.
     """
-    import pandas as pd
-
     configs = {**{k: Setting.of(v) for k, v in SENSITIVITY_CONFIGS.items()}, **configs}
     sens, rec = [], []
     for name, p in prepared.items():

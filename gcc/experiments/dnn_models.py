@@ -14,14 +14,19 @@ References
 """
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
+from .. import results
 from ..backend import to_numpy
+from ..machine import summary_line
 from ..validation import SEED, InstanceOf, Interval, ListOf, NoneOr, Satisfies, invalid, validate_params
 from ..dnn._checks import NAME, TEXT, Device, Frame, check_keys
 
@@ -109,8 +114,6 @@ class PreparedModels(dict):
 
     def table(self):
         """The models table: ``model, dataset, n_parameters, test_accuracy`` first, one row per model."""
-        import pandas as pd
-
         rows = [{**entry["info"], "device": str(entry["f"].device), **PAPER_MODELS.get(family_of(name), {})}
                 for name, entry in self.items()]
         table = pd.DataFrame(rows)
@@ -301,10 +304,6 @@ def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = No
 
 
 def _run_parameters(notebook: str, root) -> tuple[dict, "object"]:
-    from pathlib import Path
-
-    from .. import results
-
     folder = (Path(root) / notebook) if root is not None else results.results_dir(notebook, create=False)
     params = results.read_run_record(folder).get("parameters")
     if not params:
@@ -330,10 +329,6 @@ def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
 @validate_params({"notebook": NAME, "root": _PATH})
 def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
     """:func:`page_header` from the models notebook's saved ``models`` table and ``data`` file (no model loaded)."""
-    import json
-
-    import pandas as pd
-
     _, folder = _run_parameters(notebook, root)
     info = json.loads((folder / "data.json").read_text()) if (folder / "data.json").exists() else {}
     return page_header(pd.read_csv(folder / "models.csv"), info.get("datasets"), info.get("banners", ()))
@@ -376,8 +371,6 @@ def page_header(models_table, datasets: Mapping[str, str] | None = None, banners
     str
         Markdown (CommonMark: a quote block per banner, then a bullet list).
     """
-    from ..machine import summary_line
-
     lines = [f"> **Warning.** {b}\n" for b in banners if b]
     data_lines = list((datasets or {}).values()) or sorted(set(models_table["dataset"].astype(str)))
     lines.append(f"* **Data.** {'; '.join(data_lines)}.")

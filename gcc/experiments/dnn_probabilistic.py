@@ -21,10 +21,14 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..codes import LABELS, make_many
+from ..harness import run_trials
+from ..stragglers import Bernoulli
+from ..summary import slope_table, summarize
 from ..validation import SEED, Interval, ListOf, NoneOr, invalid, validate_params
-from ..dnn._checks import COUNT, GRID, LEVEL, NAMES, PREPARED, TRIALS, Frame, Splits
+from ..dnn._checks import COUNT, GRID, LEVEL, NAMES, PREPARED, TRIALS, Frame, Setting, Splits
 from .dnn_claims import claim_rows
 from .dnn_runs import (batch_source, check_pool_sizes, dataset_of, scheme_pair, selection_columns,
                        tune_lambdas)
@@ -44,11 +48,6 @@ def _bernoulli_sweep(f, splits: Splits, model: str, n_inputs: int, n_workers: Se
                      schemes: Sequence[str] = SWEPT_SCHEMES, dataset: str = ""):
     """One network's rows: at every (p, N), GCC's lambdas tuned on validation batches under Bernoulli(p),
     then the schemes on test batches (the same seed at every point)."""
-    import pandas as pd
-
-    from ..harness import run_trials
-    from ..stragglers import Bernoulli
-
     frames = []
     for p in p_values:
         model_p = Bernoulli(float(p))
@@ -106,10 +105,6 @@ def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequen
         (GCC's; NaN for BACC) and GCC's ``lam_enc_edge``, ``lam_dec_edge``, ``grid_points``,
         ``lam_enc_tol``, ``lam_dec_tol`` (empty for BACC).
     """
-    import pandas as pd
-
-    from ..dnn._checks import Setting
-
     if [m for m in models if m not in prepared]:
         raise invalid("models", "run_sweeps", f"a non-empty sequence of networks of prepared ({', '.join(prepared)})",
                       models)
@@ -128,16 +123,12 @@ def sweep_summary(table, level: float = 0.95):
 
     Draws with too few survivors are NaN and counted in ``n_nan``, not in the mean.
     """
-    from ..summary import summarize
-
     return summarize(table, "loss", by=("model", "dataset", "p", "scheme", "n_workers"), level=level)
 
 
 @validate_params({"summary": Frame(("model", "dataset", "p", "scheme", "n_workers", "mean")), "level": LEVEL})
 def sweep_slopes(summary, level: float = 0.95):
     """Log-log slope of the mean loss against N per (model, dataset, p, scheme), with interval."""
-    from ..summary import slope_table
-
     return slope_table(summary, "n_workers", by=("model", "dataset", "p", "scheme"), level=level)
 
 
@@ -163,8 +154,6 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
     >>> convergence_verdicts(s)["verdict"].tolist()
     ['GCC faster']
     """
-    import pandas as pd
-
     scheme, baseline = scheme_pair(slopes, scheme, baseline, "convergence_verdicts", "slopes")
     keys = ["model", "dataset", "p"]
     a = slopes[slopes["scheme"] == scheme].set_index(keys)

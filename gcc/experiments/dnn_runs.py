@@ -11,8 +11,12 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
-from ..codes import canonical, make_many
+from ..codes import canonical, make, make_many
+from ..harness import run_trials
+from ..stragglers import FixedCount
+from ..tuning import select_lambdas, tolerant_optimum
 from ..validation import invalid, validate_params
 from ..dnn._checks import TEST_SPLITS, Setting, Splits
 
@@ -101,10 +105,6 @@ def tune_lambdas(f, splits: Splits, n_inputs: int, n_workers: int, stragglers: i
     -------
     gcc.tuning.LambdaSelection
     """
-    from ..codes import make
-    from ..stragglers import FixedCount
-    from ..tuning import select_lambdas
-
     grid = LAMBDA_GRID if lam_grid is None else lam_grid
     return select_lambdas(lambda le, ld: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld), f,
                           batch_source(splits.x_val, splits.y_val, n_inputs),
@@ -122,8 +122,6 @@ def selection_columns(sel) -> dict:
         ``lam_enc_edge``, ``lam_dec_edge`` (where each choice lies on its grid), ``grid_points``
         and ``lam_enc_tol``, ``lam_dec_tol`` (:func:`gcc.tuning.tolerant_optimum`).
     """
-    from ..tuning import tolerant_optimum
-
     return {"lam_enc_edge": sel.enc_edge, "lam_dec_edge": sel.dec_edge,
             "grid_points": len(sel.lam_enc_grid) * len(sel.lam_dec_grid),
             "lam_enc_tol": tolerant_optimum(sel.table, "enc"), "lam_dec_tol": tolerant_optimum(sel.table, "dec")}
@@ -155,9 +153,6 @@ def run_config(f, splits: Splits, setting: Setting, trials: int, seed: int, lam_
     pandas.DataFrame
         :func:`gcc.harness.run_trials`' rows, with GCC's ``lam_enc``, ``lam_dec`` (NaN for the others).
     """
-    from ..harness import run_trials
-    from ..stragglers import FixedCount
-
     # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
     lams = {"lam_enc": lam_enc, "lam_dec": lam_dec} if "gcc" in schemes else {}
     out = run_trials(make_many(schemes, setting.n_inputs, setting.n_workers, **lams), f,
@@ -239,8 +234,6 @@ def tuned_runs(f, model: str, splits: Splits, settings: Sequence[Setting], trial
     results, lambdas, grid : pandas.DataFrame
         The runs, one lambdas row per setting (:data:`LAMBDA_COLUMNS`) and each tuning's grid.
     """
-    import pandas as pd
-
     frames, chosen, tables, selections = [], [], [], {}
     for st in settings:
         at = tune_at[st.regime] if tune_at is not None else st.stragglers

@@ -19,8 +19,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..codes import LABELS
+from ..summary import summarize
 from ..validation import SEED, Interval, ListOf, Options, invalid, validate, validate_params
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, REGIMES, SCHEMES, TEXT, TRIALS, Frame, Setting, Splits
 from .dnn_runs import (COMPARED_SCHEMES, EXTEND, LAMBDA_COLUMNS, LAMBDA_GRID, check_pool_sizes, dataset_of,
@@ -94,8 +96,6 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
         tuning, with ``model``, ``dataset``, ``regime``, ``stragglers`` (the S tuned at),
         ``n_workers``, ``n_inputs``.
     """
-    import pandas as pd
-
     owner = "run_sweeps"
     if not isinstance(stragglers, Mapping) or set(stragglers) != set(regimes):
         raise invalid("stragglers", owner, f"a mapping regime ({', '.join(map(repr, regimes))}) -> numbers of "
@@ -159,10 +159,6 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
       scheme baseline  diff_mean  better
     0    gcc     bacc       -1.0    True
     """
-    import pandas as pd
-
-    from ..summary import summarize
-
     owner = "compare_schemes"
     metrics = [metric] if isinstance(metric, str) else metric    # a default is not converted
     if not metrics or [m for m in metrics if m not in results.columns]:
@@ -215,7 +211,6 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
     -------
     matplotlib.figure.Figure
     """
-    from ..summary import summarize
     from .plotting import band, figure, finish, legend_outside, scheme_color, scheme_marker
 
     regimes = list(dict.fromkeys(results["regime"]))
@@ -254,7 +249,5 @@ def lambda_pivot(lambdas, values: Sequence[str] = ("lam_dec_tol", "lam_dec", "la
 
     ``lambdas`` is a lambdas table of :func:`run_sweeps` (columns ``model, regime, stragglers`` and ``values``).
     """
-    import pandas as pd
-
     return pd.concat([lambdas.pivot_table(index=["model", "regime"], columns="stragglers", values=column)
                       .reset_index().assign(value=column) for column in values], ignore_index=True)

@@ -16,12 +16,15 @@ from collections.abc import Mapping
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
+from ..summary import summarize
 from ..validation import SEED, Interval, NoneOr, Rejected, invalid, validate, validate_params
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, SCHEMES, TRIALS, As, Frame, Setting, Splits
 from .dnn_models import family_of
 from .dnn_runs import COMPARED_SCHEMES, check_pool_sizes, dataset_of, scheme_pair, tuned_runs
 from .dnn_stragglers import METRIC_LABELS
+from .verdicts import band_verdict
 
 __all__ = ["PAPER_IMPROVEMENT", "CONFIG_SOURCES", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS",
            "run_tables", "summary_table", "wide_summary", "improvement_intervals", "quoted_values",
@@ -87,8 +90,6 @@ def run_tables(prepared, configs, trials: int, seed: int, lam_grid=None,
         :data:`~gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS` and ``reused`` (taken from
         ``lambdas``; its ``validation_loss`` is then NaN).
     """
-    import pandas as pd
-
     owner = "run_tables"
     per_model, splits = {}, {}
     for name, p in prepared.items():   # all checked before anything runs
@@ -129,8 +130,6 @@ def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
         ``half_width``, ``n``, ``n_nan``. RelAcc is NaN in a trial where the uncoded model gets
         the whole batch wrong; such trials count in ``n_nan``, not in the mean.
     """
-    from ..summary import summarize
-
     metrics = [m for m in TABLE_METRICS if m in results.columns]
     if not metrics:
         raise invalid("results", "summary_table", f"a table with at least one of the columns {', '.join(TABLE_METRICS)}",
@@ -240,10 +239,6 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
     >>> out[["n_workers", "improvement_pct", "verdict"]].round(1).values.tolist()
     [[10, 15.0, 'GCC better'], ['mean', 15.0, "reproduces the paper's figure"]]
     """
-    import pandas as pd
-
-    from .verdicts import band_verdict
-
     owner = "improvement_intervals"
     scheme, baseline = scheme_pair(results, scheme, baseline, owner)
     by = list(by)
