@@ -1,4 +1,4 @@
-"""Argument constraints of :mod:`gcc.dnn` and the DNN experiments, and the frozen :class:`Splits` and :class:`Setting`.
+"""Argument constraints of :mod:`gcc.dnn` and the DNN experiments, and the frozen Splits and Setting.
 
 Torch is imported only where a check needs it, so the experiments import this module without torch.
 """

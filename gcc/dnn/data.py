@@ -169,7 +169,7 @@ def _hold_out(n: int, val_size: int, split_seed: int, owner: str) -> tuple[np.nd
 
 
 def fashion_mnist_folder() -> Path | None:
-    """Fashion-MNIST's folder: ``$GCC_FASHION_MNIST`` (as given), else the first existing default, else None."""
+    """Fashion-MNIST's folder: ``$GCC_FASHION_MNIST`` (as given), else the first existing default."""
     env = os.environ.get("GCC_FASHION_MNIST")
     if env:
         return Path(env)

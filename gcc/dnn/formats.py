@@ -106,7 +106,7 @@ def read_idx(path, ndim: int | None = None) -> np.ndarray:
 
 @validate_params({"folder": PATH})
 def find_idx_files(folder) -> dict[tuple[str, str], Path]:
-    """The four IDX files (``train``/``t10k`` images and labels, optionally ``.gz``) of an MNIST-format folder.
+    """The four IDX files (``train``/``t10k`` images and labels, optionally ``.gz``) of a folder.
 
     Parameters
     ----------

@@ -255,7 +255,7 @@ def _first_line(err: Exception, limit: int = 300) -> str:
 
 @validate_params({"model": MODULE, "path": PATH, "architecture": NoneOr(NAME)})
 def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> nn.Module:
-    """Load a state-dict checkpoint into ``model`` (strictly), with an error naming the file when it does not fit.
+    """Load a state-dict checkpoint into ``model`` (strictly); an error names a file that does not fit.
 
     Parameters
     ----------

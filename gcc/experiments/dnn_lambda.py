@@ -1,16 +1,12 @@
 """GCC's smoothing parameters on the networks: the paper's App. E, and the recovery limit.
 
-The paper reports two things about its cross-validated (lambda_enc, lambda_dec) (App. E): the
-optimal values "barely move" with the number of stragglers S (Table 3) and the RMSE rises "by about
-3%" when a lambda is off by a factor of ten (Fig. 6). :func:`lambda_movement` and
-:func:`x10_verdicts` measure both, each with a verdict that can go either way; :func:`run_study`
-also runs GCC tuned per S, GCC tuned once per regime and BACC near the recovery limit (|F| close to
-K), compared by :func:`recovery_comparison`. :func:`verdict_rows` gives the claims-table rows.
+:func:`lambda_movement` and :func:`x10_verdicts` measure whether the optimal lambdas "barely move"
+with S (Table 3) and whether the RMSE rises "by about 3%" at x10 (Fig. 6); :func:`run_study` also
+runs GCC and BACC near the recovery limit, compared by :func:`recovery_comparison`.
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
-   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, App. E.
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300, App. E.
 """
 from __future__ import annotations
 
@@ -94,31 +90,24 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
                     min_stragglers: int = 1, tolerant: bool = True):
     """How far the cross-validated lambdas move with S, per (model, dataset, regime, lambda).
 
-    With ``tolerant`` and the columns ``lam_enc_tol`` / ``lam_dec_tol`` in ``lambdas``, "the
-    optimum" is the largest lambda within 0.1% of the best validation score
-    (:func:`gcc.tuning.tolerant_optimum`: a flat plateau is not a swing of decades); otherwise
-    the argmin. ``definition`` says which.
+    With ``tolerant`` and ``lam_enc_tol``/``lam_dec_tol`` columns the optimum is the largest lambda within
+    0.1% of the best score (:func:`gcc.tuning.tolerant_optimum`), else the argmin.
 
     Parameters
     ----------
     lambdas : pandas.DataFrame
-        A lambdas table (:data:`gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`) tuned per S.
+        A lambdas table tuned per S.
     grid : sequence of float
         The grid the lambdas were chosen from (one point per decade, optionally with 0).
     steps : int
         The largest span (in grid steps) read as "barely moves".
     min_stragglers : int
-        Only S >= this count (at S = 0 every lambda decodes almost exactly, so the optimum is
-        a coin toss).
+        Only S >= this count.
 
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``regime``, ``n_workers``, ``n_inputs``, ``parameter``
-        (``"lam_enc"``/``"lam_dec"``), ``n_s`` (S values), ``lam_min``, ``lam_max``,
-        ``lam_mode`` (the most frequent choice), ``span_steps`` (max - min grid step),
-        ``share_at_mode`` and ``verdict`` (``"consistent"`` when ``span_steps <= steps``, else
-        ``"moves with S"``).
+        Per (model, regime, parameter): ``span_steps``, ``lam_mode``, ``share_at_mode``, ``verdict`` ...
 
     Examples
     --------
@@ -223,9 +212,7 @@ def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``n_workers``, ``n_inputs``, ``stragglers``, ``parameter``,
-        ``factor``, ``metric``, ``mean``, ``baseline_mean``, ``change_pct``, ``ci_low``,
-        ``ci_high``, ``n``, and the lambdas of each variant.
+        Per (model, parameter, factor, metric): ``mean``, ``change_pct``, ``ci_low``, ``ci_high``, ``n`` ...
     """
     by = ["model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter"]
     if not metrics or [m for m in metrics if m not in table.columns]:
@@ -258,17 +245,14 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
     summary : pandas.DataFrame
         :func:`sensitivity_summary`.
     metric : str
-        The RMSE reading judged (``"rmse_rms"``, the companion's headline reading, or
-        ``"rmse_norms"``, the paper's printed formula).
+        The RMSE reading judged (``"rmse_rms"`` or ``"rmse_norms"``).
     band : (float, float)
-        The band read as "about 3%" (:data:`ABOUT_3PCT`), in percent.
+        The band read as "about 3%", in percent.
 
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``n_workers``, ``n_inputs``, ``stragglers``, ``parameter``,
-        ``factor`` (10 or 0.1), ``metric``, ``change_pct``, ``ci_low``, ``ci_high``, ``verdict``
-        (:func:`gcc.experiments.dnn_claims.x10_verdict`).
+        Columns :data:`X10_COLUMNS`.
     """
     _metric_of(summary, metric, "x10_verdicts")
     sub = summary[(summary["metric"] == metric) & summary["factor"].isin([10.0, 0.1])].copy()
@@ -304,12 +288,7 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``regime``, ``n_workers``, ``n_inputs``, ``stragglers``,
-        ``received``, ``comparison`` (``"gcc per-S - bacc"``, ``"gcc single - bacc"``,
-        ``"gcc per-S - gcc single"``), ``metric``, ``diff_mean``, ``ci_low``, ``ci_high``, ``n``,
-        ``a_mean``, ``b_mean`` and ``verdict`` (``"lower"``/``"higher"`` when the interval
-        excludes 0, else ``"no significant difference"``: the sign says whether the first is
-        below the second).
+        Per configuration and ``comparison``: ``diff_mean``, ``ci_low``, ``ci_high``, ``n``, ``verdict``.
     """
     by = ["model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "received"]
     validate(table, Frame(by + ["trial", "tuning", metric]), "table", "recovery_comparison")
@@ -337,11 +316,7 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
 @validate_params({"summary": Frame(("model", "metric", "parameter", "factor", "change_pct", "ci_low", "ci_high",
                                      "n_workers", "n_inputs", "stragglers")), "metric": TEXT, "band": BAND})
 def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
-    """Fig. 6 analogue: the change of the metric against the factor on one lambda, per model.
-
-    Points are the paired mean changes from the optimum (factor 1) with 95% intervals; a dashed
-    line marks the change with that lambda switched off (factor 0, the paper's yellow line) and
-    the grey band the range read as "about 3%".
+    """Fig. 6 analogue: the paired change of the metric against the factor on one lambda, per model.
 
     Returns
     -------
@@ -417,26 +392,19 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
               lam_grid: Sequence[float] = LAMBDA_GRID, tune_trials: int = 10):
     """The Fig. 6 sensitivity runs and the recovery-limit runs for every prepared network.
 
-    The sensitivity runs scale one lambda at a time by each factor (the other at its
-    cross-validated optimum; a 0 is probed around the grid's smallest positive value), every
-    variant on the same test batches and straggler sets. The recovery runs compare GCC tuned per
-    S, GCC tuned once per regime (at the sweep's middle positive S) and BACC on the same draws.
-
     Parameters
     ----------
     prepared : gcc.experiments.dnn_models.PreparedModels
     lambdas : pandas.DataFrame
-        The per-S lambdas of the straggler sweep (``dnn_stragglers``' ``lambdas`` table); a
-        (model, N, K, S) missing from it is tuned here on validation batches.
+        The straggler sweep's per-S lambdas; a (model, N, K, S) missing from it is tuned here.
     trials, seed : int
-        Test trials of every run and their seed (the straggler sweep's seed gives the same
-        batches as its figures).
+        Test trials of every run and their seed.
     configs : dict family -> (N, K, S), optional
         The Fig. 6 configuration per network family (default :data:`SENSITIVITY_CONFIGS`).
     factors : sequence of float
-        Multipliers of one lambda (1 is the optimum itself; 0 switches it off).
+        Multipliers of one lambda (1 is the optimum; 0 switches it off).
     recovery_offsets : sequence of int
-        |F| - K of the recovery-limit runs, in every regime of ``lambdas`` (S = N - K - offset).
+        |F| - K of the recovery-limit runs (S = N - K - offset).
     lam_grid : sequence of float
         The tuning grid.
     tune_trials : int
@@ -444,14 +412,8 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
 
     Returns
     -------
-    sensitivity : pandas.DataFrame
-        :func:`gcc.harness.run_trials` rows with ``scheme = "gcc"``, plus ``model``, ``dataset``,
-        ``parameter`` (the lambda scaled), ``factor``, ``lam_enc``, ``lam_dec``, ``lam_enc_opt``,
-        ``lam_dec_opt``.
-    recovery : pandas.DataFrame
-        :func:`gcc.harness.run_trials` rows with ``scheme`` (``"gcc"``/``"bacc"``), ``tuning``
-        (``"per_s"``, ``"single"``, ``"none"`` for BACC), ``lam_enc``, ``lam_dec``, ``model``,
-        ``dataset``, ``regime``.
+    sensitivity, recovery : pandas.DataFrame
+        :func:`gcc.harness.run_trials` rows with the lambdas of each variant / tuning.
     """
     configs = {**{k: Setting.of(v) for k, v in SENSITIVITY_CONFIGS.items()}, **configs}
     sens, rec = [], []
@@ -480,21 +442,7 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
                                       "lam_min", "lam_max", "lam_mode", "span_steps", "share_at_mode", "verdict")),
                   "x10": Frame(X10_COLUMNS)})
 def verdict_rows(movement, x10):
-    """The verdicts as rows of the claims table (:data:`gcc.experiments.claims.CLAIM_COLUMNS`).
-
-    Parameters
-    ----------
-    movement : pandas.DataFrame
-        :func:`lambda_movement`.
-    x10 : pandas.DataFrame
-        :func:`x10_verdicts`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One ``dnn-lambda-vs-S`` row per (model, regime, lambda) and one ``dnn-lambda-x10`` row
-        per (model, lambda, direction).
-    """
+    """The verdicts of :func:`lambda_movement` and :func:`x10_verdicts` as rows of the claims table."""
     rows = [{"claim": "dnn-lambda-vs-S", "model": r["model"],
              "quantity": f"span of the per-S cross-validated lambda ({r.get('definition', 'argmin')}) over "
                          "S > 0, in grid steps (decades)",

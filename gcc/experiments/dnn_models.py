@@ -1,16 +1,8 @@
 """The networks of the DNN experiments and what every DNN page says about its scale.
 
-:func:`prepare_models` trains (or loads from the weight cache) the embedded networks -- LeNet-5, a
-RepVGG and a ViT on Fashion-MNIST by default -- and, in the paper profile, sets up a timm model with
-local weights on an ImageNet-style folder; :func:`from_run` does it with the parameters of the
-models notebook's last run. :meth:`PreparedModels.table` is the models table and
-:func:`page_header` the lines every DNN page opens with (data, networks beside the paper's,
-hardware). Imports :mod:`gcc.dnn` (torch, timm) inside the functions only.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
-   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+:func:`prepare_models` trains (or loads from the weight cache) the embedded networks and, in the
+paper profile, a timm model with local weights; :func:`from_run` does it with the models notebook's
+parameters; :func:`page_header` gives the lines every DNN page opens with.
 """
 from __future__ import annotations
 
@@ -76,13 +68,7 @@ def family_of(model: str) -> str:
 
 
 class PreparedModels(dict):
-    """``{name: {"f": SoftmaxFunction, "splits": ImageData or dict, "info": dict}}`` plus the data.
-
-    ``info`` holds the row of the models table (``model``, ``dataset``, ``n_parameters``,
-    ``test_accuracy``, ``val_accuracy``, ``train_accuracy``, ``epochs``, ``train_seconds``,
-    ``cache_hit`` ...). ``datasets`` maps a data set's name to its ``describe()`` line and
-    ``banners`` holds the fallback warnings (empty unless the digits stood in for Fashion-MNIST).
-    """
+    """``{name: {"f", "splits", "info"}}`` of the prepared networks, with ``datasets`` and ``banners``."""
 
     def __init__(self, *args, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (), **kwargs):
         super().__init__(*args, **kwargs)
@@ -161,35 +147,27 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     Parameters
     ----------
     names : sequence of str
-        Embedded networks (keys of :data:`gcc.dnn.training.EMBEDDED_MODELS`): ``"lenet5"``,
-        ``"repvgg"``, ``"vit"`` by default; ``"repvgg_a0"``, ``"vit_large"`` in the paper profile.
+        Keys of :data:`gcc.dnn.training.EMBEDDED_MODELS`.
     seed : int
         Training seed.
     dataset : str
-        Data of every embedded network (:func:`gcc.dnn.data.load_images`): ``"auto"``
-        (Fashion-MNIST, else the digits with a banner), ``"fashion-mnist"``, ``"mnist"``,
-        ``"cifar10"``, ``"digits"`` or a folder.
+        Data of every embedded network (:func:`gcc.dnn.data.load_images`).
     data_folder : str, optional
         The folder of ``dataset`` (MNIST, CIFAR-10).
     datasets : dict name -> str, optional
-        Per-network data (a name or a folder), e.g. ``{"repvgg": "/data/cifar-10-batches-py"}``
-        for the paper's RepVGG on CIFAR-10; the others use ``dataset``.
+        Per-network data (a name or a folder), e.g. ``{"repvgg": "/data/cifar-10-batches-py"}``.
     threads : int, optional
         Torch CPU threads for training (bit-identical weights need the same count).
     device : str, optional
-        Device of f; default automatic (:func:`gcc.dnn.inference.best_device`).
+        Device of f; default :func:`gcc.dnn.inference.best_device`.
     train_device : str, optional
         Training device (default CPU; ``"auto"``: the GPU when there is one).
     recipes, configs : dict name -> mapping, optional
-        Per-network overrides of the training recipe / model configuration (e.g. the ci
-        profile's ``{"vit": {"epochs": 1, "train_images": 20000}}``).
+        Per-network overrides of the training recipe / model configuration.
     paper_model : str, optional
-        A timm model name for the paper profile (e.g. ``"vit_base_patch16_224"``); needs
-        ``paper_data`` and weights from ``paper_weights`` (timm pretrained file) or
-        ``paper_checkpoint`` (state dict). Nothing is downloaded.
+        A timm model name; needs ``paper_data`` and ``paper_weights`` or ``paper_checkpoint``.
     paper_data : str, optional
-        ImageFolder root (e.g. ImageNet-1K validation, one folder per class); split in half into
-        validation (lambda tuning) and test batches.
+        ImageFolder root, split in half into validation and test images.
     paper_images : int, optional
         Use this many images of the folder (seeded subset).
     paper_kwargs : mapping, optional
@@ -198,8 +176,6 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     Returns
     -------
     PreparedModels
-        When the fallback digits stood in for Fashion-MNIST, its ``banners`` say so (no warning
-        is raised: every page shows the banner at its top).
     """
     from ..dnn.data import FallbackDataWarning, data_banner, image_folder, load_images
     from ..dnn.inference import SoftmaxFunction
@@ -274,12 +250,7 @@ def _check_prepare(names, datasets, recipes, configs, paper_model, paper_args) -
 
 @validate_params({"notebook": NAME, "root": _PATH})
 def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = None) -> PreparedModels:
-    """The networks of the last run of the models notebook, with its parameters (from the cache).
-
-    The DNN notebooks depend on the models notebook (run card ``depends``) and call this, so that
-    the networks, their data and their training are set in one place; the weights come from the
-    cache that run filled (or are retrained, identically). The process keeps that run's
-    ``threads`` for the inference too.
+    """The networks of the models notebook's last run, with its parameters (weights from the cache).
 
     Parameters
     ----------
@@ -293,7 +264,11 @@ def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = No
     Returns
     -------
     PreparedModels
-        A FileNotFoundError when that notebook has not run (no ``run.json`` with parameters).
+
+    Raises
+    ------
+    FileNotFoundError
+        When that notebook has not run.
     """
     params, _ = _run_parameters(notebook, root)
     kwargs = {k: params[k] for k in PREPARE_PARAMETERS if k in params}
@@ -314,10 +289,7 @@ def _run_parameters(notebook: str, root) -> tuple[dict, "object"]:
 
 @validate_params({"notebook": NAME, "root": _PATH})
 def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
-    """The data set of the models notebook's last run (:func:`gcc.dnn.data.load_images` with its parameters).
-
-    For a page that needs the images but not the networks (the coded samples).
-    """
+    """The data set of the models notebook's last run (for a page that needs no network)."""
     from ..dnn.data import FallbackDataWarning, load_images
 
     params, _ = _run_parameters(notebook, root)
@@ -360,16 +332,15 @@ def page_header(models_table, datasets: Mapping[str, str] | None = None, banners
     models_table : pandas.DataFrame
         :meth:`PreparedModels.table` (or the saved copy).
     datasets : dict name -> str, optional
-        :attr:`PreparedModels.datasets` (one line per data set).
+        :attr:`PreparedModels.datasets`.
     banners : sequence of str
-        :attr:`PreparedModels.banners`: shown first, in bold, when the fallback data ran.
+        :attr:`PreparedModels.banners`, shown first.
     machine : str, optional
-        Default :func:`gcc.machine.summary_line` of this machine.
+        Default :func:`gcc.machine.summary_line`.
 
     Returns
     -------
     str
-        Markdown (CommonMark: a quote block per banner, then a bullet list).
     """
     lines = [f"> **Warning.** {b}\n" for b in banners if b]
     data_lines = list((datasets or {}).values()) or sorted(set(models_table["dataset"].astype(str)))

@@ -1,20 +1,13 @@
 """Deep networks under probabilistic stragglers: the loss against N (the ISIT 2025 experiment).
 
-Each of the N workers straggles independently with probability p
-(:class:`gcc.stragglers.Bernoulli`); the master decodes from whoever answered. The ISIT paper
-[1]_ shows LeTCC (GCC) converging faster in N than BACC on a LeNet-5, in line with its rates
-E[R] = O(log^3_{1/p}(N) N^-3) for GCC against O(log^4_{1/p}(N) N^-2) for BACC (the journal
-abstract [2]_: "faster convergence"). :func:`run_sweeps` runs K fixed, N on a grid, GCC's lambdas
-cross-validated at every (p, N) under the same straggler model; :func:`sweep_slopes` fits the
-log-log slope of the mean loss against N with an interval and :func:`convergence_verdicts` asks
-whether GCC's is steeper.
+Each worker straggles independently with probability p; :func:`run_sweeps` runs K fixed, N on a
+grid, and :func:`convergence_verdicts` asks whether GCC's log-log slope in N is steeper than
+BACC's, as the rates O(log^3(N) N^-3) against O(log^4(N) N^-2) predict.
 
 References
 ----------
-.. [1] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic Straggler
-   Regime", ISIT 2025, arXiv:2502.00645.
-.. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation for General
-   Coded Computing: The Straggler Setting", arXiv:2608.28910 (abstract).
+.. [1] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic Straggler Regime", ISIT 2025.
+.. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, arXiv:2608.28910 (abstract).
 """
 from __future__ import annotations
 
@@ -75,15 +68,13 @@ def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequen
                trials: int, seed: int, lam_grid=None, tune_trials: int = 6):
     """Loss against N under Bernoulli(p) stragglers for the networks ``models`` of ``prepared``.
 
-    At every (p, N), GCC's lambdas are cross-validated on validation batches under the same
-    straggler model; then GCC and BACC run on test batches, the same seed at every point (trial t
-    uses the same batch at every (p, N)) and the same straggler draws for both schemes.
+    GCC's lambdas are cross-validated at every (p, N) under the same straggler model.
 
     Parameters
     ----------
     prepared : gcc.experiments.dnn_models.PreparedModels
     models : sequence of str
-        Names among ``prepared``'s (a name it lacks is an error: no other network stands in).
+        Names among ``prepared``'s.
     n_inputs : int
         K (fixed), at most the images of each split.
     n_workers : sequence of int
@@ -93,17 +84,14 @@ def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequen
     trials, seed : int
         Test trials per point and their seed (tuning uses ``seed + 1000``).
     lam_grid : sequence of float, optional
-        Grid of both lambdas (default :data:`gcc.experiments.dnn_stragglers.LAMBDA_GRID`).
+        Grid of both lambdas (default :data:`gcc.experiments.dnn_runs.LAMBDA_GRID`).
     tune_trials : int
         Validation draws per grid point.
 
     Returns
     -------
     pandas.DataFrame
-        :data:`SWEEP_COLUMNS` first, then the other :func:`gcc.harness.run_trials` columns
-        (``received`` = |F|, ``too_few_survivors`` ...), ``n_inputs``, ``lam_enc``, ``lam_dec``
-        (GCC's; NaN for BACC) and GCC's ``lam_enc_edge``, ``lam_dec_edge``, ``grid_points``,
-        ``lam_enc_tol``, ``lam_dec_tol`` (empty for BACC).
+        :data:`SWEEP_COLUMNS` first, then :func:`gcc.harness.run_trials`' columns and GCC's lambdas.
     """
     if [m for m in models if m not in prepared]:
         raise invalid("models", "run_sweeps", f"a non-empty sequence of networks of prepared ({', '.join(prepared)})",
@@ -119,10 +107,7 @@ def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequen
 
 @validate_params({"table": Frame(("model", "dataset", "p", "scheme", "n_workers", "loss")), "level": LEVEL})
 def sweep_summary(table, level: float = 0.95):
-    """Mean loss with its interval per (model, dataset, p, scheme, N) (:func:`gcc.summary.summarize`).
-
-    Draws with too few survivors are NaN and counted in ``n_nan``, not in the mean.
-    """
+    """Mean loss with its interval per (model, dataset, p, scheme, N); NaN draws count in ``n_nan``."""
     return summarize(table, "loss", by=("model", "dataset", "p", "scheme", "n_workers"), level=level)
 
 
@@ -134,16 +119,7 @@ def sweep_slopes(summary, level: float = 0.95):
 
 @validate_params({"slopes": Frame(("model", "dataset", "p", "scheme", "slope", "ci_low", "ci_high"))})
 def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
-    """Does ``scheme``'s loss decay faster in N than ``baseline``'s? Per (model, dataset, p).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``model``, ``dataset``, ``p``, ``slope``, ``ci_low``, ``ci_high`` (of ``scheme``),
-        ``baseline_slope``, ``baseline_ci_low``, ``baseline_ci_high`` and ``verdict``:
-        ``"GCC faster"`` when the scheme's interval lies entirely below the baseline's,
-        ``"BACC faster"`` when it lies entirely above, else ``"not distinguishable"`` (the
-        scheme names follow :data:`gcc.codes.LABELS`).
+    """Does ``scheme``'s loss decay faster in N than ``baseline``'s (disjoint slope intervals)?
 
     Examples
     --------
@@ -193,12 +169,7 @@ def verdict_rows(verdicts):
 @validate_params({"summary": Frame(("model", "p", "scheme", "n_workers", "mean", "ci_low", "ci_high")),
                   "slopes": NoneOr(Frame(("model", "p", "scheme", "slope")))})
 def plot_bernoulli(summary, slopes=None):
-    """Mean loss against N (log-log) per p, one panel per (model, p), with 95% bands and fits.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
+    """Mean loss against N (log-log) per p, one panel per (model, p), with 95% bands and fits."""
     from .plotting import band, figure, finish, log_ticks, scheme_color, scheme_marker
 
     panels = list(dict.fromkeys(zip(summary["model"], summary["p"])))

@@ -1,10 +1,6 @@
-"""The runners the DNN experiments share: batches, lambda tuning, one configuration's run, the sweep loop.
+"""The runners the DNN experiments share: batches, lambda tuning, the sweep loop.
 
-Called by the experiments' entry points (:func:`gcc.experiments.dnn_stragglers.run_sweeps`,
-:func:`gcc.experiments.dnn_summary.run_tables`, :func:`gcc.experiments.dnn_lambda.run_study`,
-:func:`gcc.experiments.dnn_probabilistic.run_sweeps`) with arguments they have checked; these
-functions check nothing again. The simulations are :func:`gcc.harness.run_trials` (identical inputs
-and straggler sets for every scheme of a trial), the tuning :func:`gcc.tuning.select_lambdas`.
+Called with arguments the experiments' entry points have checked; nothing is checked again.
 """
 from __future__ import annotations
 
@@ -53,7 +49,7 @@ def batch_source(x, y, n_inputs: int) -> Callable:
     Parameters
     ----------
     x : array_like, shape (n, C, H, W)
-        The pool (e.g. the test split).
+        The pool.
     y : array_like of int, shape (n,)
         Labels.
     n_inputs : int
@@ -61,8 +57,7 @@ def batch_source(x, y, n_inputs: int) -> Callable:
 
     Returns
     -------
-    callable ``(rng, trial) -> (x_batch (K, C, H, W), y_batch (K,))``
-        Draws from the harness's per-trial generator: the same batch for every scheme and S.
+    callable ``(rng, trial) -> (x_batch, y_batch)``
 
     Examples
     --------
@@ -83,28 +78,7 @@ def batch_source(x, y, n_inputs: int) -> Callable:
 
 def tune_lambdas(f, splits: Splits, n_inputs: int, n_workers: int, stragglers: int, lam_grid, trials: int, seed: int,
                  straggler_model=None):
-    """GCC's (lambda_enc, lambda_dec) by grid search on validation batches (the paper's eq. (1) loss).
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function.
-    splits : gcc.dnn._checks.Splits
-        Its ``x_val``, ``y_val`` supply the batches (never the reported ones).
-    n_inputs, n_workers, stragglers : int
-        K, N and the S random stragglers tuned at.
-    lam_grid : sequence of float or None
-        The starting grid of both lambdas (None: :data:`LAMBDA_GRID`), extended by up to
-        :data:`EXTEND` steps beyond an edge choice.
-    trials, seed : int
-        Held-out draws per grid point and their seed.
-    straggler_model : gcc.stragglers model, optional
-        Tune under this model instead of S random stragglers.
-
-    Returns
-    -------
-    gcc.tuning.LambdaSelection
-    """
+    """GCC's (lambda_enc, lambda_dec) by grid search on validation batches (S random stragglers)."""
     grid = LAMBDA_GRID if lam_grid is None else lam_grid
     return select_lambdas(lambda le, ld: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld), f,
                           batch_source(splits.x_val, splits.y_val, n_inputs),
@@ -114,14 +88,7 @@ def tune_lambdas(f, splits: Splits, n_inputs: int, n_workers: int, stragglers: i
 
 
 def selection_columns(sel) -> dict:
-    """The columns a lambdas table keeps of one :class:`gcc.tuning.LambdaSelection`.
-
-    Returns
-    -------
-    dict
-        ``lam_enc_edge``, ``lam_dec_edge`` (where each choice lies on its grid), ``grid_points``
-        and ``lam_enc_tol``, ``lam_dec_tol`` (:func:`gcc.tuning.tolerant_optimum`).
-    """
+    """The columns a lambdas table keeps of one :class:`gcc.tuning.LambdaSelection`."""
     return {"lam_enc_edge": sel.enc_edge, "lam_dec_edge": sel.dec_edge,
             "grid_points": len(sel.lam_enc_grid) * len(sel.lam_dec_grid),
             "lam_enc_tol": tolerant_optimum(sel.table, "enc"), "lam_dec_tol": tolerant_optimum(sel.table, "dec")}
@@ -165,17 +132,7 @@ def run_config(f, splits: Splits, setting: Setting, trials: int, seed: int, lam_
 
 @validate_params({"splits": TEST_SPLITS})
 def split_getter(splits) -> Callable[[str], Any]:
-    """``get(name)`` for ``x_val, y_val, x_test, y_test`` of an :class:`~gcc.dnn.data.ImageData` or a mapping.
-
-    Parameters
-    ----------
-    splits : gcc.dnn.data.ImageData or mapping
-        Holds at least ``x_test`` and ``y_test``.
-
-    Returns
-    -------
-    callable ``get(name)``
-    """
+    """``get(name)`` for ``x_val, y_val, x_test, y_test`` of an ImageData or a mapping."""
     return lambda key: getattr(splits, key)
 
 
@@ -212,28 +169,7 @@ def check_pool_sizes(splits: Splits, settings, arg: str, value, owner: str) -> N
 def tuned_runs(f, model: str, splits: Splits, settings: Sequence[Setting], trials: int, seed: int, lam_grid,
                tune_trials: int, schemes, dataset: str, tune_at: Mapping[str, int] | None = None, lambdas=None,
                reuse: bool = False):
-    """For each setting, GCC's lambdas then every scheme on test batches: one network's sweep.
-
-    Parameters
-    ----------
-    f, model, splits
-        The network's function, its name and its data.
-    settings : sequence of gcc.dnn._checks.Setting
-        The (N, K, S) to run, in order.
-    trials, seed, lam_grid, tune_trials, schemes, dataset
-        As :func:`gcc.experiments.dnn_stragglers.run_sweeps` (tuning uses ``seed + 1000``).
-    tune_at : dict regime -> int, optional
-        Tune once per regime at this S (``tuning="single"``); default at each setting's S.
-    lambdas : pandas.DataFrame, optional
-        A lambdas table whose pairs are reused (:func:`lambdas_at`) instead of tuned.
-    reuse : bool
-        Add the ``reused`` column to the lambdas rows.
-
-    Returns
-    -------
-    results, lambdas, grid : pandas.DataFrame
-        The runs, one lambdas row per setting (:data:`LAMBDA_COLUMNS`) and each tuning's grid.
-    """
+    """One network's sweep: per setting, GCC's lambdas (tuned or from ``lambdas``), then the schemes."""
     frames, chosen, tables, selections = [], [], [], {}
     for st in settings:
         at = tune_at[st.regime] if tune_at is not None else st.stragglers

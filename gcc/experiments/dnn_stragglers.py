@@ -1,18 +1,12 @@
 """Deep networks under stragglers: RelAcc and loss against S (the paper's Figs. 3 and 4).
 
-The workers compute f = the softmax output of a trained classifier (:mod:`gcc.dnn`, set up by
-:func:`gcc.experiments.dnn_models.prepare_models`) on their coded images. For each (model, regime,
-S), :func:`run_sweeps` chooses GCC's lambdas on validation batches (the paper's protocol: its
-App. E, Table 3, lists the optimum per S) and simulates the schemes on test batches (the runners
-of :mod:`gcc.experiments.dnn_runs`); :func:`compare_schemes` pairs GCC and BACC per cell.
+:func:`run_sweeps` tunes GCC's lambdas on validation batches per (model, regime, S) and runs the
+schemes on test batches; :func:`compare_schemes` pairs two schemes per cell.
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
-   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5 and
-   App. C-E.
-.. [2] T. Jahani-Nezhad, M. A. Maddah-Ali, "Berrut Approximated Coded Computing: Straggler
-   Resistance Beyond Polynomial Computing", IEEE TPAMI 45(1), 2022.
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300, Sec. 5, App. C-E.
+.. [2] T. Jahani-Nezhad, M. A. Maddah-Ali, "Berrut Approximated Coded Computing", IEEE TPAMI 45(1), 2022.
 """
 from __future__ import annotations
 
@@ -59,42 +53,34 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
                tune_trials: int = 10, tuning: str = "per_s", schemes: Sequence[str] = COMPARED_SCHEMES):
     """RelAcc and loss against the number of stragglers S for every prepared network (Figs. 3 and 4).
 
-    For each network, regime (N, K) and S: GCC's lambdas by grid search on validation batches
-    (:func:`gcc.experiments.dnn_runs.tune_lambdas`), then every scheme on test batches. Trial t has
-    the same input batch for every S and scheme, and at each (S, t) the same straggler set.
+    Trial t has the same input batch for every S and scheme, and at each (S, t) the same straggler set.
 
     Parameters
     ----------
     prepared : gcc.experiments.dnn_models.PreparedModels
-        ``{name: {"f", "splits", "info"}}``.
     regimes : dict name -> (N, K)
-        E.g. ``{"low": (100, 60), "high": (60, 20)}`` (low / high redundancy N/K).
+        E.g. ``{"low": (100, 60), "high": (60, 20)}``.
     stragglers : dict name -> sequence of int
-        The S values of each regime, in [0, N - 1]; those with N - S < 2 are dropped (a decoder
-        needs two points).
+        The S values of each regime, in [0, N - 1]; those with N - S < 2 are dropped.
     trials, seed : int
-        Repetitions per S (the paper: 20) and the evaluation seed (tuning uses ``seed + 1000``).
+        Repetitions per S and the evaluation seed (tuning uses ``seed + 1000``).
     lam_grid : sequence of float, optional
         The starting grid of both lambdas (default :data:`LAMBDA_GRID`).
     tune_trials : int
         Held-out draws per grid point.
     tuning : {"per_s", "single"}
-        ``"per_s"``: tune at every S (the paper's protocol); ``"single"``: tune once per regime at
-        the middle positive S and use those lambdas for every S.
+        Tune at every S (the paper's protocol), or once per regime at the middle positive S.
     schemes : sequence of str
         Scheme keys.
 
     Returns
     -------
     results : pandas.DataFrame
-        Tidy rows (model, dataset, regime, scheme, n_workers, n_inputs, stragglers, trial, loss,
-        relacc, rmse_norms, rmse_rms, relacc_literal, accuracy, accuracy_base, lam_enc, lam_dec, ...).
+        Tidy rows, one per (model, regime, scheme, S, trial).
     lambdas : pandas.DataFrame
-        One row per (model, regime, S): :data:`LAMBDA_COLUMNS` (``tuned_at`` = the S tuned at).
+        One row per (model, regime, S): :data:`LAMBDA_COLUMNS`.
     grid : pandas.DataFrame
-        Every grid point's held-out statistics (:func:`gcc.tuning.select_lambdas`' table) per
-        tuning, with ``model``, ``dataset``, ``regime``, ``stragglers`` (the S tuned at),
-        ``n_workers``, ``n_inputs``.
+        Every grid point's held-out statistics per tuning.
     """
     owner = "run_sweeps"
     if not isinstance(stragglers, Mapping) or set(stragglers) != set(regimes):
@@ -121,17 +107,14 @@ def run_sweeps(prepared: Mapping[str, Mapping[str, Any]], regimes: Mapping[str, 
 def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline: str = "bacc",
                     by: Sequence[str] = ("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers"),
                     level: float = 0.95):
-    """Paired comparison of two schemes per group: is ``scheme``'s mean ``metric`` below the baseline's?
-
-    Trials are paired (same inputs and straggler set), so the interval is that of the mean of
-    the per-trial differences ``metric[scheme] - metric[baseline]`` (:func:`gcc.summary.summarize`).
+    """Paired comparison of two schemes per group: the mean of the per-trial differences, with its interval.
 
     Parameters
     ----------
     results : pandas.DataFrame
         Rows of :func:`run_sweeps` or :func:`gcc.experiments.dnn_summary.run_tables`.
     metric : str or sequence of str
-        Column compared; several give one block of rows per metric.
+        Column(s) compared.
     scheme, baseline : str
         Scheme keys (aliases accepted).
     by : sequence of str
@@ -142,12 +125,7 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     Returns
     -------
     pandas.DataFrame
-        ``by`` columns, ``scheme``, ``baseline``, ``metric``, ``scheme_mean``, ``baseline_mean``,
-        ``diff_mean``, ``diff_ci_low``, ``diff_ci_high``, ``n`` (paired trials),
-        ``improvement_pct`` (positive = scheme better: 100 (baseline - scheme) / baseline for
-        losses, 100 (scheme - baseline) / baseline for accuracies), ``below`` (scheme's mean <
-        baseline's), ``better`` (below for losses, above for accuracies) and ``significant``
-        (the paired interval excludes 0).
+        ``by``, ``metric``, means, ``diff_mean`` with its interval, ``improvement_pct``, ``better`` ...
 
     Examples
     --------
@@ -192,14 +170,12 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
                logy: Sequence[str] = ("loss", "rmse_norms", "rmse_rms")):
     """Figure of ``metrics`` against S in one regime: rows = metrics, columns = models (Figs. 3-4).
 
-    Lines are means over trials, bands the ``level`` t-intervals (:func:`gcc.summary.summarize`).
-
     Parameters
     ----------
     results : pandas.DataFrame
         Rows of :func:`run_sweeps`.
     regime : str
-        Which regime (``"low"``: the paper's Fig. 3, ``"high"``: Fig. 4).
+        Which regime (``"low"``: Fig. 3, ``"high"``: Fig. 4).
     metrics : sequence of str
         Columns to plot, one row of panels each.
     level : float in (0, 1)

@@ -1,14 +1,11 @@
 """GCC against BACC on deep networks at several (N, K, |F|): the paper's Table 1.
 
-:func:`run_tables` runs the configurations (the runners of :mod:`gcc.experiments.dnn_stragglers`);
-:func:`summary_table` and :func:`wide_summary` give the statistics, :func:`improvement_intervals`
-GCC's improvement over BACC with paired bootstrap intervals and the verdict against the paper's
-averages (:data:`PAPER_IMPROVEMENT`).
+:func:`run_tables` runs the configurations; :func:`summary_table` gives the statistics and
+:func:`improvement_intervals` GCC's improvement over BACC with paired bootstrap intervals.
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
-   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300, Sec. 5.
 """
 from __future__ import annotations
 
@@ -65,30 +62,24 @@ def run_tables(prepared, configs, trials: int, seed: int, lam_grid=None,
                tune_trials: int = 10, schemes: Sequence[str] = COMPARED_SCHEMES, lambdas=None):
     """Simulations at several (N, K, |F|) for every prepared network (the paper's Table 1).
 
-    Each configuration gets its own cross-validated (lambda_enc, lambda_dec), tuned on validation
-    batches at its S = N - |F|, or taken from ``lambdas`` when that table holds the pair (the
-    straggler sweep's, tuned by the same protocol with the same validation seed).
+    Each configuration gets its own cross-validated lambdas, or those of ``lambdas`` when it holds them.
 
     Parameters
     ----------
     prepared : gcc.experiments.dnn_models.PreparedModels
-        ``{name: {"f", "splits", "info"}}`` (:func:`gcc.experiments.dnn_models.prepare_models`).
     configs : sequence of (N, K, |F|), or mapping network family -> such a sequence
-        The configurations of every network, or of each family (``"lenet5"``, ``"repvgg"``,
-        ``"vit"``: :func:`gcc.experiments.dnn_models.family_of`).
+        The configurations of every network, or of each family (:func:`~.dnn_models.family_of`).
     trials, seed, lam_grid, tune_trials, schemes
         As in :func:`gcc.experiments.dnn_stragglers.run_sweeps`.
     lambdas : pandas.DataFrame, optional
-        A lambdas table (:data:`~gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`) to reuse.
+        A lambdas table (:data:`~gcc.experiments.dnn_runs.LAMBDA_COLUMNS`) to reuse.
 
     Returns
     -------
     results : pandas.DataFrame
         Tidy rows as ``run_sweeps``', with ``regime`` = ``"N=..,K=.."``.
     lambdas : pandas.DataFrame
-        The selected (lambda_enc, lambda_dec) per configuration:
-        :data:`~gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS` and ``reused`` (taken from
-        ``lambdas``; its ``validation_loss`` is then NaN).
+        The lambdas per configuration, with ``reused``.
     """
     owner = "run_tables"
     per_model, splits = {}, {}
@@ -116,19 +107,16 @@ def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows of :func:`run_tables` (or of :func:`~gcc.experiments.dnn_stragglers.run_sweeps`).
+        Rows of :func:`run_tables`.
     by : sequence of str
-        Grouping; ``received`` is |F| = N - S.
+        Grouping columns.
     level : float in (0, 1)
         Confidence level.
 
     Returns
     -------
     pandas.DataFrame
-        Long table of :func:`gcc.summary.summarize`: ``by`` columns, ``metric`` (the
-        :data:`TABLE_METRICS` present) and ``mean``, ``std``, ``ci_low``, ``ci_high``,
-        ``half_width``, ``n``, ``n_nan``. RelAcc is NaN in a trial where the uncoded model gets
-        the whole batch wrong; such trials count in ``n_nan``, not in the mean.
+        Long table of :func:`gcc.summary.summarize`, with ``metric``; NaN trials count in ``n_nan``.
     """
     metrics = [m for m in TABLE_METRICS if m in results.columns]
     if not metrics:
@@ -156,16 +144,14 @@ def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metric
     summary : pandas.DataFrame
         Output of :func:`summary_table`.
     values : sequence of str
-        Statistics shown per metric (columns of the summary).
+        Statistics shown per metric.
     metrics : sequence of str, optional
         Metrics shown, in this order; default all, in :data:`TABLE_METRICS` order.
 
     Returns
     -------
     pandas.DataFrame
-        The grouping columns, then one column per (metric, statistic) named ``<metric>`` for the
-        mean, ``<metric> ±`` for the half-width and ``<metric> <statistic>`` for the others (e.g.
-        ``"loss"``, ``"loss ±"``, ``"loss n"``). For display only: the saved table is the long one.
+        Columns ``<metric>`` (mean), ``<metric> ±`` (half-width) and ``<metric> <statistic>``.
     """
     index = [c for c in summary.columns if c not in ("metric",) + _STATISTICS]
     present = set(summary["metric"])
@@ -196,15 +182,10 @@ def _bootstrap_pct(a: np.ndarray, b: np.ndarray, higher: bool, idx: np.ndarray) 
 def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc"),
                           scheme: str = "gcc", baseline: str = "bacc", by: Sequence[str] = CONFIG_COLUMNS,
                           n_boot: int = 4000, level: float = 0.95, seed: int = 0):
-    """GCC's improvement over BACC per configuration with a paired interval, and the average with its own.
+    """GCC's improvement over BACC per configuration with a paired bootstrap interval, and the average's.
 
-    Per configuration the interval is the percentile interval of the improvement over ``n_boot``
-    resamples of the paired trials; the average over a network's configurations resamples each
-    configuration's trials independently, so its interval carries every configuration's sampling
-    error. The average's verdict (:func:`gcc.experiments.verdicts.band_verdict`, the interval as
-    the band): ``"reproduces the paper's figure"`` when the interval covers :data:`PAPER_IMPROVEMENT`,
-    else ``"above"`` / ``"below the paper's figure"``. A configuration's verdict is ``"GCC better"`` /
-    ``"BACC better"`` when its interval excludes 0, else ``"undecided"``.
+    The average resamples each configuration's trials independently; it reproduces the paper when its
+    interval covers :data:`PAPER_IMPROVEMENT`, and a configuration is decided when its interval excludes 0.
 
     Parameters
     ----------
@@ -213,21 +194,20 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
     metrics : sequence of str
         Columns compared (losses improve downwards, ``relacc``/``accuracy`` upwards).
     scheme, baseline : str
+        Scheme keys.
     by : sequence of str
-        The configuration columns; must include ``model``.
+        The configuration columns, including ``model``.
     n_boot : int
         Bootstrap resamples.
     level : float in (0, 1)
+        Confidence level.
     seed : int
         Seed of the resamples.
 
     Returns
     -------
     pandas.DataFrame
-        ``by`` columns (``"mean"`` in the configuration columns of the average rows), ``metric``,
-        ``improvement_pct``, ``ci_low``, ``ci_high``, ``n`` (paired trials; configurations for the
-        average), ``paper_model``, ``paper_pct`` (the paper's average, on the average rows),
-        ``config_source`` and ``verdict``.
+        ``by``, ``metric``, ``improvement_pct``, ``ci_low``, ``ci_high``, ``paper_pct``, ``verdict`` ...
 
     Examples
     --------
@@ -289,12 +269,6 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
 def quoted_values(intervals) -> list[dict]:
     """The numbers the pages quote from :func:`improvement_intervals`, as keyword arguments of ``RunContext.value``.
 
-    Per network and metric of the averages (rows with ``n_workers == "mean"``): ``<model>_<metric>_pct``
-    (GCC's mean improvement over BACC), ``..._ci`` (its bootstrap interval) and ``..._verdict``
-    (against the paper's figure); over the configurations: ``gcc_better_configs``,
-    ``bacc_better_configs``, ``config_rows``; ``reproduced`` (averages whose interval covers the
-    paper's figure).
-
     Parameters
     ----------
     intervals : pandas.DataFrame
@@ -327,13 +301,10 @@ def quoted_values(intervals) -> list[dict]:
 def plot_improvement(intervals, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc")):
     """Table 1 as a figure: GCC's improvement over BACC (%) per network, one panel per metric.
 
-    The mean over the configurations with its bootstrap 95% interval (in GCC's colour), each
-    configuration's value (small grey dots) and the paper's figure (black cross).
-
     Parameters
     ----------
     intervals : pandas.DataFrame
-        :func:`improvement_intervals` (rows with ``n_workers == "mean"`` are the averages).
+        :func:`improvement_intervals`.
     metrics : sequence of str
         Values of its ``metric`` column, one panel each.
 
