@@ -17,7 +17,7 @@ from ..validation import invalid, validate_params
 from ..dnn._checks import TEST_SPLITS, Setting, Splits
 
 __all__ = ["LAMBDA_GRID", "EXTEND", "COMPARED_SCHEMES", "LAMBDA_COLUMNS", "batch_source", "tune_lambdas",
-           "selection_columns", "run_config", "split_getter", "lambdas_at", "dataset_of", "middle_stragglers",
+           "selection_columns", "split_getter", "lambdas_at", "dataset_of", "middle_stragglers",
            "check_pool_sizes", "tuned_runs", "scheme_pair"]
 
 #: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
@@ -94,32 +94,9 @@ def selection_columns(sel) -> dict:
             "lam_enc_tol": tolerant_optimum(sel.table, "enc"), "lam_dec_tol": tolerant_optimum(sel.table, "dec")}
 
 
-def run_config(f, splits: Splits, setting: Setting, trials: int, seed: int, lam_enc: float, lam_dec: float,
+def _run_config(f, splits: Splits, setting: Setting, trials: int, seed: int, lam_enc: float, lam_dec: float,
                schemes: Sequence[str], extra_columns: Mapping[str, Any]):
-    """The schemes at one (N, K, S) on test batches, every scheme of a trial on the same draws.
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function.
-    splits : gcc.dnn._checks.Splits
-        Its ``x_test``, ``y_test`` supply the batches.
-    setting : gcc.dnn._checks.Setting
-        (N, K, S).
-    trials, seed : int
-        Trials and their seed (the same seed gives the same batches at every S).
-    lam_enc, lam_dec : float
-        GCC's smoothing parameters.
-    schemes : sequence of str
-        Scheme keys.
-    extra_columns : mapping
-        Constant columns.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`gcc.harness.run_trials`' rows, with GCC's ``lam_enc``, ``lam_dec`` (NaN for the others).
-    """
+    """The schemes at one (N, K, S) on test batches, every scheme of a trial on the same draws."""
     # make_many rejects a parameter that no listed code takes: GCC's lambdas go with GCC only.
     lams = {"lam_enc": lam_enc, "lam_dec": lam_dec} if "gcc" in schemes else {}
     out = run_trials(make_many(schemes, setting.n_inputs, setting.n_workers, **lams), f,
@@ -194,7 +171,7 @@ def tuned_runs(f, model: str, splits: Splits, settings: Sequence[Setting], trial
                        "lam_enc": lam_enc, "lam_dec": lam_dec, "n_workers": st.n_workers, "n_inputs": st.n_inputs,
                        "received": st.received, "tuned_at": at, "validation_loss": score, **edges,
                        **({"reused": row is not None} if reuse else {})})
-        frames.append(run_config(f, splits, st, trials, seed, lam_enc, lam_dec, schemes,
+        frames.append(_run_config(f, splits, st, trials, seed, lam_enc, lam_dec, schemes,
                                  {"model": model, "dataset": dataset, "regime": st.regime}))
     results = pd.concat(frames, ignore_index=True)
     front = [c for c in _FRONT if c in results.columns]
