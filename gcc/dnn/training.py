@@ -34,9 +34,8 @@ __all__ = ["TrainedModel", "train_model", "train_embedded_model", "evaluate_accu
            "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS", "TRAIN_ACCURACY_IMAGES", "RECIPE_ENTRIES",
            "STALE_PARTIAL_S"]
 
-#: Training recipes per architecture: AdamW, linear warm-up then cosine decay, no augmentation
-#: (a few epochs over 55,000 images need none). ``train_images``: images per epoch (a fresh
-#: seeded subset each epoch; None = all), the knob of the ci profile's shorter training.
+#: Training recipes per architecture (AdamW, warm-up then cosine decay, no augmentation);
+#: ``train_images``: images per epoch (a fresh seeded subset each epoch; None = all).
 DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
     "lenet5": {"epochs": 6, "lr": 3e-3, "batch_size": 128, "weight_decay": 1e-4, "label_smoothing": 0.0,
                "warmup_epochs": 1, "train_images": None},
@@ -46,11 +45,8 @@ DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
             "warmup_epochs": 1, "train_images": None},
 }
 
-#: The embedded models: name -> model configuration (28x28 grey inputs, 10 classes; the input
-#: geometry is set from the data). "lenet5", "repvgg" and "vit" are the default profile's three
-#: networks, trained on one CPU thread in minutes; "repvgg_a0" (timm's RepVGG-A0 widths and
-#: depths, 7.8M parameters deployed) and "vit_large" (patch 4, width 192, depth 6, 2.7M) are the
-#: paper profile's larger networks, meant for a GPU.
+#: The embedded models: name -> model configuration (the input geometry is set from the data);
+#: "repvgg_a0" (timm's RepVGG-A0) and "vit_large" are the paper profile's, meant for a GPU.
 EMBEDDED_MODELS: dict[str, dict[str, Any]] = {
     "lenet5": {"arch": "lenet5", "img_size": 28, "in_chans": 1, "num_classes": 10},
     "repvgg": {"arch": "repvgg", "in_chans": 1, "num_classes": 10, "stem_chs": 16, "widths": [16, 32, 64, 256],
@@ -90,22 +86,10 @@ class TrainedModel:
     ----------
     model : torch.nn.Module
         The network in its inference form (RepVGG deployed), in eval mode, on the CPU.
-    name : str
-        Name in result tables.
-    config, recipe : dict
-        Model configuration and training recipe.
-    seed : int
-        Training seed.
-    key : str
-        Cache key.
     test_accuracy, val_accuracy, train_accuracy : float
         Top-1 accuracies (train: on the first :data:`TRAIN_ACCURACY_IMAGES` images).
     train_seconds : float
-        Wall-clock training time when the weights were produced.
-    cache_hit : bool
-        True when the weights came from the cache.
-    n_parameters : int
-        Parameters of the inference form.
+        Wall-clock training time when the weights were produced (not of a cache hit).
     extra : dict
         ``data``, ``threads``, ``device``, ``n_parameters_train``.
     """

@@ -31,13 +31,11 @@ __all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_F
            "lambda_movement", "sensitivity_summary", "x10_verdicts", "recovery_comparison", "plot_sensitivity",
            "run_study", "verdict_rows"]
 
-#: "Barely moves with S" is read as: the per-S optimum spans at most this many grid steps (one
-#: decade of the one-point-per-decade grid; lambda = 0 counts as the step below the smallest
-#: positive value). A wider span is reported as "moves with S".
+#: "Barely moves with S": the per-S optimum spans at most this many grid steps (decades; lambda = 0
+#: counts as the step below the smallest positive value).
 MOVEMENT_STEPS = 1
 
-#: "About 3%" read as a change of the RMSE between half and twice the paper's figure
-#: (:data:`gcc.experiments.dnn_claims.X10_BAND`, judged by :func:`~gcc.experiments.dnn_claims.x10_verdict`).
+#: "About 3%" read as a change of the RMSE between half and twice the paper's figure.
 ABOUT_3PCT = X10_BAND
 
 #: (N, K, S) of the Fig. 6 analogue per model family: the paper's for LeNet and RepVGG; the

@@ -20,14 +20,11 @@ __all__ = ["LAMBDA_GRID", "EXTEND", "COMPARED_SCHEMES", "LAMBDA_COLUMNS", "batch
            "selection_columns", "split_getter", "lambdas_at", "dataset_of", "middle_stragglers",
            "check_pool_sizes", "tuned_runs", "scheme_pair"]
 
-#: Default (lambda_enc, lambda_dec) grid: 0 (interpolation) and 1e-12 .. 1e-6, one point per
-#: decade (so "off by x10" is one grid step). On [-1, 1] with tens of points the eq. (4) penalty
-#: already smooths visibly at 1e-8, so the grid of gcc.tuning (1e-8 .. 1) would only probe
-#: over-smoothed codes here.
+#: Default (lambda_enc, lambda_dec) grid: 0 and 1e-12 .. 1e-6, one point per decade (so "off by x10"
+#: is one grid step); gcc.tuning's grid (1e-8 .. 1) would only probe over-smoothed codes here.
 LAMBDA_GRID = (0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)
 
-#: Grid steps (decades) the tuning may add beyond each edge of each grid
-#: (:func:`gcc.tuning.select_lambdas`' ``extend``) until every choice is interior.
+#: Grid steps the tuning may add beyond each edge until every choice is interior (``extend``).
 EXTEND = 6
 
 #: The schemes the DNN experiments compare (keys of :data:`gcc.codes.SCHEMES`).

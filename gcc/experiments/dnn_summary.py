@@ -128,46 +128,37 @@ def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
     return table
 
 
-#: Display suffixes of the statistics in :func:`wide_summary`.
-_SUFFIX = {"half_width": "±"}
-
-
 _STATISTICS = ("mean", "std", "ci_low", "ci_high", "half_width", "n", "n_nan")
 
 
-@validate_params({"summary": Frame(("metric",) + _STATISTICS), "values": COLUMNS, "metrics": NoneOr(COLUMNS)})
-def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metrics: Sequence[str] | None = None):
+@validate_params({"summary": Frame(("metric",) + _STATISTICS), "metrics": NoneOr(COLUMNS)})
+def wide_summary(summary, metrics: Sequence[str] | None = None):
     """The Table-1-like display of a :func:`summary_table`: one row per configuration and scheme.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         Output of :func:`summary_table`.
-    values : sequence of str
-        Statistics shown per metric.
     metrics : sequence of str, optional
         Metrics shown, in this order; default all, in :data:`TABLE_METRICS` order.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``<metric>`` (mean), ``<metric> ±`` (half-width) and ``<metric> <statistic>``.
+        The configuration columns, then ``<metric>`` (the mean) and ``<metric> ±`` (the half-width).
     """
     index = [c for c in summary.columns if c not in ("metric",) + _STATISTICS]
     present = set(summary["metric"])
-    bad = [v for v in values if v not in _STATISTICS]
-    if bad or not values:
-        raise invalid("values", "wide_summary", f"a non-empty list of statistics among {', '.join(_STATISTICS)}", values)
     if metrics is None:
         metrics = [m for m in TABLE_METRICS if m in present] + sorted(present - set(TABLE_METRICS))
     elif [m for m in metrics if m not in present]:
         raise invalid("metrics", "wide_summary", f"metrics of the summary ({', '.join(sorted(map(str, present)))})",
                       metrics)
-    wide = summary.pivot(index=index, columns="metric", values=list(values))
+    wide = summary.pivot(index=index, columns="metric", values=["mean", "half_width"])
     out = wide.index.to_frame(index=False)
     for m in metrics:
-        for v in values:
-            out[m if v == "mean" else f"{m} " + _SUFFIX.get(v, v)] = wide[(v, m)].to_numpy()
+        out[m] = wide[("mean", m)].to_numpy()
+        out[f"{m} ±"] = wide[("half_width", m)].to_numpy()
     return out
 
 
