@@ -39,6 +39,7 @@ def x10_verdict(low: float, high: float, band: tuple = X10_BAND) -> str:
     """
     return X10_WORDS[band_verdict(low, high, *band)]
 
+
 def claim_rows(rows, notebook: str):
     """Verdict rows (dicts with ``model``) as claims-table rows: ``claim``'s source and statement
     (:data:`DNN_CLAIMS`), GCC's scheme and code, ``counted``, ``notebook``; the claims table's columns."""
