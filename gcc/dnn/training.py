@@ -396,8 +396,7 @@ STALE_PARTIAL_S = 120.0
 
 
 def _store(folder: Path, key: str, state: Mapping[str, torch.Tensor], meta: Mapping[str, Any]) -> None:
-    """Write one cache entry atomically (:mod:`gcc.atomic`): the weights, their checksum, then the metadata
-    (an entry counts once its metadata exists); stale leftovers of a killed write of the key are removed."""
+    """Write one cache entry atomically (weights, checksum, then metadata); stale partial writes go."""
     folder.mkdir(parents=True, exist_ok=True)
     now = time.time()
     for leftover in folder.glob(f".{key}.*{PARTIAL_MARK}*"):
@@ -426,8 +425,7 @@ def _sha256(path: Path) -> str:
 
 
 def _verify_weights(weights: Path, owner: str) -> None:
-    """Check a cached weights file against the checksum beside it; an entry without one gets it now
-    (skipped on a read-only cache). A mismatch is the contract error naming the file."""
+    """Check cached weights against their checksum (one without gets it); a mismatch names the file."""
     digest, sums = _sha256(weights), _checksum_path(weights)
     try:
         recorded = sums.read_text().split()
@@ -443,8 +441,7 @@ def _verify_weights(weights: Path, owner: str) -> None:
 
 
 def _cached_meta(path: Path) -> dict | None:
-    """The metadata of a cache entry, None when missing or unreadable (retrained); a value out of its domain
-    (an accuracy of 7.0) is the contract error naming the file."""
+    """A cache entry's metadata, None when missing or unreadable; a value out of its domain names the file."""
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):      # absent, or half-written by an older version

@@ -64,11 +64,7 @@ BAND = As(_band, "a pair (low, high) of finite reals with low < high")
 
 
 def _grid_step(values, grid) -> np.ndarray:
-    """Position of each lambda on the grid (0 for lambda = 0), as a float for rounding noise.
-
-    The grid may have been extended below its smallest positive value (the tuning's
-    ``extend``): the reference is the smallest positive value among the grid and ``values``.
-    """
+    """Position of each lambda on the (possibly extended) grid in decades, 0 for lambda = 0."""
     values = np.asarray(values, dtype=float)
     grid = np.asarray(sorted(set(map(float, grid)) | set(values[values > 0].tolist())), dtype=float)
     positive = grid[grid > 0]
@@ -152,8 +148,7 @@ def _reference(lam: float, grid: Sequence[float]) -> float:
 def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: float, lam_dec: float, trials: int,
                       seed: int, factors: Sequence[float] = SENSITIVITY_FACTORS, grid: Sequence[float] = LAMBDA_GRID,
                       dataset: str = ""):
-    """GCC on test batches with one lambda scaled at a time, the other at its optimum (Fig. 6), paired:
-    every variant sees the same batches and straggler sets (one :func:`gcc.harness.run_trials` call)."""
+    """GCC with one lambda scaled at a time (Fig. 6), every variant on the same draws."""
     n_workers, n_inputs = setting.n_workers, setting.n_inputs
     ref = {"lam_enc": _reference(lam_enc, grid), "lam_dec": _reference(lam_dec, grid)}
     opt = {"lam_enc": lam_enc, "lam_dec": lam_dec}
@@ -177,9 +172,7 @@ def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: 
 
 def _paired_change(table, variant: str, baseline, metric: str, by: Sequence[str], trial: str = "trial",
                    level: float = 0.95):
-    """Percent change of ``metric`` from the rows where ``variant == baseline`` (within each ``by`` group),
-    paired by ``trial``: ``by``, ``variant``, ``mean``, ``baseline_mean``, ``change_pct``, ``ci_low``,
-    ``ci_high``, ``n``."""
+    """Percent change of ``metric`` from the ``variant == baseline`` rows per ``by`` group, paired."""
     by = list(by)
     base = table[table[variant] == baseline][by + [trial, metric]].rename(columns={metric: "_base"})
     merged = table.merge(base, on=by + [trial])
@@ -261,8 +254,7 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
 def _recovery_runs(f, splits: Splits, model: str, n_workers: int, n_inputs: int, stragglers: Sequence[int],
                    per_s: Mapping[int, tuple[float, float]], single: tuple[float, float], trials: int, seed: int,
                    regime: str = "", dataset: str = ""):
-    """GCC tuned per S (``per_s[S]``), GCC tuned once (``single``) and BACC on the same batches and straggler
-    sets: run_trials rows with ``tuning`` ("per_s", "single", "none" for BACC) and GCC's lambdas."""
+    """GCC tuned per S, GCC tuned once and BACC on the same draws, with a ``tuning`` column."""
     frames = []
     for s in stragglers:
         pairs = {"per_s": per_s[int(s)], "single": tuple(single)}

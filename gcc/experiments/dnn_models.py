@@ -307,9 +307,7 @@ def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
 
 
 def _set_threads(threads: int) -> None:
-    """``threads`` CPU threads in torch and numpy's BLAS for the process (a (100 x 60) by (60 x 784)
-    product, one batch's encoder, took 20 ms with OpenBLAS's two threads on a loaded 2-core machine,
-    0.3 ms with one)."""
+    """``threads`` CPU threads in torch and numpy's BLAS for the process."""
     import torch
     from threadpoolctl import threadpool_limits
 

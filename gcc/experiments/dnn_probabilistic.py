@@ -37,20 +37,18 @@ SWEPT_SCHEMES = ("gcc", "bacc")
 
 
 def _bernoulli_sweep(f, splits: Splits, model: str, n_inputs: int, n_workers: Sequence[int],
-                     p_values: Sequence[float], trials: int, seed: int, lam_grid=None, tune_trials: int = 6,
-                     schemes: Sequence[str] = SWEPT_SCHEMES, dataset: str = ""):
-    """One network's rows: at every (p, N), GCC's lambdas tuned on validation batches under Bernoulli(p),
-    then the schemes on test batches (the same seed at every point)."""
+                     p_values: Sequence[float], trials: int, seed: int, lam_grid, tune_trials: int,
+                     dataset: str):
+    """One network's rows: at every (p, N), GCC's lambdas tuned under Bernoulli(p), then the schemes."""
     frames = []
     for p in p_values:
         model_p = Bernoulli(float(p))
         for n in n_workers:
             n = int(n)
             sel = tune_lambdas(f, splits, n_inputs, n, 0, lam_grid, tune_trials, seed + 1000, straggler_model=model_p)
-            lams = {"lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec} if "gcc" in schemes else {}
-            table = run_trials(make_many(schemes, n_inputs, n, **lams), f,
-                               batch_source(splits.x_test, splits.y_test, n_inputs), model_p, trials=trials,
-                               seed=seed, extra_columns={"model": model, "dataset": dataset, "p": float(p)})
+            codes = make_many(SWEPT_SCHEMES, n_inputs, n, lam_enc=sel.lam_enc, lam_dec=sel.lam_dec)
+            table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), model_p,
+                               trials=trials, seed=seed, extra_columns={"model": model, "dataset": dataset, "p": float(p)})
             table["lam_enc"] = np.where(table["scheme"] == "gcc", sel.lam_enc, np.nan)
             table["lam_dec"] = np.where(table["scheme"] == "gcc", sel.lam_dec, np.nan)
             for column, value in selection_columns(sel).items():
