@@ -48,7 +48,8 @@ def _bernoulli_sweep(f, splits: Splits, model: str, n_inputs: int, n_workers: Se
             sel = tune_lambdas(f, splits, n_inputs, n, 0, lam_grid, tune_trials, seed + 1000, straggler_model=model_p)
             codes = make_many(SWEPT_SCHEMES, n_inputs, n, lam_enc=sel.lam_enc, lam_dec=sel.lam_dec)
             table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), model_p,
-                               trials=trials, seed=seed, extra_columns={"model": model, "dataset": dataset, "p": float(p)})
+                               trials=trials, seed=seed,
+                               extra_columns={"model": model, "dataset": dataset, "p": float(p)})
             table["lam_enc"] = np.where(table["scheme"] == "gcc", sel.lam_enc, np.nan)
             table["lam_dec"] = np.where(table["scheme"] == "gcc", sel.lam_dec, np.nan)
             for column, value in selection_columns(sel).items():
