@@ -124,24 +124,20 @@ def entries(ns: dict) -> list:
                                                  "y_test": y16[4:8]}, "info": {"dataset": "toy"}}}
     digits = data.load_digits16(size=16)
     grid = [0.0, 1e-9]
-    toy = dict(trials=2, seed=0, dataset="toy")
-    results = ds.run_config(toy_f, xt[15:], yt[15:], 3, 8, [1, 2], 2, 0, 1e-9, 1e-9, ("gcc", "bacc"),
-                            {"model": "toy", "dataset": "toy"})
-    results_gcc = results[results["scheme"] == "gcc"]
-    sweep = ds.straggler_sweep(toy_f, "toy", splits, {"r": (8, 3)}, {"r": [1, 2]}, lam_enc_grid=grid,
-                               lam_dec_grid=grid, tune_trials=2, **toy)
-    sens = dl.sensitivity_runs(toy_f, splits, "toy", 8, 3, 2, 1e-9, 1e-9, factors=(0.1, 1.0, 10.0), grid=grid, **toy)
-    sens_summary = dl.sensitivity_summary(sens)
+    sweep = ds.run_sweeps(prep, {"r": (8, 3)}, {"r": [1, 2]}, trials=2, seed=0, lam_grid=grid, tune_trials=2,
+                          schemes=("gcc", "bacc"))
+    results = sweep[0]
+    study = dl.run_study(prep, sweep[1], 2, 0, {"lenet5": (8, 3, 2)}, factors=(0.1, 1.0, 10.0), recovery_offsets=(3,),
+                         lam_grid=grid, tune_trials=2)
+    sens_summary = dl.sensitivity_summary(study[0])
     x10 = dl.x10_verdicts(sens_summary)
     movement = dl.lambda_movement(sweep[1], grid=grid)
-    recovery = dl.recovery_runs(toy_f, splits, "toy", 8, 3, [4, 5], {4: (0.0, 0.0), 5: (1e-9, 0.0)}, (1e-9, 1e-9),
-                                regime="r", **toy)
-    bern = dp.bernoulli_sweep(toy_f, splits, "toy", 3, [6, 8, 12], [0.0], lam_grid=grid, tune_trials=2, **toy)
+    recovery = study[1]
+    bern = dp.run_sweeps(prep, ["toy"], 3, [6, 8, 12], [0.0], trials=2, seed=0, lam_grid=grid, tune_trials=2)
     bern_summary = dp.sweep_summary(bern)
     slopes = dp.sweep_slopes(bern_summary)
     verdicts = dp.convergence_verdicts(slopes)
-    table1 = dsum.table_runs(toy_f, "lenet5", splits, [(8, 3, 6)], lam_enc_grid=grid, lam_dec_grid=grid, tune_trials=2,
-                             **toy)[0]
+    table1 = dsum.run_tables(prep, [(8, 3, 6)], trials=2, seed=0, lam_grid=grid, tune_trials=2)[0]
     summary = dsum.summary_table(results, by=("model", "scheme", "stragglers"))
     coded = cs.coded_samples(np.random.default_rng(3).random((4, 1, 3, 3)), 6)
     timings = cc.coding_cost(sf, x16[:3], 6, 1, repeats=2, warmup=0)
@@ -152,9 +148,6 @@ def entries(ns: dict) -> list:
     tiny = {"epochs": 1, "train_images": 12, "warmup_epochs": 0, "batch_size": 4}
     image_data = {f: getattr(digits, f) for f in ("name", "x_train", "y_train", "x_val", "y_val", "x_test", "y_test",
                                                   "mean", "std", "classes", "source", "fallback")}
-    sweep_args = dict(f=toy_f, model="toy", splits=splits, regimes={"r": (8, 3)}, stragglers={"r": [1, 2]}, trials=2,
-                      seed=0, lam_enc_grid=grid, lam_dec_grid=grid, tune_trials=2, tuning="per_s",
-                      tune_stragglers=None, schemes=("gcc",), dataset="toy")
     REGIMES = bad(3, {}, {"r": (8,)}, {"r": (3, 8)}, {"r": (8, 3.0)}, {"r": (40, 20)}, {"r": [8, 0]})
     STRAGGLERS = bad(3, {}, {"q": [1]}, {"r": [1.5]}, {"r": [8]}, {"r": []}, {"r": 1})
     SPLITS = bad(3, None, {"x_test": xt}, {**splits, "y_test": yt[15:] + 0.5}, {**splits, "x_val": xt[:0]})
@@ -264,10 +257,6 @@ def entries(ns: dict) -> list:
                          torch.zeros(0, 1, 16, 16), torch.zeros(2, 1, 8, 8)))),
         # ------------------------------------------------------------ gcc.experiments.dnn_models
         Entry("dnn_models.family_of", dm.family_of, dict(model="vit_base"), dict(model=TEXTS)),
-        Entry("dnn_models.PreparedModels", lambda models, datasets, banners: dm.PreparedModels(
-            models, datasets=datasets, banners=banners), dict(models=prep, datasets={"toy": "toy data"}, banners=[]),
-              dict(models=bad({"a": 3}, {"a": {"f": 3, "splits": splits, "info": {}}}),
-                   datasets=bad(3, {"a": 3}), banners=bad("warn", 3, [3]))),
         Entry("dnn_models.show_markdown", dm.show_markdown, dict(text="x"), dict(text=TEXTS), run_valid=False),
         Entry("dnn_models.prepare_models", _in_cache(dm.prepare_models, root / "cache"), dict(names=["lenet5"], recipes={"lenet5": tiny}),
               dict(names=bad(3, "lenet5", ["resnet"], ["lenet5", "lenet5"], [3]), seed=seeds(), dataset=bad(3, None),
@@ -279,44 +268,16 @@ def entries(ns: dict) -> list:
         *[Entry(f"dnn_models.{func.__name__}", func, dict(notebook="dnn_models", root=root),
                 dict(notebook=bad(3, "", None), root=bad(3, b"x")), run_valid=False)
           for func in (dm.from_run, dm.data_from_run, dm.header_from_run)],
-        Entry("dnn_models.set_threads", dm.set_threads, dict(threads=1), dict(threads=ints(1)), run_valid=False),
         Entry("dnn_models.page_header", dm.page_header,
               dict(models_table=models_table, datasets=None, banners=(), machine="a machine"),
               dict(models_table=tables(models_table.drop(columns="test_accuracy")), datasets=bad(3, {"a": 3}),
                    banners=bad("warn", 3, [3]), machine=bad(3, b"m"))),
         # ------------------------------------------------------------ gcc.experiments.dnn_stragglers
-        Entry("dnn_stragglers.batch_source", ds.batch_source, dict(x=xt, y=yt, n_inputs=3),
-              dict(x=bad("x", None, np.zeros((0, 2)), np.float64(5.0), np.full((3, 2), "a")),
-                   y=bad(yt[:-1], yt + 0.5, yt - 5, "y"), n_inputs=ints(1, 30))),
-        Entry("dnn_stragglers.tune_lambdas", ds.tune_lambdas,
-              dict(f=toy_f, x_val=xt[:15], y_val=yt[:15], n_inputs=3, n_workers=8, stragglers=1, lam_enc_grid=grid,
-                   lam_dec_grid=grid, trials=2, seed=0, metric="loss", straggler_model=None),
-              dict(f=FUNCS, x_val=bad(None, "x"), y_val=bad(yt[:3], "y"), n_inputs=ints(1, 15), n_workers=ints(1),
-                   stragglers=ints(0, 7), lam_enc_grid=GRIDS, lam_dec_grid=GRIDS, trials=ints(1), seed=seeds(),
-                   metric=choices(ds.TUNING_METRICS), straggler_model=bad(3, "fixed", np.sin))),
-        Entry("dnn_stragglers.run_config", ds.run_config,
-              dict(f=toy_f, x_test=xt[15:], y_test=yt[15:], n_inputs=3, n_workers=8, stragglers=[1, 2], trials=2,
-                   seed=0, lam_enc=1e-9, lam_dec=1e-9, schemes=("gcc",), extra_columns=None),
-              dict(f=FUNCS, y_test=bad(yt[:3], "y"), n_inputs=ints(1, 15), n_workers=ints(1), stragglers=INT_LISTS,
-                   trials=ints(1), seed=seeds(), lam_enc=reals(0), lam_dec=reals(0), schemes=SCHEMES,
-                   extra_columns=bad(3, "x", [("a", 1)]))),
         Entry("dnn_stragglers.split_getter", ds.split_getter, dict(splits=splits), dict(splits=TEST_SPLITS)),
-        Entry("dnn_stragglers.front_columns", ds.front_columns, dict(results=results_gcc), dict(results=tables())),
-        Entry("dnn_stragglers.lambdas_at", ds.lambdas_at,
-              dict(lambdas=sweep[1], model="toy", n_workers=8, n_inputs=3, stragglers=1),
-              dict(lambdas=tables(), model=TEXTS, n_workers=ints(1), n_inputs=ints(1), stragglers=ints(0))),
-        Entry("dnn_stragglers.middle_stragglers", ds.middle_stragglers, dict(s_values=[0, 5, 10]),
-              dict(s_values=bad(3, "05", [0, 1.5], [-1], None))),
-        Entry("dnn_stragglers.straggler_sweep", ds.straggler_sweep, sweep_args,
-              dict(f=FUNCS, model=TEXTS, splits=SPLITS, regimes=REGIMES, stragglers=STRAGGLERS, trials=ints(1),
-                   seed=seeds(), lam_enc_grid=GRIDS, lam_dec_grid=GRIDS, tune_trials=ints(1),
-                   tuning=choices(("per_s", "single")), tune_stragglers=bad(3, {"q": 1}, {"r": 8}, {"r": 1.5}),
-                   schemes=SCHEMES, dataset=bad(3, b"x"))),
         Entry("dnn_stragglers.run_sweeps", ds.run_sweeps,
               dict(prepared=prep, regimes={"r": (8, 3)}, stragglers={"r": [1, 2]}, trials=2, seed=0, lam_grid=grid,
                    tune_trials=2, tuning="per_s", schemes=("gcc",)),
-              dict(prepared=PREPARED, regimes=bad(3, {}, {"r": (8,)}, {"r": (3, 8)}),
-                   stragglers=bad(3, {"q": [1]}, {"r": [7]}, {"r": [1.5]}), trials=ints(1), seed=seeds(),
+              dict(prepared=PREPARED, regimes=REGIMES, stragglers=STRAGGLERS, trials=ints(1), seed=seeds(),
                    lam_grid=GRIDS, tune_trials=ints(1), tuning=choices(("per_s", "single")), schemes=SCHEMES)),
         Entry("dnn_stragglers.compare_schemes", ds.compare_schemes,
               dict(results=results, metric="loss", scheme="gcc", baseline="bacc", by=("model", "stragglers"),
@@ -328,60 +289,39 @@ def entries(ns: dict) -> list:
               dict(results=tables(), regime=bad("nope", 3), metrics=bad("nope", 3, []),
                    level=reals(0, 1, lo_open=True, hi_open=True), logy=bad(3, [3])), run_valid=False),
         # ------------------------------------------------------------ gcc.experiments.dnn_summary
-        Entry("dnn_summary.table_runs", dsum.table_runs,
-              dict(f=toy_f, model="toy", splits=splits, configs=[(8, 3, 6)], lam_enc_grid=grid, lam_dec_grid=grid,
-                   tune_trials=2, schemes=("gcc",), lambdas=None, **toy),
-              dict(f=FUNCS, model=TEXTS, splits=SPLITS,
-                   configs=bad(3, [], [(8, 3)], [(8, 3, 9)], [(8, 0, 6)], [(8, 3.5, 6)], [(40, 20, 30)], "836"),
-                   trials=ints(1), seed=seeds(), lam_enc_grid=GRIDS, tune_trials=ints(1), schemes=SCHEMES,
-                   dataset=bad(3, b"x"), lambdas=bad(3, pd.DataFrame()))),
         Entry("dnn_summary.run_tables", dsum.run_tables,
               dict(prepared=prep, configs=[(8, 3, 6)], trials=2, seed=0, lam_grid=grid, tune_trials=2,
                    schemes=("gcc",), lambdas=None),
-              dict(prepared=PREPARED, configs=bad(3, [], [(8, 3, 9)]), trials=ints(1), seed=seeds(), lam_grid=GRIDS,
+              dict(prepared=PREPARED,
+                   configs=bad(3, [], [(8, 3)], [(8, 3, 9)], [(8, 0, 6)], [(8, 3.5, 6)], [(40, 20, 30)], "836",
+                               {"vit": [(8, 3, 6)]}), trials=ints(1), seed=seeds(), lam_grid=GRIDS,
                    tune_trials=ints(1), schemes=SCHEMES, lambdas=bad(3, pd.DataFrame()))),
         Entry("dnn_summary.summary_table", dsum.summary_table,
               dict(results=results, by=("model", "scheme", "stragglers"), level=0.95),
               dict(results=tables(results[["scheme", "trial"]]), by=bad(3, ["nope"], [3]),
                    level=reals(0, 1, lo_open=True, hi_open=True))),
         Entry("dnn_summary.wide_summary", dsum.wide_summary,
-              dict(summary=summary, values=("mean", "half_width"), metrics=None),
-              dict(summary=tables(summary.drop(columns="metric")), values=bad("nope", 3, [], ["mean", "nope"]),
-                   metrics=bad("nope", 3, ["loss", "nope"]))),
-        Entry("dnn_summary.improvement_table", dsum.improvement_table,
-              dict(results=table1, scheme="gcc", baseline="bacc", by=("model", "dataset", "n_workers", "n_inputs")),
-              dict(results=tables(table1.drop(columns="relacc")), scheme=bad("nope", 3, "lcc"),
-                   baseline=bad("gcc", "nope"), by=bad(3, ["scheme"], ["model", "nope"]))),
+              dict(summary=summary, metrics=None),
+              dict(summary=tables(summary.drop(columns="metric")), metrics=bad("nope", 3, ["loss", "nope"]))),
+        Entry("dnn_summary.improvement_intervals", dsum.improvement_intervals,
+              dict(results=table1, metrics=["rmse_norms"], scheme="gcc", baseline="bacc",
+                   by=("model", "dataset", "n_workers", "n_inputs"), n_boot=100, level=0.95, seed=0),
+              dict(results=tables(table1.drop(columns="trial")), metrics=bad("nope", 3, [], ["nope"]),
+                   scheme=bad("nope", 3, "lcc"), baseline=bad("gcc", "nope"), by=bad(3, ["scheme"], ["model", "nope"]),
+                   n_boot=ints(100), level=reals(0, 1, lo_open=True, hi_open=True), seed=seeds()),
+              run_valid=False),
         # ------------------------------------------------------------ gcc.experiments.dnn_lambda
         Entry("dnn_lambda.lambda_movement", dl.lambda_movement,
               dict(lambdas=sweep[1], grid=grid, steps=1, min_stragglers=1),
               dict(lambdas=tables(sweep[1].assign(lam_enc=-1.0), sweep[1].drop(columns="regime")),
                    grid=st.one_of(GRIDS, one([[0.0]])), steps=ints(0), min_stragglers=ints(0))),
-        Entry("dnn_lambda.sensitivity_runs", dl.sensitivity_runs,
-              dict(f=toy_f, splits=splits, model="toy", n_workers=8, n_inputs=3, stragglers=2, lam_enc=1e-9,
-                   lam_dec=1e-9, factors=(0.1, 1.0, 10.0), grid=grid, **toy),
-              dict(f=FUNCS, splits=TEST_SPLITS, model=TEXTS, n_workers=ints(1), n_inputs=ints(1, 15), stragglers=ints(0, 7),
-                   lam_enc=reals(0), lam_dec=reals(0), trials=ints(1), seed=seeds(),
-                   factors=bad([], [1.0, 1.0], [-1], "x", [np.nan], [1.0, 1.0000001]), grid=GRIDS,
-                   dataset=bad(3, b"x"))),
-        Entry("dnn_lambda.paired_change", dl.paired_change,
-              dict(table=sens, variant="factor", baseline=1.0, metric="loss", by=["parameter"], trial="trial",
-                   level=0.95),
-              dict(table=tables(), variant=bad("nope", 3), baseline=bad(7.0, "x"), metric=bad("nope", 3),
-                   by=bad("nope", [3], 3), trial=bad("nope", 3), level=reals(0, 1, lo_open=True, hi_open=True))),
-        Entry("dnn_lambda.sensitivity_summary", dl.sensitivity_summary, dict(table=sens, metrics=("loss",), level=0.95),
-              dict(table=tables(sens.drop(columns="factor")), metrics=bad("nope", 3, ["loss", "nope"]),
+        Entry("dnn_lambda.sensitivity_summary", dl.sensitivity_summary, dict(table=study[0], metrics=("loss",),
+                                                                             level=0.95),
+              dict(table=tables(study[0].drop(columns="factor")), metrics=bad("nope", 3, ["loss", "nope"]),
                    level=reals(0, 1, lo_open=True, hi_open=True))),
         Entry("dnn_lambda.x10_verdicts", dl.x10_verdicts, dict(summary=sens_summary, metric="rmse_rms", band=(1.5, 6.0)),
               dict(summary=tables(sens_summary.drop(columns="ci_low")), metric=bad("nope", 3),
                    band=bad(3, (6.0, 1.5), (1.5,), (np.nan, 2.0), "ab", (1.0, 2.0, 3.0)))),
-        Entry("dnn_lambda.recovery_runs", dl.recovery_runs,
-              dict(f=toy_f, splits=splits, model="toy", n_workers=8, n_inputs=3, stragglers=[4, 5],
-                   per_s={4: (0.0, 0.0), 5: (1e-9, 0.0)}, single=(1e-9, 1e-9), regime="r", **toy),
-              dict(f=FUNCS, splits=TEST_SPLITS, model=TEXTS, n_workers=ints(1), n_inputs=ints(1, 15), stragglers=INT_LISTS,
-                   per_s=bad(3, {4: (0.0, 0.0)}, {4: (0.0, 0.0), 5: (-1.0, 0.0)}, {4: (0.0, 0.0), 5: "ab"}),
-                   single=bad(3, (1.0,), (-1.0, 0.0), (np.nan, 0.0)), trials=ints(1), seed=seeds(), regime=TEXTS,
-                   dataset=bad(3, b"x")), run_valid=False),
         Entry("dnn_lambda.recovery_comparison", dl.recovery_comparison, dict(table=recovery, metric="loss", level=0.95),
               dict(table=tables(recovery[recovery["tuning"] != "none"], recovery.drop(columns="tuning")),
                    metric=choices(("loss", "rmse_norms", "rmse_rms", "relacc")),
@@ -394,23 +334,19 @@ def entries(ns: dict) -> list:
                    factors=(0.1, 1.0, 10.0), recovery_offsets=(0,), lam_grid=grid, tune_trials=2),
               dict(prepared=PREPARED, lambdas=tables(), trials=ints(1), seed=seeds(),
                    configs=bad(3, {"resnet": (8, 3, 2)}, {"lenet5": (8, 3)}, {"lenet5": (3, 8, 2)}, {"lenet5": (8, 3, 8)}),
-                   factors=bad([], [1.0, 1.0], [-1]), recovery_offsets=bad([-1], [1.5], 3, []), lam_grid=GRIDS,
+                   factors=bad([], [1.0, 1.0], [-1], "x", [np.nan], [1.0, 1.0000001]),
+                   recovery_offsets=bad([-1], [1.5], 3, []), lam_grid=GRIDS,
                    tune_trials=ints(1)), run_valid=False),
         Entry("dnn_lambda.verdict_rows", dl.verdict_rows, dict(movement=movement, x10=x10),
               dict(movement=tables(movement.drop(columns="verdict")), x10=tables(x10.drop(columns="verdict"))),
               run_valid=False),
         # ------------------------------------------------------------ gcc.experiments.dnn_probabilistic
-        Entry("dnn_probabilistic.bernoulli_sweep", dp.bernoulli_sweep,
-              dict(f=toy_f, splits=splits, model="toy", n_inputs=3, n_workers=[6, 8], p_values=[0.0], lam_grid=grid,
-                   tune_trials=2, schemes=("gcc",), **toy),
-              dict(f=FUNCS, splits=SPLITS, model=TEXTS, n_inputs=ints(1, 15), n_workers=bad([], [0], [6, 6], [6.5], 3),
-                   p_values=bad([1.0], [-0.1], [0.1, 0.1], [np.nan], "p"), trials=ints(1), seed=seeds(),
-                   lam_grid=GRIDS, tune_trials=ints(1), schemes=SCHEMES, dataset=bad(3, b"x"))),
         Entry("dnn_probabilistic.run_sweeps", dp.run_sweeps,
               dict(prepared=prep, models=["toy"], n_inputs=3, n_workers=[6, 8], p_values=[0.0], trials=2, seed=0,
                    lam_grid=grid, tune_trials=2),
               dict(prepared=PREPARED, models=bad(["vit"], "toy", [3], []), n_inputs=ints(1, 15),
-                   n_workers=bad([], [0]), p_values=bad([1.0], "p"), trials=ints(1), seed=seeds(), lam_grid=GRIDS,
+                   n_workers=bad([], [0], [6, 6], [6.5], 3), p_values=bad([1.0], [-0.1], [0.1, 0.1], [np.nan], "p"),
+                   trials=ints(1), seed=seeds(), lam_grid=GRIDS,
                    tune_trials=ints(1)), run_valid=False),
         Entry("dnn_probabilistic.sweep_summary", dp.sweep_summary, dict(table=bern, level=0.95),
               dict(table=tables(bern.drop(columns="p")), level=reals(0, 1, lo_open=True, hi_open=True))),

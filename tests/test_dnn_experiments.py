@@ -40,9 +40,13 @@ def f():
     return inference.SoftmaxFunction(models.LeNet5(), device="cpu")
 
 
+def _prepared(f, splits, dataset="digits"):
+    return {"lenet5": {"f": f, "splits": splits, "info": {"dataset": dataset}}}
+
+
 def test_per_s_sweep_tunes_every_s_and_shares_inputs(f, digits):
-    res, lam, grid = ds.straggler_sweep(f, "lenet5", digits, {"low": (12, 8)}, {"low": [0, 2, 3]}, trials=3,
-                                        seed=0, lam_enc_grid=[0.0, 1e-9], lam_dec_grid=[0.0, 1e-9], tune_trials=2)
+    res, lam, grid = ds.run_sweeps(_prepared(f, digits), {"low": (12, 8)}, {"low": [0, 2, 3]}, trials=3, seed=0,
+                                   lam_grid=[0.0, 1e-9], tune_trials=2)
     assert list(res.columns[:3]) == ["model", "dataset", "regime"] and set(COLUMNS) <= set(res.columns)
     assert set(res["scheme"]) == SCHEME_KEYS and set(res["dataset"]) == {"digits"}
     assert len(res) == 3 * 3 * 3
@@ -69,14 +73,14 @@ def test_per_s_sweep_tunes_every_s_and_shares_inputs(f, digits):
 
 
 def test_single_tuning_and_run_sweeps(f, digits):
-    prepared = {"lenet5": {"f": f, "splits": digits, "info": {"dataset": "digits"}}}
+    prepared = _prepared(f, digits)
     res, lam, grid = ds.run_sweeps(prepared, {"low": [12, 8]}, {"low": [0, 2, 4, 11]}, trials=2, seed=0,
                                    lam_grid=[0.0, 1e-9], tune_trials=2, tuning="single")
     assert sorted(set(res["stragglers"])) == [0, 2, 4]  # N - S < 2 is dropped
-    assert set(lam["tuned_at"]) == {ds.middle_stragglers([0, 2, 4])} and len(grid) >= 4  # grid may be extended
+    assert set(lam["tuned_at"]) == {4} and len(grid) >= 4  # the middle of the positive S (2, 4); grid may grow
     assert lam[["lam_enc", "lam_dec"]].nunique().max() == 1
-    with pytest.raises(ValueError, match="'tuning' parameter of straggler_sweep"):
-        ds.straggler_sweep(f, "m", digits, {"low": (12, 8)}, {"low": [0]}, 1, 0, tuning="every")
+    with pytest.raises(ValueError, match="'tuning' parameter of run_sweeps"):
+        ds.run_sweeps(prepared, {"low": (12, 8)}, {"low": [0]}, 1, 0, tuning="every")
 
 
 def test_compare_schemes_paired_difference():
@@ -97,20 +101,19 @@ def test_compare_schemes_paired_difference():
     assert list(both["metric"]) == ["loss", "relacc"]
 
 
-def test_table_runs_and_improvement_table(f, digits):
-    res, lam = dsum.table_runs(f, "lenet5", digits, [[12, 8, 10]], trials=2, seed=0, lam_enc_grid=[0.0],
-                               lam_dec_grid=[0.0], tune_trials=1)
+def test_run_tables_and_summary(f, digits):
+    prepared = _prepared(f, digits)
+    res, lam = dsum.run_tables(prepared, [[12, 8, 10]], trials=2, seed=0, lam_grid=[0.0], tune_trials=1)
     assert set(res["received"]) == {10} and set(res["stragglers"]) == {2}
     assert list(lam.columns) == ds.LAMBDA_COLUMNS + ["reused"] and lam["regime"].iloc[0] == "N=12,K=8"
     reuse = pd.DataFrame([{"model": "lenet5", "n_workers": 12, "n_inputs": 8, "stragglers": 2, "lam_enc": 1e-9,
                            "lam_dec": 1e-7}])
-    _, lam2 = dsum.table_runs(f, "lenet5", digits, [[12, 8, 10], [12, 8, 9]], trials=1, seed=0, lam_enc_grid=[0.0],
-                              lam_dec_grid=[0.0], tune_trials=1, lambdas=reuse)
+    _, lam2 = dsum.run_tables(prepared, [[12, 8, 10], [12, 8, 9]], trials=1, seed=0, lam_grid=[0.0], tune_trials=1,
+                              lambdas=reuse)
     assert lam2["reused"].tolist() == [True, False] and lam2["lam_dec"].tolist() == [1e-7, 0.0]
-    imp = dsum.improvement_table(res)
-    assert {"scheme", "baseline", "rmse_norms_pct", "rmse_rms_pct", "relacc_pct", "paper_rmse_pct"} <= set(imp.columns)
-    assert imp["paper_rmse_pct"].iloc[0] == 15.0 and imp["paper_relacc_pct"].iloc[0] == 2.0  # LeNet5's averages
-    assert list(imp["n_workers"])[-1] == "mean" and list(imp["dataset"])[-1] == "digits"
+    _, by_family = dsum.run_tables(prepared, {"lenet5": [[12, 8, 9]]}, trials=1, seed=0, lam_grid=[0.0],
+                                   tune_trials=1)
+    assert by_family["received"].tolist() == [9]
     summ = dsum.summary_table(res)
     assert list(summ.columns) == [*dsum.CONFIG_COLUMNS, "scheme", "metric", *SUMMARY_COLUMNS]
     assert set(summ["metric"]) == {"loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal"}
@@ -118,11 +121,13 @@ def test_table_runs_and_improvement_table(f, digits):
     got = summ[summ["metric"] == "rmse_norms"].set_index("scheme")["mean"]
     np.testing.assert_allclose(got[direct.index], direct, rtol=1e-12)
     expected = 100 * (direct["bacc"] - direct["gcc"]) / direct["bacc"]
-    assert np.isclose(imp["rmse_norms_pct"].iloc[0], expected, rtol=1e-12)
+    imp = dsum.improvement_intervals(res, ["rmse_norms"], n_boot=100)
+    assert np.isclose(imp["improvement_pct"].iloc[0], expected, rtol=1e-12)
+    assert imp["paper_pct"].iloc[-1] == 15.0 and list(imp["n_workers"])[-1] == "mean"  # LeNet5's average
     wide = dsum.wide_summary(summ, metrics=["loss", "relacc"])
     assert list(wide.columns) == [*dsum.CONFIG_COLUMNS, "scheme", "loss", "loss ±", "relacc", "relacc ±"]
-    with pytest.raises(ValueError, match="The 'configs' parameter of table_runs must be"):
-        dsum.table_runs(f, "lenet5", digits, [[12, 8, 13]], trials=1, seed=0)
+    with pytest.raises(ValueError, match="The 'configs' parameter of run_tables must be"):
+        dsum.run_tables(prepared, [[12, 8, 13]], trials=1, seed=0)
 
 
 def test_improvement_intervals_against_the_means_and_the_paper():
@@ -138,9 +143,10 @@ def test_improvement_intervals_against_the_means_and_the_paper():
     df = pd.DataFrame(rows)
     out = dsum.improvement_intervals(df, ["rmse_norms"])
     per = out[out["n_workers"] != "mean"].set_index("n_workers")
-    ref = dsum.improvement_table(df).set_index("n_workers")  # the improvement of the means, computed apart
+    means = df.groupby(["n_workers", "scheme"])["rmse_norms"].mean().unstack()  # the means, computed apart
+    ref = 100 * (means["bacc"] - means["gcc"]) / means["bacc"]
     for n in (10, 12):
-        assert np.isclose(per.loc[n, "improvement_pct"], ref.loc[n, "rmse_norms_pct"], rtol=1e-12)
+        assert np.isclose(per.loc[n, "improvement_pct"], ref[n], rtol=1e-12)
         assert per.loc[n, "ci_low"] < per.loc[n, "improvement_pct"] < per.loc[n, "ci_high"]
         assert per.loc[n, "verdict"] == "GCC better"
     avg = out[out["n_workers"] == "mean"].iloc[0]
@@ -207,9 +213,11 @@ def test_coding_cost_columns(f, digits):
     assert cc.devices_available(["cpu"]) == ["cpu"] and cc.devices_available()[0] == "cpu"
 
 
-def test_sensitivity_runs_are_paired(f, digits):
-    t = dnn_lambda.sensitivity_runs(f, digits, "lenet5", 12, 8, 2, 1e-9, 0.0, trials=3, seed=0,
-                                    factors=(0.0, 0.1, 1.0, 10.0))
+def test_run_study_sensitivity_is_paired_and_recovery_pairs_gcc_twice_and_bacc(f, digits):
+    lambdas = pd.DataFrame({"model": "lenet5", "dataset": "digits", "regime": "low", "n_workers": 12, "n_inputs": 8,
+                            "stragglers": [2, 3, 4], "lam_enc": [1e-9, 0.0, 0.0], "lam_dec": [0.0, 1e-9, 0.0]})
+    t, rec = dnn_lambda.run_study(_prepared(f, digits), lambdas, trials=3, seed=0, configs={"lenet5": (12, 8, 2)},
+                                  factors=(0.0, 0.1, 1.0, 10.0), recovery_offsets=[1, 0])
     assert set(t["scheme"]) == {"gcc"} and set(t["parameter"]) == {"lam_enc", "lam_dec"}
     opt = t[t["factor"] == 1.0]
     assert set(opt["lam_enc"]) == {1e-9} and set(opt["lam_dec"]) == {0.0}
@@ -220,6 +228,13 @@ def test_sensitivity_runs_are_paired(f, digits):
     assert (at_one["change_pct"] == 0).all() and (at_one["ci_low"] == 0).all()
     x10 = dnn_lambda.x10_verdicts(summary)
     assert set(x10["factor"]) == {0.1, 10.0} and len(x10) == 4
+    # near the recovery limit: S = N - K - offset = 3, 4; the single pair is the one tuned at the middle S, 3
+    assert sorted(set(rec["stragglers"])) == [3, 4]
+    assert set(rec["tuning"]) == {"per_s", "single", "none"} and set(rec["scheme"]) == {"gcc", "bacc"}
+    cmp = dnn_lambda.recovery_comparison(rec)
+    assert set(cmp["comparison"]) == {"gcc per-S - bacc", "gcc single - bacc", "gcc per-S - gcc single"}
+    same = cmp[(cmp["comparison"] == "gcc per-S - gcc single") & (cmp["stragglers"] == 3)].iloc[0]
+    assert same["diff_mean"] == 0 and same["verdict"] == "no significant difference"  # the same pair
 
 
 def test_band_verdict_is_two_sided():
@@ -256,21 +271,9 @@ def test_lambda_movement_and_verdict_rows():
     assert list(rows["claim"]) == ["dnn-lambda-vs-S", "dnn-lambda-vs-S", "dnn-lambda-x10"]
 
 
-def test_recovery_runs_pair_gcc_twice_and_bacc(f, digits):
-    t = dnn_lambda.recovery_runs(f, digits, "lenet5", 12, 8, [3, 4], {3: (0.0, 1e-9), 4: (0.0, 0.0)}, (0.0, 0.0),
-                                 trials=3, seed=0, regime="low")
-    assert set(t["tuning"]) == {"per_s", "single", "none"} and set(t["scheme"]) == {"gcc", "bacc"}
-    cmp = dnn_lambda.recovery_comparison(t)
-    assert set(cmp["comparison"]) == {"gcc per-S - bacc", "gcc single - bacc", "gcc per-S - gcc single"}
-    same = cmp[(cmp["comparison"] == "gcc per-S - gcc single") & (cmp["stragglers"] == 4)].iloc[0]
-    assert same["diff_mean"] == 0 and same["verdict"] == "no significant difference"  # the same pair
-    with pytest.raises(ValueError, match="'per_s' parameter of recovery_runs"):
-        dnn_lambda.recovery_runs(f, digits, "m", 12, 8, [5], {3: (0.0, 0.0)}, (0.0, 0.0), trials=1, seed=0)
-
-
 def test_bernoulli_sweep_contract_and_verdicts(f, digits):
-    t = dnn_probabilistic.bernoulli_sweep(f, digits, "lenet5", 4, [8, 12, 16], [0.1, 0.3], trials=2, seed=0,
-                                          lam_grid=[0.0, 1e-9], tune_trials=1)
+    t = dnn_probabilistic.run_sweeps(_prepared(f, digits), ["lenet5"], 4, [8, 12, 16], [0.1, 0.3], trials=2, seed=0,
+                                     lam_grid=[0.0, 1e-9], tune_trials=1)
     assert list(t.columns[:6]) == dnn_probabilistic.SWEEP_COLUMNS
     assert set(t["p"]) == {0.1, 0.3} and set(t["scheme"]) == {"gcc", "bacc"} and set(t["dataset"]) == {"digits"}
     slopes = dnn_probabilistic.sweep_slopes(dnn_probabilistic.sweep_summary(t))
@@ -402,7 +405,7 @@ def test_prepare_models_checks_everything_before_training(monkeypatch, tmp_path)
     monkeypatch.setenv("GCC_MODEL_CACHE", str(tmp_path / "cache"))
     cases = [
         (dict(recipes={"vit": {"epochs": 1}}), "'recipes' parameter of prepare_models .*networks of names"),
-        (dict(names=["lenet5", "resnet"], recipes=None), r"'names' parameter of prepare_models .*names\[1\] = 'resnet'"),
+        (dict(names=["lenet5", "resnet"], recipes=None), "'names' parameter of prepare_models .*'resnet' is none"),
         (dict(paper_data="/data/val"), "'paper_data' parameter of prepare_models must be None when 'paper_model'"),
         (dict(device="gpu"), "'device' parameter of prepare_models must be a torch device"),
         (dict(threads=0), "'threads' parameter of prepare_models must be an int >= 1"),
@@ -417,41 +420,49 @@ def test_sweeps_check_regimes_and_stragglers_first(digits):
     def never(x):
         raise AssertionError("f must not run for a malformed argument")
 
-    with pytest.raises(ValueError, match=r"'stragglers' parameter of straggler_sweep .*has 12 with N = 12"):
-        ds.straggler_sweep(never, "m", digits, {"low": (12, 8)}, {"low": [0, 12]}, 1, 0)
-    with pytest.raises(ValueError, match="'stragglers' parameter of straggler_sweep .*'high' is no regime"):
-        ds.straggler_sweep(never, "m", digits, {"low": (12, 8)}, {"low": [0], "high": [1]}, 1, 0)
-    with pytest.raises(ValueError, match="'regimes' parameter of straggler_sweep must be a non-empty mapping"):
-        ds.straggler_sweep(never, "m", digits, {"low": (8, 12)}, {"low": [0]}, 1, 0)
-    with pytest.raises(ValueError, match=r"'stragglers' parameter of run_config .*stragglers\[0\] = 2.5"):
-        ds.run_config(never, digits.x_test, digits.y_test, 8, 12, [2.5], 1, 0, 0.0, 0.0)
-    with pytest.raises(ValueError, match="'y' parameter of batch_source .*is not an int"):
-        ds.batch_source(digits.x_test, digits.y_test + 0.5, 4)
-    with pytest.raises(ValueError, match="'configs' parameter of table_runs .*is not three ints"):
-        dsum.table_runs(never, "m", digits, [(12, 8)], 1, 0)
-    with pytest.raises(ValueError, match="'p_values' parameter of bernoulli_sweep"):
-        dnn_probabilistic.bernoulli_sweep(never, digits, "m", 4, [8], [1.0], 1, 0)
+    prepared = _prepared(never, digits)
+    with pytest.raises(ValueError, match=r"'stragglers' parameter of run_sweeps .*stragglers\[1\] = 12"):
+        ds.run_sweeps(prepared, {"low": (12, 8)}, {"low": [0, 12]}, 1, 0)
+    with pytest.raises(ValueError, match=r"'stragglers' parameter of run_sweeps .*stragglers\[0\] = 2.5"):
+        ds.run_sweeps(prepared, {"low": (12, 8)}, {"low": [2.5]}, 1, 0)
+    with pytest.raises(ValueError, match="'stragglers' parameter of run_sweeps must be a mapping regime"):
+        ds.run_sweeps(prepared, {"low": (12, 8)}, {"low": [0], "high": [1]}, 1, 0)
+    with pytest.raises(ValueError, match="'regimes' parameter of run_sweeps must be a non-empty mapping"):
+        ds.run_sweeps(prepared, {"low": (8, 12)}, {"low": [0]}, 1, 0)
+    with pytest.raises(ValueError, match="'regimes' parameter of run_sweeps .*K <= the images in x_val"):
+        ds.run_sweeps(prepared, {"low": (9999, 9000)}, {"low": [0]}, 1, 0)
+    bad_labels = _prepared(never, {"x_val": digits.x_val, "y_val": digits.y_val + 0.5, "x_test": digits.x_test,
+                                   "y_test": digits.y_test})
+    with pytest.raises(ValueError, match="'prepared' parameter of run_sweeps .*y_val is not"):
+        ds.run_sweeps(bad_labels, {"low": (12, 8)}, {"low": [0]}, 1, 0)
+    with pytest.raises(ValueError, match="'configs' parameter of run_tables .*is not three ints"):
+        dsum.run_tables(prepared, [(12, 8)], 1, 0)
+    with pytest.raises(ValueError, match="'p_values' parameter of run_sweeps"):
+        dnn_probabilistic.run_sweeps(prepared, ["lenet5"], 4, [8], [1.0], 1, 0)
     with pytest.raises(ValueError, match="'models' parameter of run_sweeps must be a non-empty sequence of networks"):
-        dnn_probabilistic.run_sweeps({"lenet5": {"f": never, "splits": digits, "info": {}}}, ["vit"], 4, [8], [0.1], 1, 0)
-    with pytest.raises(ValueError, match="'factors' parameter of sensitivity_runs"):
-        dnn_lambda.sensitivity_runs(never, digits, "m", 12, 8, 2, 0.0, 0.0, 1, 0, factors=(1.0, 1.0))
+        dnn_probabilistic.run_sweeps(prepared, ["vit"], 4, [8], [0.1], 1, 0)
+    lambdas = pd.DataFrame({"model": "lenet5", "dataset": "d", "regime": "low", "n_workers": 12, "n_inputs": 8,
+                            "stragglers": [2], "lam_enc": [0.0], "lam_dec": [0.0]})
+    with pytest.raises(ValueError, match="'factors' parameter of run_study"):
+        dnn_lambda.run_study(prepared, lambdas, 1, 0, factors=(1.0, 1.0))
 
 
-def test_bernoulli_sweep_uses_the_tuned_lambdas_for_an_alias(f, digits):
+def test_schemes_given_by_alias_use_the_tuned_lambdas(f, digits):
     """schemes=("GCC", ...) used to skip the cross-validated lambdas (the check compared the alias)."""
-    t = dnn_probabilistic.bernoulli_sweep(f, digits, "lenet5", 4, [8], [0.1], trials=1, seed=0, lam_grid=[1e-9],
-                                          tune_trials=1, schemes=("GCC", "bacc"))
-    assert (t.loc[t["scheme"] == "gcc", "lam_enc"] == 1e-9).all()
+    res, _, _ = ds.run_sweeps(_prepared(f, digits), {"low": (8, 4)}, {"low": [1]}, trials=1, seed=0,
+                              lam_grid=[1e-9], tune_trials=1, schemes=("GCC", "bacc"))
+    assert (res.loc[res["scheme"] == "gcc", "lam_enc"] == 1e-9).all()
 
 
 def test_tables_are_checked(f, digits):
-    res = ds.run_config(f, digits.x_test, digits.y_test, 4, 8, [1], 2, 0, 0.0, 0.0, ("gcc", "bacc"))
+    res, _, _ = ds.run_sweeps(_prepared(f, digits), {"low": (8, 4)}, {"low": [1]}, trials=2, seed=0,
+                              lam_grid=[0.0], tune_trials=1, schemes=("gcc", "bacc"))
     with pytest.raises(ValueError, match="'scheme' parameter of compare_schemes must be a scheme of results"):
         ds.compare_schemes(res, scheme="bspline", by=["stragglers"])
     with pytest.raises(ValueError, match="'metric' parameter of compare_schemes must be columns of results"):
         ds.compare_schemes(res, metric="los", by=["stragglers"])
-    with pytest.raises(ValueError, match="'results' parameter of front_columns must be a pandas.DataFrame"):
-        ds.front_columns(res.to_dict())
+    with pytest.raises(ValueError, match="'results' parameter of compare_schemes must be a pandas.DataFrame"):
+        ds.compare_schemes(res.to_dict())
     table = cs.coded_samples(np.ones((3, 1, 4, 4)), 5)
     with pytest.raises(ValueError, match="'table' parameter of coded_roughness .*inputs that are not constant"):
         cs.coded_roughness(table)

@@ -1,19 +1,8 @@
 """Data sets for the DNN experiments: Fashion-MNIST by default, the digits as the fallback.
 
-The embedded default is **Fashion-MNIST** (70,000 28x28 grey images of 10 kinds of clothing, in
-MNIST's IDX format), which Debian ships as the package ``dataset-fashion-mnist`` (installed by
-``make fashion-mnist``; the files land in ``/usr/share/datasets/fashion-mnist``).
-:func:`load_images` reads it, MNIST itself or any MNIST-format folder, CIFAR-10's python
-batches, or scikit-learn's 1,797 8x8 digits (upscaled). When Fashion-MNIST is absent,
-``load_images("auto")`` falls back to the digits, warns, and marks the data ``fallback=True`` so
-that every DNN page can show :func:`data_banner`. That is the only fallback: a Fashion-MNIST
-folder that exists but is broken raises (:mod:`gcc.dnn.formats` names the file).
-
-Every data set has three fixed splits. The official test set is the test split (the
-accuracies of the models are measured on it, and the figures' batches come from it); a seeded
-``val_size`` images of the training set are held out as the validation split, never trained on,
-which supplies the batches on which (lambda_enc, lambda_dec) are cross-validated. Images are
-normalised per channel with the training split's mean and standard deviation.
+:func:`load_images` reads Fashion-MNIST, MNIST-format folders, CIFAR-10 or scikit-learn's digits
+(the fallback, shown by :func:`data_banner`) into three fixed splits (test, a seeded validation
+split held out of training, train), normalised with the training split's per-channel statistics.
 """
 from __future__ import annotations
 
@@ -27,14 +16,14 @@ from pathlib import Path
 import numpy as np
 
 from ..backend import to_numpy
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, check_int, invalid, validate,
-                          validate_params)
-from ._checks import NAME, PATH, check_labels
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Rejected, check_choice, check_int, check_labels,
+                          invalid, validate, validate_params)
+from ._checks import NAME, PATH, As
 from .formats import find_idx_files, image_folder, read_cifar10, read_idx
 
 __all__ = ["ImageData", "FallbackDataWarning", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
            "fashion_mnist_folder", "data_banner", "image_batches", "image_folder", "DIGITS_SPLITS",
-           "FASHION_MNIST_DIRS", "FASHION_MNIST_CLASSES", "DATASETS"]
+           "FASHION_MNIST_DIRS", "FASHION_MNIST_CLASSES", "DATASETS", "DISPLAY_NAMES"]
 
 #: Fractions of the 1797 digits in the train / validation / test splits.
 DIGITS_SPLITS = (0.6, 0.15, 0.25)
@@ -49,7 +38,8 @@ FASHION_MNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", 
 #: Names :func:`load_images` accepts (besides a folder path).
 DATASETS = ("auto", "fashion-mnist", "mnist", "digits", "cifar10")
 
-_PRETTY = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "digits": "digits", "cifar10": "CIFAR-10"}
+#: How a page names each data set.
+DISPLAY_NAMES = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "digits": "digits", "cifar10": "CIFAR-10"}
 
 
 class FallbackDataWarning(UserWarning):
@@ -63,18 +53,17 @@ class ImageData:
     Attributes
     ----------
     name : str
-        ``"fashion-mnist"``, ``"mnist"``, ``"cifar10"``, ``"digits"`` or a folder's name; the
-        ``dataset`` column of every DNN table.
+        The ``dataset`` column of every DNN table.
     x_train, x_val, x_test : numpy.ndarray, shape (n, C, H, W), float32
         Images, normalised with the training split's per-channel mean and standard deviation.
     y_train, y_val, y_test : numpy.ndarray, shape (n,), int64
-        Labels 0..n_classes-1.
+        Labels.
     mean, std : tuple of float
         The per-channel normalisation constants (of images scaled to [0, 1]).
     classes : tuple of str
         Class names in label order.
     source : str
-        Where the images came from (a folder, or scikit-learn).
+        Where the images came from.
     fallback : bool
         True when these are the digits because Fashion-MNIST was not found.
     """
@@ -135,11 +124,6 @@ class ImageData:
     def channels(self) -> int:
         return int(self.x_train.shape[1])
 
-    def split(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(x, y)`` of the split ``'train'``, ``'val'`` or ``'test'``."""
-        check_choice(name, "name", "ImageData.split", ("train", "val", "test"))
-        return getattr(self, f"x_{name}"), getattr(self, f"y_{name}")
-
     @property
     def data_id(self) -> str:
         """Identifies the training data in a model's cache key (split sizes plus a content hash)."""
@@ -152,7 +136,7 @@ class ImageData:
         n = len(self.y_train) + len(self.y_val) + len(self.y_test)
         colour = "grey" if self.channels == 1 else "colour"
         kind = f"{self.size}x{self.size} {colour} images, {self.n_classes} classes"
-        return (f"{_PRETTY.get(self.name, self.name)}: {n:,} {kind} ({len(self.y_train):,} train / "
+        return (f"{DISPLAY_NAMES.get(self.name, self.name)}: {n:,} {kind} ({len(self.y_train):,} train / "
                 f"{len(self.y_val):,} validation / {len(self.y_test):,} test), from {_source_text(self.source)}")
 
 
@@ -185,16 +169,17 @@ def _hold_out(n: int, val_size: int, split_seed: int, owner: str) -> tuple[np.nd
 
 
 def fashion_mnist_folder() -> Path | None:
-    """Where Fashion-MNIST is: ``$GCC_FASHION_MNIST`` when set, else the first existing :data:`FASHION_MNIST_DIRS`.
-
-    A ``$GCC_FASHION_MNIST`` that names no folder is returned as it is, so that reading it fails
-    with a message naming it (a folder the user named never falls back silently). None when the
-    variable is unset and no default folder exists.
-    """
+    """Fashion-MNIST's folder: ``$GCC_FASHION_MNIST`` (as given), else the first existing default."""
     env = os.environ.get("GCC_FASHION_MNIST")
     if env:
         return Path(env)
     return next((Path(folder) for folder in FASHION_MNIST_DIRS if Path(folder).is_dir()), None)
+
+
+def _looked() -> str:
+    """Where :func:`fashion_mnist_folder` looked."""
+    env = os.environ.get("GCC_FASHION_MNIST")
+    return ", ".join(([env] if env else []) + list(FASHION_MNIST_DIRS))
 
 
 _CLASSES = NoneOr(InstanceOf((list, tuple), "a list or tuple of class names"))
@@ -217,7 +202,7 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
     split_seed : int
         Seed of that hold-out.
     classes : sequence of str, optional
-        Class names; default ``"0"`` .. ``"9"`` (Fashion-MNIST's names for that data set).
+        Class names; default ``"0"`` .. ``"9"``.
 
     Returns
     -------
@@ -226,9 +211,8 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
 
     Raises
     ------
-    FileNotFoundError, ValueError
-        From :mod:`gcc.dnn.formats` for a missing, truncated or wrong file; ValueError when the
-        images and labels of a split disagree in number or the images are not (n, H, W) uint8.
+    FileNotFoundError
+        For a missing file (named in the message).
     """
     files = find_idx_files(folder)
     arrays = {key: read_idx(path, ndim=3 if key[1] == "images" else 1) for key, path in files.items()}
@@ -259,13 +243,7 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
 
 @validate_params({"folder": PATH, "val_size": _VAL_SIZE, "split_seed": SEED})
 def load_cifar10(folder, val_size: int = 5000, split_seed: int = 0) -> ImageData:
-    """CIFAR-10's python batches (:func:`gcc.dnn.formats.read_cifar10`) as normalised splits.
-
-    Returns
-    -------
-    ImageData
-        Images (n, 3, 32, 32) float32; ``val_size`` of the 50,000 training images held out.
-    """
+    """CIFAR-10's python batches as normalised splits, ``val_size`` training images held out."""
     raw = read_cifar10(folder)
     x_all = raw["x_train"].astype(np.float32) / 255.0
     train, val = _hold_out(len(raw["y_train"]), val_size, split_seed, "load_cifar10")
@@ -286,6 +264,16 @@ def _upscale(images: np.ndarray, size: int) -> np.ndarray:
     return to_numpy(t)
 
 
+def _fractions(value) -> tuple:
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 3 or not all(
+            isinstance(v, Real) and not isinstance(v, bool) and 0 < v < 1 for v in value) \
+            or abs(sum(value) - 1.0) > 1e-9:
+        raise Rejected()
+    return tuple(value)
+
+
+@validate_params({"size": Interval(int, 8, None), "split_seed": SEED,
+                  "splits": As(_fractions, "three fractions in (0, 1) summing to 1"), "fallback": BOOL})
 def load_digits16(size: int = 16, split_seed: int = 0,
                   splits: tuple[float, float, float] = DIGITS_SPLITS, fallback: bool = False) -> ImageData:
     """scikit-learn's digits upscaled to ``size`` x ``size``, normalised and split.
@@ -293,11 +281,9 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     Parameters
     ----------
     size : int
-        Side of the output images (8 keeps the original resolution; 28 matches Fashion-MNIST,
-        so the same networks run on the fallback).
+        Side of the output images (28 matches Fashion-MNIST).
     split_seed : int
-        Seed of the stratified train / validation / test split. The split is fixed by it,
-        so every model and every notebook sees the same test images.
+        Seed of the stratified train / validation / test split.
     splits : tuple of three floats
         Fractions (train, validation, test), summing to 1.
     fallback : bool
@@ -306,24 +292,15 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     Returns
     -------
     ImageData
-        ``name="digits"``, images of shape (n, 1, size, size), float32, and int64 labels.
+        ``name="digits"``, images (n, 1, size, size) float32.
 
     References
     ----------
-    .. [1] E. Alpaydin and C. Kaynak, "Optical Recognition of Handwritten Digits", UCI
-       Machine Learning Repository, 1998 (the data of ``sklearn.datasets.load_digits``).
+    .. [1] E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI repository, 1998.
     """
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    size = check_int(size, "size", "load_digits16", minimum=8)
-    split_seed = validate(split_seed, SEED, "split_seed", "load_digits16")
-    validate(fallback, BOOL, "fallback", "load_digits16")
-    fractions = "three fractions in (0, 1) summing to 1"
-    if isinstance(splits, (str, bytes)) or np.ndim(splits) != 1 or len(splits) != 3 or not all(
-            isinstance(v, Real) and not isinstance(v, bool) and 0 < v < 1 for v in splits) \
-            or abs(sum(splits) - 1.0) > 1e-9:
-        raise invalid("splits", "load_digits16", fractions, splits)
     digits = load_digits()
     images = digits.images / 16.0  # grey levels 0..16 -> [0, 1]
     labels = digits.target.astype(np.int64)
@@ -354,9 +331,7 @@ def data_banner(data: ImageData) -> str:
     """
     if not data.fallback:
         return ""
-    looked = ", ".join(([os.environ["GCC_FASHION_MNIST"]] if os.environ.get("GCC_FASHION_MNIST") else [])
-                       + list(FASHION_MNIST_DIRS))
-    return (f"Fallback data: Fashion-MNIST was not found (looked in {looked}), so this page ran on "
+    return (f"Fallback data: Fashion-MNIST was not found (looked in {_looked()}), so this page ran on "
             f"scikit-learn's 1,797 handwritten 8x8 digits upscaled to {data.size}x{data.size}, not on the "
             "intended 70,000 Fashion-MNIST images; its accuracies and losses are not those the text describes. "
             "Install the data with `make fashion-mnist` (Debian: `apt-get install dataset-fashion-mnist`) "
@@ -370,13 +345,9 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     Parameters
     ----------
     dataset : {"auto", "fashion-mnist", "mnist", "digits", "cifar10"} or a folder path
-        ``"auto"``: Fashion-MNIST (:func:`fashion_mnist_folder`) when present, else the digits
-        upscaled to 28x28 with ``fallback=True`` and a warning (the only fallback).
-        ``"fashion-mnist"``: Fashion-MNIST or an error. ``"mnist"`` and ``"cifar10"`` need
-        ``folder``. A path: an MNIST-format folder, or CIFAR-10's ``cifar-10-batches-py``.
+        ``"auto"``: Fashion-MNIST when present, else the digits at 28x28 with a warning.
     folder : str or pathlib.Path, optional
-        The folder of ``"mnist"``, ``"cifar10"`` (or of ``"fashion-mnist"``, overriding the
-        search).
+        The folder of ``"mnist"`` and ``"cifar10"`` (or of ``"fashion-mnist"``).
     val_size : int
         Training images held out as the validation split (MNIST format and CIFAR-10).
     split_seed : int
@@ -390,8 +361,6 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
     ------
     FileNotFoundError
         If a named data set or folder is missing (nothing falls back then).
-    ValueError
-        For an unknown name, or a broken file (named in the message).
     """
     if dataset not in DATASETS and (folder is None and Path(dataset).is_dir()):
         dataset, folder = "folder", dataset
@@ -409,7 +378,7 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
         return load_digits16(size=28, split_seed=split_seed)
     if dataset in ("mnist", "cifar10"):
         if folder is None:
-            raise invalid("folder", "load_images", f"the {_PRETTY[dataset]} folder when dataset={dataset!r}", folder)
+            raise invalid("folder", "load_images", f"the {DISPLAY_NAMES[dataset]} folder when dataset={dataset!r}", folder)
         if dataset == "cifar10":
             return load_cifar10(folder, val_size=val_size, split_seed=split_seed)
         return load_mnist_format(folder, name="mnist", val_size=val_size, split_seed=split_seed)
@@ -419,9 +388,8 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
         warnings.warn(data_banner(data), FallbackDataWarning, stacklevel=2)
         return data
     if found is None:
-        raise FileNotFoundError("Fashion-MNIST not found: looked in "
-                                f"{', '.join(([os.environ['GCC_FASHION_MNIST']] if os.environ.get('GCC_FASHION_MNIST') else []) + list(FASHION_MNIST_DIRS))} "
-                                "(install Debian's dataset-fashion-mnist with `make fashion-mnist`, or set GCC_FASHION_MNIST)")
+        raise FileNotFoundError(f"Fashion-MNIST not found: looked in {_looked()} (install Debian's "
+                                "dataset-fashion-mnist with `make fashion-mnist`, or set GCC_FASHION_MNIST)")
     return load_mnist_format(found, name="fashion-mnist", val_size=val_size, split_seed=split_seed)
 
 
@@ -429,18 +397,14 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
                   "batch_size": Interval(int, 1, None, description="an int in [1, n_images]"),
                   "n_batches": Interval(int, 1, None), "seed": SEED})
 def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> np.ndarray:
-    """Indices of ``n_batches`` batches of ``batch_size`` distinct images each.
-
-    Each batch is one coded-computing round: the K inputs x_1..x_K the master encodes.
-    Images are drawn without replacement inside a batch (a batch never holds a duplicate,
-    which would make two data points identical) and independently across batches.
+    """Indices of ``n_batches`` batches of ``batch_size`` distinct images each (one coded round each).
 
     Parameters
     ----------
     n_images : int
         Size of the pool (e.g. the test split).
     batch_size : int
-        K, the number of inputs per round.
+        K, the inputs per round, at most ``n_images``.
     n_batches : int
         Number of rounds.
     seed : int

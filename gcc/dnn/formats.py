@@ -1,29 +1,11 @@
 """Image files on disk: MNIST's IDX format, CIFAR-10's python batches and ImageNet-style folders.
 
-Every reader checks what it reads and, when a file is missing, truncated or of another kind,
-raises an error that names the file and says what was expected: the experiments never fall
-back silently to other data (the one documented fallback, the embedded digits, is decided in
-:func:`gcc.dnn.data.load_images`, which says so).
-
-Contents
---------
-read_idx
-    One IDX file (``.gz`` or not): MNIST, Fashion-MNIST, KMNIST ... images or labels.
-find_idx_files
-    The four IDX files (train / test, images / labels) of a folder in MNIST's naming.
-read_cifar10
-    CIFAR-10's python version (``data_batch_1`` .. ``data_batch_5``, ``test_batch``).
-image_folder
-    An ImageNet-style ``root/<class>/<image>`` folder with timm's evaluation transform.
+A missing, truncated or wrong file raises an error naming the file and what was expected.
 
 References
 ----------
-.. [1] Y. LeCun, C. Cortes, C. J. C. Burges, "The MNIST database of handwritten digits" (the
-   IDX format: a big-endian magic number ``0x0000 TT DD`` with type ``TT`` and ``DD``
-   dimensions, then ``DD`` big-endian int32 sizes, then the data).
-.. [2] H. Xiao, K. Rasul, R. Vollgraf, "Fashion-MNIST: a novel image dataset for benchmarking
-   machine learning algorithms", arXiv:1708.07747, 2017.
-.. [3] A. Krizhevsky, "Learning multiple layers of features from tiny images", 2009 (CIFAR-10).
+.. [1] Y. LeCun, C. Cortes, C. J. C. Burges, "The MNIST database of handwritten digits" (IDX).
+.. [2] A. Krizhevsky, "Learning multiple layers of features from tiny images", 2009 (CIFAR-10).
 """
 from __future__ import annotations
 
@@ -67,22 +49,17 @@ def read_idx(path, ndim: int | None = None) -> np.ndarray:
     path : str or pathlib.Path
         The file, e.g. ``train-images-idx3-ubyte.gz``.
     ndim : int, optional
-        Expected number of dimensions (3 for images, 1 for labels); checked against the header.
+        Expected number of dimensions (3 for images, 1 for labels).
 
     Returns
     -------
     numpy.ndarray
-        Shape and dtype as the header says (``uint8``, shape (n, 28, 28) for MNIST images), in
-        native byte order.
+        Shape and dtype as the header says, in native byte order.
 
     Raises
     ------
     FileNotFoundError
         If ``path`` does not exist.
-    ValueError
-        If the magic number is not an IDX one, the dimension count differs from ``ndim``, the
-        file is shorter than its header announces (truncated) or longer (not one IDX array), or
-        it is not a valid gzip stream. The message names the file and what was expected.
 
     Examples
     --------
@@ -129,15 +106,11 @@ def read_idx(path, ndim: int | None = None) -> np.ndarray:
 
 @validate_params({"folder": PATH})
 def find_idx_files(folder) -> dict[tuple[str, str], Path]:
-    """The four IDX files of an MNIST-format folder.
+    """The four IDX files (``train``/``t10k`` images and labels, optionally ``.gz``) of a folder.
 
     Parameters
     ----------
     folder : str or pathlib.Path
-        A folder holding ``train-images-idx3-ubyte``, ``train-labels-idx1-ubyte``,
-        ``t10k-images-idx3-ubyte`` and ``t10k-labels-idx1-ubyte``, each optionally ``.gz``
-        (Debian's ``dataset-fashion-mnist`` installs them in
-        ``/usr/share/datasets/fashion-mnist``).
 
     Returns
     -------
@@ -147,7 +120,7 @@ def find_idx_files(folder) -> dict[tuple[str, str], Path]:
     Raises
     ------
     FileNotFoundError
-        If the folder or one of the four files is missing; the message lists what was expected.
+        If the folder or one of the four files is missing.
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -174,21 +147,17 @@ def read_cifar10(folder) -> dict[str, np.ndarray]:
     Parameters
     ----------
     folder : str or pathlib.Path
-        The ``cifar-10-batches-py`` folder (``data_batch_1`` .. ``data_batch_5``, ``test_batch``).
+        The ``cifar-10-batches-py`` folder.
 
     Returns
     -------
     dict
-        ``x_train`` (50000, 3, 32, 32) uint8, ``y_train`` (50000,) int64, ``x_test``,
-        ``y_test`` likewise with 10,000 images.
+        ``x_train`` (50000, 3, 32, 32) uint8, ``y_train`` (50000,) int64, ``x_test``, ``y_test``.
 
     Raises
     ------
     FileNotFoundError
         If the folder or a batch file is missing.
-    ValueError
-        If a batch is not a CIFAR-10 pickle (a dict with ``data`` of shape (n, 3072) and
-        ``labels`` of length n); the message names the file.
     """
     folder = Path(folder)
     names = [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]
@@ -221,20 +190,18 @@ def read_cifar10(folder) -> dict[str, np.ndarray]:
 @validate_params({"root": PATH, "model": NoneOr(MODULE), "transform": NoneOr(Callable()),
                   "max_images": NoneOr(Interval(int, 1, None)), "seed": SEED})
 def image_folder(root, model=None, transform=None, max_images: int | None = None, seed: int = 0):
-    """An ImageNet-style ``root/<class>/<image>`` folder as ``(x, y)`` arrays.
+    """An ImageNet-style ``root/<class>/<image>`` folder as ``(x, y, classes)``.
 
     Parameters
     ----------
     root : str or pathlib.Path
-        Folder in torchvision's ``ImageFolder`` layout (e.g. the ImageNet-1K validation set
-        sorted into one sub-folder per class, the class folders sorted as the model's labels).
+        Folder in torchvision's ``ImageFolder`` layout.
     model : torch.nn.Module, optional
-        A timm model; its ``pretrained_cfg`` gives the evaluation transform (resize, centre crop,
-        normalisation). Ignored when ``transform`` is given.
+        A timm model whose ``pretrained_cfg`` gives the evaluation transform.
     transform : callable, optional
-        A torchvision transform from PIL image to tensor of shape (C, H, W).
+        A torchvision transform from PIL image to tensor (C, H, W); overrides ``model``'s.
     max_images : int, optional
-        Keep a random subset of this many images (seeded), for a quicker run.
+        Keep a seeded random subset of this many images.
     seed : int
         Seed of that subset.
 
@@ -243,13 +210,11 @@ def image_folder(root, model=None, transform=None, max_images: int | None = None
     x : torch.Tensor, shape (n, C, H, W), float32
     y : numpy.ndarray, shape (n,), int64
     classes : list of str
-        Class-folder names in label order.
 
     Raises
     ------
     FileNotFoundError
-        If ``root`` is not a folder, or holds no class folder with an image (a suffix of
-        :data:`IMAGE_SUFFIXES`); the message names the folder.
+        If ``root`` is not a folder or holds no class folder with an image.
     """
     import torch
     from torchvision.datasets import ImageFolder

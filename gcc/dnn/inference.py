@@ -1,14 +1,7 @@
 """f = the softmax output of a trained classifier, as a batched function on coded inputs.
 
-In the paper's experiments every worker n applies the same network to its coded image
-x̃_n = u_enc(β_n) and returns "the output of the last softmax layer", so f: R^{C×H×W} → R^m with
-m the number of classes. :class:`SoftmaxFunction` evaluates f on a whole batch of coded inputs at
-once (one forward pass per chunk, ``torch.no_grad``, eval mode), which simulates N workers in one
-call.
-
-The function is type-preserving: a numpy array gives a numpy array of the same float dtype, a
-torch tensor gives a tensor of the same dtype on the same device. The network itself runs on
-the best available device (CUDA, then Apple MPS, then CPU) in its own dtype (float32).
+:class:`SoftmaxFunction` evaluates f: R^{C×H×W} → R^m on a batch of coded inputs at once,
+numpy in, numpy out (a tensor stays on its device), on :func:`best_device`.
 """
 from __future__ import annotations
 
@@ -31,23 +24,16 @@ __all__ = ["best_device", "SoftmaxFunction"]
 
 
 def best_device(prefer: str | torch.device | None = None) -> torch.device:
-    """The device to run a model on: ``prefer`` if given, else CUDA, MPS, CPU (first available).
+    """The device to run a model on: ``prefer``, else ``$GCC_DEVICE``, else CUDA, MPS, CPU (first available).
 
     Parameters
     ----------
     prefer : str or torch.device, optional
-        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"`` or ``"auto"``/None for the automatic choice.
-        The environment variable ``GCC_DEVICE`` overrides the automatic choice.
+        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"`` or ``"auto"``/None; one this machine has.
 
     Returns
     -------
     torch.device
-
-    Raises
-    ------
-    ValueError
-        If ``prefer`` (or ``$GCC_DEVICE``) is no device of this machine (``"gpu"``, ``"cuda"``
-        without a GPU ...).
 
     Examples
     --------
@@ -76,22 +62,13 @@ class SoftmaxFunction:
     Parameters
     ----------
     model : torch.nn.Module
-        A classifier returning logits of shape (B, m). It is moved to ``device`` and put in
-        eval mode (dropout off, batch-norm statistics frozen).
+        A classifier returning logits (B, m); moved to ``device`` and put in eval mode.
     device : str or torch.device, optional
         Where the forward pass runs; default :func:`best_device`.
     input_shape : tuple of int, optional
-        Shape of one image, e.g. (1, 28, 28). When given, inputs of shape (B, prod(input_shape))
-        are reshaped to (B, *input_shape), so flattened coded vectors work too.
+        Shape of one image; inputs (B, prod(input_shape)) are reshaped to (B, *input_shape).
     max_batch : int
-        Largest chunk per forward pass (bounds memory for large N on a GPU).
-
-    Notes
-    -----
-    Calling ``f(X)`` with X of shape (B, *input_shape) returns an array of shape (B, m) whose rows
-    are probability vectors (non-negative, summing to one). The forward pass runs under
-    ``torch.no_grad`` in the model's dtype; the result is cast back to the input's dtype and
-    device, so a float64 numpy encoder output gives float64 numpy probabilities.
+        Largest chunk per forward pass.
 
     Examples
     --------
@@ -129,16 +106,7 @@ class SoftmaxFunction:
 
     @torch.no_grad()
     def forward_tensor(self, x: torch.Tensor) -> torch.Tensor:
-        """Softmax probabilities (B, m) of a tensor already on ``self.device`` in the model's dtype.
-
-        Parameters
-        ----------
-        x : torch.Tensor, shape (B, *input_shape) or (B, prod(input_shape)), B >= 1
-
-        Returns
-        -------
-        torch.Tensor, shape (B, m)
-        """
+        """Softmax probabilities (B, m) of a tensor already on ``self.device`` in the model's dtype."""
         owner = "SoftmaxFunction.forward_tensor"
         if not isinstance(x, torch.Tensor) or not x.is_floating_point():
             raise invalid("x", owner, "a floating-point torch.Tensor (use SoftmaxFunction(x) for arrays)", x)
@@ -165,23 +133,16 @@ class SoftmaxFunction:
         return out
 
     def __call__(self, x: Any):
-        """Evaluate f on a batch.
+        """Evaluate f on a real batch (B, *input_shape) or (B, prod(input_shape)).
 
         Parameters
         ----------
-        x : numpy.ndarray or torch.Tensor, shape (B, *input_shape) or (B, prod(input_shape)), B >= 1
-            Real numbers (complex values are refused: a network's input is real).
+        x : numpy.ndarray or torch.Tensor
 
         Returns
         -------
         Same type as ``x``, shape (B, m)
-            Probabilities; dtype (and device, for tensors) as ``x`` when ``x`` is floating point,
-            else float32.
-
-        Raises
-        ------
-        ValueError
-            If ``x`` is not a non-empty batch of real numbers of the model's input shape.
+            Probabilities; dtype and device as ``x`` when it is floating point, else float32.
         """
         owner = "SoftmaxFunction"
         arr = real_tensor(x, "x", owner, min_ndim=2 if self.input_shape is not None else 1)

@@ -1,20 +1,8 @@
-"""Models whose softmax output is the function f the workers compute: the paper's three networks.
+"""The paper's three networks, whose softmax output is the function f the workers compute.
 
-* :class:`LeNet5` -- LeNet-5 at the paper's size: conv(6, 5x5) - pool - conv(16, 5x5) - pool -
-  120 - 84 - 10, 61,706 parameters on 28x28 inputs (the paper: "about 6e4").
-* :func:`repvgg` -- a RepVGG from timm's RepVGG family (timm's ``ByobNet`` with ``"rep"``
-  blocks: 3x3, 1x1 and identity branches while training), width reduced so that a CPU trains
-  it, and :func:`deploy` re-parameterises it into the single-branch network the paper runs
-  (timm's ``reparameterize_model``).
-* :func:`small_vit` -- a timm Vision Transformer sized for CPU training (patch 7 on 28x28, so 16
-  patch tokens plus the class token).
-* :func:`timm_model` -- any timm architecture by name for the paper profile. Pretrained weights
-  are read only from a local file (``checkpoint_path`` or timm's ``pretrained_cfg_overlay``
-  ``file=``); with ``HF_HUB_OFFLINE=1`` nothing is downloaded.
-
-:func:`build_model` maps a configuration dictionary (the cache key of
-:mod:`gcc.dnn.training`) to a model; :func:`load_checkpoint` loads a state dict into it and
-says which architecture a checkpoint that does not fit was made for.
+:class:`LeNet5`, :func:`repvgg` (with :func:`deploy`, its single-branch inference form),
+:func:`small_vit` and :func:`timm_model` (weights from local files only), built from a
+configuration by :func:`build_model`.
 """
 from __future__ import annotations
 
@@ -43,6 +31,9 @@ _POSITIVE = Interval(Integral, 1, None)
 class LeNet5(nn.Module):
     """LeNet-5: conv(6, 5x5) - pool - conv(16, 5x5) - pool - 120 - 84 - classes.
 
+    The first convolution is padded ("same"), with ReLU and max-pooling: 61,706 parameters on
+    28x28 inputs, the paper's "about 6e4".
+
     Parameters
     ----------
     in_chans : int
@@ -50,19 +41,11 @@ class LeNet5(nn.Module):
     num_classes : int
         Output classes.
     img_size : int
-        Side of the square input (28 for Fashion-MNIST and MNIST, 32 for LeCun's original).
-
-    Notes
-    -----
-    The first convolution is padded ("same") as in the common MNIST variant, so a 28x28 input
-    gives 28 -> pool 14 -> conv 10 -> pool 5 and a 16*5*5 = 400-feature flatten: 61,706
-    parameters, the paper's "about 6e4". ReLU and max-pooling replace LeCun's scaled tanh and
-    subsampling, as in most modern re-implementations.
+        Side of the square input (28 for Fashion-MNIST).
 
     References
     ----------
-    .. [1] Y. LeCun, L. Bottou, Y. Bengio and P. Haffner, "Gradient-based learning applied to
-       document recognition", Proc. IEEE 86(11), 1998.
+    .. [1] Y. LeCun et al., "Gradient-based learning applied to document recognition", Proc. IEEE, 1998.
 
     Examples
     --------
@@ -99,22 +82,20 @@ def small_vit(img_size: int = 28, patch_size: int = 7, in_chans: int = 1, num_cl
     Parameters
     ----------
     img_size, patch_size, in_chans, num_classes : int
-        Input geometry and classes; 28/7 gives (28/7)^2 = 16 patch tokens plus the class token.
+        Input geometry and classes; ``patch_size`` divides ``img_size``.
     embed_dim, depth, num_heads : int
-        Width, number of blocks and attention heads.
+        Width, number of blocks and attention heads; ``num_heads`` divides ``embed_dim``.
     mlp_ratio : float
         Hidden width of each block's MLP relative to ``embed_dim``.
 
     Returns
     -------
     timm.models.vision_transformer.VisionTransformer
-        Randomly initialised; 139,018 parameters at the defaults (the paper's ViT-Base/16 has
-        86 million).
+        Randomly initialised; 139,018 parameters at the defaults.
 
     References
     ----------
-    .. [1] A. Dosovitskiy et al., "An image is worth 16x16 words: Transformers for image
-       recognition at scale", ICLR 2021.
+    .. [1] A. Dosovitskiy et al., "An image is worth 16x16 words", ICLR 2021.
 
     Examples
     --------
@@ -148,16 +129,10 @@ def small_vit(img_size: int = 28, patch_size: int = 7, in_chans: int = 1, num_cl
                   "depths": IntTuple(), "strides": IntTuple()})
 def repvgg(in_chans: int = 1, num_classes: int = 10, stem_chs: int = 16, widths: Sequence[int] = (16, 32, 64, 256),
            depths: Sequence[int] = (1, 2, 2, 1), strides: Sequence[int] = (1, 2, 2, 2)) -> nn.Module:
-    """A RepVGG of timm's RepVGG family, in its multi-branch training form.
+    """A RepVGG of timm's RepVGG family (``ByobNet`` with "rep" blocks), in its multi-branch training form.
 
-    timm's ``ByobNet`` with a ``"rep"`` stem and ``"rep"`` blocks, exactly as timm builds
-    ``repvgg_a0`` .. ``repvgg_b3``, with the stage widths and depths given here: timm's
-    ``repvgg_a0`` is ``stem_chs=48, widths=(48, 96, 192, 1280), depths=(2, 4, 14, 1)`` (8.3M
-    parameters deployed); the paper's RepVGG-A2 is about 26M. The defaults keep RepVGG-A's shape
-    (a stride-2 stem, then stages that halve the resolution, the last one a single wide block)
-    at a width a CPU trains in about a minute. Each block has a 3x3, a 1x1 and
-    (when shapes allow) an identity branch while training; :func:`deploy` fuses them into one
-    3x3 convolution, the network the paper runs.
+    The defaults keep RepVGG-A's shape at a width a CPU trains in about a minute; :func:`deploy`
+    fuses each block's branches into one 3x3 convolution.
 
     Parameters
     ----------
@@ -166,19 +141,15 @@ def repvgg(in_chans: int = 1, num_classes: int = 10, stem_chs: int = 16, widths:
     stem_chs : int
         Channels of the stride-2 stem block.
     widths, depths, strides : sequence of int
-        Per stage: output channels, number of blocks and the first block's stride.
+        Per stage: output channels, number of blocks and the first block's stride (equal lengths).
 
     Returns
     -------
     timm.models.byobnet.ByobNet
-        248,074 trainable parameters at the defaults, 222,074 once deployed (28x28 input:
-        14x14 after the stem and the first stage, then 7x7, 4x4 and 2x2, then global average
-        pooling).
 
     References
     ----------
-    .. [1] X. Ding, X. Zhang, N. Ma, J. Han, G. Ding, J. Sun, "RepVGG: making VGG-style
-       ConvNets great again", CVPR 2021.
+    .. [1] X. Ding et al., "RepVGG: making VGG-style ConvNets great again", CVPR 2021.
 
     Examples
     --------
@@ -204,19 +175,16 @@ def repvgg(in_chans: int = 1, num_classes: int = 10, stem_chs: int = 16, widths:
 
 @validate_params({"model": MODULE})
 def deploy(model: nn.Module) -> nn.Module:
-    """The inference form of a model: RepVGG blocks fused into single 3x3 convolutions.
-
-    timm's ``reparameterize_model`` on a copy, in eval mode; a model without re-parameterisable
-    blocks comes back as an (eval-mode) copy with the same outputs.
+    """The inference form of a model (timm's ``reparameterize_model`` on a copy, in eval mode).
 
     Parameters
     ----------
     model : torch.nn.Module
+        Keeps its weights and its training mode.
 
     Returns
     -------
     torch.nn.Module
-        A new module; ``model`` keeps its weights and its training mode.
     """
     from timm.utils import reparameterize_model
 
@@ -230,34 +198,24 @@ def deploy(model: nn.Module) -> nn.Module:
 @validate_params({"name": NAME, "pretrained": BOOL, "checkpoint_path": NoneOr(PATH), "weights_file": NoneOr(PATH)})
 def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.PathLike | None = None,
                weights_file: str | os.PathLike | None = None, **kwargs: Any) -> nn.Module:
-    """Any timm architecture by name, with weights only from local files.
+    """Any timm architecture by name, with weights only from local files (``HF_HUB_OFFLINE=1``).
 
     Parameters
     ----------
     name : str
-        timm model name, e.g. ``"vit_base_patch16_224.augreg2_in21k_ft_in1k"``.
+        A timm model name, e.g. ``"vit_base_patch16_224"``.
     pretrained : bool
-        Load timm's pretrained weights. Together with ``weights_file`` they are read from that
-        file (timm's ``pretrained_cfg_overlay=dict(file=...)``); without it timm looks in the
-        local Hugging Face cache (``HF_HUB_OFFLINE=1`` forbids any download, so a missing file
-        raises instead of downloading).
+        Load timm's pretrained weights (from ``weights_file``, else the local Hugging Face cache).
     checkpoint_path : path, optional
-        A state-dict checkpoint (``.pth``/``.safetensors``) loaded after construction; an
-        alternative to ``pretrained`` for weights fine-tuned elsewhere.
+        A state-dict checkpoint (``.pth``/``.safetensors``) loaded after construction.
     weights_file : path, optional
-        Local file of the pretrained weights (used with ``pretrained=True``).
+        Local file of the pretrained weights.
     **kwargs
-        Passed to ``timm.create_model`` (``num_classes``, ``img_size``, ``in_chans`` ...).
+        Passed to ``timm.create_model``.
 
     Returns
     -------
     torch.nn.Module
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is no timm architecture, a file does not exist, or holds weights of another
-        architecture (the message names the file and the model it was loaded into).
     """
     import timm
 
@@ -297,16 +255,15 @@ def _first_line(err: Exception, limit: int = 300) -> str:
 
 @validate_params({"model": MODULE, "path": PATH, "architecture": NoneOr(NAME)})
 def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> nn.Module:
-    """Load a state-dict checkpoint into ``model`` (strictly), with a clear error when it does not fit.
+    """Load a state-dict checkpoint into ``model`` (strictly); an error names a file that does not fit.
 
     Parameters
     ----------
     model : torch.nn.Module
     path : str or pathlib.Path
-        ``.pt``/``.pth`` (torch) or ``.safetensors``; a dict holding ``"state_dict"`` or
-        ``"model"`` is unwrapped.
+        ``.pt``/``.pth`` or ``.safetensors``; a dict holding ``"state_dict"`` or ``"model"`` is unwrapped.
     architecture : str, optional
-        Name of the architecture for the message (default the model's class name).
+        Architecture named in the message (default the model's class name).
 
     Returns
     -------
@@ -317,10 +274,6 @@ def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> 
     ------
     FileNotFoundError
         If ``path`` does not exist.
-    ValueError
-        If the file is not a state dict, or its keys or tensor shapes are those of another
-        architecture; the message names the file, the expected architecture and the first
-        mismatches.
     """
     path = Path(path)
     architecture = architecture or type(model).__name__
@@ -373,13 +326,7 @@ def build_model(config: Mapping[str, Any]) -> nn.Module:
     Parameters
     ----------
     config : mapping
-        ``{"arch": "lenet5", ...}`` (keyword arguments of :class:`LeNet5`),
-        ``{"arch": "repvgg", ...}`` (of :func:`repvgg`; the multi-branch training form),
-        ``{"arch": "vit", ...}`` (of :func:`small_vit`) or
-        ``{"arch": "timm", "name": ..., ...}`` (of :func:`timm_model`; timm's own constructor
-        arguments go under ``"kwargs"``). The keys of each are :data:`CONFIG_KEYS`; any other
-        key is an error (a misspelt key would otherwise be ignored, and the model built
-        without it).
+        ``{"arch": a of ARCHS, ...}`` with the keys :data:`CONFIG_KEYS` ``[a]`` (any other is an error).
 
     Returns
     -------

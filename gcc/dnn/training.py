@@ -1,20 +1,8 @@
 """Seeded, deterministic training with an on-disk weight cache.
 
-A trained model is identified by its *cache key*: the SHA-256 of the model configuration,
-the training recipe (with the thread count), the data set, the seed, the ``gcc`` version and the
-torch version. Training the same key twice gives bit-identical weights on the same machine and
-thread count (every random draw -- initialisation, batch order, the images of an epoch -- comes
-from the seed, and torch's deterministic algorithms are switched on for the run); the second
-call loads the cached weights instead of training.
-
-The cache lives in ``$GCC_MODEL_CACHE`` if set, else ``<repo>/_build/cache/models``. Each entry
-is ``<key>.pt`` (the state dict, in the training form), ``<key>.pt.sha256`` (the SHA-256 of its
-bytes, checked before every load: a damaged file is an error naming it, never a silent other
-model) and ``<key>.json`` (configuration, recipe, accuracies and training time, checked too), so
-notebooks can report accuracy without re-evaluating. An entry written before checksums existed
-(no ``.sha256``) still loads, and gets its checksum then; readers of older versions ignore it. A RepVGG is cached in its multi-branch training form and deployed
-(re-parameterised, :func:`gcc.dnn.models.deploy`) after loading; accuracies are those of the
-deployed network.
+A model is identified by :func:`cache_key`; the cache (``$GCC_MODEL_CACHE``, else
+``<repo>/_build/cache/models``) holds per key ``<key>.pt`` (the state dict), ``<key>.pt.sha256``
+(its checksum, verified before every load) and ``<key>.json`` (accuracies and training time).
 """
 from __future__ import annotations
 
@@ -36,18 +24,18 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..atomic import PARTIAL_MARK, replacing, write_text  # noqa: E402
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, check_choice, invalid, validate,  # noqa: E402
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Options, check_labels, invalid,  # noqa: E402
                           validate_params)
-from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys, check_labels  # noqa: E402
+from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys  # noqa: E402
+from .data import ImageData, load_images  # noqa: E402
 from .models import build_model, deploy, load_checkpoint, n_parameters  # noqa: E402
 
 __all__ = ["TrainedModel", "train_model", "train_embedded_model", "evaluate_accuracy", "cache_dir",
            "cache_key", "DEFAULT_RECIPES", "MODEL_RECIPES", "EMBEDDED_MODELS", "TRAIN_ACCURACY_IMAGES", "RECIPE_ENTRIES",
            "STALE_PARTIAL_S"]
 
-#: Training recipes per architecture: AdamW, linear warm-up then cosine decay, no augmentation
-#: (a few epochs over 55,000 images need none). ``train_images``: images per epoch (a fresh
-#: seeded subset each epoch; None = all), the knob of the ci profile's shorter training.
+#: Training recipes per architecture (AdamW, warm-up then cosine decay, no augmentation);
+#: ``train_images``: images per epoch (a fresh seeded subset each epoch; None = all).
 DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
     "lenet5": {"epochs": 6, "lr": 3e-3, "batch_size": 128, "weight_decay": 1e-4, "label_smoothing": 0.0,
                "warmup_epochs": 1, "train_images": None},
@@ -57,11 +45,8 @@ DEFAULT_RECIPES: dict[str, dict[str, Any]] = {
             "warmup_epochs": 1, "train_images": None},
 }
 
-#: The embedded models: name -> model configuration (28x28 grey inputs, 10 classes; the input
-#: geometry is set from the data). "lenet5", "repvgg" and "vit" are the default profile's three
-#: networks, trained on one CPU thread in minutes; "repvgg_a0" (timm's RepVGG-A0 widths and
-#: depths, 7.8M parameters deployed) and "vit_large" (patch 4, width 192, depth 6, 2.7M) are the
-#: paper profile's larger networks, meant for a GPU.
+#: The embedded models: name -> model configuration (the input geometry is set from the data);
+#: "repvgg_a0" (timm's RepVGG-A0) and "vit_large" are the paper profile's, meant for a GPU.
 EMBEDDED_MODELS: dict[str, dict[str, Any]] = {
     "lenet5": {"arch": "lenet5", "img_size": 28, "in_chans": 1, "num_classes": 10},
     "repvgg": {"arch": "repvgg", "in_chans": 1, "num_classes": 10, "stem_chs": 16, "widths": [16, 32, 64, 256],
@@ -93,7 +78,7 @@ RECIPE_ENTRIES = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainedModel:
     """A trained model in eval mode and what is known about it.
 
@@ -101,25 +86,12 @@ class TrainedModel:
     ----------
     model : torch.nn.Module
         The network in its inference form (RepVGG deployed), in eval mode, on the CPU.
-    name : str
-        Short name used in result tables (``"lenet5"``, ``"repvgg"``, ``"vit"``, a timm name ...).
-    config, recipe : dict
-        Model configuration and training recipe.
-    seed : int
-        Training seed.
-    key : str
-        Cache key (SHA-256 hex digest).
     test_accuracy, val_accuracy, train_accuracy : float
-        Top-1 accuracies of the uncoded model on the test and validation splits and on the first
-        :data:`TRAIN_ACCURACY_IMAGES` training images.
+        Top-1 accuracies (train: on the first :data:`TRAIN_ACCURACY_IMAGES` images).
     train_seconds : float
         Wall-clock training time when the weights were produced (not of a cache hit).
-    cache_hit : bool
-        True when the weights came from the cache.
-    n_parameters : int
-        Parameters of the inference form.
     extra : dict
-        ``data`` (the data set's name), ``threads``, ``device``, ``n_parameters_train``.
+        ``data``, ``threads``, ``device``, ``n_parameters_train``.
     """
 
     model: nn.Module
@@ -135,21 +107,6 @@ class TrainedModel:
     cache_hit: bool
     n_parameters: int
     extra: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        owner = "TrainedModel"
-        validate(self.model, MODULE, "model", owner)
-        validate(self.name, NAME, "name", owner)
-        validate(self.seed, SEED, "seed", owner)
-        validate(self.cache_hit, BOOL, "cache_hit", owner)
-        validate(self.n_parameters, Interval(Integral, 0, None), "n_parameters", owner)
-        for arg in ("config", "recipe", "extra"):
-            validate(getattr(self, arg), MAPPING, arg, owner)
-        for arg in ("test_accuracy", "val_accuracy", "train_accuracy"):
-            value = getattr(self, arg)
-            # NaN: not measured (a network whose logits were not finite, or no training split)
-            if not (isinstance(value, Real) and not isinstance(value, bool) and (value != value or 0 <= value <= 1)):
-                raise invalid(arg, owner, "a fraction in [0, 1] or NaN", value)
 
     def summary(self) -> dict:
         """A flat dict for a results table (no tensors)."""
@@ -186,22 +143,20 @@ def cache_dir() -> Path:
 
 @validate_params({"config": MAPPING, "recipe": MAPPING, "data_id": InstanceOf(str, "a str"), "seed": SEED})
 def cache_key(config: Mapping[str, Any], recipe: Mapping[str, Any], data_id: str, seed: int) -> str:
-    """SHA-256 of everything that determines the trained weights (and their cached accuracies).
+    """SHA-256 of everything that determines the trained weights, with the ``gcc`` and torch versions.
 
     Parameters
     ----------
     config, recipe : mapping
         Model configuration and training recipe.
     data_id : str
-        Identifies the training data (e.g. ``"digits16-split0"``).
+        Identifies the training data.
     seed : int
         Training seed.
 
     Returns
     -------
     str
-        Hex digest. It also covers the ``gcc`` version and torch's major.minor version, so a new
-        release (which may change the recipe's code) never reuses stale weights.
     """
     from gcc import __version__
 
@@ -234,14 +189,14 @@ def _deterministic(seed: int, threads: int | None):
 @torch.no_grad()
 @validate_params({"model": MODULE, "batch_size": Interval(Integral, 1, None)})
 def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
-    """Top-1 accuracy of ``model`` on images ``x`` with labels ``y``.
+    """Top-1 accuracy of ``model`` on images ``x`` with labels ``y`` (NaN when a logit is not finite).
 
     Parameters
     ----------
     model : torch.nn.Module
-        A classifier returning logits of shape (B, m); put in eval mode.
-    x : array_like or torch.Tensor, shape (n, C, H, W), n >= 1
-        Images (cast to the model's dtype, on its device).
+        A classifier returning logits of shape (B, m).
+    x : array_like or torch.Tensor, shape (n, C, H, W)
+        Images.
     y : array_like of int, shape (n,)
         Labels in [0, m).
     batch_size : int
@@ -250,8 +205,6 @@ def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
     Returns
     -------
     float
-        The fraction of images whose largest logit is their label; NaN when a logit is NaN or
-        infinite (no class is guessed from a non-finite output).
 
     Examples
     --------
@@ -347,39 +300,25 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     x_train, y_train, x_val, y_val, x_test, y_test : array_like
         Images (n, C, H, W) and labels (n,) of the three splits.
     name : str, optional
-        Name in result tables; defaults to ``config["arch"]``.
+        Name in result tables; default ``config["arch"]``.
     recipe : mapping, optional
-        Training recipe (``epochs``, ``lr``, ``batch_size``, ``weight_decay``, ``label_smoothing``,
-        ``warmup_epochs``, ``train_images``); missing keys come from :data:`DEFAULT_RECIPES` and
-        :data:`MODEL_RECIPES`.
+        Entries of :data:`RECIPE_ENTRIES`; missing ones from :data:`DEFAULT_RECIPES`, :data:`MODEL_RECIPES`.
     seed : int
         Seeds the initialisation, batch order and the images of each epoch.
     data_id : str
-        Identifies the data in the cache key (:attr:`gcc.dnn.data.ImageData.data_id`); two data
-        sets must not share an id.
+        Identifies the data in the cache key; two data sets must not share an id.
     use_cache : bool
         Load the weights when cached and store them after training.
     threads : int, optional
-        Torch CPU threads during training; default the recipe's ``threads`` (1). CPU-trained
-        weights are bit-identical only for the same count, so it is part of the cache key.
+        Torch CPU threads (default the recipe's, 1); part of the cache key.
     device : str or torch.device, optional
-        Training device; default CPU (CPU training is reproducible across machines of the same
-        kind).
+        Training device; default CPU.
     verbose : bool
         Print the loss per epoch.
 
     Returns
     -------
     TrainedModel
-        With the model in its inference form, in eval mode on the CPU.
-
-    Raises
-    ------
-    ValueError
-        For an argument outside its domain (images that are not (n, C, H, W), labels that are
-        not n ints in [0, num_classes), a recipe entry that is not one of
-        :data:`RECIPE_ENTRIES` or outside its range), or a cached checkpoint that does not fit
-        the configuration (the message names the file and the architecture).
     """
     owner = "train_model"
     for split, x, y in (("train", x_train, y_train), ("val", x_val, y_val), ("test", x_test, y_test)):
@@ -417,41 +356,37 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
         model = build_model(config)
     n_train = n_parameters(model)
     meta = _cached_meta(meta_path) if use_cache and weights.exists() else None
-    if meta is not None:
+    hit = meta is not None
+    if hit:
         _verify_weights(weights, owner)
         load_checkpoint(model, weights, architecture=f"{name} {config}")
-        return TrainedModel(model=_inference_form(model, config), name=name, config=config, recipe=full_recipe,
-                            seed=seed, key=key, test_accuracy=meta["test_accuracy"],
-                            val_accuracy=meta["val_accuracy"], train_accuracy=meta["train_accuracy"],
-                            train_seconds=meta["train_seconds"], cache_hit=True,
-                            n_parameters=int(meta.get("n_parameters", n_train)),
-                            extra={**extra, "n_parameters_train": n_train, "data": meta.get("data_name", data_name)})
-
-    x_tr = torch.as_tensor(np.asarray(x_train, dtype=np.float32))
-    y_tr = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
-    t0 = time.perf_counter()
-    with _deterministic(seed + 1, threads):
-        model.to(dev)
-        _fit(model, x_tr, y_tr, full_recipe, np.random.default_rng(seed), dev, verbose)
-        model.to("cpu")
-    seconds = time.perf_counter() - t0
-    state = model.state_dict()
-    model = _inference_form(model, config)
-    with _deterministic(seed, threads):
-        acc = {split: evaluate_accuracy(model, xs, ys) for split, xs, ys in
-               (("train", x_train[:TRAIN_ACCURACY_IMAGES], y_train[:TRAIN_ACCURACY_IMAGES]),
-                ("val", x_val, y_val), ("test", x_test, y_test))}
-    n_inf = n_parameters(model)
-    if use_cache:
+        model = _inference_form(model, config)
+    else:
+        x_tr = torch.as_tensor(np.asarray(x_train, dtype=np.float32))
+        y_tr = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
+        t0 = time.perf_counter()
+        with _deterministic(seed + 1, threads):
+            model.to(dev)
+            _fit(model, x_tr, y_tr, full_recipe, np.random.default_rng(seed), dev, verbose)
+            model.to("cpu")
+        seconds = time.perf_counter() - t0
+        state = model.state_dict()
+        model = _inference_form(model, config)
+        with _deterministic(seed, threads):
+            acc = {split: evaluate_accuracy(model, xs, ys) for split, xs, ys in
+                   (("train", x_train[:TRAIN_ACCURACY_IMAGES], y_train[:TRAIN_ACCURACY_IMAGES]),
+                    ("val", x_val, y_val), ("test", x_test, y_test))}
         meta = {"config": config, "recipe": full_recipe, "data": data_id, "data_name": data_name, "seed": seed,
                 "name": name, "test_accuracy": acc["test"], "val_accuracy": acc["val"],
                 "train_accuracy": acc["train"], "train_seconds": seconds, "threads": threads, "device": str(dev),
-                "n_parameters": n_inf, "n_parameters_train": n_train}
-        _store(folder, key, state, meta)
+                "n_parameters": n_parameters(model), "n_parameters_train": n_train}
+        if use_cache:
+            _store(folder, key, state, meta)
     return TrainedModel(model=model, name=name, config=config, recipe=full_recipe, seed=seed, key=key,
-                        test_accuracy=acc["test"], val_accuracy=acc["val"], train_accuracy=acc["train"],
-                        train_seconds=seconds, cache_hit=False, n_parameters=n_inf,
-                        extra={**extra, "n_parameters_train": n_train})
+                        test_accuracy=meta["test_accuracy"], val_accuracy=meta["val_accuracy"],
+                        train_accuracy=meta["train_accuracy"], train_seconds=meta["train_seconds"], cache_hit=hit,
+                        n_parameters=int(meta.get("n_parameters", n_train)),
+                        extra={**extra, "n_parameters_train": n_train, "data": meta.get("data_name", data_name)})
 
 
 #: A cache write's temporary file older than this (seconds) is the leftover of a killed process
@@ -461,13 +396,7 @@ STALE_PARTIAL_S = 120.0
 
 
 def _store(folder: Path, key: str, state: Mapping[str, torch.Tensor], meta: Mapping[str, Any]) -> None:
-    """Write one cache entry: the weights, then the metadata, each atomically (:mod:`gcc.atomic`).
-
-    A process killed at any point leaves either no entry or a whole one under the key: the
-    weights appear only once completely written, and an entry counts only once its metadata,
-    written last, exists. What a killed write left (hidden ``.<key>.pt.partial-*`` files) is
-    removed by the next write of that key.
-    """
+    """Write one cache entry atomically (weights, checksum, then metadata); stale partial writes go."""
     folder.mkdir(parents=True, exist_ok=True)
     now = time.time()
     for leftover in folder.glob(f".{key}.*{PARTIAL_MARK}*"):
@@ -496,11 +425,7 @@ def _sha256(path: Path) -> str:
 
 
 def _verify_weights(weights: Path, owner: str) -> None:
-    """Check a cached weights file against the checksum beside it (``<key>.pt.sha256``).
-
-    An entry written before checksums existed has none: it loads as before and gets its checksum
-    now (atomically; skipped on a read-only cache). A mismatch is the contract error naming the file.
-    """
+    """Check cached weights against their checksum (one without gets it); a mismatch names the file."""
     digest, sums = _sha256(weights), _checksum_path(weights)
     try:
         recorded = sums.read_text().split()
@@ -516,10 +441,7 @@ def _verify_weights(weights: Path, owner: str) -> None:
 
 
 def _cached_meta(path: Path) -> dict | None:
-    """The metadata of a cache entry, or None when it is missing or unreadable (then the entry is retrained).
-
-    Values out of their domain (an accuracy of 7.0) are the contract error naming the file.
-    """
+    """A cache entry's metadata, None when missing or unreadable; a value out of its domain names the file."""
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):      # absent, or half-written by an older version
@@ -539,7 +461,9 @@ def _cached_meta(path: Path) -> dict | None:
     return meta
 
 
-@validate_params({"seed": SEED, "recipe": NoneOr(MAPPING), "config": NoneOr(MAPPING), "use_cache": BOOL,
+@validate_params({"name": Options(sorted(EMBEDDED_MODELS)),
+                  "data": NoneOr(InstanceOf(ImageData, "a gcc.dnn.data.ImageData (load_images())")), "seed": SEED,
+                  "recipe": NoneOr(MAPPING), "config": NoneOr(MAPPING), "use_cache": BOOL,
                   "threads": NoneOr(Interval(Integral, 1, None)), "verbose": BOOL, "device": NoneOr(Device(auto=True))})
 def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe: Mapping[str, Any] | None = None,
                          config: Mapping[str, Any] | None = None, use_cache: bool = True,
@@ -550,29 +474,22 @@ def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe:
     Parameters
     ----------
     name : str
-        A key of :data:`EMBEDDED_MODELS` (``"lenet5"``, ``"repvgg"``, ``"vit"``, ``"repvgg_a0"``,
-        ``"vit_large"``); its recipe adds :data:`MODEL_RECIPES`.
+        A key of :data:`EMBEDDED_MODELS`.
     data : gcc.dnn.data.ImageData, optional
-        Defaults to :func:`gcc.dnn.data.load_images` ``()`` (Fashion-MNIST, else the digits).
+        Default :func:`gcc.dnn.data.load_images` ``()``.
     seed : int
         Training seed.
     recipe, config : mapping, optional
         Overrides of the default recipe / model configuration.
     use_cache, threads, verbose, device
-        See :func:`train_model` (``device="auto"`` trains on the GPU when there is one).
+        As :func:`train_model` (``device="auto"``: the GPU when there is one).
 
     Returns
     -------
     TrainedModel
     """
-    from .data import load_images
     from .inference import best_device
 
-    from .data import ImageData
-
-    check_choice(name, "name", "train_embedded_model", sorted(EMBEDDED_MODELS))
-    if data is not None and not isinstance(data, ImageData):
-        raise invalid("data", "train_embedded_model", "a gcc.dnn.data.ImageData (load_images()) or None", data)
     data = data if data is not None else load_images()
     cfg = dict(EMBEDDED_MODELS[name])
     cfg.update(config or {})

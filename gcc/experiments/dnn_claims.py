@@ -1,34 +1,16 @@
 """The DNN rows of the claims table: the paper's statements about its networks, measured on ours.
 
-Three claims, each measured by a DNN notebook that saves its verdicts as rows with the claims
-table's columns (:data:`gcc.experiments.claims.CLAIM_COLUMNS`):
-
-* ``dnn-lambda-vs-S`` -- NeurIPS 2024, App. E, Table 3: the optimal (lambda_enc, lambda_dec)
-  "barely move" with S (``dnn_lambda``'s ``verdicts``);
-* ``dnn-lambda-x10`` -- App. E, Fig. 6: the RMSE rises "by about 3%" when a lambda is off by a
-  factor of ten (``dnn_lambda``'s ``verdicts``);
-* ``dnn-isit-faster`` -- ISIT 2025 and the 2608.28910 abstract: GCC's loss decays faster in N
-  than BACC's under Bernoulli(p) stragglers (``dnn_probabilistic``'s ``claims``).
-
-:func:`dnn_claims_table` collects them from the results root, with one ``not measured`` row per
-claim whose notebook has not run, so that the claims notebook can append them to
-:func:`gcc.experiments.claims.build_claims_table`'s table.
-
-A claim given as a band follows the book's one rule (:func:`gcc.experiments.verdicts.band_verdict`):
-``dnn-lambda-x10``'s "about 3%" is the band :data:`X10_BAND` = [1.5, 6] %, and its verdict is
-re-derived here from each row's own interval: ``consistent`` only when the whole 95% interval
-lies inside the band, ``less sensitive than the paper`` / ``more sensitive than the paper`` when
-it lies wholly below / above, ``undecided`` otherwise (an interval that merely meets the band is
-not agreement). Each row gains the claims table's ``sense``, ``delta`` and ``reason``.
-
-Imports the core (:mod:`gcc.results`), :data:`gcc.experiments.claims.CLAIM_COLUMNS` and
-:func:`gcc.experiments.verdicts.band_verdict`.
+``dnn-lambda-vs-S`` and ``dnn-lambda-x10`` (App. E, from ``dnn_lambda``) and ``dnn-isit-faster``
+(ISIT 2025, from ``dnn_probabilistic``); :func:`dnn_claims_table` collects them, with a ``not measured``
+row per claim whose notebook has not run. "About 3%" is the band :data:`X10_BAND`, judged by
+:func:`gcc.experiments.verdicts.band_verdict` on each row's own 95% interval.
 """
 from __future__ import annotations
 
-import numpy as np
-
 import os
+
+import numpy as np
+import pandas as pd
 
 from gcc import results
 
@@ -36,7 +18,7 @@ from ..validation import InstanceOf, NoneOr, validate_params
 from .claims import CLAIM_COLUMNS
 from .verdicts import band_verdict
 
-__all__ = ["DNN_CLAIMS", "X10_BAND", "X10_WORDS", "x10_verdict", "dnn_claims_table"]
+__all__ = ["DNN_CLAIMS", "X10_BAND", "X10_WORDS", "x10_verdict", "claim_rows", "dnn_claims_table"]
 
 #: "about 3%" (App. E, Fig. 6) read as a band of RMSE changes in percent: a factor 2 either way
 X10_BAND = (1.5, 6.0)
@@ -57,6 +39,17 @@ def x10_verdict(low: float, high: float, band: tuple = X10_BAND) -> str:
     """
     return X10_WORDS[band_verdict(low, high, *band)]
 
+
+def claim_rows(rows, notebook: str):
+    """Verdict rows (dicts with ``model``) as claims-table rows: ``claim``'s source and statement
+    (:data:`DNN_CLAIMS`), GCC's scheme and code, ``counted``, ``notebook``; the claims table's columns."""
+    out = [{"claim": r["claim"], "source": DNN_CLAIMS[r["claim"]][2], "function": f"softmax of {r['model']}",
+            "code": "gcc", "counted": True, "statement": DNN_CLAIMS[r["claim"]][3], "scheme": "gcc",
+            **{k: v for k, v in r.items() if k not in ("claim", "model")}, "notebook": notebook} for r in rows]
+    # reindex: the claims table's columns, whatever the rows fill (the others stay empty)
+    return pd.DataFrame(out).reindex(columns=CLAIM_COLUMNS)
+
+
 #: claim id -> (notebook, saved table, source, statement) of the DNN claims.
 DNN_CLAIMS = {
     "dnn-lambda-vs-S": ("dnn_lambda", "verdicts", "NeurIPS'24 App. E, Table 3",
@@ -70,7 +63,7 @@ DNN_CLAIMS = {
 
 @validate_params({"root": NoneOr(InstanceOf((str, os.PathLike), "a path (str or os.PathLike)"))})
 def dnn_claims_table(root=None):
-    """The DNN claims' rows from the saved results of the DNN notebooks.
+    """The DNN claims' rows (:data:`~gcc.experiments.claims.CLAIM_COLUMNS`) from the DNN notebooks' results.
 
     Parameters
     ----------
@@ -80,8 +73,6 @@ def dnn_claims_table(root=None):
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~gcc.experiments.claims.CLAIM_COLUMNS`; the notebooks' verdict rows, and
-        one ``not measured (notebook not run)`` row per claim without any.
 
     Examples
     --------
@@ -90,8 +81,6 @@ def dnn_claims_table(root=None):
     >>> dnn_claims_table(tempfile.mkdtemp())["verdict"].unique().tolist()
     ['not measured (notebook not run)']
     """
-    import pandas as pd
-
     frames, loaded = [], {}
     for claim, (notebook, table, source, statement) in DNN_CLAIMS.items():
         key = (notebook, table)

@@ -1,63 +1,42 @@
 """GCC's smoothing parameters on the networks: the paper's App. E, and the recovery limit.
 
-The paper chooses (lambda_enc, lambda_dec) by cross-validation and grid search and reports two
-things about them (App. E): the optimal values "barely move" with the number of stragglers S
-(Table 3: LeNet at (N, K) = (100, 60), RepVGG at (60, 20)), and the RMSE rises "by about 3%" when
-a lambda is off by a factor of ten (Fig. 6: LeNet at (N, K, S) = (100, 60, 20), RepVGG at
-(60, 20, 35)). This module measures both on our networks, each with a verdict that can go either
-way, and asks a question of its own: near the recovery limit (|F| close to K), where BACC's
-loss is below GCC's with lambdas tuned once per regime, does tuning at every S change that?
-
-Contents
---------
-lambda_movement
-    Per (model, regime, lambda): how far the per-S optimum moves over S, in grid steps
-    (decades), and the verdict against "barely moves with S".
-sensitivity_runs, sensitivity_summary, x10_verdicts, plot_sensitivity
-    GCC with one lambda scaled by 0, 1e-2 .. 1e2 (the other at its optimum), paired; the change
-    of the RMSE at x10 and x0.1 with intervals; the verdict against "about 3%"; Fig. 6.
-recovery_runs, recovery_comparison
-    GCC tuned per S, GCC tuned once per regime, and BACC on the same draws near the recovery
-    limit; paired differences with intervals.
-run_study, verdict_rows
-    Both runs for every prepared network; the verdicts as claims-table rows.
-
-The verdict rows use the claims table's columns (:data:`gcc.experiments.claims.CLAIM_COLUMNS`),
-so that :func:`gcc.experiments.dnn_claims.dnn_claims_table` can add them to the claims table.
+:func:`lambda_movement` and :func:`x10_verdicts` measure whether the optimal lambdas "barely move"
+with S (Table 3) and whether the RMSE rises "by about 3%" at x10 (Fig. 6); :func:`run_study` also
+runs GCC and BACC near the recovery limit, compared by :func:`recovery_comparison`.
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
-   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, App. E.
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300, App. E.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
+from numbers import Real
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
-from ..validation import SEED, Interval, NoneOr, check_choice, invalid, validate, validate_params
-from ..dnn._checks import (COLUMNS, F, LAM, LEVEL, PREPARED, TEST_SPLITS, TEXT, TRIALS, Frame, IntList, RealList,
-                         check_band, check_columns, check_family_triples, check_grid, check_lambda_columns,
-                         check_lambda_pairs, check_metric, check_sizes, check_straggler_list, check_stragglers)
+from ..codes import make
+from ..harness import run_trials
+from ..stragglers import FixedCount
+from ..summary import summarize
+from ..validation import SEED, Interval, ListOf, Options, Rejected, invalid, validate, validate_params
+from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
+from .dnn_claims import X10_BAND, claim_rows, x10_verdict
 from .dnn_models import family_of
-from .dnn_stragglers import LAMBDA_GRID, batch_source, lambdas_at, middle_stragglers, split_getter, tune_lambdas
+from .dnn_runs import LAMBDA_GRID, batch_source, dataset_of, lambdas_at, middle_stragglers, tune_lambdas
 
-__all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "lambda_movement",
-           "sensitivity_runs", "sensitivity_summary", "x10_verdicts", "recovery_runs",
-           "recovery_comparison", "plot_sensitivity", "paired_change", "run_study", "verdict_rows", "X10_COLUMNS"]
+__all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "X10_COLUMNS",
+           "lambda_movement", "sensitivity_summary", "x10_verdicts", "recovery_comparison", "plot_sensitivity",
+           "run_study", "verdict_rows"]
 
-#: "Barely moves with S" is read as: the per-S optimum spans at most this many grid steps (one
-#: decade of the one-point-per-decade grid; lambda = 0 counts as the step below the smallest
-#: positive value). A wider span is reported as "moves with S".
+#: "Barely moves with S": the per-S optimum spans at most this many grid steps (decades; lambda = 0
+#: counts as the step below the smallest positive value).
 MOVEMENT_STEPS = 1
 
-#: "About 3%" is read as a change of the RMSE between half and twice the paper's figure; the
-#: verdict (:func:`gcc.experiments.verdicts.band_verdict`) is "consistent" when the whole 95%
-#: interval of the measured change lies inside this band, "less sensitive than the paper" when it
-#: lies wholly below it, "more sensitive" wholly above it, and "undecided" otherwise.
-ABOUT_3PCT = (1.5, 6.0)
+#: "About 3%" read as a change of the RMSE between half and twice the paper's figure.
+ABOUT_3PCT = X10_BAND
 
 #: (N, K, S) of the Fig. 6 analogue per model family: the paper's for LeNet and RepVGG; the
 #: paper gives none for the ViT, which gets LeNet's.
@@ -70,13 +49,22 @@ X10_COLUMNS = ("model", "dataset", "n_workers", "n_inputs", "stragglers", "param
 #: Factors applied to one lambda at a time (0: that lambda switched off, the paper's yellow line).
 SENSITIVITY_FACTORS = (0.0, 0.01, 0.1, 1.0, 10.0, 100.0)
 
+_REALS = ListOf(Interval(Real, 0, None), distinct=True)
+
+
+def _band(value) -> tuple[float, float]:
+    pair = ListOf(Interval(Real)).convert(value)
+    if len(pair) != 2 or not pair[0] < pair[1]:
+        raise Rejected()
+    return tuple(pair)
+
+
+#: a band (low, high) of finite reals, low < high
+BAND = As(_band, "a pair (low, high) of finite reals with low < high")
+
 
 def _grid_step(values, grid) -> np.ndarray:
-    """Position of each lambda on the grid (0 for lambda = 0), as a float for rounding noise.
-
-    The grid may have been extended below its smallest positive value (``tune_lambdas``'
-    ``extend``): the reference is the smallest positive value among the grid and ``values``.
-    """
+    """Position of each lambda on the (possibly extended) grid in decades, 0 for lambda = 0."""
     values = np.asarray(values, dtype=float)
     grid = np.asarray(sorted(set(map(float, grid)) | set(values[values > 0].tolist())), dtype=float)
     positive = grid[grid > 0]
@@ -88,36 +76,32 @@ def _grid_step(values, grid) -> np.ndarray:
 
 
 _LAMBDAS = Frame(("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec"))
-@validate_params({"lambdas": _LAMBDAS, "steps": Interval(int, 0, None), "min_stragglers": Interval(int, 0, None)})
+
+
+@validate_params({"lambdas": _LAMBDAS, "grid": _REALS, "steps": Interval(int, 0, None),
+                  "min_stragglers": Interval(int, 0, None)})
 def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = MOVEMENT_STEPS,
                     min_stragglers: int = 1, tolerant: bool = True):
     """How far the cross-validated lambdas move with S, per (model, dataset, regime, lambda).
 
-    With ``tolerant`` and the columns ``lam_enc_tol`` / ``lam_dec_tol`` in ``lambdas``, "the
-    optimum" is the largest lambda within 0.1% of the best validation score
-    (:func:`gcc.tuning.tolerant_optimum`: a flat plateau is not a swing of decades); otherwise
-    the argmin. ``definition`` says which.
+    With ``tolerant`` and ``lam_enc_tol``/``lam_dec_tol`` columns the optimum is the largest lambda within
+    0.1% of the best score (:func:`gcc.tuning.tolerant_optimum`), else the argmin.
 
     Parameters
     ----------
     lambdas : pandas.DataFrame
-        A lambdas table (:data:`gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`) tuned per S.
+        A lambdas table tuned per S.
     grid : sequence of float
         The grid the lambdas were chosen from (one point per decade, optionally with 0).
     steps : int
         The largest span (in grid steps) read as "barely moves".
     min_stragglers : int
-        Only S >= this count (at S = 0 every lambda decodes almost exactly, so the optimum is
-        a coin toss).
+        Only S >= this count.
 
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``regime``, ``n_workers``, ``n_inputs``, ``parameter``
-        (``"lam_enc"``/``"lam_dec"``), ``n_s`` (S values), ``lam_min``, ``lam_max``,
-        ``lam_mode`` (the most frequent choice), ``span_steps`` (max - min grid step),
-        ``share_at_mode`` and ``verdict`` (``"consistent"`` when ``span_steps <= steps``, else
-        ``"moves with S"``).
+        Per (model, regime, parameter): ``span_steps``, ``lam_mode``, ``share_at_mode``, ``verdict`` ...
 
     Examples
     --------
@@ -130,10 +114,12 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
     0   lam_enc         1.0    consistent
     1   lam_dec         5.0  moves with S
     """
-    import pandas as pd
-
-    grid = check_grid(grid, "lambda_movement")
-    check_lambda_columns(lambdas, "lambda_movement")
+    if not any(g > 0 for g in grid):
+        raise invalid("grid", "lambda_movement", "a grid with a positive value (the reference of a lambda of 0)", grid)
+    for column in ("lam_enc", "lam_dec"):
+        values = lambdas[column].to_numpy()
+        if values.dtype.kind not in "iuf" or not (np.isfinite(values) & (values >= 0)).all():
+            raise invalid("lambdas", "lambda_movement", f"a lambdas table whose {column} are finite reals >= 0", values)
     sub = lambdas[lambdas["stragglers"] >= min_stragglers]
     rows = []
     keys = ["model", "dataset", "regime", "n_workers", "n_inputs"]
@@ -152,63 +138,18 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
     return pd.DataFrame(rows)
 
 
+
+
 def _reference(lam: float, grid: Sequence[float]) -> float:
-    # Scaling 0 by 10 is still 0: a cross-validated 0 is probed around the grid's smallest
-    # positive value instead (and the factor-0 variant shows the loss at 0 itself).
-    positive = [g for g in grid if g > 0]
-    return lam if lam > 0 else float(min(positive))
+    """A lambda to scale: a cross-validated 0 is probed around the grid's smallest positive value."""
+    return lam if lam > 0 else float(min(g for g in grid if g > 0))
 
 
-@validate_params({"f": F, "splits": TEST_SPLITS, "model": TEXT, "lam_enc": LAM, "lam_dec": LAM, "trials": TRIALS,
-                  "seed": SEED, "factors": RealList(0, None, distinct=True), "dataset": NoneOr(TEXT)})
-def sensitivity_runs(f, splits, model: str, n_workers: int, n_inputs: int, stragglers: int, lam_enc: float,
-                     lam_dec: float, trials: int, seed: int, factors: Sequence[float] = SENSITIVITY_FACTORS,
-                     grid: Sequence[float] = LAMBDA_GRID, dataset: str | None = None):
-    """GCC on test batches with one lambda scaled at a time, the other at its optimum (Fig. 6).
-
-    Every variant sees the same batches and straggler sets (one :func:`gcc.harness.run_trials`
-    call), so the changes are paired.
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function.
-    splits : gcc.dnn.data.ImageData or mapping
-        With ``x_test, y_test``.
-    model : str
-        The ``model`` column.
-    n_workers, n_inputs, stragglers : int
-        N, K and S.
-    lam_enc, lam_dec : float
-        The cross-validated optimum; a 0 is probed around the grid's smallest positive value.
-    trials, seed : int
-        Trials and their seed.
-    factors : sequence of float
-        Multipliers of the reference lambda (1 is the optimum itself; 0 switches it off).
-    grid : sequence of float
-        The tuning grid (for the reference of a zero optimum).
-    dataset : str, optional
-        The ``dataset`` column; default ``splits.name``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`gcc.harness.run_trials` rows with ``scheme = "gcc"``, plus ``model``,
-        ``dataset``, ``parameter`` (the lambda scaled), ``factor``, ``lam_enc``, ``lam_dec``,
-        ``lam_enc_opt``, ``lam_dec_opt``.
-    """
-    from ..codes import make
-    from ..harness import run_trials
-    from ..stragglers import FixedCount
-
-    owner = "sensitivity_runs"
-    get = split_getter(splits)
-    n_workers = check_sizes(get("x_test"), get("y_test"), n_inputs, n_workers, owner, "x_test", "y_test")
-    stragglers = check_stragglers(stragglers, n_workers, owner)
-    grid = check_grid(grid, owner, needed=lam_enc == 0 or lam_dec == 0)
-    if len({f"{factor:g}" for factor in factors}) != len(factors):
-        raise invalid("factors", owner, "factors distinct in 6 significant digits (they name the variants)", factors)
-    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: float, lam_dec: float, trials: int,
+                      seed: int, factors: Sequence[float] = SENSITIVITY_FACTORS, grid: Sequence[float] = LAMBDA_GRID,
+                      dataset: str = ""):
+    """GCC with one lambda scaled at a time (Fig. 6), every variant on the same draws."""
+    n_workers, n_inputs = setting.n_workers, setting.n_inputs
     ref = {"lam_enc": _reference(lam_enc, grid), "lam_dec": _reference(lam_dec, grid)}
     opt = {"lam_enc": lam_enc, "lam_dec": lam_dec}
     variants = {}
@@ -218,7 +159,7 @@ def sensitivity_runs(f, splits, model: str, n_workers: int, n_inputs: int, strag
             lams[parameter] = opt[parameter] if factor == 1 else ref[parameter] * factor
             variants[f"{parameter}*{factor:g}"] = (parameter, float(factor), lams)
     codes = {label: make("gcc", n_inputs, n_workers, **lams) for label, (_, _, lams) in variants.items()}
-    table = run_trials(codes, f, batch_source(get("x_test"), get("y_test"), n_inputs), FixedCount(int(stragglers)),
+    table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(setting.stragglers),
                        trials=trials, seed=seed, extra_columns={"model": model, "dataset": dataset})
     table["parameter"] = table["scheme"].map(lambda s: variants[s][0])
     table["factor"] = table["scheme"].map(lambda s: variants[s][1])
@@ -229,28 +170,10 @@ def sensitivity_runs(f, splits, model: str, n_workers: int, n_inputs: int, strag
     return table
 
 
-@validate_params({"table": Frame(), "variant": TEXT, "metric": TEXT, "by": COLUMNS, "trial": TEXT, "level": LEVEL})
-def paired_change(table, variant: str, baseline, metric: str, by: Sequence[str], trial: str = "trial",
-                  level: float = 0.95):
-    """Percent change of ``metric`` from the rows where ``variant == baseline``, paired by ``trial``.
-
-    ``table`` holds long rows with the ``variant``, ``by`` and ``trial`` columns; the baseline is
-    looked up within each ``by`` group.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by``, ``variant``, ``mean`` (of ``metric``), ``baseline_mean``, ``change_pct``,
-        ``ci_low``, ``ci_high`` (of the change, in percent of ``baseline_mean``) and ``n``.
-    """
-    import pandas as pd
-
-    from ..summary import summarize
-
+def _paired_change(table, variant: str, baseline, metric: str, by: Sequence[str], trial: str = "trial",
+                   level: float = 0.95):
+    """Percent change of ``metric`` from the ``variant == baseline`` rows per ``by`` group, paired."""
     by = list(by)
-    check_columns(table, {"variant": variant, "metric": metric, "trial": trial, "by": by}, "paired_change", "table")
-    if not (table[variant] == baseline).any():
-        raise invalid("baseline", "paired_change", f"a value of table[{variant!r}]", baseline)
     base = table[table[variant] == baseline][by + [trial, metric]].rename(columns={metric: "_base"})
     merged = table.merge(base, on=by + [trial])
     merged["_diff"] = merged[metric] - merged["_base"]
@@ -268,20 +191,27 @@ def paired_change(table, variant: str, baseline, metric: str, by: Sequence[str],
 def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms", "loss"), level: float = 0.95):
     """Mean of each metric per (model, parameter, factor) and its paired change from the optimum.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The sensitivity rows of :func:`run_study`.
+    metrics : sequence of str
+        Columns of ``table`` summarised.
+    level : float in (0, 1)
+        Confidence level of the paired intervals.
+
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``n_workers``, ``n_inputs``, ``stragglers``, ``parameter``,
-        ``factor``, ``metric``, ``mean``, ``baseline_mean``, ``change_pct``, ``ci_low``,
-        ``ci_high``, ``n``, and the lambdas of each variant.
+        Per (model, parameter, factor, metric): ``mean``, ``change_pct``, ``ci_low``, ``ci_high``, ``n`` ...
     """
-    import pandas as pd
-
     by = ["model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter"]
-    check_columns(table, {"metrics": metrics}, "sensitivity_summary", "table")
+    if not metrics or [m for m in metrics if m not in table.columns]:
+        raise invalid("metrics", "sensitivity_summary", f"columns of table ({', '.join(map(str, table.columns))})",
+                      metrics)
     frames = []
     for metric in metrics:
-        change = paired_change(table, "factor", 1.0, metric, by, level=level)
+        change = _paired_change(table, "factor", 1.0, metric, by, level=level)
         change.insert(len(by) + 1, "metric", metric)
         frames.append(change)
     out = pd.concat(frames, ignore_index=True)
@@ -289,20 +219,15 @@ def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms
     return out.merge(lams, on=by + ["factor"], how="left")
 
 
-#: band_verdict's outcome -> the x10 verdict
-_X10_WORDS = {"inside": "consistent", "below": "less sensitive than the paper",
-              "above": "more sensitive than the paper", "undecided": "undecided", "not measured": "not measured"}
-
-
-def _band_verdict(lo: float, hi: float, band: tuple[float, float]) -> str:
-    """The equivalence rule (:func:`gcc.experiments.verdicts.band_verdict`) in the x10 words."""
-    from .verdicts import band_verdict
-
-    return _X10_WORDS[band_verdict(lo, hi, *band)]
+def _metric_of(table, metric: str, owner: str) -> None:
+    """``metric`` is one of the values of ``table["metric"]``."""
+    present = sorted(map(str, set(table["metric"])))
+    if metric not in present:
+        raise invalid("metric", owner, f"a metric of summary ({', '.join(present)})", metric)
 
 
 @validate_params({"summary": Frame(("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor",
-                                     "metric", "change_pct", "ci_low", "ci_high")), "metric": TEXT})
+                                     "metric", "change_pct", "ci_low", "ci_high")), "metric": TEXT, "band": BAND})
 def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
     """The change at x10 and x0.1 per (model, lambda), with the verdict against "about 3%".
 
@@ -311,75 +236,31 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
     summary : pandas.DataFrame
         :func:`sensitivity_summary`.
     metric : str
-        The RMSE reading judged (``"rmse_rms"``, the companion's headline reading, or
-        ``"rmse_norms"``, the paper's printed formula).
+        The RMSE reading judged (``"rmse_rms"`` or ``"rmse_norms"``).
     band : (float, float)
-        The band read as "about 3%" (:data:`ABOUT_3PCT`), in percent.
+        The band read as "about 3%", in percent.
 
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``n_workers``, ``n_inputs``, ``stragglers``, ``parameter``,
-        ``factor`` (10 or 0.1), ``metric``, ``change_pct``, ``ci_low``, ``ci_high``, ``verdict``.
+        Columns :data:`X10_COLUMNS`.
     """
-    band = check_band(band, "x10_verdicts")
-    check_metric(summary, metric, "x10_verdicts")
+    _metric_of(summary, metric, "x10_verdicts")
     sub = summary[(summary["metric"] == metric) & summary["factor"].isin([10.0, 0.1])].copy()
-    sub["verdict"] = [_band_verdict(lo, hi, band) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
+    sub["verdict"] = [x10_verdict(lo, hi, band) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
     return sub[list(X10_COLUMNS)].reset_index(drop=True)
 
 
-@validate_params({"f": F, "splits": TEST_SPLITS, "model": TEXT, "trials": TRIALS, "seed": SEED, "regime": TEXT,
-                  "dataset": NoneOr(TEXT)})
-def recovery_runs(f, splits, model: str, n_workers: int, n_inputs: int, stragglers: Sequence[int],
-                  per_s: Mapping[int, tuple[float, float]], single: tuple[float, float], trials: int, seed: int,
-                  regime: str = "", dataset: str | None = None):
-    """GCC tuned per S, GCC tuned once, and BACC, on the same batches and straggler sets.
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function.
-    splits : gcc.dnn.data.ImageData or mapping
-        With ``x_test, y_test``.
-    model : str
-    n_workers, n_inputs : int
-        N and K.
-    stragglers : sequence of int
-        The S values (near the recovery limit: N - S close to K).
-    per_s : dict S -> (lam_enc, lam_dec)
-        The pair cross-validated at each S.
-    single : (lam_enc, lam_dec)
-        The pair of the one-tuning-per-regime protocol.
-    trials, seed : int
-    regime, dataset : str
-        Constant columns (``dataset`` defaults to ``splits.name``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`gcc.harness.run_trials` rows with ``scheme`` (``"gcc"``/``"bacc"``) and
-        ``tuning`` (``"per_s"``, ``"single"``, ``"none"`` for BACC), ``lam_enc``, ``lam_dec``,
-        ``model``, ``dataset``, ``regime``.
-    """
-    import pandas as pd
-
-    from ..codes import make
-    from ..harness import run_trials
-    from ..stragglers import FixedCount
-
-    owner = "recovery_runs"
-    get = split_getter(splits)
-    n_workers = check_sizes(get("x_test"), get("y_test"), n_inputs, n_workers, owner, "x_test", "y_test")
-    stragglers = check_straggler_list(stragglers, n_workers, owner)
-    single = check_lambda_pairs(per_s, single, stragglers, owner)
-    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+def _recovery_runs(f, splits: Splits, model: str, n_workers: int, n_inputs: int, stragglers: Sequence[int],
+                   per_s: Mapping[int, tuple[float, float]], single: tuple[float, float], trials: int, seed: int,
+                   regime: str = "", dataset: str = ""):
+    """GCC tuned per S, GCC tuned once and BACC on the same draws, with a ``tuning`` column."""
     frames = []
     for s in stragglers:
         pairs = {"per_s": per_s[int(s)], "single": tuple(single)}
         codes = {t: make("gcc", n_inputs, n_workers, lam_enc=le, lam_dec=ld) for t, (le, ld) in pairs.items()}
         codes["none"] = make("bacc", n_inputs, n_workers)
-        table = run_trials(codes, f, batch_source(get("x_test"), get("y_test"), n_inputs), FixedCount(int(s)),
+        table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), FixedCount(int(s)),
                            trials=trials, seed=seed,
                            extra_columns={"model": model, "dataset": dataset, "regime": regime})
         table["tuning"] = table["scheme"]
@@ -390,25 +271,15 @@ def recovery_runs(f, splits, model: str, n_workers: int, n_inputs: int, straggle
     return pd.concat(frames, ignore_index=True)
 
 
-@validate_params({"level": LEVEL})
+@validate_params({"metric": Options(("loss", "rmse_norms", "rmse_rms", "relacc")), "level": LEVEL})
 def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
     """Paired differences near the recovery limit: GCC (per-S, single) minus BACC, and per-S minus single.
 
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``regime``, ``n_workers``, ``n_inputs``, ``stragglers``,
-        ``received``, ``comparison`` (``"gcc per-S - bacc"``, ``"gcc single - bacc"``,
-        ``"gcc per-S - gcc single"``), ``metric``, ``diff_mean``, ``ci_low``, ``ci_high``, ``n``,
-        ``a_mean``, ``b_mean`` and ``verdict`` (``"lower"``/``"higher"`` when the interval
-        excludes 0, else ``"no significant difference"``: the sign says whether the first is
-        below the second).
+        Per configuration and ``comparison``: ``diff_mean``, ``ci_low``, ``ci_high``, ``n``, ``verdict``.
     """
-    import pandas as pd
-
-    from ..summary import summarize
-
-    check_choice(metric, "metric", "recovery_comparison", ("loss", "rmse_norms", "rmse_rms", "relacc"))
     by = ["model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "received"]
     validate(table, Frame(by + ["trial", "tuning", metric]), "table", "recovery_comparison")
     missing = sorted({"per_s", "single", "none"} - set(table["tuning"]))
@@ -433,13 +304,9 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
 
 
 @validate_params({"summary": Frame(("model", "metric", "parameter", "factor", "change_pct", "ci_low", "ci_high",
-                                     "n_workers", "n_inputs", "stragglers")), "metric": TEXT})
+                                     "n_workers", "n_inputs", "stragglers")), "metric": TEXT, "band": BAND})
 def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
-    """Fig. 6 analogue: the change of the metric against the factor on one lambda, per model.
-
-    Points are the paired mean changes from the optimum (factor 1) with 95% intervals; a dashed
-    line marks the change with that lambda switched off (factor 0, the paper's yellow line) and
-    the grey band the range read as "about 3%".
+    """Fig. 6 analogue: the paired change of the metric against the factor on one lambda, per model.
 
     Returns
     -------
@@ -447,8 +314,7 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
     """
     from .plotting import REFERENCE, figure, finish, legend_outside
 
-    band = check_band(band, "plot_sensitivity")
-    check_metric(summary, metric, "plot_sensitivity")
+    _metric_of(summary, metric, "plot_sensitivity")
     sub = summary[summary["metric"] == metric]
     models = list(dict.fromkeys(sub["model"]))
     fig, axes = figure(len(models), height=2.5 * -(-len(models) // 3) + 0.9, sharey=True)
@@ -476,20 +342,41 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
     return finish(fig)
 
 
-def _lambdas_or_tune(f, splits, lambdas, model, n, k, s, lam_grid, tune_trials, seed):
-    found = lambdas_at(lambdas, model, n, k, s) if lambdas is not None else None
-    if found is not None:
-        return found
-    get = split_getter(splits)
-    sel = tune_lambdas(f, get("x_val"), get("y_val"), k, n, s, lam_grid, lam_grid, trials=tune_trials, seed=seed + 1000)
+def _lambdas_or_tune(f, splits: Splits, lambdas, model: str, setting: Setting, lam_grid, tune_trials: int,
+                     seed: int) -> tuple[float, float]:
+    """The pair of ``lambdas`` at (model, N, K, S), else tuned on validation batches (never on a grid edge)."""
+    row = lambdas_at(lambdas, model, setting)
+    if row is not None:
+        return float(row["lam_enc"]), float(row["lam_dec"])
+    sel = tune_lambdas(f, splits, setting.n_inputs, setting.n_workers, setting.stragglers, lam_grid, tune_trials,
+                       seed + 1000)
     if sel.on_edge:  # an optimum that may lie beyond the grid is not one to build a verdict on
         raise invalid("lam_grid", "run_study", "a grid whose extension brings every choice inside it", lam_grid,
-                      f"{model} at (N, K, S) = ({n}, {k}, {s}): lam_enc {sel.enc_edge}, lam_dec {sel.dec_edge}")
+                      f"{model} at (N, K, S) = ({setting.n_workers}, {setting.n_inputs}, {setting.stragglers}): "
+                      f"lam_enc {sel.enc_edge}, lam_dec {sel.dec_edge}")
     return sel.lam_enc, sel.lam_dec
 
 
+def _family_settings(value) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or [k for k in value if k not in SENSITIVITY_CONFIGS]:
+        raise Rejected()
+    return {family: Setting.of(triple) for family, triple in value.items()}
+
+
+def _factors(value) -> list:
+    factors = _REALS.convert(value)
+    if len({f"{factor:g}" for factor in factors}) != len(factors):
+        raise Rejected("factors must be distinct in 6 significant digits (they name the variants)")
+    return factors
+
+
 @validate_params({"prepared": PREPARED, "lambdas": _LAMBDAS, "trials": TRIALS, "seed": SEED,
-                  "factors": RealList(0, None, distinct=True), "recovery_offsets": IntList(0), "tune_trials": TRIALS})
+                  "configs": As(_family_settings, f"a mapping family ({', '.join(SENSITIVITY_CONFIGS)}) -> (N, K, S) "
+                                "with 1 <= K <= N and 0 <= S < N, or None"),
+                  "factors": As(_factors, "a non-empty sequence of distinct finite reals >= 0"),
+                  "recovery_offsets": ListOf(Interval(int, 0, None)), "lam_grid": _REALS, "tune_trials": TRIALS})
 def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, Sequence[int]] | None = None,
               factors: Sequence[float] = SENSITIVITY_FACTORS, recovery_offsets: Sequence[int] = (0, 5, 10),
               lam_grid: Sequence[float] = LAMBDA_GRID, tune_trials: int = 10):
@@ -499,17 +386,15 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
     ----------
     prepared : gcc.experiments.dnn_models.PreparedModels
     lambdas : pandas.DataFrame
-        The per-S lambdas of the straggler sweep (``dnn_stragglers``' ``lambdas`` table); a
-        (model, N, K, S) missing from it is tuned here on validation batches.
+        The straggler sweep's per-S lambdas; a (model, N, K, S) missing from it is tuned here.
     trials, seed : int
-        Test trials of every run and their seed (the straggler sweep's seed gives the same
-        batches as its figures).
+        Test trials of every run and their seed.
     configs : dict family -> (N, K, S), optional
         The Fig. 6 configuration per network family (default :data:`SENSITIVITY_CONFIGS`).
     factors : sequence of float
-        :func:`sensitivity_runs`' factors.
+        Multipliers of one lambda (1 is the optimum; 0 switches it off).
     recovery_offsets : sequence of int
-        |F| - K of the recovery-limit runs, in every regime of ``lambdas`` (S = N - K - offset).
+        |F| - K of the recovery-limit runs (S = N - K - offset).
     lam_grid : sequence of float
         The tuning grid.
     tune_trials : int
@@ -518,28 +403,28 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
     Returns
     -------
     sensitivity, recovery : pandas.DataFrame
-        Rows of :func:`sensitivity_runs` and :func:`recovery_runs`, all networks.
+        :func:`gcc.harness.run_trials` rows with the lambdas of each variant / tuning.
     """
-    import pandas as pd
-
-    configs = dict(SENSITIVITY_CONFIGS, **check_family_triples(configs, tuple(SENSITIVITY_CONFIGS), "run_study"))
-    lam_grid = check_grid(lam_grid, "run_study", needed=False, name="lam_grid")
+    configs = {**{k: Setting.of(v) for k, v in SENSITIVITY_CONFIGS.items()}, **configs}
     sens, rec = [], []
     for name, p in prepared.items():
-        f, splits, dataset = p["f"], p["splits"], p["info"].get("dataset")
-        n, k, s = (int(v) for v in configs.get(family_of(name), configs["lenet5"]))
-        le, ld = _lambdas_or_tune(f, splits, lambdas, name, n, k, s, lam_grid, tune_trials, seed)
-        sens.append(sensitivity_runs(f, splits, name, n, k, s, le, ld, trials, seed, factors, lam_grid, dataset))
-        mine = lambdas[lambdas["model"] == name]
-        for regime, g in mine.groupby("regime", sort=False):
+        f, splits = p["f"], Splits.of(p["splits"])
+        dataset = dataset_of(p, splits)
+        setting = configs.get(family_of(name), configs["lenet5"])
+        le, ld = _lambdas_or_tune(f, splits, lambdas, name, setting, lam_grid, tune_trials, seed)
+        if 0 in (le, ld) and not any(g > 0 for g in lam_grid):
+            raise invalid("lam_grid", "run_study", "a grid with a positive value (the reference of a lambda of 0)",
+                          lam_grid)
+        sens.append(_sensitivity_runs(f, splits, name, setting, le, ld, trials, seed, factors, lam_grid, dataset))
+        for regime, g in lambdas[lambdas["model"] == name].groupby("regime", sort=False):
             n, k = int(g["n_workers"].iloc[0]), int(g["n_inputs"].iloc[0])
             s_values = [n - k - off for off in recovery_offsets if 0 <= n - k - off < n - 1]
-            single_s = middle_stragglers(g["stragglers"])
-            per_s = {sv: _lambdas_or_tune(f, splits, lambdas, name, n, k, sv, lam_grid, tune_trials, seed)
+            per_s = {sv: _lambdas_or_tune(f, splits, lambdas, name, Setting(n, k, sv), lam_grid, tune_trials, seed)
                      for sv in s_values}
-            single = _lambdas_or_tune(f, splits, lambdas, name, n, k, single_s, lam_grid, tune_trials, seed)
-            rec.append(recovery_runs(f, splits, name, n, k, s_values, per_s, single, trials, seed, regime=regime,
-                                     dataset=dataset))
+            single = _lambdas_or_tune(f, splits, lambdas, name, Setting(n, k, middle_stragglers(g["stragglers"])),
+                                      lam_grid, tune_trials, seed)
+            rec.append(_recovery_runs(f, splits, name, n, k, s_values, per_s, single, trials, seed, regime=regime,
+                                      dataset=dataset))
     return pd.concat(sens, ignore_index=True), pd.concat(rec, ignore_index=True)
 
 
@@ -547,51 +432,25 @@ def run_study(prepared, lambdas, trials: int, seed: int, configs: Mapping[str, S
                                       "lam_min", "lam_max", "lam_mode", "span_steps", "share_at_mode", "verdict")),
                   "x10": Frame(X10_COLUMNS)})
 def verdict_rows(movement, x10):
-    """The verdicts as rows of the claims table (:data:`gcc.experiments.claims.CLAIM_COLUMNS`).
-
-    Parameters
-    ----------
-    movement : pandas.DataFrame
-        :func:`lambda_movement`.
-    x10 : pandas.DataFrame
-        :func:`x10_verdicts`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One ``dnn-lambda-vs-S`` row per (model, regime, lambda) and one ``dnn-lambda-x10`` row
-        per (model, lambda, direction).
-    """
-    import pandas as pd
-
-    from .claims import CLAIM_COLUMNS
-
-    rows = []
-    for _, r in movement.iterrows():
-        rows.append({"claim": "dnn-lambda-vs-S", "source": "NeurIPS'24 App. E, Table 3",
-                     "function": f"softmax of {r['model']}", "code": "gcc", "counted": True,
-                     "statement": "the optimal lambdas barely move with S", "scheme": "gcc",
-                     "quantity": f"span of the per-S cross-validated lambda ({r.get('definition', 'argmin')}) over "
-                                 "S > 0, in grid steps (decades)",
-                     "context": f"{r['model']} on {r['dataset']}, {r['regime']} (N={r['n_workers']}, "
-                                f"K={r['n_inputs']}), {r['parameter']}",
-                     "claimed": float(MOVEMENT_STEPS), "measured": r["span_steps"], "ci_low": np.nan,
-                     "ci_high": np.nan, "n_points": int(r["n_s"]), "verdict": r["verdict"],
-                     "note": f"'barely moves' read as a span <= {MOVEMENT_STEPS} grid step; chosen "
-                             f"{r['lam_min']:g} .. {r['lam_max']:g}, {100 * r['share_at_mode']:.0f}% of the S at "
-                             f"{r['lam_mode']:g}", "notebook": "dnn_lambda"})
+    """The verdicts of :func:`lambda_movement` and :func:`x10_verdicts` as rows of the claims table."""
+    rows = [{"claim": "dnn-lambda-vs-S", "model": r["model"],
+             "quantity": f"span of the per-S cross-validated lambda ({r.get('definition', 'argmin')}) over "
+                         "S > 0, in grid steps (decades)",
+             "context": f"{r['model']} on {r['dataset']}, {r['regime']} (N={r['n_workers']}, "
+                        f"K={r['n_inputs']}), {r['parameter']}",
+             "claimed": float(MOVEMENT_STEPS), "measured": r["span_steps"], "ci_low": np.nan,
+             "ci_high": np.nan, "n_points": int(r["n_s"]), "verdict": r["verdict"],
+             "note": f"'barely moves' read as a span <= {MOVEMENT_STEPS} grid step; chosen "
+                     f"{r['lam_min']:g} .. {r['lam_max']:g}, {100 * r['share_at_mode']:.0f}% of the S at "
+                     f"{r['lam_mode']:g}"} for _, r in movement.iterrows()]
     for _, r in x10.iterrows():
         direction = "x10" if r["factor"] == 10 else "x0.1"
-        rows.append({"claim": "dnn-lambda-x10", "source": "NeurIPS'24 App. E, Fig. 6",
-                     "function": f"softmax of {r['model']}", "code": "gcc", "counted": True,
-                     "statement": "the RMSE rises by about 3% when a lambda is off by x10", "scheme": "gcc",
+        rows.append({"claim": "dnn-lambda-x10", "model": r["model"],
                      "quantity": f"change of {r['metric']} (%) with {r['parameter']} {direction}, paired",
                      "context": f"{r['model']} on {r['dataset']}, (N, K, S) = ({r['n_workers']}, {r['n_inputs']}, "
                                 f"{r['stragglers']}), {r['parameter']} {direction}",
                      "claimed": 3.0, "measured": r["change_pct"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
                      "n_points": np.nan, "verdict": r["verdict"],
                      "note": f"'about 3%' read as {ABOUT_3PCT[0]:g}-{ABOUT_3PCT[1]:g}% (consistent: the whole 95% "
-                             "interval inside the band)",
-                     "notebook": "dnn_lambda"})
-    # reindex: the claims table's columns, whatever this module fills (the others stay empty)
-    return pd.DataFrame(rows).reindex(columns=CLAIM_COLUMNS)
+                             "interval inside the band)"})
+    return claim_rows(rows, "dnn_lambda")

@@ -1,41 +1,33 @@
 """The networks of the DNN experiments and what every DNN page says about its scale.
 
-The workers' function f is the softmax output of a trained classifier. :func:`prepare_models`
-trains (or loads from the weight cache) the embedded networks -- LeNet-5, a RepVGG and a ViT on
-Fashion-MNIST by default -- and, in the paper profile, sets up a timm model with local weights
-on an ImageNet-style folder. :meth:`PreparedModels.table` is the models table (``model,
-dataset, n_parameters, test_accuracy`` first) and :func:`page_header` the lines every DNN page
-opens with: the data set (with the fallback banner when the digits stood in for a missing
-Fashion-MNIST), the networks' sizes and accuracies beside the paper's, and the hardware
-(:func:`gcc.machine.summary_line`).
-
-Imports the core (:mod:`gcc.machine`, :mod:`gcc.validation`) and, inside the functions,
-:mod:`gcc.dnn` (torch, timm).
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
-   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+:func:`prepare_models` trains (or loads from the weight cache) the embedded networks and, in the
+paper profile, a timm model with local weights; :func:`from_run` does it with the models notebook's
+parameters; :func:`page_header` gives the lines every DNN page opens with.
 """
 from __future__ import annotations
 
+import json
 import os
 import warnings
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
+from .. import results
 from ..backend import to_numpy
-from ..validation import SEED, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
-from ..dnn._checks import NAME, TEXT, Frame
-from ..validation import ListOf
+from ..machine import summary_line
+from ..validation import SEED, InstanceOf, Interval, ListOf, NoneOr, Satisfies, invalid, validate_params
+from ..dnn._checks import NAME, TEXT, Device, Frame, check_keys
 
 # Never let timm / huggingface_hub reach the network: weights must already be on disk.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 __all__ = ["PAPER_MODELS", "DEFAULT_MODELS", "MODEL_COLUMNS", "MODELS_NOTEBOOK", "PREPARE_PARAMETERS",
            "PreparedModels", "prepare_models", "from_run", "data_from_run", "header_from_run", "show_markdown",
-           "set_threads", "page_header", "family_of"]
+           "page_header", "family_of"]
 
 #: The notebook that trains the networks; the other DNN notebooks load them with its parameters.
 MODELS_NOTEBOOK = "dnn_models"
@@ -76,22 +68,12 @@ def family_of(model: str) -> str:
 
 
 class PreparedModels(dict):
-    """``{name: {"f": SoftmaxFunction, "splits": ImageData or dict, "info": dict}}`` plus the data.
-
-    ``info`` holds the row of the models table (``model``, ``dataset``, ``n_parameters``,
-    ``test_accuracy``, ``val_accuracy``, ``train_accuracy``, ``epochs``, ``train_seconds``,
-    ``cache_hit`` ...). ``datasets`` maps a data set's name to its ``describe()`` line and
-    ``fallback`` is True when a model ran on the fallback digits.
-    """
+    """``{name: {"f", "splits", "info"}}`` of the prepared networks, with ``datasets`` and ``banners``."""
 
     def __init__(self, *args, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (), **kwargs):
-        from ..dnn._checks import PREPARED
-
         super().__init__(*args, **kwargs)
-        if self:
-            validate(dict(self), PREPARED, "models", "PreparedModels")
-        self.datasets = _check_datasets(datasets, "PreparedModels")
-        self.banners = [b for b in dict.fromkeys(_check_banners(banners, "PreparedModels")) if b]
+        self.datasets = dict(datasets or {})
+        self.banners = [b for b in dict.fromkeys(banners) if b]
 
     @property
     def fallback(self) -> bool:
@@ -105,41 +87,23 @@ class PreparedModels(dict):
         """Display :meth:`header` as Markdown (in a notebook; printed elsewhere)."""
         show_markdown(self.header())
 
+    def data_label(self) -> str:
+        """The networks' data sets as a page names them ("Fashion‑MNIST", with non-breaking hyphens)."""
+        from ..dnn.data import DISPLAY_NAMES
+
+        names = dict.fromkeys(str(entry["info"].get("dataset", "")) for entry in self.values())
+        return ", ".join(DISPLAY_NAMES.get(n, n) for n in names).replace("-", "\u2011")
+
     def summary(self) -> dict:
         """``datasets`` and ``banners``: what :func:`header_from_run` needs besides the models table."""
         return {"datasets": self.datasets, "banners": self.banners}
 
-
     def table(self):
         """The models table: ``model, dataset, n_parameters, test_accuracy`` first, one row per model."""
-        import pandas as pd
-
-        rows = []
-        for name, entry in self.items():
-            info = dict(entry["info"])
-            info["device"] = str(entry["f"].device)
-            info.update(PAPER_MODELS.get(family_of(name), {}))
-            rows.append(info)
+        rows = [{**entry["info"], "device": str(entry["f"].device), **PAPER_MODELS.get(family_of(name), {})}
+                for name, entry in self.items()]
         table = pd.DataFrame(rows)
         return table[MODEL_COLUMNS + [c for c in table.columns if c not in MODEL_COLUMNS]]
-
-
-def _check_datasets(datasets, owner: str) -> dict:
-    requirement = "a mapping data set name -> its description (str -> str) or None"
-    if datasets is None:
-        return {}
-    if not isinstance(datasets, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
-                                                    for k, v in datasets.items()):
-        raise invalid("datasets", owner, requirement, datasets)
-    return dict(datasets)
-
-
-def _check_banners(banners, owner: str) -> list:
-    # A str is not a list of banners (its characters would each be one).
-    if isinstance(banners, str) or not isinstance(banners, (list, tuple)) or not all(
-            isinstance(b, str) for b in banners):
-        raise invalid("banners", owner, "a list of banner texts (str)", banners)
-    return list(banners)
 
 
 @validate_params({"text": TEXT})
@@ -155,11 +119,19 @@ def show_markdown(text: str) -> None:
 
 _PATH = NoneOr(InstanceOf((str, os.PathLike), "a path (str or os.PathLike)"))
 _MAPPING = NoneOr(InstanceOf(Mapping, "a mapping"))
+_DEVICE = NoneOr(Device(auto=True))
+#: the data lines of a page header, and its banners
+_DATASETS = NoneOr(Satisfies(lambda v: isinstance(v, Mapping) and all(isinstance(k, str) and isinstance(x, str)
+                                                                        for k, x in v.items()),
+                             "a mapping data set name -> its description (str -> str)"))
+_BANNERS = ListOf(TEXT, 0, description="a list of banner texts (str)")
 
 
 @validate_params({
-    "names": ListOf(TEXT, 0, description="a sequence of names (str)"), "seed": SEED, "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"),
-    "data_folder": _PATH, "datasets": _MAPPING, "threads": NoneOr(Interval(int, 1, None)), "recipes": _MAPPING, "configs": _MAPPING,
+    "names": ListOf(TEXT, 0, distinct=True, description="a sequence of distinct names (str)"), "seed": SEED,
+    "dataset": InstanceOf((str, os.PathLike), "a data set name or a folder"), "data_folder": _PATH,
+    "datasets": _MAPPING, "threads": NoneOr(Interval(int, 1, None)), "device": _DEVICE, "train_device": _DEVICE,
+    "recipes": _MAPPING, "configs": _MAPPING,
     "paper_model": NoneOr(NAME), "paper_weights": _PATH, "paper_checkpoint": _PATH, "paper_data": _PATH,
     "paper_images": NoneOr(Interval(int, 1, None)), "paper_kwargs": _MAPPING})
 def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset: str = "auto",
@@ -175,35 +147,27 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     Parameters
     ----------
     names : sequence of str
-        Embedded networks (keys of :data:`gcc.dnn.training.EMBEDDED_MODELS`): ``"lenet5"``,
-        ``"repvgg"``, ``"vit"`` by default; ``"repvgg_a0"``, ``"vit_large"`` in the paper profile.
+        Keys of :data:`gcc.dnn.training.EMBEDDED_MODELS`.
     seed : int
         Training seed.
     dataset : str
-        Data of every embedded network (:func:`gcc.dnn.data.load_images`): ``"auto"``
-        (Fashion-MNIST, else the digits with a banner), ``"fashion-mnist"``, ``"mnist"``,
-        ``"cifar10"``, ``"digits"`` or a folder.
+        Data of every embedded network (:func:`gcc.dnn.data.load_images`).
     data_folder : str, optional
         The folder of ``dataset`` (MNIST, CIFAR-10).
     datasets : dict name -> str, optional
-        Per-network data (a name or a folder), e.g. ``{"repvgg": "/data/cifar-10-batches-py"}``
-        for the paper's RepVGG on CIFAR-10; the others use ``dataset``.
+        Per-network data (a name or a folder), e.g. ``{"repvgg": "/data/cifar-10-batches-py"}``.
     threads : int, optional
         Torch CPU threads for training (bit-identical weights need the same count).
     device : str, optional
-        Device of f; default automatic (:func:`gcc.dnn.inference.best_device`).
+        Device of f; default :func:`gcc.dnn.inference.best_device`.
     train_device : str, optional
         Training device (default CPU; ``"auto"``: the GPU when there is one).
     recipes, configs : dict name -> mapping, optional
-        Per-network overrides of the training recipe / model configuration (e.g. the ci
-        profile's ``{"vit": {"epochs": 1, "train_images": 20000}}``).
+        Per-network overrides of the training recipe / model configuration.
     paper_model : str, optional
-        A timm model name for the paper profile (e.g. ``"vit_base_patch16_224"``); needs
-        ``paper_data`` and weights from ``paper_weights`` (timm pretrained file) or
-        ``paper_checkpoint`` (state dict). Nothing is downloaded.
+        A timm model name; needs ``paper_data`` and ``paper_weights`` or ``paper_checkpoint``.
     paper_data : str, optional
-        ImageFolder root (e.g. ImageNet-1K validation, one folder per class); split in half into
-        validation (lambda tuning) and test batches.
+        ImageFolder root, split in half into validation and test images.
     paper_images : int, optional
         Use this many images of the folder (seeded subset).
     paper_kwargs : mapping, optional
@@ -212,15 +176,13 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     Returns
     -------
     PreparedModels
-        When the fallback digits stood in for Fashion-MNIST, its ``banners`` say so (no warning
-        is raised: every page shows the banner at its top).
     """
     from ..dnn.data import FallbackDataWarning, data_banner, image_folder, load_images
     from ..dnn.inference import SoftmaxFunction
     from ..dnn.models import n_parameters, timm_model
     from ..dnn.training import evaluate_accuracy, train_embedded_model
 
-    _check_prepare(names, device, train_device, datasets, recipes, configs, paper_model,
+    _check_prepare(names, datasets, recipes, configs, paper_model,
                    {"paper_weights": paper_weights, "paper_checkpoint": paper_checkpoint, "paper_data": paper_data,
                     "paper_kwargs": paper_kwargs})
     out, described, banners, loaded = {}, {}, [], {}
@@ -242,9 +204,6 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
         info["dataset"] = data.name
         out[name] = {"f": SoftmaxFunction(trained.model, device=device), "splits": data, "info": info}
     if paper_model:
-        if not paper_data:
-            raise invalid("paper_data", "prepare_models", "an ImageFolder root when 'paper_model' is set",
-                          paper_data)
         model = timm_model(paper_model, pretrained=paper_weights is not None, weights_file=paper_weights,
                            checkpoint_path=paper_checkpoint, **dict(paper_kwargs or {}))
         x, y, _ = image_folder(paper_data, model=model, max_images=paper_images, seed=seed)
@@ -265,30 +224,24 @@ def prepare_models(names: Sequence[str] = DEFAULT_MODELS, seed: int = 0, dataset
     return PreparedModels(out, datasets=described, banners=banners)
 
 
-def _check_prepare(names, device, train_device, datasets, recipes, configs, paper_model, paper_args) -> None:
-    """Everything :func:`prepare_models` checks before it loads or trains anything."""
-    from ..dnn._checks import Device, check_keys
+def _check_prepare(names, datasets, recipes, configs, paper_model, paper_args) -> None:
+    """What :func:`prepare_models` checks in its body, before it loads or trains anything."""
     from ..dnn.training import EMBEDDED_MODELS
 
     owner = "prepare_models"
-    for i, name in enumerate(names):
-        if name not in EMBEDDED_MODELS:
-            raise invalid("names", owner, f"a sequence of embedded networks ({', '.join(EMBEDDED_MODELS)})", names,
-                          f"names[{i}] = {name!r}")
-    if len(set(names)) != len(names):
-        raise invalid("names", owner, "a sequence of distinct networks", names)
-    validate(device, NoneOr(Device(auto=True)), "device", owner)
-    validate(train_device, NoneOr(Device(auto=True)), "train_device", owner)
+    unknown = [name for name in names if name not in EMBEDDED_MODELS]
+    if unknown:
+        raise invalid("names", owner, f"a sequence of embedded networks ({', '.join(EMBEDDED_MODELS)})", names,
+                      f"{unknown[0]!r} is none")
     for arg, mapping in (("datasets", datasets), ("recipes", recipes), ("configs", configs)):
         # An entry for a network that is not prepared would be ignored without a word.
         check_keys(mapping or {}, tuple(names), arg, owner, "networks of names")
+        kind, words = ((str, os.PathLike), "data set name or folder") if arg == "datasets" else (Mapping, "overrides")
         for key, value in (mapping or {}).items():
-            if arg != "datasets" and not isinstance(value, Mapping):
-                raise invalid(arg, owner, "a mapping network -> mapping of overrides", dict(mapping),
-                              f"{arg}[{key!r}] = {value!r}")
-            if arg == "datasets" and not isinstance(value, (str, os.PathLike)):
-                raise invalid(arg, owner, "a mapping network -> data set name or folder", dict(mapping),
-                              f"datasets[{key!r}] = {value!r}")
+            if not isinstance(value, kind):
+                raise invalid(arg, owner, f"a mapping network -> {words}", dict(mapping), f"{arg}[{key!r}] = {value!r}")
+    if paper_model and not paper_args["paper_data"]:
+        raise invalid("paper_data", owner, "an ImageFolder root when 'paper_model' is set", paper_args["paper_data"])
     if paper_model is None:
         for arg, value in paper_args.items():
             if value is not None:
@@ -297,13 +250,7 @@ def _check_prepare(names, device, train_device, datasets, recipes, configs, pape
 
 @validate_params({"notebook": NAME, "root": _PATH})
 def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = None) -> PreparedModels:
-    """The networks of the last run of the models notebook, with its parameters (from the cache).
-
-    The DNN notebooks depend on the models notebook (run card ``depends``) and call this, so
-    that the networks, their data and their training are set in one run card. The weights come
-    from the cache that run filled (or are retrained, identically, when the cache is empty).
-    Torch's CPU thread count is set to that run's ``threads`` for the inference too: on a
-    shared machine more threads than free cores spin instead of computing.
+    """The networks of the models notebook's last run, with its parameters (weights from the cache).
 
     Parameters
     ----------
@@ -321,21 +268,17 @@ def from_run(notebook: str = MODELS_NOTEBOOK, root=None, device: str | None = No
     Raises
     ------
     FileNotFoundError
-        If that notebook has not run (no ``run.json`` with parameters).
+        When that notebook has not run.
     """
     params, _ = _run_parameters(notebook, root)
     kwargs = {k: params[k] for k in PREPARE_PARAMETERS if k in params}
     kwargs["names"] = kwargs.pop("models", DEFAULT_MODELS)
     if params.get("threads"):
-        set_threads(int(params["threads"]))
+        _set_threads(int(params["threads"]))
     return prepare_models(device=device, **kwargs)
 
 
 def _run_parameters(notebook: str, root) -> tuple[dict, "object"]:
-    from pathlib import Path
-
-    from .. import results
-
     folder = (Path(root) / notebook) if root is not None else results.results_dir(notebook, create=False)
     params = results.read_run_record(folder).get("parameters")
     if not params:
@@ -346,10 +289,7 @@ def _run_parameters(notebook: str, root) -> tuple[dict, "object"]:
 
 @validate_params({"notebook": NAME, "root": _PATH})
 def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
-    """The data set of the models notebook's last run (:func:`gcc.dnn.data.load_images` with its parameters).
-
-    For a page that needs the images but not the networks (the coded samples).
-    """
+    """The data set of the models notebook's last run (for a page that needs no network)."""
     from ..dnn.data import FallbackDataWarning, load_images
 
     params, _ = _run_parameters(notebook, root)
@@ -361,24 +301,13 @@ def data_from_run(notebook: str = MODELS_NOTEBOOK, root=None):
 @validate_params({"notebook": NAME, "root": _PATH})
 def header_from_run(notebook: str = MODELS_NOTEBOOK, root=None) -> str:
     """:func:`page_header` from the models notebook's saved ``models`` table and ``data`` file (no model loaded)."""
-    import json
-
-    import pandas as pd
-
     _, folder = _run_parameters(notebook, root)
     info = json.loads((folder / "data.json").read_text()) if (folder / "data.json").exists() else {}
     return page_header(pd.read_csv(folder / "models.csv"), info.get("datasets"), info.get("banners", ()))
 
 
-@validate_params({"threads": Interval(int, 1, None)})
-def set_threads(threads: int) -> None:
-    """Use ``threads`` CPU threads in torch and in numpy's BLAS (OpenBLAS, MKL) from now on.
-
-    On a shared machine more threads than free cores spin instead of computing: a (100 x 60)
-    by (60 x 784) product, the encoder of one batch, took 20 ms with OpenBLAS's two threads on
-    a loaded 2-core machine and 0.3 ms with one. The limit stays in force for the process (a
-    notebook's kernel).
-    """
+def _set_threads(threads: int) -> None:
+    """``threads`` CPU threads in torch and numpy's BLAS for the process."""
     import torch
     from threadpoolctl import threadpool_limits
 
@@ -391,7 +320,7 @@ def _pct(value) -> str:
 
 
 @validate_params({"models_table": Frame(("model", "dataset", "n_parameters", "test_accuracy")),
-                  "machine": NoneOr(TEXT)})
+                  "datasets": _DATASETS, "banners": _BANNERS, "machine": NoneOr(TEXT)})
 def page_header(models_table, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (),
                 machine: str | None = None) -> str:
     """The Markdown every DNN page opens with: data, networks (beside the paper's), hardware.
@@ -401,21 +330,16 @@ def page_header(models_table, datasets: Mapping[str, str] | None = None, banners
     models_table : pandas.DataFrame
         :meth:`PreparedModels.table` (or the saved copy).
     datasets : dict name -> str, optional
-        :attr:`PreparedModels.datasets` (one line per data set).
+        :attr:`PreparedModels.datasets`.
     banners : sequence of str
-        :attr:`PreparedModels.banners`: shown first, in bold, when the fallback data ran.
+        :attr:`PreparedModels.banners`, shown first.
     machine : str, optional
-        Default :func:`gcc.machine.summary_line` of this machine.
+        Default :func:`gcc.machine.summary_line`.
 
     Returns
     -------
     str
-        Markdown (CommonMark: a quote block per banner, then a bullet list).
     """
-    from ..machine import summary_line
-
-    datasets = _check_datasets(datasets, "page_header")
-    banners = _check_banners(banners, "page_header")
     lines = [f"> **Warning.** {b}\n" for b in banners if b]
     data_lines = list((datasets or {}).values()) or sorted(set(models_table["dataset"].astype(str)))
     lines.append(f"* **Data.** {'; '.join(data_lines)}.")

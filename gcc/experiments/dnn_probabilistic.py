@@ -1,48 +1,33 @@
 """Deep networks under probabilistic stragglers: the loss against N (the ISIT 2025 experiment).
 
-Each of the N workers straggles independently with probability p
-(:class:`gcc.stragglers.Bernoulli`); the master decodes from whoever answered. The ISIT paper
-[1]_ shows LeTCC (GCC) converging faster in N than BACC on a LeNet-5, in line with its rates
-E[R] = O(log^3_{1/p}(N) N^-3) for GCC against O(log^4_{1/p}(N) N^-2) for BACC (the journal
-abstract [2]_: "faster convergence"). Here: K fixed, N on a grid, p in {0.1, 0.2, 0.3}, GCC's
-lambdas cross-validated on validation batches at every (p, N) under the same straggler model,
-20 trials per point on test batches (identical batches and straggler sets for both schemes),
-and the log-log slope of the mean loss against N fitted per (model, p, scheme) with an interval
-(:func:`gcc.summary.slope_table`).
-
-Contents
---------
-bernoulli_sweep, run_sweeps
-    The runs: one row per (p, N, scheme, trial), columns ``model, dataset, p, n_workers,
-    scheme, loss`` first; for one network / the chosen prepared networks.
-sweep_summary, sweep_slopes, convergence_verdicts, verdict_rows
-    Means with intervals per (model, p, N, scheme); slopes with intervals; whether GCC's slope
-    is steeper than BACC's (two-sided: "GCC faster", "BACC faster" or "not distinguishable"),
-    also as claims-table rows.
-plot_bernoulli
-    Loss against N per p, log-log, with the fitted lines.
+Each worker straggles independently with probability p; :func:`run_sweeps` runs K fixed, N on a
+grid, and :func:`convergence_verdicts` asks whether GCC's log-log slope in N is steeper than
+BACC's, as the rates O(log^3(N) N^-3) against O(log^4(N) N^-2) predict.
 
 References
 ----------
-.. [1] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic Straggler
-   Regime", ISIT 2025, arXiv:2502.00645.
-.. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Learning-Theoretic Foundation for General
-   Coded Computing: The Straggler Setting", arXiv:2608.28910 (abstract).
+.. [1] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic Straggler Regime", ISIT 2025.
+.. [2] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, arXiv:2608.28910 (abstract).
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
-from ..codes import LABELS, canonical, make_many
-from ..validation import SEED, NoneOr, invalid, validate, validate_params
-from ..dnn._checks import (COUNT, F, GRID, LEVEL, NAMES, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, IntList,
-                         RealList, check_scheme_pair, check_sizes)
-from .dnn_stragglers import batch_source, selection_columns, split_getter, tune_lambdas
+from ..codes import LABELS, make_many
+from ..harness import run_trials
+from ..stragglers import Bernoulli
+from ..summary import slope_table, summarize
+from ..validation import SEED, Interval, ListOf, NoneOr, invalid, validate_params
+from ..dnn._checks import COUNT, GRID, LEVEL, NAMES, PREPARED, TRIALS, Frame, Setting, Splits
+from .dnn_claims import claim_rows
+from .dnn_runs import (batch_source, check_pool_sizes, dataset_of, scheme_pair, selection_columns,
+                       tune_lambdas)
 
-__all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "bernoulli_sweep", "run_sweeps", "sweep_summary", "sweep_slopes",
-           "convergence_verdicts", "verdict_rows", "plot_bernoulli"]
+__all__ = ["SWEEP_COLUMNS", "SWEPT_SCHEMES", "run_sweeps", "sweep_summary", "sweep_slopes", "convergence_verdicts",
+           "verdict_rows", "plot_bernoulli"]
 
 #: The first columns of the N-sweep table (the table contract).
 SWEEP_COLUMNS = ["model", "dataset", "p", "n_workers", "scheme", "loss"]
@@ -51,67 +36,18 @@ SWEEP_COLUMNS = ["model", "dataset", "p", "n_workers", "scheme", "loss"]
 SWEPT_SCHEMES = ("gcc", "bacc")
 
 
-@validate_params({"f": F, "splits": SPLITS, "model": TEXT, "n_inputs": COUNT, "n_workers": IntList(1, distinct=True),
-                  "p_values": RealList(0, 1, closed="left", distinct=True), "trials": TRIALS, "seed": SEED,
-                  "lam_grid": GRID, "tune_trials": TRIALS, "schemes": SCHEMES, "dataset": NoneOr(TEXT)})
-def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[int], p_values: Sequence[float],
-                    trials: int, seed: int, lam_grid=None, tune_trials: int = 6,
-                    schemes: Sequence[str] = SWEPT_SCHEMES, dataset: str | None = None):
-    """Loss against N under Bernoulli(p) stragglers, GCC's lambdas cross-validated per (p, N).
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function.
-    splits : gcc.dnn.data.ImageData or mapping
-        With ``x_val, y_val, x_test, y_test``.
-    model : str
-        The ``model`` column.
-    n_inputs : int
-        K (fixed).
-    n_workers : sequence of int
-        The N grid (each > K is sensible, not required).
-    p_values : sequence of float in [0, 1)
-        Straggling probabilities.
-    trials, seed : int
-        Test trials per point and their seed (the same for every point, so trial t uses the
-        same batch at every (p, N)).
-    lam_grid : sequence of float, optional
-        Grid of both lambdas (default :data:`gcc.experiments.dnn_stragglers.LAMBDA_GRID`).
-    tune_trials : int
-        Validation draws per grid point.
-    schemes : sequence of str
-        Scheme keys.
-    dataset : str, optional
-        The ``dataset`` column; default ``splits.name``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`SWEEP_COLUMNS` first, then the other :func:`gcc.harness.run_trials` columns
-        (``received`` = |F|, ``too_few_survivors`` ...), ``n_inputs``, ``lam_enc``, ``lam_dec``
-        (GCC's; NaN for the others) and GCC's ``lam_enc_edge``, ``lam_dec_edge``, ``grid_points``
-        (:func:`gcc.experiments.dnn_stragglers.selection_columns`; empty for the others).
-    """
-    import pandas as pd
-
-    from ..harness import run_trials
-    from ..stragglers import Bernoulli
-
-    get = split_getter(splits)
-    for key in ("val", "test"):
-        check_sizes(get(f"x_{key}"), get(f"y_{key}"), n_inputs, 1, "bernoulli_sweep", f"x_{key}", f"y_{key}")
-    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
+def _bernoulli_sweep(f, splits: Splits, model: str, n_inputs: int, n_workers: Sequence[int],
+                     p_values: Sequence[float], trials: int, seed: int, lam_grid, tune_trials: int,
+                     dataset: str):
+    """One network's rows: at every (p, N), GCC's lambdas tuned under Bernoulli(p), then the schemes."""
     frames = []
     for p in p_values:
         model_p = Bernoulli(float(p))
         for n in n_workers:
             n = int(n)
-            sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n, 0, lam_grid, lam_grid,
-                               trials=tune_trials, seed=seed + 1000, straggler_model=model_p)
-            lams = {"lam_enc": sel.lam_enc, "lam_dec": sel.lam_dec} if "gcc" in map(canonical, schemes) else {}
-            codes = make_many(schemes, n_inputs, n, **lams)
-            table = run_trials(codes, f, batch_source(get("x_test"), get("y_test"), n_inputs), model_p,
+            sel = tune_lambdas(f, splits, n_inputs, n, 0, lam_grid, tune_trials, seed + 1000, straggler_model=model_p)
+            codes = make_many(SWEPT_SCHEMES, n_inputs, n, lam_enc=sel.lam_enc, lam_dec=sel.lam_dec)
+            table = run_trials(codes, f, batch_source(splits.x_test, splits.y_test, n_inputs), model_p,
                                trials=trials, seed=seed,
                                extra_columns={"model": model, "dataset": dataset, "p": float(p)})
             table["lam_enc"] = np.where(table["scheme"] == "gcc", sel.lam_enc, np.nan)
@@ -123,67 +59,66 @@ def bernoulli_sweep(f, splits, model: str, n_inputs: int, n_workers: Sequence[in
     return out[SWEEP_COLUMNS + [c for c in out.columns if c not in SWEEP_COLUMNS]]
 
 
-@validate_params({"prepared": PREPARED, "n_inputs": COUNT, "n_workers": IntList(1, distinct=True),
-                  "p_values": RealList(0, 1, closed="left", distinct=True), "trials": TRIALS, "seed": SEED,
-                  "lam_grid": GRID, "tune_trials": TRIALS})
+@validate_params({"prepared": PREPARED, "models": NAMES, "n_inputs": COUNT,
+                  "n_workers": ListOf(Interval(int, 1, None), distinct=True),
+                  "p_values": ListOf(Interval(float, 0, 1, closed="left"), distinct=True), "trials": TRIALS,
+                  "seed": SEED, "lam_grid": GRID, "tune_trials": TRIALS})
 def run_sweeps(prepared, models: Sequence[str], n_inputs: int, n_workers: Sequence[int], p_values: Sequence[float],
                trials: int, seed: int, lam_grid=None, tune_trials: int = 6):
-    """:func:`bernoulli_sweep` for the networks ``models`` of ``prepared`` (the others are skipped).
+    """Loss against N under Bernoulli(p) stragglers for the networks ``models`` of ``prepared``.
+
+    GCC's lambdas are cross-validated at every (p, N) under the same straggler model.
 
     Parameters
     ----------
     prepared : gcc.experiments.dnn_models.PreparedModels
     models : sequence of str
-        Names among ``prepared``'s (a name it lacks is an error: no other network stands in).
+        Names among ``prepared``'s.
+    n_inputs : int
+        K (fixed), at most the images of each split.
+    n_workers : sequence of int
+        The N grid.
+    p_values : sequence of float in [0, 1)
+        Straggling probabilities.
+    trials, seed : int
+        Test trials per point and their seed (tuning uses ``seed + 1000``).
+    lam_grid : sequence of float, optional
+        Grid of both lambdas (default :data:`gcc.experiments.dnn_runs.LAMBDA_GRID`).
+    tune_trials : int
+        Validation draws per grid point.
 
     Returns
     -------
     pandas.DataFrame
-        Concatenated rows.
+        :data:`SWEEP_COLUMNS` first, then :func:`gcc.harness.run_trials`' columns and GCC's lambdas.
     """
-    import pandas as pd
-
-    names = validate(models, NAMES, "models", "run_sweeps")
-    if not names or [m for m in names if m not in prepared]:
+    if [m for m in models if m not in prepared]:
         raise invalid("models", "run_sweeps", f"a non-empty sequence of networks of prepared ({', '.join(prepared)})",
                       models)
-    chosen = list(dict.fromkeys(names))
-    return pd.concat([bernoulli_sweep(prepared[m]["f"], prepared[m]["splits"], m, n_inputs, n_workers, p_values,
-                                      trials, seed, lam_grid, tune_trials, dataset=prepared[m]["info"].get("dataset"))
+    chosen = list(dict.fromkeys(models))
+    splits = {m: Splits.of(prepared[m]["splits"]) for m in chosen}
+    for m in chosen:
+        check_pool_sizes(splits[m], [Setting(n_inputs, n_inputs, 0)], "n_inputs", n_inputs, "run_sweeps")
+    return pd.concat([_bernoulli_sweep(prepared[m]["f"], splits[m], m, n_inputs, n_workers, p_values, trials, seed,
+                                       lam_grid, tune_trials, dataset=dataset_of(prepared[m], splits[m]))
                       for m in chosen], ignore_index=True)
 
 
 @validate_params({"table": Frame(("model", "dataset", "p", "scheme", "n_workers", "loss")), "level": LEVEL})
 def sweep_summary(table, level: float = 0.95):
-    """Mean loss with its interval per (model, dataset, p, scheme, N) (:func:`gcc.summary.summarize`).
-
-    Draws with too few survivors are NaN and counted in ``n_nan``, not in the mean.
-    """
-    from ..summary import summarize
-
+    """Mean loss with its interval per (model, dataset, p, scheme, N); NaN draws count in ``n_nan``."""
     return summarize(table, "loss", by=("model", "dataset", "p", "scheme", "n_workers"), level=level)
 
 
 @validate_params({"summary": Frame(("model", "dataset", "p", "scheme", "n_workers", "mean")), "level": LEVEL})
 def sweep_slopes(summary, level: float = 0.95):
     """Log-log slope of the mean loss against N per (model, dataset, p, scheme), with interval."""
-    from ..summary import slope_table
-
     return slope_table(summary, "n_workers", by=("model", "dataset", "p", "scheme"), level=level)
 
 
 @validate_params({"slopes": Frame(("model", "dataset", "p", "scheme", "slope", "ci_low", "ci_high"))})
 def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
-    """Does ``scheme``'s loss decay faster in N than ``baseline``'s? Per (model, dataset, p).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``model``, ``dataset``, ``p``, ``slope``, ``ci_low``, ``ci_high`` (of ``scheme``),
-        ``baseline_slope``, ``baseline_ci_low``, ``baseline_ci_high`` and ``verdict``:
-        ``"GCC faster"`` when the scheme's interval lies entirely below the baseline's,
-        ``"BACC faster"`` when it lies entirely above, else ``"not distinguishable"`` (the
-        scheme names follow :data:`gcc.codes.LABELS`).
+    """Does ``scheme``'s loss decay faster in N than ``baseline``'s (disjoint slope intervals)?
 
     Examples
     --------
@@ -194,9 +129,7 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
     >>> convergence_verdicts(s)["verdict"].tolist()
     ['GCC faster']
     """
-    import pandas as pd
-
-    scheme, baseline = check_scheme_pair(slopes, scheme, baseline, "convergence_verdicts", "slopes")
+    scheme, baseline = scheme_pair(slopes, scheme, baseline, "convergence_verdicts", "slopes")
     keys = ["model", "dataset", "p"]
     a = slopes[slopes["scheme"] == scheme].set_index(keys)
     b = slopes[slopes["scheme"] == baseline].set_index(keys)
@@ -222,33 +155,20 @@ def convergence_verdicts(slopes, scheme: str = "gcc", baseline: str = "bacc"):
                                       "baseline_ci_low", "baseline_ci_high", "verdict"))})
 def verdict_rows(verdicts):
     """:func:`convergence_verdicts` as rows of the claims table (claim ``dnn-isit-faster``)."""
-    import pandas as pd
-
-    from .claims import CLAIM_COLUMNS
-
-    rows = [{"claim": "dnn-isit-faster", "source": "ISIT'25 (LeNet-5 experiment); 2608.28910 abstract",
-             "function": f"softmax of {r['model']}", "code": "gcc", "counted": True,
-             "statement": "GCC's loss decays faster in N than BACC's under Bernoulli(p) stragglers", "scheme": "gcc",
+    rows = [{"claim": "dnn-isit-faster", "model": r["model"],
              "quantity": "slope of log mean loss vs log N (GCC's; BACC's in the note)",
              "context": f"{r['model']} on {r['dataset']}, p={r['p']:g}", "claimed": np.nan,
              "measured": r["slope"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n_points": np.nan,
              "verdict": r["verdict"],
              "note": f"BACC's slope {r['baseline_slope']:.2f} [{r['baseline_ci_low']:.2f}, {r['baseline_ci_high']:.2f}]; "
-                     "'faster' = the 95% intervals do not overlap", "notebook": "dnn_probabilistic"}
-            for _, r in verdicts.iterrows()]
-    # reindex: the claims table's columns, whatever this module fills (the others stay empty)
-    return pd.DataFrame(rows).reindex(columns=CLAIM_COLUMNS)
+                     "'faster' = the 95% intervals do not overlap"} for _, r in verdicts.iterrows()]
+    return claim_rows(rows, "dnn_probabilistic")
 
 
 @validate_params({"summary": Frame(("model", "p", "scheme", "n_workers", "mean", "ci_low", "ci_high")),
                   "slopes": NoneOr(Frame(("model", "p", "scheme", "slope")))})
 def plot_bernoulli(summary, slopes=None):
-    """Mean loss against N (log-log) per p, one panel per (model, p), with 95% bands and fits.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
+    """Mean loss against N (log-log) per p, one panel per (model, p), with 95% bands and fits."""
     from .plotting import band, figure, finish, log_ticks, scheme_color, scheme_marker
 
     panels = list(dict.fromkeys(zip(summary["model"], summary["p"])))

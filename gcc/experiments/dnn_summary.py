@@ -1,27 +1,11 @@
 """GCC against BACC on deep networks at several (N, K, |F|): the paper's Table 1.
 
-Contents
---------
-table_runs
-    Simulations at several (N, K, |F|) for one model, each with its own cross-validated lambdas.
-summary_table, wide_summary
-    Mean loss, both RMSE readings and RelAcc with intervals per (model, N, K, |F|, scheme)
-    (:func:`gcc.summary.summarize`), and its Table-1-like wide form for display.
-improvement_table, PAPER_IMPROVEMENT
-    GCC's improvement over BACC in percent, beside the averages the paper reports.
-improvement_intervals, PAPER_CONFIGS
-    The same with a paired bootstrap interval per configuration and a bootstrap interval of the
-    average, and the verdict against the paper's figure, at the paper's (N, K) per network.
-run_tables
-    :func:`table_runs` for every prepared model.
-
-The runners underneath (tuning, simulation, paired comparison) are in
-:mod:`gcc.experiments.dnn_stragglers`.
+:func:`run_tables` runs the configurations; :func:`summary_table` gives the statistics and
+:func:`improvement_intervals` GCC's improvement over BACC with paired bootstrap intervals.
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient Distributed
-   Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300, Sec. 5.
 """
 from __future__ import annotations
 
@@ -29,15 +13,19 @@ from collections.abc import Mapping
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
-from ..validation import SEED, Constraint, NoneOr, Rejected, check_int, invalid, validate_params
-from ..dnn._checks import COLUMNS, F, GRID, LEVEL, PREPARED, SCHEMES, SPLITS, TEXT, TRIALS, Frame, check_scheme_pair, is_int
+from ..summary import summarize
+from ..validation import SEED, Interval, NoneOr, Rejected, invalid, validate, validate_params
+from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, SCHEMES, TRIALS, As, Frame, Setting, Splits
 from .dnn_models import family_of
-from .dnn_stragglers import (COMPARED_SCHEMES, METRIC_LABELS, front_columns, lambdas_at, run_config,
-                             selection_columns, split_getter, tune_lambdas)
+from .dnn_runs import COMPARED_SCHEMES, check_pool_sizes, dataset_of, scheme_pair, tuned_runs
+from .dnn_stragglers import METRIC_LABELS
+from .verdicts import band_verdict
 
-__all__ = ["PAPER_IMPROVEMENT", "PAPER_CONFIGS", "CONFIG_SOURCES", "improvement_intervals", "configs_for", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS", "Configs", "table_runs", "run_tables", "summary_table", "plot_improvement",
-           "wide_summary", "improvement_table", "quoted_values"]
+__all__ = ["PAPER_IMPROVEMENT", "CONFIG_SOURCES", "TABLE_METRICS", "CONFIG_COLUMNS", "CONFIGS",
+           "run_tables", "summary_table", "wide_summary", "improvement_intervals", "quoted_values",
+           "plot_improvement"]
 
 #: The columns that identify one Table-1 configuration.
 CONFIG_COLUMNS = ("model", "dataset", "n_workers", "n_inputs", "received")
@@ -49,16 +37,6 @@ PAPER_IMPROVEMENT = {
     "vit": {"paper_model": "ViT-B/16 / ImageNet-1K", "rmse": 9.0, "relacc": 4.0},
 }
 
-#: Table-1 configurations (N, K, |F|) per network family, like with like: the (N, K) the paper's
-#: appendix gives for each network (LeNet (100, 60), RepVGG (60, 20): App. E, Table 3); the paper
-#: gives none for the ViT, which gets LeNet's. |F| = N - S for S = 10, 20, 30, 40, the straggler
-#: sweep's S (so its per-S lambdas are reused); the paper's own |F| are in an image.
-PAPER_CONFIGS = {
-    "lenet5": [(100, 60, 90), (100, 60, 80), (100, 60, 70), (100, 60, 60)],
-    "repvgg": [(60, 20, 50), (60, 20, 40), (60, 20, 30), (60, 20, 20)],
-    "vit": [(100, 60, 90), (100, 60, 80), (100, 60, 70), (100, 60, 60)],
-}
-
 #: Where each family's (N, K) comes from.
 CONFIG_SOURCES = {"lenet5": "paper (App. E)", "repvgg": "paper (App. E)", "vit": "companion (LeNet's; none given)"}
 
@@ -66,145 +44,57 @@ CONFIG_SOURCES = {"lenet5": "paper (App. E)", "repvgg": "paper (App. E)", "vit":
 TABLE_METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal")
 
 
-class Configs(Constraint):
-    """A non-empty sequence of (N, K, |F|) triples of ints with 1 <= K and 1 <= |F| <= N, as a list of int triples."""
-
-    def describe(self) -> str:
-        return "a non-empty sequence of (N, K, |F|) triples of ints with K >= 1 and 1 <= |F| <= N"
-
-    def convert(self, value, name: str = "value"):
-        if isinstance(value, (str, bytes)) or np.ndim(value) not in (1, 2) or len(value) == 0:
-            raise Rejected()
-        out = []
-        for i, triple in enumerate(value):
-            if isinstance(triple, (str, bytes)) or np.ndim(triple) != 1 or len(triple) != 3 \
-                    or not all(is_int(v) for v in triple):
-                raise Rejected(f"{name}[{i}] = {triple!r} is not three ints")
-            n_workers, n_inputs, received = (int(v) for v in triple)
-            if n_inputs < 1 or not 1 <= received <= n_workers:
-                raise Rejected(f"{name}[{i}] = {triple!r}")
-            out.append((n_workers, n_inputs, received))
-        return out
+def _configs(value) -> list:
+    if isinstance(value, (str, bytes, Mapping)) or np.ndim(value) not in (1, 2) or len(value) == 0:
+        raise Rejected()
+    return [Setting.of(triple, received=True) for triple in value]
 
 
-#: Table-1 configurations
-CONFIGS = Configs()
+#: Table-1 configurations: (N, K, |F|) triples, as Settings
+CONFIGS = As(_configs, "a non-empty sequence of (N, K, |F|) triples of ints with 1 <= K <= N and 1 <= |F| <= N")
 #: a lambdas table to reuse
 LAMBDAS = NoneOr(Frame(("model", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec")))
-
-
-def _reused_edges(lambdas, model, n_workers, n_inputs, s) -> dict:
-    """The edge columns of a reused row (those of the table it comes from; missing ones are unknown)."""
-    hit = lambdas[(lambdas["model"] == model) & (lambdas["n_workers"] == n_workers)
-                  & (lambdas["n_inputs"] == n_inputs) & (lambdas["stragglers"] == s)].iloc[0]
-    return {c: hit[c] if c in hit.index else np.nan for c in ("lam_enc_edge", "lam_dec_edge", "grid_points",
-                                                                  "lam_enc_tol", "lam_dec_tol")}
-
-
-@validate_params({"f": F, "model": TEXT, "splits": SPLITS, "configs": CONFIGS, "trials": TRIALS, "seed": SEED,
-                  "lam_enc_grid": GRID, "lam_dec_grid": GRID, "tune_trials": TRIALS, "schemes": SCHEMES,
-                  "dataset": NoneOr(TEXT), "lambdas": LAMBDAS})
-def table_runs(f, model: str, splits, configs: Sequence[Sequence[int]], trials: int, seed: int,
-               lam_enc_grid=None, lam_dec_grid=None, tune_trials: int = 10,
-               schemes: Sequence[str] = COMPARED_SCHEMES, dataset: str | None = None, lambdas=None):
-    """Simulations at several (N, K, |F|) for one model (the paper's Table 1).
-
-    Each configuration gets its own cross-validated (lambda_enc, lambda_dec), tuned on validation
-    batches at its S = N - |F|, or taken from ``lambdas`` when that table holds the pair (the
-    straggler sweep's, tuned by the same protocol with the same validation seed).
-
-    Parameters
-    ----------
-    f : callable
-        The workers' function.
-    model : str
-        Name for the ``model`` column.
-    splits : gcc.dnn.data.ImageData or mapping
-        With ``x_val, y_val, x_test, y_test``.
-    configs : sequence of (N, K, |F|)
-    trials, seed, lam_enc_grid, lam_dec_grid, tune_trials, schemes, dataset
-        As in :func:`gcc.experiments.dnn_stragglers.straggler_sweep`.
-    lambdas : pandas.DataFrame, optional
-        A lambdas table (:data:`~gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS`) to reuse.
-
-    Returns
-    -------
-    results : pandas.DataFrame
-        Tidy rows as ``straggler_sweep``'s, with ``regime`` = ``"N=..,K=.."``.
-    lambdas : pandas.DataFrame
-        The selected (lambda_enc, lambda_dec) per configuration:
-        :data:`gcc.experiments.dnn_stragglers.LAMBDA_COLUMNS` and ``reused`` (taken from
-        ``lambdas``; its ``validation_loss`` is then NaN).
-    """
-    import pandas as pd
-
-    from .dnn_stragglers import LAMBDA_COLUMNS
-
-    get = split_getter(splits)
-    dataset = dataset if dataset is not None else str(getattr(splits, "name", ""))
-    for n_workers, n_inputs, _ in configs:
-        for key in ("val", "test"):
-            if n_inputs > len(get(f"x_{key}")):
-                raise invalid("configs", "table_runs", f"(N, K, |F|) triples with K <= the images in x_{key} "
-                              f"({len(get(f'x_{key}'))})", configs, f"K = {n_inputs}")
-    frames, chosen = [], []
-    for n_workers, n_inputs, received in configs:
-        s = n_workers - received
-        found = lambdas_at(lambdas, model, n_workers, n_inputs, s) if lambdas is not None else None
-        if found is None:
-            sel = tune_lambdas(f, get("x_val"), get("y_val"), n_inputs, n_workers, s, lam_enc_grid, lam_dec_grid,
-                               trials=tune_trials, seed=seed + 1000)
-            lam_enc, lam_dec, score, edges = sel.lam_enc, sel.lam_dec, sel.score, selection_columns(sel)
-        else:
-            (lam_enc, lam_dec), score = found, np.nan
-            edges = _reused_edges(lambdas, model, n_workers, n_inputs, s)
-        regime = f"N={n_workers},K={n_inputs}"
-        chosen.append({"model": model, "dataset": dataset, "regime": regime, "stragglers": s,
-                       "lam_enc": lam_enc, "lam_dec": lam_dec, "n_workers": n_workers, "n_inputs": n_inputs,
-                       "received": received, "tuned_at": s, "validation_loss": score, **edges,
-                       "reused": found is not None})
-        frames.append(run_config(f, get("x_test"), get("y_test"), n_inputs, n_workers, [s], trials, seed,
-                                 lam_enc, lam_dec, schemes,
-                                 extra_columns={"model": model, "dataset": dataset, "regime": regime}))
-    return (front_columns(pd.concat(frames, ignore_index=True)),
-            pd.DataFrame(chosen, columns=LAMBDA_COLUMNS + ["reused"]))
-
-
-def configs_for(configs, name: str, owner: str = "run_tables") -> list:
-    """The (N, K, |F|) of network ``name``: ``configs`` itself, or its entry for the network's family."""
-    if isinstance(configs, Mapping):
-        family = family_of(name)
-        if family not in configs:
-            raise invalid("configs", owner, "a sequence of (N, K, |F|) or a mapping network family -> such "
-                          "a sequence with every prepared family", dict(configs), f"no entry for {family!r}")
-        configs = configs[family]
-    from ..validation import validate
-
-    return validate(configs, CONFIGS, "configs", owner)
 
 
 @validate_params({"prepared": PREPARED, "trials": TRIALS, "seed": SEED, "lam_grid": GRID,
                   "tune_trials": TRIALS, "schemes": SCHEMES, "lambdas": LAMBDAS})
 def run_tables(prepared, configs, trials: int, seed: int, lam_grid=None,
                tune_trials: int = 10, schemes: Sequence[str] = COMPARED_SCHEMES, lambdas=None):
-    """:func:`table_runs` for every prepared model (:func:`gcc.experiments.dnn_models.prepare_models`).
+    """Simulations at several (N, K, |F|) for every prepared network (the paper's Table 1).
 
-    ``configs`` is a sequence of (N, K, |F|) for every network, or a mapping network family ->
-    such a sequence (:data:`PAPER_CONFIGS`). ``lambdas`` (the straggler sweep's table) supplies
-    the pairs it holds; the others are tuned.
+    Each configuration gets its own cross-validated lambdas, or those of ``lambdas`` when it holds them.
+
+    Parameters
+    ----------
+    prepared : gcc.experiments.dnn_models.PreparedModels
+    configs : sequence of (N, K, |F|), or mapping network family -> such a sequence
+        The configurations of every network, or of each family (:func:`~.dnn_models.family_of`).
+    trials, seed, lam_grid, tune_trials, schemes
+        As in :func:`gcc.experiments.dnn_stragglers.run_sweeps`.
+    lambdas : pandas.DataFrame, optional
+        A lambdas table (:data:`~gcc.experiments.dnn_runs.LAMBDA_COLUMNS`) to reuse.
 
     Returns
     -------
-    results, lambdas : pandas.DataFrame
-        Concatenated over the models.
+    results : pandas.DataFrame
+        Tidy rows as ``run_sweeps``', with ``regime`` = ``"N=..,K=.."``.
+    lambdas : pandas.DataFrame
+        The lambdas per configuration, with ``reused``.
     """
-    import pandas as pd
-
-    per_model = {name: configs_for(configs, name) for name in prepared}  # all checked before anything runs
-    outs = [table_runs(p["f"], name, p["splits"], per_model[name], trials=trials, seed=seed, lam_enc_grid=lam_grid,
-                       lam_dec_grid=lam_grid, tune_trials=tune_trials, schemes=schemes,
-                       dataset=p["info"].get("dataset"), lambdas=lambdas)
-            for name, p in prepared.items()]
+    owner = "run_tables"
+    per_model, splits = {}, {}
+    for name, p in prepared.items():   # all checked before anything runs
+        mine = configs
+        if isinstance(configs, Mapping):
+            family = family_of(name)
+            if family not in configs:
+                raise invalid("configs", owner, "a sequence of (N, K, |F|) or a mapping network family -> such "
+                              "a sequence with every prepared family", dict(configs), f"no entry for {family!r}")
+            mine = configs[family]
+        per_model[name], splits[name] = validate(mine, CONFIGS, "configs", owner), Splits.of(p["splits"])
+        check_pool_sizes(splits[name], per_model[name], "configs", configs, owner)
+    outs = [tuned_runs(p["f"], name, splits[name], per_model[name], trials, seed, lam_grid, tune_trials, schemes,
+                        dataset_of(p, splits[name]), lambdas=lambdas, reuse=True) for name, p in prepared.items()]
     return (pd.concat([o[0] for o in outs], ignore_index=True),
             pd.concat([o[1] for o in outs], ignore_index=True))
 
@@ -217,22 +107,17 @@ def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows of :func:`table_runs` / ``straggler_sweep``.
+        Rows of :func:`run_tables`.
     by : sequence of str
-        Grouping; ``received`` is |F| = N - S.
+        Grouping columns.
     level : float in (0, 1)
         Confidence level.
 
     Returns
     -------
     pandas.DataFrame
-        Long table of :func:`gcc.summary.summarize`: ``by`` columns, ``metric`` (the
-        :data:`TABLE_METRICS` present) and ``mean``, ``std``, ``ci_low``, ``ci_high``,
-        ``half_width``, ``n``, ``n_nan``. RelAcc is NaN in a trial where the uncoded model gets
-        the whole batch wrong; such trials count in ``n_nan``, not in the mean.
+        Long table of :func:`gcc.summary.summarize`, with ``metric``; NaN trials count in ``n_nan``.
     """
-    from ..summary import summarize
-
     metrics = [m for m in TABLE_METRICS if m in results.columns]
     if not metrics:
         raise invalid("results", "summary_table", f"a table with at least one of the columns {', '.join(TABLE_METRICS)}",
@@ -243,109 +128,37 @@ def summary_table(results, by: Sequence[str] = CONFIG_COLUMNS + ("scheme",),
     return table
 
 
-#: Display suffixes of the statistics in :func:`wide_summary`.
-_SUFFIX = {"half_width": "±"}
-
-
 _STATISTICS = ("mean", "std", "ci_low", "ci_high", "half_width", "n", "n_nan")
 
 
-@validate_params({"summary": Frame(("metric",) + _STATISTICS), "values": COLUMNS, "metrics": NoneOr(COLUMNS)})
-def wide_summary(summary, values: Sequence[str] = ("mean", "half_width"), metrics: Sequence[str] | None = None):
+@validate_params({"summary": Frame(("metric",) + _STATISTICS), "metrics": NoneOr(COLUMNS)})
+def wide_summary(summary, metrics: Sequence[str] | None = None):
     """The Table-1-like display of a :func:`summary_table`: one row per configuration and scheme.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         Output of :func:`summary_table`.
-    values : sequence of str
-        Statistics shown per metric (columns of the summary).
     metrics : sequence of str, optional
         Metrics shown, in this order; default all, in :data:`TABLE_METRICS` order.
 
     Returns
     -------
     pandas.DataFrame
-        The grouping columns, then one column per (metric, statistic) named ``<metric>`` for the
-        mean, ``<metric> ±`` for the half-width and ``<metric> <statistic>`` for the others (e.g.
-        ``"loss"``, ``"loss ±"``, ``"loss n"``). For display only: the saved table is the long one.
+        The configuration columns, then ``<metric>`` (the mean) and ``<metric> ±`` (the half-width).
     """
     index = [c for c in summary.columns if c not in ("metric",) + _STATISTICS]
     present = set(summary["metric"])
-    bad = [v for v in values if v not in _STATISTICS]
-    if bad or not values:
-        raise invalid("values", "wide_summary", f"a non-empty list of statistics among {', '.join(_STATISTICS)}", values)
     if metrics is None:
         metrics = [m for m in TABLE_METRICS if m in present] + sorted(present - set(TABLE_METRICS))
     elif [m for m in metrics if m not in present]:
         raise invalid("metrics", "wide_summary", f"metrics of the summary ({', '.join(sorted(map(str, present)))})",
                       metrics)
-    wide = summary.pivot(index=index, columns="metric", values=list(values))
+    wide = summary.pivot(index=index, columns="metric", values=["mean", "half_width"])
     out = wide.index.to_frame(index=False)
     for m in metrics:
-        for v in values:
-            out[m if v == "mean" else f"{m} " + _SUFFIX.get(v, v)] = wide[(v, m)].to_numpy()
-    return out
-
-
-@validate_params({"results": Frame(("scheme", "loss", "rmse_norms", "rmse_rms", "relacc")), "by": COLUMNS})
-def improvement_table(results, scheme: str = "gcc", baseline: str = "bacc",
-                      by: Sequence[str] = CONFIG_COLUMNS):
-    """GCC's improvement over BACC in percent per configuration, beside the paper's averages.
-
-    RMSE (both readings) and the loss improve when they decrease:
-    100 (baseline - scheme) / baseline; RelAcc improves when it increases:
-    100 (scheme - baseline) / baseline. The last rows per model (``n_workers`` = "mean") average
-    the configurations, which is what the paper reports (NeurIPS 2024, Sec. 5: RMSE better by
-    15 / 17 / 9 % and RelAcc by 2 / 5 / 4 % for LeNet5 / RepVGG / ViT).
-
-    Parameters
-    ----------
-    results : pandas.DataFrame
-        Rows of :func:`table_runs`.
-    scheme, baseline : str
-        Scheme keys (aliases accepted).
-    by : sequence of str
-        The configuration columns; must include ``model``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by`` columns, ``scheme``, ``baseline``, ``loss_pct``, ``rmse_norms_pct``,
-        ``rmse_rms_pct``, ``relacc_pct``, ``paper_model``, ``paper_rmse_pct``,
-        ``paper_relacc_pct``.
-    """
-    import pandas as pd
-
-    owner = "improvement_table"
-    scheme, baseline = check_scheme_pair(results, scheme, baseline, owner)
-    if "model" not in by or [c for c in by if c not in results.columns]:
-        raise invalid("by", owner, f"columns of results that include 'model' ({', '.join(map(str, results.columns))})",
-                      by)
-    idx = list(by)
-    means = summary_table(results, by=tuple(idx) + ("scheme",)).pivot(index=idx + ["scheme"], columns="metric",
-                                                                        values="mean")
-    a = means.xs(scheme, level="scheme")
-    b = means.xs(baseline, level="scheme")
-    out = pd.DataFrame(index=a.index)
-    for m in ("loss", "rmse_norms", "rmse_rms"):
-        out[f"{m}_pct"] = 100.0 * (b[m] - a[m]) / b[m]
-    out["relacc_pct"] = 100.0 * (a["relacc"] - b["relacc"]) / b["relacc"]
-    out = out.reset_index()
-    pct = ["loss_pct", "rmse_norms_pct", "rmse_rms_pct", "relacc_pct"]
-    keep = [c for c in ("model", "dataset") if c in idx]
-    averages = out.groupby(keep, sort=True)[pct].mean().reset_index()
-    for col in idx:
-        if col not in keep:
-            averages[col] = "mean"
-    out = pd.concat([out.astype({c: object for c in idx if c not in keep}), averages[out.columns]],
-                    ignore_index=True)
-    out.insert(len(idx), "scheme", scheme)
-    out.insert(len(idx) + 1, "baseline", baseline)
-    family = out["model"].map(family_of)
-    out["paper_model"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("paper_model", ""))
-    out["paper_rmse_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("rmse", np.nan))
-    out["paper_relacc_pct"] = family.map(lambda m: PAPER_IMPROVEMENT.get(m, {}).get("relacc", np.nan))
+        out[m] = wide[("mean", m)].to_numpy()
+        out[f"{m} ±"] = wide[("half_width", m)].to_numpy()
     return out
 
 
@@ -356,45 +169,36 @@ def _bootstrap_pct(a: np.ndarray, b: np.ndarray, higher: bool, idx: np.ndarray) 
 
 
 @validate_params({"results": Frame(("scheme", "trial")), "by": COLUMNS, "metrics": COLUMNS, "level": LEVEL,
-                  "seed": SEED})
+                  "n_boot": Interval(int, 100, None), "seed": SEED})
 def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc"),
                           scheme: str = "gcc", baseline: str = "bacc", by: Sequence[str] = CONFIG_COLUMNS,
                           n_boot: int = 4000, level: float = 0.95, seed: int = 0):
-    """GCC's improvement over BACC per configuration with a paired interval, and the average with its own.
+    """GCC's improvement over BACC per configuration with a paired bootstrap interval, and the average's.
 
-    Per configuration the trials are paired (same batch and straggler set for both schemes): the
-    interval is the percentile interval of the improvement over ``n_boot`` resamples of the
-    trials (the same trials for both schemes). The average over a network's configurations is
-    resampled the same way, each configuration's trials independently, so its interval carries
-    every configuration's sampling error. The average's verdict asks whether the interval covers
-    the paper's figure (:data:`PAPER_IMPROVEMENT`), by :func:`gcc.experiments.verdicts.band_verdict`
-    with the interval as the band: ``"reproduces the paper's figure"`` (covered), ``"above the
-    paper's figure"`` / ``"below the paper's figure"`` (the whole interval above / below it). A
-    configuration's verdict is the sign: ``"GCC better"`` / ``"BACC better"`` when the interval
-    excludes 0, else ``"undecided"``.
+    The average resamples each configuration's trials independently; it reproduces the paper when its
+    interval covers :data:`PAPER_IMPROVEMENT`, and a configuration is decided when its interval excludes 0.
 
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows of :func:`table_runs`.
+        Rows of :func:`run_tables`.
     metrics : sequence of str
         Columns compared (losses improve downwards, ``relacc``/``accuracy`` upwards).
     scheme, baseline : str
+        Scheme keys.
     by : sequence of str
-        The configuration columns; must include ``model``.
+        The configuration columns, including ``model``.
     n_boot : int
         Bootstrap resamples.
     level : float in (0, 1)
+        Confidence level.
     seed : int
         Seed of the resamples.
 
     Returns
     -------
     pandas.DataFrame
-        ``by`` columns (``"mean"`` in the configuration columns of the average rows), ``metric``,
-        ``improvement_pct``, ``ci_low``, ``ci_high``, ``n`` (paired trials; configurations for the
-        average), ``paper_model``, ``paper_pct`` (the paper's average, on the average rows),
-        ``config_source`` and ``verdict``.
+        ``by``, ``metric``, ``improvement_pct``, ``ci_low``, ``ci_high``, ``paper_pct``, ``verdict`` ...
 
     Examples
     --------
@@ -406,19 +210,14 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
     >>> out[["n_workers", "improvement_pct", "verdict"]].round(1).values.tolist()
     [[10, 15.0, 'GCC better'], ['mean', 15.0, "reproduces the paper's figure"]]
     """
-    import pandas as pd
-
-    from .verdicts import band_verdict
-
     owner = "improvement_intervals"
-    scheme, baseline = check_scheme_pair(results, scheme, baseline, owner)
+    scheme, baseline = scheme_pair(results, scheme, baseline, owner)
     by = list(by)
     columns = ", ".join(map(str, results.columns))
     if "model" not in by or [c for c in by if c not in results.columns]:
         raise invalid("by", owner, f"columns of results that include 'model' ({columns})", by)
     if not metrics or [m for m in metrics if m not in results.columns]:
         raise invalid("metrics", owner, f"a non-empty list of columns of results ({columns})", metrics)
-    n_boot = check_int(n_boot, "n_boot", owner, minimum=100)
     alpha = 100 * (1 - level) / 2
     keep = [c for c in ("model", "dataset") if c in by]
     rng = np.random.default_rng(seed)
@@ -461,12 +260,6 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
 def quoted_values(intervals) -> list[dict]:
     """The numbers the pages quote from :func:`improvement_intervals`, as keyword arguments of ``RunContext.value``.
 
-    Per network and metric of the averages (rows with ``n_workers == "mean"``): ``<model>_<metric>_pct``
-    (GCC's mean improvement over BACC), ``..._ci`` (its bootstrap interval) and ``..._verdict``
-    (against the paper's figure); over the configurations: ``gcc_better_configs``,
-    ``bacc_better_configs``, ``config_rows``; ``reproduced`` (averages whose interval covers the
-    paper's figure).
-
     Parameters
     ----------
     intervals : pandas.DataFrame
@@ -499,13 +292,10 @@ def quoted_values(intervals) -> list[dict]:
 def plot_improvement(intervals, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc")):
     """Table 1 as a figure: GCC's improvement over BACC (%) per network, one panel per metric.
 
-    The mean over the configurations with its bootstrap 95% interval (in GCC's colour), each
-    configuration's value (small grey dots) and the paper's figure (black cross).
-
     Parameters
     ----------
     intervals : pandas.DataFrame
-        :func:`improvement_intervals` (rows with ``n_workers == "mean"`` are the averages).
+        :func:`improvement_intervals`.
     metrics : sequence of str
         Values of its ``metric`` column, one panel each.
 
