@@ -1,40 +1,31 @@
-"""Noisy workers: GCC with the theory's or a cross-validated lambda_dec (Thm 2 / Thm 4).
+"""Noisy workers: GCC with the theory's or a cross-validated lambda_dec (Thm 2 / Thm 4), O(S^{8/5} N^{-3/5}).
 
-The claimed rate is ``O(S^{8/5} N^{-3/5})``. The ``noisy_rate`` notebook fixes the constant of
-the theory schedule at a pilot (N, S) (:func:`calibrate_theory_constant`), draws the
-bias-variance curve over lambda_dec (:func:`noisy_lambda_curve`), runs :func:`noisy_sweep` over
-N and S for each rule (:func:`noisy_sweeps`, on the lambda grid of :func:`lambda_grid`), fits
-:func:`noisy_slopes` (read by :mod:`gcc.experiments.claims`), publishes :func:`quoted_values` and
-draws :func:`plot_noisy`.
-
-Every loss here is averaged *exactly* over the worker noise
-(:func:`~gcc.experiments.problems.exact_noisy_loss`: the decoders are linear), and by Monte
-Carlo over the straggler sets. Imports the core (codes, straggler models, tuning, summary) and
-the shared experiments modules :mod:`~gcc.experiments.problems`,
-:mod:`~gcc.experiments.references`, :mod:`~gcc.experiments.slopes`,
-:mod:`~gcc.experiments.plotting`.
+The ``noisy_rate`` notebook: :func:`calibrate_theory_constant` at a pilot (N, S), :func:`noisy_sweeps`
+per rule, :func:`noisy_summary`, :func:`noisy_slopes`, the quoted values and :func:`plot_noisy`. Every
+loss is averaged exactly over the worker noise (:func:`~gcc.experiments.problems.exact_noisy_loss`)
+and by Monte Carlo over the straggler sets.
 """
 from __future__ import annotations
 
+import numbers
 from typing import Mapping, Sequence
 
 import numpy as np
 
 import gcc
 from gcc.codes import make
-from gcc.summary import slope_table, summarize
+from gcc.summary import summarize
 from gcc.tuning import select_lambdas
 from gcc.validation import check_choice
 
 from .plotting import REFERENCE, band, figure, finish, log_ticks
 from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
-from .slopes import as_rate_slopes, quoted_slopes
+from .slopes import as_rate_slopes, quoted_slopes, starts_with, sweep_slopes
 
 __all__ = ["RULES", "LAMBDA_0", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior", "noisy_sweep",
-           "noisy_sweeps", "noisy_summary", "schedule_values",
-           "pilot_marks", "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant",
-           "noisy_slopes", "quoted_values", "plot_noisy"]
+           "noisy_sweeps", "noisy_summary", "schedule_values", "pilot_marks", "lambda_table", "curve_summary",
+           "calibrate_theory_constant", "noisy_slopes", "quoted_values", "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
@@ -101,14 +92,7 @@ CV_RTOL = 1e-3
 
 
 def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials, max_extend: int = 6):
-    """lambda_dec chosen on held-out draws (:func:`gcc.tuning.select_lambdas`), interior to its grid.
-
-    The held-out draws are fresh straggler sets and fresh worker noise on the same data (`seed`
-    differs from the reported runs'). The choice is the largest lambda whose mean held-out loss is
-    within :data:`CV_RTOL` of the minimum (a flat plateau does not pick its arbitrary bottom). If
-    it falls on an end of the grid, the grid is extended by four of its steps on that side and
-    searched again (at most `max_extend` times). Returns ``(lambda, grid low, grid high)``.
-    """
+    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum, grid extended."""
     K = len(X)
     grid = np.sort(np.asarray(lam_grid, dtype=float))
     step = float(grid[1] / grid[0])
@@ -128,22 +112,12 @@ def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials, max_extend
 
 
 def check_interior(summary):
-    """Raise if a cross-validated lambda_dec sits on an end of the grid it was chosen from.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`noisy_summary` (columns ``rule, lam_dec, lam_grid_low, lam_grid_high``).
+    """Raise RuntimeError, naming the cells, if a CV lambda_dec of :func:`noisy_summary` sits on an end of its grid.
 
     Returns
     -------
     int
         The number of CV cells checked.
-
-    Raises
-    ------
-    RuntimeError
-        Naming the cells: a choice on the edge is not an optimum.
     """
     cv = summary[summary["rule"] == "cv"]
     edge = cv[(cv["lam_dec"] <= cv["lam_grid_low"]) | (cv["lam_dec"] >= cv["lam_grid_high"])]
@@ -168,11 +142,12 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
         Cells with ``N - S < K`` are skipped.
     sigma : float
         Worker noise standard deviation.
-    rules : sequence of {"theory", "cv", "zero"}
+    rules : sequence of {"theory", "cv", "zero"} or float
         How lambda_dec is set per (N, S): the schedule
         :func:`~gcc.experiments.references.theory_lambda_dec` (constant `const`, energy
         :func:`~gcc.experiments.references.curvature_energy`), cross-validation
-        over `lam_grid` (:func:`gcc.tuning.select_lambdas`), or 0 (interpolation).
+        over `lam_grid` (:func:`gcc.tuning.select_lambdas`), 0 (interpolation), or a number
+        (that lambda_dec: the bias-variance curve of :func:`calibrate_theory_constant`).
     const : float
         Constant of the theory schedule.
     trials : int
@@ -209,7 +184,8 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     owner = "noisy_sweep"
     check_choice(adversary, "adversary", owner, ("worst", "random"))
     for rule in rules:
-        check_choice(rule, "rules", owner, RULES)
+        if not isinstance(rule, numbers.Real):
+            check_choice(rule, "rules", owner, RULES)
     K = len(X)
     lam_grid = np.logspace(-10, 0, 21) if lam_grid is None else np.asarray(lam_grid, dtype=float)
     true = as_matrix(f(X))
@@ -234,7 +210,7 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
                     lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), points,
                                                     cv_trials)
                 else:
-                    lam = 0.0
+                    lam = 0.0 if rule == "zero" else float(rule)
                 code = make("gcc", K, int(N), lam_dec=lam, points=points)
                 if adversary == "worst":
                     sets = [gcc.worst_case_stragglers(code, f, X, int(S), search="contiguous")]
@@ -332,48 +308,8 @@ def noisy_summary(trials, level: float = 0.95):
     return summary
 
 
-def noisy_lambda_curve(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
-                       sigma: float = 0.1, trials: int = 20, seed: int = 0, points: str = "equispaced",
-                       function: str = "f"):
-    """Bias-variance trade-off of the decoder's lambda at fixed (N, S).
-
-    Parameters
-    ----------
-    f, X
-        As in :func:`noisy_sweep`.
-    n_workers, n_stragglers : int
-    lam_grid : sequence of float
-        lambda_dec values (0 allowed: interpolation).
-    sigma, trials, seed, points, function
-        As in :func:`noisy_sweep`; the same `trials` straggler sets for every lambda.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (lambda, trial): ``function, N, S, sigma, lam_dec, trial, loss, bias2, variance``;
-        ``curve.groupby("lam_dec").mean()`` is the bias-variance curve (see :func:`curve_summary`).
-    """
-    import pandas as pd
-
-    K, N, S = len(X), int(n_workers), int(n_stragglers)
-    true = as_matrix(f(X))
-    base = make("gcc", K, N, points=points)
-    Y = as_matrix(f(base.encode(X)))
-    masks = gcc.FixedCount(S).sample_many(np.random.default_rng(child_seed(seed, N, S)), N, int(trials))
-    rows = []
-    for lam in lam_grid:
-        code = make("gcc", K, N, lam_dec=float(lam), points=points)
-        for t, mask in enumerate(masks):
-            received = np.flatnonzero(mask)
-            D = np.asarray(code.decoder_matrix(received), dtype=float)
-            loss, b2, var = exact_noisy_loss(D, Y[received], true, sigma)
-            rows.append({"function": function, "N": N, "S": S, "sigma": sigma, "lam_dec": float(lam),
-                         "trial": t, "loss": loss, "bias2": b2, "variance": var})
-    return pd.DataFrame(rows)
-
-
 def curve_summary(curve):
-    """Mean loss, bias squared and variance per lambda_dec of :func:`noisy_lambda_curve`."""
+    """Mean loss, bias squared and variance per lambda_dec of :func:`calibrate_theory_constant`'s curve."""
     return curve.groupby(["function", "N", "S", "sigma", "lam_dec"], as_index=False)[
         ["loss", "bias2", "variance"]].mean()
 
@@ -383,20 +319,28 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
                               function: str = "f"):
     """The constant of the theory schedule that matches the best lambda at one pilot (N, S).
 
-    The proof's constant is not numeric; the schedule's *shape* in (N, S, sigma)
-    is the theory's (:func:`~gcc.experiments.references.theory_lambda_dec`), and this fixes
-    its scale once, at the smallest N of a sweep, by the grid optimum of
-    :func:`noisy_lambda_curve` (positive lambdas of `lam_grid`; a 0 in the grid is evaluated
-    for the curve, not chosen). The same constant is then used at every (N, S).
+    The schedule's *shape* in (N, S, sigma) is the theory's
+    (:func:`~gcc.experiments.references.theory_lambda_dec`); this fixes its scale once by the
+    grid optimum of the bias-variance curve at the pilot (positive lambdas of `lam_grid`; a 0 is
+    evaluated for the curve, not chosen).
+
+    Parameters
+    ----------
+    f, X, sigma, trials, seed, points, function
+        As in :func:`noisy_sweep`; the same `trials` straggler sets for every lambda.
+    n_workers, n_stragglers : int
+        The pilot (N, S).
+    lam_grid : sequence of float
+        lambda_dec values of the curve.
 
     Returns
     -------
     const : float
     curve : pandas.DataFrame
-        The pilot's :func:`noisy_lambda_curve` over `lam_grid` (for plotting), labelled `function`.
+        :func:`noisy_sweep` rows, one per (lambda, trial); :func:`curve_summary` is the curve.
     """
-    curve = noisy_lambda_curve(f, X, n_workers, n_stragglers, list(lam_grid), sigma=sigma, trials=trials,
-                               seed=seed, points=points, function=function)
+    curve = noisy_sweep(f, X, [n_workers], [n_stragglers], sigma=sigma, rules=[float(v) for v in lam_grid],
+                        trials=trials, seed=seed, points=points, function=function)
     mean = curve[curve["lam_dec"] > 0].groupby("lam_dec")["loss"].mean()
     lam_best = float(mean.idxmin())
     energy = curvature_energy(f, X, make("gcc", len(X), int(n_workers), points=points))
@@ -425,29 +369,22 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     """
     import pandas as pd
 
-    keys = ["function", "scheme", "rule", "straggler"]
-    inside = summary["in_theorem_range"].astype(bool) if "in_theorem_range" in summary.columns else True
-    used = summary[inside | (summary["rule"] == "zero")] if "in_theorem_range" in summary.columns else summary
-    n_all = summary[summary["sweep"] == "N"]
-    n_rows = used[used["sweep"] == "N"]
-    a = slope_table(n_rows, "N", keys + ["S"])
-    s_all = summary[(summary["sweep"] == "S") & ((summary["S"] + 1) <= s_fit_max_ratio * summary["N"])]
-    s_rows = used[(used["sweep"] == "S") & ((used["S"] + 1) <= s_fit_max_ratio * used["N"])]
-    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
-    count = lambda d, by: d.groupby(by).size()  # noqa: E731
-    for name, whole, kept, by in (("a", n_all, n_rows, keys + ["S"]), ("b", s_all, s_rows, keys + ["N"])):
-        left = count(whole, by).sub(count(kept, by), fill_value=0).rename("excluded_cells").reset_index()
-        if name == "a":
-            a = a.merge(left, on=by, how="left")
-        else:
-            b = b.merge(left, on=by, how="left")
-    if "in_theorem_range" in summary.columns:
-        a = a.merge(n_rows.groupby(keys + ["S"], as_index=False)["in_theorem_range"].all(), on=keys + ["S"])
-        b = b.merge(s_rows.groupby(keys + ["N"], as_index=False)["in_theorem_range"].all(), on=keys + ["N"])
-    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
-    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    out = pd.concat([a, b], ignore_index=True)
-    if "in_theorem_range" not in out.columns:
+    keys, has_range = ["function", "scheme", "rule", "straggler"], "in_theorem_range" in summary.columns
+    used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")] if has_range else summary
+    window = lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"]  # noqa: E731
+    out = sweep_slopes(used, keys, s_window=window, path_s=False)
+
+    def cells(d):  # the fitted cells of each slope, labelled by its ``fixed``
+        n, s = d[d["sweep"] == "N"], d[(d["sweep"] == "S") & window(d)]
+        return pd.concat([n.assign(fixed="S=" + n["S"].astype(int).astype(str)),
+                          s.assign(fixed="N=" + s["N"].astype(int).astype(str))])
+
+    by, kept = keys + ["fixed"], cells(used)
+    left = cells(summary).groupby(by).size().sub(kept.groupby(by).size(), fill_value=0)
+    out = out.merge(left.rename("excluded_cells").reset_index(), on=by, how="left")
+    if has_range:
+        out = out.merge(kept.groupby(by, as_index=False)["in_theorem_range"].all(), on=by)
+    else:
         out["in_theorem_range"] = True
     return as_rate_slopes(out)
 
@@ -473,15 +410,13 @@ def quoted_values(slopes, const: float) -> list[dict]:
     """
     out = [{"key": "theory_constant", "number": float(const), "digits": 3,
             "note": "constant c of the theory schedule, fixed once at the pilot (N, S)"}]
-    fixed_s = lambda col: col.astype(str).str.startswith("S=")  # noqa: E731
-    fixed_n = lambda col: col.astype(str).str.startswith("N=")  # noqa: E731
     for rule in ("theory", "cv"):
         out += quoted_slopes(slopes, f"{rule}_n_slope", f"rule {rule}: N-slopes at fixed S", span=True, rule=rule,
-                             variable="N", fixed=fixed_s)
+                             variable="N", fixed=starts_with("S="))
         for straggler in ("worst", "random"):
             out += quoted_slopes(slopes, f"{rule}_{straggler}_s_slope", f"rule {rule}, {straggler} stragglers: "
                                  "slope in S+1 at fixed N", rule=rule, straggler=straggler, variable="S+1",
-                                 fixed=fixed_n)
+                                 fixed=starts_with("N="))
     return out
 
 

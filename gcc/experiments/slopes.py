@@ -1,20 +1,9 @@
-"""The saved ``slopes`` tables of the rate notebooks: their columns and their display.
+"""The saved ``slopes`` tables of the rate notebooks: their columns, fits and display.
 
-The worst-case, probabilistic and noisy notebooks each save a ``slopes`` table (fitted log-log
-exponents, :func:`gcc.summary.slope_table`) with the columns :data:`RATE_SLOPE_COLUMNS`;
-:mod:`gcc.experiments.claims` reads them back and compares them with the papers' claims.
-
-:func:`joint_fit` fits both exponents of a bound ``C (S+1)^b N^a`` at once, over every cell of
-the N, S and joint (``S = c N^gamma``) sweeps, and :func:`path_slopes` the slope along each
-joint sweep with the slope of ``log(S + 1)`` on the same points (from which a claim's slope
-along the path follows, :func:`gcc.experiments.verdicts.path_exponent`).
-
-:func:`select_rows` picks rows of a slopes table by column filters (the claims table's
-selections), and :func:`quoted_slopes` turns selected slopes into the values a chapter quotes
-(:meth:`gcc.results.RunContext.value`): one slope with its interval, or the range of several.
-
-Imports numpy, scipy (the t quantile), :mod:`gcc.summary` and :mod:`gcc.display`; pandas inside
-the functions.
+Every rate notebook saves a ``slopes`` table with the columns :data:`RATE_SLOPE_COLUMNS`, read back
+by :mod:`gcc.experiments.claims`. :func:`sweep_slopes` fits the N and S sweeps, :func:`joint_fit`
+both exponents of ``C (S+1)^b N^a`` at once, :func:`path_slopes` the joint sweeps ``S = c N^gamma``;
+:func:`quoted_slopes` turns slopes into the values a chapter quotes.
 """
 from __future__ import annotations
 
@@ -25,8 +14,8 @@ import numpy as np
 from gcc.display import format_value
 from gcc.summary import slope_table
 
-__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_view", "joint_fit", "path_slopes", "select_rows",
-           "quoted_slopes"]
+__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_text", "starts_with", "sweep_slopes", "slope_view",
+           "joint_fit", "path_slopes", "select_rows", "quoted_slopes"]
 
 #: columns of every saved ``slopes`` table, in this order (then any extra column). ``quantity``
 #: names the fitted ordinate (``"loss"``, or a normalised loss); ``path_s_slope`` is the slope of
@@ -36,23 +25,71 @@ RATE_SLOPE_COLUMNS = ["function", "scheme", "straggler", "rule", "p", "fixed", "
 
 
 def as_rate_slopes(df):
-    """A slope table completed to :data:`RATE_SLOPE_COLUMNS` (missing ones empty), in that order.
+    """A slope table completed to :data:`RATE_SLOPE_COLUMNS` (missing ones empty), those columns first.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        Output of :func:`gcc.summary.slope_table` with a ``fixed`` label column.
+        :func:`gcc.summary.slope_table` rows with a ``fixed`` label column (gains the missing columns).
 
     Returns
     -------
     pandas.DataFrame
-        The same rows; columns :data:`RATE_SLOPE_COLUMNS` first, extra columns after. The
-        argument gains the missing columns.
     """
     for col in RATE_SLOPE_COLUMNS:
         if col not in df.columns:
             df[col] = {"quantity": "loss", "path_s_slope": np.nan}.get(col, "")
     return df[RATE_SLOPE_COLUMNS + [c for c in df.columns if c not in RATE_SLOPE_COLUMNS]]
+
+
+def slope_text(slopes) -> list[str]:
+    """Each row's ``"slope [low, high]"`` (two decimals), ``"-"`` where no slope was fitted."""
+    return [f"{s:.2f} [{lo:.2f}, {hi:.2f}]" if s == s else "-"
+            for s, lo, hi in zip(slopes["slope"], slopes["ci_low"], slopes["ci_high"])]
+
+
+def starts_with(prefix: str) -> Callable:
+    """A :func:`select_rows` filter: the values whose text starts with `prefix` (``"S="``: fixed S)."""
+    return lambda col: col.astype(str).str.startswith(prefix)
+
+
+def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None, s_window: Callable | None = None,
+                 y_floor: float = 0.0, path_s: bool = True):
+    """N-slopes at fixed S on the ``sweep == "N"`` rows and (S+1)-slopes at fixed N on the ``"S"`` rows.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per cell: ``sweep``, `keys`, ``N``, ``S``, ``mean``.
+    keys : sequence of str
+        Grouping columns besides the fixed S or N.
+    x_min : callable, optional
+        :func:`gcc.summary.slope_table`'s ``x_min`` of the N-slopes.
+    s_window : callable, optional
+        ``s_window(frame) -> boolean mask`` of the S-sweep rows to fit.
+    y_floor : float
+        Means at or below are round-off, left out.
+    path_s : bool
+        Fill ``path_s_slope``: 0 at fixed S, NaN at fixed N.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`gcc.summary.slope_table` rows with ``fixed`` (``"S=<s>"`` or ``"N=<n>"``).
+    """
+    import pandas as pd
+
+    keys = list(keys)
+    s_rows = summary[summary["sweep"] == "S"]
+    if s_window is not None:
+        s_rows = s_rows[np.asarray(s_window(s_rows), dtype=bool)]
+    a = slope_table(summary[summary["sweep"] == "N"], "N", keys + ["S"], x_min=x_min, y_floor=y_floor)
+    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
+    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
+    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
+    if path_s:
+        a["path_s_slope"], b["path_s_slope"] = 0.0, np.nan
+    return pd.concat([a, b], ignore_index=True)
 
 
 def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
@@ -82,9 +119,7 @@ def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
     >>> list(slope_view(s, ["fixed"])["gcc"])
     ['-4.00 [-4.50, -3.50]', '-3.00 [-3.50, -2.50]']
     """
-    text = [f"{s:.2f} [{lo:.2f}, {hi:.2f}]" if s == s else "-"
-            for s, lo, hi in zip(slopes["slope"], slopes["ci_low"], slopes["ci_high"])]
-    table = slopes.assign(slope_ci=text).pivot_table(index=list(index), columns=columns, values="slope_ci",
+    table = slopes.assign(slope_ci=slope_text(slopes)).pivot_table(index=list(index), columns=columns, values="slope_ci",
                                                      aggfunc="first")
 
     def key(level):

@@ -1,24 +1,9 @@
-"""Worst-case and random stragglers over an (N, S) grid: the rate O(S^3 N^-3) of Thm 1 / Thm 4.
+"""Worst-case and random stragglers over an (N, S) grid: the typical case of Thm 1 / Thm 4, O(S^3 N^-3).
 
-The ``worst_case_rate`` notebook runs :func:`typical_sweeps` (:func:`straggler_sweep` over the N,
-S and joint ``S = c N^gamma`` sweeps of :func:`gcc.experiments.extremal.sweep_cells`) for GCC,
-BACC, B-spline and LCC on the smooth functions of :func:`typical_functions` (the *typical
-case*), summarises it with :func:`summarize_sweeps`, fits the exponents with
-:func:`worst_case_slopes` (saved as its ``slopes`` table, read by :mod:`gcc.experiments.claims`),
-publishes :func:`quoted_values` for the chapters and draws :func:`plot_n_sweep` and
-:func:`plot_s_sweep`. :func:`hole_crossing` measures why BACC beats GCC in the contiguous worst case
-at large S: the two decoders bridging the same wide hole. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
-
-The loss is eq. (1): ``(1/K) sum_k ||f_hat(x_k) - f(x_k)||_2^2``. Tables name the scheme in a
-``scheme`` column by its key of :mod:`gcc.codes` (``"gcc"``, ``"bacc"``, ``"bspline"``,
-``"lcc"``). Imports the core (codes, worst-case search, harness, summary) and the shared
-experiments modules :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
-:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.plotting`.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient
-   Distributed Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300.
+The ``worst_case_rate`` notebook: :func:`typical_sweeps` of GCC, BACC, B-spline and LCC on the
+smooth :func:`typical_functions`, :func:`summarize_sweeps`, :func:`worst_case_slopes`, the quoted
+values and the figures; :func:`hole_crossing` compares GCC's and Berrut's decoders across the same
+worst hole. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
 """
 from __future__ import annotations
 
@@ -29,14 +14,14 @@ import numpy as np
 import gcc
 from gcc.codes import canonical, label, make_many
 from gcc.harness import run_trials
-from gcc.summary import slope_table, summarize
+from gcc.summary import summarize
 from gcc.validation import check_choice
 
 from .plotting import (REFERENCE, band, figure, finish, legend_outside, log_ticks, scheme_color, scheme_kw,
                        scheme_marker, scheme_shades)
 from .problems import TanhNetwork, child_seed, scalar_inputs, vector_inputs, xsinx
 from .references import anchor_constant, worst_case_reference
-from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes, starts_with, sweep_slopes
 
 __all__ = ["DEFAULT_MAX_WORKERS", "typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
            "summarize_sweeps", "worst_case_slopes", "quoted_values", "hole_crossing", "hole_values", "plot_n_sweep",
@@ -104,33 +89,24 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     X : ndarray, shape (K, *in)
         Data points, identical for every code and cell.
     n_grid, s_grid : sequences of int
-        Workers N and stragglers S; cells with ``N - S < K`` are skipped (fewer
-        survivors than data points is outside the regime of the theorems).
+        Workers N and stragglers S; cells with ``N - S < K`` are skipped.
     codes : sequence of str
-        Scheme keys of :mod:`gcc.codes` (any case, aliases accepted). GCC runs at
-        lambda = 0 (the theorems' interpolating encoder and decoder).
+        Scheme keys of :mod:`gcc.codes` (any case); GCC at lambda = 0.
     adversary : {"worst", "random"}
-        ``"worst"``: for every code its own worst received set, exact over the
-        ``N - S + 1`` contiguous blocks (:func:`gcc.worst_case_stragglers`,
-        ``search``); one deterministic row per cell. ``"random"``: `trials` sets of
-        S stragglers drawn uniformly (:class:`gcc.FixedCount`), the same
-        sets for every code (:func:`gcc.harness.run_trials`).
+        ``"worst"``: each code's own worst received set (:func:`gcc.worst_case_stragglers`,
+        `search`), one row per cell; ``"random"``: `trials` uniform S-sets shared by the codes
+        (:func:`gcc.harness.run_trials`).
     trials : int
         Random sets per cell (ignored for ``"worst"``).
     seed : int
         Each cell uses ``child_seed(seed, N, S)``.
     points : {"chebyshev", "equispaced"}
     max_workers : mapping of str to int, optional
-        Run a code only for ``N <= max_workers[code]`` (keys in any case). Default
-        :data:`DEFAULT_MAX_WORKERS`: LCC, for a non-polynomial f, interpolates a
-        polynomial through all received points, which is ill-conditioned on gappy
-        received sets beyond N = 40 (it is shown where it "applies", small N); the
-        worst-case search of :class:`gcc.BSplineCode` decodes every block
-        separately, which costs seconds per cell beyond N = 256.
+        Run a code only for ``N <= max_workers[code]``; default :data:`DEFAULT_MAX_WORKERS` (LCC is
+        ill-conditioned beyond N = 40, B-spline's worst-case search slow beyond 256).
     function : str
         Label stored in the ``function`` column.
     search : {"contiguous", "greedy", "exhaustive"}
-        Adversary of the worst case.
 
     Returns
     -------
@@ -184,9 +160,7 @@ def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequen
     joint_adversaries : sequence of {"worst", "random"}
         Straggler models of the joint sweeps.
     **common
-        Passed to :func:`straggler_sweep` (``codes``, ``trials``, ``seed``, ``max_workers`` ...).
-        Every cell uses ``child_seed(seed, N, S)``, so a cell's numbers do not depend on the
-        sweep it belongs to.
+        Passed to :func:`straggler_sweep` (a cell's numbers do not depend on its sweep).
 
     Returns
     -------
@@ -208,10 +182,7 @@ def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequen
 
 
 def summarize_sweeps(trials, keys: Sequence[str] = ("function", "scheme", "straggler"), level: float = 0.95):
-    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), with ``gamma``.
-
-    The joint sweeps are summarised with their ``gamma`` (two paths may share a cell); the N and
-    S sweeps, whose ``gamma`` is NaN, without it.
+    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), joint sweeps per ``gamma``.
 
     Returns
     -------
@@ -234,15 +205,11 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`gcc.summary.summarize` of :func:`typical_sweeps` results with a ``sweep``
-        column (``"N"`` rows: N grid at fixed S; ``"S"`` rows: S grid at fixed N; ``"joint"``
-        rows, with ``gamma``: ``S = c N^gamma``).
+        :func:`summarize_sweeps`.
     fit_min_ratio : float
-        N-slopes use only ``N >= fit_min_ratio * (S + 1)``: the bounds are
-        asymptotic, and for ``(S + 1) / N`` near 1 no rate is visible.
+        Fits use only ``N >= fit_min_ratio * (S + 1)`` (the bounds are asymptotic).
     y_floor : float
-        Losses at or below this are round-off (an exact spline interpolant in
-        float64) and left out of the fit.
+        Losses at or below this are round-off, left out.
     s_fit_max_ratio : float
         S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
 
@@ -250,23 +217,13 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
     -------
     pandas.DataFrame
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``,
-        ``"N=<n>"``, ``"gamma=<g>"`` (:func:`gcc.experiments.slopes.path_slopes`) or
-        ``"joint fit"`` (:func:`gcc.experiments.slopes.joint_fit`, every cell with
-        ``N >= fit_min_ratio (S + 1)`` above the round-off floor).
+        ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
     import pandas as pd
 
     keys = ["function", "scheme", "straggler"]
-    n_rows = summary[summary["sweep"] == "N"]
-    s_rows = summary[summary["sweep"] == "S"]
-    a = slope_table(n_rows, "N", keys + ["S"], x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor)
-    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
-    a["path_s_slope"] = 0.0
-    s_rows = s_rows[(s_rows["S"] + 1) <= s_fit_max_ratio * s_rows["N"]]
-    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
-    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    b["path_s_slope"] = np.nan
-    frames = [a, b]
+    frames = [sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor,
+                           s_window=lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"])]
     asymptotic = lambda d: (d["N"] >= fit_min_ratio * (d["S"] + 1)) & (d["mean"] > y_floor)  # noqa: E731
     if "joint" in set(summary["sweep"]):
         frames.append(path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic, y_floor=y_floor))
@@ -275,22 +232,10 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
 
 
 def quoted_values(slopes) -> list[dict]:
-    """The typical case's numbers that the chapters quote, as keyword arguments of ``RunContext.value``.
+    """The typical case's numbers the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    For GCC and BACC, worst-case stragglers, each typical function (tags of :func:`function_tag`):
-    the joint fit's exponents ``<scheme>_<tag>_joint_n`` (in N) and ``<scheme>_<tag>_joint_s``
-    (in S + 1), with their intervals (``..._ci``); and the range of GCC's N-slopes at fixed S over
-    both functions (``gcc_n_slope_min``, ``gcc_n_slope_max``).
-
-    Parameters
-    ----------
-    slopes : pandas.DataFrame
-        :func:`worst_case_slopes` (the saved ``slopes`` table).
-
-    Returns
-    -------
-    list of dict
-        :func:`gcc.experiments.slopes.quoted_slopes` entries.
+    From :func:`worst_case_slopes`, worst case: ``<scheme>_<tag>_joint_n`` / ``_joint_s`` (GCC and BACC,
+    joint fit, with ``_ci``) and ``gcc_n_slope_min`` / ``_max`` (GCC's N-slopes at fixed S).
     """
     out = []
     worst = slopes[slopes["straggler"] == "worst"]
@@ -301,9 +246,8 @@ def quoted_values(slopes) -> list[dict]:
                 out += quoted_slopes(worst, f"{scheme}_{tag}_joint_{axis}",
                                      f"{label(scheme)}, {function}, worst case: joint-fit exponent in {variable}",
                                      function=function, scheme=scheme, fixed="joint fit", variable=variable)
-    fixed_s = lambda col: col.astype(str).str.startswith("S=")  # noqa: E731
     out += quoted_slopes(worst, "gcc_n_slope", "GCC, typical functions, worst case: N-slopes at fixed S", span=True,
-                         scheme="gcc", variable="N", fixed=fixed_s)
+                         scheme="gcc", variable="N", fixed=starts_with("S="))
     return out
 
 
@@ -311,13 +255,8 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
                   search: str = "contiguous"):
     """How GCC's and Berrut's decoders bridge the same hole: natural spline against rational interpolation.
 
-    For each function and S: GCC's worst contiguous block at N = `n_workers`
-    (:func:`gcc.worst_case_stragglers`), the values ``f(u_enc(beta_j))`` its received workers
-    return (GCC's encoder), and two decoders of those *same* values: GCC's natural spline (which
-    continues the edge slopes across an interior hole, and extrapolates along a straight line
-    past an end of Omega) and Berrut's rational interpolant (BACC's decoder: a weighted mean of the
-    received values, dominated by the two edges of the hole). The hole is about ``(S + 1)`` local
-    worker spacings wide.
+    For each function and S: GCC's worst contiguous block at N = `n_workers`, the values its
+    received workers return (GCC's encoder), and both decoders of those *same* values.
 
     Parameters
     ----------
@@ -334,14 +273,10 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
     -------
     pandas.DataFrame
         One row per (function, S): ``function, N, S, hole_width`` (between the received workers
-        around the hole; an end of Omega counts as one; 0 at S = 0), ``hole_over_data`` (over the largest
-        spacing of the data points ``alpha_k``), ``at_end`` (the hole reaches -1 or 1:
-        extrapolation), ``spline_loss``, ``berrut_loss`` (eq. 1, both decoders on the same received
-        values), ``berrut_over_spline``; at the data point where the spline errs most:
-        ``spline_point``, ``berrut_point``, ``linear_point`` (squared errors; ``linear_point`` is
-        the straight line through the two received workers nearest that point on its nearer side),
-        ``bacc_worst`` (BACC's own worst-case loss, its encoder and its worst block, as on the
-        figure).
+        around it, 0 at S = 0), ``hole_over_data`` (over the largest data spacing), ``at_end``,
+        ``spline_loss``, ``berrut_loss``, ``berrut_over_spline``; at the spline's worst data point the
+        squared errors ``spline_point``, ``berrut_point``, ``linear_point`` (the straight line through
+        the two nearest received workers on its nearer side); ``bacc_worst`` (BACC's own worst case).
     """
     import pandas as pd
 
@@ -390,15 +325,10 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
 def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
     """The numbers the pages quote from :func:`hole_crossing`, as keyword arguments of ``RunContext.value``.
 
-    Per function tag (:func:`function_tag`): ``hole_<tag>_cross`` (the smallest S from which
-    Berrut's decoder of GCC's received values is better at every larger S of the grid; NaN
-    if never), and for each S of `s_quoted` that was measured: ``hole_<tag>_s<S>_end`` (interior
-    or at an end), ``..._width``, ``..._over_data``, ``..._spline``, ``..._berrut`` (losses of both
-    decoders on the same values), ``..._bacc`` (BACC's own worst case), ``..._linear`` and
-    ``..._spline_pt`` (squared errors of the straight-line continuation and of the spline at the
-    spline's worst data point). The same numbers are also published under the profile-independent
-    names ``hole_<tag>_lo_...`` / ``hole_<tag>_hi_...`` (the first and the last S of `s_quoted`),
-    with ``hole_s_lo`` / ``hole_s_hi`` the two S, so that a chapter reads the same in every profile.
+    Per function tag: ``hole_<tag>_cross`` (the smallest S from which Berrut beats the spline at every
+    larger S; NaN if never) and, per S of `s_quoted`, ``hole_<tag>_s<S>_<field>`` for the fields
+    ``end, width, over_data, linear, spline_pt, spline, berrut, bacc``; the same under
+    ``hole_<tag>_lo_...`` / ``_hi_...`` (first and last S of `s_quoted`, ``hole_s_lo`` / ``hole_s_hi``).
     """
     s_quoted = [int(S) for S in s_quoted]
     positions = {}  # S -> its profile-independent names
@@ -440,12 +370,9 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
 
 def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Sequence[str] = ("worst", "random"),
                  power: float = 3.0):
-    """Loss against N (log-log), one row per straggler model and one panel per code.
+    """Loss against N (log-log), one row per straggler model, one panel per code, one line per S.
 
-    One line per S, with the reference ``C ((S+1)/N)^power`` dashed. One constant C for every
-    S, row and panel: the smallest that puts all GCC points on or below the reference
-    (:func:`~gcc.experiments.references.anchor_constant`), the theorem's form (a single C,
-    uniform in N and S).
+    The dashed ``C ((S+1)/N)^power`` has one C for all panels, the smallest above every GCC point.
 
     Parameters
     ----------
@@ -502,9 +429,7 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
 
 
 def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
-    """Loss against S + 1 at fixed N, with ``C (S+1)^power`` anchored on GCC.
-
-    One row of panels per function, one column per straggler model.
+    """Loss against S + 1 at fixed N, with ``C (S+1)^power`` anchored on GCC; a panel per (function, straggler).
 
     Parameters
     ----------
