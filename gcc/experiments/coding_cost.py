@@ -1,20 +1,8 @@
-"""The cost of coding: encode and decode time per batch next to the workers' forward passes.
+"""The cost of coding (App. C.2, Table 2): encode and decode time per batch next to the workers' forward passes.
 
-The paper's App. C.2 and Table 2: GCC's encoder and decoder against BACC's, timed on the device
-of the workers' function (CPU, or a GPU with ``torch.cuda.synchronize`` around every timed
-interval).
-
-Contents
---------
-coding_cost
-    One row per (scheme, repeat): encode, decode (build + apply), decode (apply only),
-    the batched forward pass and N single-image forward passes.
-run_costs
-    :func:`coding_cost` for every prepared network on every device (Table 2 per network).
-cost_summary
-    Means, standard deviations and robust (median) overhead ratios per (model, device, scheme).
-
-Needs torch (the ``dnn`` extra) for :func:`coding_cost`; :func:`cost_summary` needs pandas only.
+:func:`coding_cost` times one network on one device (CPU, or a GPU synchronised around every timed
+interval), :func:`run_costs` every prepared network on every device, :func:`cost_summary` summarises.
+Needs torch for the timing; :func:`cost_summary` needs pandas only.
 """
 from __future__ import annotations
 
@@ -30,11 +18,13 @@ from ..dnn._checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Fr
 __all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary", "WORKER_FUNCTION", "TIMING_COLUMNS"]
 
 
-def _sync(device) -> None:
+def _clock(device) -> float:
+    """``time.perf_counter()`` once the device has finished its work."""
     import torch
 
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+    return time.perf_counter()
 
 
 #: what :func:`coding_cost` needs of f (a :class:`gcc.dnn.inference.SoftmaxFunction`)
@@ -61,16 +51,14 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
                 seed: int = 0, model: str = "vit", dataset: str = "") -> Any:
     """Time encoding and decoding per batch next to the workers' forward passes.
 
-    One batch = one round: encode the K inputs for N workers, run f on the N coded inputs (the
-    workers' compute, simulated as one batched forward pass), decode from N - S survivors.
-    Each repeat draws a fresh straggler set, so the decoder is *built* for it (its spline or
-    Berrut weights computed) as well as applied: the cost a master pays for a new set F.
+    One round: encode K inputs for N workers, run f on the N coded inputs, decode from N - S
+    survivors; each repeat draws a fresh straggler set, so the decoder is built as well as applied.
+    The encoder is built once, untimed (a deployed master builds it once).
 
     Parameters
     ----------
     f : gcc.dnn.inference.SoftmaxFunction
-        The workers' function; its ``device`` is where everything runs (the inputs are moved
-        there, as a master on that device would hold them).
+        The workers' function; everything runs on its ``device``.
     x : array_like, shape (K, C, H, W)
         One batch of inputs.
     n_workers, stragglers : int
@@ -78,8 +66,7 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
     schemes : sequence of str
         Scheme keys of :func:`gcc.codes.make_many` to time.
     lam_enc, lam_dec : float
-        GCC's smoothing parameters (the cost does not depend on their values, but 0 and > 0
-        take the same code path, so any positive value is representative).
+        GCC's smoothing parameters (any positive value is representative).
     repeats, warmup : int
         Timed and untimed rounds per scheme.
     seed : int
@@ -90,25 +77,11 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
     Returns
     -------
     pandas.DataFrame
-        One row per (scheme, repeat): ``model``, ``dataset``, ``device``, ``scheme``, ``n_workers``,
-        ``n_inputs``, ``stragglers``, ``repeat``, ``encode_s``, ``decode_s`` (build + apply),
-        ``decode_apply_s`` (apply only, decoder cached), ``forward_s`` (f on the N coded
-        inputs in one batched call), ``forward_workers_s`` (N times the forward pass of one
-        coded input: what N workers compute, one image each), ``overhead`` =
-        (encode_s + decode_s) / forward_s and ``overhead_workers`` =
-        (encode_s + decode_s) / forward_workers_s.
-
-    Notes
-    -----
-    Two denominators, because "the workers' forward time" can be read two ways. Each worker
-    runs the network on one image, so the workers' compute is N single-image forward passes
-    (``forward_workers_s``); simulating them as one batched call (``forward_s``) is several
-    times cheaper on a CPU (better cache and vector use), so ``overhead`` against it is the
-    stricter, conservative figure.
-
-    The encoder matrix depends only on (N, K, lambda_enc) and is built once, before timing (a
-    deployed master builds it once). On a GPU every timed interval ends with
-    ``torch.cuda.synchronize``.
+        One row per (scheme, repeat): ``model, dataset, device, scheme, n_workers, n_inputs,
+        stragglers, repeat, encode_s, decode_s`` (build + apply), ``decode_apply_s`` (apply only),
+        ``forward_s`` (one batched call on the N coded inputs), ``forward_workers_s`` (N single-image
+        passes: what the workers compute), ``overhead`` = (encode_s + decode_s) / forward_s (the
+        stricter figure) and ``overhead_workers`` = (encode_s + decode_s) / forward_workers_s.
     """
     import pandas as pd
     import torch
@@ -131,25 +104,19 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
             # builds it once for its fixed (N, K).
             code.clear_cache()
             code.encode(xt, check_finite=False)
-            _sync(device)
-            t0 = time.perf_counter()
+            t0 = _clock(device)
             coded = code.encode(xt, check_finite=False)
-            _sync(device)
-            t1 = time.perf_counter()
+            t1 = _clock(device)
             y = f.forward_tensor(coded)
-            _sync(device)
-            t2 = time.perf_counter()
+            t2 = _clock(device)
             est = code.decode(y[torch.as_tensor(received, device=device)], received, check_finite=False)
-            _sync(device)
-            t3 = time.perf_counter()
+            t3 = _clock(device)
             code.decode(y[torch.as_tensor(received, device=device)], received, check_finite=False)
-            _sync(device)
-            t4 = time.perf_counter()
+            t4 = _clock(device)
             # What one worker really computes: the forward pass of its own single coded input.
             n = r % n_workers
             f.forward_tensor(coded[n:n + 1])
-            _sync(device)
-            t5 = time.perf_counter()
+            t5 = _clock(device)
             del est
             if r >= warmup:
                 rows.append({"model": model, "dataset": dataset, "device": str(device.type), "scheme": scheme,
@@ -166,14 +133,7 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
 def devices_available(devices="auto") -> list[str]:
     """``["cpu"]`` plus ``"cuda"`` when torch sees a GPU (``devices="auto"``), else ``list(devices)``.
 
-    Parameters
-    ----------
-    devices : "auto" or sequence of str
-        Device names of this machine (``"cpu"``, ``"cuda"``, ``"cuda:1"`` ...).
-
-    Returns
-    -------
-    list of str
+    `devices` is ``"auto"`` or a sequence of device names of this machine (``"cpu"``, ``"cuda:1"`` ...).
     """
     import torch
 
@@ -210,7 +170,7 @@ def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats:
     Returns
     -------
     pandas.DataFrame
-        The rows of every (network, device).
+        The :func:`coding_cost` rows of every (network, device).
     """
     import pandas as pd
 
@@ -250,18 +210,11 @@ def cost_summary(timings):
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``device``, ``scheme``, ``n_workers``, ``n_inputs``, ``stragglers``, then
-        ``encode_ms``, ``decode_ms``, ``encode_decode_ms`` (mean and ``_std``),
-        ``decode_apply_ms``, ``forward_ms`` (batched), ``forward_workers_ms`` (N single-image
-        passes), ``overhead`` (mean of per-batch ratios to the batched forward),
-        ``overhead_of_medians`` (median encode + median decode over the median batched forward:
-        robust to a busy machine), ``overhead_workers`` (the same over the median of N
-        single-image forwards) and ``repeats``.
-
-    Notes
-    -----
-    A timing table, not an estimate with an interval: the spread of a time is a property of
-    the machine's load, so it is reported as a standard deviation and the ratios use medians.
+        ``model, dataset, device, scheme, n_workers, n_inputs, stragglers``, ``encode_ms``, ``decode_ms``,
+        ``encode_decode_ms`` (mean and ``_std``), ``decode_apply_ms``, ``forward_ms``, ``forward_workers_ms``,
+        ``overhead`` (mean of per-batch ratios), ``overhead_of_medians`` (median encode + decode over the
+        median batched forward: robust to load), ``overhead_workers`` (the same over N single-image
+        passes) and ``repeats``. Spreads are standard deviations, not intervals.
     """
     import pandas as pd
 

@@ -1,11 +1,7 @@
 """The quickstart: GCC against BACC on ``f(x) = x sin x``, loss against the number of workers.
 
-* :func:`loss_trials` -- one tidy row per (scheme, N, trial): the end-to-end loss of eq. (1);
-* :func:`plot_loss_vs_n` -- mean loss against N on log axes, with the fitted slopes and the
-  reference slope -3 of the noiseless rate theorem.
-
-Both codes see the same inputs and the same straggler sets in every trial. matplotlib is
-imported inside the plot.
+:func:`loss_trials` (one row per scheme, N and trial; both codes see the same inputs and straggler
+sets) and :func:`plot_loss_vs_n`.
 """
 from __future__ import annotations
 
@@ -30,9 +26,8 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
                 input_low: float = -3.0, input_high: float = 3.0, seed: int = 0):
     """End-to-end loss of GCC and BACC on ``x sin x`` for every N of a grid and every trial.
 
-    For each N the straggler sets of all trials are drawn first (:class:`gcc.FixedCount`, S
-    uniformly at random), then per trial the K inputs uniformly from ``[input_low, input_high]``;
-    both codes encode, the workers apply ``f``, and each code decodes from the non-stragglers.
+    Per N the straggler sets of all trials are drawn first (:class:`gcc.FixedCount`), then per
+    trial the K inputs uniformly from ``[input_low, input_high]``.
 
     Parameters
     ----------
