@@ -103,12 +103,7 @@ class Bump:
 
 
 def line_inputs(code, offset: float = 0.0, slope: float = 1.0) -> np.ndarray:
-    """Scalar data on a line, ``X_k = offset + slope * alpha_k`` (GCC's and LCC's encoders reproduce it).
-
-    Returns
-    -------
-    ndarray, shape (K,)
-    """
+    """Scalar data on a line, shape (K,): ``X_k = offset + slope * alpha_k`` (GCC's and LCC's encoders keep it)."""
     return offset + slope * np.asarray(code.alphas, dtype=float)
 
 
@@ -118,18 +113,7 @@ def gap_room(code, k: int, n_stragglers: int) -> float:
     The largest, over blocks of S stragglers around ``alpha_k``, distance to the nearest received
     worker (the ends of Omega count as workers); a bump within it is invisible to every received one.
 
-    Parameters
-    ----------
-    code : Code
-    k : int
-        Index into ``code.alphas``.
-    n_stragglers : int
-        S.
-
-    Returns
-    -------
-    float
-        About ``(S + 1) / 2`` local worker spacings, depending on where ``alpha_k`` falls.
+    About ``(S + 1) / 2`` local worker spacings; `k` indexes ``code.alphas``.
 
     Examples
     --------
@@ -160,12 +144,7 @@ def _widest_hole(code, k: int, n_stragglers: int) -> tuple[float, int]:
 
 
 def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
-    """The received workers when S contiguous stragglers leave ``alpha_k`` its room (:func:`gap_room`).
-
-    Returns
-    -------
-    ndarray of int
-        Ascending worker indices (all N where S = 0 or no block leaves room).
+    """The received workers (ascending) when S contiguous stragglers leave ``alpha_k`` its room (:func:`gap_room`).
 
     Examples
     --------
@@ -183,13 +162,7 @@ def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
 
 
 def hardest_data_point(code, n_stragglers: int) -> int:
-    """The data point around which S contiguous stragglers leave the most room (ties: the one nearest 0).
-
-    Returns
-    -------
-    int
-        An index into ``code.alphas``.
-    """
+    """The index of the data point around which S contiguous stragglers leave the most room (ties: nearest 0)."""
     alphas = np.asarray(code.alphas, dtype=float)
     room = np.array([gap_room(code, k, n_stragglers) for k in range(alphas.size)])
     best = np.flatnonzero(room >= room.max() * (1 - 1e-9))
@@ -200,21 +173,8 @@ def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None
              X=None) -> Bump:
     """The extremal bump of a cell: on the hardest data point, half-width ``width`` times its room.
 
-    Parameters
-    ----------
-    code : Code
-    n_stragglers : int
-        S.
-    width : float
-        Half-width in units of :func:`gap_room`.
-    data_point : int or None
-        Index k of the data point; default :func:`hardest_data_point`.
-    X : ndarray, shape (K,), optional
-        Scalar data; default :func:`line_inputs` (the bump is centred on ``X_k``).
-
-    Returns
-    -------
-    Bump
+    `width` is in units of :func:`gap_room`; `data_point` defaults to :func:`hardest_data_point`, the
+    scalar data `X` (shape (K,); the bump is centred on ``X_k``) to :func:`line_inputs`.
     """
     S = int(n_stragglers)
     k = hardest_data_point(code, S) if data_point is None else int(data_point)
@@ -233,12 +193,7 @@ def _encoder_curve(code, X, t) -> np.ndarray:
 
 
 def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> np.ndarray:
-    """A grid of [-1, 1] that resolves ``bump o u_enc``: coarse, refined to about `n_fine` points on the bump.
-
-    Returns
-    -------
-    ndarray, shape (M,), strictly increasing
-    """
+    """A strictly increasing grid of [-1, 1] resolving ``bump o u_enc``: coarse, `n_fine` points on the bump."""
     t = np.linspace(-1.0, 1.0, int(n_coarse))
     u = as_matrix(_encoder_curve(code, X, t))[:, 0]
     du = np.abs(np.diff(u))
@@ -247,7 +202,6 @@ def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> 
     touch = np.flatnonzero((hi >= c - w) & (lo <= c + w))
     if touch.size == 0:
         return t
-    # Cells touching the support are split so that the support's image gets ~n_fine points.
     span = float(t[touch[-1] + 1] - t[touch[0]])
     step = min(span, 2.0 * w / max(float(np.max(np.abs(np.gradient(u, t)))), 1e-12)) / n_fine
     pieces = [t]
@@ -259,20 +213,9 @@ def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> 
 def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
     """``||(f o u_enc)''||^2_{L^2}``, ``sup |(f o u_enc)'|`` and ``sup |(f o u_enc)''|`` on a grid.
 
-    Parameters
-    ----------
-    f : callable
-        Vectorised, scalar inputs (this family's data are scalars).
-    X : ndarray, shape (K,)
-    code : Code
-        Its encoder ``u_enc``.
-    t : ndarray, shape (M,)
-        Strictly increasing grid of [-1, 1] (:func:`bump_grid`); three-point divided differences,
-        trapezoidal energy summed over output coordinates.
-
-    Returns
-    -------
-    energy, sup_d1, sup_d2 : float
+    `f` is vectorised on scalars, `X` of shape (K,), `code` gives ``u_enc``, `t` is a strictly
+    increasing grid of [-1, 1] (:func:`bump_grid`): three-point divided differences, trapezoidal energy.
+    Returns ``(energy, sup_d1, sup_d2)``.
     """
     t = np.asarray(t, dtype=float)
     G = as_matrix(f(_encoder_curve(code, X, t)))
@@ -284,14 +227,7 @@ def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
 
 
 def reproduces_line(code, X, n_grid: int = 2001, rtol: float = 1e-10) -> bool:
-    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line itself.
-
-    Then ``f o u_enc = f(a + b t)`` and a bump's norms are its exact ones.
-
-    Returns
-    -------
-    bool
-    """
+    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line: exact bump norms."""
     alphas = np.asarray(code.alphas, dtype=float)
     X = np.asarray(X, dtype=float)
     slope, offset = np.polyfit(alphas, X, 1)
@@ -311,14 +247,13 @@ def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers:
     n_grid, s_values : sequences of int
         The N sweep: every N with every S of `s_values`.
     s_sweep_workers : int
-        The N of the S sweep.
+        The N of the S sweep over `s_grid`.
     s_grid : sequence of int
-        The S of the S sweep.
     gammas : sequence of float
-        Joint sweeps: for each gamma, ``S = round(joint_const N^gamma)`` over `n_grid`.
+        Joint sweeps: ``S = round(joint_const N^gamma)`` over `n_grid`.
     joint_const : float
     n_inputs : int
-        K: cells with ``N - S < K`` are left out (fewer survivors than data points).
+        K: cells with ``N - S < K`` are left out.
 
     Returns
     -------
@@ -416,17 +351,8 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
 def extremal_summary(df):
     """The worst width of every (sweep, gamma, function, scheme, N, S) cell, for each normalisation.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        :func:`extremal_sweep`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Long table: ``sweep, gamma, function, scheme, straggler, N, S, quantity`` (``"normalised"``
-        or ``"normalised_sup"``), ``mean`` (the worst value), ``width`` (where it is attained),
-        ``loss``.
+    Returns a long table of :func:`extremal_sweep`: ``sweep, gamma, function, scheme, straggler, N, S,
+    quantity`` (``"normalised"`` or ``"normalised_sup"``), ``mean`` (the worst value), ``width``, ``loss``.
     """
     import pandas as pd
 
@@ -448,18 +374,17 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     summary : pandas.DataFrame
         :func:`extremal_summary`.
     fit_min_ratio : float
-        Cells with ``N >= fit_min_ratio (S + 1)`` only (the bounds are asymptotic).
+        Cells with ``N >= fit_min_ratio (S + 1)`` only.
     s_fit_min : float
-        S-slopes and the joint fit use ``S + 1 >= s_fit_min`` (below, the data point's place
-        between two workers changes the constant by up to 2).
+        S-slopes and the joint fit use ``S + 1 >= s_fit_min``.
     s_fit_max_ratio : float
         S-slopes use ``S + 1 <= s_fit_max_ratio N``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, one set per ``quantity``;
-        ``fixed`` is ``"S=<s>"``, ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` per ``quantity``; ``fixed`` is
+        ``"S=<s>"``, ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
     import pandas as pd
 

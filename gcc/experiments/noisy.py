@@ -37,16 +37,7 @@ LAMBDA_0 = 1.0
 def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarray:
     """The grid of lambda_dec: ``logspace(low, high, count)`` from ``[low, high, count]``.
 
-    Parameters
-    ----------
-    exponents : (low, high, count)
-    with_zero : bool
-        Prepend 0 (interpolation): the bias-variance curve of :func:`calibrate_theory_constant`
-        shows it; cross-validation searches the positive grid.
-
-    Returns
-    -------
-    ndarray, shape (count,) or (count + 1,)
+    `with_zero` prepends 0 (interpolation, for the bias-variance curve).
 
     Examples
     --------
@@ -60,20 +51,7 @@ def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarr
 
 
 def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
-    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lambda_0``.
-
-    The theorem assumes this range; a rate measured with a lambda outside it (cross-validation
-    can pick a smaller one, interpolation is 0) is not evidence for it.
-
-    Parameters
-    ----------
-    lam_dec, n_workers, n_stragglers : array_like (broadcast together)
-    lam_max : float
-        lambda_0.
-
-    Returns
-    -------
-    ndarray of bool
+    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (broadcast; bool array).
 
     Examples
     --------
@@ -112,12 +90,9 @@ def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials, max_extend
 
 
 def check_interior(summary):
-    """Raise RuntimeError, naming the cells, if a CV lambda_dec of :func:`noisy_summary` sits on an end of its grid.
+    """Raise RuntimeError, naming the cells, if a CV lambda_dec of :func:`noisy_summary` is on an end of its grid.
 
-    Returns
-    -------
-    int
-        The number of CV cells checked.
+    Returns the number of CV cells checked.
     """
     cv = summary[summary["rule"] == "cv"]
     edge = cv[(cv["lam_dec"] <= cv["lam_grid_low"]) | (cv["lam_dec"] >= cv["lam_grid_high"])]
@@ -141,7 +116,7 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     n_grid, s_grid : sequences of int
         Cells with ``N - S < K`` are skipped.
     sigma : float
-        Worker noise standard deviation.
+        Worker noise standard deviation (averaged exactly).
     rules : sequence of {"theory", "cv", "zero"} or float
         How lambda_dec is set per (N, S): the schedule
         :func:`~gcc.experiments.references.theory_lambda_dec` (constant `const`, energy
@@ -151,33 +126,25 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     const : float
         Constant of the theory schedule.
     trials : int
-        Random straggler sets (S uniform, :class:`gcc.FixedCount`) per cell.
+        Uniform straggler sets per cell (``child_seed(seed, N, S)``; the CV rule's ``(seed, N, S, 1)``).
     seed : int
-        Each cell uses ``child_seed(seed, N, S)`` (and the CV rule ``child_seed(seed, N, S, 1)``).
     points : {"equispaced", "chebyshev"}
-        Equispaced by default: Theorem 2 needs ``Delta_max / Delta_min <= B``,
-        which Chebyshev points break (the ratio grows like N).
+        Equispaced by default (Theorem 2 bounds ``Delta_max / Delta_min``).
     lam_grid : sequence of float
         Grid of the CV rule (default ``logspace(-10, 0, 21)``).
     cv_trials : int
-        Held-out draws (straggler sets and noise, independent of the reported
-        ones) per grid point of the CV rule.
+        Held-out draws per grid point of the CV rule.
     adversary : {"random", "worst"}
-        ``"random"``: `trials` uniform S-sets per cell. ``"worst"``: one set per
-        (cell, rule), the worst contiguous block for that rule's decoder on the
-        noiseless outputs (:func:`gcc.worst_case_stragglers`; the adversary does not see the
-        noise), then the noise is averaged exactly.
+        ``"worst"``: per (cell, rule) the worst contiguous block on the noiseless outputs.
     function : str
         Label stored in the ``function`` column.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (rule, N, S, trial): ``function, scheme, rule, straggler, sigma, N,
-        S, K, lam_dec, trial, loss, bias2, variance`` (``scheme`` is ``"gcc"``), ``clipped``
-        (the theory schedule left Theorem 2's range and was clipped into it), ``lam_grid_low``,
-        ``lam_grid_high`` (the CV rule's final grid, extended until its choice is interior).
-        The loss is bias squared + ``sigma^2 ||D||_F^2 m / K``.
+        One row per (rule, N, S, trial): ``function, scheme, rule, straggler, sigma, N, S, K, lam_dec,
+        trial, loss, bias2, variance``, ``clipped`` (the theory schedule was clipped into Theorem 2's
+        range), ``lam_grid_low``, ``lam_grid_high`` (the CV rule's final grid).
     """
     import pandas as pd
 
@@ -228,26 +195,10 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
 
 def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers: int, s_grid: Sequence[int],
                  *, adversaries: Sequence[str] = ("worst", "random"), **common):
-    """:func:`noisy_sweep` over the N sweep (at each S of `s_values`) and the S sweep, per adversary.
+    """:func:`noisy_sweep` rows of the N sweep (`n_grid` x `s_values`) and the S sweep, per adversary.
 
-    Parameters
-    ----------
-    f, X
-        As in :func:`noisy_sweep`.
-    n_grid, s_values : sequences of int
-        The N sweep.
-    s_sweep_workers : int
-        N of the S sweep.
-    s_grid : sequence of int
-        S of the S sweep.
-    adversaries : sequence of {"worst", "random"}
-    **common
-        Passed to :func:`noisy_sweep`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`noisy_sweep` rows with a ``sweep`` column (``"N"`` or ``"S"``).
+    The S sweep is `s_grid` at ``N = s_sweep_workers``; `common` goes to :func:`noisy_sweep`; the
+    rows gain ``sweep`` (``"N"`` or ``"S"``).
     """
     import pandas as pd
 
@@ -259,23 +210,14 @@ def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_w
 
 
 def pilot_marks(summary, n_workers: int, n_stragglers: int, rules: Sequence[str] = ("theory", "cv")) -> dict:
-    """The lambda_dec each rule chose at the pilot cell (random stragglers), for :func:`plot_noisy`.
-
-    Returns
-    -------
-    dict
-        ``"<rule> (random F)" -> lambda``.
-    """
+    """``"<rule> (random F)" -> lambda_dec`` chosen at the pilot cell (random stragglers), for :func:`plot_noisy`."""
     pilot = summary[(summary["N"] == n_workers) & (summary["S"] == n_stragglers) & (summary["straggler"] == "random")]
     return {f"{r} (random F)": float(pilot[pilot["rule"] == r]["lam_dec"].iloc[0])
             for r in rules if r in set(pilot["rule"])}
 
 
 def lambda_table(summary):
-    """lambda_dec (3 significant digits) and the Theorem 2 range flag of every N-sweep cell, per rule.
-
-    For display: one row per (straggler, S, N), columns ``(lam_dec | in_theorem_range, rule)``.
-    """
+    """lambda_dec (3 digits) and the range flag of every N-sweep cell: rows (straggler, S, N), columns rule."""
     part = summary[summary["sweep"] == "N"].assign(lam_dec=lambda d: d["lam_dec"].map("{:.3g}".format))
     return part.pivot_table(index=["straggler", "S", "N"], columns="rule", values=["lam_dec", "in_theorem_range"],
                             aggfunc="first")
@@ -284,18 +226,11 @@ def lambda_table(summary):
 def noisy_summary(trials, level: float = 0.95):
     """:func:`gcc.summary.summarize` of :func:`noisy_sweep` per cell, with its lambda and range flag.
 
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        :func:`noisy_sweep` results with a ``sweep`` column.
-    level : float
-
     Returns
     -------
     pandas.DataFrame
-        ``sweep, function, scheme, rule, straggler, N, S``, the summary columns, ``lam_dec`` and
-        ``in_theorem_range`` (:func:`in_theorem_range`, and not ``clipped``: a clipped schedule is
-        not the theorem's), ``clipped``, ``lam_grid_low``, ``lam_grid_high``.
+        ``sweep, function, scheme, rule, straggler, N, S``, the summary columns, ``lam_dec, clipped,
+        lam_grid_low, lam_grid_high`` and ``in_theorem_range`` (:func:`in_theorem_range` and not clipped).
     """
     keys = ["sweep", "function", "scheme", "rule", "straggler", "N", "S"]
     summary = summarize(trials, "loss", by=keys, level=level)
@@ -351,21 +286,14 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
 def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     """N-slopes at fixed S and (S+1)-slopes at fixed N, per lambda rule, of :func:`noisy_sweep`.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`gcc.summary.summarize` of :func:`noisy_sweep` results with a ``sweep`` column.
-    s_fit_max_ratio : float
-        S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
+    The theory and CV rules are fitted on the cells inside Theorem 2's range only, the ``zero``
+    rule on all; S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``in_theorem_range`` (every
-        fitted cell's lambda_dec in Theorem 2's range and unclipped; True when the summary has no
-        such column) and ``excluded_cells``: the theory and CV rules are fitted on the cells
-        inside the range only (a clipped or out-of-range cell is not the theorem's), and this
-        counts the cells left out; the ``zero`` rule (outside by definition) is fitted on all.
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``excluded_cells`` (cells left out)
+        and ``in_theorem_range`` (of every fitted cell; True when the summary has no such column).
     """
     import pandas as pd
 
@@ -392,21 +320,8 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
 def quoted_values(slopes, const: float) -> list[dict]:
     """The noisy numbers the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    ``theory_constant`` (the schedule's constant fixed at the pilot point); for the ``theory`` and
-    ``cv`` rules, the range of the N-slopes at fixed S over both straggler models
-    (``<rule>_n_slope_min``/``_max``) and the slope in S + 1 at fixed N per straggler model
-    (``<rule>_<straggler>_s_slope``, with ``..._ci``).
-
-    Parameters
-    ----------
-    slopes : pandas.DataFrame
-        :func:`noisy_slopes`.
-    const : float
-        :func:`calibrate_theory_constant`'s constant.
-
-    Returns
-    -------
-    list of dict
+    ``theory_constant`` (`const`); from :func:`noisy_slopes` for the ``theory`` and ``cv`` rules:
+    ``<rule>_n_slope_min`` / ``_max`` (N-slopes at fixed S) and ``<rule>_<straggler>_s_slope`` (with ``_ci``).
     """
     out = [{"key": "theory_constant", "number": float(const), "digits": 3,
             "note": "constant c of the theory schedule, fixed once at the pilot (N, S)"}]
@@ -423,10 +338,8 @@ def quoted_values(slopes, const: float) -> list[dict]:
 def schedule_values(summary) -> list[dict]:
     """How far the theory schedule is from cross-validation at S = 0, largest N (random stragglers).
 
-    ``s0_theory_loss``, ``s0_cv_loss`` (mean losses), ``s0_loss_ratio`` (theory over CV: above 1,
-    the schedule over-smooths), ``s0_lambda_ratio`` (the two lambdas' ratio) and ``s0_N``;
-    ``excluded_theory``, ``excluded_cv`` (N-sweep cells outside Theorem 2's range or clipped, left
-    out of the fits); ``cv_cells`` (CV cells, each interior to its grid, :func:`check_interior`).
+    ``s0_N``, ``s0_theory_loss``, ``s0_cv_loss``, ``s0_loss_ratio``, ``s0_lambda_ratio``; ``excluded_theory``,
+    ``excluded_cv`` (N-sweep cells left out of the fits) and ``cv_cells``.
     """
     part = summary[(summary["sweep"] == "N") & (summary["S"] == 0) & (summary["straggler"] == "random")]
     out = []
@@ -451,29 +364,23 @@ def schedule_values(summary) -> list[dict]:
 
 
 def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None, title: str | None = None):
-    """Noisy workers: loss against N and S + 1 per rule, and the bias-variance curve over lambda_dec.
-
-    Panel 1 (top left): loss against N, one line per (rule, S), with ``C (S+1)^{8/5} N^{-3/5}``.
-    Panel 2 (top right): loss against S + 1 at fixed N with ``C (S+1)^{8/5}``. Panel 3 (below):
-    loss, bias squared and variance against lambda_dec at the pilot (N, S).
+    """Loss against N and S + 1 per rule (with ``C (S+1)^{8/5} N^{-3/5}``) and the bias-variance curve.
 
     Parameters
     ----------
     summary : pandas.DataFrame
-        The saved summary of the ``noisy_rate`` notebook, one straggler model.
+        :func:`noisy_summary` of one straggler model.
     curve_summary : pandas.DataFrame
-        Mean of :func:`noisy_lambda_curve` per lambda_dec.
+        :func:`curve_summary`.
     lam_marks : mapping of str to float, optional
-        Vertical marks on panel 3 (name -> lambda).
+        Vertical marks on the curve (name -> lambda).
     title : str, optional
-        Figure title.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    # Two panels above the bias-variance curve, which spans the page's width. Every line is GCC
-    # (a rule picks its lambda_dec): the rules are told apart by greys, markers and line styles.
+    # Every line is GCC: the rules are told apart by greys, markers and line styles.
     fig, axes = figure(3, ncols=2, height=6.0, wide_last=True)
     styles = {"theory": ("black", "o", "-"), "cv": ("0.45", "s", "--"), "zero": ("0.65", "^", ":")}
     ax = axes[0]
