@@ -27,14 +27,7 @@ RATE_SLOPE_COLUMNS = ["function", "scheme", "straggler", "rule", "p", "fixed", "
 def as_rate_slopes(df):
     """A slope table completed to :data:`RATE_SLOPE_COLUMNS` (missing ones empty), those columns first.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        :func:`gcc.summary.slope_table` rows with a ``fixed`` label column (gains the missing columns).
-
-    Returns
-    -------
-    pandas.DataFrame
+    `df` (:func:`gcc.summary.slope_table` rows with ``fixed``) gains the missing columns.
     """
     for col in RATE_SLOPE_COLUMNS:
         if col not in df.columns:
@@ -57,25 +50,10 @@ def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
                  y_floor: float = 0.0, path_s: bool = True):
     """N-slopes at fixed S on the ``sweep == "N"`` rows and (S+1)-slopes at fixed N on the ``"S"`` rows.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        One row per cell: ``sweep``, `keys`, ``N``, ``S``, ``mean``.
-    keys : sequence of str
-        Grouping columns besides the fixed S or N.
-    x_min : callable, optional
-        :func:`gcc.summary.slope_table`'s ``x_min`` of the N-slopes.
-    s_window : callable, optional
-        ``s_window(frame) -> boolean mask`` of the S-sweep rows to fit.
-    y_floor : float
-        Means at or below are round-off, left out.
-    path_s : bool
-        Fill ``path_s_slope``: 0 at fixed S, NaN at fixed N.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`gcc.summary.slope_table` rows with ``fixed`` (``"S=<s>"`` or ``"N=<n>"``).
+    `summary` has one row per cell (``sweep``, `keys`, ``N``, ``S``, ``mean``); `x_min` is
+    :func:`gcc.summary.slope_table`'s for the N-slopes, ``s_window(frame) -> mask`` selects the S-sweep
+    rows, `y_floor` drops round-off, `path_s` fills ``path_s_slope`` (0 at fixed S, NaN at fixed N).
+    Returns :func:`gcc.summary.slope_table` rows with ``fixed`` (``"S=<s>"`` or ``"N=<n>"``).
     """
     import pandas as pd
 
@@ -95,20 +73,8 @@ def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
 def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
     """A slopes table as ``"slope [low, high]"`` strings, pivoted for display.
 
-    Parameters
-    ----------
-    slopes : pandas.DataFrame
-        A saved ``slopes`` table (:data:`RATE_SLOPE_COLUMNS`).
-    index : sequence of str
-        Row keys, e.g. ``["function", "straggler", "fixed"]``; ``fixed`` labels
-        (``"S=10"``) sort by their number, not as text.
-    columns : str
-        Column key.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One string cell per (index, column); ``"-"`` where no slope could be fitted.
+    Rows `index` (``fixed`` labels such as ``"S=10"`` sort by their number), columns `columns`;
+    ``"-"`` where no slope could be fitted.
 
     Examples
     --------
@@ -134,28 +100,24 @@ def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | No
               level: float = 0.95):
     """Both exponents of ``y = C (S + 1)^b N^a`` by least squares over every cell of a group.
 
-    ``log y = log C + a log N + b log(S + 1)``, with Student-t intervals (``n - 3`` degrees
-    of freedom). Cells of a fixed-S sweep alone cannot separate ``b`` from the constant, nor
-    cells of a fixed-N sweep ``a``: the fit needs N and S to vary independently, which the
-    N, S and joint sweeps together provide.
+    ``log y = log C + a log N + b log(S + 1)``, Student-t intervals (``n - 3`` degrees of freedom);
+    N and S must vary independently (the N, S and joint sweeps together).
 
     Parameters
     ----------
     summary : pandas.DataFrame
-        One row per cell with columns ``N``, ``S``, `y` and `by`.
+        One row per cell with columns ``N``, ``S``, `y` and `by` (one fit per group).
     by : sequence of str
-        One fit per group.
     y : str
     window : callable or None
-        ``window(frame) -> boolean mask`` of the cells to use (e.g. ``N >= 4 (S + 1)``).
+        ``window(frame) -> boolean mask`` of the cells to use.
     level : float
 
     Returns
     -------
     pandas.DataFrame
-        Two rows per group, ``by`` plus ``fixed = "joint fit"``, ``variable`` (``"N"`` and
-        ``"S+1"``), ``slope, ci_low, ci_high, n_points, x_lo, x_hi``; NaN with fewer than 5 cells
-        or collinear N and S.
+        Two rows per group: `by`, ``fixed = "joint fit"``, ``variable`` (``"N"``, ``"S+1"``), ``slope,
+        ci_low, ci_high, n_points, x_lo, x_hi``; NaN with fewer than 5 cells or collinear N and S.
 
     Examples
     --------
@@ -202,24 +164,9 @@ def path_slopes(summary, by: Sequence[str], y: str = "mean", window: Callable | 
                 y_floor: float = 0.0, level: float = 0.95):
     """Slope in N along each joint sweep ``S = c N^gamma``, and the slope of ``log(S+1)`` there.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Cells of joint sweeps, with a ``gamma`` column, ``N``, ``S``, `y` and `by`.
-    by : sequence of str
-        Grouping columns besides ``gamma``.
-    y : str
-    window : callable or None
-        ``window(frame) -> boolean mask`` of the cells to use.
-    y_floor : float
-        Values at or below are round-off, left out.
-    level : float
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by`` plus ``fixed = "gamma=<g>"``, ``variable = "N"``, the :func:`gcc.summary.slope_table`
-        columns and ``path_s_slope``.
+    `summary` holds the joint-sweep cells (``gamma``, ``N``, ``S``, `y`, `by`); `window` and `y_floor`
+    as in :func:`joint_fit` and :func:`sweep_slopes`. Returns `by`, ``fixed = "gamma=<g>"``, the
+    :func:`gcc.summary.slope_table` columns and ``path_s_slope``.
     """
     sub = summary if window is None else summary[np.asarray(window(summary), dtype=bool)]
     sub = sub[np.isfinite(sub[y]) & (sub[y] > y_floor)].assign(s_plus_1=lambda d: d["S"] + 1.0)
@@ -233,17 +180,8 @@ def path_slopes(summary, by: Sequence[str], y: str = "mean", window: Callable | 
 def select_rows(df, filters: Mapping[str, Any]):
     """The rows of `df` that pass every filter; a filter on a column `df` lacks is ignored.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-    filters : mapping of str to value, sequence of values, or callable
-        ``column -> value`` (equality), ``column -> [values]`` (membership) or
-        ``column -> callable(series) -> boolean mask``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The selected rows (a view of `df`'s rows, index kept).
+    `filters` maps a column to a value (equality), a list of values (membership) or a callable
+    ``series -> boolean mask``; the index is kept.
 
     Examples
     --------
@@ -271,31 +209,20 @@ def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str =
     Parameters
     ----------
     slopes : pandas.DataFrame
-        A saved ``slopes`` table (:data:`RATE_SLOPE_COLUMNS`).
-    key : str
-        Value key (a Python identifier).
-    note : str
-        What the slope is.
+        A saved ``slopes`` table.
+    key, note : str
+        Value key and what the slope is.
     span : bool
-        False: the filters select one row, quoted as ``key`` (the slope) and ``key_ci`` (its
-        95% interval as text, ``"[−3.05, −2.99]"``). True: the range of every selected slope,
-        quoted as ``key_min`` and ``key_max``.
+        False: the filters select one row (ValueError if more), quoted as ``key`` and ``key_ci``
+        (its 95% interval as text). True: the range of the selected slopes, ``key_min``, ``key_max``.
     fmt : str
-        Format of the numbers (two decimals: exponents are compared with claims like -3).
     **filters
         Column filters of :func:`select_rows`.
 
     Returns
     -------
     list of dict
-        ``{"key", "number", "note", "fmt"}`` each, for ``run.value(**v)``. A slope that could
-        not be fitted (NaN) or a row the table lacks is left out: the book lists a quoted value no
-        run measured.
-
-    Raises
-    ------
-    ValueError
-        If ``span`` is False and the filters select more than one row.
+        ``{"key", "number", "note", "fmt"}`` each; NaN slopes and missing rows are left out.
 
     Examples
     --------

@@ -35,22 +35,8 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
                       net_hidden: int = 16, seed: int = 0) -> dict:
     """The typical case's two smooth functions with their data, by label.
 
-    Parameters
-    ----------
-    n_inputs : int
-        K.
-    x_low, x_high : float
-        Range of the scalar inputs of ``x sin x`` (drawn uniformly, :func:`~gcc.experiments.problems.scalar_inputs`).
-    net_d, net_m, net_hidden : int
-        Input and output dimension and width of the fixed random tanh network
-        (:class:`~gcc.experiments.problems.TanhNetwork`), whose inputs are standard normal.
-    seed : int
-        Seeds the network and both data sets.
-
-    Returns
-    -------
-    dict
-        ``{"x sin x": (xsinx, X of shape (K,)), "tanh net R^d->R^m (h=<hidden>)": (net, X of shape (K, d))}``.
+    ``x sin x`` on K uniform inputs in ``[x_low, x_high]`` and a :class:`~gcc.experiments.problems.TanhNetwork`
+    ``R^net_d -> R^net_m`` of width `net_hidden` on standard normal inputs, all seeded by `seed`.
 
     Examples
     --------
@@ -147,25 +133,11 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
 
 def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequence[str] = ("worst", "random"),
                    joint_adversaries: Sequence[str] = ("worst",), **common):
-    """:func:`straggler_sweep` over every cell of the N, S and joint sweeps, for each function.
+    """:func:`straggler_sweep` over every cell of :func:`gcc.experiments.extremal.sweep_cells`, for each function.
 
-    Parameters
-    ----------
-    functions : mapping of str to (f, X)
-        Label -> function and data.
-    cells : pandas.DataFrame
-        :func:`gcc.experiments.extremal.sweep_cells` (``sweep, gamma, N, S``).
-    adversaries : sequence of {"worst", "random"}
-        Straggler models of the N and S sweeps.
-    joint_adversaries : sequence of {"worst", "random"}
-        Straggler models of the joint sweeps.
-    **common
-        Passed to :func:`straggler_sweep` (a cell's numbers do not depend on its sweep).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`straggler_sweep` rows with ``sweep`` and ``gamma`` columns.
+    `functions` maps a label to ``(f, X)``; `adversaries` are the straggler models of the N and S
+    sweeps, `joint_adversaries` those of the joint sweeps; `common` goes to :func:`straggler_sweep`.
+    Returns its rows with ``sweep`` and ``gamma``.
     """
     import pandas as pd
 
@@ -258,16 +230,7 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
     For each function and S: GCC's worst contiguous block at N = `n_workers`, the values its
     received workers return (GCC's encoder), and both decoders of those *same* values.
 
-    Parameters
-    ----------
-    functions : mapping of str to (f, X)
-        :func:`typical_functions`.
-    n_workers : int
-        N.
-    s_grid : sequence of int
-        S values; those with ``N - S < K`` are skipped.
-    points : {"chebyshev", "equispaced"}
-    search : {"contiguous", "greedy", "exhaustive"}
+    `functions` is :func:`typical_functions`; S values with ``N - S < K`` are skipped.
 
     Returns
     -------
@@ -374,17 +337,8 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
 
     The dashed ``C ((S+1)/N)^power`` has one C for all panels, the smallest above every GCC point.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        The saved summary of the ``worst_case_rate`` notebook.
-    function : str
-        Value of its ``function`` column to draw.
-    codes : sequence of str
-        Scheme keys, one panel each (those absent from the summary are skipped).
-    stragglers : sequence of str
-        Values of the ``straggler`` column, one row each.
-    power : float
+    `summary` is :func:`summarize_sweeps` (the saved table), `function` the one drawn, `codes` one panel
+    each (absent ones skipped), `stragglers` one row each.
 
     Returns
     -------
@@ -431,13 +385,7 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
 def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
     """Loss against S + 1 at fixed N, with ``C (S+1)^power`` anchored on GCC; a panel per (function, straggler).
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        The saved summary of the ``worst_case_rate`` notebook.
-    codes : sequence of str
-        Scheme keys, one line each.
-    power : float
+    `summary` is :func:`summarize_sweeps` (the saved table); `codes` one line each.
 
     Returns
     -------
