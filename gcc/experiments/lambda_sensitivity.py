@@ -44,30 +44,16 @@ def decade_grid(exponents: Sequence[int]) -> np.ndarray:
 def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_grid: Sequence[float],
                       lam_dec_grid: Sequence[float], *, sigma: float = 0.0, trials: int = 10, seed: int = 0,
                       points: str = "chebyshev", function: str = "f"):
-    """GCC loss over a (lambda_enc, lambda_dec) grid, for several S.
+    """GCC loss over a (lambda_enc, lambda_dec) grid, for several S, noise `sigma` averaged exactly.
 
-    Parameters
-    ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
-    n_workers : int
-    s_values : sequence of int
-    lam_enc_grid, lam_dec_grid : sequences of float
-    sigma : float
-        Worker noise (averaged exactly).
-    trials : int
-        Random straggler sets per S (``child_seed(seed, N, S)``), shared by the grid.
-    seed : int
-    points : {"chebyshev", "equispaced"}
-    function : str
-        Label stored in the ``function`` column.
+    `f` is vectorised ``(n, *in) -> (n, *out)``, `X` of shape (K, *in); `trials` random straggler sets
+    per S (``child_seed(seed, N, S)``) are shared by the grid; `function` labels the rows.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (S, lambda_dec, trial, lambda_enc): ``function, N, S, K, sigma,
-        lam_enc, lam_dec, trial, loss, bias2, variance``.
+        One row per (S, lambda_dec, trial, lambda_enc): ``function, N, S, K, sigma, lam_enc, lam_dec,
+        trial, loss, bias2, variance``.
     """
     import pandas as pd
 
@@ -110,12 +96,8 @@ def _edge(values, chosen: float) -> bool:
 def lambda_optimum(sens, tolerance: float = TOLERANCE):
     """Per S: the grid optimum, the optimal lambdas within `tolerance`, and the loss one grid step away.
 
-    Parameters
-    ----------
-    sens : pandas.DataFrame
-        :func:`sensitivity_sweep` results (one sigma).
-    tolerance : float >= 0
-        Relative loss above the grid minimum within which a lambda counts as optimal.
+    `sens` is :func:`sensitivity_sweep` of one sigma; `tolerance` (>= 0) the relative loss above the
+    grid minimum within which a lambda counts as optimal.
 
     Returns
     -------
@@ -188,15 +170,8 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
                       function: str = "f", tolerance: float = TOLERANCE):
     """:func:`sensitivity_sweep` over `lam_grid` for both lambdas at every noise level, then :func:`lambda_optimum`.
 
-    Parameters
-    ----------
-    f, X, n_workers, s_values, trials, seed, points, function
-        As in :func:`sensitivity_sweep`.
-    lam_grid : sequence of float
-        The grid of both lambdas.
-    sigmas : sequence of float
-        Worker noise levels.
-    tolerance : float
+    `lam_grid` is the grid of both lambdas, `sigmas` the noise levels; the rest as in
+    :func:`sensitivity_sweep` and :func:`lambda_optimum`.
 
     Returns
     -------
@@ -221,12 +196,8 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
 
     A lambda of 0 counts as 1e-11, or as the decade below the smallest positive optimum if lower.
 
-    Parameters
-    ----------
-    best_table : pandas.DataFrame
-        :func:`sensitivity_study`'s ``best_table``.
-    chosen : {"tolerance", "argmin"}
-        The book's optimum (``opt_lam_*``, where present) or the plain arg-min (``lam_*``).
+    `best_table` is :func:`sensitivity_study`'s; `chosen` is ``"tolerance"`` (the book's optimum,
+    ``opt_lam_*`` where present) or ``"argmin"`` (``lam_*``).
 
     Returns
     -------
@@ -253,12 +224,7 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
 def plateau_table(mean_table, s_values: Sequence[int]):
     """How flat the loss is around each optimum: what lambda = 0 would cost, per (sigma, S, lambda).
 
-    Parameters
-    ----------
-    mean_table : pandas.DataFrame
-        :func:`sensitivity_study`'s ``mean_table``.
-    s_values : sequence of int
-        The S to report.
+    `mean_table` is :func:`sensitivity_study`'s; `s_values` the S to report.
 
     Returns
     -------
@@ -340,14 +306,7 @@ def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> lis
 def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | None = None):
     """Heat map of log10 loss over (lambda_enc, lambda_dec) at ``S = s_show``; optimal (filled) and arg-min lambdas vs S.
 
-    Parameters
-    ----------
-    mean_table, best_table : pandas.DataFrame
-        :func:`lambda_optimum` of one sigma.
-    s_show : int
-        The S of the heat map.
-    title : str, optional
-        Figure title.
+    `mean_table`, `best_table`: :func:`lambda_optimum` of one sigma; `title` optional.
 
     Returns
     -------

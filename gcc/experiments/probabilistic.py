@@ -61,17 +61,8 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
     The bump goes on the data point farthest from every received worker, half-width ``width``
     times that distance; the worst width is kept (the function is chosen after the stragglers).
 
-    Parameters
-    ----------
-    code : Code
-    received : sequence of int arrays, or None entries
-        One received set per draw (None or fewer than 2 workers: NaN).
-    widths : sequence of float
-
-    Returns
-    -------
-    normalised, raw : ndarray, shape (draws,)
-        The normalised loss and the loss itself at the worst width.
+    `received` holds one received set per draw (None or fewer than 2 workers: NaN). Returns
+    ``(normalised, raw)``, arrays of shape (draws,): the normalised loss and the loss at the worst width.
     """
     X = line_inputs(code)
     exact = reproduces_line(code, X)
@@ -180,18 +171,9 @@ def _extremal_rows(cell, received, runs, min_survivors):
 def probabilistic_summary(df, level: float = 0.95):
     """Per (scheme, p, N): E[loss] with its interval, draws, too-few counts, runs, normalised ratios.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        :func:`probabilistic_sweep`.
-    level : float
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``function, scheme, p, N``, :func:`gcc.summary.summarize` of the finite losses, ``draws, too_few,
-        longest_run_mean, longest_run_max, longest_run_erdos_renyi, log_N``, ``ratio_gcc_rate``
-        (``E N^3 / log^3``), ``ratio_bacc_rate`` (``E N^2 / log^4``), ``ratio`` (the scheme's own).
+    From :func:`probabilistic_sweep`'s `df`: ``function, scheme, p, N``, :func:`gcc.summary.summarize` of
+    the finite losses, ``draws, too_few, longest_run_mean, longest_run_max, longest_run_erdos_renyi,
+    log_N``, ``ratio_gcc_rate`` (``E N^3 / log^3``), ``ratio_bacc_rate`` (``E N^2 / log^4``), ``ratio``.
     """
     keys = ["function", "scheme", "p", "N"]
     out = summarize(df, "loss", by=keys, level=level)  # NaN losses (too few survivors) left out
@@ -210,13 +192,7 @@ def probabilistic_summary(df, level: float = 0.95):
 def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
     """Slopes in N of both readings' normalised ratios and of E[loss]; the longest run's law.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`probabilistic_summary`.
-    y_floor : float
-        Mean losses at or below this are round-off, left out of the loss slope.
-    level : float
+    From :func:`probabilistic_summary`; mean losses at or below `y_floor` are left out of the loss slope.
 
     Returns
     -------
@@ -252,12 +228,7 @@ def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
 def ratio_growth(summary, scheme: str = "gcc"):
     """Per (function, p): the largest ratio above the N grid's median point over the ratio there.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`probabilistic_summary`.
-    scheme : str
-        Scheme key (any case).
+    `summary` is :func:`probabilistic_summary`, `scheme` a scheme key (any case).
 
     Returns
     -------
@@ -313,14 +284,7 @@ def quoted_values(summary, slopes) -> list[dict]:
 def plot_probabilistic(summary, function: str, runs: bool = True):
     """E[loss] (with both claimed rates), both normalised ratios and the longest run against N, a column per p.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`probabilistic_summary` (the saved ``summary`` table).
-    function : str
-        Value of its ``function`` column to draw.
-    runs : bool
-        Draw row 3 (the longest runs are the same draws for every function).
+    `summary` is :func:`probabilistic_summary`, `function` the one drawn; `runs` draws the longest runs.
 
     Returns
     -------
