@@ -35,17 +35,14 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
     Parameters
     ----------
     x : array_like, shape (K, C, H, W)
-        The K input images of one round.
     n_workers : int
-        N.
     lam_enc : float
-        GCC's encoder smoothing parameter (BACC has none; ignored when GCC is not listed).
+        GCC's encoder smoothing (ignored when GCC is not listed).
     schemes : sequence of str
-        Scheme keys of :func:`gcc.codes.make_many` to encode with.
+        Scheme keys of :func:`gcc.codes.make_many`.
     labels : array_like of int, shape (K,), optional
-        Labels of the inputs, stored with the ``"input"`` rows.
+        Stored with the ``"input"`` rows.
     dataset : str
-        The ``dataset`` column.
 
     Returns
     -------
@@ -200,23 +197,16 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
                   "seed": SEED})
 def roughness_batches(x, n_workers: int, n_inputs: int, n_batches: int, seed: int = 0, lam_enc: float = 0.0,
                       dataset: str = ""):
-    """``spatial_hf`` of GCC's and BACC's coded images for many batches of K distinct images (paired).
+    """``spatial_hf`` of GCC's and BACC's coded images for `n_batches` batches of K distinct images (paired).
 
-    Parameters
-    ----------
-    x : array_like, shape (n, C, H, W)
-        The image pool (e.g. the test split).
-    n_workers, n_inputs, n_batches : int
-        N, K and the number of batches (:func:`gcc.dnn.data.image_batches`, `seed`).
-    seed : int
-    lam_enc : float
-    dataset : str
+    `x` is the image pool, shape (n, C, H, W); the batches are :func:`gcc.dnn.data.image_batches`
+    (`seed`).
 
     Returns
     -------
     pandas.DataFrame
-        ``model`` (:data:`NO_MODEL`), ``dataset``, ``batch``, ``gcc``, ``bacc`` (the two
-        ``spatial_hf`` ratios) and ``diff`` (``bacc - gcc``).
+        ``model`` (:data:`NO_MODEL`), ``dataset``, ``batch``, ``gcc``, ``bacc`` (the two ratios) and
+        ``diff`` (``bacc - gcc``).
     """
     import pandas as pd
 

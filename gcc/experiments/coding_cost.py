@@ -52,36 +52,29 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
     """Time encoding and decoding per batch next to the workers' forward passes.
 
     One round: encode K inputs for N workers, run f on the N coded inputs, decode from N - S
-    survivors; each repeat draws a fresh straggler set, so the decoder is built as well as applied.
-    The encoder is built once, untimed (a deployed master builds it once).
+    survivors; each repeat draws a fresh straggler set (`seed`), so the decoder is built as well as
+    applied. The encoder is built once, untimed; `warmup` untimed rounds precede the `repeats`.
 
     Parameters
     ----------
     f : gcc.dnn.inference.SoftmaxFunction
         The workers' function; everything runs on its ``device``.
     x : array_like, shape (K, C, H, W)
-        One batch of inputs.
     n_workers, stragglers : int
-        N and S.
     schemes : sequence of str
-        Scheme keys of :func:`gcc.codes.make_many` to time.
     lam_enc, lam_dec : float
         GCC's smoothing parameters (any positive value is representative).
-    repeats, warmup : int
-        Timed and untimed rounds per scheme.
-    seed : int
-        Seed of the straggler sets.
+    repeats, warmup, seed : int
     model, dataset : str
-        Stored in the ``model`` and ``dataset`` columns.
+        The ``model`` and ``dataset`` columns.
 
     Returns
     -------
     pandas.DataFrame
         One row per (scheme, repeat): ``model, dataset, device, scheme, n_workers, n_inputs,
-        stragglers, repeat, encode_s, decode_s`` (build + apply), ``decode_apply_s`` (apply only),
-        ``forward_s`` (one batched call on the N coded inputs), ``forward_workers_s`` (N single-image
-        passes: what the workers compute), ``overhead`` = (encode_s + decode_s) / forward_s (the
-        stricter figure) and ``overhead_workers`` = (encode_s + decode_s) / forward_workers_s.
+        stragglers, repeat, encode_s, decode_s`` (build + apply), ``decode_apply_s``, ``forward_s`` (one
+        batched call), ``forward_workers_s`` (N single-image passes), ``overhead`` (encode + decode over
+        forward_s) and ``overhead_workers`` (over forward_workers_s).
     """
     import pandas as pd
     import torch
@@ -154,23 +147,11 @@ def devices_available(devices="auto") -> list[str]:
                   "schemes": SCHEMES})
 def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats: int, seed: int = 0,
               devices="auto", schemes: Sequence[str] = ("gcc", "bacc")):
-    """:func:`coding_cost` for every prepared network (the first K test images) on every device.
+    """:func:`coding_cost` for every prepared network (its first `n_inputs` test images) on every device.
 
-    Parameters
-    ----------
-    prepared : gcc.experiments.dnn_models.PreparedModels
-    n_workers, n_inputs, stragglers : int
-        N, K and S.
-    repeats, seed : int
-        Timed rounds per scheme and the seed of their straggler sets.
-    devices : "auto" or sequence of str
-        :func:`devices_available`.
-    schemes : sequence of str
-
-    Returns
-    -------
-    pandas.DataFrame
-        The :func:`coding_cost` rows of every (network, device).
+    `prepared` is a :class:`gcc.experiments.dnn_models.PreparedModels`, `devices` as in
+    :func:`devices_available`; the rest as in :func:`coding_cost`. Returns the rows of every
+    (network, device).
     """
     import pandas as pd
 

@@ -118,33 +118,26 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     sigma : float
         Worker noise standard deviation (averaged exactly).
     rules : sequence of {"theory", "cv", "zero"} or float
-        How lambda_dec is set per (N, S): the schedule
-        :func:`~gcc.experiments.references.theory_lambda_dec` (constant `const`, energy
-        :func:`~gcc.experiments.references.curvature_energy`), cross-validation
-        over `lam_grid` (:func:`gcc.tuning.select_lambdas`), 0 (interpolation), or a number
-        (that lambda_dec: the bias-variance curve of :func:`calibrate_theory_constant`).
+        The schedule :func:`~gcc.experiments.references.theory_lambda_dec` (constant `const`),
+        cross-validation over `lam_grid` (default ``logspace(-10, 0, 21)``, `cv_trials` held-out draws
+        per point), 0, or a given lambda_dec.
     const : float
-        Constant of the theory schedule.
-    trials : int
-        Uniform straggler sets per cell (``child_seed(seed, N, S)``; the CV rule's ``(seed, N, S, 1)``).
-    seed : int
+    trials, seed : int
+        Uniform straggler sets per cell (``child_seed(seed, N, S)``; CV ``child_seed(seed, N, S, 1)``).
     points : {"equispaced", "chebyshev"}
-        Equispaced by default (Theorem 2 bounds ``Delta_max / Delta_min``).
-    lam_grid : sequence of float
-        Grid of the CV rule (default ``logspace(-10, 0, 21)``).
+    lam_grid : sequence of float, optional
     cv_trials : int
-        Held-out draws per grid point of the CV rule.
     adversary : {"random", "worst"}
         ``"worst"``: per (cell, rule) the worst contiguous block on the noiseless outputs.
     function : str
-        Label stored in the ``function`` column.
+        The ``function`` column.
 
     Returns
     -------
     pandas.DataFrame
         One row per (rule, N, S, trial): ``function, scheme, rule, straggler, sigma, N, S, K, lam_dec,
-        trial, loss, bias2, variance``, ``clipped`` (the theory schedule was clipped into Theorem 2's
-        range), ``lam_grid_low``, ``lam_grid_high`` (the CV rule's final grid).
+        trial, loss, bias2, variance, clipped`` (the schedule clipped into Theorem 2's range),
+        ``lam_grid_low, lam_grid_high`` (the CV rule's final grid).
     """
     import pandas as pd
 
@@ -254,19 +247,9 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
                               function: str = "f"):
     """The constant of the theory schedule that matches the best lambda at one pilot (N, S).
 
-    The schedule's *shape* in (N, S, sigma) is the theory's
-    (:func:`~gcc.experiments.references.theory_lambda_dec`); this fixes its scale once by the
-    grid optimum of the bias-variance curve at the pilot (positive lambdas of `lam_grid`; a 0 is
-    evaluated for the curve, not chosen).
-
-    Parameters
-    ----------
-    f, X, sigma, trials, seed, points, function
-        As in :func:`noisy_sweep`; the same `trials` straggler sets for every lambda.
-    n_workers, n_stragglers : int
-        The pilot (N, S).
-    lam_grid : sequence of float
-        lambda_dec values of the curve.
+    Fixes the scale of :func:`~gcc.experiments.references.theory_lambda_dec` once, by the grid optimum
+    over the positive lambdas of `lam_grid` of the bias-variance curve at ``(n_workers, n_stragglers)``
+    (:func:`noisy_sweep` with those lambdas; the other arguments as there).
 
     Returns
     -------

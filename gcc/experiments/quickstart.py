@@ -26,29 +26,14 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
                 input_low: float = -3.0, input_high: float = 3.0, seed: int = 0):
     """End-to-end loss of GCC and BACC on ``x sin x`` for every N of a grid and every trial.
 
-    Per N the straggler sets of all trials are drawn first (:class:`gcc.FixedCount`), then per
-    trial the K inputs uniformly from ``[input_low, input_high]``.
-
-    Parameters
-    ----------
-    n_inputs : int
-        K.
-    n_stragglers : int
-        S.
-    n_workers_grid : sequence of int
-        The N values.
-    n_trials : int
-        Trials per N.
-    input_low, input_high : float
-        Range of the inputs.
-    seed : int
-        Seeds the one generator of the whole sweep.
+    Per N the S-straggler sets of all `n_trials` trials are drawn first (:class:`gcc.FixedCount`), then
+    per trial the K = `n_inputs` inputs uniformly from ``[input_low, input_high]``; `seed` seeds the one
+    generator of the whole sweep.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``scheme, n_workers, n_inputs, n_stragglers, trial, loss``; one row per
-        (scheme, N, trial).
+        One row per (scheme, N, trial): ``scheme, n_workers, n_inputs, n_stragglers, trial, loss``.
 
     Examples
     --------
@@ -79,17 +64,10 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
 
 
 def plot_loss_vs_n(summary, slopes, title: str = "", reference_slope: float = -3.0):
-    """Mean loss against N (log-log) per scheme, its 95% band, and a reference slope.
+    """Mean loss against N (log-log) per scheme, its 95% band, and a reference slope through GCC's first point.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`gcc.summarize` of the loss by ``scheme, n_workers``.
-    slopes : pandas.DataFrame
-        :func:`gcc.slope_table` of ``summary`` by ``scheme`` (the legend shows each slope).
-    title : str
-    reference_slope : float
-        Drawn through GCC's first point.
+    `summary` is :func:`gcc.summarize` of the loss by ``scheme, n_workers``; `slopes` its
+    :func:`gcc.slope_table` by ``scheme`` (the legend shows each slope).
 
     Returns
     -------

@@ -73,32 +73,25 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     f : callable
         Vectorised ``(n, *in) -> (n, *out)``.
     X : ndarray, shape (K, *in)
-        Data points, identical for every code and cell.
     n_grid, s_grid : sequences of int
-        Workers N and stragglers S; cells with ``N - S < K`` are skipped.
+        Cells with ``N - S < K`` are skipped.
     codes : sequence of str
         Scheme keys of :mod:`gcc.codes` (any case); GCC at lambda = 0.
     adversary : {"worst", "random"}
-        ``"worst"``: each code's own worst received set (:func:`gcc.worst_case_stragglers`,
-        `search`), one row per cell; ``"random"``: `trials` uniform S-sets shared by the codes
-        (:func:`gcc.harness.run_trials`).
-    trials : int
-        Random sets per cell (ignored for ``"worst"``).
-    seed : int
-        Each cell uses ``child_seed(seed, N, S)``.
+        Each code's own worst received set (:func:`gcc.worst_case_stragglers`, `search`), or `trials`
+        uniform S-sets per cell shared by the codes (``child_seed(seed, N, S)``).
+    trials, seed : int
     points : {"chebyshev", "equispaced"}
     max_workers : mapping of str to int, optional
-        Run a code only for ``N <= max_workers[code]``; default :data:`DEFAULT_MAX_WORKERS` (LCC is
-        ill-conditioned beyond N = 40, B-spline's worst-case search slow beyond 256).
+        Run a code only for ``N <= max_workers[code]`` (default :data:`DEFAULT_MAX_WORKERS`).
     function : str
-        Label stored in the ``function`` column.
+        The ``function`` column.
     search : {"contiguous", "greedy", "exhaustive"}
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``function, scheme, straggler, N, S, K, trial, loss`` (plus
-        ``block_start`` for the worst case: the first straggler of the worst block).
+        ``function, scheme, straggler, N, S, K, trial, loss`` (worst case: and ``block_start``).
     """
     import pandas as pd
 
