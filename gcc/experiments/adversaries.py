@@ -14,7 +14,6 @@ import numpy as np
 
 import gcc
 from gcc.codes import canonical, label, make
-from gcc.validation import check_choice
 
 from .extremal import EXTREMAL_FUNCTION, bump_for, line_inputs
 from .problems import scalar_inputs, xsinx
@@ -42,8 +41,7 @@ def adversary_problems(n_inputs: int, seed: int = 0) -> dict:
 
 def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Sequence[tuple[int, int]], *,
                          codes: Sequence[str] = ("gcc", "bacc", "bspline", "lcc"), n_inputs: int = 5,
-                         searches: Sequence[str] = ("contiguous", "greedy", "exhaustive"),
-                         max_sets: int = 5000, points: str = "chebyshev"):
+                         max_sets: int = 5000):
     """The worst loss each adversary finds, per (function, code, N, S).
 
     Parameters
@@ -56,10 +54,8 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
         Scheme keys of :mod:`gcc.codes`.
     n_inputs : int
         K (small, so that small N still leaves redundancy).
-    searches : sequence of {"contiguous", "greedy", "exhaustive"}
-        ``"exhaustive"`` runs only where ``C(N, S) <= max_sets``.
     max_sets : int
-    points : {"chebyshev", "equispaced"}
+        The ``"exhaustive"`` search runs only where ``C(N, S) <= max_sets``.
 
     Returns
     -------
@@ -69,8 +65,6 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
     """
     import pandas as pd
 
-    for search in searches:
-        check_choice(search, "searches", "adversary_comparison", gcc.adversary.SEARCHES)
     codes = [canonical(c, "adversary_comparison") for c in codes]
     K = int(n_inputs)
     rows = []
@@ -80,9 +74,9 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
             if N - S < K:
                 continue
             for scheme in codes:
-                code = make(scheme, K, N, points=points)
+                code = make(scheme, K, N)
                 f, X = problem(code, S) if callable(problem) else problem
-                for search in searches:
+                for search in ("contiguous", "greedy", "exhaustive"):
                     if search == "exhaustive" and math.comb(N, S) > max_sets:
                         continue
                     started = time.perf_counter()

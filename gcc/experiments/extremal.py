@@ -102,9 +102,9 @@ class Bump:
         return f"Bump(center={self.center:.6g}, half_width={self.half_width:.6g}, height={self.height:g})"
 
 
-def line_inputs(code, offset: float = 0.0, slope: float = 1.0) -> np.ndarray:
-    """Scalar data on a line, shape (K,): ``X_k = offset + slope * alpha_k`` (GCC's and LCC's encoders keep it)."""
-    return offset + slope * np.asarray(code.alphas, dtype=float)
+def line_inputs(code) -> np.ndarray:
+    """Scalar data on the line ``X_k = alpha_k``, shape (K,) (GCC's and LCC's encoders reproduce it)."""
+    return np.asarray(code.alphas, dtype=float)
 
 
 def gap_room(code, k: int, n_stragglers: int) -> float:
@@ -270,8 +270,7 @@ def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers:
 
 
 def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: int = 10,
-                   families: Mapping[str, Sequence[float]] | None = None, points: str = "chebyshev",
-                   search: str = "contiguous", max_workers: Mapping[str, int] | None = None):
+                   families: Mapping[str, Sequence[float]] | None = None):
     """Worst-case loss of the extremal bumps, normalised by the norms of ``f o u_enc``.
 
     Per cell, code, family and width: :func:`bump_for` on :func:`line_inputs`, its loss on the
@@ -288,10 +287,6 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
         K.
     families : mapping of str to sequence of float, optional
         ``function`` label -> half-widths in units of the room (default :data:`FAMILIES`).
-    points : {"chebyshev", "equispaced"}
-    search : {"contiguous", "greedy", "exhaustive"}
-    max_workers : mapping of str to int, optional
-        Run a code only for ``N <= max_workers[code]``.
 
     Returns
     -------
@@ -305,7 +300,6 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
     import pandas as pd
 
     codes = [canonical(c, "extremal_sweep") for c in codes]
-    limits = {canonical(k, "extremal_sweep"): v for k, v in (max_workers or {}).items()}
     families = dict(FAMILIES if families is None else families)
     for family, widths in families.items():
         for w in widths:
@@ -315,9 +309,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
     for cell in cells.itertuples(index=False):
         N, S = int(cell.N), int(cell.S)
         for name in codes:
-            if N > limits.get(name, np.inf):
-                continue
-            code = make(name, K, N, points=points)
+            code = make(name, K, N)
             X = line_inputs(code)
             k = hardest_data_point(code, S)
             if name not in exact:
@@ -329,7 +321,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
                     received = hiding_block(code, k, S)
                     loss = gcc.evaluate(code, bump, X, received)["loss"]
                 else:
-                    received, loss = gcc.worst_case_stragglers(code, bump, X, S, search=search, return_loss=True)
+                    received, loss = gcc.worst_case_stragglers(code, bump, X, S, return_loss=True)
                 if exact[name]:
                     energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
                 else:

@@ -43,7 +43,7 @@ def decade_grid(exponents: Sequence[int]) -> np.ndarray:
 
 def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_grid: Sequence[float],
                       lam_dec_grid: Sequence[float], *, sigma: float = 0.0, trials: int = 10, seed: int = 0,
-                      points: str = "chebyshev", function: str = "f"):
+                      function: str = "f"):
     """GCC loss over a (lambda_enc, lambda_dec) grid, for several S, noise `sigma` averaged exactly.
 
     `f` is vectorised ``(n, *in) -> (n, *out)``, `X` of shape (K, *in); `trials` random straggler sets
@@ -59,13 +59,13 @@ def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_gri
 
     K, N = len(X), int(n_workers)
     true = as_matrix(f(X))
-    outputs = {float(le): as_matrix(f(make("gcc", K, N, lam_enc=float(le), points=points).encode(X)))
+    outputs = {float(le): as_matrix(f(make("gcc", K, N, lam_enc=float(le)).encode(X)))
                for le in lam_enc_grid}
     rows = []
     for S in s_values:
         masks = gcc.FixedCount(int(S)).sample_many(np.random.default_rng(child_seed(seed, N, S)), N, int(trials))
         for ld in lam_dec_grid:
-            code = make("gcc", K, N, lam_dec=float(ld), points=points)
+            code = make("gcc", K, N, lam_dec=float(ld))
             for t, mask in enumerate(masks):
                 received = np.flatnonzero(mask)
                 D = np.asarray(code.decoder_matrix(received), dtype=float)
@@ -166,7 +166,7 @@ def check_interior(best_table) -> None:
 
 
 def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: Sequence[float],
-                      sigmas: Sequence[float], *, trials: int = 10, seed: int = 0, points: str = "chebyshev",
+                      sigmas: Sequence[float], *, trials: int = 10, seed: int = 0,
                       function: str = "f", tolerance: float = TOLERANCE):
     """:func:`sensitivity_sweep` over `lam_grid` for both lambdas at every noise level, then :func:`lambda_optimum`.
 
@@ -181,7 +181,7 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
     import pandas as pd
 
     sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, lam_grid, sigma=sigma, trials=trials,
-                                        seed=seed, points=points, function=function) for sigma in sigmas],
+                                        seed=seed, function=function) for sigma in sigmas],
                      ignore_index=True)
     means, bests = [], []
     for sigma, part in sens.groupby("sigma"):

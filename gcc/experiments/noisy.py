@@ -23,7 +23,7 @@ from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes, quoted_slopes, starts_with, sweep_slopes
 
-__all__ = ["RULES", "LAMBDA_0", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior", "noisy_sweep",
+__all__ = ["RULES", "LAMBDA_0", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior", "noisy_sweep",
            "noisy_sweeps", "noisy_summary", "schedule_values", "pilot_marks", "lambda_table", "curve_summary",
            "calibrate_theory_constant", "noisy_slopes", "quoted_values", "plot_noisy"]
 
@@ -32,6 +32,9 @@ RULES = ("theory", "cv", "zero")
 
 #: the upper end lambda_0 of Theorem 2's range used here (the theory schedule's ``lam_max``)
 LAMBDA_0 = 1.0
+
+#: worker points: Theorem 2 bounds ``Delta_max / Delta_min``, which Chebyshev points break
+POINTS = "equispaced"
 
 
 def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarray:
@@ -69,13 +72,13 @@ def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0
 CV_RTOL = 1e-3
 
 
-def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials, max_extend: int = 6):
+def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials, max_extend: int = 6):
     """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum, grid extended."""
     K = len(X)
     grid = np.sort(np.asarray(lam_grid, dtype=float))
     step = float(grid[1] / grid[0])
     for _ in range(int(max_extend) + 1):
-        sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=points),
+        sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=POINTS),
                              f, [X], gcc.FixedCount(int(S)), lam_enc_grid=[0.0], lam_dec_grid=list(grid),
                              trials=int(trials), seed=int(seed), noise_std=float(sigma))
         lams, mean = sel.table["lam_dec"].to_numpy(float), sel.table["mean"].to_numpy(float)
@@ -104,7 +107,7 @@ def check_interior(summary):
 
 def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: float = 0.1,
                 rules: Sequence[str] = ("theory",), const: float = 1.0, trials: int = 20, seed: int = 0,
-                points: str = "equispaced", lam_grid: Sequence[float] | None = None, cv_trials: int = 20,
+                lam_grid: Sequence[float] | None = None, cv_trials: int = 20,
                 adversary: str = "random", function: str = "f"):
     """GCC loss with noisy workers over an (N, S) grid, lambda_dec by rule (Thm 2 / Thm 4).
 
@@ -124,7 +127,6 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     const : float
     trials, seed : int
         Uniform straggler sets per cell (``child_seed(seed, N, S)``; CV ``child_seed(seed, N, S, 1)``).
-    points : {"equispaced", "chebyshev"}
     lam_grid : sequence of float, optional
     cv_trials : int
     adversary : {"random", "worst"}
@@ -151,7 +153,7 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     true = as_matrix(f(X))
     rows = []
     for N in n_grid:
-        base = make("gcc", K, int(N), points=points)
+        base = make("gcc", K, int(N), points=POINTS)
         Y = as_matrix(f(base.encode(X)))
         energy = curvature_energy(f, X, base)
         for S in s_grid:
@@ -167,11 +169,10 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
                     raw = theory_lambda_dec(N, S, sigma, energy=energy, const=const, clip=False)
                     clipped = bool(not in_theorem_range(raw, N, S))
                 elif rule == "cv":
-                    lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), points,
-                                                    cv_trials)
+                    lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), cv_trials)
                 else:
                     lam = 0.0 if rule == "zero" else float(rule)
-                code = make("gcc", K, int(N), lam_dec=lam, points=points)
+                code = make("gcc", K, int(N), lam_dec=lam, points=POINTS)
                 if adversary == "worst":
                     sets = [gcc.worst_case_stragglers(code, f, X, int(S), search="contiguous")]
                 else:
@@ -243,8 +244,7 @@ def curve_summary(curve):
 
 
 def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
-                              sigma: float, trials: int = 20, seed: int = 0, points: str = "equispaced",
-                              function: str = "f"):
+                              sigma: float, trials: int = 20, seed: int = 0, function: str = "f"):
     """The constant of the theory schedule that matches the best lambda at one pilot (N, S).
 
     Fixes the scale of :func:`~gcc.experiments.references.theory_lambda_dec` once, by the grid optimum
@@ -258,10 +258,10 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
         :func:`noisy_sweep` rows, one per (lambda, trial); :func:`curve_summary` is the curve.
     """
     curve = noisy_sweep(f, X, [n_workers], [n_stragglers], sigma=sigma, rules=[float(v) for v in lam_grid],
-                        trials=trials, seed=seed, points=points, function=function)
+                        trials=trials, seed=seed, function=function)
     mean = curve[curve["lam_dec"] > 0].groupby("lam_dec")["loss"].mean()
     lam_best = float(mean.idxmin())
-    energy = curvature_energy(f, X, make("gcc", len(X), int(n_workers), points=points))
+    energy = curvature_energy(f, X, make("gcc", len(X), int(n_workers), points=POINTS))
     unit = theory_lambda_dec(n_workers, n_stragglers, sigma, energy=energy, const=1.0, clip=False)
     return lam_best / unit, curve
 

@@ -35,7 +35,7 @@ EXACT_RTOL = 1e-22
 
 
 def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Sequence[int], *,
-                          trials: int = 20, seed: int = 0, points: str = "chebyshev"):
+                          trials: int = 20, seed: int = 0):
     """Loss against the number of stragglers for LCC and GCC on a fixed polynomial.
 
     Parameters
@@ -50,7 +50,6 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
         Random straggler sets per S, identical for both codes.
     seed : int
         Seeds f, the data (``scalar_inputs(K, -1, 1)``) and the draws (``child_seed(seed, degree, S)``).
-    points : {"chebyshev", "equispaced"}
 
     Returns
     -------
@@ -63,7 +62,7 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
     f = Polynomial(degree, seed=seed)
     X = scalar_inputs(n_inputs, -1.0, 1.0, seed=seed)
     K, N = int(n_inputs), int(n_workers)
-    codes = make_many(["gcc", "lcc"], K, N, points=points, degree=(K - 1) * int(degree))
+    codes = make_many(["gcc", "lcc"], K, N, degree=(K - 1) * int(degree))
     scale = float(np.mean(np.asarray(f(X), dtype=float) ** 2))
     frames = []
     for S in s_grid:
@@ -76,17 +75,16 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
     return pd.concat(frames, ignore_index=True)
 
 
-def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed: int = 0,
-                           points: str = "chebyshev"):
+def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed: int = 0):
     """:func:`polynomial_comparison` for each configuration, in one table.
 
     `configs`: mappings with ``degree``, ``n_inputs``, ``n_workers`` and ``s_grid``; `trials`, `seed`
-    and `points` as in :func:`polynomial_comparison`. Returns the rows of every configuration, in order.
+    as in :func:`polynomial_comparison`. Returns the rows of every configuration, in order.
     """
     import pandas as pd
 
     return pd.concat([polynomial_comparison(c["degree"], c["n_inputs"], c["n_workers"], c["s_grid"], trials=trials,
-                                            seed=seed, points=points) for c in configs], ignore_index=True)
+                                            seed=seed) for c in configs], ignore_index=True)
 
 
 def polynomial_summary(df, exact_rtol: float = EXACT_RTOL, level: float = 0.95):

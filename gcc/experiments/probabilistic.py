@@ -90,8 +90,7 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
 
 def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], *, draws: int = 200,
                         codes: Sequence[str] = ("gcc", "bacc"), seed: int = 0,
-                        points: str = "chebyshev", function: str = "f", min_survivors: int | None = None,
-                        extremal: bool = False):
+                        function: str = "f", extremal: bool = False):
     """Loss under i.i.d. Bernoulli(p) stragglers over an N grid (ISIT 2025 [1]_).
 
     Parameters
@@ -107,12 +106,8 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
         Scheme keys of :mod:`gcc.codes` (any case).
     seed : int
         Each cell uses ``child_seed(seed, N, round(1000 p))``.
-    points : {"chebyshev", "equispaced"}
     function : str
         Label stored in the ``function`` column.
-    min_survivors : int or None
-        Draws with fewer received workers are counted (``too_few_survivors``) with a NaN loss
-        (default K).
     extremal : bool
         Also rows ``function = "bump (extremal)"`` on the same draws, whose ``loss`` is the
         normalised one (``quantity = "normalised"``, the raw loss in ``raw_loss``).
@@ -126,11 +121,11 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
     import pandas as pd
 
     K = len(X)
-    min_survivors = K if min_survivors is None else int(min_survivors)
+    min_survivors = K  # fewer received workers than data: counted, with a NaN loss
     frames = []
     for p in p_values:
         for N in n_grid:
-            cell = make_many(codes, K, int(N), points=points)
+            cell = make_many(codes, K, int(N))
             model = gcc.Bernoulli(float(p), min_survivors=min_survivors)
             cell_seed = child_seed(seed, N, round(1000 * p))
             with warnings.catch_warnings():

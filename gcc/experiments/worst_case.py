@@ -63,9 +63,8 @@ def function_tag(name: str) -> str:
 
 def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
                     codes: Sequence[str] = ("gcc", "bacc", "bspline"), adversary: str = "worst",
-                    trials: int = 1, seed: int = 0, points: str = "chebyshev",
-                    max_workers: Mapping[str, int] | None = None, function: str = "f",
-                    search: str = "contiguous"):
+                    trials: int = 1, seed: int = 0, max_workers: Mapping[str, int] | None = None,
+                    function: str = "f"):
     """End-to-end loss over an (N, S) grid, worst-case or random stragglers (Thm 1 / Thm 4).
 
     Parameters
@@ -78,15 +77,13 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     codes : sequence of str
         Scheme keys of :mod:`gcc.codes` (any case); GCC at lambda = 0.
     adversary : {"worst", "random"}
-        Each code's own worst received set (:func:`gcc.worst_case_stragglers`, `search`), or `trials`
+        Each code's own worst contiguous block (:func:`gcc.worst_case_stragglers`), or `trials`
         uniform S-sets per cell shared by the codes (``child_seed(seed, N, S)``).
     trials, seed : int
-    points : {"chebyshev", "equispaced"}
     max_workers : mapping of str to int, optional
         Run a code only for ``N <= max_workers[code]`` (default :data:`DEFAULT_MAX_WORKERS`).
     function : str
         The ``function`` column.
-    search : {"contiguous", "greedy", "exhaustive"}
 
     Returns
     -------
@@ -106,11 +103,11 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
         for S in s_grid:
             if N - S < K:
                 continue
-            cell = make_many(names, K, int(N), points=points)
+            cell = make_many(names, K, int(N))
             if adversary == "worst":
                 rows = []
                 for name, code in cell.items():
-                    received, loss = gcc.worst_case_stragglers(code, f, X, int(S), search=search, return_loss=True)
+                    received, loss = gcc.worst_case_stragglers(code, f, X, int(S), return_loss=True)
                     missing = np.setdiff1d(np.arange(N), received)
                     rows.append({"scheme": name, "trial": 0, "loss": float(loss),
                                  "block_start": int(missing[0]) if missing.size else -1})
@@ -216,8 +213,7 @@ def quoted_values(slopes) -> list[dict]:
     return out
 
 
-def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequence[int], *, points: str = "chebyshev",
-                  search: str = "contiguous"):
+def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequence[int]):
     """How GCC's and Berrut's decoders bridge the same hole: natural spline against rational interpolation.
 
     For each function and S: GCC's worst contiguous block at N = `n_workers`, the values its
@@ -244,12 +240,10 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
         for S in s_grid:
             if N - int(S) < K:
                 continue
-            cell = make_many(["gcc", "bacc"], K, N, points=points)
+            cell = make_many(["gcc", "bacc"], K, N)
             spline, berrut = cell["gcc"], cell["bacc"]
-            if not np.allclose(spline.betas, berrut.betas):
-                raise ValueError(f"hole_crossing: GCC's and BACC's worker points differ for points={points!r}.")
-            received, spline_loss = gcc.worst_case_stragglers(spline, f, X, int(S), search=search, return_loss=True)
-            _, bacc_worst = gcc.worst_case_stragglers(berrut, f, X, int(S), search=search, return_loss=True)
+            received, spline_loss = gcc.worst_case_stragglers(spline, f, X, int(S), return_loss=True)
+            _, bacc_worst = gcc.worst_case_stragglers(berrut, f, X, int(S), return_loss=True)
             values = np.asarray(f(spline.encode(X)), dtype=float)
             est_s = np.asarray(spline.decode(values[received], received), dtype=float).reshape(K, -1)
             est_b = np.asarray(berrut.decode(values[received], received), dtype=float).reshape(K, -1)
