@@ -281,40 +281,36 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
     ``hole_<tag>_lo_...`` / ``_hi_...`` (first and last S of `s_quoted`, ``hole_s_lo`` / ``hole_s_hi``).
     """
     s_quoted = [int(S) for S in s_quoted]
-    positions = {}  # S -> its profile-independent names
-    for S, pos in (((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ()):
-        positions.setdefault(S, []).append(pos)
-    out = [{"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"}
-           for S, names in positions.items() for pos in names]
+    names = {S: [f"s{S}"] for S in s_quoted}  # S -> its keys: by value, and profile-independent
+    out = []
+    for S, pos in ((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ():
+        names[S].append(pos)
+        out.append({"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"})
     if len(holes):
         out.append({"key": "hole_n", "number": int(holes["N"].iloc[0]), "note": "N of the hole measurements"})
+    fields = (("width", "hole_width", "width of GCC's worst hole (t units)"),
+              ("over_data", "hole_over_data", "that width over the largest data spacing"),
+              ("linear", "linear_point", "squared error of the straight-line continuation"),
+              ("spline_pt", "spline_point", "squared error of the spline, same data point"),
+              ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
+              ("berrut", "berrut_loss", "loss of Berrut's decoder, same received values"),
+              ("bacc", "bacc_worst", "BACC's own worst-case loss"))
     for function, g in holes.groupby("function", sort=False):
         tag = function_tag(function)
         g = g.sort_values("S")
-        better = (g["berrut_loss"] < g["spline_loss"]).to_numpy()
-        tail = np.flatnonzero(~better)
+        tail = np.flatnonzero(~(g["berrut_loss"] < g["spline_loss"]).to_numpy())
         start = tail[-1] + 1 if tail.size else 0
-        cross = float(g["S"].iloc[start]) if start < len(g) else float("nan")
-        out.append({"key": f"hole_{tag}_cross", "number": cross,
+        out.append({"key": f"hole_{tag}_cross", "number": float(g["S"].iloc[start]) if start < len(g) else np.nan,
                     "note": f"{function}: smallest S from which Berrut's decoder beats the spline on GCC's worst hole"})
         for S in s_quoted:
-            row = g[g["S"] == int(S)]
-            if not len(row):
+            if not (g["S"] == S).any():
                 continue
-            r = row.iloc[0]
-            for name in [f"s{int(S)}"] + positions.get(int(S), []):
-                out.append({"key": f"hole_{tag}_{name}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
-                            "note": f"{function}, S={int(S)}: where GCC's worst hole lies"})
-            for key, col, what in (("width", "hole_width", "width of GCC's worst hole (t units)"),
-                                   ("over_data", "hole_over_data", "that width over the largest data spacing"),
-                                   ("linear", "linear_point", "squared error of the straight-line continuation"),
-                                   ("spline_pt", "spline_point", "squared error of the spline, same data point"),
-                                   ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
-                                   ("berrut", "berrut_loss", "loss of Berrut's decoder, same received values"),
-                                   ("bacc", "bacc_worst", "BACC's own worst-case loss")):
-                for name in [f"s{int(S)}"] + positions.get(int(S), []):
-                    out.append({"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
-                                "note": f"{function}, N={int(r['N'])}, S={int(S)}: {what}"})
+            r = g[g["S"] == S].iloc[0]
+            out += [{"key": f"hole_{tag}_{name}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
+                     "note": f"{function}, S={S}: where GCC's worst hole lies"} for name in names[S]]
+            out += [{"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
+                     "note": f"{function}, N={int(r['N'])}, S={S}: {what}"}
+                    for key, col, what in fields for name in names[S]]
     return out
 
 
