@@ -121,14 +121,10 @@ def adversary_table(ratios):
     for (function, scheme), g in ratios.groupby(["function", "scheme"]):
         row = {"function": function, "scheme": scheme, "cells": len(g)}
         for col in ("exhaustive", "greedy"):
-            r = g[f"{col}_ratio"]
-            ok = r.notna()
-            if ok.any():
-                best = g.loc[r[ok].idxmax()]
-                row.update({f"{col}_max": float(best[f"{col}_ratio"]),
-                            f"{col}_at": f"N={int(best['N'])}, S={int(best['S'])}"})
-            else:
-                row.update({f"{col}_max": np.nan, f"{col}_at": ""})
+            r = g[f"{col}_ratio"].dropna()
+            best = g.loc[r.idxmax()] if len(r) else None
+            row[f"{col}_max"] = np.nan if best is None else float(best[f"{col}_ratio"])
+            row[f"{col}_at"] = "" if best is None else f"N={int(best['N'])}, S={int(best['S'])}"
         row["greedy_gap_max"] = float(g["greedy_gap"].max()) if g["greedy_gap"].notna().any() else np.nan
         rows.append(row)
     return pd.DataFrame(rows)

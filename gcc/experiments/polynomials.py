@@ -135,7 +135,6 @@ def exact_recovery(summary, scheme: str = "lcc"):
     rows = []
     for degree, g in summary[summary["scheme"] == scheme].groupby("degree"):
         N, K = int(g["N"].iloc[0]), int(g["K"].iloc[0])
-        exact = set(g[g["max_loss"] <= g["exact_tol"]]["S"])
         threshold = N - (K - 1) * int(degree) - 1
         within, past = g[g["S"] <= threshold], g[g["S"] > threshold]
         jump = np.nan
@@ -143,11 +142,10 @@ def exact_recovery(summary, scheme: str = "lcc"):
             inside = float(within.loc[within["S"].idxmax(), "max_loss"])
             outside = float(past.loc[past["S"].idxmin(), "max_loss"])
             jump = outside / inside if inside > 0 else np.nan
-        exact_up_to = -1
-        for s in sorted(g["S"]):
-            if s not in exact:
-                break
-            exact_up_to = int(s)
+        by_s = g.sort_values("S")
+        ok = (by_s["max_loss"] <= by_s["exact_tol"]).to_numpy()
+        n = len(ok) if ok.all() else int(np.argmin(ok))  # exact at the first n values of S
+        exact_up_to = int(by_s["S"].iloc[n - 1]) if n else -1
         rows.append({"degree": int(degree), "function": str(g["function"].iloc[0]), "N": N, "K": K,
                      "threshold": threshold, "exact_up_to": exact_up_to,
                      "s_max": int(g["S"].max()), "cells": len(g), "jump": jump,
