@@ -34,7 +34,7 @@ def adversary_problems(n_inputs: int, seed: int = 0) -> dict:
     Returns
     -------
     dict
-        ``{"x sin x": (xsinx, X of shape (n_inputs,) uniform in [-3, 3]), "bump (extremal)": extremal_problem}``.
+        ``{"x sin x": (xsinx, X), "bump (extremal)": extremal_problem}``, X uniform in [-3, 3], shape (K,).
     """
     return {"x sin x": (xsinx, scalar_inputs(n_inputs, -3.0, 3.0, seed=seed)), EXTREMAL_FUNCTION: extremal_problem}
 
@@ -107,7 +107,7 @@ def adversary_ratios(df):
 
 
 def adversary_table(ratios):
-    """The largest ratio to the contiguous block per (function, scheme) of :func:`adversary_ratios`, and where.
+    """Largest ratio to the contiguous block per (function, scheme) of :func:`adversary_ratios`, and where.
 
     Returns
     -------
@@ -131,7 +131,7 @@ def adversary_table(ratios):
 
 
 def quoted_values(table) -> list[dict]:
-    """``<scheme>_exhaustive_max`` of :func:`adversary_table` (1: the block is the exact worst case), for ``RunContext.value``."""
+    """``<scheme>_exhaustive_max`` of :func:`adversary_table` (1: the block is the exact worst case)."""
     out = []
     for scheme, g in table.groupby("scheme", sort=False):
         ratios = g["exhaustive_max"].dropna()

@@ -130,7 +130,8 @@ def coded_roughness(table) -> Any:
     Returns
     -------
     pandas.DataFrame
-        ``model, dataset`` (the table's), ``scheme`` (``"input"`` first), ``spatial_hf, range_ratio, min, max``.
+        ``model, dataset`` (the table's), ``scheme`` (``"input"`` first), ``spatial_hf, range_ratio, min,
+        max``.
     """
     import pandas as pd
 
@@ -154,7 +155,7 @@ def coded_roughness(table) -> Any:
 
 @validate_params({"table": Frame(PIXEL_COLUMNS), "n_show": COUNT, "schemes": NAMES})
 def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc", "bacc")):
-    """Fig. 7-like grid of a :func:`coded_samples` table: ``n_show`` inputs, then ``n_show`` coded images per scheme.
+    """Fig. 7-like grid of a :func:`coded_samples` table: `n_show` inputs, then `n_show` images per scheme.
 
     The workers shown are those nearest evenly spaced points of [-1, 1]; absent schemes are skipped.
 
@@ -235,7 +236,8 @@ def noisier_verdict(batches, level: float = 0.95):
     """Paired verdict on "BACC's coded images are noisier than GCC's" over :func:`roughness_batches`.
 
     The 95% t-interval of the mean ``bacc - gcc`` against 0 (:func:`gcc.experiments.verdicts.band_verdict`):
-    ``"BACC noisier (as the paper)"`` above, ``"GCC noisier (against the paper)"`` below, else ``"undecided"``.
+    ``"BACC noisier (as the paper)"`` above, ``"GCC noisier (against the paper)"`` below, else
+    ``"undecided"``.
 
     Returns
     -------

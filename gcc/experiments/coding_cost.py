@@ -1,4 +1,4 @@
-"""The cost of coding (App. C.2, Table 2): encode and decode time per batch next to the workers' forward passes.
+"""The cost of coding (App. C.2, Table 2): encode and decode time per batch beside the workers' forward.
 
 :func:`coding_cost` times one network on one device (CPU, or a GPU synchronised around every timed
 interval), :func:`run_costs` every prepared network on every device, :func:`cost_summary` summarises.

@@ -23,9 +23,9 @@ from .problems import as_matrix
 from .slopes import as_rate_slopes, joint_fit, path_slopes, sweep_slopes
 
 __all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for", "hiding_block",
-           "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep", "extremal_summary",
-           "extremal_slopes", "EXTREMAL_FUNCTION", "LOWER_BOUND_FUNCTION", "DECODER_TEST_FUNCTION",
-           "DECODER_TEST_WIDTHS", "FAMILIES"]
+           "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
+           "extremal_summary", "extremal_slopes", "EXTREMAL_FUNCTION", "LOWER_BOUND_FUNCTION",
+           "DECODER_TEST_FUNCTION", "DECODER_TEST_WIDTHS", "FAMILIES"]
 
 _PROFILE = np.polynomial.Polynomial([1.0, 0.0, -1.0]) ** 4  # (1 - s^2)^4 on [-1, 1]
 _D1, _D2 = _PROFILE.deriv(1), _PROFILE.deriv(2)
@@ -55,7 +55,7 @@ FAMILIES = {LOWER_BOUND_FUNCTION: (1.0,), DECODER_TEST_FUNCTION: DECODER_TEST_WI
 
 
 class Bump:
-    """A compact ``C^3`` bump ``g(x) = height (1 - ((x - center) / half_width)^2)^4`` (0 outside), exact norms.
+    """A compact ``C^3`` bump ``g(x) = height (1 - ((x - center) / half_width)^2)^4``, with exact norms.
 
     Parameters
     ----------
@@ -144,7 +144,7 @@ def _widest_hole(code, k: int, n_stragglers: int) -> tuple[float, int]:
 
 
 def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
-    """The received workers (ascending) when S contiguous stragglers leave ``alpha_k`` its room (:func:`gap_room`).
+    """The received workers (ascending) when S contiguous stragglers leave ``alpha_k`` its :func:`gap_room`.
 
     Examples
     --------
@@ -162,7 +162,7 @@ def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
 
 
 def hardest_data_point(code, n_stragglers: int) -> int:
-    """The index of the data point around which S contiguous stragglers leave the most room (ties: nearest 0)."""
+    """The index of the data point around which S contiguous stragglers leave the most room (ties: near 0)."""
     alphas = np.asarray(code.alphas, dtype=float)
     room = np.array([gap_room(code, k, n_stragglers) for k in range(alphas.size)])
     best = np.flatnonzero(room >= room.max() * (1 - 1e-9))
@@ -193,7 +193,7 @@ def _encoder_curve(code, X, t) -> np.ndarray:
 
 
 def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> np.ndarray:
-    """A strictly increasing grid of [-1, 1] resolving ``bump o u_enc``: coarse, `n_fine` points on the bump."""
+    """A strictly increasing grid of [-1, 1] resolving ``bump o u_enc`` (`n_fine` points on the bump)."""
     t = np.linspace(-1.0, 1.0, int(n_coarse))
     u = as_matrix(_encoder_curve(code, X, t))[:, 0]
     du = np.abs(np.diff(u))
@@ -227,7 +227,7 @@ def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
 
 
 def reproduces_line(code, X, n_grid: int = 2001, rtol: float = 1e-10) -> bool:
-    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line: exact bump norms."""
+    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line (exact norms)."""
     alphas = np.asarray(code.alphas, dtype=float)
     X = np.asarray(X, dtype=float)
     slope, offset = np.polyfit(alphas, X, 1)

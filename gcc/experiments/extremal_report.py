@@ -116,7 +116,8 @@ def counting_notes(slopes):
             elif row["function"] == LOWER_BOUND_FUNCTION:
                 twin = out[(out["scheme"] == "gcc") & (out["variable"] == "S+1") & (out["fixed"] == row["fixed"])
                            & (out["quantity"] == row["quantity"]) & (out["function"] == row["function"])]
-                gcc = slope_text(twin)[0] if len(twin) and np.isfinite(twin["slope"].iloc[0]) else "not measured"
+                measured = len(twin) and np.isfinite(twin["slope"].iloc[0])
+                gcc = slope_text(twin)[0] if measured else "not measured"
                 note = LOWER_BOUND_NOTE.format(gcc=gcc)
         notes.append(note)
     out["not_counted"] = notes

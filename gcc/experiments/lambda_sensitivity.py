@@ -1,4 +1,4 @@
-"""Sensitivity of GCC to its smoothing parameters (lambda_enc, lambda_dec), and the optimum against S (App. E).
+"""Sensitivity of GCC to its smoothing parameters (lambda_enc, lambda_dec), the optimum against S (App. E).
 
 The ``lambda_sensitivity`` notebook: :func:`sensitivity_study` over a :func:`decade_grid` for several
 S and noise levels, :func:`check_interior`, App. E's two statements (:func:`optimum_spans`,
@@ -153,7 +153,7 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
 
 
 def check_interior(best_table) -> None:
-    """Raise ValueError, naming the (sigma, S) and columns, if a chosen lambda of `best_table` is on a grid edge.
+    """Raise ValueError, naming (sigma, S) and columns, if a chosen lambda of `best_table` is on a grid edge.
 
     `best_table` is :func:`lambda_optimum`'s or :func:`sensitivity_study`'s; a choice of 0 is no edge.
     """
@@ -304,7 +304,7 @@ def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> lis
 
 
 def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | None = None):
-    """Heat map of log10 loss over (lambda_enc, lambda_dec) at ``S = s_show``; optimal (filled) and arg-min lambdas vs S.
+    """Heat map of log10 loss over both lambdas at ``S = s_show``; optimal (filled) and arg-min lambdas vs S.
 
     `mean_table`, `best_table`: :func:`lambda_optimum` of one sigma; `title` optional.
 

@@ -23,9 +23,9 @@ from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes, quoted_slopes, starts_with, sweep_slopes
 
-__all__ = ["RULES", "LAMBDA_0", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior", "noisy_sweep",
-           "noisy_sweeps", "noisy_summary", "schedule_values", "pilot_marks", "lambda_table", "curve_summary",
-           "calibrate_theory_constant", "noisy_slopes", "quoted_values", "plot_noisy"]
+__all__ = ["RULES", "LAMBDA_0", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior",
+           "noisy_sweep", "noisy_sweeps", "noisy_summary", "schedule_values", "pilot_marks", "lambda_table",
+           "curve_summary", "calibrate_theory_constant", "noisy_slopes", "quoted_values", "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
@@ -54,7 +54,7 @@ def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarr
 
 
 def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
-    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (broadcast; bool array).
+    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (a bool array).
 
     Examples
     --------
@@ -73,7 +73,7 @@ CV_RTOL = 1e-3
 
 
 def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials, max_extend: int = 6):
-    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum, grid extended."""
+    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum."""
     K = len(X)
     grid = np.sort(np.asarray(lam_grid, dtype=float))
     step = float(grid[1] / grid[0])
@@ -93,7 +93,7 @@ def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials, max_extend: int = 
 
 
 def check_interior(summary):
-    """Raise RuntimeError, naming the cells, if a CV lambda_dec of :func:`noisy_summary` is on an end of its grid.
+    """Raise RuntimeError, naming the cells, if a CV lambda_dec of :func:`noisy_summary` ends its grid.
 
     Returns the number of CV cells checked.
     """
@@ -169,7 +169,8 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
                     raw = theory_lambda_dec(N, S, sigma, energy=energy, const=const, clip=False)
                     clipped = bool(not in_theorem_range(raw, N, S))
                 elif rule == "cv":
-                    lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), cv_trials)
+                    cv_seed = child_seed(seed, N, S, 1)
+                    lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, cv_seed, cv_trials)
                 else:
                     lam = 0.0 if rule == "zero" else float(rule)
                 code = make("gcc", K, int(N), lam_dec=lam, points=POINTS)
@@ -204,14 +205,14 @@ def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_w
 
 
 def pilot_marks(summary, n_workers: int, n_stragglers: int, rules: Sequence[str] = ("theory", "cv")) -> dict:
-    """``"<rule> (random F)" -> lambda_dec`` chosen at the pilot cell (random stragglers), for :func:`plot_noisy`."""
+    """``"<rule> (random F)" -> lambda_dec`` at the pilot cell (random stragglers), for :func:`plot_noisy`."""
     pilot = summary[(summary["N"] == n_workers) & (summary["S"] == n_stragglers) & (summary["straggler"] == "random")]
     return {f"{r} (random F)": float(pilot[pilot["rule"] == r]["lam_dec"].iloc[0])
             for r in rules if r in set(pilot["rule"])}
 
 
 def lambda_table(summary):
-    """lambda_dec (3 digits) and the range flag of every N-sweep cell: rows (straggler, S, N), columns rule."""
+    """lambda_dec (3 digits) and range flag of every N-sweep cell: rows (straggler, S, N), columns rule."""
     part = summary[summary["sweep"] == "N"].assign(lam_dec=lambda d: d["lam_dec"].map("{:.3g}".format))
     return part.pivot_table(index=["straggler", "S", "N"], columns="rule", values=["lam_dec", "in_theorem_range"],
                             aggfunc="first")
@@ -281,7 +282,9 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     import pandas as pd
 
     keys, has_range = ["function", "scheme", "rule", "straggler"], "in_theorem_range" in summary.columns
-    used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")] if has_range else summary
+    used = summary
+    if has_range:
+        used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
     window = lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"]  # noqa: E731
     out = sweep_slopes(used, keys, s_window=window, path_s=False)
 

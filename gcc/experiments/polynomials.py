@@ -162,7 +162,7 @@ def exactness_view(summary):
 
 
 def quoted_values(summary) -> list[dict]:
-    """``deg<d>_threshold``, ``_exact_up_to``, ``_verdict`` and ``_jump`` of :func:`exact_recovery`, for ``RunContext.value``."""
+    """``deg<d>_threshold``, ``_exact_up_to``, ``_verdict``, ``_jump`` (:func:`exact_recovery`)."""
     out = []
     for row in exact_recovery(summary).itertuples(index=False):
         where = f"deg f = {row.degree}, K = {row.K}, N = {row.N}"
@@ -179,7 +179,7 @@ def quoted_values(summary) -> list[dict]:
 
 
 def plot_polynomial(summary):
-    """Loss against S for GCC and LCC of :func:`polynomial_summary`, a panel per degree, LCC's threshold marked.
+    """Loss against S for GCC and LCC, a panel per degree, LCC's threshold marked.
 
     Returns
     -------

@@ -247,7 +247,7 @@ def ratio_growth(summary, scheme: str = "gcc"):
 
 
 def slope_overview(slopes):
-    """:func:`gcc.experiments.slopes.slope_view` of :func:`probabilistic_slopes`; the longest run in column ``"all"``."""
+    """:func:`~gcc.experiments.slopes.slope_view` of :func:`probabilistic_slopes`; the runs in ``"all"``."""
     scheme = slopes["scheme"].where(slopes["scheme"].notna() & (slopes["scheme"] != ""), "all")
     return slope_view(slopes.assign(scheme=scheme), ["function", "quantity", "fixed"])
 
@@ -277,7 +277,7 @@ def quoted_values(summary, slopes) -> list[dict]:
 
 
 def plot_probabilistic(summary, function: str, runs: bool = True):
-    """E[loss] (with both claimed rates), both normalised ratios and the longest run against N, a column per p.
+    """E[loss] with both claimed rates, both normalised ratios and the longest run against N; a column per p.
 
     `summary` is :func:`probabilistic_summary`, `function` the one drawn; `runs` draws the longest runs.
 

@@ -64,7 +64,7 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
 
 
 def plot_loss_vs_n(summary, slopes, title: str = "", reference_slope: float = -3.0):
-    """Mean loss against N (log-log) per scheme, its 95% band, and a reference slope through GCC's first point.
+    """Mean loss against N (log-log) per scheme, its 95% band, a reference slope through GCC's first point.
 
     `summary` is :func:`gcc.summarize` of the loss by ``scheme, n_workers``; `slopes` its
     :func:`gcc.slope_table` by ``scheme`` (the legend shows each slope).

@@ -46,8 +46,8 @@ def starts_with(prefix: str) -> Callable:
     return lambda col: col.astype(str).str.startswith(prefix)
 
 
-def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None, s_window: Callable | None = None,
-                 y_floor: float = 0.0, path_s: bool = True):
+def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
+                 s_window: Callable | None = None, y_floor: float = 0.0, path_s: bool = True):
     """N-slopes at fixed S on the ``sweep == "N"`` rows and (S+1)-slopes at fixed N on the ``"S"`` rows.
 
     `summary` has one row per cell (``sweep``, `keys`, ``N``, ``S``, ``mean``); `x_min` is
@@ -85,8 +85,8 @@ def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
     >>> list(slope_view(s, ["fixed"])["gcc"])
     ['-4.00 [-4.50, -3.50]', '-3.00 [-3.50, -2.50]']
     """
-    table = slopes.assign(slope_ci=slope_text(slopes)).pivot_table(index=list(index), columns=columns, values="slope_ci",
-                                                     aggfunc="first")
+    table = slopes.assign(slope_ci=slope_text(slopes)).pivot_table(index=list(index), columns=columns,
+                                                                   values="slope_ci", aggfunc="first")
 
     def key(level):
         if level.name == "fixed":

@@ -35,8 +35,9 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
                       net_hidden: int = 16, seed: int = 0) -> dict:
     """The typical case's two smooth functions with their data, by label.
 
-    ``x sin x`` on K uniform inputs in ``[x_low, x_high]`` and a :class:`~gcc.experiments.problems.TanhNetwork`
-    ``R^net_d -> R^net_m`` of width `net_hidden` on standard normal inputs, all seeded by `seed`.
+    ``x sin x`` on K uniform inputs in ``[x_low, x_high]`` and a
+    :class:`~gcc.experiments.problems.TanhNetwork` ``R^net_d -> R^net_m`` of width `net_hidden` on
+    standard normal inputs, all seeded by `seed`.
 
     Examples
     --------
@@ -123,7 +124,7 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
 
 def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequence[str] = ("worst", "random"),
                    joint_adversaries: Sequence[str] = ("worst",), **common):
-    """:func:`straggler_sweep` over every cell of :func:`gcc.experiments.extremal.sweep_cells`, for each function.
+    """:func:`straggler_sweep` over every cell of :func:`~gcc.experiments.extremal.sweep_cells`, per function.
 
     `functions` maps a label to ``(f, X)``; `adversaries` are the straggler models of the N and S
     sweeps, `joint_adversaries` those of the joint sweeps; `common` goes to :func:`straggler_sweep`.
@@ -144,7 +145,7 @@ def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequen
 
 
 def summarize_sweeps(trials, keys: Sequence[str] = ("function", "scheme", "straggler"), level: float = 0.95):
-    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), joint sweeps per ``gamma``.
+    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), joint ones per gamma.
 
     Returns
     -------
@@ -285,7 +286,8 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
     out = []
     for S, pos in ((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ():
         names[S].append(pos)
-        out.append({"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"})
+        out.append({"key": f"hole_s_{pos}", "number": S,
+                    "note": f"the {pos} S at which the pages quote the hole"})
     if len(holes):
         out.append({"key": "hole_n", "number": int(holes["N"].iloc[0]), "note": "N of the hole measurements"})
     fields = (("width", "hole_width", "width of GCC's worst hole (t units)"),
@@ -300,13 +302,15 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
         g = g.sort_values("S")
         tail = np.flatnonzero(~(g["berrut_loss"] < g["spline_loss"]).to_numpy())
         start = tail[-1] + 1 if tail.size else 0
-        out.append({"key": f"hole_{tag}_cross", "number": float(g["S"].iloc[start]) if start < len(g) else np.nan,
+        cross = float(g["S"].iloc[start]) if start < len(g) else np.nan
+        out.append({"key": f"hole_{tag}_cross", "number": cross,
                     "note": f"{function}: smallest S from which Berrut's decoder beats the spline on GCC's worst hole"})
         for S in s_quoted:
             if not (g["S"] == S).any():
                 continue
             r = g[g["S"] == S].iloc[0]
-            out += [{"key": f"hole_{tag}_{name}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
+            where = "at an end of Omega" if r["at_end"] else "interior"
+            out += [{"key": f"hole_{tag}_{name}_end", "number": where,
                      "note": f"{function}, S={S}: where GCC's worst hole lies"} for name in names[S]]
             out += [{"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
                      "note": f"{function}, N={int(r['N'])}, S={S}: {what}"}
@@ -366,7 +370,7 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
 
 
 def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
-    """Loss against S + 1 at fixed N, with ``C (S+1)^power`` anchored on GCC; a panel per (function, straggler).
+    """Loss against S + 1 at fixed N with ``C (S+1)^power`` through GCC; a panel per (function, straggler).
 
     `summary` is :func:`summarize_sweeps` (the saved table); `codes` one line each.
 
