@@ -131,17 +131,14 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
     for S, g in mean_table.groupby("S"):
         best = g.loc[g["loss"].idxmin()]
         le, ld, loss = float(best["lam_enc"]), float(best["lam_dec"]), float(best["loss"])
+        grid = g.pivot_table(index="lam_enc", columns="lam_dec", values="loss")
+        grid = grid.reindex(index=enc_values, columns=dec_values)
         i, j = int(np.searchsorted(enc_values, le)), int(np.searchsorted(dec_values, ld))
-        neighbours = [(enc_values[k], ld) for k in (i - 1, i + 1) if 0 <= k < len(enc_values)]
-        neighbours += [(le, dec_values[k]) for k in (j - 1, j + 1) if 0 <= k < len(dec_values)]
-        increases = []
-        for le2, ld2 in neighbours:
-            hit = g[(g["lam_enc"] == le2) & (g["lam_dec"] == ld2)]
-            if len(hit):
-                increases.append(float(hit["loss"].iloc[0]) / loss - 1.0)
-        zero = g[(g["lam_enc"] == 0) & (g["lam_dec"] == 0)]
-        row = {"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss,
-               "loss_at_zero": float(zero["loss"].iloc[0]) if len(zero) else np.nan,
+        near = [grid.iloc[k, j] for k in (i - 1, i + 1) if 0 <= k < len(enc_values)]
+        near += [grid.iloc[i, k] for k in (j - 1, j + 1) if 0 <= k < len(dec_values)]
+        increases = [float(v) / loss - 1.0 for v in near if v == v]  # a missing neighbour is NaN
+        zero = grid.loc[0.0, 0.0] if 0.0 in grid.index and 0.0 in grid.columns else np.nan
+        row = {"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss, "loss_at_zero": float(zero),
                "worst_increase_x10": max(increases) if increases else np.nan}
         for param in ("lam_enc", "lam_dec"):
             row[f"opt_{param}"] = _optimal(_profile(g, param), loss, tolerance)
