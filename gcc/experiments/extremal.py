@@ -63,6 +63,11 @@ class Bump:
     half_width : float > 0
     height : float
 
+    Attributes
+    ----------
+    energy, sup_d1, sup_d2 : float
+        ``int g''(x)^2 dx`` (the support inside the domain), ``sup |g'|`` and ``sup |g''|``.
+
     Examples
     --------
     >>> import numpy as np
@@ -78,25 +83,13 @@ class Bump:
         self.center = check_real(center, "center", "Bump")
         self.half_width = check_real(half_width, "half_width", "Bump", minimum=0.0, include_min=False)
         self.height = check_real(height, "height", "Bump")
+        self.energy = self.height ** 2 * PROFILE_ENERGY / self.half_width ** 3
+        self.sup_d1 = abs(self.height) * _SUP_D1 / self.half_width
+        self.sup_d2 = abs(self.height) * _SUP_D2 / self.half_width ** 2
 
     def __call__(self, x):
         s = (np.asarray(x, dtype=float) - self.center) / self.half_width
         return np.where(np.abs(s) < 1.0, self.height * (1.0 - s ** 2) ** 4, 0.0)
-
-    @property
-    def energy(self) -> float:
-        """``int g''(x)^2 dx`` (the support inside the domain)."""
-        return self.height ** 2 * PROFILE_ENERGY / self.half_width ** 3
-
-    @property
-    def sup_d1(self) -> float:
-        """``sup |g'|``."""
-        return abs(self.height) * _SUP_D1 / self.half_width
-
-    @property
-    def sup_d2(self) -> float:
-        """``sup |g''|``."""
-        return abs(self.height) * _SUP_D2 / self.half_width ** 2
 
     def __repr__(self) -> str:
         return f"Bump(center={self.center:.6g}, half_width={self.half_width:.6g}, height={self.height:g})"

@@ -231,9 +231,7 @@ def noisy_summary(trials, level: float = 0.95):
     summary = summarize(trials, "loss", by=keys, level=level)
     extra = [c for c in ("lam_dec", "clipped", "lam_grid_low", "lam_grid_high") if c in trials.columns]
     summary = summary.merge(trials.groupby(keys, as_index=False)[extra].first(), on=keys)
-    if "clipped" not in summary.columns:
-        summary["clipped"] = False
-    summary["clipped"] = summary["clipped"].astype(bool)
+    summary["clipped"] = summary["clipped"].astype(bool) if "clipped" in summary.columns else False
     summary["in_theorem_range"] = in_theorem_range(summary["lam_dec"], summary["N"], summary["S"]) & ~summary["clipped"]
     return summary
 
