@@ -1,60 +1,29 @@
 """Task assignments (codes) of coded partial gradient computation and of its baselines.
 
-A code says, for every worker, which linear combinations of the K blocks it computes, in which
-order, after how many task units each result is ready, and how results are grouped into messages.
-The master sees every result as one row of a coefficient matrix over the unknown block products
-``W_k theta`` (the system model of Ozfatura et al., ICASSP 2019, Sec. 2); a block is recovered when ``e_k`` lies in the row space of
-the received rows.
-
-Here K is the number of workers, which is also the number of blocks (in the GCC chapters K is the
-number of inputs and N the number of workers). These schemes have their own registry,
-:func:`make_code`, apart from :func:`gcc.codes.make`: they assign exact gradient blocks, they do not
-encode and decode data points.
-
-Schemes (names accepted by :func:`make_code` and :func:`gcc.cpgc.simulate`):
-
-``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``)
-    Random circularly shifted code of the journal draft, degree vector m = (1, m_2, ..., m_r).
-``"icassp-mds"``
-    Labelled hypothesis for the ICASSP-2019 construction: uncoded first task, later tasks dense
-    real-valued (MDS-like) combinations of all K blocks.
-``"uc-mmc"`` / ``"uc-smc"``
-    Uncoded cyclic assignment, one message per result (MMC) or one message after all r (SMC).
-``"mds"`` (alias ``"mcc"``)
-    (k_bar, K) MDS-coded computation, one message per worker after r task units, no partial recovery.
-``"gc"``
-    Gradient coding (coded-communication setting), load r, any K - r + 1 workers suffice.
+A code says, for every worker, which linear combinations of the K blocks ``W_k theta`` it
+computes, in which order, after how many task units each result is ready, and how results form
+messages (the system model of Ozfatura et al., ICASSP 2019, Sec. 2). Here K is the number of
+workers and of blocks (in the GCC chapters K is the number of inputs); :func:`make_code` is a
+registry apart from :func:`gcc.codes.make`: these codes assign exact gradient blocks, they do not
+encode and decode data points. Schemes: ``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``: the random
+circularly shifted code of the journal draft), ``"icassp-mds"`` (labelled hypothesis for the
+ICASSP construction), ``"uc-mmc"`` / ``"uc-smc"`` (uncoded cyclic, one message per result or one
+after all r), ``"mds"`` (alias ``"mcc"``: (k_bar, K) MDS-coded computation) and ``"gc"``
+(gradient coding, coded communication).
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from numbers import Integral
 
 import numpy as np
 
-from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Constraint, Interval, NoneOr, Options,
-                          Rejected, invalid, validate, validate_params)
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, invalid,
+                          validate, validate_params)
 
-__all__ = [
-    "CPGCCode",
-    "SCHEMES",
-    "ALIASES",
-    "LABELS",
-    "SETTINGS",
-    "SCHEME",
-    "SETTING",
-    "DEGREES",
-    "DegreeVector",
-    "canonical_scheme",
-    "rcsc_code",
-    "example_code_k4",
-    "icassp_mds_code",
-    "uncoded_cyclic_code",
-    "mds_code",
-    "gradient_code",
-    "make_code",
-]
+__all__ = ["CPGCCode", "SCHEMES", "ALIASES", "LABELS", "SETTINGS", "SCHEME", "SETTING", "DEGREES",
+           "canonical_scheme", "rcsc_code", "example_code_k4", "icassp_mds_code", "uncoded_cyclic_code",
+           "mds_code", "gradient_code", "make_code"]
 
 #: canonical scheme keys (lower case)
 SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds", "gc")
@@ -71,46 +40,24 @@ SCHEME = Options(SCHEMES + tuple(ALIASES), case_sensitive=False)
 SETTING = Options(SETTINGS)
 
 
-class DegreeVector(Constraint):
-    """A degree vector m = (1, m_2, ..., m_r): ints, starting at 1, non-decreasing.
-
-    Converts to a tuple of Python ints.
-
-    Examples
-    --------
-    >>> from gcc.cpgc.codes import DEGREES
-    >>> DEGREES.convert([1, 2, 3])
-    (1, 2, 3)
-    >>> DEGREES.is_satisfied_by((2, 3)), DEGREES.is_satisfied_by((1, 3, 2))
-    (False, False)
-    """
-
-    def describe(self) -> str:
-        return "a non-empty, non-decreasing sequence of ints starting at 1 (the first task is uncoded)"
-
-    def convert(self, value, name: str = "degrees"):
-        try:
-            seq = tuple(value)
-        except TypeError:
-            raise Rejected() from None
-        if not seq:
-            raise Rejected("it is empty")
-        for m in seq:
-            if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral):
-                raise Rejected(f"{m!r} is not an int")
-        if seq[0] != 1:
-            raise Rejected(f"{name}[0] = {seq[0]}")
-        for j in range(1, len(seq)):
-            if seq[j] < seq[j - 1]:
-                raise Rejected(f"{name}[{j}] = {seq[j]} is smaller than {name}[{j - 1}] = {seq[j - 1]}")
-        return tuple(int(m) for m in seq)
+def _is_degree_vector(m) -> bool:
+    """Ints (never bools), non-empty, starting at 1, non-decreasing."""
+    try:
+        seq = tuple(m)
+    except TypeError:
+        return False
+    ints = all(isinstance(x, Integral) and not isinstance(x, (bool, np.bool_)) for x in seq)
+    return ints and bool(seq) and seq[0] == 1 and all(a <= b for a, b in zip(seq, seq[1:]))
 
 
-DEGREES = DegreeVector()
+#: a degree vector m = (1, m_2, ..., m_r)
+DEGREES = Satisfies(_is_degree_vector, "a non-empty, non-decreasing sequence of ints starting at 1 "
+                    "(the first task is uncoded)")
 _COUNT = Interval(Integral, 1, None)
 
 
-def canonical_scheme(scheme, owner: str = "make_code") -> str:
+@validate_params({"scheme": SCHEME})
+def canonical_scheme(scheme) -> str:
     """Map a scheme name or alias (any case) to its canonical key (see the module docstring).
 
     Examples
@@ -119,12 +66,11 @@ def canonical_scheme(scheme, owner: str = "make_code") -> str:
     >>> canonical_scheme("CCPR"), canonical_scheme("mcc"), canonical_scheme("uc-mmc")
     ('rcsc', 'mds', 'uc-mmc')
     """
-    name = validate(scheme, SCHEME, "scheme", owner)
-    return ALIASES.get(name, name)
+    return ALIASES.get(scheme.lower(), scheme.lower())
 
 
 def _check_shift_count(L: int, K: int, degrees, owner: str) -> None:
-    # the L = sum(m) shifts are distinct values in {0, ..., K-1}
+    """The L = sum(m) shifts are distinct values in {0, ..., K-1}."""
     if L > K:
         raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, {L}) "
                       f"is at most n_workers={K}", tuple(degrees))
@@ -172,28 +118,22 @@ class CPGCCode:
     def __post_init__(self):
         owner = "CPGCCode"
         coef = validate(self.coefficients, ArrayLike(ndim=3, dtype=float, finite=True, description=(
-            "a real array of shape (n_workers, n_rows, n_blocks)")), "coefficients", owner)
-        K, R, _ = coef.shape
+            "a non-empty real array of shape (n_workers, n_rows, n_blocks)")), "coefficients", owner)
         if 0 in coef.shape:
             raise invalid("coefficients", owner, "a non-empty array of shape (n_workers, n_rows, n_blocks)",
                           coef, f"it has shape {coef.shape}")
-        units = validate(self.row_units, ArrayLike(shape=(R,), dtype=float, finite=True, description=(
-            f"a real array of shape (n_rows = {R},)")), "row_units", owner)
-        if units.min() <= 0 or np.any(np.diff(units) < 0):
-            raise invalid("row_units", owner, "positive, non-decreasing task units", units)
-        msgs = validate(self.row_messages, ArrayLike(shape=(R,), dtype=np.int64, description=(
-            f"an int array of shape (n_rows = {R},)")), "row_messages", owner)
+        K, R, _ = coef.shape
+        units = validate(self.row_units, ArrayLike(shape=(R,), dtype=float, finite=True), "row_units", owner)
+        msgs = validate(self.row_messages, ArrayLike(shape=(R,), dtype=np.int64), "row_messages", owner)
         if msgs.min() != 0 or np.any(np.diff(msgs) < 0) or np.any(np.diff(msgs) > 1):
             raise invalid("row_messages", owner, "message indices 0, 1, ... in row order", msgs)
-        for j in range(int(msgs.max()) + 1):       # the rows of one message arrive together
-            if np.unique(units[msgs == j]).size != 1:
-                raise invalid("row_units", owner, "equal task units for the rows of one message", units,
-                              f"message {j}")
-        validate(self.any_k, NoneOr(Interval(Integral, 1, K, description=f"an int in [1, n_workers = {K}]")),
-                 "any_k", owner)
+        # positive, non-decreasing, and equal for the rows of one message (they arrive together)
+        if units.min() <= 0 or np.any(np.diff(units) < 0) or np.any(np.diff(units)[np.diff(msgs) == 0] != 0):
+            raise invalid("row_units", owner, "positive, non-decreasing task units, equal within a message", units)
+        validate(self.any_k, NoneOr(Interval(Integral, 1, K)), "any_k", owner)
         validate(self.partial, BOOL, "partial", owner)
         validate(self.setting, SETTING, "setting", owner)
-        validate(self.load, Interval(Integral, 1, None), "load", owner)
+        validate(self.load, _COUNT, "load", owner)
         object.__setattr__(self, "coefficients", coef)
         object.__setattr__(self, "row_units", units)
         object.__setattr__(self, "row_messages", msgs)
@@ -232,10 +172,6 @@ class CPGCCode:
         """True when every row is a single block with coefficient 1 (recovery is a set union)."""
         deg = self.degrees
         return bool(np.all(deg == 1) and np.all(self.coefficients[self.coefficients != 0] == 1))
-
-
-def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
 @validate_params({"n_workers": _COUNT, "degrees": DEGREES, "setting": SETTING, "seed": SEED_OR_GENERATOR})
@@ -287,11 +223,11 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     (array([1., 2.]), 2)
     """
     owner = "rcsc_code"
-    K, m = n_workers, tuple(degrees)
+    K, m = n_workers, tuple(map(int, degrees))
     L = sum(m)
     _check_shift_count(L, K, m, owner)
     if shifts is None:
-        shifts = _rng(seed).choice(K, size=L, replace=False)
+        shifts = np.random.default_rng(seed).choice(K, size=L, replace=False)
     else:
         shifts = validate(shifts, ArrayLike(ndim=1, dtype=np.int64, description=f"{L} distinct ints in "
                                             f"[0, {K - 1}]"), "shifts", owner)
@@ -352,7 +288,7 @@ def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     ((5, 2, 5), [1, 5])
     """
     K, r = n_workers, n_tasks
-    rng = _rng(seed)
+    rng = np.random.default_rng(seed)
     coef = np.zeros((K, r, K))
     coef[np.arange(K), 0, np.arange(K)] = 1.0
     if r > 1:
@@ -408,7 +344,7 @@ def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0)
     """
     K, r = n_workers, n_tasks
     kb = int(np.ceil(K / r)) if k_bar is None else validate(k_bar, Interval(Integral, 1, K), "k_bar", "mds_code")
-    G = _rng(seed).standard_normal((K, kb)) / np.sqrt(kb)
+    G = np.random.default_rng(seed).standard_normal((K, kb)) / np.sqrt(kb)
     return CPGCCode("mds", G[:, None, :], np.array([float(r)]), np.zeros(1, dtype=int), kb, False,
                     "computation", r, {"n_tasks": r, "k_bar": kb})
 
@@ -439,8 +375,10 @@ def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
                     "communication", r, {"load": r})
 
 
+@validate_params({"scheme": SCHEME, "n_workers": _COUNT, "degrees": DEGREES, "load": NoneOr(_COUNT),
+                  "setting": NoneOr(SETTING), "seed": SEED_OR_GENERATOR})
 def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | None = None,
-              setting: str | None = None, seed=0, owner: str = "make_code") -> CPGCCode:
+              setting: str | None = None, seed=0) -> CPGCCode:
     """Build the code of a named scheme with the paper's conventions.
 
     The registry of the CPGC schemes, apart from :func:`gcc.codes.make` (the GCC chapters'
@@ -464,8 +402,6 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
         exist only in coded computation, GC only in coded communication.
     seed : int or numpy.random.Generator
         Seed of the random construction (RCSC shifts, generators).
-    owner : str
-        Function named in error messages (:func:`gcc.cpgc.simulate` passes its own name).
 
     Returns
     -------
@@ -481,28 +417,30 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     ...
     gcc.validation.InvalidParameterError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
     """
-    name = canonical_scheme(scheme, owner)
-    K = validate(n_workers, _COUNT, "n_workers", owner)
-    seed = validate(seed, SEED_OR_GENERATOR, "seed", owner)
-    m = validate(degrees, DEGREES, "degrees", owner)
-    default_setting = "communication" if name == "gc" else "computation"
-    setting = default_setting if setting is None else validate(setting, SETTING, "setting", owner)
+    return _make(canonical_scheme(scheme), n_workers, tuple(map(int, degrees)), load, setting, seed, "make_code")
+
+
+def _make(name, K, m, load, setting, seed, owner) -> CPGCCode:
+    """:func:`make_code` of checked arguments; the errors between arguments name ``owner``."""
+    setting = setting or ("communication" if name == "gc" else "computation")
     if name in ("mds", "icassp-mds") and setting != "computation":
         raise invalid("setting", owner, f"'computation' for scheme {name!r}", setting)
     if name == "gc" and setting != "communication":
         raise invalid("setting", owner, "'communication' for scheme 'gc'", setting)
-    if load is None:
+    if load is None:   # the default load must fit: blame n_workers, the argument the caller passed
         load = len(m) if setting == "computation" else sum(m)
-    load = validate(load, Interval(Integral, 1, K), "load", owner)
+        if load > K:
+            what = "len(degrees)" if setting == "computation" else "sum(degrees)"
+            raise invalid("n_workers", owner, f"an int >= the default load {what} = {load} of degrees {m} "
+                          f"in coded {setting} (or pass a smaller load or degrees)", K)
+    validate(load, Interval(Integral, 1, K), "load", owner)
     if name == "rcsc":
-        _check_shift_count(sum(m), K, degrees, owner)
+        _check_shift_count(sum(m), K, m, owner)
         return rcsc_code(K, m, seed=seed, setting=setting)
     if name == "icassp-mds":
         return icassp_mds_code(K, load, seed=seed)
-    if name == "uc-mmc":
-        return uncoded_cyclic_code(K, load, True, setting)
-    if name == "uc-smc":
-        return uncoded_cyclic_code(K, load, False, setting)
+    if name in ("uc-mmc", "uc-smc"):
+        return uncoded_cyclic_code(K, load, name == "uc-mmc", setting)
     if name == "mds":
         return mds_code(K, load, seed=seed)
     return gradient_code(K, load)

@@ -1,15 +1,12 @@
 """The master's incremental recoverability decision and decoder: peeling, then elimination.
 
-Messages are fed one by one (:meth:`Master.receive`), so the same object serves the vectorised
-simulator's tests, the gradient-descent simulation and a real distributed engine. Block k is
-recoverable when ``e_k`` lies in the row space of the received coefficient rows. Peeling resolves
-every row that has a single unknown block left (all uncoded results, and coded results whose other
-blocks are known), at a cost of ``(m - 1) b`` subtractions for a degree-m row with blocks of length
-b. Beyond peeling, the decision is the reduced row-echelon form of the received coefficient rows,
-kept incrementally (:class:`IncrementalRREF`): each row is reduced once, when a decision needs it,
-never the whole system again. The values of what peeling leaves are eliminated once, in
-:meth:`Master.decode`. Message values are real and finite (gradient blocks: a complex or NaN value
-is the contract error, never a silent zero or a NaN spread over other blocks), of one block shape.
+Messages are fed one by one (:meth:`Master.receive`), so the same object serves the simulator's
+tests, the gradient-descent simulation and a real distributed engine. Block k is recoverable when
+``e_k`` lies in the row space of the received coefficient rows. Peeling resolves every row with a
+single unknown block left, at ``(m - 1) b`` subtractions for a degree-m row of blocks of length b;
+beyond it, the decision is a reduced row-echelon form kept incrementally (:class:`IncrementalRREF`,
+each row reduced once), and the values peeling leaves are eliminated once, in :meth:`Master.decode`.
+Message values are real and finite, of one block shape.
 """
 from __future__ import annotations
 
@@ -19,7 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import BOOL, ArrayLike, InstanceOf, Interval, check_int, invalid, validate, validate_params
+from ..validation import BOOL, ArrayLike, InstanceOf, Interval, invalid, validate, validate_params
 from .codes import CPGCCode
 from .elimination import MAX_SPARSE_DEGREE
 
@@ -35,7 +32,6 @@ _POSITIVE = Interval(Real, 0, None, closed="neither")
 MATRIX = ArrayLike(ndim=2, dtype=np.float64, finite=True)
 #: message values and right-hand sides: real, finite
 VALUES = ArrayLike(dtype=np.float64, finite=True)
-_SUM = np.add.reduce
 
 
 @validate_params({"n_blocks": _BLOCKS, "tolerance": TOLERANCE})
@@ -212,11 +208,8 @@ class IncrementalRREF:
 
     def add(self, row) -> bool:
         """Reduce one row (real, finite, length B) into the form; True when it raised the rank."""
-        if not (isinstance(row, np.ndarray) and row.dtype == np.float64 and row.shape == (self.n_unknowns,)):
-            row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64), "row", "IncrementalRREF.add")
-        if not np.isfinite(row).all():
-            row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64, finite=True), "row",
-                           "IncrementalRREF.add")
+        row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64, finite=True), "row",
+                       "IncrementalRREF.add")
         return self._add(row)
 
     def _add(self, row) -> bool:
@@ -398,8 +391,8 @@ class Master:
             the first value received. Only the decision is made when omitted.
         """
         code = self.code
-        worker = check_int(worker, "worker", "Master.receive", minimum=0, maximum=code.n_workers - 1)
-        message = check_int(message, "message", "Master.receive", minimum=0, maximum=code.n_messages - 1)
+        worker = validate(worker, Interval(Integral, 0, code.n_workers - 1), "worker", "Master.receive")
+        message = validate(message, Interval(Integral, 0, code.n_messages - 1), "message", "Master.receive")
         if (worker, message) in self._received:
             raise invalid("message", "Master.receive", f"a message not yet received from worker {worker}",
                           message)
@@ -430,20 +423,16 @@ class Master:
 
     def _check_value(self, value, n_rows, message):
         """A message's values as float64 (n_rows, *block_shape), or the contract error."""
-        owner = "Master.receive"
-        if not (isinstance(value, np.ndarray) and value.dtype == np.float64):
-            value = validate(value, VALUES, "value", owner)
-        if not math.isfinite(_SUM(value, axis=None)):          # NaN/inf (or an overflowing sum)
-            validate(value, VALUES, "value", owner)           # names the first NaN/inf entry
+        value = validate(value, VALUES, "value", "Master.receive")
         shape, dims = self._block_shape, value.shape
         if n_rows == 1 and (not dims or dims[0] != 1):
             value = value[None, ...]
             dims = value.shape
         if not dims or dims[0] != n_rows or (shape is not None and dims[1:] != shape):
             block = "*block_shape" if shape is None else ", ".join(str(d) for d in shape)
-            raise invalid("value", owner, f"an array of shape ({n_rows}, {block}) (one block per row of "
-                          f"message {message}" + ("" if shape is None else ", the block shape of the values "
-                                                  "received before") + ")", value, f"its shape is {value.shape}")
+            raise invalid("value", "Master.receive", f"an array of shape ({n_rows}, {block}) (one block per row "
+                          f"of message {message}" + ("" if shape is None else ", the block shape of the values "
+                                                     "received before") + ")", value, f"its shape is {value.shape}")
         self._block_shape = dims[1:]
         return value
 

@@ -88,7 +88,7 @@ def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000
     ((100, 5), (10, 5), True)
     """
     d = dim
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)
     theta = rng.uniform(0.0, 1.0, d)
     shift = 1.5 * theta / d
 
@@ -99,6 +99,7 @@ def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000
     return RegressionProblem(X_train, X_train @ theta, X_test, X_test @ theta, theta)
 
 
+@validate_params({"dim": _COUNT})
 def block_slices(dim: int, n_blocks: int) -> list[slice]:
     """Row blocks of W (and coordinate blocks of theta): ``numpy.array_split`` sizes, in order.
 
@@ -119,7 +120,6 @@ def block_slices(dim: int, n_blocks: int) -> list[slice]:
     >>> block_slices(10, 4)          # the first 10 mod 4 = 2 blocks are one row longer
     [slice(0, 3, None), slice(3, 6, None), slice(6, 8, None), slice(8, 10, None)]
     """
-    dim = validate(dim, _COUNT, "dim", "block_slices")
     n_blocks = validate(n_blocks, Interval(Integral, 1, dim, description="an int in [1, dim]"),
                         "n_blocks", "block_slices")
     sizes = [len(a) for a in np.array_split(np.arange(dim), n_blocks)]
@@ -127,6 +127,8 @@ def block_slices(dim: int, n_blocks: int) -> list[slice]:
     return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
+@validate_params({"problem": InstanceOf(RegressionProblem, "a RegressionProblem (synthetic_regression(...))"),
+                  "masks": MASKS, "eta": Interval(Real, 0, None, closed="neither"), "theta0": Interval(Real)})
 def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float = 0.1,
                      theta0: float = 0.1) -> np.ndarray:
     """Run gradient descent with partial recovery for several recovery sequences at once.
@@ -163,17 +165,11 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     >>> err.shape, bool(err[0, -1] < err[1, -1] < err[1, 0])
     ((2, 31), True)
     """
-    owner = "gradient_descent"
-    problem = validate(problem, InstanceOf(RegressionProblem, "a RegressionProblem "
-                                           "(synthetic_regression(...))"), "problem", owner)
-    masks = validate(masks, MASKS, "masks", owner)
-    eta = validate(eta, Interval(Real, 0, None, closed="neither"), "eta", owner)
-    theta0 = validate(theta0, Interval(Real), "theta0", owner)
     S, iters, K = masks.shape
     X, y = problem.X_train, problem.y_train
     n, d = X.shape
     if K > d:
-        raise invalid("masks", owner, f"a boolean array of shape (n_sequences, iterations, n_blocks) "
+        raise invalid("masks", "gradient_descent", f"a boolean array of shape (n_sequences, iterations, n_blocks) "
                       f"with n_blocks <= d = {d}", masks, f"it has shape {masks.shape}")
     W = X.T @ X
     b = X.T @ y
