@@ -90,6 +90,15 @@ def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message,
         Recoverable blocks at completion.
     handed_over : ndarray of bool, shape (n,)
         Trials whose rows outgrew :data:`ROW_WIDTH`: decode them with :func:`dense_recovery`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc.elimination import sparse_recovery
+    >>> order, sup_idx = np.array([[0, 1]]), np.array([[0, 1], [1, 2]])   # W_0 + W_1, then W_1
+    >>> sparse_recovery(order, np.array([0]), np.array([0]), np.zeros((1, 2), bool), sup_idx,
+    ...                 np.array([[1.0, 1.0], [1.0, 0.0]]), np.ones(2, bool), 2, True)
+    (array([1]), array([[ True,  True]]), array([False]))
     """
     n, B = known.shape
     D = sup_idx.shape[1]

@@ -114,13 +114,10 @@ def _eliminate(matrix, values=None, tol=_TOL):
     """:func:`rref_recoverable` of checked float arrays (the master's own call, unchecked)."""
     M = np.array(matrix, dtype=float)
     n, u = M.shape
-    V = None if values is None else np.array(values, dtype=float).reshape(n, -1)
-    b = 0 if V is None else V.shape[1]
-    scale = np.abs(M).max() if M.size else 0.0
-    eps = tol * max(scale, 1.0)
-    pivots = []
-    ops = 0
-    row = 0
+    V = np.zeros((n, 0)) if values is None else np.array(values, dtype=float).reshape(n, -1)
+    b = V.shape[1]
+    eps = tol * max(np.abs(M).max() if M.size else 0.0, 1.0)
+    pivots, ops, row = [], 0, 0
     for col in range(u):
         if row >= n:
             break
@@ -128,34 +125,30 @@ def _eliminate(matrix, values=None, tol=_TOL):
         if abs(M[p, col]) <= eps:
             continue
         if p != row:
-            M[[row, p]] = M[[p, row]]
-            if V is not None:
-                V[[row, p]] = V[[p, row]]
+            M[[row, p]], V[[row, p]] = M[[p, row]], V[[p, row]]
         piv = M[row, col]
         M[row] /= piv
-        if V is not None:
-            V[row] /= piv
+        V[row] /= piv
         ops += u + b
         others = np.flatnonzero(np.abs(M[:, col]) > eps)
         others = others[others != row]
         if others.size:
             f = M[others, col][:, None]
             M[others] -= f * M[row]
-            if V is not None:
-                V[others] -= f * V[row]
+            V[others] -= f * V[row]
             ops += others.size * (u + b)
         M[np.abs(M) <= eps] = 0.0
         pivots.append(col)
         row += 1
-    recoverable = np.zeros(u, dtype=bool)
-    solution = None if V is None else np.full((u, b), np.nan)
     pivot_set = np.zeros(u, dtype=bool)
     pivot_set[pivots] = True
-    for r, col in enumerate(pivots):
-        if not np.any(M[r, ~pivot_set]):
-            recoverable[col] = True
-            if V is not None:
-                solution[col] = V[r]
+    alone = ~np.any(M[: len(pivots)][:, ~pivot_set], axis=1)      # pivot rows without a free entry
+    recoverable = np.zeros(u, dtype=bool)
+    recoverable[np.array(pivots, dtype=int)[alone]] = True
+    if values is None:
+        return recoverable, None, ops
+    solution = np.full((u, b), np.nan)
+    solution[np.array(pivots, dtype=int)[alone]] = V[: len(pivots)][alone]
     return recoverable, solution, ops
 
 
