@@ -27,7 +27,7 @@ __all__ = ["SimulationResult", "simulate", "completion"]
 _COUNT = Interval(Integral, 1, None)
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class SimulationResult:
     """Completion times and message counts of independent iterations (trials).
 
@@ -88,16 +88,6 @@ class SimulationResult:
                 "load": self.code.load, "tolerance": self.tolerance, "mu": self.mu, "alpha": self.alpha,
                 "trials": self.trials}
 
-    def trial_table(self):
-        """One row per trial: :meth:`labels` plus ``trial``, ``time`` and ``messages`` (pandas)."""
-        import pandas as pd
-
-        table = pd.DataFrame({"trial": np.arange(self.trials), "time": self.times,
-                              "messages": self.messages})
-        for key, value in reversed(list(self.labels().items())):
-            table.insert(0, key, value)
-        return table
-
     def summary(self, level: float = 0.95):
         """Mean and interval of the time and the messages, in the summary vocabulary.
 
@@ -117,9 +107,13 @@ class SimulationResult:
         0    mds      time   0.1531  500
         1    mds  messages  14.0000  500
         """
+        import pandas as pd
+
         from ..summary import summarize
 
-        return summarize(self.trial_table(), ["time", "messages"], by=list(self.labels()), level=level)
+        table = pd.DataFrame({**self.labels(), "trial": np.arange(self.trials), "time": self.times,
+                              "messages": self.messages})
+        return summarize(table, ["time", "messages"], by=list(self.labels()), level=level)
 
     def __repr__(self) -> str:
         return (f"SimulationResult(scheme={self.scheme!r}, tolerance={self.tolerance}, trials={self.trials}, "
@@ -183,12 +177,10 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
     last_of_message[:-1] = code.row_messages[1:] != code.row_messages[:-1]
     last_of_message = np.tile(last_of_message, K)
     D = int(deg.max())
-    sup_idx = np.full((K * R, D), B, dtype=np.intp)               # padding: block B, value 0
-    sup_val = np.zeros((K * R, D))
-    for rid in range(K * R):
-        nz = np.flatnonzero(nnz[rid])
-        sup_idx[rid, : nz.size] = nz
-        sup_val[rid, : nz.size] = coef[rid, nz]
+    cols = np.argsort(~nnz, axis=1, kind="stable")[:, :D]         # the nonzero columns first, in order
+    used = np.take_along_axis(nnz, cols, axis=1)
+    sup_idx = np.where(used, cols, B).astype(np.intp)              # padding: block B, value 0
+    sup_val = np.where(used, np.take_along_axis(coef, cols, axis=1), 0.0)
 
     row_times = (speeds[:, :, None] * code.row_units).reshape(T, K * R)
     order = np.argsort(row_times, axis=1, kind="stable")           # stable: a message's rows stay together
