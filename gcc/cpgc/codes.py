@@ -129,7 +129,8 @@ class CPGCCode:
             raise invalid("row_messages", owner, "message indices 0, 1, ... in row order", msgs)
         # positive, non-decreasing, and equal for the rows of one message (they arrive together)
         if units.min() <= 0 or np.any(np.diff(units) < 0) or np.any(np.diff(units)[np.diff(msgs) == 0] != 0):
-            raise invalid("row_units", owner, "positive, non-decreasing task units, equal within a message", units)
+            raise invalid("row_units", owner, "positive, non-decreasing task units, equal within a message",
+                          units)
         validate(self.any_k, NoneOr(Interval(Integral, 1, K)), "any_k", owner)
         validate(self.partial, BOOL, "partial", owner)
         validate(self.setting, SETTING, "setting", owner)
@@ -417,7 +418,8 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     ...
     gcc.validation.InvalidParameterError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
     """
-    return _make(canonical_scheme(scheme), n_workers, tuple(map(int, degrees)), load, setting, seed, "make_code")
+    m = tuple(map(int, degrees))
+    return _make(canonical_scheme(scheme), n_workers, m, load, setting, seed, "make_code")
 
 
 def _make(name, K, m, load, setting, seed, owner) -> CPGCCode:

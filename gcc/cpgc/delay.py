@@ -76,8 +76,8 @@ def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
             [0.3, 0.6]]])
     """
     K = code.n_workers
-    speeds = validate(speeds, ArrayLike(shape=(None, K), dtype=float, finite=True,
-                                        description=f"an array of shape (trials, {K})"), "speeds", "arrival_times")
+    speeds = validate(speeds, ArrayLike(shape=(None, K), dtype=float, finite=True, description=(
+        f"an array of shape (trials, {K})")), "speeds", "arrival_times")
     if speeds.size and speeds.min() < 0:
         raise invalid("speeds", "arrival_times", "times per task unit >= 0", speeds)
     return speeds[..., :, None] * code.row_units

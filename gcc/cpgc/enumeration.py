@@ -87,8 +87,8 @@ def is_complete(code, scores, tolerance: float = 0.0) -> bool:
     (True, False)
     """
     K = code.n_workers
-    scores = validate(scores, ArrayLike(shape=(K,), dtype=np.int64, description=f"an int array of "
-                                        f"shape ({K},) (task units done per worker)"), "scores", "is_complete")
+    scores = validate(scores, ArrayLike(shape=(K,), dtype=np.int64, description=(
+        f"an int array of shape ({K},) (task units done per worker)")), "scores", "is_complete")
     if scores.min() < 0:
         raise invalid("scores", "is_complete", "task units >= 0", scores)
     return _is_complete(code, scores, tolerance)

@@ -167,10 +167,9 @@ class IncrementalRREF:
 
     Notes
     -----
-    A new row is reduced by the pivot rows of its nonzero columns; if anything is left, one of
-    its columns becomes a pivot (sparse: the column held by the fewest rows, which keeps rows
-    short; dense: the largest entry) and is eliminated from the rows that hold it. Unknown k is
-    determined (``e_k`` in the row space) exactly when k is a pivot whose row has no other entry.
+    A new row is reduced by the pivot rows of its nonzero columns; what is left makes one column a
+    pivot (sparse: the one held by the fewest rows; dense: the largest entry), eliminated from the
+    other rows. Unknown k is determined exactly when it is a pivot whose row has no other entry.
 
     Examples
     --------
@@ -423,9 +422,9 @@ class Master:
             dims = value.shape
         if not dims or dims[0] != n_rows or (shape is not None and dims[1:] != shape):
             block = "*block_shape" if shape is None else ", ".join(str(d) for d in shape)
-            raise invalid("value", "Master.receive", f"an array of shape ({n_rows}, {block}) (one block per row "
-                          f"of message {message}" + ("" if shape is None else ", the block shape of the values "
-                                                     "received before") + ")", value, f"its shape is {value.shape}")
+            before = "" if shape is None else ", the block shape of the values received before"
+            raise invalid("value", "Master.receive", f"an array of shape ({n_rows}, {block}) (one block per "
+                          f"row of message {message}{before})", value, f"its shape is {value.shape}")
         self._block_shape = dims[1:]
         return value
 

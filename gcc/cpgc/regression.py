@@ -169,8 +169,8 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     X, y = problem.X_train, problem.y_train
     n, d = X.shape
     if K > d:
-        raise invalid("masks", "gradient_descent", f"a boolean array of shape (n_sequences, iterations, n_blocks) "
-                      f"with n_blocks <= d = {d}", masks, f"it has shape {masks.shape}")
+        raise invalid("masks", "gradient_descent", f"a boolean array of shape (n_sequences, iterations, "
+                      f"n_blocks) with n_blocks <= d = {d}", masks, f"it has shape {masks.shape}")
     W = X.T @ X
     b = X.T @ y
     slices = block_slices(d, K)

@@ -174,8 +174,9 @@ def page_values(comparison, claims, counting, table_ii) -> list[dict]:
     return [
         dict(key="worst_gap_pct", number=float(abs(worst["gap_pct"])), unit="%", digits=2,
              note=f"largest |gap| to Tables III and IV ({worst['scheme']}, {worst['metric']}, q = {worst['tolerance']:g})"),
-        dict(key="worst_gap_where", number=f"{worst['scheme']}, {worst['metric']}, q = {worst['tolerance']:g}, "
-             f"Table {worst['table']}", note="where the largest gap is"),
+        dict(key="worst_gap_where", note="where the largest gap is",
+             number=f"{worst['scheme']}, {worst['metric']}, q = {worst['tolerance']:g}, "
+                    f"Table {worst['table']}"),
         dict(key="published_rows", number=len(comparison), note="published numbers compared (Tables III and IV)"),
         dict(key="agreeing_rows", number=int(comparison["verdict"].str.startswith("agrees").sum()),
              note="of which agree within 2%"),

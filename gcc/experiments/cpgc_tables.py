@@ -26,8 +26,8 @@ from gcc.validation import Interval, ListOf, validate_params
 from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
 
 __all__ = [
-    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table", "completion_time_wide", "code_variability_table",
-    "plot_completion_time",
+    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table",
+    "completion_time_wide", "code_variability_table", "plot_completion_time",
     "convergence_experiment", "convergence_curves", "convergence_summary", "time_to_target",
     "plot_convergence",
     "measure_decoding", "decoding_sweep", "decoding_summary", "decoding_display", "plot_decoding_cost",
@@ -243,12 +243,11 @@ def convergence_experiment(schemes=("rcsc", "uc-mmc", "mds"), tolerances=(0.0, 0
             times.append(np.concatenate([[0.0], np.cumsum(res.times)]))
             counts.append(np.concatenate([[n_workers], rec.sum(axis=1)]))
         errors = gradient_descent(problem, np.array(masks), eta=eta)
-        for p, (scheme, q) in enumerate(pairs):
-            for it in range(iterations + 1):
-                rows.append({"scheme": scheme, "tolerance": q, "run": run, "iteration": it,
-                             "time": float(times[p][it]), "test_error": float(errors[p, it]),
-                             "blocks_recovered": int(counts[p][it])})
-    return pd.DataFrame(rows)
+        steps = np.arange(iterations + 1)
+        rows += [pd.DataFrame({"scheme": scheme, "tolerance": q, "run": run, "iteration": steps,
+                               "time": times[p], "test_error": errors[p], "blocks_recovered": counts[p]})
+                 for p, (scheme, q) in enumerate(pairs)]
+    return pd.concat(rows, ignore_index=True)
 
 
 _CONVERGENCE_METRICS = ["test_error", "time", "blocks_recovered"]
