@@ -2,10 +2,10 @@
 
 A code says, for every worker, which linear combinations of the K blocks ``W_k theta`` it
 computes, in which order, after how many task units each result is ready, and how results form
-messages (the system model of Ozfatura et al., ICASSP 2019, Sec. 2). Here K is the number of
-workers and of blocks (in the GCC chapters K is the number of inputs); :func:`make_code` is a
-registry apart from :func:`gcc.codes.make`: these codes assign exact gradient blocks, they do not
-encode and decode data points. Schemes: ``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``: the random
+messages (the system model of Ozfatura et al., ICASSP 2019, Sec. 2). Here K is the number of workers
+and of blocks (in the GCC chapters K is the number of inputs); :func:`make_code` is a registry
+apart from :func:`gcc.codes.make`: these codes assign exact gradient blocks, they do not encode
+and decode data points. Schemes: ``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``: the random
 circularly shifted code of the journal draft), ``"icassp-mds"`` (labelled hypothesis for the
 ICASSP construction), ``"uc-mmc"`` / ``"uc-smc"`` (uncoded cyclic, one message per result or one
 after all r), ``"mds"`` (alias ``"mcc"``: (k_bar, K) MDS-coded computation) and ``"gc"``
@@ -18,8 +18,8 @@ from numbers import Integral
 
 import numpy as np
 
-from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, invalid,
-                          validate, validate_params)
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, caller,
+                          invalid, validate, validate_params)
 
 __all__ = ["CPGCCode", "SCHEMES", "ALIASES", "LABELS", "SETTINGS", "SCHEME", "SETTING", "DEGREES",
            "canonical_scheme", "rcsc_code", "example_code_k4", "icassp_mds_code", "uncoded_cyclic_code",
@@ -418,12 +418,8 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     ...
     gcc.validation.InvalidParameterError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
     """
-    m = tuple(map(int, degrees))
-    return _make(canonical_scheme(scheme), n_workers, m, load, setting, seed, "make_code")
-
-
-def _make(name, K, m, load, setting, seed, owner) -> CPGCCode:
-    """:func:`make_code` of checked arguments; the errors between arguments name ``owner``."""
+    owner = caller("make_code")    # simulate names itself (validation.entry)
+    name, K, m = canonical_scheme(scheme), n_workers, tuple(map(int, degrees))
     setting = setting or ("communication" if name == "gc" else "computation")
     if name in ("mds", "icassp-mds") and setting != "computation":
         raise invalid("setting", owner, f"'computation' for scheme {name!r}", setting)

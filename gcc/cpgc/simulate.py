@@ -15,9 +15,9 @@ from numbers import Integral
 import numpy as np
 
 from ..metrics import mean_ci
-from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, InstanceOf, Interval, NoneOr, invalid, validate,
-                          validate_params)
-from .codes import DEGREES, SCHEME, SETTING, CPGCCode, _make, canonical_scheme
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, InstanceOf, Interval, NoneOr, entry, invalid,
+                          validate, validate_params)
+from .codes import DEGREES, SCHEME, SETTING, CPGCCode, make_code
 from .delay import ALPHA, MU, worker_speeds
 from .elimination import MAX_SPARSE_DEGREE, dense_recovery, sparse_recovery
 from .master import TOLERANCE, required_blocks
@@ -297,7 +297,8 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     code_ss, delay_ss = np.random.SeedSequence(int(seed)).spawn(2)
     if code is None:
         cseed = np.random.default_rng(code_ss) if code_seed is None else code_seed
-        code = _make(canonical_scheme(scheme), K, degrees, load, setting, cseed, "simulate")
+        with entry("simulate"):
+            code = make_code(scheme, K, degrees, load, setting, cseed)
     elif code.n_workers != K:
         raise invalid("n_workers", "simulate", f"equal to code.n_workers={code.n_workers}", K)
     speeds = worker_speeds(np.random.default_rng(delay_ss), n, K, mu, alpha)
