@@ -87,16 +87,15 @@ class CPGCCode:
     coefficients : ndarray, shape (n_workers, n_rows, n_blocks)
         Row ``j`` of worker ``i`` is the result ``sum_k coefficients[i, j, k] * W_k theta``.
     row_units : ndarray of float, shape (n_rows,)
-        Task units after which row ``j`` is ready; with speed ``Y_i = alpha + X_i`` it is ready at
-        ``row_units[j] * Y_i``. Non-decreasing.
+        Task units after which row ``j`` is ready (at ``row_units[j] * Y_i`` for the speed
+        ``Y_i = alpha + X_i``); positive, non-decreasing, equal within a message.
     row_messages : ndarray of int, shape (n_rows,)
-        Message index of each row; rows of one message share their ready time and arrive together.
+        Message index of each row (the rows of one message arrive together).
     any_k : int or None
-        For threshold codes (MDS, GC): every block (or the full gradient) is decodable as soon as the
-        messages of any ``any_k`` distinct workers have arrived, and never before.
+        Threshold codes (MDS, GC): everything is decodable once any ``any_k`` workers' messages
+        have arrived, and nothing before.
     partial : bool
-        Whether single blocks can be recovered (partial recovery). False for MDS and GC, which
-        always wait for the full result whatever the tolerance.
+        Whether single blocks can be recovered (False for MDS and GC).
     setting : {"computation", "communication"}
         Coded computation (blocks of ``W theta``) or coded communication (partial gradients).
     load : int
@@ -191,10 +190,9 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     shifts : sequence of int, length L, optional
         Explicit distinct circular shifts in {0, ..., K-1}.
     setting : {"computation", "communication"}
-        In coded computation message j is ready after j task units (each coded product costs one
-        unit, the blocks are pre-summed). In coded communication a worker computes the L partial
-        gradients in A-order and sends the sum of the newest m_j after cumulative counts
-        m_1 + ... + m_j (1, 3, 6 for m = (1, 2, 3)).
+        Coded computation: message j is ready after j task units (one pre-summed coded product
+        each). Coded communication: the L partial gradients are computed in A-order and the sum of
+        the newest m_j is sent after m_1 + ... + m_j of them (1, 3, 6 for m = (1, 2, 3)).
 
     Returns
     -------
@@ -203,15 +201,10 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
 
     Notes
     -----
-    Row l of the L x K matrix A is the circular shift ``roll(arange(K), s_l)``; worker i's message
-    j sums blocks ``A[l, i]`` for the l of group j. Every block appears once in every row of A, so
-    each block is computed equally often at each position; a worker's messages share no block
-    because the shifts are distinct.
-
-    References
-    ----------
-    E. Ozfatura, S. Ulukus, D. Gunduz, "Distributed gradient descent with coding and partial
-    recovery" (journal draft extending ICASSP 2019, arXiv 1811.09271).
+    Row l of the L x K matrix A is ``roll(arange(K), s_l)``; worker i's message j sums the blocks
+    ``A[l, i]`` of the l in group j. Each block is computed equally often at each position, and a
+    worker's messages share no block (the shifts are distinct). Ozfatura, Ulukus and Gunduz,
+    "Distributed gradient descent with coding and partial recovery" (arXiv 1811.09271).
 
     Examples
     --------
@@ -251,8 +244,8 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
 def example_code_k4() -> CPGCCode:
     """The K = 4, r = 2 CCPR example of Ozfatura et al. (ICASSP 2019) (columns are workers).
 
-    Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2. This particular matrix is not
-    itself a set of circular shifts; it is the example the counting table was computed for.
+    Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2 (not itself circular shifts:
+    the example the counting table was computed for).
 
     Examples
     --------
@@ -276,10 +269,9 @@ def example_code_k4() -> CPGCCode:
 def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     """Labelled hypothesis for the ICASSP-2019 CPGC: uncoded first task, MDS-coded later tasks.
 
-    Worker i first computes W_i (uncoded); its later ``n_tasks - 1`` results are dense real
-    combinations of all K blocks with i.i.d. N(0, 1/K) coefficients. Together with the identity,
-    any K rows are then linearly independent with probability one (a systematic real MDS-like
-    code; a real Vandermonde generator would be this in principle but is ill conditioned at K = 40).
+    Worker i first computes W_i; its later ``n_tasks - 1`` results are combinations of all K blocks
+    with i.i.d. N(0, 1/K) coefficients, so with the identity any K rows are independent with
+    probability one (a systematic real MDS-like code; a Vandermonde one is ill conditioned at K = 40).
 
     Examples
     --------
@@ -331,10 +323,10 @@ def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = 
 def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> CPGCCode:
     """(k_bar, K) MDS-coded computation with a real Gaussian generator.
 
-    W is split into ``k_bar = ceil(K / r)`` blocks (default); worker i computes one coded product
-    ``sum_k G[i, k] W_k theta`` of size d / k_bar and sends it once, timed as ``n_tasks`` task units
-    (the paper's convention: (14, 40) is timed as 3 units although its load is 40/14). Any k_bar
-    rows of a Gaussian generator are invertible with probability one; no partial recovery.
+    W is split into ``k_bar = ceil(K / r)`` blocks (default); worker i sends one coded product
+    ``sum_k G[i, k] W_k theta`` once, timed as ``n_tasks`` task units (the paper's convention: (14,
+    40) is timed as 3 units although its load is 40/14). Any k_bar rows of G are invertible with
+    probability one; no partial recovery.
 
     Examples
     --------
@@ -354,11 +346,9 @@ def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0)
 def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
     """Gradient coding (Tandon et al. 2017) in the coded-communication setting.
 
-    Worker i computes the partial gradients of the r = ``load`` cyclically consecutive data parts
-    i, ..., i+r-1 and sends one coded combination after r task units; the full gradient is decodable
-    from any K - r + 1 workers. ``coefficients`` holds the 0/1 support of the combinations only: the
-    decoding rule is the threshold ``any_k`` (the cyclic-repetition coefficients of Tandon et al. are
-    not needed to time the scheme).
+    Worker i computes the partial gradients of data parts i, ..., i+r-1 (r = ``load``) and sends one
+    combination after r task units; any K - r + 1 workers suffice. ``coefficients`` holds the 0/1
+    support only: the rule is the threshold ``any_k`` (the coefficients are not needed for timing).
 
     Examples
     --------
@@ -382,10 +372,9 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
               setting: str | None = None, seed=0) -> CPGCCode:
     """Build the code of a named scheme with the paper's conventions.
 
-    The registry of the CPGC schemes, apart from :func:`gcc.codes.make` (the GCC chapters'
-    codes): a :class:`CPGCCode` assigns the K blocks of the exact gradient ``W theta`` to K
-    workers (K counts workers and blocks here, inputs there), with no encoder or decoder of data
-    points, so the two kinds share no interface and no scheme key.
+    The registry of the CPGC schemes, apart from :func:`gcc.codes.make`: a :class:`CPGCCode`
+    assigns the K blocks of ``W theta`` to K workers (K counts workers here, inputs there), with
+    no encoder or decoder of data points; the two share no interface and no scheme key.
 
     Parameters
     ----------

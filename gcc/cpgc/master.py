@@ -45,11 +45,10 @@ def required_blocks(n_blocks: int, tolerance: float) -> int:
     tolerance : float
         q in [0, 1).
 
-    The formula holds exactly for q as written: q is read as the decimal it prints as (Python's
-    shortest ``repr``, so ``0.15`` is 3/20 and ``np.nextafter(1.0, 0.0)`` is ``1 - 1e-16``) and
-    the ceiling is taken in exact rational arithmetic. So 40 (1 - 0.15) = 34 gives 34 (not the
-    35 of binary floating point), q just below a boundary ``1 - m / n_blocks`` asks for one block
-    more than q at it, and every q in [0, 1) asks for at least one block.
+    q is read as the decimal it prints as (Python's shortest ``repr``: ``0.15`` is 3/20,
+    ``np.nextafter(1.0, 0.0)`` is ``1 - 1e-16``) and the ceiling is exact rational arithmetic: 40
+    (1 - 0.15) gives 34 (not binary floating point's 35), q just below a boundary ``1 - m / n_blocks``
+    asks for one block more than q at it, and every q in [0, 1) asks for at least one block.
 
     Examples
     --------
@@ -72,10 +71,10 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
     matrix : array_like, shape (n_rows, n_unknowns)
         Real, finite coefficients.
     values : array_like, shape (n_rows, ...), optional
-        Real, finite right-hand sides, reduced alongside (one row operation costs
-        ``n_unknowns + b`` operations, b the product of the trailing axes).
+        Real, finite right-hand sides, reduced alongside (a row operation costs ``n_unknowns + b``,
+        b the product of the trailing axes).
     tol : float
-        Entries below ``tol`` times the largest entry of the matrix count as zero; ``> 0``.
+        Entries below ``tol`` times the largest entry (at least 1) count as zero; ``> 0``.
 
     Returns
     -------
@@ -88,8 +87,8 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
 
     Notes
     -----
-    After reduction to reduced row-echelon form, ``e_k`` is in the row space exactly when k is a
-    pivot column and its pivot row has no entry in a non-pivot column.
+    In reduced row-echelon form, ``e_k`` is in the row space exactly when k is a pivot column whose
+    row has no entry in a non-pivot column.
 
     Examples
     --------
@@ -284,27 +283,21 @@ class Master:
 
     Attributes
     ----------
-    recovered : ndarray of bool, shape (n_blocks,)
-        Blocks recoverable from what has arrived (peeled, or determined by the elimination).
-    peeled : ndarray of bool, shape (n_blocks,)
-        The subset recovered by peeling alone.
+    recovered, peeled : ndarray of bool, shape (n_blocks,)
+        Blocks recoverable from what has arrived; the subset recovered by peeling alone.
     need : int
-        Blocks the iteration waits for.
-    complete : bool
+        Blocks the iteration waits for (``complete`` once that many are recovered).
     n_messages : int
         Messages received so far (the communication load).
     ops : dict
-        ``peel`` (subtractions of known blocks, in block-length units times b), ``rank`` (elimination
-        multiply-adds) when values are decoded.
+        ``peel`` (subtractions of known blocks, times b) and ``rank`` (elimination multiply-adds).
 
     Notes
     -----
     Threshold codes (``code.any_k`` set: MDS, gradient coding) are decided by counting distinct
-    workers, which is what their MDS property guarantees; their values are decoded by a dense solve
-    (:meth:`decode`). Beyond peeling, the decision is an :class:`IncrementalRREF` of every received
-    coefficient row, fed lazily: only when peeling alone does not complete the iteration and the
-    rows that peeling leaves could (or when :attr:`recovered` is read), and then only the rows not
-    fed before, so over an iteration each row is reduced once.
+    workers and decoded by a dense solve. Otherwise, beyond peeling, the received rows feed an
+    :class:`IncrementalRREF` lazily (only when peeling alone cannot complete the iteration and the
+    rows it leaves could, or when :attr:`recovered` is read), each row once.
 
     Examples
     --------

@@ -47,17 +47,13 @@ class RegressionProblem:
     def __post_init__(self):
         # Real finite arrays of matching shapes (d features, n_train and n_test samples).
         n, d = validate(self.X_train, _MATRIX, "X_train", "RegressionProblem").shape
-        m = validate(self.X_test, ArrayLike(shape=(None, d), dtype=float, finite=True,
-                                            description=f"a real array of shape (n_test, d = {d})"),
+        m = validate(self.X_test, ArrayLike(shape=(None, d), dtype=float, finite=True),
                      "X_test", "RegressionProblem").shape[0]
-        for name, size in (("X_train", None), ("X_test", None), ("y_train", n), ("y_test", m),
-                           ("theta_star", d)):
-            value = getattr(self, name)
-            if size is not None:
-                value = validate(value, ArrayLike(shape=(size,), dtype=float, finite=True,
-                                                  description=f"a real array of shape ({size},)"),
-                                 name, "RegressionProblem")
-            object.__setattr__(self, name, np.asarray(value, dtype=float))
+        for name, shape in (("X_train", (n, d)), ("X_test", (m, d)), ("y_train", (n,)), ("y_test", (m,)),
+                            ("theta_star", (d,))):
+            value = validate(getattr(self, name), ArrayLike(shape=shape, dtype=float, finite=True), name,
+                             "RegressionProblem")
+            object.__setattr__(self, name, value)
 
 
 @validate_params({"n_train": _COUNT, "n_test": _COUNT, "dim": _COUNT, "seed": SEED_OR_GENERATOR})
