@@ -1,15 +1,10 @@
-"""The exact K = 4, r = 2 checks of the CPGC chapter: Tables I and II of the draft, and exact E[T].
+"""The exact K = 4, r = 2 checks of the CPGC chapter: the draft's Tables I and II, and exact E[T].
 
-The authors' journal draft ("Distributed Gradient Descent with Coding and Partial Recovery",
-Ozfatura, Ulukus and Gündüz, the extension of the ICASSP 2019 paper arXiv 1811.09271, Sec. VII)
-tabulates, for K = 4 workers with r = 2 tasks each, how many score vectors of each type
-(N2, N1, N0) -- the number of workers that finished 2, 1 and 0 tasks -- let the master recover
-every block (Table I, for MDS (2, 4), UC-MMC and its CCPR example code) and at least 3 of the 4
-blocks (Table II, where it states that UC-MMC and CCPR agree for every type). The published
-counts are :data:`gcc.experiments.cpgc_published.TABLE_I`; :func:`counting_table` recounts
-Table I by brute force (:mod:`gcc.cpgc.enumeration`), :func:`recovery_table` computes Table II
-and checks the draft's statement, and :func:`exact_table` puts the exact E[T] of the three codes
-beside a Monte Carlo estimate.
+For K = 4 workers with r = 2 tasks each, the draft (:mod:`.cpgc_published`) counts the score
+vectors of each type (N2, N1, N0) -- workers that finished 2, 1, 0 tasks -- that let the master
+recover every block (Table I: MDS (2, 4), UC-MMC, its CCPR example) or at least 3 of 4 (Table II,
+where it states that UC-MMC and CCPR agree for every type). Recounted by brute force
+(:mod:`gcc.cpgc.enumeration`).
 """
 from __future__ import annotations
 
@@ -17,10 +12,7 @@ from gcc.cpgc import enumeration, example_code_k4, mds_code, simulate, uncoded_c
 
 from .cpgc_published import TABLE_I
 
-__all__ = ["DRAFT_COUNTS", "k4_codes", "counting_table", "counting_display", "recovery_table", "exact_table"]
-
-#: Table I of the draft (kept under its old name; the numbers live in :mod:`.cpgc_published`).
-DRAFT_COUNTS = TABLE_I
+__all__ = ["k4_codes", "counting_table", "counting_display", "recovery_table", "exact_table"]
 
 
 def k4_codes() -> dict:
