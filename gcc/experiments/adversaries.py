@@ -11,6 +11,7 @@ import time
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import canonical, label, make
@@ -63,8 +64,6 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
         One row per (function, scheme, N, S, search): ``function, scheme, N, S, K, search, loss,
         seconds``.
     """
-    import pandas as pd
-
     codes = [canonical(c, "adversary_comparison") for c in codes]
     K = int(n_inputs)
     rows = []
@@ -115,8 +114,6 @@ def adversary_table(ratios):
         ``function, scheme, exhaustive_max, exhaustive_at, greedy_max, greedy_at, greedy_gap_max,
         cells`` (``*_at``: ``"N=.., S=.."`` of the maximum).
     """
-    import pandas as pd
-
     rows = []
     for (function, scheme), g in ratios.groupby(["function", "scheme"]):
         row = {"function": function, "scheme": scheme, "cells": len(g)}

@@ -9,10 +9,15 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..codes import LABELS, canonical, make_many
+from ..summary import summarize
 from ..validation import SEED, ArrayLike, check_choice, invalid, validate, validate_params
 from ..dnn._checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
+
+from .plotting import figure, finish
+from .verdicts import band_verdict
 
 __all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples",
            "roughness_batches", "noisier_verdict"]
@@ -61,8 +66,6 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
     >>> list(table.columns[:3])
     ['model', 'dataset', 'scheme']
     """
-    import pandas as pd
-
     x = validate(x, ArrayLike(ndim=4, dtype=np.float64, finite=True,
                               description="an array of shape (K, C, H, W) of finite real numbers"), "x", "coded_samples")
     k = x.shape[0]
@@ -85,8 +88,6 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
 
 def _pixel_frame(images: np.ndarray, scheme: str, points: np.ndarray, labels) -> Any:
     """One row per pixel of `images` (n, C, H, W)."""
-    import pandas as pd
-
     n, c, h, w = images.shape
     idx, ch, row, col = np.meshgrid(np.arange(n), np.arange(c), np.arange(h), np.arange(w), indexing="ij")
     return pd.DataFrame({
@@ -133,8 +134,6 @@ def coded_roughness(table) -> Any:
         ``model, dataset`` (the table's), ``scheme`` (``"input"`` first), ``spatial_hf, range_ratio, min,
         max``.
     """
-    import pandas as pd
-
     if INPUT not in set(table["scheme"]):
         raise invalid("table", "coded_roughness", "a coded_samples() table with the 'input' rows", table)
     base, _ = stack_images(table, INPUT)
@@ -163,8 +162,6 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
     -------
     matplotlib.figure.Figure
     """
-    from .plotting import figure, finish
-
     if INPUT not in set(table["scheme"]):
         raise invalid("table", "plot_coded_samples", "a coded_samples() table with the 'input' rows", table)
     rows = [INPUT] + [s for s in schemes if s in set(table["scheme"])]
@@ -209,8 +206,6 @@ def roughness_batches(x, n_workers: int, n_inputs: int, n_batches: int, seed: in
         ``model`` (:data:`NO_MODEL`), ``dataset``, ``batch``, ``gcc``, ``bacc`` (the two ratios) and
         ``diff`` (``bacc - gcc``).
     """
-    import pandas as pd
-
     from ..dnn.data import image_batches
 
     x = validate(x, ArrayLike(ndim=4, dtype=np.float64, finite=True,
@@ -254,11 +249,6 @@ def noisier_verdict(batches, level: float = 0.95):
     >>> noisier_verdict(b)["verdict"].tolist()
     ['', '', 'BACC noisier (as the paper)']
     """
-    import pandas as pd
-
-    from ..summary import summarize
-    from .verdicts import band_verdict
-
     long = batches[["gcc", "bacc", "diff"]].melt(var_name="quantity", value_name="value")
     table = summarize(long, "value", by=["quantity"], level=level).set_index("quantity").loc[["gcc", "bacc", "diff"]]
     table = table.reset_index()[["quantity", "mean", "ci_low", "ci_high", "n"]]

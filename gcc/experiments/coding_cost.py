@@ -10,6 +10,7 @@ import time
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..codes import canonical, make_many
 from ..validation import SEED, HasAttributes, Interval, invalid, validate, validate_params
@@ -76,7 +77,6 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
         batched call), ``forward_workers_s`` (N single-image passes), ``overhead`` (encode + decode over
         forward_s) and ``overhead_workers`` (over forward_workers_s).
     """
-    import pandas as pd
     import torch
 
     owner = "coding_cost"
@@ -153,8 +153,6 @@ def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats:
     :func:`devices_available`; the rest as in :func:`coding_cost`. Returns the rows of every
     (network, device).
     """
-    import pandas as pd
-
     from ..dnn.inference import SoftmaxFunction
     from .dnn_stragglers import split_getter
 
@@ -197,8 +195,6 @@ def cost_summary(timings):
         median batched forward: robust to load), ``overhead_workers`` (the same over N single-image
         passes) and ``repeats``. Spreads are standard deviations, not intervals.
     """
-    import pandas as pd
-
     rows = []
     keys = [c for c in ("model", "dataset", "device", "scheme", "n_workers", "n_inputs", "stragglers")
             if c in timings.columns]

@@ -13,6 +13,7 @@ slows" in [0.9, 1.05] and "visibly slows" in [0, 0.9].
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from gcc.cpgc import Master, make_code, worker_speeds
 from gcc.metrics import mean_ci
@@ -106,8 +107,6 @@ def completion_claims(wide, early=None):
         ``claim, quantity, detail, measured, ci_low, ci_high, band_low, band_high, draft,
         draft_verdict, verdict`` (:func:`claim_verdict`), one row per measured quantity.
     """
-    import pandas as pd
-
     c = wide.set_index(["scheme", "setting", "tolerance"])
     t3 = {k: v[0] for k, v in TABLE_III.items()}
     m3 = {k: v[1] for k, v in TABLE_III.items()}
@@ -195,8 +194,6 @@ def convergence_claims(data, scheme: str = "rcsc"):
         The columns of :func:`completion_claims` (``draft`` NaN and ``draft_verdict`` ``"n/a"``:
         the claim is about the draft's figures), ``detail`` naming ``dim``; one row per (dim, q).
     """
-    import pandas as pd
-
     rows = []
     last = data["iteration"].max()
     for dim, sub in data[data["scheme"] == scheme].groupby("dim"):

@@ -8,6 +8,8 @@ where it states that UC-MMC and CCPR agree for every type). Recounted by brute f
 """
 from __future__ import annotations
 
+import pandas as pd
+
 from gcc.cpgc import enumeration, example_code_k4, mds_code, simulate, uncoded_cyclic_code
 
 from .cpgc_published import TABLE_I
@@ -37,8 +39,6 @@ def counting_table():
     >>> len(table), set(table.verdict)
     (45, {'agrees'})
     """
-    import pandas as pd
-
     codes = k4_codes()
     counts = {name: enumeration.type_counts(code) for name, code in codes.items()}
     rows = []
@@ -77,8 +77,6 @@ def recovery_table(blocks: int = 3):
     >>> len(t), bool(t["same"].all()), int(t["ccpr"].sum())
     (15, True, 62)
     """
-    import pandas as pd
-
     codes = {k: v for k, v in k4_codes().items() if k != "mds"}
     tolerance = 1.0 - blocks / 4.0
     part = {name: enumeration.type_counts(code, tolerance) for name, code in codes.items()}
@@ -101,8 +99,6 @@ def exact_table(trials: int, seed: int = 0, mu: float = 10.0, alpha: float = 0.0
     pandas.DataFrame
         Columns ``scheme, exact_mean_time, monte_carlo``.
     """
-    import pandas as pd
-
     return pd.DataFrame([
         {"scheme": name, "exact_mean_time": enumeration.exact_mean_time(code, 0.0, mu, alpha),
          "monte_carlo": simulate(code=code, n_workers=4, trials=trials, seed=seed, mu=mu, alpha=alpha).mean_time}

@@ -11,6 +11,10 @@ stopping rule moves them by far more, e.g. UC-SMC against UC-MMC by more than ha
 """
 from __future__ import annotations
 
+import pandas as pd
+
+from gcc.validation import invalid
+
 from .verdicts import band_verdict
 
 __all__ = ["TABLE_I", "TABLE_III", "TABLE_IV", "AGREEMENT", "agreement_verdict", "published_table",
@@ -81,8 +85,6 @@ def published_table():
     >>> len(t), t.groupby("table").size().tolist()
     (28, [14, 14])
     """
-    import pandas as pd
-
     rows = []
     for name, setting, table in (("III", "computation", TABLE_III), ("IV", "communication", TABLE_IV)):
         for (scheme, q), values in table.items():
@@ -126,8 +128,6 @@ def compare_with_draft(table, band: float = AGREEMENT):
     measured = table.set_index(keys)[["mean", "ci_low", "ci_high"]]
     missing = [k for k in pub.set_index(keys).index if k not in measured.index]
     if missing:
-        from gcc.validation import invalid
-
         raise invalid("table", "compare_with_draft", "a completion-time table with every scheme, setting and q "
                       "of Tables III and IV", f"a table without {missing[:3]}")
     out = pub.join(measured.rename(columns={"mean": "measured"}), on=keys)

@@ -14,6 +14,8 @@ import time
 from numbers import Integral
 
 import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
 
 from gcc.cpgc import ALIASES, LABELS, SCHEMES, Master, make_code, simulate, worker_speeds
 from gcc.cpgc.closed_forms import gc_mean_time, mds_mean_time
@@ -24,6 +26,7 @@ from gcc.summary import summarize
 from gcc.validation import Interval, ListOf, validate_params
 
 from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
+from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
 
 __all__ = [
     "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table",
@@ -90,10 +93,6 @@ def completion_time_table(tolerances=(0.0, 0.15, 0.3), trials: int = 2000, seed:
     0    mds      time     0.1572  agrees within 2%
     1    mds  messages    14.0000  agrees within 2%
     """
-    import pandas as pd
-
-    from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
-
     paper_setup = (n_workers, mu, alpha, tuple(degrees)) == (40, 10.0, 0.01, (1, 2, 3))
     tables = {"computation": ("draft Table III", TABLE_III), "communication": ("draft Table IV", TABLE_IV)}
     parts = []
@@ -154,8 +153,6 @@ def code_variability_table(n_codes: int = 10, tolerances=(0.0, 0.15, 0.3), trial
         :meth:`gcc.cpgc.SimulationResult.summary` rows plus ``code_draw`` (0 .. n_codes - 1, drawn
         with ``code_seed = 10000 + code_draw``) and ``shifts``.
     """
-    import pandas as pd
-
     parts = []
     for c in range(n_codes):
         for q in tolerances:
@@ -222,8 +219,6 @@ def convergence_experiment(schemes=("rcsc", "uc-mmc", "mds"), tolerances=(0.0, 0
     >>> rows[["iteration", "blocks_recovered"]].to_numpy().T.tolist()     # at least ceil(8 * 0.7) = 6
     [[0, 1, 2, 3], [8, 6, 6, 8]]
     """
-    import pandas as pd
-
     schemes = [ALIASES.get(s, s) for s in schemes]
     rows = []
     root = np.random.SeedSequence(seed)
@@ -305,8 +300,6 @@ def plot_convergence(curves, dim: int, title: str = "", ylabel: str = "mean test
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.lines import Line2D
-
     mean = _mean_curves(curves[curves["dim"] == dim], ["scheme", "tolerance"])
     styles = {q: ls for q, ls in zip(sorted(mean["tolerance"].unique()), ["-", "--", ":", "-."])}
     fig, axes = figure(2, height=3.3, sharey=True)
@@ -366,8 +359,6 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
     >>> int(t["ops"][0]), bool(t["max_abs_error"][0] < 1e-10)     # 2 k^3 / 3 + 2 k^2 (d / k), k = 4
     (9643, True)
     """
-    import pandas as pd
-
     K, d, q = n_workers, dim, float(tolerance)
     rng = np.random.default_rng(seed)
     code = make_code(scheme, K, degrees, seed=rng)
@@ -403,8 +394,6 @@ def decoding_sweep(schemes, dims, n_workers_grid, fixed_dim: int, fixed_workers:
                    tolerance: float = 0.0, seed: int = 0):
     """:func:`measure_decoding` over d at K = ``fixed_workers`` (``sweep = "d"``) and over K at
     d = ``fixed_dim`` (``sweep = "K"``), every point with the same ``seed``."""
-    import pandas as pd
-
     points = [(fixed_workers, d, "d") for d in dims] + [(K, fixed_dim, "K") for K in n_workers_grid]
     parts = []
     for scheme in schemes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import canonical, make
@@ -253,8 +254,6 @@ def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers:
     pandas.DataFrame
         ``sweep`` (``"N"``, ``"S"`` or ``"joint"``), ``gamma`` (NaN outside joint sweeps), ``N``, ``S``.
     """
-    import pandas as pd
-
     rows = [("N", np.nan, int(N), int(S)) for N in n_grid for S in s_values]
     rows += [("S", np.nan, int(s_sweep_workers), int(S)) for S in s_grid]
     rows += [("joint", float(g), int(N), int(round(joint_const * N ** g))) for g in gammas for N in n_grid]
@@ -290,8 +289,6 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
         ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, BACC's norm), ``norms`` (``"exact"`` or
         ``"numeric"``), ``block_start``.
     """
-    import pandas as pd
-
     codes = [canonical(c, "extremal_sweep") for c in codes]
     families = dict(FAMILIES if families is None else families)
     for family, widths in families.items():
@@ -339,8 +336,6 @@ def extremal_summary(df):
     Returns a long table of :func:`extremal_sweep`: ``sweep, gamma, function, scheme, straggler, N, S,
     quantity`` (``"normalised"`` or ``"normalised_sup"``), ``mean`` (the worst value), ``width``, ``loss``.
     """
-    import pandas as pd
-
     keys = ["sweep", "gamma", "function", "scheme", "straggler", "N", "S"]
     frames = []
     for quantity in ("normalised", "normalised_sup"):
@@ -371,8 +366,6 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` per ``quantity``; ``fixed`` is
         ``"S=<s>"``, ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
-    import pandas as pd
-
     keys = ["function", "scheme", "straggler", "quantity"]
     asymptotic = lambda d: d["N"] >= fit_min_ratio * (d["S"] + 1)  # noqa: E731
     ab = sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import make
@@ -55,8 +56,6 @@ def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_gri
         One row per (S, lambda_dec, trial, lambda_enc): ``function, N, S, K, sigma, lam_enc, lam_dec,
         trial, loss, bias2, variance``.
     """
-    import pandas as pd
-
     K, N = len(X), int(n_workers)
     true = as_matrix(f(X))
     outputs = {float(le): as_matrix(f(make("gcc", K, N, lam_enc=float(le)).encode(X)))
@@ -120,8 +119,6 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
     >>> [float(best[c]) for c in ("lam_enc", "opt_lam_enc", "opt_lam_dec")], best["edge"]   # 0.5004 within 0.1%
     ([0.0, 0.01, 0.01], '')
     """
-    import pandas as pd
-
     tolerance = check_real(tolerance, "tolerance", "lambda_optimum", minimum=0.0)
 
     mean_table = sens.groupby(["function", "N", "S", "sigma", "lam_enc", "lam_dec"], as_index=False)["loss"].mean()
@@ -175,8 +172,6 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
     mean_table, best_table : pandas.DataFrame
         :func:`lambda_optimum`'s tables of every sigma (ascending), ``best_table`` with ``sigma``.
     """
-    import pandas as pd
-
     sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, lam_grid, sigma=sigma, trials=trials,
                                         seed=seed, function=function) for sigma in sigmas],
                      ignore_index=True)
@@ -202,8 +197,6 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
         ``sigma, param`` (``"lam_enc"`` or ``"lam_dec"``), ``span`` (decades), ``n`` (values of S),
         ``low``, ``high`` (the smallest and largest optimum over S > 0).
     """
-    import pandas as pd
-
     check_choice(chosen, "chosen", "optimum_spans", ("tolerance", "argmin"))
     rows = []
     for sigma, g in best_table.groupby("sigma"):
@@ -229,8 +222,6 @@ def plateau_table(mean_table, s_values: Sequence[int]):
         ``sigma, S, param, argmin``, ``optimal`` (within :data:`TOLERANCE`), ``loss_min``, ``loss_at_0``
         (minimised over the other lambda) and ``cost_of_0_pct`` = ``100 (loss_at_0 / loss_min - 1)``.
     """
-    import pandas as pd
-
     rows = []
     for (sigma, S), g in mean_table[mean_table["S"].isin(list(s_values))].groupby(["sigma", "S"]):
         loss_min = float(g["loss"].min())

@@ -11,6 +11,7 @@ import numbers
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import make
@@ -141,8 +142,6 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
         trial, loss, bias2, variance, clipped`` (the schedule clipped into Theorem 2's range),
         ``lam_grid_low, lam_grid_high`` (the CV rule's final grid).
     """
-    import pandas as pd
-
     owner = "noisy_sweep"
     check_choice(adversary, "adversary", owner, ("worst", "random"))
     for rule in rules:
@@ -195,8 +194,6 @@ def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_w
     The S sweep is `s_grid` at ``N = s_sweep_workers``; `common` goes to :func:`noisy_sweep`; the
     rows gain ``sweep`` (``"N"`` or ``"S"``).
     """
-    import pandas as pd
-
     frames = []
     for adversary in adversaries:
         frames.append(noisy_sweep(f, X, n_grid, s_values, adversary=adversary, **common).assign(sweep="N"))
@@ -277,8 +274,6 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``excluded_cells`` (cells left out)
         and ``in_theorem_range`` (of every fitted cell; True when the summary has no such column).
     """
-    import pandas as pd
-
     keys, has_range = ["function", "scheme", "rule", "straggler"], "in_theorem_range" in summary.columns
     used = summary
     if has_range:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import label, make_many
@@ -57,8 +58,6 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
         One row per (scheme, S, trial): ``scheme, trial, loss, function, degree, N, S, K, scale``
         (``mean_k f(x_k)^2``), ``lcc_exact`` (S within LCC's threshold).
     """
-    import pandas as pd
-
     f = Polynomial(degree, seed=seed)
     X = scalar_inputs(n_inputs, -1.0, 1.0, seed=seed)
     K, N = int(n_inputs), int(n_workers)
@@ -81,8 +80,6 @@ def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed
     `configs`: mappings with ``degree``, ``n_inputs``, ``n_workers`` and ``s_grid``; `trials`, `seed`
     as in :func:`polynomial_comparison`. Returns the rows of every configuration, in order.
     """
-    import pandas as pd
-
     return pd.concat([polynomial_comparison(c["degree"], c["n_inputs"], c["n_workers"], c["s_grid"], trials=trials,
                                             seed=seed) for c in configs], ignore_index=True)
 
@@ -130,8 +127,6 @@ def exact_recovery(summary, scheme: str = "lcc"):
         (largest loss at the first S past the threshold over that at the last S within it) and
         ``verdict`` (:func:`gcc.experiments.verdicts.verdict`, ``sense="lower"``, ``delta=0``).
     """
-    import pandas as pd
-
     rows = []
     for degree, g in summary[summary["scheme"] == scheme].groupby("degree"):
         N, K = int(g["N"].iloc[0]), int(g["K"].iloc[0])

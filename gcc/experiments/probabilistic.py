@@ -17,6 +17,9 @@ import warnings
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from scipy import stats
 
 import gcc
 from gcc.codes import canonical, label, make_many
@@ -118,8 +121,6 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
         One row per (function, scheme, N, p, draw): ``function, scheme, p, N, K, trial, loss,
         received, longest_run, too_few_survivors, quantity``, then :func:`gcc.harness.run_trials`' columns.
     """
-    import pandas as pd
-
     K = len(X)
     min_survivors = K  # fewer received workers than data: counted, with a NaN loss
     frames = []
@@ -150,8 +151,6 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
 
 def _extremal_rows(cell, received, runs, min_survivors):
     """The extremal family's rows of one (N, p) cell, on the draws of the typical function."""
-    import pandas as pd
-
     frames = []
     for scheme, code in cell.items():
         sets = [r[scheme] if len(r[scheme]) >= min_survivors else None for r in received]
@@ -196,9 +195,6 @@ def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
         scheme, p) the quantities ``"ratio_log3_n3"``, ``"ratio_log4_n2"`` and ``"loss"``; per (function,
         p) a ``"longest_run"`` row: the linear slope of the mean run against ``log_{1/p} N`` (law: 1).
     """
-    import pandas as pd
-    from scipy import stats
-
     keys = ["function", "scheme", "p"]
     frames = []
     for quantity, y, floor in (("ratio_log3_n3", "ratio_gcc_rate", 0.0), ("ratio_log4_n2", "ratio_bacc_rate", 0.0),
@@ -230,8 +226,6 @@ def ratio_growth(summary, scheme: str = "gcc"):
     pandas.DataFrame
         ``function, scheme, p, N_mid, ratio_mid, ratio_upper_max, growth``.
     """
-    import pandas as pd
-
     scheme = canonical(scheme, "ratio_growth")
     rows = []
     for (function, p), g in summary[summary["scheme"] == scheme].groupby(["function", "p"]):
@@ -285,8 +279,6 @@ def plot_probabilistic(summary, function: str, runs: bool = True):
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.lines import Line2D
-
     sub = summary[summary["function"] == function]
     p_values = sorted(sub["p"].unique())
     n_rows = 3 if runs else 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 from gcc.codes import LABELS, make_many
 from gcc.metrics import mse_loss
@@ -44,8 +45,6 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
     >>> bool((table.loss >= 0).all())
     True
     """
-    import pandas as pd
-
     rng = np.random.default_rng(seed)
     stragglers = FixedCount(n_stragglers)
     rows = []

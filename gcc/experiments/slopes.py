@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
 from gcc.display import format_value
 from gcc.summary import slope_table
@@ -55,8 +57,6 @@ def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
     rows, `y_floor` drops round-off, `path_s` fills ``path_s_slope`` (0 at fixed S, NaN at fixed N).
     Returns :func:`gcc.summary.slope_table` rows with ``fixed`` (``"S=<s>"`` or ``"N=<n>"``).
     """
-    import pandas as pd
-
     keys = list(keys)
     s_rows = summary[summary["sweep"] == "S"]
     if s_window is not None:
@@ -128,9 +128,6 @@ def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | No
     >>> joint_fit(cells.assign(scheme="gcc"), ["scheme"])["slope"].round(6).tolist()
     [-3.0, 3.0]
     """
-    import pandas as pd
-    from scipy import stats
-
     by = list(by)
     rows = []
     for key, g in summary.groupby(by, sort=True):

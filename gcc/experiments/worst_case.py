@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import canonical, label, make_many
@@ -91,8 +92,6 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     pandas.DataFrame
         ``function, scheme, straggler, N, S, K, trial, loss`` (worst case: and ``block_start``).
     """
-    import pandas as pd
-
     check_choice(adversary, "adversary", "straggler_sweep", ("worst", "random"))
     K = len(X)
     codes = [canonical(c, "straggler_sweep") for c in codes]
@@ -130,8 +129,6 @@ def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequen
     sweeps, `joint_adversaries` those of the joint sweeps; `common` goes to :func:`straggler_sweep`.
     Returns its rows with ``sweep`` and ``gamma``.
     """
-    import pandas as pd
-
     frames = []
     for name, (f, X) in functions.items():
         for adversary in adversaries:
@@ -152,8 +149,6 @@ def summarize_sweeps(trials, keys: Sequence[str] = ("function", "scheme", "strag
     pandas.DataFrame
         ``sweep, *keys, N, S``, the summary columns, and ``gamma``.
     """
-    import pandas as pd
-
     by = ["sweep", *keys, "N", "S"]
     joint = trials["sweep"] == "joint"
     parts = [summarize(trials[~joint], "loss", by=by, level=level).assign(gamma=np.nan)]
@@ -182,8 +177,6 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``,
         ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
-    import pandas as pd
-
     keys = ["function", "scheme", "straggler"]
     frames = [sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor,
                            s_window=lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"])]
@@ -231,8 +224,6 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
         squared errors ``spline_point``, ``berrut_point``, ``linear_point`` (the straight line through
         the two nearest received workers on its nearer side); ``bacc_worst`` (BACC's own worst case).
     """
-    import pandas as pd
-
     N = int(n_workers)
     rows = []
     for name, (f, X) in functions.items():
