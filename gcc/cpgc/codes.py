@@ -1,15 +1,9 @@
 """Task assignments (codes) of coded partial gradient computation and of its baselines.
 
-A code says, for every worker, which linear combinations of the K blocks ``W_k theta`` it
-computes, in which order, after how many task units each result is ready, and how results form
-messages (the system model of Ozfatura et al., ICASSP 2019, Sec. 2). Here K is the number of workers
-and of blocks (in the GCC chapters K is the number of inputs); :func:`make_code` is a registry
-apart from :func:`gcc.codes.make`: these codes assign exact gradient blocks, they do not encode
-and decode data points. Schemes: ``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``: the random
-circularly shifted code of the journal draft), ``"icassp-mds"`` (labelled hypothesis for the
-ICASSP construction), ``"uc-mmc"`` / ``"uc-smc"`` (uncoded cyclic, one message per result or one
-after all r), ``"mds"`` (alias ``"mcc"``: (k_bar, K) MDS-coded computation) and ``"gc"``
-(gradient coding, coded communication).
+A code says which combinations of the K blocks ``W_k theta`` each worker computes, when each is
+ready and how results form messages (Ozfatura et al., ICASSP 2019, Sec. 2). K counts workers here
+(inputs in the GCC chapters); :func:`make_code` is a registry apart from :func:`gcc.codes.make`:
+these codes assign exact gradient blocks, they do not encode and decode data points.
 """
 from __future__ import annotations
 
@@ -202,9 +196,7 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     Notes
     -----
     Row l of the L x K matrix A is ``roll(arange(K), s_l)``; worker i's message j sums the blocks
-    ``A[l, i]`` of the l in group j. Each block is computed equally often at each position, and a
-    worker's messages share no block (the shifts are distinct). Ozfatura, Ulukus and Gunduz,
-    "Distributed gradient descent with coding and partial recovery" (arXiv 1811.09271).
+    ``A[l, i]`` of the l in group j (Ozfatura, Ulukus and Gunduz, arXiv 1811.09271).
 
     Examples
     --------
@@ -244,8 +236,7 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
 def example_code_k4() -> CPGCCode:
     """The K = 4, r = 2 CCPR example of Ozfatura et al. (ICASSP 2019) (columns are workers).
 
-    Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2 (not itself circular shifts:
-    the example the counting table was computed for).
+    Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2 (not circular shifts).
 
     Examples
     --------
@@ -269,9 +260,8 @@ def example_code_k4() -> CPGCCode:
 def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     """Labelled hypothesis for the ICASSP-2019 CPGC: uncoded first task, MDS-coded later tasks.
 
-    Worker i first computes W_i; its later ``n_tasks - 1`` results are combinations of all K blocks
-    with i.i.d. N(0, 1/K) coefficients, so with the identity any K rows are independent with
-    probability one (a systematic real MDS-like code; a Vandermonde one is ill conditioned at K = 40).
+    Worker i first computes W_i, then ``n_tasks - 1`` combinations of all K blocks with i.i.d.
+    N(0, 1/K) coefficients (a Vandermonde code is ill conditioned at K = 40).
 
     Examples
     --------
@@ -323,10 +313,8 @@ def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = 
 def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> CPGCCode:
     """(k_bar, K) MDS-coded computation with a real Gaussian generator.
 
-    W is split into ``k_bar = ceil(K / r)`` blocks (default); worker i sends one coded product
-    ``sum_k G[i, k] W_k theta`` once, timed as ``n_tasks`` task units (the paper's convention: (14,
-    40) is timed as 3 units although its load is 40/14). Any k_bar rows of G are invertible with
-    probability one; no partial recovery.
+    ``k_bar = ceil(K / r)`` blocks by default; worker i sends one coded product, timed as
+    ``n_tasks`` task units (the paper's convention: (14, 40) is timed as 3 units).
 
     Examples
     --------
@@ -346,9 +334,8 @@ def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0)
 def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
     """Gradient coding (Tandon et al. 2017) in the coded-communication setting.
 
-    Worker i computes the partial gradients of data parts i, ..., i+r-1 (r = ``load``) and sends one
-    combination after r task units; any K - r + 1 workers suffice. ``coefficients`` holds the 0/1
-    support only: the rule is the threshold ``any_k`` (the coefficients are not needed for timing).
+    Worker i computes the partial gradients of parts i, ..., i+r-1 (r = ``load``) and sends one
+    combination after r units; any K - r + 1 workers suffice (``coefficients``: the 0/1 support).
 
     Examples
     --------
@@ -370,13 +357,10 @@ def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
                   "setting": NoneOr(SETTING), "seed": SEED_OR_GENERATOR})
 def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | None = None,
               setting: str | None = None, seed=0) -> CPGCCode:
-    """Build the code of a named scheme with the paper's conventions.
-
-    The registry of the CPGC schemes, apart from :func:`gcc.codes.make`: a :class:`CPGCCode`
-    assigns the K blocks of ``W theta`` to K workers (K counts workers here, inputs there), with
-    no encoder or decoder of data points; the two share no interface and no scheme key.
+    """Build the code of a named scheme with the paper's conventions (see the module docstring).
 
     Parameters
+
     ----------
     scheme : str
         One of :data:`SCHEMES` or an alias (:data:`ALIASES`), in any case.

@@ -1,12 +1,8 @@
 """The master's incremental recoverability decision and decoder: peeling, then elimination.
 
-Messages are fed one by one (:meth:`Master.receive`), so the same object serves the simulator's
-tests, the gradient-descent simulation and a real distributed engine. Block k is recoverable when
-``e_k`` lies in the row space of the received coefficient rows. Peeling resolves every row with a
-single unknown block left, at ``(m - 1) b`` subtractions for a degree-m row of blocks of length b;
-beyond it, the decision is a reduced row-echelon form kept incrementally (:class:`IncrementalRREF`,
-each row reduced once), and the values peeling leaves are eliminated once, in :meth:`Master.decode`.
-Message values are real and finite, of one block shape.
+Block k is recoverable when ``e_k`` lies in the row space of the received coefficient rows;
+peeling costs ``(m - 1) b`` subtractions for a degree-m row of blocks of length b, the rest is an
+:class:`IncrementalRREF`, and :meth:`Master.decode` eliminates what peeling leaves once.
 """
 from __future__ import annotations
 
@@ -45,10 +41,8 @@ def required_blocks(n_blocks: int, tolerance: float) -> int:
     tolerance : float
         q in [0, 1).
 
-    q is read as the decimal it prints as (Python's shortest ``repr``: ``0.15`` is 3/20,
-    ``np.nextafter(1.0, 0.0)`` is ``1 - 1e-16``) and the ceiling is exact rational arithmetic: 40
-    (1 - 0.15) gives 34 (not binary floating point's 35), q just below a boundary ``1 - m / n_blocks``
-    asks for one block more than q at it, and every q in [0, 1) asks for at least one block.
+    q is read as the decimal it prints as (``0.15`` is 3/20) and the ceiling is exact: 40 (1 - 0.15)
+    gives 34, not binary floating point's 35.
 
     Examples
     --------
@@ -84,11 +78,6 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
         The determined unknowns (rows of unrecoverable ones are NaN), when ``values`` is given.
     ops : int
         Multiply-add operations spent.
-
-    Notes
-    -----
-    In reduced row-echelon form, ``e_k`` is in the row space exactly when k is a pivot column whose
-    row has no entry in a non-pivot column.
 
     Examples
     --------
@@ -163,12 +152,6 @@ class IncrementalRREF:
         otherwise a dense (B, B) array (dense coded rows).
     scale : float
         Largest coefficient magnitude: entries below ``tol * max(scale, 1)`` count as zero.
-
-    Notes
-    -----
-    A new row is reduced by the pivot rows of its nonzero columns; what is left makes one column a
-    pivot (sparse: the one held by the fewest rows; dense: the largest entry), eliminated from the
-    other rows. Unknown k is determined exactly when it is a pivot whose row has no other entry.
 
     Examples
     --------
@@ -292,14 +275,8 @@ class Master:
     ops : dict
         ``peel`` (subtractions of known blocks, times b) and ``rank`` (elimination multiply-adds).
 
-    Notes
-    -----
-    Threshold codes (``code.any_k`` set: MDS, gradient coding) are decided by counting distinct
-    workers and decoded by a dense solve. Otherwise, beyond peeling, the received rows feed an
-    :class:`IncrementalRREF` lazily (only when peeling alone cannot complete the iteration and the
-    rows it leaves could, or when :attr:`recovered` is read), each row once.
-
     Examples
+
     --------
     >>> import numpy as np
     >>> from gcc.cpgc import Master, example_code_k4

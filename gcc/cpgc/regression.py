@@ -1,12 +1,9 @@
 """Linear-regression gradient descent with partial recovery (the authors' synthetic experiment).
 
-Per iteration the distributed work is ``W theta`` with ``W = X^T X`` split row-wise into K blocks; the
-gradient is ``g = (W theta - X^T y) / n_train`` and the update ``theta <- theta - eta g``. With
-tolerance q the master stops once ``ceil(K (1 - q))`` blocks of ``W theta`` are recoverable; only the
-recovered coordinate blocks of theta are updated (the others get zero gradient: no rescaling, no
-memory). Which blocks are recovered, and when, comes from :func:`gcc.cpgc.simulate`; the chapter's
-runs over schemes and tolerances are :func:`gcc.experiments.cpgc_tables.convergence_experiment`.
+The gradient is ``g = (W theta - X^T y) / n_train``, ``W = X^T X`` split row-wise into K blocks;
+only the recovered coordinate blocks of theta are updated (no rescaling, no memory).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -145,12 +142,8 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     ndarray, shape (n_sequences, iterations + 1)
         Test error ``sum (y_test - X_test theta)^2 / n_test`` before the first and after every update.
 
-    Notes
-    -----
-    All sequences share ``W = X^T X`` and advance together as the columns of one (d, n_sequences)
-    matrix, so each iteration is a single matrix product.
-
     Examples
+
     --------
     >>> import numpy as np
     >>> from gcc.cpgc.regression import gradient_descent, synthetic_regression

@@ -1,12 +1,10 @@
 """Vectorised Monte Carlo of the completion time and communication load of one iteration.
 
-Each trial draws the worker speeds ``Y_i = alpha + X_i``, sorts the K r result arrivals and finds
-the first arrival after which the master's recovery condition holds (the delay model of Ozfatura
-et al., ICASSP 2019, Sec. 2), for all trials at once: while a trial receives only single-block
-rows, recovery is a set union; from its first multi-block row on, an incremental decoder of
-:mod:`gcc.cpgc.elimination` takes it (exact, never a rank test from scratch). Threshold codes
-(MDS, gradient coding) complete at the ``any_k``-th order statistic of the message times.
+Each trial draws the worker speeds ``Y_i = alpha + X_i`` and finds the first arrival after which
+the master's recovery condition holds, for all trials at once (single-block rows by set union, then
+the decoders of :mod:`gcc.cpgc.elimination`; threshold codes at the ``any_k``-th order statistic).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

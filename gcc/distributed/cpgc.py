@@ -1,16 +1,10 @@
 """Coded partial gradient computation on Dask: one message per partial product.
 
-Linear regression by gradient descent, the work of every iteration being ``W theta`` with
-``W = X^T X`` split row-wise into K blocks (Ozfatura, Ulukus, Gunduz, ICASSP 2019, arXiv
-1811.09271), on real Dask workers. Worker i receives its coded sub-matrices
-``W~_{i,j} = sum_k c_{ijk} W_k`` once; every iteration the master sends ``theta_t`` to each worker
-(one pinned task), the worker sends each product as soon as it is done (an event on its stream to
-the scheduler, pushed to the master), tagged with the run and the iteration, no earlier than
-``time_scale * j (alpha + X_i)`` after the task started (the paper's delay model, acted out).
-The master feeds the messages to :class:`gcc.cpgc.Master`; once ``ceil(K (1 - q))`` blocks are
-recoverable it decodes them, updates those coordinate blocks of theta, cancels the iteration's
-tasks and starts the next; later messages carry an old tag and are dropped (and counted). The same
-draws fed to :func:`gcc.cpgc.completion` give each iteration's simulated time.
+Gradient descent on ``W theta``, ``W = X^T X`` split row-wise into K blocks (Ozfatura, Ulukus,
+Gunduz, ICASSP 2019, arXiv 1811.09271), on real Dask workers: each worker holds its coded
+sub-matrices and sends each product as an event tagged with the run and the iteration, no earlier
+than ``time_scale * j (alpha + X_i)`` (the delay model, acted out); the master decodes with
+:class:`gcc.cpgc.Master` and drops late messages by their tag.
 """
 from __future__ import annotations
 
@@ -146,9 +140,8 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     ------
     LateMessages
         An iteration was not decodable within ``timeout`` seconds.
-    ValueError
-        Bad arguments, a dimension not divisible into blocks, or too few workers.
     """
+
     from distributed import wait
 
     from gcc.cpgc import Master, completion

@@ -1,8 +1,8 @@
 """What the workers receive: the coded images of GCC and BACC (the paper's Fig. 7).
 
-:func:`coded_samples` saves them as a tidy pixel table (the figure is redrawn from it alone),
-:func:`coded_roughness` and :func:`roughness_batches` quantify how rough they are, and
-:func:`noisier_verdict` judges the paper's "BACC's coded images are noisier". No torch needed.
+A tidy pixel table (the figure is redrawn from it alone), their roughness, and the verdict on the
+paper's "BACC's coded images are noisier".
+
 """
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The cost of coding (App. C.2, Table 2): encode and decode time per batch beside the workers' forward.
 
-:func:`coding_cost` times one network on one device (CPU, or a GPU synchronised around every timed
-interval), :func:`run_costs` every prepared network on every device, :func:`cost_summary` summarises.
-Needs torch for the timing; :func:`cost_summary` needs pandas only.
+A GPU is synchronised around every timed interval; :func:`cost_summary` needs no torch.
+
 """
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The exact K = 4, r = 2 checks of the CPGC chapter: the draft's Tables I and II, and exact E[T].
 
-For K = 4 workers with r = 2 tasks each, the draft (:mod:`.cpgc_published`) counts the score
-vectors of each type (N2, N1, N0) -- workers that finished 2, 1, 0 tasks -- that let the master
-recover every block (Table I: MDS (2, 4), UC-MMC, its CCPR example) or at least 3 of 4 (Table II,
-where it states that UC-MMC and CCPR agree for every type). Recounted by brute force
-(:mod:`gcc.cpgc.enumeration`).
+The draft counts the score vectors of each type (N2, N1, N0) that let the master recover every
+block (Table I) or at least 3 of 4 (Table II); recounted by brute force (:mod:`gcc.cpgc.enumeration`).
+
 """
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """The experiments of the CPGC chapter: completion-time tables, convergence runs, decoding cost.
 
-One section per notebook: ``cpgc_completion_time`` (:func:`completion_time_table`, Monte Carlo of
-:func:`gcc.cpgc.simulate` beside the closed forms of MDS and GC and the draft's Tables III and IV),
-``cpgc_convergence`` (:func:`convergence_experiment`, gradient descent with partial recovery) and
-``cpgc_decoding_cost`` (:func:`measure_decoding`: a degree-m RCSC result costs ``(m - 1) b``
-subtractions to peel, blocks of length ``b = ceil(d / K)``; the (k_bar, K) MDS decoder solves a
-dense ``k_bar x k_bar`` system, ``2 k_bar^3 / 3 + 2 k_bar d`` operations). Statistics are in the
-vocabulary of :func:`gcc.summary.summarize`; ``*_wide`` and ``*_display`` pivot them for printing.
+One section per notebook (``cpgc_completion_time``, ``cpgc_convergence``, ``cpgc_decoding_cost``);
+statistics in the vocabulary of :func:`gcc.summary.summarize`, pivoted by ``*_wide`` and ``*_display``.
 """
 from __future__ import annotations
 
@@ -329,10 +324,8 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
                      degrees=(1, 2, 3)):
     """Measured decoding time and operation count of one iteration, per trial.
 
-    For each trial the worker speeds fix the arrival order; the master receives the actual result
-    vectors (block products of length ``b = ceil(d / n_blocks)``) one message at a time until the
-    iteration is complete, then decodes. Only the master's work (receiving, peeling, the final
-    decode) is timed.
+    The master receives the actual block products (length ``b = ceil(d / n_blocks)``) in the arrival
+    order of the trial's speeds until complete, then decodes; only the master's work is timed.
 
     Parameters
     ----------
@@ -411,8 +404,6 @@ _DECODING_KEYS = ["sweep", "scheme", "n_workers", "dim"]
 def decoding_summary(data):
     """:func:`gcc.summary.summarize` of the decoding measurements, plus ``median`` and ``max``.
 
-    Wall-clock times are skewed by the shared machine's load, so the figures use their median;
-    the accuracy check needs the largest error.
 
     Returns
     -------

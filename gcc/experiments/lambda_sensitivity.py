@@ -1,9 +1,7 @@
 """Sensitivity of GCC to its smoothing parameters (lambda_enc, lambda_dec), the optimum against S (App. E).
 
-The ``lambda_sensitivity`` notebook: :func:`sensitivity_study` over a :func:`decade_grid` for several
-S and noise levels, :func:`check_interior`, App. E's two statements (:func:`optimum_spans`,
-:func:`rmse_increase`), :func:`plateau_table` and :func:`plot_lambda_sensitivity`. "The optimal
-lambda" is the *largest* grid value whose loss, minimised over the other lambda, is within
+"The optimal lambda" is the *largest* grid value whose loss, minimised over the other lambda, is within
+
 :data:`TOLERANCE` of the grid minimum (the plain arg-min wanders over flat plateaus); lambda = 0 is
 the boundary of the domain, not an edge of the grid.
 """

@@ -1,9 +1,8 @@
 """Noisy workers: GCC with the theory's or a cross-validated lambda_dec (Thm 2 / Thm 4), O(S^{8/5} N^{-3/5}).
 
-The ``noisy_rate`` notebook: :func:`calibrate_theory_constant` at a pilot (N, S), :func:`noisy_sweeps`
-per rule, :func:`noisy_summary`, :func:`noisy_slopes`, the quoted values and :func:`plot_noisy`. Every
-loss is averaged exactly over the worker noise (:func:`~gcc.experiments.problems.exact_noisy_loss`)
+Every loss is averaged exactly over the worker noise (:func:`~gcc.experiments.problems.exact_noisy_loss`)
 and by Monte Carlo over the straggler sets.
+
 """
 from __future__ import annotations
 

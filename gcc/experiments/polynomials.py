@@ -2,8 +2,7 @@
 
 LCC recovers a polynomial f of degree d exactly iff ``N - S >= (K - 1) d + 1`` [2]_; below,
 :class:`gcc.LagrangeCode` with ``degree=(K - 1) d`` fits by least squares (App. D's adaptation).
-The ``polynomial_lcc`` notebook: :func:`polynomial_comparisons`, :func:`polynomial_summary`,
-:func:`exact_recovery` (the claims table's threshold verdict), the quoted values and the figure.
+
 
 References
 ----------

@@ -1,10 +1,8 @@
 """Probabilistic stragglers: i.i.d. Bernoulli(p) over an N grid (ISIT 2025 [1]_).
 
 Claimed: GCC ``E[R] = O(log^3_{1/p}(N) N^-3)``, BACC ``O(log^4_{1/p}(N) N^-2)`` (the ISIT abstract's
-"respectively" swaps them: both readings are measured). The ``probabilistic_rate`` notebook runs
-:func:`probabilistic_sweep` on ``x sin x`` and, on the same draws, on the extremal bump
-(:func:`extremal_draw_losses`), then :func:`probabilistic_summary`, :func:`probabilistic_slopes`
-(with the longest run against the Erdős–Rényi law), :func:`ratio_growth` and the figures.
+"respectively" swaps them: both readings are measured), on ``x sin x`` and on the extremal bump.
+
 
 References
 ----------

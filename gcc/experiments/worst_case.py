@@ -1,10 +1,9 @@
 """Worst-case and random stragglers over an (N, S) grid: the typical case of Thm 1 / Thm 4, O(S^3 N^-3).
 
-The ``worst_case_rate`` notebook: :func:`typical_sweeps` of GCC, BACC, B-spline and LCC on the
-smooth :func:`typical_functions`, :func:`summarize_sweeps`, :func:`worst_case_slopes`, the quoted
-values and the figures; :func:`hole_crossing` compares GCC's and Berrut's decoders across the same
-worst hole. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
+The ``worst_case_rate`` notebook's sweeps, slopes and figures; :func:`hole_crossing` compares GCC's
+and Berrut's decoders across the same worst hole.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
