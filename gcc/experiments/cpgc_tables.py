@@ -404,7 +404,6 @@ _DECODING_KEYS = ["sweep", "scheme", "n_workers", "dim"]
 def decoding_summary(data):
     """:func:`gcc.summary.summarize` of the decoding measurements, plus ``median`` and ``max``.
 
-
     Returns
     -------
     pandas.DataFrame
