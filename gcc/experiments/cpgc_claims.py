@@ -108,10 +108,8 @@ def completion_claims(wide, early=None):
         draft_verdict, verdict`` (:func:`claim_verdict`), one row per measured quantity.
     """
     c = wide.set_index(["scheme", "setting", "tolerance"])
-    t3 = {k: v[0] for k, v in TABLE_III.items()}
-    m3 = {k: v[1] for k, v in TABLE_III.items()}
-    t4 = {k: v[0] for k, v in TABLE_IV.items()}
-    m4 = {k: v[1] for k, v in TABLE_IV.items()}
+    t3, t4 = ({k: v[0] for k, v in table.items()} for table in (TABLE_III, TABLE_IV))
+    m3, m4 = ({k: v[1] for k, v in table.items()} for table in (TABLE_III, TABLE_IV))
 
     def cell(scheme, q, setting, col):
         row = c.loc[(scheme, setting, q)]
