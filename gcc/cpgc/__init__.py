@@ -6,7 +6,6 @@ number of workers ``n_workers``, each of the K gradient blocks ``W_k theta`` sta
 worker. The CPGC schemes are built by :func:`make_code`, a registry apart from :func:`gcc.codes.make`
 (task assignments of gradient blocks, not encoders and decoders of data points).
 """
-
 from . import closed_forms, enumeration, regression  # noqa: F401  (gcc.cpgc.<module>)
 from .codes import (ALIASES, LABELS, SCHEMES, CPGCCode, canonical_scheme, example_code_k4, gradient_code,
                     icassp_mds_code, make_code, mds_code, rcsc_code, uncoded_cyclic_code)

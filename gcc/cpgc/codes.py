@@ -360,7 +360,6 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     """Build the code of a named scheme with the paper's conventions (see the module docstring).
 
     Parameters
-
     ----------
     scheme : str
         One of :data:`SCHEMES` or an alias (:data:`ALIASES`), in any case.

@@ -276,7 +276,6 @@ class Master:
         ``peel`` (subtractions of known blocks, times b) and ``rank`` (elimination multiply-adds).
 
     Examples
-
     --------
     >>> import numpy as np
     >>> from gcc.cpgc import Master, example_code_k4

@@ -3,7 +3,6 @@
 The gradient is ``g = (W theta - X^T y) / n_train``, ``W = X^T X`` split row-wise into K blocks;
 only the recovered coordinate blocks of theta are updated (no rescaling, no memory).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -143,7 +142,6 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
         Test error ``sum (y_test - X_test theta)^2 / n_test`` before the first and after every update.
 
     Examples
-
     --------
     >>> import numpy as np
     >>> from gcc.cpgc.regression import gradient_descent, synthetic_regression

@@ -4,7 +4,6 @@ Each trial draws the worker speeds ``Y_i = alpha + X_i`` and finds the first arr
 the master's recovery condition holds, for all trials at once (single-block rows by set union, then
 the decoders of :mod:`gcc.cpgc.elimination`; threshold codes at the ``any_k``-th order statistic).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -141,7 +141,6 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     LateMessages
         An iteration was not decodable within ``timeout`` seconds.
     """
-
     from distributed import wait
 
     from gcc.cpgc import Master, completion

@@ -2,7 +2,6 @@
 
 A tidy pixel table (the figure is redrawn from it alone), their roughness, and the verdict on the
 paper's "BACC's coded images are noisier".
-
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The cost of coding (App. C.2, Table 2): encode and decode time per batch beside the workers' forward.
 
 A GPU is synchronised around every timed interval; :func:`cost_summary` needs no torch.
-
 """
 from __future__ import annotations
 

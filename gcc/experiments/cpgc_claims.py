@@ -1,14 +1,12 @@
 """The CPGC journal draft's own claims (Sec. VII; source: :mod:`.cpgc_published`), each measured.
 
 Each claim becomes rows: a measured quantity with its 95 % interval (ratios of independent means
-by the delta method), the band that counts as "the claim holds", and the verdict of
-:func:`gcc.experiments.verdicts.band_verdict` (``"agrees"`` when the interval lies inside the
-band, ``"disagrees"`` when wholly outside, else ``"undecided"``); ``draft`` is the same reading of
-the draft's own Tables III and IV. Readings: "about x %" is x +- 5 points; "about as fast" a ratio
-in 1 +- 0.05; "faster", "more", "fewest" the whole interval on the claimed side of 0; "slightly
-faster" by more than 0 and at most 25 %; "far slower" at least twice as slow; for convergence,
-``rho_q`` (the log-reduction of the test error at q over that at q = 0, paired by run) "barely
-slows" in [0.9, 1.05] and "visibly slows" in [0, 0.9].
+by the delta method), the band that counts as "the claim holds" and :func:`claim_verdict`;
+``draft`` is the same reading of the draft's own Tables III and IV. Readings: "about x %" is x +- 5
+points; "about as fast" a ratio in 1 +- 0.05; "faster", "more", "fewest" the whole interval on the
+claimed side of 0; "slightly faster" by more than 0 and at most 25 %; "far slower" at least twice
+as slow; for convergence, ``rho_q`` (the log-reduction of the test error at q over that at q = 0,
+paired by run) "barely slows" in [0.9, 1.05] and "visibly slows" in [0, 0.9].
 """
 from __future__ import annotations
 

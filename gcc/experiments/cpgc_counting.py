@@ -2,7 +2,6 @@
 
 The draft counts the score vectors of each type (N2, N1, N0) that let the master recover every
 block (Table I) or at least 3 of 4 (Table II); recounted by brute force (:mod:`gcc.cpgc.enumeration`).
-
 """
 from __future__ import annotations
 

@@ -1,13 +1,10 @@
 """The numbers the CPGC authors published, and the comparison of a measured table with them.
 
 Source: Ozfatura, Ulukus and Gündüz, "Distributed Gradient Descent with Coding and Partial
-Recovery" (the journal draft extending arXiv 1811.09271), Sec. VII: Table I (K = 4, r = 2
-recoverable score vectors per type, :data:`TABLE_I`), Tables III and IV (mean iteration time and
-messages at K = 40, mu = 10, alpha = 0.01; coded computation :data:`TABLE_III`, coded
-communication :data:`TABLE_IV`). A measured number agrees when the whole 95 % interval of
+Recovery" (the journal draft extending arXiv 1811.09271), Sec. VII, Tables I, III and IV (K = 40,
+mu = 10, alpha = 0.01). A measured number agrees when the whole 95 % interval of
 ``measured / published - 1`` lies within +-:data:`AGREEMENT` (2 %: the draft's numbers are Monte
-Carlo estimates of one random code themselves; a different reading of the code, delay model or
-stopping rule moves them by far more, e.g. UC-SMC against UC-MMC by more than half).
+Carlo estimates of one random code themselves).
 """
 from __future__ import annotations
 

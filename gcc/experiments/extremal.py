@@ -7,7 +7,6 @@ A bump of half-width ``~ h`` on a data point inside the widest gap the straggler
 closed-form loss ``mean_k g(x_k)^2``: exponents ``tight`` or ``violated``, never ``loose``) and the
 **decoder test** (:data:`DECODER_TEST_FUNCTION`, half-widths 2-4 times the room: the received
 workers see its flanks); :mod:`~gcc.experiments.extremal_report` reports them.
-
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Sensitivity of GCC to its smoothing parameters (lambda_enc, lambda_dec), the optimum against S (App. E).
 
 "The optimal lambda" is the *largest* grid value whose loss, minimised over the other lambda, is within
-
 :data:`TOLERANCE` of the grid minimum (the plain arg-min wanders over flat plateaus); lambda = 0 is
 the boundary of the domain, not an edge of the grid.
 """

@@ -2,7 +2,6 @@
 
 Every loss is averaged exactly over the worker noise (:func:`~gcc.experiments.problems.exact_noisy_loss`)
 and by Monte Carlo over the straggler sets.
-
 """
 from __future__ import annotations
 

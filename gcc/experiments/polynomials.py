@@ -3,7 +3,6 @@
 LCC recovers a polynomial f of degree d exactly iff ``N - S >= (K - 1) d + 1`` [2]_; below,
 :class:`gcc.LagrangeCode` with ``degree=(K - 1) d`` fits by least squares (App. D's adaptation).
 
-
 References
 ----------
 .. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300.

@@ -3,7 +3,6 @@
 Claimed: GCC ``E[R] = O(log^3_{1/p}(N) N^-3)``, BACC ``O(log^4_{1/p}(N) N^-2)`` (the ISIT abstract's
 "respectively" swaps them: both readings are measured), on ``x sin x`` and on the extremal bump.
 
-
 References
 ----------
 .. [1] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic

@@ -3,7 +3,6 @@
 The ``worst_case_rate`` notebook's sweeps, slopes and figures; :func:`hole_crossing` compares GCC's
 and Berrut's decoders across the same worst hole.
 """
-
 from __future__ import annotations
 
 from typing import Mapping, Sequence
