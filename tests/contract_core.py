@@ -6,7 +6,7 @@ module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, 
 ``check_y``, the ``Knots`` constraint), the operators (``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
 ``clear_cache``, ``with_params``, ``decoder_cache_bytes``, the ``check_finite`` flags,
-``block_received_many``) and the CPGC master's parts (``IncrementalRREF``, the lock-step decoders,
+``block_received_many``) and the CPGC master's parts (``IncrementalRREF``,
 ``SimulationResult.summary``). Every message must be in the contract's form.
 
 Kept apart from the shared module so that these cases can change without touching the others.
@@ -24,13 +24,6 @@ def _rref_add(row):
     return rref.add(row)
 
 
-def _recovery_args():
-    """Valid arguments of sparse_recovery / dense_recovery: one trial, two blocks, rows W_0 + W_1 then W_1."""
-    return dict(order=np.array([[0, 1]]), ids=np.array([0]), start=np.array([0]), known=np.zeros((1, 2), bool),
-                sup_idx=np.array([[0, 1], [1, 2]]), sup_val=np.array([[1.0, 1.0], [1.0, 0.0]]),
-                last_of_message=np.ones(2, bool), need=2, return_recovered=True)
-
-
 def entries(ns: dict) -> list:
     """The entries; ``ns`` is the contract module's namespace (Entry and the strategies)."""
     import contract_table as st
@@ -41,7 +34,6 @@ def entries(ns: dict) -> list:
     from gcc.codes.berrut import berrut_matrix
     from gcc.codes.bspline import banded_decoder
     from gcc.codes.lagrange import lagrange_matrix
-    from gcc.cpgc import elimination
     from gcc.cpgc.master import IncrementalRREF
     from gcc.gcv import gcv_grid
     from gcc.splines import Knots, check_knots, check_x_eval, check_y
@@ -99,27 +91,6 @@ def entries(ns: dict) -> list:
               dict(n_unknowns=ints(1), sparse=FLAGS, scale=reals(0), tol=reals(0, lo_open=True))),
         Entry("cpgc.IncrementalRREF.add", _rref_add, dict(row=np.array([0.0, 1.0, 1.0])),
               dict(row=real_arrays((3,), extra_axis=True))),
-        *[Entry(f"cpgc.elimination.{f.__name__}", f, _recovery_args(),
-                dict(order=st.sampled_from([np.array([[0, 2]]), np.array([0, 1]), np.array([[0.5, 1]]), None]),
-                     ids=st.sampled_from([np.array([1]), np.array([0, 0]), np.array([[0]]), "0"]),
-                     start=st.sampled_from([np.array([3]), np.array([-1]), np.array([0.5]), None]),
-                     known=st.sampled_from([np.zeros((1, 2)) + 0.5, np.zeros(2, bool), "x", np.zeros((2, 2), bool)]),
-                     sup_idx=st.sampled_from([np.array([[0, 1], [1, 3]]), np.array([[0, 1]]), np.array([0, 1]),
-                                              np.array([[0, -1], [1, 2]])]),
-                     sup_val=real_arrays((2, 2), extra_axis=True, wrong_len=True),
-                     last_of_message=st.sampled_from([np.ones(3, bool), np.array([0.5, 1.0]), "x", None]),
-                     need=ints(1, 2), return_recovered=FLAGS),
-                names={"sup_idx": ("sup_idx", "sup_val", "last_of_message", "order")})
-          for f in (elimination.sparse_recovery, elimination.dense_recovery)],
-        Entry("cpgc.SimulationResult", cpgc.SimulationResult,
-              dict(scheme="x", code=cpgc.example_code_k4(), tolerance=0.0, mu=10.0, alpha=0.01, times=np.ones(3),
-                   messages=np.ones(3, int), recovered=None, params={}),
-              dict(code=st.sampled_from([3, None, "rcsc"]), tolerance=reals(0, 1, hi_open=True),
-                   mu=reals(0, lo_open=True),
-                   times=real_arrays((3,), finite=False, extra_axis=True, wrong_len=False),
-                   messages=st.sampled_from([np.ones(2, int), np.full(3, 0.5), "x", None]),
-                   recovered=st.sampled_from([np.ones((3, 2), bool), np.ones(3, bool), "x"]),
-                   params=st.sampled_from([3, None, []]))),
         Entry("cpgc.SimulationResult.summary",
               lambda level: cpgc.simulate("mds", n_workers=6, trials=20).summary(level),
               dict(level=0.9), dict(level=reals(0, 1, True, True))),

@@ -562,11 +562,10 @@ DISTRIBUTED = [
     Entry("distributed.run_cpgc", run_cpgc,
           dict(client=None, problem=PROBLEM, code=cpgc.make_code("rcsc", 4, degrees=(1, 2)), tolerance=0.0,
                iterations=2, eta=0.1, theta0=0.1, mu=10.0, alpha=0.01, time_scale=1.0, seed=0,
-               cancel_stragglers=True, timeout=5.0, transport="events"),
+               cancel_stragglers=True, timeout=5.0),
           dict(problem=st.sampled_from([3, None, "p"]), code=_CPGC_CODE, tolerance=_TOL, iterations=ints(1),
                eta=reals(0, lo_open=True), theta0=reals(), mu=_MU, alpha=_ALPHA, time_scale=reals(0, lo_open=True),
-               seed=seeds(), cancel_stragglers=FLAGS, timeout=reals(0, lo_open=True),
-               transport=choices(("events", "queue"))),
+               seed=seeds(), cancel_stragglers=FLAGS, timeout=reals(0, lo_open=True)),
           run_valid=False),
 ]
 

@@ -110,15 +110,15 @@ EXACT_MESSAGES = [
      "'gc', 'ccpr', 'cpgc', 'mcc', 'cpgc-icassp'. Got 'lt-code' instead."),
     (lambda: cpgc.simulate("rcsc", degrees=(2, 3)),
      "The 'degrees' parameter of simulate must be a non-empty, non-decreasing sequence of ints starting at 1 "
-     "(the first task is uncoded) (degrees[0] = 2). Got (2, 3) instead."),
+     "(the first task is uncoded). Got (2, 3) instead."),
     (lambda: cpgc.simulate("rcsc", degrees=(1, 3, 2)),
      "The 'degrees' parameter of simulate must be a non-empty, non-decreasing sequence of ints starting at 1 "
-     "(the first task is uncoded) (degrees[2] = 2 is smaller than degrees[1] = 3). Got (1, 3, 2) instead."),
+     "(the first task is uncoded). Got (1, 3, 2) instead."),
     (lambda: cpgc.simulate("rcsc", n_workers=5),
      "The 'degrees' parameter of simulate must be a degree vector whose sum (the number of distinct shifts, 6) "
      "is at most n_workers=5. Got (1, 2, 3) instead."),
     (lambda: cpgc.simulate("uc-mmc", setting="Computation"),
-     "The 'setting' parameter of simulate must be one of 'computation', 'communication'. "
+     "The 'setting' parameter of simulate must be one of 'computation', 'communication' or None. "
      "Got 'Computation' instead."),
     (lambda: cpgc.simulate(code=cpgc.mds_code(12), n_workers=40),
      "The 'n_workers' parameter of simulate must be equal to code.n_workers=12. Got 40 instead."),

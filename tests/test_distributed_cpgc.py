@@ -22,11 +22,9 @@ def problem():
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("transport", ["events", "queue"])
-def test_full_recovery_is_plain_gradient_descent(client, problem, transport):
+def test_full_recovery_is_plain_gradient_descent(client, problem):
     code = cpgc.make_code("rcsc", n_workers=K, seed=0)
-    run = run_cpgc(client, problem, code, tolerance=0.0, iterations=6, time_scale=0.3, seed=1, timeout=30,
-                   transport=transport)
+    run = run_cpgc(client, problem, code, tolerance=0.0, iterations=6, time_scale=0.3, seed=1, timeout=30)
     assert run.masks.shape == (6, K) and run.masks.all()
     # Centralised gradient descent on the same data: the decoded W theta is exact.
     reference = gradient_descent(problem, np.ones((1, 6, K), dtype=bool), eta=0.1)[0]

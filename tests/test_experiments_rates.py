@@ -130,7 +130,7 @@ def test_noisy_sweep_rules_and_columns():
 
 def test_smoothing_beats_interpolation_with_noise():
     X = problems.scalar_inputs(10, seed=0)
-    curve = noisy.noisy_lambda_curve(xsinx, X, 128, 2, [0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1.0], sigma=0.1, trials=5)
+    curve = noisy.noisy_sweep(xsinx, X, [128], [2], rules=[0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1.0], sigma=0.1, trials=5)
     mean = curve.groupby("lam_dec")[["loss", "bias2", "variance"]].mean()
     assert mean["loss"].idxmin() not in (0.0, 1.0)  # an interior optimum: the bias-variance trade-off
     assert mean["variance"].is_monotonic_decreasing and mean["bias2"].iloc[1:].is_monotonic_increasing

@@ -1,11 +1,5 @@
 """Coded partial gradient computation (CPGC / CCPR, Ozfatura, Ulukus, Gunduz, ICASSP 2019).
 
-The CPGC core: codes (:mod:`.codes`), the delay model (:mod:`.delay`), the master's incremental
-decoder (:mod:`.master`), vectorised Monte Carlo (:mod:`.simulate`), exact enumeration for small K
-(:mod:`.enumeration`), closed forms (:mod:`.closed_forms`) and gradient descent with partial
-recovery (:mod:`.regression`). The chapter's tables, the convergence runs and the decoding-cost
-measurements are experiments: :mod:`gcc.experiments.cpgc_tables`.
-
 K has two meanings in the companion, and they meet here: in the GCC chapters (:mod:`gcc.codes`) K is
 the number of inputs ``n_inputs`` coded for N workers; in CPGC, following Ozfatura et al., K is the
 number of workers ``n_workers``, each of the K gradient blocks ``W_k theta`` starting on its own

@@ -1,60 +1,23 @@
 """Task assignments (codes) of coded partial gradient computation and of its baselines.
 
-A code says, for every worker, which linear combinations of the K blocks it computes, in which
-order, after how many task units each result is ready, and how results are grouped into messages.
-The master sees every result as one row of a coefficient matrix over the unknown block products
-``W_k theta`` (the system model of Ozfatura et al., ICASSP 2019, Sec. 2); a block is recovered when ``e_k`` lies in the row space of
-the received rows.
-
-Here K is the number of workers, which is also the number of blocks (in the GCC chapters K is the
-number of inputs and N the number of workers). These schemes have their own registry,
-:func:`make_code`, apart from :func:`gcc.codes.make`: they assign exact gradient blocks, they do not
-encode and decode data points.
-
-Schemes (names accepted by :func:`make_code` and :func:`gcc.cpgc.simulate`):
-
-``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``)
-    Random circularly shifted code of the journal draft, degree vector m = (1, m_2, ..., m_r).
-``"icassp-mds"``
-    Labelled hypothesis for the ICASSP-2019 construction: uncoded first task, later tasks dense
-    real-valued (MDS-like) combinations of all K blocks.
-``"uc-mmc"`` / ``"uc-smc"``
-    Uncoded cyclic assignment, one message per result (MMC) or one message after all r (SMC).
-``"mds"`` (alias ``"mcc"``)
-    (k_bar, K) MDS-coded computation, one message per worker after r task units, no partial recovery.
-``"gc"``
-    Gradient coding (coded-communication setting), load r, any K - r + 1 workers suffice.
+A code says which combinations of the K blocks ``W_k theta`` each worker computes, when each is
+ready and how results form messages (Ozfatura et al., ICASSP 2019, Sec. 2). K counts workers here
+(inputs in the GCC chapters); :func:`make_code` is a registry apart from :func:`gcc.codes.make`:
+these codes assign exact gradient blocks, they do not encode and decode data points.
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from numbers import Integral
 
 import numpy as np
 
-from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Constraint, Interval, NoneOr, Options,
-                          Rejected, invalid, validate, validate_params)
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, caller,
+                          invalid, validate, validate_params)
 
-__all__ = [
-    "CPGCCode",
-    "SCHEMES",
-    "ALIASES",
-    "LABELS",
-    "SETTINGS",
-    "SCHEME",
-    "SETTING",
-    "DEGREES",
-    "DegreeVector",
-    "canonical_scheme",
-    "rcsc_code",
-    "example_code_k4",
-    "icassp_mds_code",
-    "uncoded_cyclic_code",
-    "mds_code",
-    "gradient_code",
-    "make_code",
-]
+__all__ = ["CPGCCode", "SCHEMES", "ALIASES", "LABELS", "SETTINGS", "SCHEME", "SETTING", "DEGREES",
+           "canonical_scheme", "rcsc_code", "example_code_k4", "icassp_mds_code", "uncoded_cyclic_code",
+           "mds_code", "gradient_code", "make_code"]
 
 #: canonical scheme keys (lower case)
 SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds", "gc")
@@ -71,46 +34,24 @@ SCHEME = Options(SCHEMES + tuple(ALIASES), case_sensitive=False)
 SETTING = Options(SETTINGS)
 
 
-class DegreeVector(Constraint):
-    """A degree vector m = (1, m_2, ..., m_r): ints, starting at 1, non-decreasing.
-
-    Converts to a tuple of Python ints.
-
-    Examples
-    --------
-    >>> from gcc.cpgc.codes import DEGREES
-    >>> DEGREES.convert([1, 2, 3])
-    (1, 2, 3)
-    >>> DEGREES.is_satisfied_by((2, 3)), DEGREES.is_satisfied_by((1, 3, 2))
-    (False, False)
-    """
-
-    def describe(self) -> str:
-        return "a non-empty, non-decreasing sequence of ints starting at 1 (the first task is uncoded)"
-
-    def convert(self, value, name: str = "degrees"):
-        try:
-            seq = tuple(value)
-        except TypeError:
-            raise Rejected() from None
-        if not seq:
-            raise Rejected("it is empty")
-        for m in seq:
-            if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral):
-                raise Rejected(f"{m!r} is not an int")
-        if seq[0] != 1:
-            raise Rejected(f"{name}[0] = {seq[0]}")
-        for j in range(1, len(seq)):
-            if seq[j] < seq[j - 1]:
-                raise Rejected(f"{name}[{j}] = {seq[j]} is smaller than {name}[{j - 1}] = {seq[j - 1]}")
-        return tuple(int(m) for m in seq)
+def _is_degree_vector(m) -> bool:
+    """Ints (never bools), non-empty, starting at 1, non-decreasing."""
+    try:
+        seq = tuple(m)
+    except TypeError:
+        return False
+    ints = all(isinstance(x, Integral) and not isinstance(x, (bool, np.bool_)) for x in seq)
+    return ints and bool(seq) and seq[0] == 1 and all(a <= b for a, b in zip(seq, seq[1:]))
 
 
-DEGREES = DegreeVector()
+#: a degree vector m = (1, m_2, ..., m_r)
+DEGREES = Satisfies(_is_degree_vector, "a non-empty, non-decreasing sequence of ints starting at 1 "
+                    "(the first task is uncoded)")
 _COUNT = Interval(Integral, 1, None)
 
 
-def canonical_scheme(scheme, owner: str = "make_code") -> str:
+@validate_params({"scheme": SCHEME})
+def canonical_scheme(scheme) -> str:
     """Map a scheme name or alias (any case) to its canonical key (see the module docstring).
 
     Examples
@@ -119,12 +60,11 @@ def canonical_scheme(scheme, owner: str = "make_code") -> str:
     >>> canonical_scheme("CCPR"), canonical_scheme("mcc"), canonical_scheme("uc-mmc")
     ('rcsc', 'mds', 'uc-mmc')
     """
-    name = validate(scheme, SCHEME, "scheme", owner)
-    return ALIASES.get(name, name)
+    return ALIASES.get(scheme.lower(), scheme.lower())
 
 
 def _check_shift_count(L: int, K: int, degrees, owner: str) -> None:
-    # the L = sum(m) shifts are distinct values in {0, ..., K-1}
+    """The L = sum(m) shifts are distinct values in {0, ..., K-1}."""
     if L > K:
         raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, {L}) "
                       f"is at most n_workers={K}", tuple(degrees))
@@ -141,16 +81,15 @@ class CPGCCode:
     coefficients : ndarray, shape (n_workers, n_rows, n_blocks)
         Row ``j`` of worker ``i`` is the result ``sum_k coefficients[i, j, k] * W_k theta``.
     row_units : ndarray of float, shape (n_rows,)
-        Task units after which row ``j`` is ready; with speed ``Y_i = alpha + X_i`` it is ready at
-        ``row_units[j] * Y_i``. Non-decreasing.
+        Task units after which row ``j`` is ready (at ``row_units[j] * Y_i`` for the speed
+        ``Y_i = alpha + X_i``); positive, non-decreasing, equal within a message.
     row_messages : ndarray of int, shape (n_rows,)
-        Message index of each row; rows of one message share their ready time and arrive together.
+        Message index of each row (the rows of one message arrive together).
     any_k : int or None
-        For threshold codes (MDS, GC): every block (or the full gradient) is decodable as soon as the
-        messages of any ``any_k`` distinct workers have arrived, and never before.
+        Threshold codes (MDS, GC): everything is decodable once any ``any_k`` workers' messages
+        have arrived, and nothing before.
     partial : bool
-        Whether single blocks can be recovered (partial recovery). False for MDS and GC, which
-        always wait for the full result whatever the tolerance.
+        Whether single blocks can be recovered (False for MDS and GC).
     setting : {"computation", "communication"}
         Coded computation (blocks of ``W theta``) or coded communication (partial gradients).
     load : int
@@ -172,28 +111,23 @@ class CPGCCode:
     def __post_init__(self):
         owner = "CPGCCode"
         coef = validate(self.coefficients, ArrayLike(ndim=3, dtype=float, finite=True, description=(
-            "a real array of shape (n_workers, n_rows, n_blocks)")), "coefficients", owner)
-        K, R, _ = coef.shape
+            "a non-empty real array of shape (n_workers, n_rows, n_blocks)")), "coefficients", owner)
         if 0 in coef.shape:
             raise invalid("coefficients", owner, "a non-empty array of shape (n_workers, n_rows, n_blocks)",
                           coef, f"it has shape {coef.shape}")
-        units = validate(self.row_units, ArrayLike(shape=(R,), dtype=float, finite=True, description=(
-            f"a real array of shape (n_rows = {R},)")), "row_units", owner)
-        if units.min() <= 0 or np.any(np.diff(units) < 0):
-            raise invalid("row_units", owner, "positive, non-decreasing task units", units)
-        msgs = validate(self.row_messages, ArrayLike(shape=(R,), dtype=np.int64, description=(
-            f"an int array of shape (n_rows = {R},)")), "row_messages", owner)
+        K, R, _ = coef.shape
+        units = validate(self.row_units, ArrayLike(shape=(R,), dtype=float, finite=True), "row_units", owner)
+        msgs = validate(self.row_messages, ArrayLike(shape=(R,), dtype=np.int64), "row_messages", owner)
         if msgs.min() != 0 or np.any(np.diff(msgs) < 0) or np.any(np.diff(msgs) > 1):
             raise invalid("row_messages", owner, "message indices 0, 1, ... in row order", msgs)
-        for j in range(int(msgs.max()) + 1):       # the rows of one message arrive together
-            if np.unique(units[msgs == j]).size != 1:
-                raise invalid("row_units", owner, "equal task units for the rows of one message", units,
-                              f"message {j}")
-        validate(self.any_k, NoneOr(Interval(Integral, 1, K, description=f"an int in [1, n_workers = {K}]")),
-                 "any_k", owner)
+        # positive, non-decreasing, and equal for the rows of one message (they arrive together)
+        if units.min() <= 0 or np.any(np.diff(units) < 0) or np.any(np.diff(units)[np.diff(msgs) == 0] != 0):
+            raise invalid("row_units", owner, "positive, non-decreasing task units, equal within a message",
+                          units)
+        validate(self.any_k, NoneOr(Interval(Integral, 1, K)), "any_k", owner)
         validate(self.partial, BOOL, "partial", owner)
         validate(self.setting, SETTING, "setting", owner)
-        validate(self.load, Interval(Integral, 1, None), "load", owner)
+        validate(self.load, _COUNT, "load", owner)
         object.__setattr__(self, "coefficients", coef)
         object.__setattr__(self, "row_units", units)
         object.__setattr__(self, "row_messages", msgs)
@@ -234,10 +168,6 @@ class CPGCCode:
         return bool(np.all(deg == 1) and np.all(self.coefficients[self.coefficients != 0] == 1))
 
 
-def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
 @validate_params({"n_workers": _COUNT, "degrees": DEGREES, "setting": SETTING, "seed": SEED_OR_GENERATOR})
 def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> CPGCCode:
     """Random circularly shifted code (RCSC) of the CCPR scheme.
@@ -254,10 +184,9 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     shifts : sequence of int, length L, optional
         Explicit distinct circular shifts in {0, ..., K-1}.
     setting : {"computation", "communication"}
-        In coded computation message j is ready after j task units (each coded product costs one
-        unit, the blocks are pre-summed). In coded communication a worker computes the L partial
-        gradients in A-order and sends the sum of the newest m_j after cumulative counts
-        m_1 + ... + m_j (1, 3, 6 for m = (1, 2, 3)).
+        Coded computation: message j is ready after j task units (one pre-summed coded product
+        each). Coded communication: the L partial gradients are computed in A-order and the sum of
+        the newest m_j is sent after m_1 + ... + m_j of them (1, 3, 6 for m = (1, 2, 3)).
 
     Returns
     -------
@@ -266,15 +195,8 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
 
     Notes
     -----
-    Row l of the L x K matrix A is the circular shift ``roll(arange(K), s_l)``; worker i's message
-    j sums blocks ``A[l, i]`` for the l of group j. Every block appears once in every row of A, so
-    each block is computed equally often at each position; a worker's messages share no block
-    because the shifts are distinct.
-
-    References
-    ----------
-    E. Ozfatura, S. Ulukus, D. Gunduz, "Distributed gradient descent with coding and partial
-    recovery" (journal draft extending ICASSP 2019, arXiv 1811.09271).
+    Row l of the L x K matrix A is ``roll(arange(K), s_l)``; worker i's message j sums the blocks
+    ``A[l, i]`` of the l in group j (Ozfatura, Ulukus and Gunduz, arXiv 1811.09271).
 
     Examples
     --------
@@ -287,11 +209,11 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     (array([1., 2.]), 2)
     """
     owner = "rcsc_code"
-    K, m = n_workers, tuple(degrees)
+    K, m = n_workers, tuple(map(int, degrees))
     L = sum(m)
     _check_shift_count(L, K, m, owner)
     if shifts is None:
-        shifts = _rng(seed).choice(K, size=L, replace=False)
+        shifts = np.random.default_rng(seed).choice(K, size=L, replace=False)
     else:
         shifts = validate(shifts, ArrayLike(ndim=1, dtype=np.int64, description=f"{L} distinct ints in "
                                             f"[0, {K - 1}]"), "shifts", owner)
@@ -314,8 +236,7 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
 def example_code_k4() -> CPGCCode:
     """The K = 4, r = 2 CCPR example of Ozfatura et al. (ICASSP 2019) (columns are workers).
 
-    Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2. This particular matrix is not
-    itself a set of circular shifts; it is the example the counting table was computed for.
+    Message 1: W1, W2, W3, W4; message 2: W3+W4, W1+W3, W2+W4, W1+W2 (not circular shifts).
 
     Examples
     --------
@@ -339,10 +260,8 @@ def example_code_k4() -> CPGCCode:
 def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     """Labelled hypothesis for the ICASSP-2019 CPGC: uncoded first task, MDS-coded later tasks.
 
-    Worker i first computes W_i (uncoded); its later ``n_tasks - 1`` results are dense real
-    combinations of all K blocks with i.i.d. N(0, 1/K) coefficients. Together with the identity,
-    any K rows are then linearly independent with probability one (a systematic real MDS-like
-    code; a real Vandermonde generator would be this in principle but is ill conditioned at K = 40).
+    Worker i first computes W_i, then ``n_tasks - 1`` combinations of all K blocks with i.i.d.
+    N(0, 1/K) coefficients (a Vandermonde code is ill conditioned at K = 40).
 
     Examples
     --------
@@ -352,7 +271,7 @@ def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     ((5, 2, 5), [1, 5])
     """
     K, r = n_workers, n_tasks
-    rng = _rng(seed)
+    rng = np.random.default_rng(seed)
     coef = np.zeros((K, r, K))
     coef[np.arange(K), 0, np.arange(K)] = 1.0
     if r > 1:
@@ -394,10 +313,8 @@ def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = 
 def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> CPGCCode:
     """(k_bar, K) MDS-coded computation with a real Gaussian generator.
 
-    W is split into ``k_bar = ceil(K / r)`` blocks (default); worker i computes one coded product
-    ``sum_k G[i, k] W_k theta`` of size d / k_bar and sends it once, timed as ``n_tasks`` task units
-    (the paper's convention: (14, 40) is timed as 3 units although its load is 40/14). Any k_bar
-    rows of a Gaussian generator are invertible with probability one; no partial recovery.
+    ``k_bar = ceil(K / r)`` blocks by default; worker i sends one coded product, timed as
+    ``n_tasks`` task units (the paper's convention: (14, 40) is timed as 3 units).
 
     Examples
     --------
@@ -408,7 +325,7 @@ def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0)
     """
     K, r = n_workers, n_tasks
     kb = int(np.ceil(K / r)) if k_bar is None else validate(k_bar, Interval(Integral, 1, K), "k_bar", "mds_code")
-    G = _rng(seed).standard_normal((K, kb)) / np.sqrt(kb)
+    G = np.random.default_rng(seed).standard_normal((K, kb)) / np.sqrt(kb)
     return CPGCCode("mds", G[:, None, :], np.array([float(r)]), np.zeros(1, dtype=int), kb, False,
                     "computation", r, {"n_tasks": r, "k_bar": kb})
 
@@ -417,11 +334,8 @@ def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0)
 def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
     """Gradient coding (Tandon et al. 2017) in the coded-communication setting.
 
-    Worker i computes the partial gradients of the r = ``load`` cyclically consecutive data parts
-    i, ..., i+r-1 and sends one coded combination after r task units; the full gradient is decodable
-    from any K - r + 1 workers. ``coefficients`` holds the 0/1 support of the combinations only: the
-    decoding rule is the threshold ``any_k`` (the cyclic-repetition coefficients of Tandon et al. are
-    not needed to time the scheme).
+    Worker i computes the partial gradients of parts i, ..., i+r-1 (r = ``load``) and sends one
+    combination after r units; any K - r + 1 workers suffice (``coefficients``: the 0/1 support).
 
     Examples
     --------
@@ -439,14 +353,11 @@ def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
                     "communication", r, {"load": r})
 
 
+@validate_params({"scheme": SCHEME, "n_workers": _COUNT, "degrees": DEGREES, "load": NoneOr(_COUNT),
+                  "setting": NoneOr(SETTING), "seed": SEED_OR_GENERATOR})
 def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | None = None,
-              setting: str | None = None, seed=0, owner: str = "make_code") -> CPGCCode:
-    """Build the code of a named scheme with the paper's conventions.
-
-    The registry of the CPGC schemes, apart from :func:`gcc.codes.make` (the GCC chapters'
-    codes): a :class:`CPGCCode` assigns the K blocks of the exact gradient ``W theta`` to K
-    workers (K counts workers and blocks here, inputs there), with no encoder or decoder of data
-    points, so the two kinds share no interface and no scheme key.
+              setting: str | None = None, seed=0) -> CPGCCode:
+    """Build the code of a named scheme with the paper's conventions (see the module docstring).
 
     Parameters
     ----------
@@ -464,8 +375,6 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
         exist only in coded computation, GC only in coded communication.
     seed : int or numpy.random.Generator
         Seed of the random construction (RCSC shifts, generators).
-    owner : str
-        Function named in error messages (:func:`gcc.cpgc.simulate` passes its own name).
 
     Returns
     -------
@@ -481,28 +390,27 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
     ...
     gcc.validation.InvalidParameterError: The 'setting' parameter of make_code must be 'computation' for scheme 'mds'. Got 'communication' instead.
     """
-    name = canonical_scheme(scheme, owner)
-    K = validate(n_workers, _COUNT, "n_workers", owner)
-    seed = validate(seed, SEED_OR_GENERATOR, "seed", owner)
-    m = validate(degrees, DEGREES, "degrees", owner)
-    default_setting = "communication" if name == "gc" else "computation"
-    setting = default_setting if setting is None else validate(setting, SETTING, "setting", owner)
+    owner = caller("make_code")    # simulate names itself (validation.entry)
+    name, K, m = canonical_scheme(scheme), n_workers, tuple(map(int, degrees))
+    setting = setting or ("communication" if name == "gc" else "computation")
     if name in ("mds", "icassp-mds") and setting != "computation":
         raise invalid("setting", owner, f"'computation' for scheme {name!r}", setting)
     if name == "gc" and setting != "communication":
         raise invalid("setting", owner, "'communication' for scheme 'gc'", setting)
-    if load is None:
+    if load is None:   # the default load must fit: blame n_workers, the argument the caller passed
         load = len(m) if setting == "computation" else sum(m)
-    load = validate(load, Interval(Integral, 1, K), "load", owner)
+        if load > K:
+            what = "len(degrees)" if setting == "computation" else "sum(degrees)"
+            raise invalid("n_workers", owner, f"an int >= the default load {what} = {load} of degrees {m} "
+                          f"in coded {setting} (or pass a smaller load or degrees)", K)
+    validate(load, Interval(Integral, 1, K), "load", owner)
     if name == "rcsc":
-        _check_shift_count(sum(m), K, degrees, owner)
+        _check_shift_count(sum(m), K, m, owner)
         return rcsc_code(K, m, seed=seed, setting=setting)
     if name == "icassp-mds":
         return icassp_mds_code(K, load, seed=seed)
-    if name == "uc-mmc":
-        return uncoded_cyclic_code(K, load, True, setting)
-    if name == "uc-smc":
-        return uncoded_cyclic_code(K, load, False, setting)
+    if name in ("uc-mmc", "uc-smc"):
+        return uncoded_cyclic_code(K, load, name == "uc-mmc", setting)
     if name == "mds":
         return mds_code(K, load, seed=seed)
     return gradient_code(K, load)

@@ -10,7 +10,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import GENERATOR, ArrayLike, HasAttributes, Interval, invalid, validate, validate_params
+from ..validation import GENERATOR, ArrayLike, InstanceOf, Interval, invalid, validate, validate_params
+from .codes import CPGCCode
 
 __all__ = ["MU", "ALPHA", "worker_speeds", "arrival_times", "prob_tasks_done"]
 
@@ -18,9 +19,6 @@ __all__ = ["MU", "ALPHA", "worker_speeds", "arrival_times", "prob_tasks_done"]
 MU = Interval(Real, 0, None, closed="neither")
 #: the deterministic shift alpha per task unit
 ALPHA = Interval(Real, 0, None)
-#: what the timing functions need of a code (a :class:`gcc.cpgc.CPGCCode`)
-TIMED_CODE = HasAttributes(("n_workers", "row_units"),
-                           description="a CPGCCode (gcc.cpgc.make_code(...))")
 #: times: real numbers, never NaN (a complex time has no meaning)
 _TIMES = ArrayLike(dtype=float, description="a real number or array of real numbers (not NaN)")
 
@@ -55,6 +53,7 @@ def worker_speeds(rng: np.random.Generator, trials: int, n_workers: int, mu: flo
     return alpha + rng.exponential(1.0 / mu, size=(trials, n_workers))
 
 
+@validate_params({"code": InstanceOf(CPGCCode, "a CPGCCode (gcc.cpgc.make_code(...))")})
 def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
     """Arrival time of every row: ``row_units[j] * speeds[:, i]``, shape (trials, n_workers, n_rows).
 
@@ -76,16 +75,15 @@ def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
     array([[[0.1, 0.2],
             [0.3, 0.6]]])
     """
-    owner = "arrival_times"
-    code = validate(code, TIMED_CODE, "code", owner)
     K = code.n_workers
-    speeds = validate(speeds, ArrayLike(shape=(None, K), dtype=float, finite=True,
-                                        description=f"an array of shape (trials, {K})"), "speeds", owner)
+    speeds = validate(speeds, ArrayLike(shape=(None, K), dtype=float, finite=True, description=(
+        f"an array of shape (trials, {K})")), "speeds", "arrival_times")
     if speeds.size and speeds.min() < 0:
-        raise invalid("speeds", owner, "times per task unit >= 0", speeds)
+        raise invalid("speeds", "arrival_times", "times per task unit >= 0", speeds)
     return speeds[..., :, None] * code.row_units
 
 
+@validate_params({"t": _TIMES, "mu": MU, "alpha": ALPHA, "r": Interval(Integral, 1, None)})
 def prob_tasks_done(s: int, t, mu: float = 10.0, alpha: float = 0.01, r: int = 3) -> np.ndarray:
     """Probability that a worker has finished exactly ``s`` of its ``r`` task units by time ``t``.
 
@@ -119,14 +117,10 @@ def prob_tasks_done(s: int, t, mu: float = 10.0, alpha: float = 0.01, r: int = 3
     >>> round(sum(p), 12), round(p[0], 4)         # a distribution over s; P(N = 0) = exp(-1.9)
     (1.0, 0.1496)
     """
-    owner = "prob_tasks_done"
-    r = validate(r, Interval(Integral, 1, None), "r", owner)
-    s = validate(s, Interval(Integral, 0, r, description="an int in [0, r]"), "s", owner)
-    mu = validate(mu, MU, "mu", owner)
-    alpha = validate(alpha, ALPHA, "alpha", owner)
-    t = validate(t, _TIMES, "t", owner)
+    s = validate(s, Interval(Integral, 0, r, description="an int in [0, r]"), "s", "prob_tasks_done")
+    t = np.asarray(t, dtype=float)
     if np.isnan(t).any():
-        raise invalid("t", owner, _TIMES, t)
+        raise invalid("t", "prob_tasks_done", _TIMES, t)
 
     def at_least(k):
         if k <= 0:

@@ -1,36 +1,24 @@
 """Which blocks the received coefficient rows determine, for many trials at once.
 
-:func:`gcc.cpgc.simulate.completion` unions single-block rows itself; from a trial's first
-multi-block row on it hands the trial to one of two exact, incremental decoders, both run for all
-trials in lock step (one arrival per trial per step):
+:func:`gcc.cpgc.simulate.completion` unions single-block rows itself and hands each trial, from its
+first multi-block row on, to one of two exact incremental decoders run for all trials in lock step
+(one arrival per trial per step), on the arrays it has checked and built:
 
 :func:`sparse_recovery`
-    The reduced row-echelon form (RREF) of the received rows, kept incrementally: a new row is
-    reduced by the pivot rows of its columns; if something is left, one of its columns becomes a
-    pivot and is eliminated from the rows that hold it. Block k is recoverable exactly when its
-    pivot row has no other entry (``e_k`` lies in the row space; peeling is the special case of a
-    row reduced to one entry). Rows of the sparse codes (RCSC: a sum of m_j blocks) stay short,
-    so a trial's rows are stored with at most :data:`ROW_WIDTH` entries besides the pivot; the
-    pivot is the column held by the fewest rows, which keeps eliminations rare and rows short.
-    A trial whose row would outgrow that width is handed to the dense decoder.
+    The reduced row-echelon form of the received rows, kept incrementally: a new row is reduced
+    by the pivot rows of its columns, and what is left makes one column (the one held by the
+    fewest rows, which keeps rows short) a pivot. Block k is recoverable when its pivot row has
+    no other entry (peeling is the case of a row reduced to one entry). A row keeps at most
+    :data:`ROW_WIDTH` entries besides the pivot; a trial whose row would outgrow it is handed over.
 :func:`dense_recovery`
-    A basis of the null space of the received rows, shape (B, nullity), updated by a rank-one
-    step per independent arrival (block k is recoverable when row k of the basis is zero):
-    O(B nullity) per arrival, the decoder for dense rows (the ICASSP-MDS hypothesis).
-
-Both decide with the same tolerance, so they agree; the tests check them against each other, the
-previous implementation and brute force. Both check their arguments (:func:`check_recovery_inputs`:
-types, shapes and index ranges, O(trials x rows), small beside the decoding).
+    A basis of the null space of the received rows, shape (B, nullity), updated by a rank-one step
+    per independent arrival (block k is recoverable when row k of the basis is zero).
 """
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 
-from ..validation import BOOL, ArrayLike, Interval, invalid, validate
-
-__all__ = ["ROW_WIDTH", "MAX_SPARSE_DEGREE", "sparse_recovery", "dense_recovery", "check_recovery_inputs"]
+__all__ = ["ROW_WIDTH", "MAX_SPARSE_DEGREE", "sparse_recovery", "dense_recovery"]
 
 _TOL = 1e-9
 #: entries (besides the pivot) a row of the sparse decoder holds at least (RCSC needs 3)
@@ -42,11 +30,9 @@ MAX_SPARSE_DEGREE = 8
 def _combine(cols, vals, sentinel, width, distinct=False):
     """Per row, add the values of equal columns, drop sums within _TOL of 0 and the sentinel.
 
-    cols (n, W) int in [0, sentinel], vals (n, W) -> cols, vals (n, width), entries compacted to
-    the left (the sentinel after them), and the number of entries per row (which may exceed
-    ``width``: those beyond it are dropped). Sums by ``bincount`` over (row, column) pairs, one
-    representative per pair (the first; duplicates are rare). ``distinct``: the caller knows no
-    column repeats within a row (nothing to add).
+    cols (n, W) in [0, sentinel], vals (n, W) -> cols, vals (n, width) compacted to the left, and
+    the entries per row (which may exceed ``width``: those beyond are dropped). ``distinct``: no
+    column repeats within a row.
     """
     n, W = cols.shape
     if distinct:
@@ -72,58 +58,6 @@ def _combine(cols, vals, sentinel, width, distinct=False):
     out_c[r[0], slot[r]] = cols[r]
     out_v[r[0], slot[r]] = sums[r]
     return out_c, out_v, count
-
-
-def _indices(value, name, owner, ndim, high, what):
-    """An int array of ``ndim`` axes with entries in [0, high]."""
-    arr = validate(value, ArrayLike(ndim=ndim, dtype=np.intp, description=f"a {ndim}-D array of {what}"),
-                   name, owner)
-    if arr.size and (arr.min() < 0 or arr.max() > high):
-        bad = tuple(int(i) for i in np.argwhere((arr < 0) | (arr > high))[0])
-        raise invalid(name, owner, f"a {ndim}-D array of {what}", value,
-                      f"{name}{list(bad)} = {int(arr[bad])} is outside [0, {high}]")
-    return arr
-
-
-def check_recovery_inputs(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
-                          return_recovered, owner):
-    """The arguments of :func:`sparse_recovery` / :func:`dense_recovery`, converted, or the contract error.
-
-    Returns
-    -------
-    tuple
-        ``(order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.cpgc.elimination import check_recovery_inputs
-    >>> args = check_recovery_inputs([[0, 1]], [0], [0], [[False, False]], [[0, 1], [1, 2]],
-    ...                              [[1.0, 1.0], [1.0, 0.0]], [True, True], 1, False, "f")
-    >>> check_recovery_inputs(*args[:7], 3, False, "f")
-    Traceback (most recent call last):
-    ...
-    gcc.validation.InvalidParameterError: The 'need' parameter of f must be an int in [1, 2]. Got 3 instead.
-    """
-    known = validate(known, ArrayLike(ndim=2, dtype=bool, description="a 2-D array of booleans (trials, blocks)"),
-                     "known", owner)
-    n, B = known.shape
-    sup_idx = _indices(sup_idx, "sup_idx", owner, 2, B, "block indices (rows, D), B for padding")
-    rows, D = sup_idx.shape
-    sup_val = validate(sup_val, ArrayLike(shape=(rows, D), dtype=np.float64, finite=True), "sup_val", owner)
-    last_of_message = validate(last_of_message, ArrayLike(shape=(rows,), dtype=bool), "last_of_message", owner)
-    order = _indices(order, "order", owner, 2, max(rows - 1, 0), "row ids (trials, arrivals)")
-    T, S = order.shape
-    ids = _indices(ids, "ids", owner, 1, max(T - 1, 0), "trial indices")
-    start = _indices(start, "start", owner, 1, S, "steps")
-    if ids.shape != (n,) or start.shape != (n,):
-        raise invalid("ids" if ids.shape != (n,) else "start", owner,
-                      f"an array of shape ({n},): one entry per row of 'known'", ids if ids.shape != (n,) else start)
-    if n and (T == 0 or (np.diff(start) < 0).any()):
-        raise invalid("start", owner, "a non-decreasing array of steps (the trials sorted by their start)", start)
-    need = validate(need, Interval(Integral, 1, max(B, 1)), "need", owner)
-    return_recovered = validate(return_recovered, BOOL, "return_recovered", owner)
-    return order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered
 
 
 def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
@@ -156,10 +90,16 @@ def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message,
         Recoverable blocks at completion.
     handed_over : ndarray of bool, shape (n,)
         Trials whose rows outgrew :data:`ROW_WIDTH`: decode them with :func:`dense_recovery`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcc.cpgc.elimination import sparse_recovery
+    >>> order, sup_idx = np.array([[0, 1]]), np.array([[0, 1], [1, 2]])   # W_0 + W_1, then W_1
+    >>> sparse_recovery(order, np.array([0]), np.array([0]), np.zeros((1, 2), bool), sup_idx,
+    ...                 np.array([[1.0, 1.0], [1.0, 0.0]]), np.ones(2, bool), 2, True)
+    (array([1]), array([[ True,  True]]), array([False]))
     """
-    (order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered) = \
-        check_recovery_inputs(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
-                              return_recovered, "sparse_recovery")
     n, B = known.shape
     D = sup_idx.shape[1]
     L, S, Bs = max(ROW_WIDTH, D - 1), order.shape[1], B + 1    # column B: the padding sentinel
@@ -265,9 +205,6 @@ def dense_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message, 
 
     Padding entries (block index B) must have value 0; nothing is handed over.
     """
-    (order, ids, start, known, sup_idx, sup_val, last_of_message, need, return_recovered) = \
-        check_recovery_inputs(order, ids, start, known, sup_idx, sup_val, last_of_message, need,
-                              return_recovered, "dense_recovery")
     n, B = known.shape
     S = order.shape[1]
     done = np.full(n, -1)

@@ -19,7 +19,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..validation import ArrayLike, InstanceOf, Interval, invalid, validate
+from ..validation import ArrayLike, InstanceOf, Interval, invalid, validate, validate_params
 from .codes import CPGCCode
 from .delay import ALPHA, MU, prob_tasks_done
 from .master import TOLERANCE, required_blocks
@@ -32,6 +32,7 @@ _ROWS = ArrayLike(ndim=2, dtype=float, finite=True,
 __all__ = ["brute_force_recoverable", "is_complete", "type_counts", "exact_mean_time"]
 
 
+@validate_params({"rows": _ROWS})
 def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
     """Blocks k with ``e_k`` in the row space of ``rows``, by ``rank([rows; e_k]) == rank(rows)``.
 
@@ -49,7 +50,7 @@ def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
     >>> brute_force_recoverable([[1, 1, 0], [0, 1, 0]])
     array([ True,  True, False])
     """
-    return _recoverable(validate(rows, _ROWS, "rows", "brute_force_recoverable"))
+    return _recoverable(rows)
 
 
 def _recoverable(rows: np.ndarray) -> np.ndarray:
@@ -62,6 +63,7 @@ def _recoverable(rows: np.ndarray) -> np.ndarray:
     return np.array([np.linalg.matrix_rank(np.vstack([rows, eye[k]])) == base for k in range(B)])
 
 
+@validate_params({"code": CODE, "tolerance": TOLERANCE})
 def is_complete(code, scores, tolerance: float = 0.0) -> bool:
     """Whether a score vector (task units done per worker, shape (K,)) completes the iteration.
 
@@ -84,14 +86,12 @@ def is_complete(code, scores, tolerance: float = 0.0) -> bool:
     >>> is_complete(code, [1, 1, 2, 0]), is_complete(code, [1, 1, 0, 2])
     (True, False)
     """
-    owner = "is_complete"
-    code = validate(code, CODE, "code", owner)
     K = code.n_workers
-    scores = validate(scores, ArrayLike(shape=(K,), dtype=np.int64, description=f"an int array of "
-                                        f"shape ({K},) (task units done per worker)"), "scores", owner)
+    scores = validate(scores, ArrayLike(shape=(K,), dtype=np.int64, description=(
+        f"an int array of shape ({K},) (task units done per worker)")), "scores", "is_complete")
     if scores.min() < 0:
-        raise invalid("scores", owner, "task units >= 0", scores)
-    return _is_complete(code, scores, validate(tolerance, TOLERANCE, "tolerance", owner))
+        raise invalid("scores", "is_complete", "task units >= 0", scores)
+    return _is_complete(code, scores, tolerance)
 
 
 def _is_complete(code, scores, tolerance: float) -> bool:
@@ -106,6 +106,7 @@ def _is_complete(code, scores, tolerance: float) -> bool:
     return int(_recoverable(np.array(rows, dtype=float)).sum()) >= need
 
 
+@validate_params({"code": CODE, "tolerance": TOLERANCE, "max_vectors": Interval(Integral, 1, None)})
 def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dict:
     """Count recoverable score vectors per type.
 
@@ -123,13 +124,10 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
     >>> counts[(2, 1, 1)], counts[(1, 3, 0)]
     ((12, 12), (0, 4))
     """
-    code = validate(code, CODE, "code", "type_counts")
-    max_vectors = validate(max_vectors, Interval(Integral, 1, None), "max_vectors", "type_counts")
     K, load = code.n_workers, int(code.load)
     if (load + 1) ** K > max_vectors:
         raise invalid("code", "type_counts", f"small enough to enumerate ((load+1)^K <= {max_vectors})",
                       f"K={K}, load={load}")
-    tolerance = validate(tolerance, TOLERANCE, "tolerance", "type_counts")
     rec, tot = Counter(), Counter()
     for scores in itertools.product(range(load + 1), repeat=K):
         c = Counter(scores)
@@ -140,6 +138,7 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
     return {key: (rec[key], tot[key]) for key in sorted(tot, reverse=True)}
 
 
+@validate_params({"code": CODE, "tolerance": TOLERANCE, "mu": MU, "alpha": ALPHA})
 def exact_mean_time(code, tolerance: float = 0.0, mu: float = 10.0, alpha: float = 0.01) -> float:
     """Exact ``E[T]`` by integrating ``P(T > t)`` over the enumerated types (small K only).
 
@@ -153,10 +152,6 @@ def exact_mean_time(code, tolerance: float = 0.0, mu: float = 10.0, alpha: float
     """
     from scipy import integrate  # only here: keeps ``import gcc`` light
 
-    code = validate(code, CODE, "code", "exact_mean_time")
-    tolerance = validate(tolerance, TOLERANCE, "tolerance", "exact_mean_time")
-    mu = validate(mu, MU, "mu", "exact_mean_time")
-    alpha = validate(alpha, ALPHA, "alpha", "exact_mean_time")
     load = int(code.load)
     counts = type_counts(code, tolerance)
     terms = [(np.array(key[::-1]), total - good) for key, (good, total) in counts.items() if total > good]

@@ -1,15 +1,8 @@
 """The master's incremental recoverability decision and decoder: peeling, then elimination.
 
-Messages are fed one by one (:meth:`Master.receive`), so the same object serves the vectorised
-simulator's tests, the gradient-descent simulation and a real distributed engine. Block k is
-recoverable when ``e_k`` lies in the row space of the received coefficient rows. Peeling resolves
-every row that has a single unknown block left (all uncoded results, and coded results whose other
-blocks are known), at a cost of ``(m - 1) b`` subtractions for a degree-m row with blocks of length
-b. Beyond peeling, the decision is the reduced row-echelon form of the received coefficient rows,
-kept incrementally (:class:`IncrementalRREF`): each row is reduced once, when a decision needs it,
-never the whole system again. The values of what peeling leaves are eliminated once, in
-:meth:`Master.decode`. Message values are real and finite (gradient blocks: a complex or NaN value
-is the contract error, never a silent zero or a NaN spread over other blocks), of one block shape.
+Block k is recoverable when ``e_k`` lies in the row space of the received coefficient rows;
+peeling costs ``(m - 1) b`` subtractions for a degree-m row of blocks of length b, the rest is an
+:class:`IncrementalRREF`, and :meth:`Master.decode` eliminates what peeling leaves once.
 """
 from __future__ import annotations
 
@@ -19,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..validation import BOOL, ArrayLike, InstanceOf, Interval, check_int, invalid, validate, validate_params
+from ..validation import BOOL, ArrayLike, InstanceOf, Interval, invalid, validate, validate_params
 from .codes import CPGCCode
 from .elimination import MAX_SPARSE_DEGREE
 
@@ -35,7 +28,6 @@ _POSITIVE = Interval(Real, 0, None, closed="neither")
 MATRIX = ArrayLike(ndim=2, dtype=np.float64, finite=True)
 #: message values and right-hand sides: real, finite
 VALUES = ArrayLike(dtype=np.float64, finite=True)
-_SUM = np.add.reduce
 
 
 @validate_params({"n_blocks": _BLOCKS, "tolerance": TOLERANCE})
@@ -49,11 +41,8 @@ def required_blocks(n_blocks: int, tolerance: float) -> int:
     tolerance : float
         q in [0, 1).
 
-    The formula holds exactly for q as written: q is read as the decimal it prints as (Python's
-    shortest ``repr``, so ``0.15`` is 3/20 and ``np.nextafter(1.0, 0.0)`` is ``1 - 1e-16``) and
-    the ceiling is taken in exact rational arithmetic. So 40 (1 - 0.15) = 34 gives 34 (not the
-    35 of binary floating point), q just below a boundary ``1 - m / n_blocks`` asks for one block
-    more than q at it, and every q in [0, 1) asks for at least one block.
+    q is read as the decimal it prints as (``0.15`` is 3/20) and the ceiling is exact: 40 (1 - 0.15)
+    gives 34, not binary floating point's 35.
 
     Examples
     --------
@@ -76,10 +65,10 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
     matrix : array_like, shape (n_rows, n_unknowns)
         Real, finite coefficients.
     values : array_like, shape (n_rows, ...), optional
-        Real, finite right-hand sides, reduced alongside (one row operation costs
-        ``n_unknowns + b`` operations, b the product of the trailing axes).
+        Real, finite right-hand sides, reduced alongside (a row operation costs ``n_unknowns + b``,
+        b the product of the trailing axes).
     tol : float
-        Entries below ``tol`` times the largest entry of the matrix count as zero; ``> 0``.
+        Entries below ``tol`` times the largest entry (at least 1) count as zero; ``> 0``.
 
     Returns
     -------
@@ -89,11 +78,6 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
         The determined unknowns (rows of unrecoverable ones are NaN), when ``values`` is given.
     ops : int
         Multiply-add operations spent.
-
-    Notes
-    -----
-    After reduction to reduced row-echelon form, ``e_k`` is in the row space exactly when k is a
-    pivot column and its pivot row has no entry in a non-pivot column.
 
     Examples
     --------
@@ -118,13 +102,10 @@ def _eliminate(matrix, values=None, tol=_TOL):
     """:func:`rref_recoverable` of checked float arrays (the master's own call, unchecked)."""
     M = np.array(matrix, dtype=float)
     n, u = M.shape
-    V = None if values is None else np.array(values, dtype=float).reshape(n, -1)
-    b = 0 if V is None else V.shape[1]
-    scale = np.abs(M).max() if M.size else 0.0
-    eps = tol * max(scale, 1.0)
-    pivots = []
-    ops = 0
-    row = 0
+    V = np.zeros((n, 0)) if values is None else np.array(values, dtype=float).reshape(n, -1)
+    b = V.shape[1]
+    eps = tol * max(np.abs(M).max() if M.size else 0.0, 1.0)
+    pivots, ops, row = [], 0, 0
     for col in range(u):
         if row >= n:
             break
@@ -132,34 +113,30 @@ def _eliminate(matrix, values=None, tol=_TOL):
         if abs(M[p, col]) <= eps:
             continue
         if p != row:
-            M[[row, p]] = M[[p, row]]
-            if V is not None:
-                V[[row, p]] = V[[p, row]]
+            M[[row, p]], V[[row, p]] = M[[p, row]], V[[p, row]]
         piv = M[row, col]
         M[row] /= piv
-        if V is not None:
-            V[row] /= piv
+        V[row] /= piv
         ops += u + b
         others = np.flatnonzero(np.abs(M[:, col]) > eps)
         others = others[others != row]
         if others.size:
             f = M[others, col][:, None]
             M[others] -= f * M[row]
-            if V is not None:
-                V[others] -= f * V[row]
+            V[others] -= f * V[row]
             ops += others.size * (u + b)
         M[np.abs(M) <= eps] = 0.0
         pivots.append(col)
         row += 1
-    recoverable = np.zeros(u, dtype=bool)
-    solution = None if V is None else np.full((u, b), np.nan)
     pivot_set = np.zeros(u, dtype=bool)
     pivot_set[pivots] = True
-    for r, col in enumerate(pivots):
-        if not np.any(M[r, ~pivot_set]):
-            recoverable[col] = True
-            if V is not None:
-                solution[col] = V[r]
+    alone = ~np.any(M[: len(pivots)][:, ~pivot_set], axis=1)      # pivot rows without a free entry
+    recoverable = np.zeros(u, dtype=bool)
+    recoverable[np.array(pivots, dtype=int)[alone]] = True
+    if values is None:
+        return recoverable, None, ops
+    solution = np.full((u, b), np.nan)
+    solution[np.array(pivots, dtype=int)[alone]] = V[: len(pivots)][alone]
     return recoverable, solution, ops
 
 
@@ -175,13 +152,6 @@ class IncrementalRREF:
         otherwise a dense (B, B) array (dense coded rows).
     scale : float
         Largest coefficient magnitude: entries below ``tol * max(scale, 1)`` count as zero.
-
-    Notes
-    -----
-    A new row is reduced by the pivot rows of its nonzero columns; if anything is left, one of
-    its columns becomes a pivot (sparse: the column held by the fewest rows, which keeps rows
-    short; dense: the largest entry) and is eliminated from the rows that hold it. Unknown k is
-    determined (``e_k`` in the row space) exactly when k is a pivot whose row has no other entry.
 
     Examples
     --------
@@ -212,11 +182,8 @@ class IncrementalRREF:
 
     def add(self, row) -> bool:
         """Reduce one row (real, finite, length B) into the form; True when it raised the rank."""
-        if not (isinstance(row, np.ndarray) and row.dtype == np.float64 and row.shape == (self.n_unknowns,)):
-            row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64), "row", "IncrementalRREF.add")
-        if not np.isfinite(row).all():
-            row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64, finite=True), "row",
-                           "IncrementalRREF.add")
+        row = validate(row, ArrayLike(shape=(self.n_unknowns,), dtype=np.float64, finite=True), "row",
+                       "IncrementalRREF.add")
         return self._add(row)
 
     def _add(self, row) -> bool:
@@ -299,27 +266,14 @@ class Master:
 
     Attributes
     ----------
-    recovered : ndarray of bool, shape (n_blocks,)
-        Blocks recoverable from what has arrived (peeled, or determined by the elimination).
-    peeled : ndarray of bool, shape (n_blocks,)
-        The subset recovered by peeling alone.
+    recovered, peeled : ndarray of bool, shape (n_blocks,)
+        Blocks recoverable from what has arrived; the subset recovered by peeling alone.
     need : int
-        Blocks the iteration waits for.
-    complete : bool
+        Blocks the iteration waits for (``complete`` once that many are recovered).
     n_messages : int
         Messages received so far (the communication load).
     ops : dict
-        ``peel`` (subtractions of known blocks, in block-length units times b), ``rank`` (elimination
-        multiply-adds) when values are decoded.
-
-    Notes
-    -----
-    Threshold codes (``code.any_k`` set: MDS, gradient coding) are decided by counting distinct
-    workers, which is what their MDS property guarantees; their values are decoded by a dense solve
-    (:meth:`decode`). Beyond peeling, the decision is an :class:`IncrementalRREF` of every received
-    coefficient row, fed lazily: only when peeling alone does not complete the iteration and the
-    rows that peeling leaves could (or when :attr:`recovered` is read), and then only the rows not
-    fed before, so over an iteration each row is reduced once.
+        ``peel`` (subtractions of known blocks, times b) and ``rank`` (elimination multiply-adds).
 
     Examples
     --------
@@ -398,8 +352,8 @@ class Master:
             the first value received. Only the decision is made when omitted.
         """
         code = self.code
-        worker = check_int(worker, "worker", "Master.receive", minimum=0, maximum=code.n_workers - 1)
-        message = check_int(message, "message", "Master.receive", minimum=0, maximum=code.n_messages - 1)
+        worker = validate(worker, Interval(Integral, 0, code.n_workers - 1), "worker", "Master.receive")
+        message = validate(message, Interval(Integral, 0, code.n_messages - 1), "message", "Master.receive")
         if (worker, message) in self._received:
             raise invalid("message", "Master.receive", f"a message not yet received from worker {worker}",
                           message)
@@ -430,20 +384,16 @@ class Master:
 
     def _check_value(self, value, n_rows, message):
         """A message's values as float64 (n_rows, *block_shape), or the contract error."""
-        owner = "Master.receive"
-        if not (isinstance(value, np.ndarray) and value.dtype == np.float64):
-            value = validate(value, VALUES, "value", owner)
-        if not math.isfinite(_SUM(value, axis=None)):          # NaN/inf (or an overflowing sum)
-            validate(value, VALUES, "value", owner)           # names the first NaN/inf entry
+        value = validate(value, VALUES, "value", "Master.receive")
         shape, dims = self._block_shape, value.shape
         if n_rows == 1 and (not dims or dims[0] != 1):
             value = value[None, ...]
             dims = value.shape
         if not dims or dims[0] != n_rows or (shape is not None and dims[1:] != shape):
             block = "*block_shape" if shape is None else ", ".join(str(d) for d in shape)
-            raise invalid("value", owner, f"an array of shape ({n_rows}, {block}) (one block per row of "
-                          f"message {message}" + ("" if shape is None else ", the block shape of the values "
-                                                  "received before") + ")", value, f"its shape is {value.shape}")
+            before = "" if shape is None else ", the block shape of the values received before"
+            raise invalid("value", "Master.receive", f"an array of shape ({n_rows}, {block}) (one block per "
+                          f"row of message {message}{before})", value, f"its shape is {value.shape}")
         self._block_shape = dims[1:]
         return value
 

@@ -1,11 +1,7 @@
 """Linear-regression gradient descent with partial recovery (the authors' synthetic experiment).
 
-Per iteration the distributed work is ``W theta`` with ``W = X^T X`` split row-wise into K blocks; the
-gradient is ``g = (W theta - X^T y) / n_train`` and the update ``theta <- theta - eta g``. With
-tolerance q the master stops once ``ceil(K (1 - q))`` blocks of ``W theta`` are recoverable; only the
-recovered coordinate blocks of theta are updated (the others get zero gradient: no rescaling, no
-memory). Which blocks are recovered, and when, comes from :func:`gcc.cpgc.simulate`; the chapter's
-runs over schemes and tolerances are :func:`gcc.experiments.cpgc_tables.convergence_experiment`.
+The gradient is ``g = (W theta - X^T y) / n_train``, ``W = X^T X`` split row-wise into K blocks;
+only the recovered coordinate blocks of theta are updated (no rescaling, no memory).
 """
 from __future__ import annotations
 
@@ -47,17 +43,13 @@ class RegressionProblem:
     def __post_init__(self):
         # Real finite arrays of matching shapes (d features, n_train and n_test samples).
         n, d = validate(self.X_train, _MATRIX, "X_train", "RegressionProblem").shape
-        m = validate(self.X_test, ArrayLike(shape=(None, d), dtype=float, finite=True,
-                                            description=f"a real array of shape (n_test, d = {d})"),
+        m = validate(self.X_test, ArrayLike(shape=(None, d), dtype=float, finite=True),
                      "X_test", "RegressionProblem").shape[0]
-        for name, size in (("X_train", None), ("X_test", None), ("y_train", n), ("y_test", m),
-                           ("theta_star", d)):
-            value = getattr(self, name)
-            if size is not None:
-                value = validate(value, ArrayLike(shape=(size,), dtype=float, finite=True,
-                                                  description=f"a real array of shape ({size},)"),
-                                 name, "RegressionProblem")
-            object.__setattr__(self, name, np.asarray(value, dtype=float))
+        for name, shape in (("X_train", (n, d)), ("X_test", (m, d)), ("y_train", (n,)), ("y_test", (m,)),
+                            ("theta_star", (d,))):
+            value = validate(getattr(self, name), ArrayLike(shape=shape, dtype=float, finite=True), name,
+                             "RegressionProblem")
+            object.__setattr__(self, name, value)
 
 
 @validate_params({"n_train": _COUNT, "n_test": _COUNT, "dim": _COUNT, "seed": SEED_OR_GENERATOR})
@@ -88,7 +80,7 @@ def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000
     ((100, 5), (10, 5), True)
     """
     d = dim
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)
     theta = rng.uniform(0.0, 1.0, d)
     shift = 1.5 * theta / d
 
@@ -99,6 +91,7 @@ def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000
     return RegressionProblem(X_train, X_train @ theta, X_test, X_test @ theta, theta)
 
 
+@validate_params({"dim": _COUNT})
 def block_slices(dim: int, n_blocks: int) -> list[slice]:
     """Row blocks of W (and coordinate blocks of theta): ``numpy.array_split`` sizes, in order.
 
@@ -119,7 +112,6 @@ def block_slices(dim: int, n_blocks: int) -> list[slice]:
     >>> block_slices(10, 4)          # the first 10 mod 4 = 2 blocks are one row longer
     [slice(0, 3, None), slice(3, 6, None), slice(6, 8, None), slice(8, 10, None)]
     """
-    dim = validate(dim, _COUNT, "dim", "block_slices")
     n_blocks = validate(n_blocks, Interval(Integral, 1, dim, description="an int in [1, dim]"),
                         "n_blocks", "block_slices")
     sizes = [len(a) for a in np.array_split(np.arange(dim), n_blocks)]
@@ -127,6 +119,8 @@ def block_slices(dim: int, n_blocks: int) -> list[slice]:
     return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
+@validate_params({"problem": InstanceOf(RegressionProblem, "a RegressionProblem (synthetic_regression(...))"),
+                  "masks": MASKS, "eta": Interval(Real, 0, None, closed="neither"), "theta0": Interval(Real)})
 def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float = 0.1,
                      theta0: float = 0.1) -> np.ndarray:
     """Run gradient descent with partial recovery for several recovery sequences at once.
@@ -147,11 +141,6 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     ndarray, shape (n_sequences, iterations + 1)
         Test error ``sum (y_test - X_test theta)^2 / n_test`` before the first and after every update.
 
-    Notes
-    -----
-    All sequences share ``W = X^T X`` and advance together as the columns of one (d, n_sequences)
-    matrix, so each iteration is a single matrix product.
-
     Examples
     --------
     >>> import numpy as np
@@ -163,18 +152,12 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     >>> err.shape, bool(err[0, -1] < err[1, -1] < err[1, 0])
     ((2, 31), True)
     """
-    owner = "gradient_descent"
-    problem = validate(problem, InstanceOf(RegressionProblem, "a RegressionProblem "
-                                           "(synthetic_regression(...))"), "problem", owner)
-    masks = validate(masks, MASKS, "masks", owner)
-    eta = validate(eta, Interval(Real, 0, None, closed="neither"), "eta", owner)
-    theta0 = validate(theta0, Interval(Real), "theta0", owner)
     S, iters, K = masks.shape
     X, y = problem.X_train, problem.y_train
     n, d = X.shape
     if K > d:
-        raise invalid("masks", owner, f"a boolean array of shape (n_sequences, iterations, n_blocks) "
-                      f"with n_blocks <= d = {d}", masks, f"it has shape {masks.shape}")
+        raise invalid("masks", "gradient_descent", f"a boolean array of shape (n_sequences, iterations, "
+                      f"n_blocks) with n_blocks <= d = {d}", masks, f"it has shape {masks.shape}")
     W = X.T @ X
     b = X.T @ y
     slices = block_slices(d, K)

@@ -1,21 +1,8 @@
 """Vectorised Monte Carlo of the completion time and communication load of one iteration.
 
-Each trial draws the worker speeds ``Y_i = alpha + X_i``, sorts the K r result arrivals and finds the
-first arrival after which the master's recovery condition holds (the delay model of Ozfatura et al., ICASSP 2019, Sec. 2). The
-recoverability decision is the master's (:class:`gcc.cpgc.master.Master`), computed for all trials at
-once with numpy:
-
-1. while a trial receives only single-block rows, recovery is a set union (a boolean array);
-2. from its first multi-block row on, an incremental decoder of :mod:`gcc.cpgc.elimination` takes
-   the trial: for sparse codes (RCSC, a row sums at most ``MAX_SPARSE_DEGREE`` blocks) the reduced
-   row-echelon form of the received rows, kept incrementally (peeling is its special case: a row
-   reduced to one block; block k is recoverable when its pivot row has no other entry), about
-   O(trials) work per arrival; for dense rows (the ICASSP-MDS hypothesis) a basis of the null
-   space, O(trials K^2) per arrival. Both decide exactly (same tolerance), never re-testing the
-   rank from scratch.
-
-Threshold codes (MDS, gradient coding) complete at the ``any_k``-th order statistic of the message
-times.
+Each trial draws the worker speeds ``Y_i = alpha + X_i`` and finds the first arrival after which
+the master's recovery condition holds, for all trials at once (single-block rows by set union, then
+the decoders of :mod:`gcc.cpgc.elimination`; threshold codes at the ``any_k``-th order statistic).
 """
 from __future__ import annotations
 
@@ -25,8 +12,9 @@ from numbers import Integral
 import numpy as np
 
 from ..metrics import mean_ci
-from ..validation import BOOL, ArrayLike, InstanceOf, Interval, NoneOr, invalid, validate, validate_params
-from .codes import DEGREES, SETTING, CPGCCode, canonical_scheme, make_code
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, InstanceOf, Interval, NoneOr, entry, invalid,
+                          validate, validate_params)
+from .codes import DEGREES, SCHEME, SETTING, CPGCCode, make_code
 from .delay import ALPHA, MU, worker_speeds
 from .elimination import MAX_SPARSE_DEGREE, dense_recovery, sparse_recovery
 from .master import TOLERANCE, required_blocks
@@ -36,7 +24,7 @@ __all__ = ["SimulationResult", "simulate", "completion"]
 _COUNT = Interval(Integral, 1, None)
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class SimulationResult:
     """Completion times and message counts of independent iterations (trials).
 
@@ -66,20 +54,6 @@ class SimulationResult:
     messages: np.ndarray
     recovered: np.ndarray | None = None
     params: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        owner = "SimulationResult"
-        self.code = validate(self.code, InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode"), "code", owner)
-        self.scheme = validate(self.scheme, InstanceOf(str, "a scheme name"), "scheme", owner)
-        self.tolerance = validate(self.tolerance, TOLERANCE, "tolerance", owner)
-        self.mu, self.alpha = validate(self.mu, MU, "mu", owner), validate(self.alpha, ALPHA, "alpha", owner)
-        self.times = validate(self.times, ArrayLike(ndim=1, dtype=float), "times", owner)
-        T = self.times.shape[0]
-        self.messages = validate(self.messages, ArrayLike(shape=(T,), dtype=int), "messages", owner)
-        if self.recovered is not None:
-            self.recovered = validate(self.recovered, ArrayLike(shape=(T, self.code.n_blocks), dtype=bool),
-                                      "recovered", owner)
-        self.params = validate(self.params, InstanceOf(dict, "a dict"), "params", owner)
 
     @property
     def trials(self) -> int:
@@ -111,16 +85,6 @@ class SimulationResult:
                 "load": self.code.load, "tolerance": self.tolerance, "mu": self.mu, "alpha": self.alpha,
                 "trials": self.trials}
 
-    def trial_table(self):
-        """One row per trial: :meth:`labels` plus ``trial``, ``time`` and ``messages`` (pandas)."""
-        import pandas as pd
-
-        table = pd.DataFrame({"trial": np.arange(self.trials), "time": self.times,
-                              "messages": self.messages})
-        for key, value in reversed(list(self.labels().items())):
-            table.insert(0, key, value)
-        return table
-
     def summary(self, level: float = 0.95):
         """Mean and interval of the time and the messages, in the summary vocabulary.
 
@@ -140,9 +104,13 @@ class SimulationResult:
         0    mds      time   0.1531  500
         1    mds  messages  14.0000  500
         """
+        import pandas as pd
+
         from ..summary import summarize
 
-        return summarize(self.trial_table(), ["time", "messages"], by=list(self.labels()), level=level)
+        table = pd.DataFrame({**self.labels(), "trial": np.arange(self.trials), "time": self.times,
+                              "messages": self.messages})
+        return summarize(table, ["time", "messages"], by=list(self.labels()), level=level)
 
     def __repr__(self) -> str:
         return (f"SimulationResult(scheme={self.scheme!r}, tolerance={self.tolerance}, trials={self.trials}, "
@@ -206,12 +174,10 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
     last_of_message[:-1] = code.row_messages[1:] != code.row_messages[:-1]
     last_of_message = np.tile(last_of_message, K)
     D = int(deg.max())
-    sup_idx = np.full((K * R, D), B, dtype=np.intp)               # padding: block B, value 0
-    sup_val = np.zeros((K * R, D))
-    for rid in range(K * R):
-        nz = np.flatnonzero(nnz[rid])
-        sup_idx[rid, : nz.size] = nz
-        sup_val[rid, : nz.size] = coef[rid, nz]
+    cols = np.argsort(~nnz, axis=1, kind="stable")[:, :D]         # the nonzero columns first, in order
+    used = np.take_along_axis(nnz, cols, axis=1)
+    sup_idx = np.where(used, cols, B).astype(np.intp)              # padding: block B, value 0
+    sup_val = np.where(used, np.take_along_axis(coef, cols, axis=1), 0.0)
 
     row_times = (speeds[:, :, None] * code.row_units).reshape(T, K * R)
     order = np.argsort(row_times, axis=1, kind="stable")           # stable: a message's rows stay together
@@ -269,22 +235,11 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
     return times, messages, rec_out
 
 
-def _check_default_load(name, n_workers, degrees, setting, owner):
-    """``n_workers`` must hold the load that ``degrees`` implies when no ``load`` is given."""
-    m = validate(degrees, DEGREES, "degrees", owner)
-    if setting is None:
-        setting = "communication" if name == "gc" else "computation"
-    setting = validate(setting, SETTING, "setting", owner)
-    load = len(m) if setting == "computation" else sum(m)
-    if n_workers < load:
-        what = "len(degrees)" if setting == "computation" else "sum(degrees)"
-        raise invalid("n_workers", owner, f"an int >= the default load {what} = {load} of degrees {tuple(m)} "
-                      f"in coded {setting} (or pass a smaller load or degrees)", n_workers)
-
-
-@validate_params({"n_workers": _COUNT, "tolerance": TOLERANCE, "trials": _COUNT,
-                  "seed": Interval(Integral, 0, None), "mu": MU, "alpha": ALPHA,
-                  "code": NoneOr(InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode")), "return_recovered": BOOL})
+@validate_params({"scheme": SCHEME, "n_workers": _COUNT, "tolerance": TOLERANCE, "trials": _COUNT,
+                  "seed": Interval(Integral, 0, None), "mu": MU, "alpha": ALPHA, "degrees": DEGREES,
+                  "load": NoneOr(_COUNT), "setting": NoneOr(SETTING),
+                  "code": NoneOr(InstanceOf(CPGCCode, "a gcc.cpgc.CPGCCode")),
+                  "code_seed": NoneOr(SEED_OR_GENERATOR), "return_recovered": BOOL})
 def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials: int = 2000, seed=0,
              mu: float = 10.0, alpha: float = 0.01, degrees=(1, 2, 3), load: int | None = None,
              setting: str | None = None, code: CPGCCode | None = None, code_seed=None,
@@ -334,19 +289,16 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     >>> round(gcc.cpgc.simulate("rcsc", tolerance=0.3, trials=2000, seed=0).mean_time, 4)   # 70 % of the blocks
     0.075
     """
-    owner = "simulate"
     K, q, n = n_workers, float(tolerance), trials
-    degrees = validate(degrees, DEGREES, "degrees", owner)
+    degrees = tuple(map(int, degrees))
     code_ss, delay_ss = np.random.SeedSequence(int(seed)).spawn(2)
     if code is None:
-        name = canonical_scheme(scheme, owner)
-        if load is None:   # the default load must fit: blame n_workers, the argument the caller passed
-            _check_default_load(name, K, degrees, setting, owner)
         cseed = np.random.default_rng(code_ss) if code_seed is None else code_seed
-        code = make_code(name, K, degrees, load, setting, seed=cseed, owner=owner)
+        with entry("simulate"):
+            code = make_code(scheme, K, degrees, load, setting, cseed)
     elif code.n_workers != K:
-        raise invalid("n_workers", owner, f"equal to code.n_workers={code.n_workers}", K)
+        raise invalid("n_workers", "simulate", f"equal to code.n_workers={code.n_workers}", K)
     speeds = worker_speeds(np.random.default_rng(delay_ss), n, K, mu, alpha)
     times, messages, rec = completion(code, speeds, q, return_recovered)
     return SimulationResult(code.name, code, q, mu, alpha, times, messages, rec,
-                            {"seed": int(seed), "degrees": tuple(degrees), "load": code.load})
+                            {"seed": int(seed), "degrees": degrees, "load": code.load})

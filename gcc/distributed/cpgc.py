@@ -1,38 +1,15 @@
 """Coded partial gradient computation on Dask: one message per partial product.
 
-Linear regression by gradient descent, the work of every iteration being the
-product ``W theta`` with ``W = X^T X`` split row-wise into K blocks
-(Ozfatura, Ulukus, Gunduz, ICASSP 2019; the journal draft's RCSC code). Here the
-workers are real Dask worker processes:
-
-* each worker receives its coded sub-matrices ``W~_{i,j} = sum_k c_{ijk} W_k``
-  **once** (scattered to it and kept there for the whole run);
-* every iteration the master sends ``theta_t`` to each worker (one task pinned
-  to it); the worker computes its products in order and sends **each result as
-  soon as it is done**, one message each (logged as an event on the
-  worker's stream to the scheduler, which pushes it to the master; or through
-  a ``distributed.Queue``), tagged with the run and the iteration;
-* the master feeds the messages, in arrival order, to
-  :class:`gcc.cpgc.Master`, which decides recoverability incrementally; once
-  ``ceil(K (1 - q))`` blocks are recoverable it decodes them, updates the
-  recovered coordinate blocks of theta, cancels the iteration's tasks and
-  starts the next iteration. Messages that arrive later carry an old iteration
-  tag and are dropped (and counted).
-
-The delay model of the paper, ``t_{i,j} = j (alpha + X_i)`` with
-``X_i ~ Exp(mu)`` drawn per worker and iteration, is acted out inside the
-workers: the j-th message is sent no earlier than ``time_scale * t_{i,j}``
-after the task started. The same draws fed to :func:`gcc.cpgc.completion` give
-the simulated completion time of each iteration, paired with the measured one.
-
-References
-----------
-.. [1] E. Ozfatura, S. Ulukus, D. Gunduz, "Distributed Gradient Descent with
-   Coded Partial Gradient Computations", ICASSP 2019, arXiv:1811.09271.
+Gradient descent on ``W theta``, ``W = X^T X`` split row-wise into K blocks (Ozfatura, Ulukus,
+Gunduz, ICASSP 2019, arXiv 1811.09271), on real Dask workers: each worker holds its coded
+sub-matrices and sends each product as an event tagged with the run and the iteration, no earlier
+than ``time_scale * j (alpha + X_i)`` (the delay model, acted out); the master decodes with
+:class:`gcc.cpgc.Master` and drops late messages by their tag.
 """
 from __future__ import annotations
 
 import dataclasses
+import queue
 import time
 import uuid
 from numbers import Integral, Real
@@ -45,7 +22,7 @@ from gcc.cpgc.master import TOLERANCE
 from gcc.cpgc.regression import RegressionProblem
 from gcc.distributed.cluster import SECONDS, await_workers
 from gcc.distributed.inject import interruptible_sleep
-from gcc.validation import BOOL, SEED, InstanceOf, Interval, Options, invalid, validate_params
+from gcc.validation import BOOL, SEED, InstanceOf, Interval, invalid, validate_params
 
 __all__ = ["CPGCRun", "run_cpgc", "LateMessages"]
 
@@ -95,85 +72,25 @@ def _coded_blocks(W: np.ndarray, code) -> list[np.ndarray]:
     return [np.tensordot(code.coefficients[i], blocks, axes=1) for i in range(code.n_workers)]
 
 
-def _sender(transport: str, channel: str):
-    """A function that sends one message from inside a worker, by the chosen transport."""
-    if transport == "events":
-        from distributed import get_worker
-
-        worker = get_worker()
-        # Fire and forget on the worker's batched stream; the scheduler pushes it to the subscribed master.
-        return lambda msg: worker.log_event(channel, msg)
-    from distributed import Queue
-
-    queue = Queue(channel)
-    return queue.put          # one round trip to the scheduler per message
-
-
 def _cpgc_task(blocks, theta, worker: int, iteration: int, unit_s: float, row_units, row_messages,
-               channel: str, run_id: str, transport: str = "events"):
+               channel: str, run_id: str):
     """Worker i's iteration: compute its products in order, send each message once it is due."""
-    send = _sender(transport, channel)
+    from distributed import get_worker
+
+    log = get_worker().log_event      # fire and forget on the worker's batched stream
     t0 = time.perf_counter()
     sent = 0
     for m in range(int(row_messages.max()) + 1):
         rows = np.flatnonzero(row_messages == m)
         value = np.stack([blocks[j] @ theta for j in rows])
-        # The paper's delay model: the message is ready at row_units * (alpha + X_i).
-        due = float(row_units[rows[0]]) * unit_s
+        due = float(row_units[rows[0]]) * unit_s          # the delay model: row_units * (alpha + X_i)
         _, cancelled = interruptible_sleep(due - (time.perf_counter() - t0), interruptible=True)
         if cancelled:
             break
-        send({"run": run_id, "iter": iteration, "coded_worker": worker, "msg": m,
-                   "shape": list(value.shape), "value": value.astype(np.float64).tobytes()})
+        log(channel, {"run": run_id, "iter": iteration, "coded_worker": worker, "msg": m,
+                      "shape": list(value.shape), "value": value.astype(np.float64).tobytes()})
         sent += 1
     return sent
-
-
-def _warm_queue(queue_name: str) -> bool:
-    """Open the worker's own client and the queue before the first iteration.
-
-    The first ``Queue`` on a worker connects a client to the scheduler (hundreds
-    of ms on a busy machine); without this the first iteration's time would be
-    mostly connection setup.
-    """
-    from distributed import Queue
-
-    Queue(queue_name)
-    return True
-
-
-class _Inbox:
-    """The master's end of the message channel: ``get(timeout)`` for either transport."""
-
-    def __init__(self, client, transport: str, channel: str, addresses):
-        import queue as pyqueue
-
-        self.client, self.transport, self.channel = client, transport, channel
-        if transport == "events":
-            self._local = pyqueue.Queue()
-            # Runs on the client's event loop thread for every event the scheduler pushes.
-            client.subscribe_topic(channel, lambda event: self._local.put(event[1]))
-        else:
-            from distributed import Queue
-
-            self._queue = Queue(channel, client=client)
-            client.run(_warm_queue, channel, workers=addresses)
-
-    def get(self, timeout: float):
-        if self.transport == "events":
-            import queue as pyqueue
-
-            try:
-                return self._local.get(timeout=timeout)
-            except pyqueue.Empty:
-                raise TimeoutError from None
-        return self._queue.get(timeout=timeout)
-
-    def close(self) -> None:
-        if self.transport == "events":
-            self.client.unsubscribe_topic(self.channel)
-        else:
-            self._queue.close()
 
 
 @validate_params({"problem": InstanceOf(RegressionProblem, "a RegressionProblem (synthetic_regression(...))"),
@@ -181,11 +98,10 @@ class _Inbox:
                   "tolerance": TOLERANCE, "iterations": Interval(Integral, 1, None),
                   "eta": Interval(Real, 0, None, closed="neither"), "theta0": Interval(Real), "mu": MU,
                   "alpha": ALPHA, "time_scale": SECONDS, "timeout": SECONDS, "seed": SEED,
-                  "cancel_stragglers": BOOL, "transport": Options(("events", "queue"))})
+                  "cancel_stragglers": BOOL})
 def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int = 20, eta: float = 0.1,
              theta0: float = 0.1, mu: float = 10.0, alpha: float = 0.01, time_scale: float = 1.0,
-             seed: int = 0, cancel_stragglers: bool = True, timeout: float = 60.0,
-             transport: str = "events") -> CPGCRun:
+             seed: int = 0, cancel_stragglers: bool = True, timeout: float = 60.0) -> CPGCRun:
     """Distributed gradient descent with coded partial gradient computation on a Dask cluster.
 
     Parameters
@@ -215,14 +131,6 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
         arrive late and are dropped by their iteration tag.
     timeout : float
         Bound in seconds on each iteration.
-    transport : {"events", "queue"}
-        How a worker's message reaches the master. ``"events"``: the worker logs
-        it on its batched stream to the scheduler, which pushes it to the
-        subscribed master (no round trip per message; the scheduler also keeps
-        the last ``distributed.scheduler.events-log-length`` events of the
-        run's topic, so keep messages small). ``"queue"``: a
-        ``distributed.Queue`` (one round trip to put, one to get, per message;
-        measured ≈ 8 ms more per iteration at K = 8 on the 2-core container).
 
     Returns
     -------
@@ -232,8 +140,6 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     ------
     LateMessages
         An iteration was not decodable within ``timeout`` seconds.
-    ValueError
-        Bad arguments, a dimension not divisible into blocks, or too few workers.
     """
     from distributed import wait
 
@@ -263,15 +169,16 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
 
     run_id = uuid.uuid4().hex[:12]
     channel = f"gcc-cpgc-{run_id}"
-    queue = _Inbox(client, transport, channel, addresses)
+    inbox = queue.Queue()
+    # Runs on the client's event loop thread for every event the scheduler pushes.
+    client.subscribe_topic(channel, lambda event: inbox.put(event[1]))
     # One untimed round (iteration -1, no delays) pays for deserialising the task
     # function and first touching the scattered blocks; its messages are drained.
     warm = [client.submit(_cpgc_task, stored[i], np.zeros(d), i, -1, 0.0, code.row_units, code.row_messages,
-                          channel, run_id, transport, workers=[addresses[i]], allow_other_workers=False,
-                          pure=False)
+                          channel, run_id, workers=[addresses[i]], allow_other_workers=False, pure=False)
             for i in range(code.n_workers)]
     for _ in range(sum(client.gather(warm))):
-        queue.get(timeout=timeout)
+        inbox.get(timeout=timeout)
     rng = np.random.default_rng(seed)
     theta = np.full(d, float(theta0))
 
@@ -287,7 +194,7 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
             master = Master(code, tolerance)
             t0 = time.perf_counter()
             futures = [client.submit(_cpgc_task, stored[i], theta, i, t, float(speeds[i] * time_scale),
-                                     code.row_units, code.row_messages, channel, run_id, transport,
+                                     code.row_units, code.row_messages, channel, run_id,
                                      workers=[addresses[i]], allow_other_workers=False, pure=False,
                                      key=f"gcc-cpgc-{run_id}-{t}-{i}")
                        for i in range(code.n_workers)]
@@ -301,8 +208,8 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
                         f"{master.n_recovered} of the {master.need} blocks needed after {used} messages."
                     )
                 try:
-                    item = queue.get(timeout=remaining)
-                except TimeoutError:
+                    item = inbox.get(timeout=remaining)
+                except queue.Empty:
                     continue
                 if item["run"] != run_id or item["iter"] != t:
                     dropped += 1      # a straggler's answer to an iteration already decided
@@ -330,6 +237,6 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     finally:
         # Stop whatever still runs (also after a timeout) and free the stored blocks.
         client.cancel([f for f in futures if not f.done()] + stored)
-        queue.close()
+        client.unsubscribe_topic(channel)
     return CPGCRun(theta=theta, test_error=np.array(errors), masks=np.array(masks), iterations=records,
                    dropped_total=dropped_total)

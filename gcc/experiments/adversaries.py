@@ -1,20 +1,8 @@
 """How far is the contiguous block from the true worst straggler set, for every code?
 
-The rate sweeps take the worst case over the ``N - S + 1`` blocks of consecutive stragglers
-(:func:`gcc.worst_case_stragglers` with ``search="contiguous"``): exact for the widest gap,
-which is what the spline bounds pay for, but not necessarily the set that hurts a given code
-most. This module measures the gap: the exact maximum over all ``C(N, S)`` sets at small N
-(``"exhaustive"``), the adversarial local search beyond (``"greedy"``), each divided by the
-contiguous maximum.
-
-* :func:`adversary_comparison` -- losses of each search per (function, code, N, S);
-* :func:`adversary_ratios` -- one row per cell with the ratios to the contiguous block;
-* :func:`adversary_table` -- the largest ratio per (function, code);
-* :func:`adversary_problems` -- the two problems compared (``x sin x`` and the extremal bump);
-* :func:`quoted_values` -- the largest ratio per code, for the chapters.
-
-Imports the core (codes, the adversary) and :mod:`gcc.experiments.extremal`,
-:mod:`gcc.experiments.problems`.
+The rate sweeps take the worst of the ``N - S + 1`` contiguous blocks; :func:`adversary_comparison`
+measures the exact worst over all ``C(N, S)`` sets at small N (``"exhaustive"``) and the greedy
+local search beyond, :func:`adversary_ratios` and :func:`adversary_table` their ratios to the block.
 """
 from __future__ import annotations
 
@@ -23,10 +11,10 @@ import time
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import canonical, label, make
-from gcc.validation import check_choice
 
 from .extremal import EXTREMAL_FUNCTION, bump_for, line_inputs
 from .problems import scalar_inputs, xsinx
@@ -36,10 +24,7 @@ __all__ = ["adversary_comparison", "adversary_ratios", "adversary_table", "extre
 
 
 def extremal_problem(code, n_stragglers: int, width: float = 1.5):
-    """``(f, X)`` of the extremal family for one code and S: the bump on line data.
-
-    For :func:`adversary_comparison`: a function of the cell, as the extremal bump is.
-    """
+    """``(f, X)`` of the extremal family for one code and S: the bump on line data."""
     X = line_inputs(code)
     return bump_for(code, n_stragglers, width, X=X), X
 
@@ -47,41 +32,31 @@ def extremal_problem(code, n_stragglers: int, width: float = 1.5):
 def adversary_problems(n_inputs: int, seed: int = 0) -> dict:
     """The problems of :func:`adversary_comparison`: ``x sin x`` on K uniform inputs, and the extremal bump.
 
-    Parameters
-    ----------
-    n_inputs : int
-        K of ``x sin x``'s inputs (uniform in [-3, 3], :func:`~gcc.experiments.problems.scalar_inputs`).
-    seed : int
-
     Returns
     -------
     dict
-        ``{"x sin x": (xsinx, X), "bump (extremal)": extremal_problem}``.
+        ``{"x sin x": (xsinx, X), "bump (extremal)": extremal_problem}``, X uniform in [-3, 3], shape (K,).
     """
     return {"x sin x": (xsinx, scalar_inputs(n_inputs, -3.0, 3.0, seed=seed)), EXTREMAL_FUNCTION: extremal_problem}
 
 
 def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Sequence[tuple[int, int]], *,
                          codes: Sequence[str] = ("gcc", "bacc", "bspline", "lcc"), n_inputs: int = 5,
-                         searches: Sequence[str] = ("contiguous", "greedy", "exhaustive"),
-                         max_sets: int = 5000, points: str = "chebyshev"):
+                         max_sets: int = 5000):
     """The worst loss each adversary finds, per (function, code, N, S).
 
     Parameters
     ----------
     functions : mapping of str to (f, X) or callable
-        A fixed problem ``(f, X)``, or ``problem(code, S) -> (f, X)`` for a problem that depends
-        on the cell (:func:`extremal_problem`).
+        A fixed problem ``(f, X)``, or ``problem(code, S) -> (f, X)`` (:func:`extremal_problem`).
     cells : sequence of (N, S)
         Cells with ``N - S < n_inputs`` are skipped.
     codes : sequence of str
         Scheme keys of :mod:`gcc.codes`.
     n_inputs : int
         K (small, so that small N still leaves redundancy).
-    searches : sequence of {"contiguous", "greedy", "exhaustive"}
-        ``"exhaustive"`` runs only where ``C(N, S) <= max_sets``.
     max_sets : int
-    points : {"chebyshev", "equispaced"}
+        The ``"exhaustive"`` search runs only where ``C(N, S) <= max_sets``.
 
     Returns
     -------
@@ -89,10 +64,6 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
         One row per (function, scheme, N, S, search): ``function, scheme, N, S, K, search, loss,
         seconds``.
     """
-    import pandas as pd
-
-    for search in searches:
-        check_choice(search, "searches", "adversary_comparison", gcc.adversary.SEARCHES)
     codes = [canonical(c, "adversary_comparison") for c in codes]
     K = int(n_inputs)
     rows = []
@@ -102,9 +73,9 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
             if N - S < K:
                 continue
             for scheme in codes:
-                code = make(scheme, K, N, points=points)
+                code = make(scheme, K, N)
                 f, X = problem(code, S) if callable(problem) else problem
-                for search in searches:
+                for search in ("contiguous", "greedy", "exhaustive"):
                     if search == "exhaustive" and math.comb(N, S) > max_sets:
                         continue
                     started = time.perf_counter()
@@ -116,42 +87,26 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
 
 
 def adversary_ratios(df):
-    """One row per (function, scheme, N, S): each search's loss and its ratio to the contiguous block.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        :func:`adversary_comparison`.
+    """One row per (function, scheme, N, S) of :func:`adversary_comparison`: each search's loss and ratios.
 
     Returns
     -------
     pandas.DataFrame
-        ``function, scheme, N, S``, the loss of each search as a column, ``greedy_ratio``,
-        ``exhaustive_ratio`` (loss / contiguous loss, NaN where that search did not run) and
-        ``greedy_gap`` (exhaustive / greedy).
+        ``function, scheme, N, S``, a loss column per search, ``greedy_ratio``, ``exhaustive_ratio``
+        (over the contiguous loss; NaN where that search did not run), ``greedy_gap`` (exhaustive / greedy).
     """
     wide = df.pivot_table(index=["function", "scheme", "N", "S"], columns="search", values="loss",
                           aggfunc="first").reset_index()
     wide.columns.name = None
     for search in ("greedy", "exhaustive"):
-        if search in wide.columns:
-            wide[f"{search}_ratio"] = wide[search] / wide["contiguous"]
-        else:
-            wide[f"{search}_ratio"] = np.nan
-    if {"greedy", "exhaustive"} <= set(wide.columns):
-        wide["greedy_gap"] = wide["exhaustive"] / wide["greedy"]
-    else:
-        wide["greedy_gap"] = np.nan
+        wide[f"{search}_ratio"] = wide[search] / wide["contiguous"] if search in wide.columns else np.nan
+    both = {"greedy", "exhaustive"} <= set(wide.columns)
+    wide["greedy_gap"] = wide["exhaustive"] / wide["greedy"] if both else np.nan
     return wide
 
 
 def adversary_table(ratios):
-    """The largest ratio to the contiguous block per (function, scheme), with where it occurs.
-
-    Parameters
-    ----------
-    ratios : pandas.DataFrame
-        :func:`adversary_ratios`.
+    """Largest ratio to the contiguous block per (function, scheme) of :func:`adversary_ratios`, and where.
 
     Returns
     -------
@@ -159,39 +114,21 @@ def adversary_table(ratios):
         ``function, scheme, exhaustive_max, exhaustive_at, greedy_max, greedy_at, greedy_gap_max,
         cells`` (``*_at``: ``"N=.., S=.."`` of the maximum).
     """
-    import pandas as pd
-
     rows = []
     for (function, scheme), g in ratios.groupby(["function", "scheme"]):
         row = {"function": function, "scheme": scheme, "cells": len(g)}
         for col in ("exhaustive", "greedy"):
-            r = g[f"{col}_ratio"]
-            ok = r.notna()
-            if ok.any():
-                best = g.loc[r[ok].idxmax()]
-                row.update({f"{col}_max": float(best[f"{col}_ratio"]),
-                            f"{col}_at": f"N={int(best['N'])}, S={int(best['S'])}"})
-            else:
-                row.update({f"{col}_max": np.nan, f"{col}_at": ""})
+            r = g[f"{col}_ratio"].dropna()
+            best = g.loc[r.idxmax()] if len(r) else None
+            row[f"{col}_max"] = np.nan if best is None else float(best[f"{col}_ratio"])
+            row[f"{col}_at"] = "" if best is None else f"N={int(best['N'])}, S={int(best['S'])}"
         row["greedy_gap_max"] = float(g["greedy_gap"].max()) if g["greedy_gap"].notna().any() else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def quoted_values(table) -> list[dict]:
-    """The largest exhaustive/contiguous ratio of each code, as keyword arguments of ``RunContext.value``.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :func:`adversary_table`.
-
-    Returns
-    -------
-    list of dict
-        ``<scheme>_exhaustive_max``: the largest ratio over the functions and cells (1: the
-        contiguous block is that code's exact worst case everywhere measured).
-    """
+    """``<scheme>_exhaustive_max`` of :func:`adversary_table` (1: the block is the exact worst case)."""
     out = []
     for scheme, g in table.groupby("scheme", sort=False):
         ratios = g["exhaustive_max"].dropna()

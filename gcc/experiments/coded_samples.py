@@ -1,31 +1,22 @@
 """What the workers receive: the coded images of GCC and BACC (the paper's Fig. 7).
 
-Contents
---------
-coded_samples
-    The coded images x̃_n = u_enc(β_n) of each scheme as a tidy pixel table (one row per pixel),
-    so that the figure can be redrawn from the saved table alone.
-stack_images
-    The image stack of one scheme rebuilt from that table.
-coded_roughness
-    Two scale-free numbers per scheme quantifying Fig. 7's visual impression.
-roughness_batches, noisier_verdict
-    The high-frequency energy over many batches, with intervals, and the paired verdict on
-    the paper's statement that BACC's coded images are noisier than GCC's.
-plot_coded_samples
-    The Fig. 7-like grid.
-
-Only numpy, pandas and matplotlib are needed (no torch): the encoders are the core's codes.
+A tidy pixel table (the figure is redrawn from it alone), their roughness, and the verdict on the
+paper's "BACC's coded images are noisier".
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..codes import LABELS, canonical, make_many
+from ..summary import summarize
 from ..validation import SEED, ArrayLike, check_choice, invalid, validate, validate_params
 from ..dnn._checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
+
+from .plotting import figure, finish
+from .verdicts import band_verdict
 
 __all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_roughness", "plot_coded_samples",
            "roughness_batches", "noisier_verdict"]
@@ -33,10 +24,8 @@ __all__ = ["NO_MODEL", "PIXEL_COLUMNS", "coded_samples", "stack_images", "coded_
 #: ``scheme`` of the rows holding the original inputs x_k (not a code).
 INPUT = "input"
 
-
 #: The ``model`` column of these tables: the encoder involves no network.
 NO_MODEL = "none"
-
 
 #: the columns of a coded-samples table
 PIXEL_COLUMNS = ("scheme", "index", "point", "label", "channel", "row", "col", "value")
@@ -50,24 +39,20 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
     Parameters
     ----------
     x : array_like, shape (K, C, H, W)
-        The K input images of one round.
     n_workers : int
-        N.
     lam_enc : float
-        GCC's encoder smoothing parameter (BACC has none; ignored when GCC is not listed).
+        GCC's encoder smoothing (ignored when GCC is not listed).
     schemes : sequence of str
-        Scheme keys of :func:`gcc.codes.make_many` to encode with.
+        Scheme keys of :func:`gcc.codes.make_many`.
     labels : array_like of int, shape (K,), optional
-        Labels of the inputs, stored with the ``"input"`` rows.
+        Stored with the ``"input"`` rows.
     dataset : str
-        The ``dataset`` column.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``model`` (:data:`NO_MODEL`: no network is involved), ``dataset``, ``scheme``
-        (``"input"`` for the originals), ``index`` (k or n), ``point`` (alpha_k or beta_n),
-        ``label``, ``channel``, ``row``, ``col``, ``value``: one row per pixel.
+        One row per pixel: ``model`` (:data:`NO_MODEL`), ``dataset``, ``scheme`` (``"input"`` for the
+        originals), ``index`` (k or n), ``point`` (alpha_k or beta_n), ``label, channel, row, col, value``.
 
     Examples
     --------
@@ -80,8 +65,6 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
     >>> list(table.columns[:3])
     ['model', 'dataset', 'scheme']
     """
-    import pandas as pd
-
     x = validate(x, ArrayLike(ndim=4, dtype=np.float64, finite=True,
                               description="an array of shape (K, C, H, W) of finite real numbers"), "x", "coded_samples")
     k = x.shape[0]
@@ -103,8 +86,7 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
 
 
 def _pixel_frame(images: np.ndarray, scheme: str, points: np.ndarray, labels) -> Any:
-    import pandas as pd
-
+    """One row per pixel of `images` (n, C, H, W)."""
     n, c, h, w = images.shape
     idx, ch, row, col = np.meshgrid(np.arange(n), np.arange(c), np.arange(h), np.arange(w), indexing="ij")
     return pd.DataFrame({
@@ -116,14 +98,7 @@ def _pixel_frame(images: np.ndarray, scheme: str, points: np.ndarray, labels) ->
 
 @validate_params({"table": Frame(PIXEL_COLUMNS)})
 def stack_images(table, scheme: str) -> tuple[np.ndarray, np.ndarray]:
-    """Rebuild the image stack of one scheme from a :func:`coded_samples` table.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`coded_samples` (or the saved copy).
-    scheme : str
-        ``"input"`` or a scheme of the table.
+    """Rebuild the image stack of one scheme (``"input"`` or a code) from a :func:`coded_samples` table.
 
     Returns
     -------
@@ -147,36 +122,21 @@ def _lap_energy(img) -> float:
 
 @validate_params({"table": Frame(PIXEL_COLUMNS)})
 def coded_roughness(table) -> Any:
-    """How rough the coded images are, per scheme (quantifies Fig. 7's visual impression).
+    """How rough the coded images of a :func:`coded_samples` table are, per scheme, relative to the inputs.
 
-    Two numbers per scheme, both relative to the inputs so that they are scale-free:
-
-    ``spatial_hf``
-        Mean squared discrete Laplacian of the images (high spatial frequencies: the
-        "high-frequency noise" the paper sees in BACC's coded images) divided by that of the
-        inputs.
-    ``range_ratio``
-        (max - min) of the coded pixel values over that of the inputs: values far outside the
-        inputs' range mean the encoder over- or under-shoots between data points.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`coded_samples`.
+    ``spatial_hf``: mean squared discrete Laplacian (high spatial frequencies) over the inputs';
+    ``range_ratio``: the pixel range over the inputs' (over- or under-shoot between data points).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``model``, ``dataset`` (those of ``table``), ``scheme`` (``"input"`` first, then
-        the codes), ``spatial_hf``, ``range_ratio``, ``min``, ``max``.
+        ``model, dataset`` (the table's), ``scheme`` (``"input"`` first), ``spatial_hf, range_ratio, min,
+        max``.
     """
-    import pandas as pd
-
-    lap_energy = _lap_energy
     if INPUT not in set(table["scheme"]):
         raise invalid("table", "coded_roughness", "a coded_samples() table with the 'input' rows", table)
     base, _ = stack_images(table, INPUT)
-    base_hf, base_range = lap_energy(base), float(base.max() - base.min())
+    base_hf, base_range = _lap_energy(base), float(base.max() - base.min())
     if not (base_hf > 0 and base_range > 0):       # the ratios would be NaN or inf
         raise invalid("table", "coded_roughness", "a coded_samples() table of inputs that are not constant "
                       "(at least 3x3 pixels, not all equal)", table)
@@ -185,7 +145,7 @@ def coded_roughness(table) -> Any:
         imgs, _ = stack_images(table, scheme)
         rows.append({"model": table["model"].iloc[0] if "model" in table else NO_MODEL,
                      "dataset": table["dataset"].iloc[0] if "dataset" in table else "",
-                     "scheme": scheme, "spatial_hf": lap_energy(imgs) / base_hf,
+                     "scheme": scheme, "spatial_hf": _lap_energy(imgs) / base_hf,
                      "range_ratio": float(imgs.max() - imgs.min()) / base_range,
                      "min": float(imgs.min()), "max": float(imgs.max())})
     return pd.DataFrame(rows)
@@ -193,26 +153,14 @@ def coded_roughness(table) -> Any:
 
 @validate_params({"table": Frame(PIXEL_COLUMNS), "n_show": COUNT, "schemes": NAMES})
 def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc", "bacc")):
-    """Fig. 7-like grid: ``n_show`` inputs, then ``n_show`` coded images of each scheme.
+    """Fig. 7-like grid of a :func:`coded_samples` table: `n_show` inputs, then `n_show` images per scheme.
 
-    The coded images shown are those of the workers whose points beta_n are closest to evenly
-    spaced positions in [-1, 1], so each row spans the whole interval.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`coded_samples`.
-    n_show : int
-        Images per row.
-    schemes : sequence of str
-        Schemes shown (those absent from the table are skipped).
+    The workers shown are those nearest evenly spaced points of [-1, 1]; absent schemes are skipped.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from .plotting import figure, finish
-
     if INPUT not in set(table["scheme"]):
         raise invalid("table", "plot_coded_samples", "a coded_samples() table with the 'input' rows", table)
     rows = [INPUT] + [s for s in schemes if s in set(table["scheme"])]
@@ -246,33 +194,17 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
                   "seed": SEED})
 def roughness_batches(x, n_workers: int, n_inputs: int, n_batches: int, seed: int = 0, lam_enc: float = 0.0,
                       dataset: str = ""):
-    """``spatial_hf`` (high-frequency energy of the coded images over the inputs') for many batches.
+    """``spatial_hf`` of GCC's and BACC's coded images for `n_batches` batches of K distinct images (paired).
 
-    Each batch of K distinct images (:func:`gcc.dnn.data.image_batches`) is encoded by GCC and
-    by BACC; both ratios of a batch share its inputs, so they are paired.
-
-    Parameters
-    ----------
-    x : array_like, shape (n, C, H, W)
-        The image pool (e.g. the test split).
-    n_workers, n_inputs : int
-        N and K.
-    n_batches : int
-        Batches.
-    seed : int
-        Seed of the batches.
-    lam_enc : float
-        GCC's encoder smoothing.
-    dataset : str
+    `x` is the image pool, shape (n, C, H, W); the batches are :func:`gcc.dnn.data.image_batches`
+    (`seed`).
 
     Returns
     -------
     pandas.DataFrame
-        ``model`` (:data:`NO_MODEL`), ``dataset``, ``batch``, ``gcc``, ``bacc`` (the two
-        ``spatial_hf`` ratios) and ``diff`` (``bacc - gcc``).
+        ``model`` (:data:`NO_MODEL`), ``dataset``, ``batch``, ``gcc``, ``bacc`` (the two ratios) and
+        ``diff`` (``bacc - gcc``).
     """
-    import pandas as pd
-
     from ..dnn.data import image_batches
 
     x = validate(x, ArrayLike(ndim=4, dtype=np.float64, finite=True,
@@ -295,12 +227,11 @@ def roughness_batches(x, n_workers: int, n_inputs: int, n_batches: int, seed: in
 
 @validate_params({"batches": Frame(("gcc", "bacc", "diff"))})
 def noisier_verdict(batches, level: float = 0.95):
-    """Paired verdict on "BACC's coded images are noisier (higher high-frequency energy) than GCC's".
+    """Paired verdict on "BACC's coded images are noisier than GCC's" over :func:`roughness_batches`.
 
-    The 95% t-interval of the mean paired difference ``bacc - gcc`` over batches is judged by
-    :func:`gcc.experiments.verdicts.band_verdict` against the single point 0: ``"BACC noisier (as
-    the paper)"`` when the whole interval lies above 0, ``"GCC noisier (against the paper)"`` when
-    it lies below, ``"undecided"`` when it contains 0.
+    The 95% t-interval of the mean ``bacc - gcc`` against 0 (:func:`gcc.experiments.verdicts.band_verdict`):
+    ``"BACC noisier (as the paper)"`` above, ``"GCC noisier (against the paper)"`` below, else
+    ``"undecided"``.
 
     Returns
     -------
@@ -317,11 +248,6 @@ def noisier_verdict(batches, level: float = 0.95):
     >>> noisier_verdict(b)["verdict"].tolist()
     ['', '', 'BACC noisier (as the paper)']
     """
-    import pandas as pd
-
-    from ..summary import summarize
-    from .verdicts import band_verdict
-
     long = batches[["gcc", "bacc", "diff"]].melt(var_name="quantity", value_name="value")
     table = summarize(long, "value", by=["quantity"], level=level).set_index("quantity").loc[["gcc", "bacc", "diff"]]
     table = table.reset_index()[["quantity", "mean", "ci_low", "ci_high", "n"]]

@@ -1,20 +1,6 @@
-"""The cost of coding: encode and decode time per batch next to the workers' forward passes.
+"""The cost of coding (App. C.2, Table 2): encode and decode time per batch beside the workers' forward.
 
-The paper's App. C.2 and Table 2: GCC's encoder and decoder against BACC's, timed on the device
-of the workers' function (CPU, or a GPU with ``torch.cuda.synchronize`` around every timed
-interval).
-
-Contents
---------
-coding_cost
-    One row per (scheme, repeat): encode, decode (build + apply), decode (apply only),
-    the batched forward pass and N single-image forward passes.
-run_costs
-    :func:`coding_cost` for every prepared network on every device (Table 2 per network).
-cost_summary
-    Means, standard deviations and robust (median) overhead ratios per (model, device, scheme).
-
-Needs torch (the ``dnn`` extra) for :func:`coding_cost`; :func:`cost_summary` needs pandas only.
+A GPU is synchronised around every timed interval; :func:`cost_summary` needs no torch.
 """
 from __future__ import annotations
 
@@ -22,6 +8,7 @@ import time
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..codes import canonical, make_many
 from ..validation import SEED, HasAttributes, Interval, invalid, validate, validate_params
@@ -30,11 +17,13 @@ from ..dnn._checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Fr
 __all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary", "WORKER_FUNCTION", "TIMING_COLUMNS"]
 
 
-def _sync(device) -> None:
+def _clock(device) -> float:
+    """``time.perf_counter()`` once the device has finished its work."""
     import torch
 
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+    return time.perf_counter()
 
 
 #: what :func:`coding_cost` needs of f (a :class:`gcc.dnn.inference.SoftmaxFunction`)
@@ -61,56 +50,31 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
                 seed: int = 0, model: str = "vit", dataset: str = "") -> Any:
     """Time encoding and decoding per batch next to the workers' forward passes.
 
-    One batch = one round: encode the K inputs for N workers, run f on the N coded inputs (the
-    workers' compute, simulated as one batched forward pass), decode from N - S survivors.
-    Each repeat draws a fresh straggler set, so the decoder is *built* for it (its spline or
-    Berrut weights computed) as well as applied: the cost a master pays for a new set F.
+    One round: encode K inputs for N workers, run f on the N coded inputs, decode from N - S
+    survivors; each repeat draws a fresh straggler set (`seed`), so the decoder is built as well as
+    applied. The encoder is built once, untimed; `warmup` untimed rounds precede the `repeats`.
 
     Parameters
     ----------
     f : gcc.dnn.inference.SoftmaxFunction
-        The workers' function; its ``device`` is where everything runs (the inputs are moved
-        there, as a master on that device would hold them).
+        The workers' function; everything runs on its ``device``.
     x : array_like, shape (K, C, H, W)
-        One batch of inputs.
     n_workers, stragglers : int
-        N and S.
     schemes : sequence of str
-        Scheme keys of :func:`gcc.codes.make_many` to time.
     lam_enc, lam_dec : float
-        GCC's smoothing parameters (the cost does not depend on their values, but 0 and > 0
-        take the same code path, so any positive value is representative).
-    repeats, warmup : int
-        Timed and untimed rounds per scheme.
-    seed : int
-        Seed of the straggler sets.
+        GCC's smoothing parameters (any positive value is representative).
+    repeats, warmup, seed : int
     model, dataset : str
-        Stored in the ``model`` and ``dataset`` columns.
+        The ``model`` and ``dataset`` columns.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (scheme, repeat): ``model``, ``dataset``, ``device``, ``scheme``, ``n_workers``,
-        ``n_inputs``, ``stragglers``, ``repeat``, ``encode_s``, ``decode_s`` (build + apply),
-        ``decode_apply_s`` (apply only, decoder cached), ``forward_s`` (f on the N coded
-        inputs in one batched call), ``forward_workers_s`` (N times the forward pass of one
-        coded input: what N workers compute, one image each), ``overhead`` =
-        (encode_s + decode_s) / forward_s and ``overhead_workers`` =
-        (encode_s + decode_s) / forward_workers_s.
-
-    Notes
-    -----
-    Two denominators, because "the workers' forward time" can be read two ways. Each worker
-    runs the network on one image, so the workers' compute is N single-image forward passes
-    (``forward_workers_s``); simulating them as one batched call (``forward_s``) is several
-    times cheaper on a CPU (better cache and vector use), so ``overhead`` against it is the
-    stricter, conservative figure.
-
-    The encoder matrix depends only on (N, K, lambda_enc) and is built once, before timing (a
-    deployed master builds it once). On a GPU every timed interval ends with
-    ``torch.cuda.synchronize``.
+        One row per (scheme, repeat): ``model, dataset, device, scheme, n_workers, n_inputs,
+        stragglers, repeat, encode_s, decode_s`` (build + apply), ``decode_apply_s``, ``forward_s`` (one
+        batched call), ``forward_workers_s`` (N single-image passes), ``overhead`` (encode + decode over
+        forward_s) and ``overhead_workers`` (over forward_workers_s).
     """
-    import pandas as pd
     import torch
 
     owner = "coding_cost"
@@ -131,25 +95,19 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
             # builds it once for its fixed (N, K).
             code.clear_cache()
             code.encode(xt, check_finite=False)
-            _sync(device)
-            t0 = time.perf_counter()
+            t0 = _clock(device)
             coded = code.encode(xt, check_finite=False)
-            _sync(device)
-            t1 = time.perf_counter()
+            t1 = _clock(device)
             y = f.forward_tensor(coded)
-            _sync(device)
-            t2 = time.perf_counter()
+            t2 = _clock(device)
             est = code.decode(y[torch.as_tensor(received, device=device)], received, check_finite=False)
-            _sync(device)
-            t3 = time.perf_counter()
+            t3 = _clock(device)
             code.decode(y[torch.as_tensor(received, device=device)], received, check_finite=False)
-            _sync(device)
-            t4 = time.perf_counter()
+            t4 = _clock(device)
             # What one worker really computes: the forward pass of its own single coded input.
             n = r % n_workers
             f.forward_tensor(coded[n:n + 1])
-            _sync(device)
-            t5 = time.perf_counter()
+            t5 = _clock(device)
             del est
             if r >= warmup:
                 rows.append({"model": model, "dataset": dataset, "device": str(device.type), "scheme": scheme,
@@ -166,14 +124,7 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
 def devices_available(devices="auto") -> list[str]:
     """``["cpu"]`` plus ``"cuda"`` when torch sees a GPU (``devices="auto"``), else ``list(devices)``.
 
-    Parameters
-    ----------
-    devices : "auto" or sequence of str
-        Device names of this machine (``"cpu"``, ``"cuda"``, ``"cuda:1"`` ...).
-
-    Returns
-    -------
-    list of str
+    `devices` is ``"auto"`` or a sequence of device names of this machine (``"cpu"``, ``"cuda:1"`` ...).
     """
     import torch
 
@@ -194,26 +145,12 @@ def devices_available(devices="auto") -> list[str]:
                   "schemes": SCHEMES})
 def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats: int, seed: int = 0,
               devices="auto", schemes: Sequence[str] = ("gcc", "bacc")):
-    """:func:`coding_cost` for every prepared network (the first K test images) on every device.
+    """:func:`coding_cost` for every prepared network (its first `n_inputs` test images) on every device.
 
-    Parameters
-    ----------
-    prepared : gcc.experiments.dnn_models.PreparedModels
-    n_workers, n_inputs, stragglers : int
-        N, K and S.
-    repeats, seed : int
-        Timed rounds per scheme and the seed of their straggler sets.
-    devices : "auto" or sequence of str
-        :func:`devices_available`.
-    schemes : sequence of str
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every (network, device).
+    `prepared` is a :class:`gcc.experiments.dnn_models.PreparedModels`, `devices` as in
+    :func:`devices_available`; the rest as in :func:`coding_cost`. Returns the rows of every
+    (network, device).
     """
-    import pandas as pd
-
     from ..dnn.inference import SoftmaxFunction
     from .dnn_stragglers import split_getter
 
@@ -250,21 +187,12 @@ def cost_summary(timings):
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``dataset``, ``device``, ``scheme``, ``n_workers``, ``n_inputs``, ``stragglers``, then
-        ``encode_ms``, ``decode_ms``, ``encode_decode_ms`` (mean and ``_std``),
-        ``decode_apply_ms``, ``forward_ms`` (batched), ``forward_workers_ms`` (N single-image
-        passes), ``overhead`` (mean of per-batch ratios to the batched forward),
-        ``overhead_of_medians`` (median encode + median decode over the median batched forward:
-        robust to a busy machine), ``overhead_workers`` (the same over the median of N
-        single-image forwards) and ``repeats``.
-
-    Notes
-    -----
-    A timing table, not an estimate with an interval: the spread of a time is a property of
-    the machine's load, so it is reported as a standard deviation and the ratios use medians.
+        ``model, dataset, device, scheme, n_workers, n_inputs, stragglers``, ``encode_ms``, ``decode_ms``,
+        ``encode_decode_ms`` (mean and ``_std``), ``decode_apply_ms``, ``forward_ms``, ``forward_workers_ms``,
+        ``overhead`` (mean of per-batch ratios), ``overhead_of_medians`` (median encode + decode over the
+        median batched forward: robust to load), ``overhead_workers`` (the same over N single-image
+        passes) and ``repeats``. Spreads are standard deviations, not intervals.
     """
-    import pandas as pd
-
     rows = []
     keys = [c for c in ("model", "dataset", "device", "scheme", "n_workers", "n_inputs", "stragglers")
             if c in timings.columns]

@@ -1,34 +1,17 @@
-"""The CPGC journal draft's own claims (Sec. VII), each measured with a verdict that can fail.
+"""The CPGC journal draft's own claims (Sec. VII; source: :mod:`.cpgc_published`), each measured.
 
-Each claim of the draft (Ozfatura, Ulukus and Gündüz, "Distributed Gradient Descent with Coding and
-Partial Recovery", the journal extension of arXiv 1811.09271; the source of
-:mod:`gcc.experiments.cpgc_published`) becomes one or more rows: a measured quantity with its
-95 % interval, the band of values that counts as "the claim holds", and the verdict of the book's
-equivalence rule (:func:`gcc.experiments.verdicts.band_verdict`): ``"agrees"`` when the whole
-interval lies inside the band, ``"disagrees"`` when it lies wholly outside, ``"undecided"``
-otherwise. The same reading applied to the draft's own numbers (:data:`.cpgc_published.TABLE_III`,
-``TABLE_IV``) is the ``draft`` column, so a reading the draft's own table would fail is visible.
-
-How the words are read (:data:`READINGS`):
-
-* "about x %" -- x +- 5 percentage points (the draft speaks in round numbers, 28, 35, 40, 50 %; an
-  answer 5 points off would have been written as the next round number);
-* "about as fast" -- a ratio of mean times within 1 +- 0.05;
-* "faster", "more messages", "fewest" -- the whole interval of the difference on the claimed side
-  of zero;
-* "slightly faster" -- faster by more than 0 and at most 25 % (a quarter);
-* "far slower" -- at least twice as slow;
-* convergence: ``rho_q`` = the log-reduction of the test error over the run at tolerance q
-  divided by that at q = 0 (paired by run: same data and code), i.e. about the ratio of the
-  iterations needed for the same reduction; "barely slows" -- rho in [0.9, 1.05] (at most about
-  10 % more iterations), "visibly slows" -- rho in [0, 0.9], the complement.
-
-Intervals of ratios of independent Monte Carlo means use the delta method (relative half-widths
-added in quadrature).
+Each claim becomes rows: a measured quantity with its 95 % interval (ratios of independent means
+by the delta method), the band that counts as "the claim holds" and :func:`claim_verdict`;
+``draft`` is the same reading of the draft's own Tables III and IV. Readings: "about x %" is x +- 5
+points; "about as fast" a ratio in 1 +- 0.05; "faster", "more", "fewest" the whole interval on the
+claimed side of 0; "slightly faster" by more than 0 and at most 25 %; "far slower" at least twice
+as slow; for convergence, ``rho_q`` (the log-reduction of the test error at q over that at q = 0,
+paired by run) "barely slows" in [0.9, 1.05] and "visibly slows" in [0, 0.9].
 """
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from gcc.cpgc import Master, make_code, worker_speeds
 from gcc.metrics import mean_ci
@@ -36,19 +19,7 @@ from gcc.metrics import mean_ci
 from .cpgc_published import TABLE_III, TABLE_IV
 from .verdicts import band_verdict
 
-__all__ = ["READINGS", "CLAIM_VERDICTS", "claim_verdict", "early_decoding", "completion_claims",
-           "convergence_claims"]
-
-#: how each phrase of the draft is read as a band (see the module docstring)
-READINGS = {
-    "about x%": "x +- 5 percentage points",
-    "about as fast": "ratio of mean times in [0.95, 1.05]",
-    "faster / more / fewest": "the whole interval on the claimed side of 0",
-    "slightly faster": "faster by more than 0 and at most 25%",
-    "far slower": "at least twice the mean time",
-    "barely slows": "rho in [0.9, 1.05]",
-    "visibly slows": "rho in [0, 0.9]",
-}
+__all__ = ["CLAIM_VERDICTS", "claim_verdict", "early_decoding", "completion_claims", "convergence_claims"]
 
 #: every verdict :func:`claim_verdict` can return
 CLAIM_VERDICTS = ("agrees", "disagrees", "undecided", "not measured")
@@ -102,7 +73,7 @@ def early_decoding(scheme: str = "rcsc", trials: int = 200, seed: int = 0, n_wor
     0.0
     """
     rng = np.random.default_rng(seed)
-    code = make_code(scheme, n_workers, degrees, seed=rng, owner="early_decoding")
+    code = make_code(scheme, n_workers, degrees, seed=rng)
     speeds = worker_speeds(rng, trials, n_workers, mu, alpha)
     units = code.message_units()
     out = np.empty(trials)
@@ -115,10 +86,6 @@ def early_decoding(scheme: str = "rcsc", trials: int = 200, seed: int = 0, n_wor
             before = master.n_recovered
         out[t] = before / code.n_blocks
     return out
-
-
-def _cells(wide):
-    return wide.set_index(["scheme", "setting", "tolerance"])
 
 
 def completion_claims(wide, early=None):
@@ -138,13 +105,9 @@ def completion_claims(wide, early=None):
         ``claim, quantity, detail, measured, ci_low, ci_high, band_low, band_high, draft,
         draft_verdict, verdict`` (:func:`claim_verdict`), one row per measured quantity.
     """
-    import pandas as pd
-
-    c = _cells(wide)
-    t3 = {k: v[0] for k, v in TABLE_III.items()}
-    m3 = {k: v[1] for k, v in TABLE_III.items()}
-    t4 = {k: v[0] for k, v in TABLE_IV.items()}
-    m4 = {k: v[1] for k, v in TABLE_IV.items()}
+    c = wide.set_index(["scheme", "setting", "tolerance"])
+    t3, t4 = ({k: v[0] for k, v in table.items()} for table in (TABLE_III, TABLE_IV))
+    m3, m4 = ({k: v[1] for k, v in table.items()} for table in (TABLE_III, TABLE_IV))
 
     def cell(scheme, q, setting, col):
         row = c.loc[(scheme, setting, q)]
@@ -227,8 +190,6 @@ def convergence_claims(data, scheme: str = "rcsc"):
         The columns of :func:`completion_claims` (``draft`` NaN and ``draft_verdict`` ``"n/a"``:
         the claim is about the draft's figures), ``detail`` naming ``dim``; one row per (dim, q).
     """
-    import pandas as pd
-
     rows = []
     last = data["iteration"].max()
     for dim, sub in data[data["scheme"] == scheme].groupby("dim"):

@@ -1,26 +1,17 @@
-"""The exact K = 4, r = 2 checks of the CPGC chapter: Tables I and II of the draft, and exact E[T].
+"""The exact K = 4, r = 2 checks of the CPGC chapter: the draft's Tables I and II, and exact E[T].
 
-The authors' journal draft ("Distributed Gradient Descent with Coding and Partial Recovery",
-Ozfatura, Ulukus and Gündüz, the extension of the ICASSP 2019 paper arXiv 1811.09271, Sec. VII)
-tabulates, for K = 4 workers with r = 2 tasks each, how many score vectors of each type
-(N2, N1, N0) -- the number of workers that finished 2, 1 and 0 tasks -- let the master recover
-every block (Table I, for MDS (2, 4), UC-MMC and its CCPR example code) and at least 3 of the 4
-blocks (Table II, where it states that UC-MMC and CCPR agree for every type). The published
-counts are :data:`gcc.experiments.cpgc_published.TABLE_I`; :func:`counting_table` recounts
-Table I by brute force (:mod:`gcc.cpgc.enumeration`), :func:`recovery_table` computes Table II
-and checks the draft's statement, and :func:`exact_table` puts the exact E[T] of the three codes
-beside a Monte Carlo estimate.
+The draft counts the score vectors of each type (N2, N1, N0) that let the master recover every
+block (Table I) or at least 3 of 4 (Table II); recounted by brute force (:mod:`gcc.cpgc.enumeration`).
 """
 from __future__ import annotations
+
+import pandas as pd
 
 from gcc.cpgc import enumeration, example_code_k4, mds_code, simulate, uncoded_cyclic_code
 
 from .cpgc_published import TABLE_I
 
-__all__ = ["DRAFT_COUNTS", "k4_codes", "counting_table", "counting_display", "recovery_table", "exact_table"]
-
-#: Table I of the draft (kept under its old name; the numbers live in :mod:`.cpgc_published`).
-DRAFT_COUNTS = TABLE_I
+__all__ = ["k4_codes", "counting_table", "counting_display", "recovery_table", "exact_table"]
 
 
 def k4_codes() -> dict:
@@ -45,8 +36,6 @@ def counting_table():
     >>> len(table), set(table.verdict)
     (45, {'agrees'})
     """
-    import pandas as pd
-
     codes = k4_codes()
     counts = {name: enumeration.type_counts(code) for name, code in codes.items()}
     rows = []
@@ -85,8 +74,6 @@ def recovery_table(blocks: int = 3):
     >>> len(t), bool(t["same"].all()), int(t["ccpr"].sum())
     (15, True, 62)
     """
-    import pandas as pd
-
     codes = {k: v for k, v in k4_codes().items() if k != "mds"}
     tolerance = 1.0 - blocks / 4.0
     part = {name: enumeration.type_counts(code, tolerance) for name, code in codes.items()}
@@ -109,8 +96,6 @@ def exact_table(trials: int, seed: int = 0, mu: float = 10.0, alpha: float = 0.0
     pandas.DataFrame
         Columns ``scheme, exact_mean_time, monte_carlo``.
     """
-    import pandas as pd
-
     return pd.DataFrame([
         {"scheme": name, "exact_mean_time": enumeration.exact_mean_time(code, 0.0, mu, alpha),
          "monte_carlo": simulate(code=code, n_workers=4, trials=trials, seed=seed, mu=mu, alpha=alpha).mean_time}

@@ -1,52 +1,26 @@
-"""The numbers the CPGC authors published, in one place, and the comparison with a measured table.
+"""The numbers the CPGC authors published, and the comparison of a measured table with them.
 
-Source: E. Ozfatura, S. Ulukus and D. Gündüz, "Distributed Gradient Descent with Coding and
-Partial Recovery" (the authors' journal draft, the extension of the ICASSP 2019 paper arXiv
-1811.09271), Section VII:
-
-* :data:`TABLE_I` -- Table I: for K = 4 workers with r = 2 tasks each, the number of score vectors
-  of each type (N2, N1, N0) (workers that finished 2, 1, 0 tasks) that allow *full* recovery, for
-  MDS (2, 4), UC-MMC and the draft's CCPR example. Table II counts the same for recovering at least
-  3 of the 4 blocks; the draft's statement about it, :data:`TABLE_II_STATEMENT`, is that UC-MMC and
-  CCPR agree for every type (the counts themselves are recounted by enumeration,
-  :func:`gcc.experiments.cpgc_counting.recovery_table`).
-* :data:`TABLE_III` -- Table III, coded computation (r = 3 task units per worker, K = 40,
-  mu = 10, alpha = 0.01): mean iteration time and mean messages per iteration for RCSC (CCPR),
-  UC-MMC and MCC (14, 40) at q in {0, 0.15, 0.3} (MCC at q = 0 only: it has no partial recovery).
-* :data:`TABLE_IV` -- Table IV, coded communication (load 6): RCSC, UC-MMC and GC (GC at q = 0).
-
-:func:`published_table` lists them as tidy rows; :func:`compare_with_draft` puts a measured
-completion-time table beside them with the relative gap and a verdict of the book's equivalence
-rule (:func:`gcc.experiments.verdicts.band_verdict`): ``"agrees within 2%"`` when the whole 95 %
-interval of ``measured / published - 1`` lies within +-:data:`AGREEMENT`, ``"above the draft"`` /
-``"below the draft"`` when it lies wholly beyond, ``"undecided"`` otherwise.
-
-Why 2 %: the draft's numbers are Monte Carlo estimates themselves (of an unstated number of trials,
-and of one random RCSC code), so an exact match is not expected; at the draft's scale a few
-thousand trials leave a 95 % error of about 1 % on a mean time, and the companion's own interval
-is added to it. A real difference of reading (a different code, delay model or stopping rule)
-moves these means by far more: UC-SMC against UC-MMC, one message instead of three, changes the
-time at q = 0 by more than half.
+Source: Ozfatura, Ulukus and Gündüz, "Distributed Gradient Descent with Coding and Partial
+Recovery" (the journal draft extending arXiv 1811.09271), Sec. VII, Tables I, III and IV (K = 40,
+mu = 10, alpha = 0.01). A measured number agrees when the whole 95 % interval of
+``measured / published - 1`` lies within +-:data:`AGREEMENT` (2 %: the draft's numbers are Monte
+Carlo estimates of one random code themselves).
 """
 from __future__ import annotations
 
+import pandas as pd
+
+from gcc.validation import invalid
+
 from .verdicts import band_verdict
 
-__all__ = ["SOURCE", "TABLE_I", "TABLE_II_STATEMENT", "TABLE_III", "TABLE_IV", "AGREEMENT",
-           "AGREEMENT_VERDICTS", "agreement_verdict", "published_table", "compare_with_draft", "comparison_display",
-           "result_box", "show_result_box", "page_values"]
-
-#: where every number of this module comes from
-SOURCE = ("Ozfatura, Ulukus and Gündüz, 'Distributed Gradient Descent with Coding and Partial Recovery' "
-          "(journal draft, extension of arXiv 1811.09271), Sec. VII")
+__all__ = ["TABLE_I", "TABLE_III", "TABLE_IV", "AGREEMENT", "agreement_verdict", "published_table",
+           "compare_with_draft", "comparison_display", "page_values"]
 
 #: Table I: (N2, N1, N0) -> recoverable score vectors for (MDS (2, 4), UC-MMC, CCPR example), full recovery.
 TABLE_I = {(4, 0, 0): (1, 1, 1), (3, 1, 0): (4, 4, 4), (3, 0, 1): (4, 4, 4), (2, 2, 0): (6, 6, 6),
            (2, 1, 1): (12, 8, 12), (2, 0, 2): (6, 2, 6), (1, 3, 0): (0, 4, 4), (1, 2, 1): (0, 4, 8),
            (0, 4, 0): (0, 1, 1)}
-
-#: Table II (at least 3 of 4 blocks): the draft's statement, tested by enumeration.
-TABLE_II_STATEMENT = "UC-MMC and CCPR allow the same number of score vectors for every type"
 
 #: Table III, coded computation: (scheme, q) -> (mean time, mean messages per iteration).
 TABLE_III = {("rcsc", 0.0): (0.1582, 63.94), ("rcsc", 0.15): (0.0935, 42.80), ("rcsc", 0.3): (0.0755, 34.51),
@@ -60,9 +34,6 @@ TABLE_IV = {("rcsc", 0.0): (0.2219, 62.56), ("rcsc", 0.15): (0.1231, 41.55), ("r
 
 #: half-width of the agreement band, as a fraction of the published value (see the module docstring)
 AGREEMENT = 0.02
-
-#: every verdict :func:`agreement_verdict` can return
-AGREEMENT_VERDICTS = ("agrees within 2%", "above the draft", "below the draft", "undecided", "not measured")
 
 _WHERE = {"inside": "agrees within 2%", "above": "above the draft", "below": "below the draft",
           "undecided": "undecided", "not measured": "not measured"}
@@ -81,7 +52,8 @@ def agreement_verdict(gap_low: float, gap_high: float, band: float = AGREEMENT) 
     Returns
     -------
     str
-        One of :data:`AGREEMENT_VERDICTS` (the band's percentage in the first one is ``band``).
+        ``"agrees within 2%"`` (the band's percentage), ``"above the draft"``, ``"below the draft"``,
+        ``"undecided"`` or ``"not measured"``.
 
     Examples
     --------
@@ -110,8 +82,6 @@ def published_table():
     >>> len(t), t.groupby("table").size().tolist()
     (28, [14, 14])
     """
-    import pandas as pd
-
     rows = []
     for name, setting, table in (("III", "computation", TABLE_III), ("IV", "communication", TABLE_IV)):
         for (scheme, q), values in table.items():
@@ -155,8 +125,6 @@ def compare_with_draft(table, band: float = AGREEMENT):
     measured = table.set_index(keys)[["mean", "ci_low", "ci_high"]]
     missing = [k for k in pub.set_index(keys).index if k not in measured.index]
     if missing:
-        from gcc.validation import invalid
-
         raise invalid("table", "compare_with_draft", "a completion-time table with every scheme, setting and q "
                       "of Tables III and IV", f"a table without {missing[:3]}")
     out = pub.join(measured.rename(columns={"mean": "measured"}), on=keys)
@@ -183,52 +151,6 @@ def comparison_display(comparison, table: str):
     return out.reset_index(drop=True)
 
 
-def result_box(comparison, claims=None) -> str:
-    """The result box of the completion-time page (CommonMark): the claim, the answer, the opposite.
-
-    Parameters
-    ----------
-    comparison : pandas.DataFrame
-        :func:`compare_with_draft`.
-    claims : pandas.DataFrame, optional
-        :func:`gcc.experiments.cpgc_claims.completion_claims`.
-
-    Returns
-    -------
-    str
-    """
-    worst = comparison.loc[comparison["gap_pct"].abs().idxmax()]
-    counts = comparison["verdict"].value_counts()
-    agree = int(counts.get(f"agrees within {100 * AGREEMENT:g}%", 0))
-    lines = [f"> **Claim (the authors' Tables III and IV).** Mean iteration time and messages per iteration "
-             f"of RCSC, UC-MMC, MCC and GC at K = 40, mu = 10, alpha = 0.01, q in {{0, 0.15, 0.3}}.",
-             ">",
-             f"> **Measured.** {agree} of the {len(comparison)} published numbers agree within "
-             f"{100 * AGREEMENT:g}% (the whole 95% interval of the gap inside the band), "
-             f"{len(comparison) - agree} are undecided or outside; the largest gap is "
-             f"{worst['gap_pct']:+.2f}% ({worst['scheme']}, {worst['metric']}, q = {worst['tolerance']:g}, "
-             f"Table {worst['table']})."]
-    if claims is not None:
-        n_ok = int((claims["verdict"] == "agrees").sum())
-        lines += [">", f"> **The draft's claims.** {n_ok} of the {len(claims)} measured readings agree, "
-                       f"{int((claims['verdict'] == 'disagrees').sum())} disagree."]
-    lines += [">", "> **What the opposite would have looked like.** A gap whose whole interval lies beyond "
-                   f"{100 * AGREEMENT:g}% (verdict 'above the draft' or 'below the draft'): a different code, "
-                   "delay model or stopping rule than the authors'."]
-    return "\n".join(lines)
-
-
-def show_result_box(comparison, claims=None) -> None:
-    """Display :func:`result_box` as Markdown in a notebook (print it elsewhere)."""
-    text = result_box(comparison, claims)
-    try:
-        from IPython.display import Markdown, display
-    except ImportError:  # pragma: no cover - IPython comes with the notebook extra
-        print(text)
-        return
-    display(Markdown(text))
-
-
 def page_values(comparison, claims, counting, table_ii) -> list[dict]:
     """The numbers the CPGC chapter quotes, as keyword arguments of :meth:`gcc.results.RunContext.value`.
 
@@ -249,11 +171,16 @@ def page_values(comparison, claims, counting, table_ii) -> list[dict]:
     return [
         dict(key="worst_gap_pct", number=float(abs(worst["gap_pct"])), unit="%", digits=2,
              note=f"largest |gap| to Tables III and IV ({worst['scheme']}, {worst['metric']}, q = {worst['tolerance']:g})"),
+        dict(key="worst_gap_where", note="where the largest gap is",
+             number=f"{worst['scheme']}, {worst['metric']}, q = {worst['tolerance']:g}, "
+                    f"Table {worst['table']}"),
         dict(key="published_rows", number=len(comparison), note="published numbers compared (Tables III and IV)"),
         dict(key="agreeing_rows", number=int(comparison["verdict"].str.startswith("agrees").sum()),
              note="of which agree within 2%"),
         dict(key="claims_agree", number=int((claims["verdict"] == "agrees").sum()), note="claim readings that agree"),
         dict(key="claims_rows", number=len(claims), note="claim readings measured"),
+        dict(key="claims_disagree", number=int((claims["verdict"] == "disagrees").sum()),
+             note="claim readings that disagree"),
         dict(key="k4_agreeing", number=int((counting["verdict"] == "agrees").sum()), note="entries of Table I that agree"),
         dict(key="k4_entries", number=len(counting), note="entries of Table I"),
         dict(key="table_ii_same", number=int(table_ii["same"].sum()), note="types of Table II where UC-MMC and CCPR agree"),

@@ -1,31 +1,7 @@
 """The experiments of the CPGC chapter: completion-time tables, convergence runs, decoding cost.
 
-Three notebooks use this module, one section each:
-
-* ``cpgc_completion_time``: :func:`completion_time_table` (Monte Carlo of
-  :func:`gcc.cpgc.simulate` for both settings and every tolerance, with the closed forms of MDS and
-  GC and the draft's published Tables III and IV beside it), :func:`code_variability_table`,
-  :func:`plot_completion_time`; the published numbers are :mod:`gcc.experiments.cpgc_published`,
-  the draft's claims :mod:`gcc.experiments.cpgc_claims`;
-* ``cpgc_convergence``: :func:`convergence_experiment` (gradient descent with partial recovery),
-  :func:`convergence_curves`, :func:`convergence_summary`, :func:`time_to_target`,
-  :func:`plot_convergence`;
-* ``cpgc_decoding_cost``: :func:`measure_decoding`, :func:`decoding_sweep`,
-  :func:`decoding_summary`, :func:`decoding_display`, :func:`plot_decoding_cost`.
-
-Every table names its scheme in a ``scheme`` column (the keys of :data:`gcc.cpgc.SCHEMES`) and its
-statistics in the vocabulary of :func:`gcc.summary.summarize` (``metric``, ``mean``, ``ci_low``,
-``ci_high``, ``half_width``, ``n``, ...); ``*_wide`` and ``*_display`` pivot them for printing.
-Imports the CPGC core, :mod:`gcc.summary` and :mod:`gcc.experiments.plotting`; pandas and
-matplotlib are imported inside the functions.
-
-Notes
------
-Decoding cost: a degree-m RCSC result costs ``(m - 1) b`` subtractions to peel (blocks of length
-``b = ceil(d / K)``), so RCSC decoding is O(d L) and does not grow with K. The (k_bar, K) MDS
-decoder solves a dense ``k_bar x k_bar`` system with ``b = d / k_bar`` right-hand sides:
-``2 k_bar^3 / 3 + 2 k_bar d`` operations, growing linearly with K at fixed d, and it cannot start
-before k_bar complete results have arrived.
+One section per notebook (``cpgc_completion_time``, ``cpgc_convergence``, ``cpgc_decoding_cost``);
+statistics in the vocabulary of :func:`gcc.summary.summarize`, pivoted by ``*_wide`` and ``*_display``.
 """
 from __future__ import annotations
 
@@ -33,20 +9,23 @@ import time
 from numbers import Integral
 
 import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
 
-from gcc.cpgc import LABELS, SCHEMES, Master, canonical_scheme, make_code, simulate, worker_speeds
+from gcc.cpgc import ALIASES, LABELS, SCHEMES, Master, make_code, simulate, worker_speeds
 from gcc.cpgc.closed_forms import gc_mean_time, mds_mean_time
+from gcc.cpgc.codes import SCHEME
 from gcc.cpgc.master import TOLERANCE
 from gcc.cpgc.regression import gradient_descent, synthetic_regression
 from gcc.summary import summarize
-from gcc.validation import Interval, validate, validate_params
+from gcc.validation import Interval, ListOf, validate_params
 
 from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
+from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
 
 __all__ = [
-    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "closed_form_reference",
-    "CLOSED_FORM_BAND", "completion_time_table", "completion_time_wide", "code_variability_table",
-    "plot_completion_time",
+    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table",
+    "completion_time_wide", "code_variability_table", "plot_completion_time",
     "convergence_experiment", "convergence_curves", "convergence_summary", "time_to_target",
     "plot_convergence",
     "measure_decoding", "decoding_sweep", "decoding_summary", "decoding_display", "plot_decoding_cost",
@@ -64,24 +43,8 @@ _COUNT = Interval(Integral, 1, None)
 
 # -- completion time -------------------------------------------------------------------------------
 
-def closed_form_reference(code, n_workers: int, mu: float, alpha: float) -> tuple[float, float, str]:
-    """The exact E[T] and messages of a threshold code (MDS, GC); NaN for codes without a closed form.
-
-    Returns
-    -------
-    time, messages : float
-        ``r (alpha + (H_K - H_{K-k}) / mu)`` and ``k`` (the master stops at the k-th message).
-    source : str
-        The formula (``""`` for NaN).
-
-    Examples
-    --------
-    >>> from gcc.cpgc import make_code
-    >>> from gcc.experiments.cpgc_tables import closed_form_reference
-    >>> time, messages, source = closed_form_reference(make_code("mds"), 40, 10.0, 0.01)
-    >>> round(time, 4), messages, source
-    (0.1572, 14.0, 'closed form r(a + (H_K - H_{K-k})/mu)')
-    """
+def _closed_form(code, n_workers: int, mu: float, alpha: float) -> tuple[float, float, str]:
+    """Exact E[T], messages and the formula's words of a threshold code (MDS, GC); NaN otherwise."""
     if code.name == "mds":
         return (mds_mean_time(n_workers, code.load, code.n_blocks, mu, alpha), float(code.n_blocks),
                 "closed form r(a + (H_K - H_{K-k})/mu)")
@@ -125,10 +88,6 @@ def completion_time_table(tolerances=(0.0, 0.15, 0.3), trials: int = 2000, seed:
     0    mds      time     0.1572  agrees within 2%
     1    mds  messages    14.0000  agrees within 2%
     """
-    import pandas as pd
-
-    from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
-
     paper_setup = (n_workers, mu, alpha, tuple(degrees)) == (40, 10.0, 0.01, (1, 2, 3))
     tables = {"computation": ("draft Table III", TABLE_III), "communication": ("draft Table IV", TABLE_IV)}
     parts = []
@@ -140,7 +99,7 @@ def completion_time_table(tolerances=(0.0, 0.15, 0.3), trials: int = 2000, seed:
             part = res.summary()
             label, table = tables[setting]
             pub = table.get((res.scheme, float(q))) if paper_setup else None
-            cf_time, cf_msgs, formula = closed_form_reference(res.code, n_workers, mu, alpha)
+            cf_time, cf_msgs, formula = _closed_form(res.code, n_workers, mu, alpha)
             is_time = (part["metric"] == "time").to_numpy()
             part["published"] = np.nan if pub is None else np.where(is_time, pub[0], pub[1])
             part["closed_form"] = np.where(is_time, cf_time, cf_msgs)
@@ -189,8 +148,6 @@ def code_variability_table(n_codes: int = 10, tolerances=(0.0, 0.15, 0.3), trial
         :meth:`gcc.cpgc.SimulationResult.summary` rows plus ``code_draw`` (0 .. n_codes - 1, drawn
         with ``code_seed = 10000 + code_draw``) and ``shifts``.
     """
-    import pandas as pd
-
     parts = []
     for c in range(n_codes):
         for q in tolerances:
@@ -231,7 +188,8 @@ def plot_completion_time(table, title: str = ""):
 
 # -- convergence of gradient descent ---------------------------------------------------------------
 
-@validate_params({"n_runs": _COUNT, "iterations": _COUNT})
+@validate_params({"schemes": ListOf(SCHEME), "tolerances": ListOf(TOLERANCE), "n_runs": _COUNT,
+                  "iterations": _COUNT})
 def convergence_experiment(schemes=("rcsc", "uc-mmc", "mds"), tolerances=(0.0, 0.15, 0.3), n_runs: int = 10,
                            iterations: int = 80, dim: int = 1000, n_train: int = 2000, n_test: int = 400,
                            n_workers: int = 40, eta: float = 0.1, mu: float = 10.0, alpha: float = 0.01,
@@ -256,11 +214,7 @@ def convergence_experiment(schemes=("rcsc", "uc-mmc", "mds"), tolerances=(0.0, 0
     >>> rows[["iteration", "blocks_recovered"]].to_numpy().T.tolist()     # at least ceil(8 * 0.7) = 6
     [[0, 1, 2, 3], [8, 6, 6, 8]]
     """
-    import pandas as pd
-
-    owner = "convergence_experiment"
-    tolerances = [validate(q, TOLERANCE, "tolerances", owner) for q in tolerances]
-    schemes = [canonical_scheme(s, owner) for s in schemes]
+    schemes = [ALIASES.get(s, s) for s in schemes]
     rows = []
     root = np.random.SeedSequence(seed)
     for run, run_ss in enumerate(root.spawn(n_runs)):
@@ -279,12 +233,11 @@ def convergence_experiment(schemes=("rcsc", "uc-mmc", "mds"), tolerances=(0.0, 0
             times.append(np.concatenate([[0.0], np.cumsum(res.times)]))
             counts.append(np.concatenate([[n_workers], rec.sum(axis=1)]))
         errors = gradient_descent(problem, np.array(masks), eta=eta)
-        for p, (scheme, q) in enumerate(pairs):
-            for it in range(iterations + 1):
-                rows.append({"scheme": scheme, "tolerance": q, "run": run, "iteration": it,
-                             "time": float(times[p][it]), "test_error": float(errors[p, it]),
-                             "blocks_recovered": int(counts[p][it])})
-    return pd.DataFrame(rows)
+        steps = np.arange(iterations + 1)
+        rows += [pd.DataFrame({"scheme": scheme, "tolerance": q, "run": run, "iteration": steps,
+                               "time": times[p], "test_error": errors[p], "blocks_recovered": counts[p]})
+                 for p, (scheme, q) in enumerate(pairs)]
+    return pd.concat(rows, ignore_index=True)
 
 
 _CONVERGENCE_METRICS = ["test_error", "time", "blocks_recovered"]
@@ -342,8 +295,6 @@ def plot_convergence(curves, dim: int, title: str = "", ylabel: str = "mean test
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.lines import Line2D
-
     mean = _mean_curves(curves[curves["dim"] == dim], ["scheme", "tolerance"])
     styles = {q: ls for q, ls in zip(sorted(mean["tolerance"].unique()), ["-", "--", ":", "-."])}
     fig, axes = figure(2, height=3.3, sharey=True)
@@ -373,10 +324,8 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
                      degrees=(1, 2, 3)):
     """Measured decoding time and operation count of one iteration, per trial.
 
-    For each trial the worker speeds fix the arrival order; the master receives the actual result
-    vectors (block products of length ``b = ceil(d / n_blocks)``) one message at a time until the
-    iteration is complete, then decodes. Only the master's work (receiving, peeling, the final
-    decode) is timed.
+    The master receives the actual block products (length ``b = ceil(d / n_blocks)``) in the arrival
+    order of the trial's speeds until complete, then decodes; only the master's work is timed.
 
     Parameters
     ----------
@@ -403,12 +352,9 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
     >>> int(t["ops"][0]), bool(t["max_abs_error"][0] < 1e-10)     # 2 k^3 / 3 + 2 k^2 (d / k), k = 4
     (9643, True)
     """
-    import pandas as pd
-
-    owner = "measure_decoding"
     K, d, q = n_workers, dim, float(tolerance)
     rng = np.random.default_rng(seed)
-    code = make_code(scheme, K, degrees, seed=rng, owner=owner)
+    code = make_code(scheme, K, degrees, seed=rng)
     b = -(-d // code.n_blocks)
     rows = []
     for trial in range(trials):
@@ -441,8 +387,6 @@ def decoding_sweep(schemes, dims, n_workers_grid, fixed_dim: int, fixed_workers:
                    tolerance: float = 0.0, seed: int = 0):
     """:func:`measure_decoding` over d at K = ``fixed_workers`` (``sweep = "d"``) and over K at
     d = ``fixed_dim`` (``sweep = "K"``), every point with the same ``seed``."""
-    import pandas as pd
-
     points = [(fixed_workers, d, "d") for d in dims] + [(K, fixed_dim, "K") for K in n_workers_grid]
     parts = []
     for scheme in schemes:
@@ -459,9 +403,6 @@ _DECODING_KEYS = ["sweep", "scheme", "n_workers", "dim"]
 
 def decoding_summary(data):
     """:func:`gcc.summary.summarize` of the decoding measurements, plus ``median`` and ``max``.
-
-    Wall-clock times are skewed by the shared machine's load, so the figures use their median;
-    the accuracy check needs the largest error.
 
     Returns
     -------

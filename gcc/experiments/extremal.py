@@ -1,61 +1,31 @@
 """Extremal functions: the minimax lower bound of Theorem 1's rate, and a test of each decoder.
 
-Theorem 1 of [1]_ bounds the noiseless loss by ``C ((S+1)/N)^3 ||(f o u_enc)''||^2_{L^2}``.
-For a smooth ``f`` the loss falls much faster (like ``((S+1)/N)^6``), so measuring ``x sin x``
-shows that the bound holds but not that its exponent is right. A bound is attained by a
-function whose curvature sits at the scale ``h`` of the widest gap the stragglers leave:
-a bump of half-width ``~ h`` on a data point ``alpha_k`` inside that gap has error ``~ A``
-at ``alpha_k`` (the decoder sees little of it) while ``||g''||^2 ~ A^2 / h^3``, so the
-normalised loss ``R / ||g''||^2 ~ h^3 / K``, and ``h ~ (S + 1) / N``. Two families of such bumps:
-
-* the **lower-bound family** (:data:`LOWER_BOUND_FUNCTION`, half-width exactly the room): no received
-  worker sees the bump, so every decoder receives the values of ``f = 0`` and no decoder can do
-  better on both (minimax): each linear decoder's loss is the closed form ``mean_k g(x_k)^2``. It is
-  a *lower bound*: with Theorem 1 it makes the rate ``((S+1)/N)^3`` sharp, and its exponent can come
-  out at the bound (``tight``) or above it (``violated``: the theorem would be false), never below
-  (``loose`` is impossible by construction);
-* the **decoder test** (:data:`DECODER_TEST_FUNCTION`, half-widths 2-4 times the room): the received
-  workers on both sides see the bump's flanks, so a decoder's loss depends on how it bridges the
-  hole; a decoder worse than the bound shows an exponent above it (``violated``), one better than
-  the lower bound's an exponent below (``loose``).
-
-* :class:`Bump` -- ``A (1 - ((x - c)/w)^2)^4`` (C^3, compact support) with its norms in closed form;
-* :func:`line_inputs` -- scalar data on a line, ``X_k = a + b alpha_k``: encoders that reproduce
-  affine data (GCC's natural spline, LCC) then give ``f o u_enc = f(a + b t)`` exactly;
-* :func:`gap_room`, :func:`hardest_data_point`, :func:`bump_for` -- the bump placed where it
-  hurts most: on the data point around which the stragglers can leave the widest hole;
-* :func:`encoder_curve`, :func:`bump_grid`, :func:`curvature_norms` -- the norms of
-  ``f o u_enc`` for any code's encoder, on a grid that resolves the bump;
-* :func:`sweep_cells`, :func:`extremal_sweep`, :func:`extremal_summary` -- N, S and joint
-  ``S = c N^gamma`` sweeps under the worst-case adversary; the worst width of each cell and family;
-* :func:`extremal_slopes` -- the exponents (N, S + 1, joint paths, joint fit); the quoted values,
-  the figures and the tables of the two families are in :mod:`~gcc.experiments.extremal_report`.
-
-Imports the core (codes, the adversary, summary) and the shared experiments modules
-:mod:`~gcc.experiments.problems` and :mod:`~gcc.experiments.slopes`.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300 (Thm 1).
+A bump of half-width ``~ h`` on a data point inside the widest gap the stragglers leave has error
+``~ A`` there while ``||g''||^2 ~ A^2 / h^3``: its normalised loss ``R / ||g''||^2 ~ h^3 / K`` with
+``h ~ (S + 1) / N`` attains the bound. Two families: the **lower-bound family**
+(:data:`LOWER_BOUND_FUNCTION`, no received worker sees the bump, so every linear decoder has the
+closed-form loss ``mean_k g(x_k)^2``: exponents ``tight`` or ``violated``, never ``loose``) and the
+**decoder test** (:data:`DECODER_TEST_FUNCTION`, half-widths 2-4 times the room: the received
+workers see its flanks); :mod:`~gcc.experiments.extremal_report` reports them.
 """
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import canonical, make
-from gcc.summary import slope_table
 from gcc.validation import check_real
 
 from .problems import as_matrix
-from .slopes import as_rate_slopes, joint_fit, path_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes, sweep_slopes
 
 __all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for", "hiding_block",
-           "encoder_curve", "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
+           "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
            "extremal_summary", "extremal_slopes", "EXTREMAL_FUNCTION", "LOWER_BOUND_FUNCTION",
-           "DECODER_TEST_FUNCTION", "LOWER_BOUND_WIDTHS", "DECODER_TEST_WIDTHS", "FAMILIES"]
+           "DECODER_TEST_FUNCTION", "DECODER_TEST_WIDTHS", "FAMILIES"]
 
 _PROFILE = np.polynomial.Polynomial([1.0, 0.0, -1.0]) ** 4  # (1 - s^2)^4 on [-1, 1]
 _D1, _D2 = _PROFILE.deriv(1), _PROFILE.deriv(2)
@@ -76,30 +46,27 @@ _SUP_D1, _SUP_D2 = _sup_abs(_D1), _sup_abs(_D2)
 #: the ``function`` label of a bump of the probabilistic and adversary pages (one width)
 EXTREMAL_FUNCTION = "bump (extremal)"
 
-#: the ``function`` label of the lower-bound family: bumps no received worker sees
-LOWER_BOUND_FUNCTION = "bump (lower bound)"
-#: the ``function`` label of the decoder test: bumps whose flanks the received workers see
-DECODER_TEST_FUNCTION = "bump (decoder test)"
-#: half-widths of the lower-bound family, in units of the room the stragglers leave (:func:`gap_room`)
-LOWER_BOUND_WIDTHS = (1.0,)
-#: half-widths of the decoder test (support 2-4 times the hole); a cell takes its worst
+#: the ``function`` labels of the lower-bound family and of the decoder test
+LOWER_BOUND_FUNCTION, DECODER_TEST_FUNCTION = "bump (lower bound)", "bump (decoder test)"
+#: half-widths of the decoder test, in units of the room the stragglers leave (:func:`gap_room`)
 DECODER_TEST_WIDTHS = (2.0, 2.5, 3.0, 3.5, 4.0)
-#: the two families, ``function`` label -> half-widths
-FAMILIES = {LOWER_BOUND_FUNCTION: LOWER_BOUND_WIDTHS, DECODER_TEST_FUNCTION: DECODER_TEST_WIDTHS}
+#: the two families, ``function`` label -> half-widths (the lower bound's: exactly the room)
+FAMILIES = {LOWER_BOUND_FUNCTION: (1.0,), DECODER_TEST_FUNCTION: DECODER_TEST_WIDTHS}
 
 
 class Bump:
-    """A compact bump ``g(x) = height (1 - ((x - center) / half_width)^2)^4`` (0 outside).
-
-    ``C^3``, supported on ``[center - half_width, center + half_width]``; its norms are exact:
-    ``int g''^2 = height^2 PROFILE_ENERGY / half_width^3``, ``sup |g'| ~ height / half_width``,
-    ``sup |g''| ~ height / half_width^2``.
+    """A compact ``C^3`` bump ``g(x) = height (1 - ((x - center) / half_width)^2)^4``, with exact norms.
 
     Parameters
     ----------
     center : float
     half_width : float > 0
     height : float
+
+    Attributes
+    ----------
+    energy, sup_d1, sup_d2 : float
+        ``int g''(x)^2 dx`` (the support inside the domain), ``sup |g'|`` and ``sup |g''|``.
 
     Examples
     --------
@@ -116,65 +83,30 @@ class Bump:
         self.center = check_real(center, "center", "Bump")
         self.half_width = check_real(half_width, "half_width", "Bump", minimum=0.0, include_min=False)
         self.height = check_real(height, "height", "Bump")
+        self.energy = self.height ** 2 * PROFILE_ENERGY / self.half_width ** 3
+        self.sup_d1 = abs(self.height) * _SUP_D1 / self.half_width
+        self.sup_d2 = abs(self.height) * _SUP_D2 / self.half_width ** 2
 
     def __call__(self, x):
         s = (np.asarray(x, dtype=float) - self.center) / self.half_width
         return np.where(np.abs(s) < 1.0, self.height * (1.0 - s ** 2) ** 4, 0.0)
 
-    @property
-    def energy(self) -> float:
-        """``int g''(x)^2 dx`` (the support inside the domain)."""
-        return self.height ** 2 * PROFILE_ENERGY / self.half_width ** 3
-
-    @property
-    def sup_d1(self) -> float:
-        """``sup |g'|``."""
-        return abs(self.height) * _SUP_D1 / self.half_width
-
-    @property
-    def sup_d2(self) -> float:
-        """``sup |g''|``."""
-        return abs(self.height) * _SUP_D2 / self.half_width ** 2
-
     def __repr__(self) -> str:
         return f"Bump(center={self.center:.6g}, half_width={self.half_width:.6g}, height={self.height:g})"
 
 
-def line_inputs(code, offset: float = 0.0, slope: float = 1.0) -> np.ndarray:
-    """Scalar data on a line, ``X_k = offset + slope * alpha_k``.
-
-    A natural cubic spline (GCC's encoder at ``lam_enc = 0``) and a Lagrange polynomial
-    reproduce affine data, so for these codes ``u_enc(t) = offset + slope t`` and
-    ``f o u_enc = f(offset + slope t)`` exactly; Berrut's encoder (BACC, B-spline) only
-    approximately.
-
-    Returns
-    -------
-    ndarray, shape (K,)
-    """
-    return offset + slope * np.asarray(code.alphas, dtype=float)
+def line_inputs(code) -> np.ndarray:
+    """Scalar data on the line ``X_k = alpha_k``, shape (K,) (GCC's and LCC's encoders reproduce it)."""
+    return np.asarray(code.alphas, dtype=float)
 
 
 def gap_room(code, k: int, n_stragglers: int) -> float:
     """The widest clean neighbourhood of data point ``alpha_k`` that S contiguous stragglers can leave.
 
-    Removing ``l`` workers just below ``alpha_k`` and ``S - l`` just above leaves the nearest
-    received workers at some distances on either side; the room is the largest, over ``l``, of
-    the smaller of the two (the ends of Omega count as workers that never straggle). A bump on
-    ``alpha_k`` of half-width up to the room is invisible to every received worker.
+    The largest, over blocks of S stragglers around ``alpha_k``, distance to the nearest received
+    worker (the ends of Omega count as workers); a bump within it is invisible to every received one.
 
-    Parameters
-    ----------
-    code : Code
-    k : int
-        Index into ``code.alphas``.
-    n_stragglers : int
-        S.
-
-    Returns
-    -------
-    float
-        About ``(S + 1) / 2`` local worker spacings, depending on where ``alpha_k`` falls.
+    About ``(S + 1) / 2`` local worker spacings; `k` indexes ``code.alphas``.
 
     Examples
     --------
@@ -205,15 +137,7 @@ def _widest_hole(code, k: int, n_stragglers: int) -> tuple[float, int]:
 
 
 def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
-    """The received workers when S contiguous stragglers leave ``alpha_k`` its room (:func:`gap_room`).
-
-    A bump on ``alpha_k`` of half-width at most the room is invisible to every one of them: the
-    received set of the lower-bound family.
-
-    Returns
-    -------
-    ndarray of int
-        Ascending worker indices (all N where S = 0 or no block leaves room).
+    """The received workers (ascending) when S contiguous stragglers leave ``alpha_k`` its :func:`gap_room`.
 
     Examples
     --------
@@ -231,16 +155,7 @@ def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
 
 
 def hardest_data_point(code, n_stragglers: int) -> int:
-    """The data point around which S contiguous stragglers leave the most room (:func:`gap_room`).
-
-    With Chebyshev worker points the spacing is largest near 0; among data points of nearly
-    equal room (within 1e-9), the one nearest 0.
-
-    Returns
-    -------
-    int
-        An index into ``code.alphas``.
-    """
+    """The index of the data point around which S contiguous stragglers leave the most room (ties: near 0)."""
     alphas = np.asarray(code.alphas, dtype=float)
     room = np.array([gap_room(code, k, n_stragglers) for k in range(alphas.size)])
     best = np.flatnonzero(room >= room.max() * (1 - 1e-9))
@@ -251,22 +166,8 @@ def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None
              X=None) -> Bump:
     """The extremal bump of a cell: on the hardest data point, half-width ``width`` times its room.
 
-    Parameters
-    ----------
-    code : Code
-    n_stragglers : int
-        S.
-    width : float
-        Half-width in units of :func:`gap_room` (1: the support just reaches the nearest
-        received workers; larger: they see its flanks).
-    data_point : int or None
-        Index k of the data point; default :func:`hardest_data_point`.
-    X : ndarray, shape (K,), optional
-        Scalar data; default :func:`line_inputs` (the bump is centred on ``X_k``).
-
-    Returns
-    -------
-    Bump
+    `width` is in units of :func:`gap_room`; `data_point` defaults to :func:`hardest_data_point`, the
+    scalar data `X` (shape (K,); the bump is centred on ``X_k``) to :func:`line_inputs`.
     """
     S = int(n_stragglers)
     k = hardest_data_point(code, S) if data_point is None else int(data_point)
@@ -278,46 +179,22 @@ def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None
     return Bump(float(X[k]), float(width) * room)
 
 
-def encoder_curve(code, X, t) -> np.ndarray:
-    """``u_enc(t)`` of any code: its encoder evaluated at arbitrary points ``t``.
-
-    The same code with worker points ``t`` (:meth:`gcc.Code.with_params`) encodes `X`.
-
-    Parameters
-    ----------
-    code : Code
-    X : ndarray, shape (K, *in)
-    t : ndarray, shape (M,)
-        Strictly increasing points of [-1, 1].
-
-    Returns
-    -------
-    ndarray, shape (M, *in)
-    """
+def _encoder_curve(code, X, t) -> np.ndarray:
+    """``u_enc(t)``: the same code with worker points `t` encodes `X`."""
     t = np.asarray(t, dtype=float)
     return np.asarray(code.with_params(n_workers=t.size, betas=t).encode(X), dtype=float)
 
 
 def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> np.ndarray:
-    """A grid of [-1, 1] that resolves ``bump o u_enc``: coarse, refined where the bump is on.
-
-    The encoder is evaluated on a coarse grid; every coarse cell where ``u_enc`` comes within
-    a cell's reach of the bump's support is refined so that the whole support gets about
-    `n_fine` points.
-
-    Returns
-    -------
-    ndarray, shape (M,), strictly increasing
-    """
+    """A strictly increasing grid of [-1, 1] resolving ``bump o u_enc`` (`n_fine` points on the bump)."""
     t = np.linspace(-1.0, 1.0, int(n_coarse))
-    u = as_matrix(encoder_curve(code, X, t))[:, 0]
+    u = as_matrix(_encoder_curve(code, X, t))[:, 0]
     du = np.abs(np.diff(u))
     lo, hi = np.minimum(u[:-1], u[1:]) - du, np.maximum(u[:-1], u[1:]) + du
     c, w = bump.center, bump.half_width
     touch = np.flatnonzero((hi >= c - w) & (lo <= c + w))
     if touch.size == 0:
         return t
-    # Cells touching the support are split so that the support's image gets ~n_fine points.
     span = float(t[touch[-1] + 1] - t[touch[0]])
     step = min(span, 2.0 * w / max(float(np.max(np.abs(np.gradient(u, t)))), 1e-12)) / n_fine
     pieces = [t]
@@ -329,24 +206,12 @@ def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> 
 def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
     """``||(f o u_enc)''||^2_{L^2}``, ``sup |(f o u_enc)'|`` and ``sup |(f o u_enc)''|`` on a grid.
 
-    Parameters
-    ----------
-    f : callable
-        Vectorised, scalar inputs (this family's data are scalars).
-    X : ndarray, shape (K,)
-    code : Code
-        Its encoder ``u_enc`` (:func:`encoder_curve`).
-    t : ndarray, shape (M,)
-        Strictly increasing grid of [-1, 1] (:func:`bump_grid`); derivatives by three-point
-        divided differences on the non-uniform grid, the energy by the trapezoidal rule, summed
-        over output coordinates.
-
-    Returns
-    -------
-    energy, sup_d1, sup_d2 : float
+    `f` is vectorised on scalars, `X` of shape (K,), `code` gives ``u_enc``, `t` is a strictly
+    increasing grid of [-1, 1] (:func:`bump_grid`): three-point divided differences, trapezoidal energy.
+    Returns ``(energy, sup_d1, sup_d2)``.
     """
     t = np.asarray(t, dtype=float)
-    G = as_matrix(f(encoder_curve(code, X, t)))
+    G = as_matrix(f(_encoder_curve(code, X, t)))
     h1, h2 = np.diff(t)[:-1, None], np.diff(t)[1:, None]
     d1 = (G[2:] - G[:-2]) / (h1 + h2)
     d2 = 2.0 * ((G[2:] - G[1:-1]) / h2 - (G[1:-1] - G[:-2]) / h1) / (h1 + h2)
@@ -355,23 +220,14 @@ def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
 
 
 def reproduces_line(code, X, n_grid: int = 2001, rtol: float = 1e-10) -> bool:
-    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line itself.
-
-    Then ``f o u_enc = f(a + b t)`` and the norms of a bump are its exact ones. True for GCC
-    (natural spline), LCC (Lagrange) and, on Chebyshev points of the first kind, for Berrut's
-    encoder too (its symmetric weights reproduce linear data there).
-
-    Returns
-    -------
-    bool
-    """
+    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line (exact norms)."""
     alphas = np.asarray(code.alphas, dtype=float)
     X = np.asarray(X, dtype=float)
     slope, offset = np.polyfit(alphas, X, 1)
     if not np.allclose(X, offset + slope * alphas, rtol=rtol, atol=rtol * max(1.0, float(np.abs(X).max()))):
         return False
     t = np.linspace(-1.0, 1.0, int(n_grid))
-    u = as_matrix(encoder_curve(code, X, t))[:, 0]
+    u = as_matrix(_encoder_curve(code, X, t))[:, 0]
     return bool(np.allclose(u, offset + slope * t, rtol=rtol, atol=rtol * max(1.0, float(np.abs(u).max()))))
 
 
@@ -384,22 +240,19 @@ def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers:
     n_grid, s_values : sequences of int
         The N sweep: every N with every S of `s_values`.
     s_sweep_workers : int
-        The N of the S sweep.
+        The N of the S sweep over `s_grid`.
     s_grid : sequence of int
-        The S of the S sweep.
     gammas : sequence of float
-        Joint sweeps: for each gamma, ``S = round(joint_const N^gamma)`` over `n_grid`.
+        Joint sweeps: ``S = round(joint_const N^gamma)`` over `n_grid`.
     joint_const : float
     n_inputs : int
-        K: cells with ``N - S < K`` are left out (fewer survivors than data points).
+        K: cells with ``N - S < K`` are left out.
 
     Returns
     -------
     pandas.DataFrame
         ``sweep`` (``"N"``, ``"S"`` or ``"joint"``), ``gamma`` (NaN outside joint sweeps), ``N``, ``S``.
     """
-    import pandas as pd
-
     rows = [("N", np.nan, int(N), int(S)) for N in n_grid for S in s_values]
     rows += [("S", np.nan, int(s_sweep_workers), int(S)) for S in s_grid]
     rows += [("joint", float(g), int(N), int(round(joint_const * N ** g))) for g in gammas for N in n_grid]
@@ -408,16 +261,12 @@ def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers:
 
 
 def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: int = 10,
-                   families: Mapping[str, Sequence[float]] | None = None, points: str = "chebyshev",
-                   search: str = "contiguous", max_workers: Mapping[str, int] | None = None):
+                   families: Mapping[str, Sequence[float]] | None = None):
     """Worst-case loss of the extremal bumps, normalised by the norms of ``f o u_enc``.
 
-    For every cell (N, S), code, family and width: the bump :func:`bump_for` on the hardest data
-    point with data :func:`line_inputs`; its loss R on the adversary's worst received set
-    (:func:`gcc.worst_case_stragglers`, `search`), or, for the lower-bound family
-    (:data:`LOWER_BOUND_FUNCTION`), on the set that hides it (:func:`hiding_block`: the same
-    loss for every linear decoder, a lower bound on each one's worst case); and the norms of
-    ``f o u_enc`` for that code's encoder (:func:`curvature_norms`).
+    Per cell, code, family and width: :func:`bump_for` on :func:`line_inputs`, its loss on the
+    worst received set (:func:`gcc.worst_case_stragglers`) or, for the lower-bound family, on the
+    set that hides it (:func:`hiding_block`), and the norms of ``f o u_enc`` (:func:`curvature_norms`).
 
     Parameters
     ----------
@@ -428,30 +277,18 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
     n_inputs : int
         K.
     families : mapping of str to sequence of float, optional
-        ``function`` label -> bump half-widths in units of the room (:func:`bump_for`); default
-        :data:`FAMILIES`. :func:`extremal_summary` keeps each family's worst width.
-    points : {"chebyshev", "equispaced"}
-    search : {"contiguous", "greedy", "exhaustive"}
-    max_workers : mapping of str to int, optional
-        Run a code only for ``N <= max_workers[code]``.
+        ``function`` label -> half-widths in units of the room (default :data:`FAMILIES`).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (cell, scheme, family, width): ``sweep, gamma, function`` (the family's
-        label), ``scheme, straggler, N, S, K, width, center, half_width, loss, energy, sup_d1, sup_d2,
-        seen`` (the largest ``|f(u_enc(beta_j))|`` over the received workers, over the bump's
-        height: 0 for the lower-bound family), ``zero_ratio`` (``R / mean_k f(x_k)^2``, the loss
-        over that of the decoder that outputs 0: 1 when nothing is seen), ``normalised`` (``R / ||g''||^2``,
-        Theorem 1's norm), ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, the norm of BACC's
-        bound, App. C.1), ``norms`` (``"exact"`` where the code's encoder reproduces the line, so
-        ``f o u_enc`` is the bump itself, else ``"numeric"``, :func:`curvature_norms`),
-        ``block_start``.
+        One row per (cell, scheme, family, width): ``sweep, gamma, function, scheme, straggler, N, S,
+        K, width, center, half_width, loss, energy, sup_d1, sup_d2, seen`` (largest received value over
+        the height), ``zero_ratio`` (R over the zero decoder's loss), ``normalised`` (``R / ||g''||^2``),
+        ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, BACC's norm), ``norms`` (``"exact"`` or
+        ``"numeric"``), ``block_start``.
     """
-    import pandas as pd
-
     codes = [canonical(c, "extremal_sweep") for c in codes]
-    limits = {canonical(k, "extremal_sweep"): v for k, v in (max_workers or {}).items()}
     families = dict(FAMILIES if families is None else families)
     for family, widths in families.items():
         for w in widths:
@@ -461,9 +298,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
     for cell in cells.itertuples(index=False):
         N, S = int(cell.N), int(cell.S)
         for name in codes:
-            if N > limits.get(name, np.inf):
-                continue
-            code = make(name, K, N, points=points)
+            code = make(name, K, N)
             X = line_inputs(code)
             k = hardest_data_point(code, S)
             if name not in exact:
@@ -475,7 +310,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
                     received = hiding_block(code, k, S)
                     loss = gcc.evaluate(code, bump, X, received)["loss"]
                 else:
-                    received, loss = gcc.worst_case_stragglers(code, bump, X, S, search=search, return_loss=True)
+                    received, loss = gcc.worst_case_stragglers(code, bump, X, S, return_loss=True)
                 if exact[name]:
                     energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
                 else:
@@ -495,25 +330,11 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
 
 
 def extremal_summary(df):
-    """The worst width of every (sweep, gamma, scheme, N, S) cell, for each normalisation.
+    """The worst width of every (sweep, gamma, function, scheme, N, S) cell, for each normalisation.
 
-    A family (``function``) is its bumps of all widths; its value at a cell is the largest
-    normalised loss (the adversary picks the function as well as the stragglers).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        :func:`extremal_sweep`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Long table: ``sweep, gamma, function, scheme, straggler, N, S, quantity`` (``"normalised"``
-        or ``"normalised_sup"``), ``mean`` (the worst value), ``width`` (where it is attained),
-        ``loss``.
+    Returns a long table of :func:`extremal_sweep`: ``sweep, gamma, function, scheme, straggler, N, S,
+    quantity`` (``"normalised"`` or ``"normalised_sup"``), ``mean`` (the worst value), ``width``, ``loss``.
     """
-    import pandas as pd
-
     keys = ["sweep", "gamma", "function", "scheme", "straggler", "N", "S"]
     frames = []
     for quantity in ("normalised", "normalised_sup"):
@@ -532,33 +353,22 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     summary : pandas.DataFrame
         :func:`extremal_summary`.
     fit_min_ratio : float
-        Cells with ``N >= fit_min_ratio (S + 1)`` only (the bounds are asymptotic).
+        Cells with ``N >= fit_min_ratio (S + 1)`` only.
     s_fit_min : float
-        S-slopes and the joint fit use ``S + 1 >= s_fit_min``: below, where the data point
-        falls between two workers changes the attained constant by up to a factor 2 (S = 0
-        leaves no gap at all), which is not a rate.
+        S-slopes and the joint fit use ``S + 1 >= s_fit_min``.
     s_fit_max_ratio : float
         S-slopes use ``S + 1 <= s_fit_max_ratio N``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, one set per ``quantity``;
-        ``fixed`` is ``"S=<s>"``, ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` per ``quantity``; ``fixed`` is
+        ``"S=<s>"``, ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
-    import pandas as pd
-
     keys = ["function", "scheme", "straggler", "quantity"]
     asymptotic = lambda d: d["N"] >= fit_min_ratio * (d["S"] + 1)  # noqa: E731
-    n_rows = summary[summary["sweep"] == "N"]
-    a = slope_table(n_rows, "N", keys + ["S"], x_min=lambda g: fit_min_ratio * (g["S"] + 1))
-    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
-    a["path_s_slope"] = 0.0
-    s_rows = summary[(summary["sweep"] == "S") & (summary["S"] + 1 >= s_fit_min)
-                     & (summary["S"] + 1 <= s_fit_max_ratio * summary["N"])]
-    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
-    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    b["path_s_slope"] = np.nan
+    ab = sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1),
+                      s_window=lambda d: (d["S"] + 1 >= s_fit_min) & (d["S"] + 1 <= s_fit_max_ratio * d["N"]))
     c = path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic)
     d = joint_fit(summary, keys, window=lambda g: asymptotic(g) & (g["S"] + 1 >= s_fit_min))
-    return as_rate_slopes(pd.concat([a, b, c, d], ignore_index=True))
+    return as_rate_slopes(pd.concat([ab, c, d], ignore_index=True))

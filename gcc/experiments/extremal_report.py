@@ -1,20 +1,7 @@
-"""The extremal page's report: the two families side by side, the quoted values, the figures.
+"""The extremal page's report: both families side by side, the lower-bound check, quoted values, figures.
 
-:mod:`~gcc.experiments.extremal` measures two families of bumps (the *lower-bound family*, which
-no received worker sees, and the *decoder test*, whose flanks they see). This module turns its
-tables into what the page and the claims table show:
-
-* :func:`lower_bound_check` -- that the lower-bound family is what it claims to be: nothing seen by
-  any received worker, every decoder's loss the closed form (a check that raises if not);
-* :func:`family_view`, :func:`norm_comparison` -- GCC's and BACC's exponents in both families, and
-  BACC's exponent in S + 1 in both norms (Theorem 1's and that of BACC's bound) side by side;
-* :func:`counting_notes` -- the ``not_counted`` column of the slopes table: rows the claims table
-  shows but does not count as attaining a bound (BACC's S + 1 exponent on the lower-bound family,
-  tight only through the normalisation; BACC read in Theorem 1's norm, not its bound's);
-* :func:`quoted_values`, :func:`plot_extremal`.
-
-Imports the core (codes, validation) and :mod:`~gcc.experiments.extremal`,
-:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.references`, :mod:`~gcc.experiments.plotting`.
+Turns the tables of :mod:`~gcc.experiments.extremal` into what the page and the claims table show;
+:func:`counting_notes` marks the rows the claims table shows but does not count.
 """
 from __future__ import annotations
 
@@ -26,13 +13,10 @@ from gcc.validation import check_choice
 from .extremal import DECODER_TEST_FUNCTION, FAMILIES, LOWER_BOUND_FUNCTION
 from .plotting import REFERENCE, figure, finish, log_ticks, scheme_color, scheme_marker, scheme_shades
 from .references import anchor_constant
-from .slopes import quoted_slopes
+from .slopes import quoted_slopes, slope_text, slope_view, starts_with
 
-__all__ = ["FAMILY_KEYS", "NORMS", "lower_bound_check", "family_view", "norm_comparison", "counting_notes",
+__all__ = ["NORMS", "lower_bound_check", "family_view", "norm_comparison", "counting_notes",
            "quoted_values", "plot_extremal"]
-
-#: short key of each family in quoted values
-FAMILY_KEYS = {LOWER_BOUND_FUNCTION: "lb", DECODER_TEST_FUNCTION: "dec"}
 
 #: the two normalisations, ``quantity`` -> the norm it divides by
 NORMS = {"normalised": "||(f o u_enc)''||^2 (Thm 1)", "normalised_sup": "(||g'||inf + ||g''||inf)^2 (BACC)"}
@@ -51,22 +35,19 @@ def lower_bound_check(sweep, tol: float = 1e-12):
     Parameters
     ----------
     sweep : pandas.DataFrame
-        :func:`gcc.experiments.extremal.extremal_sweep` (columns ``function, scheme, seen, zero_ratio``).
+        :func:`gcc.experiments.extremal.extremal_sweep`.
     tol : float
-        Largest ``seen`` (relative to the bump's height) and ``|zero_ratio - 1|`` accepted.
+        Largest ``seen`` and ``|zero_ratio - 1|`` accepted.
 
     Returns
     -------
     pandas.DataFrame
-        Per (``function``, ``scheme``): ``rows``, ``seen_max`` (largest value any received worker
-        saw, over the height), ``zero_ratio_min``, ``zero_ratio_max`` (loss over that of the decoder
-        that outputs 0).
+        Per (``function``, ``scheme``): ``rows, seen_max, zero_ratio_min, zero_ratio_max``.
 
     Raises
     ------
     RuntimeError
-        If a lower-bound row was seen by a received worker or its loss is not the closed form:
-        the family would not be a lower bound.
+        If a lower-bound row was seen or its loss is not the closed form.
     """
     table = sweep.groupby(["function", "scheme"]).agg(
         rows=("seen", "size"), seen_max=("seen", "max"), zero_ratio_min=("zero_ratio", "min"),
@@ -94,8 +75,6 @@ def family_view(slopes, quantity: str = "normalised"):
     pandas.DataFrame
         ``"slope [low, high]"`` strings; columns ``"GCC, lower bound"``, ``"GCC, decoder test"``, ...
     """
-    from .slopes import slope_view
-
     check_choice(quantity, "quantity", "family_view", tuple(NORMS))
     sub = slopes[(slopes["quantity"] == quantity) & slopes["function"].isin(list(FAMILIES))]
     names = {LOWER_BOUND_FUNCTION: "lower bound", DECODER_TEST_FUNCTION: "decoder test"}
@@ -111,13 +90,10 @@ def norm_comparison(slopes):
     Returns
     -------
     pandas.DataFrame
-        Columns ``family, scheme, fixed`` and one ``"slope [low, high]"`` column per norm of
-        :data:`NORMS`.
+        ``family, scheme, fixed`` and one ``"slope [low, high]"`` column per norm of :data:`NORMS`.
     """
     sub = slopes[(slopes["variable"] == "S+1") & slopes["function"].isin(list(FAMILIES))]
-    text = [f"{s:.2f} [{lo:.2f}, {hi:.2f}]" if s == s else "-"
-            for s, lo, hi in zip(sub["slope"], sub["ci_low"], sub["ci_high"])]
-    sub = sub.assign(slope_ci=text, scheme=[label(s) for s in sub["scheme"]])
+    sub = sub.assign(slope_ci=slope_text(sub), scheme=[label(s) for s in sub["scheme"]])
     table = sub.pivot_table(index=["function", "scheme", "fixed"], columns="quantity", values="slope_ci",
                             aggfunc="first").reset_index().rename(columns={"function": "family", **NORMS})
     table.columns.name = None
@@ -125,16 +101,10 @@ def norm_comparison(slopes):
 
 
 def counting_notes(slopes):
-    """The slopes table with a ``not_counted`` column: why the claims table shows a row but does not count it.
+    """A copy of `slopes` with ``not_counted``: why the claims table shows a row but does not count it.
 
-    Empty where a row counts. BACC's S + 1 rows in the norm of its bound on the lower-bound family
-    (:data:`LOWER_BOUND_NOTE`, with GCC's exponent in the same norm); BACC's S + 1 rows in Theorem 1's
-    norm (:data:`L2_NOTE`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy of `slopes` with ``not_counted`` (str).
+    Empty where a row counts; :data:`L2_NOTE` on BACC's S + 1 rows in Theorem 1's norm and
+    :data:`LOWER_BOUND_NOTE` (with GCC's exponent) on those in its own norm on the lower-bound family.
     """
     out = slopes.copy()
     notes = []
@@ -146,8 +116,8 @@ def counting_notes(slopes):
             elif row["function"] == LOWER_BOUND_FUNCTION:
                 twin = out[(out["scheme"] == "gcc") & (out["variable"] == "S+1") & (out["fixed"] == row["fixed"])
                            & (out["quantity"] == row["quantity"]) & (out["function"] == row["function"])]
-                gcc = (f"{twin['slope'].iloc[0]:.2f} [{twin['ci_low'].iloc[0]:.2f}, {twin['ci_high'].iloc[0]:.2f}]"
-                       if len(twin) and np.isfinite(twin["slope"].iloc[0]) else "not measured")
+                measured = len(twin) and np.isfinite(twin["slope"].iloc[0])
+                gcc = slope_text(twin)[0] if measured else "not measured"
                 note = LOWER_BOUND_NOTE.format(gcc=gcc)
         notes.append(note)
     out["not_counted"] = notes
@@ -157,15 +127,10 @@ def counting_notes(slopes):
 def quoted_values(slopes) -> list[dict]:
     """The extremal exponents the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    Lower-bound family (the keys the chapters have always quoted): ``gcc_joint_n``, ``gcc_joint_s``,
-    ``bacc_joint_n``, ``bacc_joint_s`` (joint fit in Theorem 1's norm), ``bacc_sup_joint_n``,
-    ``bacc_sup_joint_s`` (in the norm of BACC's bound), each with ``..._ci``; ``gcc_n_slope_min`` /
-    ``_max`` (GCC's N-slopes at fixed S >= 1) and ``gcc_s_slope`` (in S + 1 at fixed N). Decoder
-    test: the same keys prefixed ``dec_``; and ``<family>_<scheme>[_sup]_s_slope`` (in S + 1 at
-    fixed N, both families, both norms, with ``_ci``).
-
-    `slopes` is :func:`gcc.experiments.extremal.extremal_slopes`; returns
-    :func:`gcc.experiments.slopes.quoted_slopes` entries.
+    From :func:`gcc.experiments.extremal.extremal_slopes`, lower-bound family: ``gcc_joint_n/_s``,
+    ``bacc_joint_n/_s`` (Theorem 1's norm), ``bacc_sup_joint_n/_s`` (BACC's), each with ``_ci``;
+    ``gcc_n_slope_min/_max`` (fixed S >= 1), ``gcc_s_slope``, ``bacc[_sup]_s_slope`` (fixed N). The
+    decoder test: the same keys prefixed ``dec_``.
     """
     out = []
     for function, prefix in ((LOWER_BOUND_FUNCTION, ""), (DECODER_TEST_FUNCTION, "dec_")):
@@ -179,27 +144,22 @@ def quoted_values(slopes) -> list[dict]:
                                      quantity=quantity, fixed="joint fit", variable=variable)
         rows = fam[(fam["scheme"] == "gcc") & (fam["quantity"] == "normalised")]
         out += quoted_slopes(rows, f"{prefix}gcc_n_slope", f"GCC, {name}: N-slopes at fixed S >= 1", span=True,
-                             variable="N", fixed=lambda c: c.astype(str).str.startswith("S=") & (c != "S=0"))
+                             variable="N", fixed=lambda c: starts_with("S=")(c) & (c != "S=0"))
         out += quoted_slopes(rows, f"{prefix}gcc_s_slope", f"GCC, {name}: slope in S+1 at fixed N",
-                             variable="S+1", fixed=lambda c: c.astype(str).str.startswith("N="))
-        for scheme in ("bacc",):
-            for quantity, tag in (("normalised", ""), ("normalised_sup", "_sup")):
-                rows = fam[(fam["scheme"] == scheme) & (fam["quantity"] == quantity)]
-                out += quoted_slopes(rows, f"{prefix}{scheme}{tag}_s_slope", f"{label(scheme)}, {name}, "
-                                     f"{NORMS[quantity]}: slope in S+1 at fixed N", variable="S+1",
-                                     fixed=lambda c: c.astype(str).str.startswith("N="))
+                             variable="S+1", fixed=starts_with("N="))
+        for quantity, tag in (("normalised", ""), ("normalised_sup", "_sup")):
+            rows = fam[(fam["scheme"] == "bacc") & (fam["quantity"] == quantity)]
+            out += quoted_slopes(rows, f"{prefix}bacc{tag}_s_slope", f"BACC, {name}, "
+                                 f"{NORMS[quantity]}: slope in S+1 at fixed N", variable="S+1",
+                                 fixed=starts_with("N="))
     return out
 
 
 def plot_extremal(summary, quantity: str = "normalised", function: str = LOWER_BOUND_FUNCTION, power: float = 3.0):
-    """One family: normalised loss against N, against S + 1, and against (S + 1)/N.
+    """One family: normalised loss against N (fixed S), against S + 1 (fixed N), and against (S + 1)/N.
 
-    Panel 1 (top left): at fixed S, with ``C ((S+1)/N)^power`` dashed (one C, the smallest that
-    bounds GCC's cells with ``S >= 1``); panel 2 (top right): at fixed N; panel 3 (below, full
-    width): every cell of every sweep against ``(S + 1)/N``. Theorem 1 says the points of panel 3
-    stay under one line of slope `power`; the family attains it if they fall *on* it. The
-    dotted line of slope ``power + 1`` is what the figure would show if the bound's exponent
-    were loose by the factor the L^2 error alone gives (``(S+1)^4/N^4``, eq. of Ragozin).
+    ``C ((S+1)/N)^power`` with one C (the smallest above GCC's cells with S >= 1); the dotted line
+    of slope ``power + 1`` is what a loose bound would show.
 
     Parameters
     ----------

@@ -1,37 +1,20 @@
-"""Sensitivity of GCC to its smoothing parameters (lambda_enc, lambda_dec), and the optimum against S.
+"""Sensitivity of GCC to its smoothing parameters (lambda_enc, lambda_dec), the optimum against S (App. E).
 
-App. E of [1]_ reports a loss that changes little (about 3% RMSE) when a lambda moves by a
-factor 10. The ``lambda_sensitivity`` notebook evaluates GCC over a (lambda_enc, lambda_dec)
-grid (:func:`decade_grid`) for several S and noise levels with :func:`sensitivity_study`
-(:func:`sensitivity_sweep`, then :func:`lambda_optimum`: the optimum per S and the loss increase
-one grid step away), checks that no choice sits on the grid's edge (:func:`check_interior`),
-reads App. E's two statements off the optimum with :func:`optimum_spans` and
-:func:`rmse_increase` (the claims table's verdicts, and :func:`quoted_values`), measures how flat
-the loss is around each choice (:func:`plateau_table`), and draws :func:`plot_lambda_sensitivity`.
-
-"The optimal lambda" is defined with a tolerance, :data:`TOLERANCE`: for each lambda, the
-*largest* grid value whose loss, minimised over the other lambda, is within 0.1% of the grid
-minimum (the most smoothing that costs nothing measurable). The plain arg-min moves by decades
-over a plateau whose losses differ by a few parts in 10^4 (lambda_enc at S = 20: 1e-8 against
-0); the tolerance makes such a plateau one choice, and leaves a real drift (lambda_dec against
-S) visible. lambda = 0 is the boundary of the domain, not an edge of the grid: a choice of 0
-means that interpolation is optimal there.
-
-Imports the core (codes, straggler models) and the shared experiments modules
-:mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.plotting`.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, NeurIPS 2024, arXiv:2406.00300.
+"The optimal lambda" is the *largest* grid value whose loss, minimised over the other lambda, is within
+:data:`TOLERANCE` of the grid minimum (the plain arg-min wanders over flat plateaus); lambda = 0 is
+the boundary of the domain, not an edge of the grid.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import make
+
+from gcc.validation import check_choice, check_real
 
 from .plotting import figure, finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
@@ -41,8 +24,6 @@ __all__ = ["TOLERANCE", "decade_grid", "sensitivity_sweep", "lambda_optimum", "s
 
 #: relative loss above the grid minimum within which a lambda counts as optimal (0.1%)
 TOLERANCE = 1e-3
-
-_PARAMS = (("lam_enc", "lam_dec"), ("lam_dec", "lam_enc"))
 
 
 def decade_grid(exponents: Sequence[int]) -> np.ndarray:
@@ -60,49 +41,27 @@ def decade_grid(exponents: Sequence[int]) -> np.ndarray:
 
 def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_grid: Sequence[float],
                       lam_dec_grid: Sequence[float], *, sigma: float = 0.0, trials: int = 10, seed: int = 0,
-                      points: str = "chebyshev", function: str = "f"):
-    """GCC loss over a (lambda_enc, lambda_dec) grid, for several S.
+                      function: str = "f"):
+    """GCC loss over a (lambda_enc, lambda_dec) grid, for several S, noise `sigma` averaged exactly.
 
-    Parameters
-    ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
-    n_workers : int
-    s_values : sequence of int
-    lam_enc_grid, lam_dec_grid : sequences of float
-    sigma : float
-        Worker noise (averaged exactly, :func:`~gcc.experiments.problems.exact_noisy_loss`).
-    trials : int
-        Random straggler sets per S (``child_seed(seed, N, S)``), shared by every
-        (lambda_enc, lambda_dec).
-    seed : int
-    points : {"chebyshev", "equispaced"}
-    function : str
-        Label stored in the ``function`` column.
+    `f` is vectorised ``(n, *in) -> (n, *out)``, `X` of shape (K, *in); `trials` random straggler sets
+    per S (``child_seed(seed, N, S)``) are shared by the grid; `function` labels the rows.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (S, lambda_dec, trial, lambda_enc): ``function, N, S, K, sigma,
-        lam_enc, lam_dec, trial, loss, bias2, variance``.
-
-    Notes
-    -----
-    The decoder matrix depends on (lambda_dec, F) only and the worker outputs on
-    lambda_enc only, so each is built once and combined.
+        One row per (S, lambda_dec, trial, lambda_enc): ``function, N, S, K, sigma, lam_enc, lam_dec,
+        trial, loss, bias2, variance``.
     """
-    import pandas as pd
-
     K, N = len(X), int(n_workers)
     true = as_matrix(f(X))
-    outputs = {float(le): as_matrix(f(make("gcc", K, N, lam_enc=float(le), points=points).encode(X)))
+    outputs = {float(le): as_matrix(f(make("gcc", K, N, lam_enc=float(le)).encode(X)))
                for le in lam_enc_grid}
     rows = []
     for S in s_values:
         masks = gcc.FixedCount(int(S)).sample_many(np.random.default_rng(child_seed(seed, N, S)), N, int(trials))
         for ld in lam_dec_grid:
-            code = make("gcc", K, N, lam_dec=float(ld), points=points)
+            code = make("gcc", K, N, lam_dec=float(ld))
             for t, mask in enumerate(masks):
                 received = np.flatnonzero(mask)
                 D = np.asarray(code.decoder_matrix(received), dtype=float)
@@ -114,9 +73,14 @@ def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_gri
     return pd.DataFrame(rows)
 
 
-def _profile(g, param: str, other: str):
-    """The loss minimised over `other`, per value of `param` (ascending)."""
+def _profile(g, param: str):
+    """The loss minimised over the other lambda, per value of `param` (ascending)."""
     return g.groupby(param)["loss"].min().sort_index()
+
+
+def _optimal(profile, loss: float, tolerance: float) -> float:
+    """The largest lambda of `profile` whose loss is within ``(1 + tolerance)`` of `loss`."""
+    return float(profile.index[profile.to_numpy() <= loss * (1.0 + tolerance)].max())
 
 
 def _edge(values, chosen: float) -> bool:
@@ -128,26 +92,17 @@ def _edge(values, chosen: float) -> bool:
 def lambda_optimum(sens, tolerance: float = TOLERANCE):
     """Per S: the grid optimum, the optimal lambdas within `tolerance`, and the loss one grid step away.
 
-    Parameters
-    ----------
-    sens : pandas.DataFrame
-        :func:`sensitivity_sweep` results (one sigma).
-    tolerance : float >= 0
-        Relative loss above the grid minimum within which a lambda counts as optimal.
+    `sens` is :func:`sensitivity_sweep` of one sigma; `tolerance` (>= 0) the relative loss above the
+    grid minimum within which a lambda counts as optimal.
 
     Returns
     -------
     mean_table, best_table : pandas.DataFrame
-        ``mean_table``: mean loss per (S, lam_enc, lam_dec). ``best_table``: per S
-        the arg-min pair ``lam_enc, lam_dec``, its loss, the loss at (0, 0),
-        ``worst_increase_x10``: the largest relative loss increase over the four grid
-        neighbours of the arg-min (one step of lam_enc or of lam_dec; on a grid of
-        decades a step is a factor 10, and 0 neighbours the smallest positive value;
-        App. E reports about 3% RMSE for a factor 10), ``opt_lam_enc, opt_lam_dec``: for
-        each lambda the largest grid value whose loss, minimised over the other lambda,
-        is within ``(1 + tolerance)`` of the minimum (the optimal lambda of the book), and
-        ``edge``: the columns among these four whose value sits on an edge of the grid
-        (its top; its bottom only when 0 is not in the grid), ``""`` when none.
+        ``mean_table``: mean loss per (S, lam_enc, lam_dec). ``best_table``, per S: the arg-min
+        ``lam_enc, lam_dec``, its ``loss``, ``loss_at_zero``, ``worst_increase_x10`` (the largest
+        relative increase over the four grid neighbours of the arg-min), ``opt_lam_enc, opt_lam_dec``
+        (the optimal lambdas within `tolerance`) and ``edge`` (those four columns on an edge of the
+        grid, ``""`` when none).
 
     Examples
     --------
@@ -161,10 +116,6 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
     >>> [float(best[c]) for c in ("lam_enc", "opt_lam_enc", "opt_lam_dec")], best["edge"]   # 0.5004 within 0.1%
     ([0.0, 0.01, 0.01], '')
     """
-    import pandas as pd
-
-    from gcc.validation import check_real
-
     tolerance = check_real(tolerance, "tolerance", "lambda_optimum", minimum=0.0)
 
     mean_table = sens.groupby(["function", "N", "S", "sigma", "lam_enc", "lam_dec"], as_index=False)["loss"].mean()
@@ -174,21 +125,17 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
     for S, g in mean_table.groupby("S"):
         best = g.loc[g["loss"].idxmin()]
         le, ld, loss = float(best["lam_enc"]), float(best["lam_dec"]), float(best["loss"])
+        grid = g.pivot_table(index="lam_enc", columns="lam_dec", values="loss")
+        grid = grid.reindex(index=enc_values, columns=dec_values)
         i, j = int(np.searchsorted(enc_values, le)), int(np.searchsorted(dec_values, ld))
-        neighbours = [(enc_values[k], ld) for k in (i - 1, i + 1) if 0 <= k < len(enc_values)]
-        neighbours += [(le, dec_values[k]) for k in (j - 1, j + 1) if 0 <= k < len(dec_values)]
-        increases = []
-        for le2, ld2 in neighbours:
-            hit = g[(g["lam_enc"] == le2) & (g["lam_dec"] == ld2)]
-            if len(hit):
-                increases.append(float(hit["loss"].iloc[0]) / loss - 1.0)
-        zero = g[(g["lam_enc"] == 0) & (g["lam_dec"] == 0)]
-        row = {"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss,
-               "loss_at_zero": float(zero["loss"].iloc[0]) if len(zero) else np.nan,
+        near = [grid.iloc[k, j] for k in (i - 1, i + 1) if 0 <= k < len(enc_values)]
+        near += [grid.iloc[i, k] for k in (j - 1, j + 1) if 0 <= k < len(dec_values)]
+        increases = [float(v) / loss - 1.0 for v in near if v == v]  # a missing neighbour is NaN
+        zero = grid.loc[0.0, 0.0] if 0.0 in grid.index and 0.0 in grid.columns else np.nan
+        row = {"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss, "loss_at_zero": float(zero),
                "worst_increase_x10": max(increases) if increases else np.nan}
-        for param, other in _PARAMS:
-            profile = _profile(g, param, other)
-            row[f"opt_{param}"] = float(profile.index[profile.to_numpy() <= loss * (1.0 + tolerance)].max())
+        for param in ("lam_enc", "lam_dec"):
+            row[f"opt_{param}"] = _optimal(_profile(g, param), loss, tolerance)
         grids = {"lam_enc": enc_values, "lam_dec": dec_values}
         row["edge"] = ",".join(col for col in ("lam_enc", "lam_dec", "opt_lam_enc", "opt_lam_dec")
                                if _edge(grids[col.removeprefix("opt_")], row[col]))
@@ -197,21 +144,9 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
 
 
 def check_interior(best_table) -> None:
-    """Fail if any chosen lambda of `best_table` sits on an edge of its grid.
+    """Raise ValueError, naming (sigma, S) and columns, if a chosen lambda of `best_table` is on a grid edge.
 
-    A choice on the grid's top (or on its smallest value, when 0 is not in the grid) has not
-    found the optimum, which may lie beyond: extend the grid. A choice of 0 is the boundary of
-    the domain (interpolation), not an edge.
-
-    Parameters
-    ----------
-    best_table : pandas.DataFrame
-        :func:`lambda_optimum`'s or :func:`sensitivity_study`'s ``best_table``.
-
-    Raises
-    ------
-    ValueError
-        Naming the (sigma, S) and the columns on the edge.
+    `best_table` is :func:`lambda_optimum`'s or :func:`sensitivity_study`'s; a choice of 0 is no edge.
     """
     edge = best_table["edge"].map(lambda e: e if isinstance(e, str) else "")   # read back from CSV: NaN
     if (edge != "").any():
@@ -222,31 +157,20 @@ def check_interior(best_table) -> None:
 
 
 def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: Sequence[float],
-                      sigmas: Sequence[float], *, trials: int = 10, seed: int = 0, points: str = "chebyshev",
+                      sigmas: Sequence[float], *, trials: int = 10, seed: int = 0,
                       function: str = "f", tolerance: float = TOLERANCE):
     """:func:`sensitivity_sweep` over `lam_grid` for both lambdas at every noise level, then :func:`lambda_optimum`.
 
-    Parameters
-    ----------
-    f, X, n_workers, s_values, trials, seed, points, function
-        As in :func:`sensitivity_sweep`.
-    lam_grid : sequence of float
-        The grid of lambda_enc and of lambda_dec.
-    sigmas : sequence of float
-        Worker noise levels.
-    tolerance : float
-        As in :func:`lambda_optimum`.
+    `lam_grid` is the grid of both lambdas, `sigmas` the noise levels; the rest as in
+    :func:`sensitivity_sweep` and :func:`lambda_optimum`.
 
     Returns
     -------
     mean_table, best_table : pandas.DataFrame
-        :func:`lambda_optimum`'s tables of every sigma (ascending), ``best_table`` with a
-        ``sigma`` column.
+        :func:`lambda_optimum`'s tables of every sigma (ascending), ``best_table`` with ``sigma``.
     """
-    import pandas as pd
-
     sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, lam_grid, sigma=sigma, trials=trials,
-                                        seed=seed, points=points, function=function) for sigma in sigmas],
+                                        seed=seed, function=function) for sigma in sigmas],
                      ignore_index=True)
     means, bests = [], []
     for sigma, part in sens.groupby("sigma"):
@@ -259,17 +183,10 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
 def optimum_spans(best_table, chosen: str = "tolerance"):
     """How far the optimal lambdas move over S > 0: the span in decades, per sigma and lambda.
 
-    A lambda of 0 counts as 1e-11 (the step below the grid's 1e-10), or as the decade below the
-    smallest positive optimum of its column where that is lower.
+    A lambda of 0 counts as 1e-11, or as the decade below the smallest positive optimum if lower.
 
-    Parameters
-    ----------
-    best_table : pandas.DataFrame
-        :func:`sensitivity_study`'s ``best_table``.
-    chosen : {"tolerance", "argmin"}
-        Which optimum: the book's (``opt_lam_enc``, ``opt_lam_dec``: the largest lambda within
-        :data:`TOLERANCE` of the minimum; the arg-min where a table lacks these columns) or the
-        plain arg-min (``lam_enc``, ``lam_dec``).
+    `best_table` is :func:`sensitivity_study`'s; `chosen` is ``"tolerance"`` (the book's optimum,
+    ``opt_lam_*`` where present) or ``"argmin"`` (``lam_*``).
 
     Returns
     -------
@@ -277,10 +194,6 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
         ``sigma, param`` (``"lam_enc"`` or ``"lam_dec"``), ``span`` (decades), ``n`` (values of S),
         ``low``, ``high`` (the smallest and largest optimum over S > 0).
     """
-    import pandas as pd
-
-    from gcc.validation import check_choice
-
     check_choice(chosen, "chosen", "optimum_spans", ("tolerance", "argmin"))
     rows = []
     for sigma, g in best_table.groupby("sigma"):
@@ -298,42 +211,29 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
 def plateau_table(mean_table, s_values: Sequence[int]):
     """How flat the loss is around each optimum: what lambda = 0 would cost, per (sigma, S, lambda).
 
-    Parameters
-    ----------
-    mean_table : pandas.DataFrame
-        :func:`sensitivity_study`'s ``mean_table``.
-    s_values : sequence of int
-        The S to report.
+    `mean_table` is :func:`sensitivity_study`'s; `s_values` the S to report.
 
     Returns
     -------
     pandas.DataFrame
-        ``sigma, S, param, argmin`` (the lambda of the grid minimum), ``optimal`` (the largest
-        within :data:`TOLERANCE`), ``loss_min``, ``loss_at_argmin_param`` (the loss, minimised
-        over the other lambda, at this lambda's arg-min: the grid minimum), ``loss_at_0`` (the
-        same at this lambda = 0) and ``cost_of_0_pct``: ``100 (loss_at_0 / loss_min - 1)``. A
-        cost below 0.1% is a plateau (the arg-min is then arbitrary within it); a large one is a
-        real optimum away from interpolation.
+        ``sigma, S, param, argmin``, ``optimal`` (within :data:`TOLERANCE`), ``loss_min``, ``loss_at_0``
+        (minimised over the other lambda) and ``cost_of_0_pct`` = ``100 (loss_at_0 / loss_min - 1)``.
     """
-    import pandas as pd
-
     rows = []
     for (sigma, S), g in mean_table[mean_table["S"].isin(list(s_values))].groupby(["sigma", "S"]):
         loss_min = float(g["loss"].min())
-        for param, other in _PARAMS:
-            profile = _profile(g, param, other)
+        for param in ("lam_enc", "lam_dec"):
+            profile = _profile(g, param)
             zero = float(profile.loc[0.0]) if 0.0 in profile.index else np.nan
             rows.append({"sigma": sigma, "S": int(S), "param": param, "argmin": float(profile.idxmin()),
-                         "optimal": float(profile.index[profile.to_numpy() <= loss_min * (1 + TOLERANCE)].max()),
+                         "optimal": _optimal(profile, loss_min, TOLERANCE),
                          "loss_min": loss_min, "loss_at_0": zero, "cost_of_0_pct": 100.0 * (zero / loss_min - 1.0)})
     return pd.DataFrame(rows, columns=["sigma", "S", "param", "argmin", "optimal", "loss_min", "loss_at_0",
                                        "cost_of_0_pct"])
 
 
 def rmse_increase(best_table):
-    """The largest RMSE increase one decade from the optimum, in percent, per row of `best_table`.
-
-    ``100 (sqrt(1 + worst_increase_x10) - 1)``: the loss is a squared error, App. E reports RMSE.
+    """``100 (sqrt(1 + worst_increase_x10) - 1)``: the largest RMSE rise one decade from the optimum, per row.
 
     Returns
     -------
@@ -345,14 +245,11 @@ def rmse_increase(best_table):
 def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> list[dict]:
     """App. E's two statements as measured, per noise level, as keyword arguments of ``RunContext.value``.
 
-    ``span_<param>_sigma<i>`` (decades the optimal lambda moves over S, :func:`optimum_spans`),
-    ``span_argmin_<param>_sigma<i>`` (the same for the plain arg-min), ``low_/high_<param>_sigma<i>``
-    (its range) and ``rmse_x10_max_sigma<i>`` (the largest RMSE increase in percent one decade
-    from the optimum, :func:`rmse_increase`), ``i`` the index of the noise level in ascending
-    order; ``tolerance_pct``. With `mean_table` and `s_show`, also :func:`plateau_table`'s numbers
-    at ``S = s_show`` (``<param>_show_sigma<i>_argmin``, ``..._loss_min``, ``..._loss_at_0``,
-    ``..._cost_of_0_pct``) and at the largest S (``<param>_smax_sigma<i>_...``), with ``s_show``
-    and ``s_smax``.
+    ``tolerance_pct``; per noise level ``i`` (ascending): ``span_<param>_sigma<i>``,
+    ``span_argmin_<param>_sigma<i>``, ``low_/high_<param>_sigma<i>`` (:func:`optimum_spans`) and
+    ``rmse_x10_max_sigma<i>`` (:func:`rmse_increase`). With `mean_table` and `s_show`,
+    :func:`plateau_table`'s numbers at ``S = s_show`` and at the largest S
+    (``<param>_show|smax_sigma<i>_argmin|loss_min|loss_at_0|cost_of_0_pct``, ``s_show``, ``s_smax``).
     """
     out = [{"key": "tolerance_pct", "number": 100 * TOLERANCE, "unit": "%", "digits": 2,
             "note": "a lambda is optimal when its loss is within this of the grid minimum"}]
@@ -392,19 +289,9 @@ def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> lis
 
 
 def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | None = None):
-    """Heat map of log10 loss over (lambda_enc, lambda_dec) at ``S = s_show``; optimal lambdas vs S.
+    """Heat map of log10 loss over both lambdas at ``S = s_show``; optimal (filled) and arg-min lambdas vs S.
 
-    The right panel draws the optimal lambdas (``opt_lam_enc``, ``opt_lam_dec``, filled) and the
-    plain arg-min (open markers).
-
-    Parameters
-    ----------
-    mean_table, best_table : pandas.DataFrame
-        :func:`lambda_optimum` of one sigma.
-    s_show : int
-        The S of the heat map.
-    title : str, optional
-        Figure title.
+    `mean_table`, `best_table`: :func:`lambda_optimum` of one sigma; `title` optional.
 
     Returns
     -------

@@ -1,40 +1,30 @@
-"""Noisy workers: GCC with the theory's or a cross-validated lambda_dec (Thm 2 / Thm 4).
+"""Noisy workers: GCC with the theory's or a cross-validated lambda_dec (Thm 2 / Thm 4), O(S^{8/5} N^{-3/5}).
 
-The claimed rate is ``O(S^{8/5} N^{-3/5})``. The ``noisy_rate`` notebook fixes the constant of
-the theory schedule at a pilot (N, S) (:func:`calibrate_theory_constant`), draws the
-bias-variance curve over lambda_dec (:func:`noisy_lambda_curve`), runs :func:`noisy_sweep` over
-N and S for each rule (:func:`noisy_sweeps`, on the lambda grid of :func:`lambda_grid`), fits
-:func:`noisy_slopes` (read by :mod:`gcc.experiments.claims`), publishes :func:`quoted_values` and
-draws :func:`plot_noisy`.
-
-Every loss here is averaged *exactly* over the worker noise
-(:func:`~gcc.experiments.problems.exact_noisy_loss`: the decoders are linear), and by Monte
-Carlo over the straggler sets. Imports the core (codes, straggler models, tuning, summary) and
-the shared experiments modules :mod:`~gcc.experiments.problems`,
-:mod:`~gcc.experiments.references`, :mod:`~gcc.experiments.slopes`,
-:mod:`~gcc.experiments.plotting`.
+Every loss is averaged exactly over the worker noise (:func:`~gcc.experiments.problems.exact_noisy_loss`)
+and by Monte Carlo over the straggler sets.
 """
 from __future__ import annotations
 
+import numbers
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import make
-from gcc.summary import slope_table, summarize
+from gcc.summary import summarize
 from gcc.tuning import select_lambdas
 from gcc.validation import check_choice
 
 from .plotting import REFERENCE, band, figure, finish, log_ticks
 from .problems import as_matrix, child_seed, exact_noisy_loss
 from .references import anchor_constant, curvature_energy, theory_lambda_dec
-from .slopes import as_rate_slopes, quoted_slopes
+from .slopes import as_rate_slopes, quoted_slopes, starts_with, sweep_slopes
 
-__all__ = ["RULES", "LAMBDA_0", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior", "noisy_sweep",
-           "noisy_sweeps", "noisy_summary", "schedule_values",
-           "pilot_marks", "lambda_table", "noisy_lambda_curve", "curve_summary", "calibrate_theory_constant",
-           "noisy_slopes", "quoted_values", "plot_noisy"]
+__all__ = ["RULES", "LAMBDA_0", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior",
+           "noisy_sweep", "noisy_sweeps", "noisy_summary", "schedule_values", "pilot_marks", "lambda_table",
+           "curve_summary", "calibrate_theory_constant", "noisy_slopes", "quoted_values", "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
@@ -42,20 +32,14 @@ RULES = ("theory", "cv", "zero")
 #: the upper end lambda_0 of Theorem 2's range used here (the theory schedule's ``lam_max``)
 LAMBDA_0 = 1.0
 
+#: worker points: Theorem 2 bounds ``Delta_max / Delta_min``, which Chebyshev points break
+POINTS = "equispaced"
+
 
 def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarray:
     """The grid of lambda_dec: ``logspace(low, high, count)`` from ``[low, high, count]``.
 
-    Parameters
-    ----------
-    exponents : (low, high, count)
-    with_zero : bool
-        Prepend 0 (interpolation): the bias-variance curve of :func:`calibrate_theory_constant`
-        shows it; cross-validation searches the positive grid.
-
-    Returns
-    -------
-    ndarray, shape (count,) or (count + 1,)
+    `with_zero` prepends 0 (interpolation, for the bias-variance curve).
 
     Examples
     --------
@@ -69,20 +53,7 @@ def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarr
 
 
 def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
-    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lambda_0``.
-
-    The theorem assumes this range; a rate measured with a lambda outside it (cross-validation
-    can pick a smaller one, interpolation is 0) is not evidence for it.
-
-    Parameters
-    ----------
-    lam_dec, n_workers, n_stragglers : array_like (broadcast together)
-    lam_max : float
-        lambda_0.
-
-    Returns
-    -------
-    ndarray of bool
+    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (a bool array).
 
     Examples
     --------
@@ -100,20 +71,13 @@ def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0
 CV_RTOL = 1e-3
 
 
-def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials, max_extend: int = 6):
-    """lambda_dec chosen on held-out draws (:func:`gcc.tuning.select_lambdas`), interior to its grid.
-
-    The held-out draws are fresh straggler sets and fresh worker noise on the same data (`seed`
-    differs from the reported runs'). The choice is the largest lambda whose mean held-out loss is
-    within :data:`CV_RTOL` of the minimum (a flat plateau does not pick its arbitrary bottom). If
-    it falls on an end of the grid, the grid is extended by four of its steps on that side and
-    searched again (at most `max_extend` times). Returns ``(lambda, grid low, grid high)``.
-    """
+def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials, max_extend: int = 6):
+    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum."""
     K = len(X)
     grid = np.sort(np.asarray(lam_grid, dtype=float))
     step = float(grid[1] / grid[0])
     for _ in range(int(max_extend) + 1):
-        sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=points),
+        sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=POINTS),
                              f, [X], gcc.FixedCount(int(S)), lam_enc_grid=[0.0], lam_dec_grid=list(grid),
                              trials=int(trials), seed=int(seed), noise_std=float(sigma))
         lams, mean = sel.table["lam_dec"].to_numpy(float), sel.table["mean"].to_numpy(float)
@@ -128,22 +92,9 @@ def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, points, trials, max_extend
 
 
 def check_interior(summary):
-    """Raise if a cross-validated lambda_dec sits on an end of the grid it was chosen from.
+    """Raise RuntimeError, naming the cells, if a CV lambda_dec of :func:`noisy_summary` ends its grid.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`noisy_summary` (columns ``rule, lam_dec, lam_grid_low, lam_grid_high``).
-
-    Returns
-    -------
-    int
-        The number of CV cells checked.
-
-    Raises
-    ------
-    RuntimeError
-        Naming the cells: a choice on the edge is not an optimum.
+    Returns the number of CV cells checked.
     """
     cv = summary[summary["rule"] == "cv"]
     edge = cv[(cv["lam_dec"] <= cv["lam_grid_low"]) | (cv["lam_dec"] >= cv["lam_grid_high"])]
@@ -155,7 +106,7 @@ def check_interior(summary):
 
 def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: float = 0.1,
                 rules: Sequence[str] = ("theory",), const: float = 1.0, trials: int = 20, seed: int = 0,
-                points: str = "equispaced", lam_grid: Sequence[float] | None = None, cv_trials: int = 20,
+                lam_grid: Sequence[float] | None = None, cv_trials: int = 20,
                 adversary: str = "random", function: str = "f"):
     """GCC loss with noisy workers over an (N, S) grid, lambda_dec by rule (Thm 2 / Thm 4).
 
@@ -167,55 +118,39 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
     n_grid, s_grid : sequences of int
         Cells with ``N - S < K`` are skipped.
     sigma : float
-        Worker noise standard deviation.
-    rules : sequence of {"theory", "cv", "zero"}
-        How lambda_dec is set per (N, S): the schedule
-        :func:`~gcc.experiments.references.theory_lambda_dec` (constant `const`, energy
-        :func:`~gcc.experiments.references.curvature_energy`), cross-validation
-        over `lam_grid` (:func:`gcc.tuning.select_lambdas`), or 0 (interpolation).
+        Worker noise standard deviation (averaged exactly).
+    rules : sequence of {"theory", "cv", "zero"} or float
+        The schedule :func:`~gcc.experiments.references.theory_lambda_dec` (constant `const`),
+        cross-validation over `lam_grid` (default ``logspace(-10, 0, 21)``, `cv_trials` held-out draws
+        per point), 0, or a given lambda_dec.
     const : float
-        Constant of the theory schedule.
-    trials : int
-        Random straggler sets (S uniform, :class:`gcc.FixedCount`) per cell.
-    seed : int
-        Each cell uses ``child_seed(seed, N, S)`` (and the CV rule ``child_seed(seed, N, S, 1)``).
-    points : {"equispaced", "chebyshev"}
-        Equispaced by default: Theorem 2 needs ``Delta_max / Delta_min <= B``,
-        which Chebyshev points break (the ratio grows like N).
-    lam_grid : sequence of float
-        Grid of the CV rule (default ``logspace(-10, 0, 21)``).
+    trials, seed : int
+        Uniform straggler sets per cell (``child_seed(seed, N, S)``; CV ``child_seed(seed, N, S, 1)``).
+    lam_grid : sequence of float, optional
     cv_trials : int
-        Held-out draws (straggler sets and noise, independent of the reported
-        ones) per grid point of the CV rule.
     adversary : {"random", "worst"}
-        ``"random"``: `trials` uniform S-sets per cell. ``"worst"``: one set per
-        (cell, rule), the worst contiguous block for that rule's decoder on the
-        noiseless outputs (:func:`gcc.worst_case_stragglers`; the adversary does not see the
-        noise), then the noise is averaged exactly.
+        ``"worst"``: per (cell, rule) the worst contiguous block on the noiseless outputs.
     function : str
-        Label stored in the ``function`` column.
+        The ``function`` column.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (rule, N, S, trial): ``function, scheme, rule, straggler, sigma, N,
-        S, K, lam_dec, trial, loss, bias2, variance`` (``scheme`` is ``"gcc"``), ``clipped``
-        (the theory schedule left Theorem 2's range and was clipped into it), ``lam_grid_low``,
-        ``lam_grid_high`` (the CV rule's final grid, extended until its choice is interior).
-        The loss is bias squared + ``sigma^2 ||D||_F^2 m / K``.
+        One row per (rule, N, S, trial): ``function, scheme, rule, straggler, sigma, N, S, K, lam_dec,
+        trial, loss, bias2, variance, clipped`` (the schedule clipped into Theorem 2's range),
+        ``lam_grid_low, lam_grid_high`` (the CV rule's final grid).
     """
-    import pandas as pd
-
     owner = "noisy_sweep"
     check_choice(adversary, "adversary", owner, ("worst", "random"))
     for rule in rules:
-        check_choice(rule, "rules", owner, RULES)
+        if not isinstance(rule, numbers.Real):
+            check_choice(rule, "rules", owner, RULES)
     K = len(X)
     lam_grid = np.logspace(-10, 0, 21) if lam_grid is None else np.asarray(lam_grid, dtype=float)
     true = as_matrix(f(X))
     rows = []
     for N in n_grid:
-        base = make("gcc", K, int(N), points=points)
+        base = make("gcc", K, int(N), points=POINTS)
         Y = as_matrix(f(base.encode(X)))
         energy = curvature_energy(f, X, base)
         for S in s_grid:
@@ -231,11 +166,11 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
                     raw = theory_lambda_dec(N, S, sigma, energy=energy, const=const, clip=False)
                     clipped = bool(not in_theorem_range(raw, N, S))
                 elif rule == "cv":
-                    lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, child_seed(seed, N, S, 1), points,
-                                                    cv_trials)
+                    cv_seed = child_seed(seed, N, S, 1)
+                    lam, low, high = _cv_lambda_dec(f, X, N, S, sigma, lam_grid, cv_seed, cv_trials)
                 else:
-                    lam = 0.0
-                code = make("gcc", K, int(N), lam_dec=lam, points=points)
+                    lam = 0.0 if rule == "zero" else float(rule)
+                code = make("gcc", K, int(N), lam_dec=lam, points=POINTS)
                 if adversary == "worst":
                     sets = [gcc.worst_case_stragglers(code, f, X, int(S), search="contiguous")]
                 else:
@@ -252,29 +187,11 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
 
 def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers: int, s_grid: Sequence[int],
                  *, adversaries: Sequence[str] = ("worst", "random"), **common):
-    """:func:`noisy_sweep` over the N sweep (at each S of `s_values`) and the S sweep, per adversary.
+    """:func:`noisy_sweep` rows of the N sweep (`n_grid` x `s_values`) and the S sweep, per adversary.
 
-    Parameters
-    ----------
-    f, X
-        As in :func:`noisy_sweep`.
-    n_grid, s_values : sequences of int
-        The N sweep.
-    s_sweep_workers : int
-        N of the S sweep.
-    s_grid : sequence of int
-        S of the S sweep.
-    adversaries : sequence of {"worst", "random"}
-    **common
-        Passed to :func:`noisy_sweep`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`noisy_sweep` rows with a ``sweep`` column (``"N"`` or ``"S"``).
+    The S sweep is `s_grid` at ``N = s_sweep_workers``; `common` goes to :func:`noisy_sweep`; the
+    rows gain ``sweep`` (``"N"`` or ``"S"``).
     """
-    import pandas as pd
-
     frames = []
     for adversary in adversaries:
         frames.append(noisy_sweep(f, X, n_grid, s_values, adversary=adversary, **common).assign(sweep="N"))
@@ -283,23 +200,14 @@ def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_w
 
 
 def pilot_marks(summary, n_workers: int, n_stragglers: int, rules: Sequence[str] = ("theory", "cv")) -> dict:
-    """The lambda_dec each rule chose at the pilot cell (random stragglers), for :func:`plot_noisy`.
-
-    Returns
-    -------
-    dict
-        ``"<rule> (random F)" -> lambda``.
-    """
+    """``"<rule> (random F)" -> lambda_dec`` at the pilot cell (random stragglers), for :func:`plot_noisy`."""
     pilot = summary[(summary["N"] == n_workers) & (summary["S"] == n_stragglers) & (summary["straggler"] == "random")]
     return {f"{r} (random F)": float(pilot[pilot["rule"] == r]["lam_dec"].iloc[0])
             for r in rules if r in set(pilot["rule"])}
 
 
 def lambda_table(summary):
-    """lambda_dec (3 significant digits) and the Theorem 2 range flag of every N-sweep cell, per rule.
-
-    For display: one row per (straggler, S, N), columns ``(lam_dec | in_theorem_range, rule)``.
-    """
+    """lambda_dec (3 digits) and range flag of every N-sweep cell: rows (straggler, S, N), columns rule."""
     part = summary[summary["sweep"] == "N"].assign(lam_dec=lambda d: d["lam_dec"].map("{:.3g}".format))
     return part.pivot_table(index=["straggler", "S", "N"], columns="rule", values=["lam_dec", "in_theorem_range"],
                             aggfunc="first")
@@ -308,98 +216,46 @@ def lambda_table(summary):
 def noisy_summary(trials, level: float = 0.95):
     """:func:`gcc.summary.summarize` of :func:`noisy_sweep` per cell, with its lambda and range flag.
 
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        :func:`noisy_sweep` results with a ``sweep`` column.
-    level : float
-
     Returns
     -------
     pandas.DataFrame
-        ``sweep, function, scheme, rule, straggler, N, S``, the summary columns, ``lam_dec`` and
-        ``in_theorem_range`` (:func:`in_theorem_range`, and not ``clipped``: a clipped schedule is
-        not the theorem's), ``clipped``, ``lam_grid_low``, ``lam_grid_high``.
+        ``sweep, function, scheme, rule, straggler, N, S``, the summary columns, ``lam_dec, clipped,
+        lam_grid_low, lam_grid_high`` and ``in_theorem_range`` (:func:`in_theorem_range` and not clipped).
     """
     keys = ["sweep", "function", "scheme", "rule", "straggler", "N", "S"]
     summary = summarize(trials, "loss", by=keys, level=level)
     extra = [c for c in ("lam_dec", "clipped", "lam_grid_low", "lam_grid_high") if c in trials.columns]
     summary = summary.merge(trials.groupby(keys, as_index=False)[extra].first(), on=keys)
-    if "clipped" not in summary.columns:
-        summary["clipped"] = False
-    summary["clipped"] = summary["clipped"].astype(bool)
+    summary["clipped"] = summary["clipped"].astype(bool) if "clipped" in summary.columns else False
     summary["in_theorem_range"] = in_theorem_range(summary["lam_dec"], summary["N"], summary["S"]) & ~summary["clipped"]
     return summary
 
 
-def noisy_lambda_curve(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
-                       sigma: float = 0.1, trials: int = 20, seed: int = 0, points: str = "equispaced",
-                       function: str = "f"):
-    """Bias-variance trade-off of the decoder's lambda at fixed (N, S).
-
-    Parameters
-    ----------
-    f, X
-        As in :func:`noisy_sweep`.
-    n_workers, n_stragglers : int
-    lam_grid : sequence of float
-        lambda_dec values (0 allowed: interpolation).
-    sigma, trials, seed, points, function
-        As in :func:`noisy_sweep`; the same `trials` straggler sets for every lambda.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (lambda, trial): ``function, N, S, sigma, lam_dec, trial, loss, bias2, variance``;
-        ``curve.groupby("lam_dec").mean()`` is the bias-variance curve (see :func:`curve_summary`).
-    """
-    import pandas as pd
-
-    K, N, S = len(X), int(n_workers), int(n_stragglers)
-    true = as_matrix(f(X))
-    base = make("gcc", K, N, points=points)
-    Y = as_matrix(f(base.encode(X)))
-    masks = gcc.FixedCount(S).sample_many(np.random.default_rng(child_seed(seed, N, S)), N, int(trials))
-    rows = []
-    for lam in lam_grid:
-        code = make("gcc", K, N, lam_dec=float(lam), points=points)
-        for t, mask in enumerate(masks):
-            received = np.flatnonzero(mask)
-            D = np.asarray(code.decoder_matrix(received), dtype=float)
-            loss, b2, var = exact_noisy_loss(D, Y[received], true, sigma)
-            rows.append({"function": function, "N": N, "S": S, "sigma": sigma, "lam_dec": float(lam),
-                         "trial": t, "loss": loss, "bias2": b2, "variance": var})
-    return pd.DataFrame(rows)
-
-
 def curve_summary(curve):
-    """Mean loss, bias squared and variance per lambda_dec of :func:`noisy_lambda_curve`."""
+    """Mean loss, bias squared and variance per lambda_dec of :func:`calibrate_theory_constant`'s curve."""
     return curve.groupby(["function", "N", "S", "sigma", "lam_dec"], as_index=False)[
         ["loss", "bias2", "variance"]].mean()
 
 
 def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid: Sequence[float], *,
-                              sigma: float, trials: int = 20, seed: int = 0, points: str = "equispaced",
-                              function: str = "f"):
+                              sigma: float, trials: int = 20, seed: int = 0, function: str = "f"):
     """The constant of the theory schedule that matches the best lambda at one pilot (N, S).
 
-    The proof's constant is not numeric; the schedule's *shape* in (N, S, sigma)
-    is the theory's (:func:`~gcc.experiments.references.theory_lambda_dec`), and this fixes
-    its scale once, at the smallest N of a sweep, by the grid optimum of
-    :func:`noisy_lambda_curve` (positive lambdas of `lam_grid`; a 0 in the grid is evaluated
-    for the curve, not chosen). The same constant is then used at every (N, S).
+    Fixes the scale of :func:`~gcc.experiments.references.theory_lambda_dec` once, by the grid optimum
+    over the positive lambdas of `lam_grid` of the bias-variance curve at ``(n_workers, n_stragglers)``
+    (:func:`noisy_sweep` with those lambdas; the other arguments as there).
 
     Returns
     -------
     const : float
     curve : pandas.DataFrame
-        The pilot's :func:`noisy_lambda_curve` over `lam_grid` (for plotting), labelled `function`.
+        :func:`noisy_sweep` rows, one per (lambda, trial); :func:`curve_summary` is the curve.
     """
-    curve = noisy_lambda_curve(f, X, n_workers, n_stragglers, list(lam_grid), sigma=sigma, trials=trials,
-                               seed=seed, points=points, function=function)
+    curve = noisy_sweep(f, X, [n_workers], [n_stragglers], sigma=sigma, rules=[float(v) for v in lam_grid],
+                        trials=trials, seed=seed, function=function)
     mean = curve[curve["lam_dec"] > 0].groupby("lam_dec")["loss"].mean()
     lam_best = float(mean.idxmin())
-    energy = curvature_energy(f, X, make("gcc", len(X), int(n_workers), points=points))
+    energy = curvature_energy(f, X, make("gcc", len(X), int(n_workers), points=POINTS))
     unit = theory_lambda_dec(n_workers, n_stragglers, sigma, energy=energy, const=1.0, clip=False)
     return lam_best / unit, curve
 
@@ -407,47 +263,33 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
 def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     """N-slopes at fixed S and (S+1)-slopes at fixed N, per lambda rule, of :func:`noisy_sweep`.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`gcc.summary.summarize` of :func:`noisy_sweep` results with a ``sweep`` column.
-    s_fit_max_ratio : float
-        S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
+    The theory and CV rules are fitted on the cells inside Theorem 2's range only, the ``zero``
+    rule on all; S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``in_theorem_range`` (every
-        fitted cell's lambda_dec in Theorem 2's range and unclipped; True when the summary has no
-        such column) and ``excluded_cells``: the theory and CV rules are fitted on the cells
-        inside the range only (a clipped or out-of-range cell is not the theorem's), and this
-        counts the cells left out; the ``zero`` rule (outside by definition) is fitted on all.
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``excluded_cells`` (cells left out)
+        and ``in_theorem_range`` (of every fitted cell; True when the summary has no such column).
     """
-    import pandas as pd
+    keys, has_range = ["function", "scheme", "rule", "straggler"], "in_theorem_range" in summary.columns
+    used = summary
+    if has_range:
+        used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
+    window = lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"]  # noqa: E731
+    out = sweep_slopes(used, keys, s_window=window, path_s=False)
 
-    keys = ["function", "scheme", "rule", "straggler"]
-    inside = summary["in_theorem_range"].astype(bool) if "in_theorem_range" in summary.columns else True
-    used = summary[inside | (summary["rule"] == "zero")] if "in_theorem_range" in summary.columns else summary
-    n_all = summary[summary["sweep"] == "N"]
-    n_rows = used[used["sweep"] == "N"]
-    a = slope_table(n_rows, "N", keys + ["S"])
-    s_all = summary[(summary["sweep"] == "S") & ((summary["S"] + 1) <= s_fit_max_ratio * summary["N"])]
-    s_rows = used[(used["sweep"] == "S") & ((used["S"] + 1) <= s_fit_max_ratio * used["N"])]
-    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0)
-    count = lambda d, by: d.groupby(by).size()  # noqa: E731
-    for name, whole, kept, by in (("a", n_all, n_rows, keys + ["S"]), ("b", s_all, s_rows, keys + ["N"])):
-        left = count(whole, by).sub(count(kept, by), fill_value=0).rename("excluded_cells").reset_index()
-        if name == "a":
-            a = a.merge(left, on=by, how="left")
-        else:
-            b = b.merge(left, on=by, how="left")
-    if "in_theorem_range" in summary.columns:
-        a = a.merge(n_rows.groupby(keys + ["S"], as_index=False)["in_theorem_range"].all(), on=keys + ["S"])
-        b = b.merge(s_rows.groupby(keys + ["N"], as_index=False)["in_theorem_range"].all(), on=keys + ["N"])
-    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
-    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    out = pd.concat([a, b], ignore_index=True)
-    if "in_theorem_range" not in out.columns:
+    def cells(d):  # the fitted cells of each slope, labelled by its ``fixed``
+        n, s = d[d["sweep"] == "N"], d[(d["sweep"] == "S") & window(d)]
+        return pd.concat([n.assign(fixed="S=" + n["S"].astype(int).astype(str)),
+                          s.assign(fixed="N=" + s["N"].astype(int).astype(str))])
+
+    by, kept = keys + ["fixed"], cells(used)
+    left = cells(summary).groupby(by).size().sub(kept.groupby(by).size(), fill_value=0)
+    out = out.merge(left.rename("excluded_cells").reset_index(), on=by, how="left")
+    if has_range:
+        out = out.merge(kept.groupby(by, as_index=False)["in_theorem_range"].all(), on=by)
+    else:
         out["in_theorem_range"] = True
     return as_rate_slopes(out)
 
@@ -455,43 +297,26 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
 def quoted_values(slopes, const: float) -> list[dict]:
     """The noisy numbers the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    ``theory_constant`` (the schedule's constant fixed at the pilot point); for the ``theory`` and
-    ``cv`` rules, the range of the N-slopes at fixed S over both straggler models
-    (``<rule>_n_slope_min``/``_max``) and the slope in S + 1 at fixed N per straggler model
-    (``<rule>_<straggler>_s_slope``, with ``..._ci``).
-
-    Parameters
-    ----------
-    slopes : pandas.DataFrame
-        :func:`noisy_slopes`.
-    const : float
-        :func:`calibrate_theory_constant`'s constant.
-
-    Returns
-    -------
-    list of dict
+    ``theory_constant`` (`const`); from :func:`noisy_slopes` for the ``theory`` and ``cv`` rules:
+    ``<rule>_n_slope_min`` / ``_max`` (N-slopes at fixed S) and ``<rule>_<straggler>_s_slope`` (with ``_ci``).
     """
     out = [{"key": "theory_constant", "number": float(const), "digits": 3,
             "note": "constant c of the theory schedule, fixed once at the pilot (N, S)"}]
-    fixed_s = lambda col: col.astype(str).str.startswith("S=")  # noqa: E731
-    fixed_n = lambda col: col.astype(str).str.startswith("N=")  # noqa: E731
     for rule in ("theory", "cv"):
         out += quoted_slopes(slopes, f"{rule}_n_slope", f"rule {rule}: N-slopes at fixed S", span=True, rule=rule,
-                             variable="N", fixed=fixed_s)
+                             variable="N", fixed=starts_with("S="))
         for straggler in ("worst", "random"):
             out += quoted_slopes(slopes, f"{rule}_{straggler}_s_slope", f"rule {rule}, {straggler} stragglers: "
                                  "slope in S+1 at fixed N", rule=rule, straggler=straggler, variable="S+1",
-                                 fixed=fixed_n)
+                                 fixed=starts_with("N="))
     return out
 
 
 def schedule_values(summary) -> list[dict]:
     """How far the theory schedule is from cross-validation at S = 0, largest N (random stragglers).
 
-    ``s0_theory_loss``, ``s0_cv_loss`` (mean losses), ``s0_loss_ratio`` (theory over CV: above 1,
-    the schedule over-smooths), ``s0_lambda_ratio`` (the two lambdas' ratio) and ``s0_N``;
-    ``excluded_theory``, ``excluded_cv`` (N-sweep cells outside Theorem 2's range or clipped, left
-    out of the fits); ``cv_cells`` (CV cells, each interior to its grid, :func:`check_interior`).
+    ``s0_N``, ``s0_theory_loss``, ``s0_cv_loss``, ``s0_loss_ratio``, ``s0_lambda_ratio``; ``excluded_theory``,
+    ``excluded_cv`` (N-sweep cells left out of the fits) and ``cv_cells``.
     """
     part = summary[(summary["sweep"] == "N") & (summary["S"] == 0) & (summary["straggler"] == "random")]
     out = []
@@ -516,29 +341,23 @@ def schedule_values(summary) -> list[dict]:
 
 
 def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None, title: str | None = None):
-    """Noisy workers: loss against N and S + 1 per rule, and the bias-variance curve over lambda_dec.
-
-    Panel 1 (top left): loss against N, one line per (rule, S), with ``C (S+1)^{8/5} N^{-3/5}``.
-    Panel 2 (top right): loss against S + 1 at fixed N with ``C (S+1)^{8/5}``. Panel 3 (below):
-    loss, bias squared and variance against lambda_dec at the pilot (N, S).
+    """Loss against N and S + 1 per rule (with ``C (S+1)^{8/5} N^{-3/5}``) and the bias-variance curve.
 
     Parameters
     ----------
     summary : pandas.DataFrame
-        The saved summary of the ``noisy_rate`` notebook, one straggler model.
+        :func:`noisy_summary` of one straggler model.
     curve_summary : pandas.DataFrame
-        Mean of :func:`noisy_lambda_curve` per lambda_dec.
+        :func:`curve_summary`.
     lam_marks : mapping of str to float, optional
-        Vertical marks on panel 3 (name -> lambda).
+        Vertical marks on the curve (name -> lambda).
     title : str, optional
-        Figure title.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    # Two panels above the bias-variance curve, which spans the page's width. Every line is GCC
-    # (a rule picks its lambda_dec): the rules are told apart by greys, markers and line styles.
+    # Every line is GCC: the rules are told apart by greys, markers and line styles.
     fig, axes = figure(3, ncols=2, height=6.0, wide_last=True)
     styles = {"theory": ("black", "o", "-"), "cv": ("0.45", "s", "--"), "zero": ("0.65", "^", ":")}
     ax = axes[0]

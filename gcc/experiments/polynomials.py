@@ -1,15 +1,7 @@
 """LCC against GCC on polynomials (App. D of [1]_, Fig. 5).
 
-LCC recovers a polynomial f of degree d exactly iff ``N - S >= (K - 1) d + 1`` [2]_; below that
-threshold :class:`gcc.LagrangeCode` with ``degree=(K - 1) d`` fits a polynomial of that degree
-by least squares (App. D's adaptation), while GCC approximates at every S. The
-``polynomial_lcc`` notebook runs :func:`polynomial_comparisons` (:func:`polynomial_comparison`
-per (degree, K, N)), summarises it with :func:`polynomial_summary`, reads LCC's exact range off it
-with :func:`exact_recovery` (the claims table's threshold verdict, and :func:`quoted_values`),
-shows :func:`exactness_view` and draws :func:`plot_polynomial`.
-
-Imports the core (codes, straggler models, harness, summary) and the shared experiments
-modules :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.plotting`.
+LCC recovers a polynomial f of degree d exactly iff ``N - S >= (K - 1) d + 1`` [2]_; below,
+:class:`gcc.LagrangeCode` with ``degree=(K - 1) d`` fits by least squares (App. D's adaptation).
 
 References
 ----------
@@ -21,6 +13,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import label, make_many
@@ -34,18 +27,14 @@ from .verdicts import verdict as threshold_verdict
 __all__ = ["EXACT_RTOL", "polynomial_comparison", "polynomial_comparisons", "polynomial_summary", "exact_recovery",
            "exactness_view", "quoted_values", "plot_polynomial"]
 
-#: A set counts as recovered exactly when its loss is at most ``EXACT_RTOL`` times the mean of
-#: f(x_k)^2: a relative RMS error of 1e-11. Measured (default profile, 2026-12-01): within the
-#: threshold LCC's largest relative RMS error over 20 straggler sets is 3e-12 at deg f = 15
-#: (float64 round-off of a degree-135 interpolation); one straggler past it most sets stay at
-#: round-off but the worst gives 1.1e-10, and the worst grows with S. The former 1e-20 (1e-10 RMS)
-#: sat on that worst error, so "exact beyond the threshold" came and went with the last bits of the
-#: arithmetic.
+#: A set is recovered exactly when its loss is at most ``EXACT_RTOL`` times the mean of f(x_k)^2 (a
+#: relative RMS error of 1e-11): above LCC's round-off within its threshold (3e-12 at deg f = 15),
+#: below its worst error one straggler past it (1.1e-10; default profile, 2026-12-01).
 EXACT_RTOL = 1e-22
 
 
 def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Sequence[int], *,
-                          trials: int = 20, seed: int = 0, points: str = "chebyshev"):
+                          trials: int = 20, seed: int = 0):
     """Loss against the number of stragglers for LCC and GCC on a fixed polynomial.
 
     Parameters
@@ -53,32 +42,24 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
     degree : int
         Degree of f (:class:`~gcc.experiments.problems.Polynomial` with seed `seed`).
     n_inputs, n_workers : int
-        K and N. LCC decodes with a polynomial of degree ``(K - 1) * degree``: exact iff
-        ``N - S >= (K - 1) deg + 1``, least squares of that degree below the threshold.
+        K and N; LCC decodes with a polynomial of degree ``(K - 1) * degree``.
     s_grid : sequence of int
         Values ``S > N - 2`` are skipped.
     trials : int
-        Random straggler sets per S (20 in App. D), identical for both codes.
+        Random straggler sets per S, identical for both codes.
     seed : int
-        Seeds f, the data (``scalar_inputs(K, -1, 1)``) and the straggler draws
-        (``child_seed(seed, degree, S)``).
-    points : {"chebyshev", "equispaced"}
+        Seeds f, the data (``scalar_inputs(K, -1, 1)``) and the draws (``child_seed(seed, degree, S)``).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (scheme, S, trial): ``scheme, trial, loss, function, degree, N, S, K, scale,
-        lcc_exact`` (``scale``: ``mean_k f(x_k)^2``, the loss of the zero estimator;
-        ``lcc_exact``: S is within LCC's threshold).
+        One row per (scheme, S, trial): ``scheme, trial, loss, function, degree, N, S, K, scale``
+        (``mean_k f(x_k)^2``), ``lcc_exact`` (S within LCC's threshold).
     """
-    import pandas as pd
-
     f = Polynomial(degree, seed=seed)
     X = scalar_inputs(n_inputs, -1.0, 1.0, seed=seed)
     K, N = int(n_inputs), int(n_workers)
-    # degree reaches LCC only (make_many passes each code the parameters it declares).
-    codes = make_many(["gcc", "lcc"], K, N, points=points, degree=(K - 1) * int(degree))
-    # The loss of the zero estimator, so that "exact" can be judged relative to f's size.
+    codes = make_many(["gcc", "lcc"], K, N, degree=(K - 1) * int(degree))
     scale = float(np.mean(np.asarray(f(X), dtype=float) ** 2))
     frames = []
     for S in s_grid:
@@ -91,26 +72,14 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
     return pd.concat(frames, ignore_index=True)
 
 
-def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed: int = 0,
-                           points: str = "chebyshev"):
+def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed: int = 0):
     """:func:`polynomial_comparison` for each configuration, in one table.
 
-    Parameters
-    ----------
-    configs : sequence of mapping
-        Each with ``degree``, ``n_inputs``, ``n_workers`` and ``s_grid``.
-    trials, seed, points
-        As in :func:`polynomial_comparison` (the same for every configuration).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every configuration, in order.
+    `configs`: mappings with ``degree``, ``n_inputs``, ``n_workers`` and ``s_grid``; `trials`, `seed`
+    as in :func:`polynomial_comparison`. Returns the rows of every configuration, in order.
     """
-    import pandas as pd
-
     return pd.concat([polynomial_comparison(c["degree"], c["n_inputs"], c["n_workers"], c["s_grid"], trials=trials,
-                                            seed=seed, points=points) for c in configs], ignore_index=True)
+                                            seed=seed) for c in configs], ignore_index=True)
 
 
 def polynomial_summary(df, exact_rtol: float = EXACT_RTOL, level: float = 0.95):
@@ -121,12 +90,8 @@ def polynomial_summary(df, exact_rtol: float = EXACT_RTOL, level: float = 0.95):
     df : pandas.DataFrame
         :func:`polynomial_comparison` results (with its ``scale`` column).
     exact_rtol : float
-        A set counts as recovered exactly when its loss is at most
-        ``exact_rtol * scale`` (:data:`EXACT_RTOL`: a relative RMS error of 1e-11, above
-        the float64 round-off of LCC's interpolation within its threshold at these degrees,
-        at most 3e-12, and below its worst error one straggler past it, 1e-10 and more).
+        A set is exact when its loss is at most ``exact_rtol * scale`` (:data:`EXACT_RTOL`).
     level : float
-        Confidence level of the interval.
 
     Returns
     -------
@@ -155,22 +120,14 @@ def exact_recovery(summary, scheme: str = "lcc"):
     Returns
     -------
     pandas.DataFrame
-        ``degree, function, N, K, threshold`` (``N - (K-1) deg f - 1``: the largest S within the
-        recovery threshold), ``exact_up_to`` (the largest S such that every S of the grid up to it
-        is exact, loss <= ``exact_tol``; -1 when S = 0 is not), ``s_max`` (the largest S tested),
-        ``cells``, ``jump`` (the largest loss at the first S tested past the threshold over the
-        largest loss at the last S within it: how sharply exactness ends; NaN when either is
-        missing or the latter is 0), ``verdict``: the book's one rule on an exact count
-        (:func:`gcc.experiments.verdicts.verdict`, ``sense="lower"``, ``delta=0``): ``tight`` when
-        exact exactly up to the threshold, ``loose`` beyond it (the threshold is sufficient, not
-        necessary), ``violated`` when exactness ends before it.
+        ``degree, function, N, K, threshold`` (``N - (K-1) deg f - 1``), ``exact_up_to`` (the largest S
+        up to which every S of the grid is exact; -1 if S = 0 is not), ``s_max``, ``cells``, ``jump``
+        (largest loss at the first S past the threshold over that at the last S within it) and
+        ``verdict`` (:func:`gcc.experiments.verdicts.verdict`, ``sense="lower"``, ``delta=0``).
     """
-    import pandas as pd
-
     rows = []
     for degree, g in summary[summary["scheme"] == scheme].groupby("degree"):
         N, K = int(g["N"].iloc[0]), int(g["K"].iloc[0])
-        exact = set(g[g["max_loss"] <= g["exact_tol"]]["S"])
         threshold = N - (K - 1) * int(degree) - 1
         within, past = g[g["S"] <= threshold], g[g["S"] > threshold]
         jump = np.nan
@@ -178,11 +135,10 @@ def exact_recovery(summary, scheme: str = "lcc"):
             inside = float(within.loc[within["S"].idxmax(), "max_loss"])
             outside = float(past.loc[past["S"].idxmin(), "max_loss"])
             jump = outside / inside if inside > 0 else np.nan
-        exact_up_to = -1
-        for s in sorted(g["S"]):
-            if s not in exact:
-                break
-            exact_up_to = int(s)
+        by_s = g.sort_values("S")
+        ok = (by_s["max_loss"] <= by_s["exact_tol"]).to_numpy()
+        n = len(ok) if ok.all() else int(np.argmin(ok))  # exact at the first n values of S
+        exact_up_to = int(by_s["S"].iloc[n - 1]) if n else -1
         rows.append({"degree": int(degree), "function": str(g["function"].iloc[0]), "N": N, "K": K,
                      "threshold": threshold, "exact_up_to": exact_up_to,
                      "s_max": int(g["S"].max()), "cells": len(g), "jump": jump,
@@ -199,22 +155,15 @@ def exactness_view(summary):
 
 
 def quoted_values(summary) -> list[dict]:
-    """LCC's exact range per degree, as keyword arguments of ``RunContext.value``.
-
-    ``deg<d>_threshold`` (the largest S within the recovery threshold), ``deg<d>_exact_up_to``
-    (the largest S up to which LCC is exact), ``deg<d>_verdict`` (``tight``: exact exactly up to
-    the threshold, ``loose``: beyond it, ``violated``: not up to it) and, where measured,
-    ``deg<d>_jump`` (:func:`exact_recovery`'s ``jump``) for every degree of :func:`exact_recovery`.
-    """
+    """``deg<d>_threshold``, ``_exact_up_to``, ``_verdict``, ``_jump`` (:func:`exact_recovery`)."""
     out = []
     for row in exact_recovery(summary).itertuples(index=False):
         where = f"deg f = {row.degree}, K = {row.K}, N = {row.N}"
-        verdict = row.verdict   # the claims table's verdict of a sufficient condition (exact range vs threshold)
         out += [{"key": f"deg{row.degree}_threshold", "number": int(row.threshold),
                  "note": f"{where}: largest S within LCC's threshold"},
                 {"key": f"deg{row.degree}_exact_up_to", "number": int(row.exact_up_to),
                  "note": f"{where}: largest S with exact recovery by LCC"},
-                {"key": f"deg{row.degree}_verdict", "number": verdict,
+                {"key": f"deg{row.degree}_verdict", "number": row.verdict,
                  "note": f"{where}: exact range against the threshold"}]
         if np.isfinite(row.jump):
             out.append({"key": f"deg{row.degree}_jump", "number": float(row.jump), "digits": 2,
@@ -223,12 +172,7 @@ def quoted_values(summary) -> list[dict]:
 
 
 def plot_polynomial(summary):
-    """Loss against S for GCC and LCC, one panel per degree, with LCC's threshold marked.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`polynomial_summary` (the saved ``summary`` table).
+    """Loss against S for GCC and LCC, a panel per degree, LCC's threshold marked.
 
     Returns
     -------

@@ -1,20 +1,7 @@
 """Probabilistic stragglers: i.i.d. Bernoulli(p) over an N grid (ISIT 2025 [1]_).
 
-The claimed rates are GCC ``E[R] = O(log^3_{1/p}(N) N^-3)`` and BACC
-``O(log^4_{1/p}(N) N^-2)`` (the ISIT abstract's "respectively" assigns them the other way
-round: both readings are measured). The ``probabilistic_rate`` notebook runs
-:func:`probabilistic_sweep` on a smooth function (the typical case) and, on the same draws, on
-the extremal family of :mod:`gcc.experiments.extremal` (:func:`extremal_draw_losses`: for every
-draw the bump that hurts most, normalised by its ``||g''||^2``), summarises it with
-:func:`probabilistic_summary` (means, too-few-survivor counts, longest straggler runs and the
-normalised ratios of both readings), fits :func:`probabilistic_slopes` (the ratios' slopes and
-the longest run against the Erdős–Rényi law, read by :mod:`gcc.experiments.claims`), reports
-:func:`ratio_growth`, publishes :func:`quoted_values`, shows :func:`slope_overview` and draws
-:func:`plot_probabilistic`.
-
-Imports the core (codes, straggler models, harness, summary) and the shared experiments
-modules :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
-:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.plotting`.
+Claimed: GCC ``E[R] = O(log^3_{1/p}(N) N^-3)``, BACC ``O(log^4_{1/p}(N) N^-2)`` (the ISIT abstract's
+"respectively" swaps them: both readings are measured), on ``x sin x`` and on the extremal bump.
 
 References
 ----------
@@ -27,6 +14,9 @@ import warnings
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from scipy import stats
 
 import gcc
 from gcc.codes import canonical, label, make_many
@@ -68,22 +58,11 @@ def _room(alphas, nodes):
 def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
     """Normalised loss ``R / ||g''||^2`` of the worst extremal bump for each received set.
 
-    For a draw F the bump goes on the data point with the most room (its distance to the
-    nearest received worker) with half-width ``width * room``; the worst width is kept. This is
-    the quantity a high-probability bound ``R(F) <= C ((L + 1)/N)^3 ||g''||^2`` controls for
-    every f (L: the longest straggler run), with the function chosen after the stragglers.
+    The bump goes on the data point farthest from every received worker, half-width ``width``
+    times that distance; the worst width is kept (the function is chosen after the stragglers).
 
-    Parameters
-    ----------
-    code : Code
-    received : sequence of int arrays, or None entries
-        One received set per draw (None or fewer than 2 workers: NaN).
-    widths : sequence of float
-
-    Returns
-    -------
-    normalised, raw : ndarray, shape (draws,)
-        The normalised loss and the loss itself at the worst width.
+    `received` holds one received set per draw (None or fewer than 2 workers: NaN). Returns
+    ``(normalised, raw)``, arrays of shape (draws,): the normalised loss and the loss at the worst width.
     """
     X = line_inputs(code)
     exact = reproduces_line(code, X)
@@ -111,8 +90,7 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
 
 def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], *, draws: int = 200,
                         codes: Sequence[str] = ("gcc", "bacc"), seed: int = 0,
-                        points: str = "chebyshev", function: str = "f", min_survivors: int | None = None,
-                        extremal: bool = False):
+                        function: str = "f", extremal: bool = False):
     """Loss under i.i.d. Bernoulli(p) stragglers over an N grid (ISIT 2025 [1]_).
 
     Parameters
@@ -120,43 +98,32 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
     f : callable
         Vectorised ``(n, *in) -> (n, *out)``.
     X : ndarray, shape (K, *in)
-        Data points, identical for every code and cell.
     n_grid : sequence of int
     p_values : sequence of float in (0, 1)
     draws : int
-        Monte-Carlo draws of the received set per (N, p); every code sees the same draws.
+        Draws of the received set per (N, p), shared by the codes.
     codes : sequence of str
         Scheme keys of :mod:`gcc.codes` (any case).
     seed : int
         Each cell uses ``child_seed(seed, N, round(1000 p))``.
-    points : {"chebyshev", "equispaced"}
     function : str
         Label stored in the ``function`` column.
-    min_survivors : int or None
-        Draws with fewer received workers are counted (``too_few_survivors``) and get a NaN
-        loss, never silently dropped or redrawn (so :func:`gcc.harness.run_trials`' warning about
-        them is not shown). Default: K (an interpolating
-        decoder with fewer points than data cannot be in the theorems' regime).
     extremal : bool
-        Also the extremal family on the same draws (:func:`extremal_draw_losses`): rows with
-        ``function = "bump (extremal)"`` whose ``loss`` is the *normalised* loss
-        ``R / ||g''||^2`` (``quantity = "normalised"``; the raw loss in ``raw_loss``).
+        Also rows ``function = "bump (extremal)"`` on the same draws, whose ``loss`` is the
+        normalised one (``quantity = "normalised"``, the raw loss in ``raw_loss``).
 
     Returns
     -------
     pandas.DataFrame
         One row per (function, scheme, N, p, draw): ``function, scheme, p, N, K, trial, loss,
-        received, longest_run, too_few_survivors, quantity`` then the other columns of
-        :func:`gcc.harness.run_trials`.
+        received, longest_run, too_few_survivors, quantity``, then :func:`gcc.harness.run_trials`' columns.
     """
-    import pandas as pd
-
     K = len(X)
-    min_survivors = K if min_survivors is None else int(min_survivors)
+    min_survivors = K  # fewer received workers than data: counted, with a NaN loss
     frames = []
     for p in p_values:
         for N in n_grid:
-            cell = make_many(codes, K, int(N), points=points)
+            cell = make_many(codes, K, int(N))
             model = gcc.Bernoulli(float(p), min_survivors=min_survivors)
             cell_seed = child_seed(seed, N, round(1000 * p))
             with warnings.catch_warnings():
@@ -181,8 +148,6 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
 
 def _extremal_rows(cell, received, runs, min_survivors):
     """The extremal family's rows of one (N, p) cell, on the draws of the typical function."""
-    import pandas as pd
-
     frames = []
     for scheme, code in cell.items():
         sets = [r[scheme] if len(r[scheme]) >= min_survivors else None for r in received]
@@ -197,21 +162,9 @@ def _extremal_rows(cell, received, runs, min_survivors):
 def probabilistic_summary(df, level: float = 0.95):
     """Per (scheme, p, N): E[loss] with its interval, draws, too-few counts, runs, normalised ratios.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        :func:`probabilistic_sweep` results.
-    level : float
-        Confidence level of the interval.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``function, scheme, p, N`` and the :func:`gcc.summary.summarize` columns of the loss
-        over the draws with enough survivors (``n`` of them; ``n_nan`` the others), then ``draws``, ``too_few``,
-        ``longest_run_mean``, ``longest_run_max``, ``longest_run_erdos_renyi``, ``log_N``,
-        ``ratio_gcc_rate`` (``E N^3 / log^3``), ``ratio_bacc_rate`` (``E N^2 / log^4``) and
-        ``ratio`` (the ratio of the scheme's own claimed rate).
+    From :func:`probabilistic_sweep`'s `df`: ``function, scheme, p, N``, :func:`gcc.summary.summarize` of
+    the finite losses, ``draws, too_few, longest_run_mean, longest_run_max, longest_run_erdos_renyi,
+    log_N``, ``ratio_gcc_rate`` (``E N^3 / log^3``), ``ratio_bacc_rate`` (``E N^2 / log^4``), ``ratio``.
     """
     keys = ["function", "scheme", "p", "N"]
     out = summarize(df, "loss", by=keys, level=level)  # NaN losses (too few survivors) left out
@@ -230,27 +183,15 @@ def probabilistic_summary(df, level: float = 0.95):
 def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
     """Slopes in N of both readings' normalised ratios and of E[loss]; the longest run's law.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`probabilistic_summary`.
-    y_floor : float
-        Mean losses at or below this are round-off and left out of the raw loss slope.
-    level : float
+    From :func:`probabilistic_summary`; mean losses at or below `y_floor` are left out of the loss slope.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` (``fixed = "p=<p>"``), one row per
-        (function, scheme, p, quantity): ``quantity`` ``"ratio_log3_n3"`` (``E N^3/log^3``; claimed
-        bounded: slope <= 0), ``"ratio_log4_n2"`` (``E N^2/log^4``) and ``"loss"`` (E[loss] itself,
-        log-log slope in N); plus one ``"longest_run"`` row per (function, p): the *linear* slope of
-        the mean longest run against ``log_{1/p} N`` (``variable = "log_{1/p} N"``; the Erdős–Rényi
-        law says 1).
+        Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS` (``fixed = "p=<p>"``), per (function,
+        scheme, p) the quantities ``"ratio_log3_n3"``, ``"ratio_log4_n2"`` and ``"loss"``; per (function,
+        p) a ``"longest_run"`` row: the linear slope of the mean run against ``log_{1/p} N`` (law: 1).
     """
-    import pandas as pd
-    from scipy import stats
-
     keys = ["function", "scheme", "p"]
     frames = []
     for quantity, y, floor in (("ratio_log3_n3", "ratio_gcc_rate", 0.0), ("ratio_log4_n2", "ratio_bacc_rate", 0.0),
@@ -273,26 +214,15 @@ def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
 
 
 def ratio_growth(summary, scheme: str = "gcc"):
-    """The acceptance statistic of the probabilistic notebook, per (function, p).
+    """Per (function, p): the largest ratio above the N grid's median point over the ratio there.
 
-    ``max(ratio over the upper half of the N grid) / ratio at the grid's middle``
-    (the middle is the median grid point, the upper half the points above it).
-    A value <= 2 means the normalised ratio does not grow.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`probabilistic_summary`.
-    scheme : str
-        Scheme key (any case).
+    `summary` is :func:`probabilistic_summary`, `scheme` a scheme key (any case).
 
     Returns
     -------
     pandas.DataFrame
         ``function, scheme, p, N_mid, ratio_mid, ratio_upper_max, growth``.
     """
-    import pandas as pd
-
     scheme = canonical(scheme, "ratio_growth")
     rows = []
     for (function, p), g in summary[summary["scheme"] == scheme].groupby(["function", "p"]):
@@ -308,20 +238,7 @@ def ratio_growth(summary, scheme: str = "gcc"):
 
 
 def slope_overview(slopes):
-    """The saved slopes as ``"slope [low, high]"`` per (function, quantity, p) and scheme, for the page.
-
-    The longest-run rows, shared by every scheme (the same draws), are in the column ``"all"``.
-
-    Parameters
-    ----------
-    slopes : pandas.DataFrame
-        :func:`probabilistic_slopes` (the saved ``slopes`` table).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`gcc.experiments.slopes.slope_view` of the table.
-    """
+    """:func:`~gcc.experiments.slopes.slope_view` of :func:`probabilistic_slopes`; the runs in ``"all"``."""
     scheme = slopes["scheme"].where(slopes["scheme"].notna() & (slopes["scheme"] != ""), "all")
     return slope_view(slopes.assign(scheme=scheme), ["function", "quantity", "fixed"])
 
@@ -329,22 +246,9 @@ def slope_overview(slopes):
 def quoted_values(summary, slopes) -> list[dict]:
     """The probabilistic numbers the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    Ranges over p (``..._min``, ``..._max``) of the N-slopes of E[loss] (``<scheme>_<tag>_loss_slope``,
-    tag ``xsinx`` or ``extremal``: of the normalised loss there), of each code's ratios
-    (``<scheme>_<tag>_ratio3_slope``: ``E N^3/log^3``; ``..._ratio4_slope``: ``E N^2/log^4``), of the
-    longest run's slope against ``log_{1/p} N`` (``erdos_renyi_slope``); and the draws with too few
-    survivors (``too_few_draws`` of ``total_draws``, shared by every code and function).
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`probabilistic_summary`.
-    slopes : pandas.DataFrame
-        :func:`probabilistic_slopes`.
-
-    Returns
-    -------
-    list of dict
+    Ranges over p (``_min``, ``_max``) of ``<scheme>_<tag>_loss_slope``, ``..._ratio3_slope`` and
+    ``..._ratio4_slope`` (tag ``xsinx`` or ``extremal``) and of ``erdos_renyi_slope``; ``too_few_draws``
+    of ``total_draws``. From :func:`probabilistic_summary` and :func:`probabilistic_slopes`.
     """
     out = []
     for function, tag in (("x sin x", "xsinx"), (EXTREMAL_FUNCTION, "extremal")):
@@ -364,28 +268,14 @@ def quoted_values(summary, slopes) -> list[dict]:
 
 
 def plot_probabilistic(summary, function: str, runs: bool = True):
-    """E[loss], the normalised ratio and the longest straggler run against N, one column per p.
+    """E[loss] with both claimed rates, both normalised ratios and the longest run against N; a column per p.
 
-    Row 1: E[loss] of each scheme with ``c log^3/N^3`` and ``c log^4/N^2``. Row 2: each scheme's
-    normalised ratio under both readings (solid: the rate the 2608 abstract assigns it; dotted:
-    the other one, the ISIT abstract's "respectively"); a reading holds where its ratio stays
-    bounded. Row 3: the longest straggler run against ``log_{1/p} N`` with the Erdős–Rényi law.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`probabilistic_summary` (the saved ``summary`` table).
-    function : str
-        Value of its ``function`` column to draw.
-    runs : bool
-        Draw row 3 (the longest runs are the same draws for every function).
+    `summary` is :func:`probabilistic_summary`, `function` the one drawn; `runs` draws the longest runs.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.lines import Line2D
-
     sub = summary[summary["function"] == function]
     p_values = sorted(sub["p"].unique())
     n_rows = 3 if runs else 2
@@ -418,10 +308,9 @@ def plot_probabilistic(summary, function: str, runs: bool = True):
                           marker=scheme_marker(code), mfc=None if own else "none", alpha=1.0 if own else 0.7)
         ax.set_title(f"p = {p:g}: ratios")
         log_ticks(ax, n)
-        if not runs:
-            ax.set_xlabel("N")
-            continue
         ax.set_xlabel("N")
+        if not runs:
+            continue
         ax = axes[2, j]
         g = part[part["scheme"] == part["scheme"].iloc[0]].sort_values("N")
         ax.plot(g["log_N"], g["longest_run_mean"], "-", color="black", marker="o", ms=3)

@@ -1,17 +1,7 @@
 """The test problems of the rate experiments: functions, inputs, per-cell seeds, exact noisy loss.
 
-Every rate notebook draws its data and its test function from here, so the same
-``seed`` gives the same problem in every notebook:
-
-* :func:`xsinx` -- the scalar test function of the ISIT paper, ``x sin x``;
-* :class:`TanhNetwork` -- a smooth vector-valued network ``R^d -> R^m``;
-* :class:`Polynomial` -- a fixed random polynomial (App. D, LCC against GCC);
-* :func:`scalar_inputs`, :func:`vector_inputs` -- the K data points;
-* :func:`child_seed` -- an independent seed per grid cell of a sweep;
-* :func:`as_matrix`, :func:`exact_noisy_loss` -- outputs as ``(n, m)`` matrices and the
-  loss of a linear decoder averaged exactly over the worker noise.
-
-Imports numpy and the core's validators only.
+Every rate notebook draws its data and test function from here, so one ``seed`` gives the same
+problem in every notebook.
 """
 from __future__ import annotations
 
@@ -24,15 +14,7 @@ __all__ = ["xsinx", "TanhNetwork", "Polynomial", "scalar_inputs", "vector_inputs
 
 
 def xsinx(x):
-    """The scalar test function of the ISIT paper, ``f(x) = x sin x``, elementwise.
-
-    Parameters
-    ----------
-    x : array_like, shape (n, ...)
-
-    Returns
-    -------
-    ndarray, same shape as `x`
+    """The scalar test function of the ISIT paper, ``f(x) = x sin x``, elementwise (same shape as `x`).
 
     Examples
     --------
@@ -46,23 +28,14 @@ def xsinx(x):
 
 
 class TanhNetwork:
-    """A small fixed tanh network ``R^d -> R^m``, a smooth vector-valued test function.
-
-    ``f(x) = W2 tanh(W1 x + b1) + b2`` with Gaussian weights drawn once from
-    `seed` (``W1 ~ N(0, 1/d)``, ``W2 ~ N(0, 1/hidden)``), so ``f`` is smooth
-    (``C^infinity``) and Lipschitz, as Theorems 1-2 assume, unlike ReLU networks.
+    """A small fixed tanh network ``R^d -> R^m``: ``f(x) = W2 tanh(W1 x + b1) + b2``, smooth and Lipschitz.
 
     Parameters
     ----------
     d, m, hidden : int >= 1
-        Input dimension, output dimension, hidden width.
+        Input dimension, output dimension, hidden width; calling it maps ``(n, d) -> (n, m)``.
     seed : int
-        Seed of the weights.
-
-    Notes
-    -----
-    Calling it maps ``(n, d) -> (n, m)``; the theory of App. F treats each output
-    coordinate with its own spline and a shared lambda, which is what the codes do.
+        Seed of the Gaussian weights (``W1 ~ N(0, 1/d)``, ``W2 ~ N(0, 1/hidden)``).
 
     Examples
     --------
@@ -99,10 +72,8 @@ class Polynomial:
     Parameters
     ----------
     degree : int >= 1
-        Degree of the polynomial.
     seed : int
-        Seed of the coefficients ``c_j ~ N(0, 1)``; the leading one is kept at least
-        0.5 in size so that the degree is exact.
+        Seed of the coefficients ``c_j ~ N(0, 1)`` (the leading one at least 0.5 in size).
 
     Examples
     --------
@@ -129,18 +100,10 @@ class Polynomial:
 def scalar_inputs(n_inputs: int, low: float = -3.0, high: float = 3.0, seed: int = 0) -> np.ndarray:
     """K scalar data points drawn once, uniform in ``[low, high]``.
 
-    Parameters
-    ----------
-    n_inputs : int
-        K.
-    low, high : float
-    seed : int
-
     Returns
     -------
     ndarray, shape (n_inputs,)
-        In drawing order (not sorted): the data x_k are arbitrary; only the
-        points alpha_k they are attached to are ordered.
+        In drawing order (not sorted).
 
     Examples
     --------
@@ -153,25 +116,14 @@ def scalar_inputs(n_inputs: int, low: float = -3.0, high: float = 3.0, seed: int
 
 
 def vector_inputs(n_inputs: int, d: int, seed: int = 0) -> np.ndarray:
-    """K standard-normal data points in ``R^d``.
-
-    Returns
-    -------
-    ndarray, shape (n_inputs, d)
-    """
+    """K standard-normal data points in ``R^d``, shape ``(n_inputs, d)``."""
     return np.random.default_rng(seed).normal(size=(int(n_inputs), int(d)))
 
 
 def child_seed(seed: int, *keys: int) -> int:
-    """A seed for one cell of a sweep, derived from the run's `seed` and integer `keys`.
+    """A seed for one cell of a sweep: ``SeedSequence([seed, *keys])``'s first 32-bit word.
 
-    Every (N, S, p, ...) cell gets its own independent stream, so adding a grid
-    point never changes the numbers of the others.
-
-    Returns
-    -------
-    int
-        ``SeedSequence([seed, *keys])``'s first 32-bit word.
+    Adding a grid point never changes the numbers of the others.
 
     Examples
     --------
@@ -189,12 +141,9 @@ def as_matrix(a) -> np.ndarray:
 
 
 def exact_noisy_loss(D: np.ndarray, Y_received: np.ndarray, true: np.ndarray, sigma: float):
-    """Loss (eq. 1) of a linear decoder, averaged *exactly* over worker noise.
+    """Loss (eq. 1) of a linear decoder averaged exactly over i.i.d. worker noise of variance ``sigma^2``.
 
-    With ``f_hat = D (Y + eps)``, ``eps`` i.i.d. with variance ``sigma^2`` in each
-    of the m output coordinates,
-    ``E ||f_hat - f||^2 / K = ||D Y - f||_F^2 / K + sigma^2 m ||D||_F^2 / K``:
-    bias squared plus variance, with no Monte-Carlo error over the noise.
+    ``E ||D (Y + eps) - f||^2 / K = ||D Y - f||_F^2 / K + sigma^2 m ||D||_F^2 / K`` (bias^2 + variance).
 
     Parameters
     ----------

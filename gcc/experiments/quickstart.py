@@ -1,17 +1,14 @@
 """The quickstart: GCC against BACC on ``f(x) = x sin x``, loss against the number of workers.
 
-* :func:`loss_trials` -- one tidy row per (scheme, N, trial): the end-to-end loss of eq. (1);
-* :func:`plot_loss_vs_n` -- mean loss against N on log axes, with the fitted slopes and the
-  reference slope -3 of the noiseless rate theorem.
-
-Both codes see the same inputs and the same straggler sets in every trial. matplotlib is
-imported inside the plot.
+:func:`loss_trials` (one row per scheme, N and trial; both codes see the same inputs and straggler
+sets) and :func:`plot_loss_vs_n`.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 from gcc.codes import LABELS, make_many
 from gcc.metrics import mse_loss
@@ -30,30 +27,14 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
                 input_low: float = -3.0, input_high: float = 3.0, seed: int = 0):
     """End-to-end loss of GCC and BACC on ``x sin x`` for every N of a grid and every trial.
 
-    For each N the straggler sets of all trials are drawn first (:class:`gcc.FixedCount`, S
-    uniformly at random), then per trial the K inputs uniformly from ``[input_low, input_high]``;
-    both codes encode, the workers apply ``f``, and each code decodes from the non-stragglers.
-
-    Parameters
-    ----------
-    n_inputs : int
-        K.
-    n_stragglers : int
-        S.
-    n_workers_grid : sequence of int
-        The N values.
-    n_trials : int
-        Trials per N.
-    input_low, input_high : float
-        Range of the inputs.
-    seed : int
-        Seeds the one generator of the whole sweep.
+    Per N the S-straggler sets of all `n_trials` trials are drawn first (:class:`gcc.FixedCount`), then
+    per trial the K = `n_inputs` inputs uniformly from ``[input_low, input_high]``; `seed` seeds the one
+    generator of the whole sweep.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``scheme, n_workers, n_inputs, n_stragglers, trial, loss``; one row per
-        (scheme, N, trial).
+        One row per (scheme, N, trial): ``scheme, n_workers, n_inputs, n_stragglers, trial, loss``.
 
     Examples
     --------
@@ -64,8 +45,6 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
     >>> bool((table.loss >= 0).all())
     True
     """
-    import pandas as pd
-
     rng = np.random.default_rng(seed)
     stragglers = FixedCount(n_stragglers)
     rows = []
@@ -84,17 +63,10 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
 
 
 def plot_loss_vs_n(summary, slopes, title: str = "", reference_slope: float = -3.0):
-    """Mean loss against N (log-log) per scheme, its 95% band, and a reference slope.
+    """Mean loss against N (log-log) per scheme, its 95% band, a reference slope through GCC's first point.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`gcc.summarize` of the loss by ``scheme, n_workers``.
-    slopes : pandas.DataFrame
-        :func:`gcc.slope_table` of ``summary`` by ``scheme`` (the legend shows each slope).
-    title : str
-    reference_slope : float
-        Drawn through GCC's first point.
+    `summary` is :func:`gcc.summarize` of the loss by ``scheme, n_workers``; `slopes` its
+    :func:`gcc.slope_table` by ``scheme`` (the legend shows each slope).
 
     Returns
     -------

@@ -1,32 +1,23 @@
-"""The saved ``slopes`` tables of the rate notebooks: their columns and their display.
+"""The saved ``slopes`` tables of the rate notebooks: their columns, fits and display.
 
-The worst-case, probabilistic and noisy notebooks each save a ``slopes`` table (fitted log-log
-exponents, :func:`gcc.summary.slope_table`) with the columns :data:`RATE_SLOPE_COLUMNS`;
-:mod:`gcc.experiments.claims` reads them back and compares them with the papers' claims.
-
-:func:`joint_fit` fits both exponents of a bound ``C (S+1)^b N^a`` at once, over every cell of
-the N, S and joint (``S = c N^gamma``) sweeps, and :func:`path_slopes` the slope along each
-joint sweep with the slope of ``log(S + 1)`` on the same points (from which a claim's slope
-along the path follows, :func:`gcc.experiments.verdicts.path_exponent`).
-
-:func:`select_rows` picks rows of a slopes table by column filters (the claims table's
-selections), and :func:`quoted_slopes` turns selected slopes into the values a chapter quotes
-(:meth:`gcc.results.RunContext.value`): one slope with its interval, or the range of several.
-
-Imports numpy, scipy (the t quantile), :mod:`gcc.summary` and :mod:`gcc.display`; pandas inside
-the functions.
+Every rate notebook saves a ``slopes`` table with the columns :data:`RATE_SLOPE_COLUMNS`, read back
+by :mod:`gcc.experiments.claims`. :func:`sweep_slopes` fits the N and S sweeps, :func:`joint_fit`
+both exponents of ``C (S+1)^b N^a`` at once, :func:`path_slopes` the joint sweeps ``S = c N^gamma``;
+:func:`quoted_slopes` turns slopes into the values a chapter quotes.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
 from gcc.display import format_value
 from gcc.summary import slope_table
 
-__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_view", "joint_fit", "path_slopes", "select_rows",
-           "quoted_slopes"]
+__all__ = ["RATE_SLOPE_COLUMNS", "as_rate_slopes", "slope_text", "starts_with", "sweep_slopes", "slope_view",
+           "joint_fit", "path_slopes", "select_rows", "quoted_slopes"]
 
 #: columns of every saved ``slopes`` table, in this order (then any extra column). ``quantity``
 #: names the fitted ordinate (``"loss"``, or a normalised loss); ``path_s_slope`` is the slope of
@@ -36,18 +27,9 @@ RATE_SLOPE_COLUMNS = ["function", "scheme", "straggler", "rule", "p", "fixed", "
 
 
 def as_rate_slopes(df):
-    """A slope table completed to :data:`RATE_SLOPE_COLUMNS` (missing ones empty), in that order.
+    """A slope table completed to :data:`RATE_SLOPE_COLUMNS` (missing ones empty), those columns first.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Output of :func:`gcc.summary.slope_table` with a ``fixed`` label column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The same rows; columns :data:`RATE_SLOPE_COLUMNS` first, extra columns after. The
-        argument gains the missing columns.
+    `df` (:func:`gcc.summary.slope_table` rows with ``fixed``) gains the missing columns.
     """
     for col in RATE_SLOPE_COLUMNS:
         if col not in df.columns:
@@ -55,23 +37,44 @@ def as_rate_slopes(df):
     return df[RATE_SLOPE_COLUMNS + [c for c in df.columns if c not in RATE_SLOPE_COLUMNS]]
 
 
+def slope_text(slopes) -> list[str]:
+    """Each row's ``"slope [low, high]"`` (two decimals), ``"-"`` where no slope was fitted."""
+    return [f"{s:.2f} [{lo:.2f}, {hi:.2f}]" if s == s else "-"
+            for s, lo, hi in zip(slopes["slope"], slopes["ci_low"], slopes["ci_high"])]
+
+
+def starts_with(prefix: str) -> Callable:
+    """A :func:`select_rows` filter: the values whose text starts with `prefix` (``"S="``: fixed S)."""
+    return lambda col: col.astype(str).str.startswith(prefix)
+
+
+def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
+                 s_window: Callable | None = None, y_floor: float = 0.0, path_s: bool = True):
+    """N-slopes at fixed S on the ``sweep == "N"`` rows and (S+1)-slopes at fixed N on the ``"S"`` rows.
+
+    `summary` has one row per cell (``sweep``, `keys`, ``N``, ``S``, ``mean``); `x_min` is
+    :func:`gcc.summary.slope_table`'s for the N-slopes, ``s_window(frame) -> mask`` selects the S-sweep
+    rows, `y_floor` drops round-off, `path_s` fills ``path_s_slope`` (0 at fixed S, NaN at fixed N).
+    Returns :func:`gcc.summary.slope_table` rows with ``fixed`` (``"S=<s>"`` or ``"N=<n>"``).
+    """
+    keys = list(keys)
+    s_rows = summary[summary["sweep"] == "S"]
+    if s_window is not None:
+        s_rows = s_rows[np.asarray(s_window(s_rows), dtype=bool)]
+    a = slope_table(summary[summary["sweep"] == "N"], "N", keys + ["S"], x_min=x_min, y_floor=y_floor)
+    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
+    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
+    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
+    if path_s:
+        a["path_s_slope"], b["path_s_slope"] = 0.0, np.nan
+    return pd.concat([a, b], ignore_index=True)
+
+
 def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
     """A slopes table as ``"slope [low, high]"`` strings, pivoted for display.
 
-    Parameters
-    ----------
-    slopes : pandas.DataFrame
-        A saved ``slopes`` table (:data:`RATE_SLOPE_COLUMNS`).
-    index : sequence of str
-        Row keys, e.g. ``["function", "straggler", "fixed"]``; ``fixed`` labels
-        (``"S=10"``) sort by their number, not as text.
-    columns : str
-        Column key.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One string cell per (index, column); ``"-"`` where no slope could be fitted.
+    Rows `index` (``fixed`` labels such as ``"S=10"`` sort by their number), columns `columns`;
+    ``"-"`` where no slope could be fitted.
 
     Examples
     --------
@@ -82,10 +85,8 @@ def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
     >>> list(slope_view(s, ["fixed"])["gcc"])
     ['-4.00 [-4.50, -3.50]', '-3.00 [-3.50, -2.50]']
     """
-    text = [f"{s:.2f} [{lo:.2f}, {hi:.2f}]" if s == s else "-"
-            for s, lo, hi in zip(slopes["slope"], slopes["ci_low"], slopes["ci_high"])]
-    table = slopes.assign(slope_ci=text).pivot_table(index=list(index), columns=columns, values="slope_ci",
-                                                     aggfunc="first")
+    table = slopes.assign(slope_ci=slope_text(slopes)).pivot_table(index=list(index), columns=columns,
+                                                                   values="slope_ci", aggfunc="first")
 
     def key(level):
         if level.name == "fixed":
@@ -99,28 +100,24 @@ def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | No
               level: float = 0.95):
     """Both exponents of ``y = C (S + 1)^b N^a`` by least squares over every cell of a group.
 
-    ``log y = log C + a log N + b log(S + 1)``, with Student-t intervals (``n - 3`` degrees
-    of freedom). Cells of a fixed-S sweep alone cannot separate ``b`` from the constant, nor
-    cells of a fixed-N sweep ``a``: the fit needs N and S to vary independently, which the
-    N, S and joint sweeps together provide.
+    ``log y = log C + a log N + b log(S + 1)``, Student-t intervals (``n - 3`` degrees of freedom);
+    N and S must vary independently (the N, S and joint sweeps together).
 
     Parameters
     ----------
     summary : pandas.DataFrame
-        One row per cell with columns ``N``, ``S``, `y` and `by`.
+        One row per cell with columns ``N``, ``S``, `y` and `by` (one fit per group).
     by : sequence of str
-        One fit per group.
     y : str
     window : callable or None
-        ``window(frame) -> boolean mask`` of the cells to use (e.g. ``N >= 4 (S + 1)``).
+        ``window(frame) -> boolean mask`` of the cells to use.
     level : float
 
     Returns
     -------
     pandas.DataFrame
-        Two rows per group, ``by`` plus ``fixed = "joint fit"``, ``variable`` (``"N"`` and
-        ``"S+1"``), ``slope, ci_low, ci_high, n_points, x_lo, x_hi``; NaN with fewer than 5 cells
-        or collinear N and S.
+        Two rows per group: `by`, ``fixed = "joint fit"``, ``variable`` (``"N"``, ``"S+1"``), ``slope,
+        ci_low, ci_high, n_points, x_lo, x_hi``; NaN with fewer than 5 cells or collinear N and S.
 
     Examples
     --------
@@ -131,9 +128,6 @@ def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | No
     >>> joint_fit(cells.assign(scheme="gcc"), ["scheme"])["slope"].round(6).tolist()
     [-3.0, 3.0]
     """
-    import pandas as pd
-    from scipy import stats
-
     by = list(by)
     rows = []
     for key, g in summary.groupby(by, sort=True):
@@ -167,24 +161,9 @@ def path_slopes(summary, by: Sequence[str], y: str = "mean", window: Callable | 
                 y_floor: float = 0.0, level: float = 0.95):
     """Slope in N along each joint sweep ``S = c N^gamma``, and the slope of ``log(S+1)`` there.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Cells of joint sweeps, with a ``gamma`` column, ``N``, ``S``, `y` and `by`.
-    by : sequence of str
-        Grouping columns besides ``gamma``.
-    y : str
-    window : callable or None
-        ``window(frame) -> boolean mask`` of the cells to use.
-    y_floor : float
-        Values at or below are round-off, left out.
-    level : float
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by`` plus ``fixed = "gamma=<g>"``, ``variable = "N"``, the :func:`gcc.summary.slope_table`
-        columns and ``path_s_slope``.
+    `summary` holds the joint-sweep cells (``gamma``, ``N``, ``S``, `y`, `by`); `window` and `y_floor`
+    as in :func:`joint_fit` and :func:`sweep_slopes`. Returns `by`, ``fixed = "gamma=<g>"``, the
+    :func:`gcc.summary.slope_table` columns and ``path_s_slope``.
     """
     sub = summary if window is None else summary[np.asarray(window(summary), dtype=bool)]
     sub = sub[np.isfinite(sub[y]) & (sub[y] > y_floor)].assign(s_plus_1=lambda d: d["S"] + 1.0)
@@ -198,17 +177,8 @@ def path_slopes(summary, by: Sequence[str], y: str = "mean", window: Callable | 
 def select_rows(df, filters: Mapping[str, Any]):
     """The rows of `df` that pass every filter; a filter on a column `df` lacks is ignored.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-    filters : mapping of str to value, sequence of values, or callable
-        ``column -> value`` (equality), ``column -> [values]`` (membership) or
-        ``column -> callable(series) -> boolean mask``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The selected rows (a view of `df`'s rows, index kept).
+    `filters` maps a column to a value (equality), a list of values (membership) or a callable
+    ``series -> boolean mask``; the index is kept.
 
     Examples
     --------
@@ -236,31 +206,20 @@ def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str =
     Parameters
     ----------
     slopes : pandas.DataFrame
-        A saved ``slopes`` table (:data:`RATE_SLOPE_COLUMNS`).
-    key : str
-        Value key (a Python identifier).
-    note : str
-        What the slope is.
+        A saved ``slopes`` table.
+    key, note : str
+        Value key and what the slope is.
     span : bool
-        False: the filters select one row, quoted as ``key`` (the slope) and ``key_ci`` (its
-        95% interval as text, ``"[−3.05, −2.99]"``). True: the range of every selected slope,
-        quoted as ``key_min`` and ``key_max``.
+        False: the filters select one row (ValueError if more), quoted as ``key`` and ``key_ci``
+        (its 95% interval as text). True: the range of the selected slopes, ``key_min``, ``key_max``.
     fmt : str
-        Format of the numbers (two decimals: exponents are compared with claims like -3).
     **filters
         Column filters of :func:`select_rows`.
 
     Returns
     -------
     list of dict
-        ``{"key", "number", "note", "fmt"}`` each, for ``run.value(**v)``. A slope that could
-        not be fitted (NaN) or a row the table lacks is left out: the book lists a quoted value no
-        run measured.
-
-    Raises
-    ------
-    ValueError
-        If ``span`` is False and the filters select more than one row.
+        ``{"key", "number", "note", "fmt"}`` each; NaN slopes and missing rows are left out.
 
     Examples
     --------

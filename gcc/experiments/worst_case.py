@@ -1,42 +1,26 @@
-"""Worst-case and random stragglers over an (N, S) grid: the rate O(S^3 N^-3) of Thm 1 / Thm 4.
+"""Worst-case and random stragglers over an (N, S) grid: the typical case of Thm 1 / Thm 4, O(S^3 N^-3).
 
-The ``worst_case_rate`` notebook runs :func:`typical_sweeps` (:func:`straggler_sweep` over the N,
-S and joint ``S = c N^gamma`` sweeps of :func:`gcc.experiments.extremal.sweep_cells`) for GCC,
-BACC, B-spline and LCC on the smooth functions of :func:`typical_functions` (the *typical
-case*), summarises it with :func:`summarize_sweeps`, fits the exponents with
-:func:`worst_case_slopes` (saved as its ``slopes`` table, read by :mod:`gcc.experiments.claims`),
-publishes :func:`quoted_values` for the chapters and draws :func:`plot_n_sweep` and
-:func:`plot_s_sweep`. :func:`hole_crossing` measures why BACC beats GCC in the contiguous worst case
-at large S: the two decoders bridging the same wide hole. The functions that attain the bound are in :mod:`gcc.experiments.extremal`.
-
-The loss is eq. (1): ``(1/K) sum_k ||f_hat(x_k) - f(x_k)||_2^2``. Tables name the scheme in a
-``scheme`` column by its key of :mod:`gcc.codes` (``"gcc"``, ``"bacc"``, ``"bspline"``,
-``"lcc"``). Imports the core (codes, worst-case search, harness, summary) and the shared
-experiments modules :mod:`~gcc.experiments.problems`, :mod:`~gcc.experiments.references`,
-:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.plotting`.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient
-   Distributed Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300.
+The ``worst_case_rate`` notebook's sweeps, slopes and figures; :func:`hole_crossing` compares GCC's
+and Berrut's decoders across the same worst hole.
 """
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 import gcc
 from gcc.codes import canonical, label, make_many
 from gcc.harness import run_trials
-from gcc.summary import slope_table, summarize
+from gcc.summary import summarize
 from gcc.validation import check_choice
 
 from .plotting import (REFERENCE, band, figure, finish, legend_outside, log_ticks, scheme_color, scheme_kw,
                        scheme_marker, scheme_shades)
 from .problems import TanhNetwork, child_seed, scalar_inputs, vector_inputs, xsinx
 from .references import anchor_constant, worst_case_reference
-from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes, starts_with, sweep_slopes
 
 __all__ = ["DEFAULT_MAX_WORKERS", "typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
            "summarize_sweeps", "worst_case_slopes", "quoted_values", "hole_crossing", "hole_values", "plot_n_sweep",
@@ -50,22 +34,9 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
                       net_hidden: int = 16, seed: int = 0) -> dict:
     """The typical case's two smooth functions with their data, by label.
 
-    Parameters
-    ----------
-    n_inputs : int
-        K.
-    x_low, x_high : float
-        Range of the scalar inputs of ``x sin x`` (drawn uniformly, :func:`~gcc.experiments.problems.scalar_inputs`).
-    net_d, net_m, net_hidden : int
-        Input and output dimension and width of the fixed random tanh network
-        (:class:`~gcc.experiments.problems.TanhNetwork`), whose inputs are standard normal.
-    seed : int
-        Seeds the network and both data sets.
-
-    Returns
-    -------
-    dict
-        ``{"x sin x": (xsinx, X of shape (K,)), "tanh net R^d->R^m (h=<hidden>)": (net, X of shape (K, d))}``.
+    ``x sin x`` on K uniform inputs in ``[x_low, x_high]`` and a
+    :class:`~gcc.experiments.problems.TanhNetwork` ``R^net_d -> R^net_m`` of width `net_hidden` on
+    standard normal inputs, all seeded by `seed`.
 
     Examples
     --------
@@ -92,9 +63,8 @@ def function_tag(name: str) -> str:
 
 def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
                     codes: Sequence[str] = ("gcc", "bacc", "bspline"), adversary: str = "worst",
-                    trials: int = 1, seed: int = 0, points: str = "chebyshev",
-                    max_workers: Mapping[str, int] | None = None, function: str = "f",
-                    search: str = "contiguous"):
+                    trials: int = 1, seed: int = 0, max_workers: Mapping[str, int] | None = None,
+                    function: str = "f"):
     """End-to-end loss over an (N, S) grid, worst-case or random stragglers (Thm 1 / Thm 4).
 
     Parameters
@@ -102,44 +72,24 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     f : callable
         Vectorised ``(n, *in) -> (n, *out)``.
     X : ndarray, shape (K, *in)
-        Data points, identical for every code and cell.
     n_grid, s_grid : sequences of int
-        Workers N and stragglers S; cells with ``N - S < K`` are skipped (fewer
-        survivors than data points is outside the regime of the theorems).
+        Cells with ``N - S < K`` are skipped.
     codes : sequence of str
-        Scheme keys of :mod:`gcc.codes` (any case, aliases accepted). GCC runs at
-        lambda = 0 (the theorems' interpolating encoder and decoder).
+        Scheme keys of :mod:`gcc.codes` (any case); GCC at lambda = 0.
     adversary : {"worst", "random"}
-        ``"worst"``: for every code its own worst received set, exact over the
-        ``N - S + 1`` contiguous blocks (:func:`gcc.worst_case_stragglers`,
-        ``search``); one deterministic row per cell. ``"random"``: `trials` sets of
-        S stragglers drawn uniformly (:class:`gcc.FixedCount`), the same
-        sets for every code (:func:`gcc.harness.run_trials`).
-    trials : int
-        Random sets per cell (ignored for ``"worst"``).
-    seed : int
-        Each cell uses ``child_seed(seed, N, S)``.
-    points : {"chebyshev", "equispaced"}
+        Each code's own worst contiguous block (:func:`gcc.worst_case_stragglers`), or `trials`
+        uniform S-sets per cell shared by the codes (``child_seed(seed, N, S)``).
+    trials, seed : int
     max_workers : mapping of str to int, optional
-        Run a code only for ``N <= max_workers[code]`` (keys in any case). Default
-        :data:`DEFAULT_MAX_WORKERS`: LCC, for a non-polynomial f, interpolates a
-        polynomial through all received points, which is ill-conditioned on gappy
-        received sets beyond N = 40 (it is shown where it "applies", small N); the
-        worst-case search of :class:`gcc.BSplineCode` decodes every block
-        separately, which costs seconds per cell beyond N = 256.
+        Run a code only for ``N <= max_workers[code]`` (default :data:`DEFAULT_MAX_WORKERS`).
     function : str
-        Label stored in the ``function`` column.
-    search : {"contiguous", "greedy", "exhaustive"}
-        Adversary of the worst case.
+        The ``function`` column.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``function, scheme, straggler, N, S, K, trial, loss`` (plus
-        ``block_start`` for the worst case: the first straggler of the worst block).
+        ``function, scheme, straggler, N, S, K, trial, loss`` (worst case: and ``block_start``).
     """
-    import pandas as pd
-
     check_choice(adversary, "adversary", "straggler_sweep", ("worst", "random"))
     K = len(X)
     codes = [canonical(c, "straggler_sweep") for c in codes]
@@ -151,11 +101,11 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
         for S in s_grid:
             if N - S < K:
                 continue
-            cell = make_many(names, K, int(N), points=points)
+            cell = make_many(names, K, int(N))
             if adversary == "worst":
                 rows = []
                 for name, code in cell.items():
-                    received, loss = gcc.worst_case_stragglers(code, f, X, int(S), search=search, return_loss=True)
+                    received, loss = gcc.worst_case_stragglers(code, f, X, int(S), return_loss=True)
                     missing = np.setdiff1d(np.arange(N), received)
                     rows.append({"scheme": name, "trial": 0, "loss": float(loss),
                                  "block_start": int(missing[0]) if missing.size else -1})
@@ -171,30 +121,12 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
 
 def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequence[str] = ("worst", "random"),
                    joint_adversaries: Sequence[str] = ("worst",), **common):
-    """:func:`straggler_sweep` over every cell of the N, S and joint sweeps, for each function.
+    """:func:`straggler_sweep` over every cell of :func:`~gcc.experiments.extremal.sweep_cells`, per function.
 
-    Parameters
-    ----------
-    functions : mapping of str to (f, X)
-        Label -> function and data.
-    cells : pandas.DataFrame
-        :func:`gcc.experiments.extremal.sweep_cells` (``sweep, gamma, N, S``).
-    adversaries : sequence of {"worst", "random"}
-        Straggler models of the N and S sweeps.
-    joint_adversaries : sequence of {"worst", "random"}
-        Straggler models of the joint sweeps.
-    **common
-        Passed to :func:`straggler_sweep` (``codes``, ``trials``, ``seed``, ``max_workers`` ...).
-        Every cell uses ``child_seed(seed, N, S)``, so a cell's numbers do not depend on the
-        sweep it belongs to.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`straggler_sweep` rows with ``sweep`` and ``gamma`` columns.
+    `functions` maps a label to ``(f, X)``; `adversaries` are the straggler models of the N and S
+    sweeps, `joint_adversaries` those of the joint sweeps; `common` goes to :func:`straggler_sweep`.
+    Returns its rows with ``sweep`` and ``gamma``.
     """
-    import pandas as pd
-
     frames = []
     for name, (f, X) in functions.items():
         for adversary in adversaries:
@@ -208,18 +140,13 @@ def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequen
 
 
 def summarize_sweeps(trials, keys: Sequence[str] = ("function", "scheme", "straggler"), level: float = 0.95):
-    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), with ``gamma``.
-
-    The joint sweeps are summarised with their ``gamma`` (two paths may share a cell); the N and
-    S sweeps, whose ``gamma`` is NaN, without it.
+    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), joint ones per gamma.
 
     Returns
     -------
     pandas.DataFrame
         ``sweep, *keys, N, S``, the summary columns, and ``gamma``.
     """
-    import pandas as pd
-
     by = ["sweep", *keys, "N", "S"]
     joint = trials["sweep"] == "joint"
     parts = [summarize(trials[~joint], "loss", by=by, level=level).assign(gamma=np.nan)]
@@ -234,15 +161,11 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`gcc.summary.summarize` of :func:`typical_sweeps` results with a ``sweep``
-        column (``"N"`` rows: N grid at fixed S; ``"S"`` rows: S grid at fixed N; ``"joint"``
-        rows, with ``gamma``: ``S = c N^gamma``).
+        :func:`summarize_sweeps`.
     fit_min_ratio : float
-        N-slopes use only ``N >= fit_min_ratio * (S + 1)``: the bounds are
-        asymptotic, and for ``(S + 1) / N`` near 1 no rate is visible.
+        Fits use only ``N >= fit_min_ratio * (S + 1)`` (the bounds are asymptotic).
     y_floor : float
-        Losses at or below this are round-off (an exact spline interpolant in
-        float64) and left out of the fit.
+        Losses at or below this are round-off, left out.
     s_fit_max_ratio : float
         S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
 
@@ -250,23 +173,11 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
     -------
     pandas.DataFrame
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``,
-        ``"N=<n>"``, ``"gamma=<g>"`` (:func:`gcc.experiments.slopes.path_slopes`) or
-        ``"joint fit"`` (:func:`gcc.experiments.slopes.joint_fit`, every cell with
-        ``N >= fit_min_ratio (S + 1)`` above the round-off floor).
+        ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
-    import pandas as pd
-
     keys = ["function", "scheme", "straggler"]
-    n_rows = summary[summary["sweep"] == "N"]
-    s_rows = summary[summary["sweep"] == "S"]
-    a = slope_table(n_rows, "N", keys + ["S"], x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor)
-    a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
-    a["path_s_slope"] = 0.0
-    s_rows = s_rows[(s_rows["S"] + 1) <= s_fit_max_ratio * s_rows["N"]]
-    b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
-    b["fixed"] = "N=" + b.pop("N").astype(int).astype(str)
-    b["path_s_slope"] = np.nan
-    frames = [a, b]
+    frames = [sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor,
+                           s_window=lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"])]
     asymptotic = lambda d: (d["N"] >= fit_min_ratio * (d["S"] + 1)) & (d["mean"] > y_floor)  # noqa: E731
     if "joint" in set(summary["sweep"]):
         frames.append(path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic, y_floor=y_floor))
@@ -275,22 +186,10 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
 
 
 def quoted_values(slopes) -> list[dict]:
-    """The typical case's numbers that the chapters quote, as keyword arguments of ``RunContext.value``.
+    """The typical case's numbers the chapters quote, as keyword arguments of ``RunContext.value``.
 
-    For GCC and BACC, worst-case stragglers, each typical function (tags of :func:`function_tag`):
-    the joint fit's exponents ``<scheme>_<tag>_joint_n`` (in N) and ``<scheme>_<tag>_joint_s``
-    (in S + 1), with their intervals (``..._ci``); and the range of GCC's N-slopes at fixed S over
-    both functions (``gcc_n_slope_min``, ``gcc_n_slope_max``).
-
-    Parameters
-    ----------
-    slopes : pandas.DataFrame
-        :func:`worst_case_slopes` (the saved ``slopes`` table).
-
-    Returns
-    -------
-    list of dict
-        :func:`gcc.experiments.slopes.quoted_slopes` entries.
+    From :func:`worst_case_slopes`, worst case: ``<scheme>_<tag>_joint_n`` / ``_joint_s`` (GCC and BACC,
+    joint fit, with ``_ci``) and ``gcc_n_slope_min`` / ``_max`` (GCC's N-slopes at fixed S).
     """
     out = []
     worst = slopes[slopes["straggler"] == "worst"]
@@ -301,50 +200,28 @@ def quoted_values(slopes) -> list[dict]:
                 out += quoted_slopes(worst, f"{scheme}_{tag}_joint_{axis}",
                                      f"{label(scheme)}, {function}, worst case: joint-fit exponent in {variable}",
                                      function=function, scheme=scheme, fixed="joint fit", variable=variable)
-    fixed_s = lambda col: col.astype(str).str.startswith("S=")  # noqa: E731
     out += quoted_slopes(worst, "gcc_n_slope", "GCC, typical functions, worst case: N-slopes at fixed S", span=True,
-                         scheme="gcc", variable="N", fixed=fixed_s)
+                         scheme="gcc", variable="N", fixed=starts_with("S="))
     return out
 
 
-def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequence[int], *, points: str = "chebyshev",
-                  search: str = "contiguous"):
+def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequence[int]):
     """How GCC's and Berrut's decoders bridge the same hole: natural spline against rational interpolation.
 
-    For each function and S: GCC's worst contiguous block at N = `n_workers`
-    (:func:`gcc.worst_case_stragglers`), the values ``f(u_enc(beta_j))`` its received workers
-    return (GCC's encoder), and two decoders of those *same* values: GCC's natural spline (which
-    continues the edge slopes across an interior hole, and extrapolates along a straight line
-    past an end of Omega) and Berrut's rational interpolant (BACC's decoder: a weighted mean of the
-    received values, dominated by the two edges of the hole). The hole is about ``(S + 1)`` local
-    worker spacings wide.
+    For each function and S: GCC's worst contiguous block at N = `n_workers`, the values its
+    received workers return (GCC's encoder), and both decoders of those *same* values.
 
-    Parameters
-    ----------
-    functions : mapping of str to (f, X)
-        :func:`typical_functions`.
-    n_workers : int
-        N.
-    s_grid : sequence of int
-        S values; those with ``N - S < K`` are skipped.
-    points : {"chebyshev", "equispaced"}
-    search : {"contiguous", "greedy", "exhaustive"}
+    `functions` is :func:`typical_functions`; S values with ``N - S < K`` are skipped.
 
     Returns
     -------
     pandas.DataFrame
         One row per (function, S): ``function, N, S, hole_width`` (between the received workers
-        around the hole; an end of Omega counts as one; 0 at S = 0), ``hole_over_data`` (over the largest
-        spacing of the data points ``alpha_k``), ``at_end`` (the hole reaches -1 or 1:
-        extrapolation), ``spline_loss``, ``berrut_loss`` (eq. 1, both decoders on the same received
-        values), ``berrut_over_spline``; at the data point where the spline errs most:
-        ``spline_point``, ``berrut_point``, ``linear_point`` (squared errors; ``linear_point`` is
-        the straight line through the two received workers nearest that point on its nearer side),
-        ``bacc_worst`` (BACC's own worst-case loss, its encoder and its worst block, as on the
-        figure).
+        around it, 0 at S = 0), ``hole_over_data`` (over the largest data spacing), ``at_end``,
+        ``spline_loss``, ``berrut_loss``, ``berrut_over_spline``; at the spline's worst data point the
+        squared errors ``spline_point``, ``berrut_point``, ``linear_point`` (the straight line through
+        the two nearest received workers on its nearer side); ``bacc_worst`` (BACC's own worst case).
     """
-    import pandas as pd
-
     N = int(n_workers)
     rows = []
     for name, (f, X) in functions.items():
@@ -353,12 +230,10 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
         for S in s_grid:
             if N - int(S) < K:
                 continue
-            cell = make_many(["gcc", "bacc"], K, N, points=points)
+            cell = make_many(["gcc", "bacc"], K, N)
             spline, berrut = cell["gcc"], cell["bacc"]
-            if not np.allclose(spline.betas, berrut.betas):
-                raise ValueError(f"hole_crossing: GCC's and BACC's worker points differ for points={points!r}.")
-            received, spline_loss = gcc.worst_case_stragglers(spline, f, X, int(S), search=search, return_loss=True)
-            _, bacc_worst = gcc.worst_case_stragglers(berrut, f, X, int(S), search=search, return_loss=True)
+            received, spline_loss = gcc.worst_case_stragglers(spline, f, X, int(S), return_loss=True)
+            _, bacc_worst = gcc.worst_case_stragglers(berrut, f, X, int(S), return_loss=True)
             values = np.asarray(f(spline.encode(X)), dtype=float)
             est_s = np.asarray(spline.decode(values[received], received), dtype=float).reshape(K, -1)
             est_b = np.asarray(berrut.decode(values[received], received), dtype=float).reshape(K, -1)
@@ -390,74 +265,56 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
 def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
     """The numbers the pages quote from :func:`hole_crossing`, as keyword arguments of ``RunContext.value``.
 
-    Per function tag (:func:`function_tag`): ``hole_<tag>_cross`` (the smallest S from which
-    Berrut's decoder of GCC's received values is better at every larger S of the grid; NaN
-    if never), and for each S of `s_quoted` that was measured: ``hole_<tag>_s<S>_end`` (interior
-    or at an end), ``..._width``, ``..._over_data``, ``..._spline``, ``..._berrut`` (losses of both
-    decoders on the same values), ``..._bacc`` (BACC's own worst case), ``..._linear`` and
-    ``..._spline_pt`` (squared errors of the straight-line continuation and of the spline at the
-    spline's worst data point). The same numbers are also published under the profile-independent
-    names ``hole_<tag>_lo_...`` / ``hole_<tag>_hi_...`` (the first and the last S of `s_quoted`),
-    with ``hole_s_lo`` / ``hole_s_hi`` the two S, so that a chapter reads the same in every profile.
+    Per function tag: ``hole_<tag>_cross`` (the smallest S from which Berrut beats the spline at every
+    larger S; NaN if never) and, per S of `s_quoted`, ``hole_<tag>_s<S>_<field>`` for the fields
+    ``end, width, over_data, linear, spline_pt, spline, berrut, bacc``; the same under
+    ``hole_<tag>_lo_...`` / ``_hi_...`` (first and last S of `s_quoted`, ``hole_s_lo`` / ``hole_s_hi``).
     """
     s_quoted = [int(S) for S in s_quoted]
-    positions = {}  # S -> its profile-independent names
-    for S, pos in (((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ()):
-        positions.setdefault(S, []).append(pos)
-    out = [{"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"}
-           for S, names in positions.items() for pos in names]
+    names = {S: [f"s{S}"] for S in s_quoted}  # S -> its keys: by value, and profile-independent
+    out = []
+    for S, pos in ((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ():
+        names[S].append(pos)
+        out.append({"key": f"hole_s_{pos}", "number": S,
+                    "note": f"the {pos} S at which the pages quote the hole"})
     if len(holes):
         out.append({"key": "hole_n", "number": int(holes["N"].iloc[0]), "note": "N of the hole measurements"})
+    fields = (("width", "hole_width", "width of GCC's worst hole (t units)"),
+              ("over_data", "hole_over_data", "that width over the largest data spacing"),
+              ("linear", "linear_point", "squared error of the straight-line continuation"),
+              ("spline_pt", "spline_point", "squared error of the spline, same data point"),
+              ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
+              ("berrut", "berrut_loss", "loss of Berrut's decoder, same received values"),
+              ("bacc", "bacc_worst", "BACC's own worst-case loss"))
     for function, g in holes.groupby("function", sort=False):
         tag = function_tag(function)
         g = g.sort_values("S")
-        better = (g["berrut_loss"] < g["spline_loss"]).to_numpy()
-        tail = np.flatnonzero(~better)
+        tail = np.flatnonzero(~(g["berrut_loss"] < g["spline_loss"]).to_numpy())
         start = tail[-1] + 1 if tail.size else 0
-        cross = float(g["S"].iloc[start]) if start < len(g) else float("nan")
+        cross = float(g["S"].iloc[start]) if start < len(g) else np.nan
         out.append({"key": f"hole_{tag}_cross", "number": cross,
                     "note": f"{function}: smallest S from which Berrut's decoder beats the spline on GCC's worst hole"})
         for S in s_quoted:
-            row = g[g["S"] == int(S)]
-            if not len(row):
+            if not (g["S"] == S).any():
                 continue
-            r = row.iloc[0]
-            for name in [f"s{int(S)}"] + positions.get(int(S), []):
-                out.append({"key": f"hole_{tag}_{name}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
-                            "note": f"{function}, S={int(S)}: where GCC's worst hole lies"})
-            for key, col, what in (("width", "hole_width", "width of GCC's worst hole (t units)"),
-                                   ("over_data", "hole_over_data", "that width over the largest data spacing"),
-                                   ("linear", "linear_point", "squared error of the straight-line continuation"),
-                                   ("spline_pt", "spline_point", "squared error of the spline, same data point"),
-                                   ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
-                                   ("berrut", "berrut_loss", "loss of Berrut's decoder, same received values"),
-                                   ("bacc", "bacc_worst", "BACC's own worst-case loss")):
-                for name in [f"s{int(S)}"] + positions.get(int(S), []):
-                    out.append({"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
-                                "note": f"{function}, N={int(r['N'])}, S={int(S)}: {what}"})
+            r = g[g["S"] == S].iloc[0]
+            where = "at an end of Omega" if r["at_end"] else "interior"
+            out += [{"key": f"hole_{tag}_{name}_end", "number": where,
+                     "note": f"{function}, S={S}: where GCC's worst hole lies"} for name in names[S]]
+            out += [{"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
+                     "note": f"{function}, N={int(r['N'])}, S={S}: {what}"}
+                    for key, col, what in fields for name in names[S]]
     return out
 
 
 def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Sequence[str] = ("worst", "random"),
                  power: float = 3.0):
-    """Loss against N (log-log), one row per straggler model and one panel per code.
+    """Loss against N (log-log), one row per straggler model, one panel per code, one line per S.
 
-    One line per S, with the reference ``C ((S+1)/N)^power`` dashed. One constant C for every
-    S, row and panel: the smallest that puts all GCC points on or below the reference
-    (:func:`~gcc.experiments.references.anchor_constant`), the theorem's form (a single C,
-    uniform in N and S).
+    The dashed ``C ((S+1)/N)^power`` has one C for all panels, the smallest above every GCC point.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        The saved summary of the ``worst_case_rate`` notebook.
-    function : str
-        Value of its ``function`` column to draw.
-    codes : sequence of str
-        Scheme keys, one panel each (those absent from the summary are skipped).
-    stragglers : sequence of str
-        Values of the ``straggler`` column, one row each.
-    power : float
+    `summary` is :func:`summarize_sweeps` (the saved table), `function` the one drawn, `codes` one panel
+    each (absent ones skipped), `stragglers` one row each.
 
     Returns
     -------
@@ -502,17 +359,9 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
 
 
 def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
-    """Loss against S + 1 at fixed N, with ``C (S+1)^power`` anchored on GCC.
+    """Loss against S + 1 at fixed N with ``C (S+1)^power`` through GCC; a panel per (function, straggler).
 
-    One row of panels per function, one column per straggler model.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        The saved summary of the ``worst_case_rate`` notebook.
-    codes : sequence of str
-        Scheme keys, one line each.
-    power : float
+    `summary` is :func:`summarize_sweeps` (the saved table); `codes` one line each.
 
     Returns
     -------
