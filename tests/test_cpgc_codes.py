@@ -134,3 +134,10 @@ def test_generators_are_accepted_as_seeds_and_probabilities_stay_in_range():
     p = np.stack([cpgc.prob_tasks_done(s, t, 10.0, 0.01, 3) for s in range(4)])
     assert p.min() >= 0 and p.max() <= 1 and np.allclose(p.sum(axis=0), 1.0)
     assert cpgc.prob_tasks_done(0, -1.0) == 1.0          # nothing is done before time 0
+
+
+def test_make_code_refuses_a_worker_count_whose_dense_code_cannot_be_held():
+    """10**7 workers was a MemoryError for a 2 PiB array; now the bound is named before any allocation."""
+    with pytest.raises(ValueError, match=r"'n_workers' parameter of make_code must be an int in \[1, 4096\]"):
+        cpgc.make_code("rcsc", 10**7)
+    assert cpgc.make_code("uc-mmc", cpgc.codes.MAX_WORKERS, load=1).n_workers == cpgc.codes.MAX_WORKERS

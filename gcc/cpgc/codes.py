@@ -48,6 +48,9 @@ def _is_degree_vector(m) -> bool:
 DEGREES = Satisfies(_is_degree_vector, "a non-empty, non-decreasing sequence of ints starting at 1 "
                     "(the first task is uncoded)")
 _COUNT = Interval(Integral, 1, None)
+#: the codes are dense K x r x K arrays: 4096 workers is 400 MB at r = 3, beyond it a MemoryError
+MAX_WORKERS = 4096
+_WORKERS = Interval(Integral, 1, MAX_WORKERS)
 
 
 @validate_params({"scheme": SCHEME})
@@ -168,7 +171,7 @@ class CPGCCode:
         return bool(np.all(deg == 1) and np.all(self.coefficients[self.coefficients != 0] == 1))
 
 
-@validate_params({"n_workers": _COUNT, "degrees": DEGREES, "setting": SETTING, "seed": SEED_OR_GENERATOR})
+@validate_params({"n_workers": _WORKERS, "degrees": DEGREES, "setting": SETTING, "seed": SEED_OR_GENERATOR})
 def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> CPGCCode:
     """Random circularly shifted code (RCSC) of the CCPR scheme.
 
@@ -256,7 +259,7 @@ def example_code_k4() -> CPGCCode:
                     {"degrees": (1, 2), "example": "CCPR K=4, r=2"})
 
 
-@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT, "seed": SEED_OR_GENERATOR})
+@validate_params({"n_workers": _WORKERS, "n_tasks": _COUNT, "seed": SEED_OR_GENERATOR})
 def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
     """Labelled hypothesis for the ICASSP-2019 CPGC: uncoded first task, MDS-coded later tasks.
 
@@ -280,7 +283,7 @@ def icassp_mds_code(n_workers: int, n_tasks: int = 3, seed=0) -> CPGCCode:
                     {"n_tasks": r, "seed": seed if isinstance(seed, int) else None})
 
 
-@validate_params({"n_workers": _COUNT, "setting": SETTING, "multi_message": BOOL})
+@validate_params({"n_workers": _WORKERS, "setting": SETTING, "multi_message": BOOL})
 def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = True,
                         setting: str = "computation") -> CPGCCode:
     """Uncoded cyclic assignment: worker i computes W_i, W_{i+1}, ..., W_{i+r-1} (mod K) in order.
@@ -309,7 +312,7 @@ def uncoded_cyclic_code(n_workers: int, n_tasks: int = 3, multi_message: bool = 
     return CPGCCode(name, coef, units, msgs, None, True, setting, r, {"n_tasks": r})
 
 
-@validate_params({"n_workers": _COUNT, "n_tasks": _COUNT, "seed": SEED_OR_GENERATOR})
+@validate_params({"n_workers": _WORKERS, "n_tasks": _COUNT, "seed": SEED_OR_GENERATOR})
 def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0) -> CPGCCode:
     """(k_bar, K) MDS-coded computation with a real Gaussian generator.
 
@@ -330,7 +333,7 @@ def mds_code(n_workers: int, n_tasks: int = 3, k_bar: int | None = None, seed=0)
                     "computation", r, {"n_tasks": r, "k_bar": kb})
 
 
-@validate_params({"n_workers": _COUNT})
+@validate_params({"n_workers": _WORKERS})
 def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
     """Gradient coding (Tandon et al. 2017) in the coded-communication setting.
 
@@ -353,7 +356,7 @@ def gradient_code(n_workers: int, load: int = 6) -> CPGCCode:
                     "communication", r, {"load": r})
 
 
-@validate_params({"scheme": SCHEME, "n_workers": _COUNT, "degrees": DEGREES, "load": NoneOr(_COUNT),
+@validate_params({"scheme": SCHEME, "n_workers": _WORKERS, "degrees": DEGREES, "load": NoneOr(_COUNT),
                   "setting": NoneOr(SETTING), "seed": SEED_OR_GENERATOR})
 def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | None = None,
               setting: str | None = None, seed=0) -> CPGCCode:
