@@ -42,7 +42,7 @@ from . import metrics as _m
 from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
 from .validation import (BOOL, ArrayLike, HasAttributes, Rejected, caller, check_int, check_labels, check_real,
-                         check_received, check_seed, invalid, validate)
+                         check_received, invalid, validate, SEED)
 
 __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE",
            "MEASURED_COLUMNS"]
@@ -80,7 +80,7 @@ def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Ge
     >>> gcc.FixedCount(3).sample(stragglers, 8).tolist()
     [0, 2, 4, 6, 7]
     """
-    seed = check_seed(seed, "seed", "trial_rngs")
+    seed = validate(seed, SEED, "seed", "trial_rngs")
     trial = check_int(trial, "trial", "trial_rngs", minimum=0)
     children = np.random.SeedSequence([seed, trial]).spawn(3)
     return tuple(np.random.default_rng(c) for c in children)
@@ -472,7 +472,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
     owner = caller("run_trials")   # a function built on this one names itself (validation.entry)
     K, N = _check_codes(codes, owner)
     trials = check_int(trials, "trials", owner, minimum=1)
-    seed = check_seed(seed, "seed", owner)
+    seed = validate(seed, SEED, "seed", owner)
     noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
                            constraint="a finite float >= 0")
     if not callable(f):

@@ -220,14 +220,13 @@ def test_shorthands():
         v.check_real(1.0, "p", "f", 0, 1, include_max=False)
     assert v.check_received(np.array([0, 3, 7]), 8, "f") == v.check_received([0, 3, 7], 8, "f") == (0, 3, 7)
     assert v.check_received(np.array([True, False, True]), 3, "f") == (0, 2)
-    assert v.check_points([0.1, 0.2], "alphas", "f").dtype == np.float64
     assert v.check_lam("gcv", "lam", "f", allow_gcv=True) == "gcv"
     with pytest.raises(ValueError, match=re.escape("must be a finite real number >= 0. Got 'gcv'")):
         v.check_lam("gcv", "lam", "f")
     with pytest.raises(ValueError, match=re.escape("must be one of 'a', 'b'. Got 'A' instead.")):
         v.check_choice("A", "k", "f", ("a", "b"))
     rng = np.random.default_rng(1)
-    assert v.check_rng(rng, "rng", "f") is rng and v.check_seed(rng, "seed", "f", generator=True) is rng
+    assert v.check_rng(rng, "rng", "f") is rng and validate(rng, v.SEED_OR_GENERATOR, "seed", "f") is rng
     with pytest.raises(ValueError, match=r"^The 'X' parameter of g must be free of NaN and inf \(X\[1\] = nan\)"):
         v.check_finite([0.0, float("nan")], "X", "g")
     with pytest.raises(ValueError, match=r"with K = 2 \(it is a int\)"):
@@ -319,7 +318,7 @@ def test_entry_names_the_function_the_user_called():
     assert v.caller("run_trials") == "run_trials"
 
 
-@pytest.mark.parametrize("module", ["gcc.validation", "gcc._array_constraints", "gcc.points"])
+@pytest.mark.parametrize("module", ["gcc.validation", "gcc.points"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
