@@ -1,17 +1,9 @@
 """Metrics of coded computing: the paper's loss, its two "RMSE" readings, RelAcc, intervals.
 
-Every function accepts numpy arrays or torch tensors (converted to float64
-numpy) and, where stated, a leading trial axis.
-
-Complex data (the codes carry them): the loss and both RMSE readings use
-``|f_hat(x_k) - f(x_k)|^2``, so complex estimates are scored by their modulus;
-class scores (:func:`accuracy`), the values of :func:`mean_ci` and the points
-of :func:`loglog_slope` must be real (a complex value is rejected, never read
-as its real part). A NaN estimate gives a NaN score (never a guessed class).
-
-Notation: ``est`` holds the decoded estimates ``f_hat(x_k)`` and ``true`` the
-exact outputs ``f(x_k)``, ``k = 1..K``; trailing axes are the output
-coordinates (``m`` of them, flattened).
+``est`` holds the decoded estimates ``f_hat(x_k)``, ``true`` the exact outputs ``f(x_k)``, ``k = 1..K``
+(numpy or torch, read as float64; a leading trial axis where stated). Complex errors are scored by
+their modulus; class scores, :func:`mean_ci`'s values and :func:`loglog_slope`'s points must be real.
+A NaN estimate gives a NaN score.
 
 References
 ----------
@@ -29,19 +21,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_torch, to_numpy
-from .validation import ArrayLike, check_choice, check_real, invalid, validate
+from .validation import ArrayLike, Interval, Options, invalid, validate, validate_params
 
-__all__ = [
-    "mse_loss",
-    "rmse_mean_of_norms",
-    "rmse_root_mean_square",
-    "accuracy",
-    "relacc",
-    "mean_ci",
-    "loglog_slope",
-    "ConfidenceInterval",
-    "SlopeFit",
-]
+__all__ = ["mse_loss", "rmse_mean_of_norms", "rmse_root_mean_square", "accuracy", "relacc", "mean_ci",
+           "loglog_slope", "ConfidenceInterval", "SlopeFit"]
 
 
 _REAL = ArrayLike(dtype=np.float64, description="an array of real numbers")
@@ -49,37 +32,28 @@ _DATA = {False: ArrayLike(dtype=np.float64, description="an array of real or com
          True: ArrayLike(dtype=np.complex128, description="an array of real or complex numbers")}
 
 
+_LEVEL = Interval(float, 0, 1, closed="neither")
+
+
 def _is_complex(a: Any) -> bool:
+    """Whether numpy reads ``a`` as complex (ragged lists: no, the constraint rejects them)."""
     try:
         return bool(np.iscomplexobj(a))
-    except (TypeError, ValueError):     # ragged lists: rejected by the constraint
+    except (TypeError, ValueError):
         return False
 
 
 def _as_float(a: Any, name: str, owner: str, complex_ok: bool = False) -> np.ndarray:
-    """``a`` as a float64 array (complex128 if it is complex and ``complex_ok``).
-
-    Complex values (where not ``complex_ok``) and strings are rejected, never cast.
-    """
+    """``a`` as a float64 array (complex128 if complex and ``complex_ok``); nothing is cast with a loss."""
     if is_torch(a):
         a = to_numpy(a)
     if isinstance(a, np.ndarray) and (a.dtype == np.float64 or (complex_ok and a.dtype == np.complex128)):
         return a
-    if complex_ok:
-        return validate(a, _DATA[_is_complex(a)], name, owner)
-    return validate(a, _REAL, name, owner)
+    return validate(a, _DATA[_is_complex(a)] if complex_ok else _REAL, name, owner)
 
 
-def _check_level(level: Any, owner: str) -> float:
-    return check_real(level, "level", owner, minimum=0, maximum=1, include_min=False,
-                      include_max=False, constraint="a float in (0, 1)")
-
-
-def _pair(est: Any, true: Any, owner: str, n_data_axes: int | None = None):
-    """``est`` (..., K, *out) and ``true`` (K, *out) or same shape -> squared norms (..., K).
-
-    Complex data give ``|e|^2`` (real); real data ``e ** 2`` as before (the same bits).
-    """
+def _pair(est: Any, true: Any, owner: str):
+    """Squared error norms (..., K) of ``est`` (..., K, *out) against ``true`` (K, *out) or same shape."""
     e = _as_float(est, "est", owner, complex_ok=True)
     t = _as_float(true, "true", owner, complex_ok=True)
     if e.ndim == 0:
@@ -222,6 +196,7 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
 
 
 def _accuracy(scores: Any, labels: Any, owner: str, name: str) -> np.ndarray | float:
+    """:func:`accuracy`, naming ``scores`` as ``name`` of ``owner`` in its messages."""
     s = _as_float(scores, name, owner)
     lab = to_numpy(labels)
     if s.ndim < 2:
@@ -239,6 +214,7 @@ def _accuracy(scores: Any, labels: Any, owner: str, name: str) -> np.ndarray | f
     return float(out) if np.ndim(out) == 0 else out
 
 
+@validate_params({"reading": Options(("accuracy_ratio", "literal"))})
 def relacc(est: Any, true_outputs: Any, labels: Any,
            reading: str = "accuracy_ratio") -> np.ndarray | float:
     """Relative accuracy of the decoded classifier outputs (the paper's "RelAcc").
@@ -281,7 +257,6 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
     >>> round(relacc(est, base, labels), 4), relacc(est, base, labels, reading="literal")
     (0.6667, 1.5)
     """
-    check_choice(reading, "reading", "relacc", ("accuracy_ratio", "literal"))
     acc_est = np.asarray(_accuracy(est, labels, "relacc", "est"), dtype=float)
     acc_base = np.asarray(_accuracy(true_outputs, labels, "relacc", "true_outputs"), dtype=float)
     num, den = (acc_est, acc_base) if reading == "accuracy_ratio" else (acc_base, acc_est)
@@ -301,6 +276,7 @@ class ConfidenceInterval(NamedTuple):
     n: int
 
 
+@validate_params({"level": _LEVEL})
 def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
     """Sample mean with a Student-t confidence interval.
 
@@ -331,7 +307,6 @@ def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
     """
     from scipy import stats
 
-    level = _check_level(level, "mean_ci")
     v = _as_float(values, "values", "mean_ci").ravel()
     v = v[~np.isnan(v)]
     n = v.size
@@ -363,6 +338,7 @@ class SlopeFit(NamedTuple):
         return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
 
 
+@validate_params({"level": _LEVEL})
 def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
     """Fit ``log y = intercept + slope * log x`` by least squares.
 
@@ -391,7 +367,6 @@ def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
     """
     from scipy import stats
 
-    level = _check_level(level, "loglog_slope")
     xa = _as_float(x, "x", "loglog_slope").ravel()
     ya = _as_float(y, "y", "loglog_slope").ravel()
     if xa.shape != ya.shape:

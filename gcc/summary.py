@@ -1,10 +1,4 @@
-"""The one vocabulary of the companion's tables: per-group means with intervals, log-log slopes.
-
-Every summary table in the book is made by :func:`summarize` (columns ``mean``, ``std``,
-``ci_low``, ``ci_high``, ``half_width``, ``n``, ``n_nan``) and every fitted exponent by
-:func:`slope_table` (``slope``, ``ci_low``, ``ci_high``, ``n_points``, ...). pandas is imported
-inside the functions, so ``import gcc`` stays light.
-"""
+"""The book's tables: per-group means with intervals (:func:`summarize`), log-log slopes (:func:`slope_table`)."""
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -12,7 +6,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .metrics import loglog_slope, mean_ci
-from .validation import COLUMNS, ArrayLike, Interval, NoneOr, check_real, invalid, validate
+from .validation import (COLUMNS, AnyOf, ArrayLike, Callable as CallableC, Interval, NoneOr, invalid, validate,
+                         validate_params)
 
 __all__ = ["SUMMARY_COLUMNS", "SLOPE_COLUMNS", "summarize", "slope_table"]
 
@@ -24,14 +19,16 @@ SLOPE_COLUMNS = ("variable", "n_points", "x_lo", "x_hi", "slope", "ci_low", "ci_
 
 #: a column of numbers to average or fit (complex values and strings have no mean here)
 _REAL_COLUMN = ArrayLike(dtype=float, description="a column of real numbers")
+_LEVEL = Interval(float, 0, 1, closed="neither")
 
 
-def _names(names, argument, owner) -> list:
-    """A column name or a sequence of them, as a list (:data:`gcc.validation.COLUMNS`)."""
-    return validate(names, COLUMNS, argument, owner)
+def _as_list(names) -> list:
+    """A column name or a sequence of them (checked by :data:`COLUMNS`, or the library's own) as a list."""
+    return [names] if isinstance(names, str) else list(names)
 
 
-def _check_columns(df, names, argument, owner, table="df"):
+def _check_columns(df, names, argument, owner, table="df", real=False):
+    """``df`` is a DataFrame with the columns ``names`` (argument ``argument``), of real numbers if ``real``."""
     if not hasattr(df, "columns") or not hasattr(df, "groupby"):
         raise invalid(table, owner, "a pandas.DataFrame", df)
     for c in names:
@@ -42,24 +39,20 @@ def _check_columns(df, names, argument, owner, table="df"):
     missing = [c for c in names if c not in df.columns]
     if missing:
         raise invalid(argument, owner, f"columns of {table} ({list(df.columns)})", missing)
-
-
-def _check_real_columns(df, names, argument, owner) -> None:
-    """The columns ``names`` hold real numbers (NaN allowed): complex values are not averaged."""
-    for c in names:
-        column = df[c]
-        if getattr(column, "ndim", 1) != 1:
+    for c in names if real else ():
+        if getattr(df[c], "ndim", 1) != 1:
             raise invalid(argument, owner, "names of single columns", c, f"{c!r} is duplicated")
-        values = column.to_numpy()
+        values = df[c].to_numpy()
         if values.dtype.kind == "O":         # pandas' nullable dtypes: pd.NA is a NaN here
             try:
-                values = column.to_numpy(dtype=float, na_value=np.nan)
+                values = df[c].to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 pass                         # strings, complex objects: rejected below
         validate(values, _REAL_COLUMN, argument, owner)
 
 
 def _one(values: np.ndarray, level: float) -> dict:
+    """The :data:`SUMMARY_COLUMNS` of one group's values."""
     values = np.asarray(values, dtype=float)
     n_nan = int(np.isnan(values).sum())
     used = values[~np.isnan(values)]
@@ -72,6 +65,7 @@ def _one(values: np.ndarray, level: float) -> dict:
             "half_width": ci.half_width, "n": int(ci.n), "n_nan": n_nan}
 
 
+@validate_params({"value": COLUMNS, "by": COLUMNS, "level": _LEVEL})
 def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("scheme", "stragglers"),
               level: float = 0.95):
     """Mean and Student-t interval of ``value`` per group of a tidy table.
@@ -114,15 +108,11 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     import pandas as pd
 
     owner = "summarize"
-    by = _names(by, "by", owner)
-    values = _names(value, "value", owner)
+    values, by = _as_list(value), _as_list(by)
     if not values:
         raise invalid("value", owner, "a column name or a non-empty list of column names", value)
-    _check_columns(df, values, "value", owner)
+    _check_columns(df, values, "value", owner, real=True)
     _check_columns(df, by, "by", owner)
-    _check_real_columns(df, values, "value", owner)
-    level = check_real(level, "level", owner, 0, 1, include_min=False, include_max=False,
-                       constraint="a float in (0, 1)")
     rows = []
     groups = df.groupby(by, sort=True) if by else [((), df)]
     for key, group in groups:
@@ -135,6 +125,9 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     return pd.DataFrame(rows, columns=columns)
 
 
+@validate_params({"by": COLUMNS, "shift": Interval(float), "y_floor": Interval(float), "level": _LEVEL,
+                  "x_min": AnyOf(CallableC(), Interval(float), None,
+                                 description="a finite real number, a callable or None")})
 def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: float = 0.0,
                 x_min: float | Callable[[dict], float] | None = None, y_floor: float = 0.0,
                 level: float = 0.95):
@@ -182,18 +175,10 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
     import pandas as pd
 
     owner = "slope_table"
-    by = _names(by, "by", owner)
-    _check_columns(summary, [x], "x", owner, "summary")
-    _check_columns(summary, [y], "y", owner, "summary")
+    by = _as_list(by)
+    _check_columns(summary, [x], "x", owner, "summary", real=True)
+    _check_columns(summary, [y], "y", owner, "summary", real=True)
     _check_columns(summary, by, "by", owner, "summary")
-    _check_real_columns(summary, [x], "x", owner)
-    _check_real_columns(summary, [y], "y", owner)
-    shift = check_real(shift, "shift", owner)
-    y_floor = check_real(y_floor, "y_floor", owner)
-    level = check_real(level, "level", owner, 0, 1, include_min=False, include_max=False,
-                       constraint="a float in (0, 1)")
-    if not (x_min is None or callable(x_min)):
-        x_min = check_real(x_min, "x_min", owner, constraint="a finite real number, a callable or None")
     rows = []
     for key, group in summary.groupby(by, sort=True) if by else [((), summary)]:
         key = key if isinstance(key, tuple) else (key,)
