@@ -420,7 +420,7 @@ class SlowWorkers(DelayModel):
                       "rate": _RATE, "stragglers": _COUNT})
     def __init__(self, slow: int | Sequence[int], factor: float = 10.0, shift: float = 1.0,
                  rate: float = 1.0, stragglers: int = 0):
-        self.slow = slow if isinstance(slow, int) else np.sort(np.array(slow, dtype=np.int64))
+        self.slow = int(slow) if isinstance(slow, Integral) else np.sort(np.array(slow, dtype=np.int64))
         self.factor, self.shift, self.rate, self.stragglers = factor, shift, rate, stragglers
 
     def __repr__(self) -> str:
