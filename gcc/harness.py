@@ -1,28 +1,11 @@
 """Simulation harness: run coded computing schemes side by side under a straggler model.
 
-One trial of a comparison (:func:`run_trials`):
-
-1. draw (or take) a batch ``X`` of ``K`` data points and compute ``f(X)`` once;
-2. draw one received set ``F`` from the straggler model (shared by every scheme)
-   and, with ``noise_std > 0``, one noise array ``eps`` of shape ``(N, *out)``
-   (shared too);
-3. for every scheme: encode, evaluate ``f`` on all ``N`` coded inputs in one
-   vectorised call, add ``eps``, decode from the workers in ``F``, score the
-   estimates with the metrics of :mod:`gcc.metrics` (:func:`scores`) and hand
-   what the trial computed to the optional per-trial hook (:class:`TrialContext`).
-
-So every scheme sees identical inputs, identical straggler sets and identical
-noise: differences between schemes are paired, as in the paper's experiments
-("both schemes see identical inputs and straggler sets", Figs. 3-4 of [1]_).
-Functions that need more than the table (the grid search of
-:func:`gcc.tuning.select_lambdas`, the sweeps of the experiments) use the hook
-and ``return_received=True`` instead of re-deriving these random streams.
-
-Randomness: ``np.random.SeedSequence(seed)`` is split into one child per
-trial, and each child into three independent streams (data, stragglers,
-noise; :func:`trial_rngs`). Trial ``t`` is therefore the same whatever the
-number of trials, and changing the data source does not change the straggler
-sets.
+Per trial (:func:`run_trials`): one batch ``X`` and ``f(X)``, one received set from the straggler model
+and one noise draw, shared by every scheme (paired comparisons, as in Figs. 3-4 of [1]_); each scheme
+encodes, evaluates ``f`` on its ``N`` coded inputs, adds the noise, decodes from the received workers and
+is scored (:func:`scores`); a hook sees what the trial computed (:class:`TrialContext`). Randomness:
+``SeedSequence([seed, trial])`` gives each trial three independent streams (data, stragglers, noise;
+:func:`trial_rngs`), so trial ``t`` does not depend on the number of trials.
 
 References
 ----------
@@ -41,11 +24,10 @@ import numpy as np
 from . import metrics as _m
 from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
-from .validation import (BOOL, ArrayLike, HasAttributes, Rejected, caller, check_int, check_labels, check_real,
-                         check_received, invalid, validate, SEED)
+from .validation import (BOOL, SEED, ArrayLike, Callable as CallableC, HasAttributes, Interval, Rejected, caller,
+                         check_int, check_labels, check_real, check_received, invalid, validate, validate_params)
 
-__all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE",
-           "MEASURED_COLUMNS"]
+__all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE", "MEASURED_COLUMNS"]
 
 #: Every column :func:`run_trials` measures; ``extra_columns`` and the hook may not use them.
 MEASURED_COLUMNS = ("scheme", "n_workers", "n_inputs", "stragglers", "received", "trial",
@@ -56,6 +38,7 @@ _NAN_LABEL_SCORES = {"accuracy": np.nan, "accuracy_base": np.nan, "relacc": np.n
                      "relacc_literal": np.nan}
 
 
+@validate_params({"seed": SEED, "trial": Interval(int, 0, None)})
 def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Generator,
                                                np.random.Generator]:
     """The (data, stragglers, noise) generators of one trial of :func:`run_trials`.
@@ -80,18 +63,22 @@ def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Ge
     >>> gcc.FixedCount(3).sample(stragglers, 8).tolist()
     [0, 2, 4, 6, 7]
     """
-    seed = validate(seed, SEED, "seed", "trial_rngs")
-    trial = check_int(trial, "trial", "trial_rngs", minimum=0)
-    children = np.random.SeedSequence([seed, trial]).spawn(3)
-    return tuple(np.random.default_rng(c) for c in children)
+    return _rngs(seed, trial)
+
+
+def _rngs(seed: int, trial: int) -> tuple:
+    """:func:`trial_rngs` of checked arguments."""
+    return tuple(np.random.default_rng(c) for c in np.random.SeedSequence([seed, trial]).spawn(3))
 
 
 #: what the harness needs of a code
 CODE = HasAttributes(("n_inputs", "n_workers", "encode", "decode"), callables=("encode", "decode"),
                      description="a code (with n_inputs, n_workers, encode() and decode())")
+_F = CallableC("a callable (vectorised over the leading axis)")
 
 
 def _check_codes(codes: Any, owner: str):
+    """``(K, N)`` of a non-empty dict of codes that share them."""
     if not isinstance(codes, Mapping) or len(codes) == 0:
         raise invalid("codes", owner, "a non-empty dict {scheme name: code}", codes)
     for name, code in codes.items():
@@ -135,11 +122,12 @@ def _check_classes(labels: np.ndarray, true, K: int, owner: str) -> None:
     if true.ndim < 2:
         raise invalid("labels", owner, "given only with an f that returns class scores of shape (n, C)",
                       labels, f"f(X) has shape {tuple(true.shape)}")
-    _check_labels(labels, K, owner, n_classes=int(true.shape[-1]))
+    check_labels(labels, K, "labels", owner, n_classes=int(true.shape[-1]))
 
 
-def _check_labels(labels: Any, K: int, owner: str, n_classes: int | None = None) -> np.ndarray | None:
-    return None if labels is None else check_labels(labels, K, "labels", owner, n_classes)
+def _labels(labels: Any, K: int, owner: str) -> np.ndarray | None:
+    """``K`` labels as an int array, or None."""
+    return None if labels is None else check_labels(labels, K, "labels", owner)
 
 
 def _check_new_columns(columns: Any, name: str, owner: str, taken) -> dict:
@@ -226,6 +214,7 @@ def scores(est: Any, true: Any, labels: Any = None) -> dict:
     return row
 
 
+@validate_params({"code": CODE, "f": _F})
 def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any = None,
              noise: Any = None) -> dict:
     """Run one scheme once, for a given received set.
@@ -265,21 +254,19 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     ((4,), True)
     """
     owner = "evaluate"
-    code = validate(code, CODE, "code", owner)
-    if not callable(f):
-        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
     N = check_int(code.n_workers, "code.n_workers", owner, minimum=1)
     received = np.array(check_received(received, N, owner), dtype=np.int64)
     K = int(code.n_inputs)
-    labels = _check_labels(labels, K, owner)
+    labels = _labels(labels, K, owner)
     true = _check_output(f(X), f, K, "f(X)", owner)
     Y = _check_output(f(code.encode(X)), f, N, "f(code.encode(X))", owner, like=true)
     if labels is not None:
         _check_classes(labels, true, K, owner)
     if noise is not None:
-        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, ArrayLike(shape=tuple(Y.shape), dtype=np.float64, finite=True,
-                                                    description=f"a real array of the outputs' shape "
-                                                    f"{tuple(Y.shape)}"), "noise", owner)
+        shape = tuple(Y.shape)
+        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, ArrayLike(
+            shape=shape, dtype=np.float64, finite=True, description=f"a real array of the outputs' shape {shape}"),
+            "noise", owner)
         Y = Y + _noise_like(Y, noise)
     est = code.decode(Y[received], received)
     return {"estimate": est, "true": true, **scores(est, true, labels)}
@@ -475,8 +462,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
     seed = validate(seed, SEED, "seed", owner)
     noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
                            constraint="a finite float >= 0")
-    if not callable(f):
-        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
+    f = validate(f, _F, "f", owner)
     if on_trial is not None and not callable(on_trial):
         raise invalid("on_trial", owner, "a callable (TrialContext) -> dict or None", on_trial)
     return_received = validate(return_received, BOOL, "return_received", owner)
@@ -485,7 +471,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
     extra = _check_new_columns(extra_columns or {}, "extra_columns", owner, ())
     if not callable(X):
         _batch(X, None, 0, K, owner)  # shape check before any work
-    fixed_labels = _check_labels(labels, K, owner)
+    fixed_labels = _labels(labels, K, owner)
     model_repr = repr(straggler_model)
 
     rows, received_sets = [], []
@@ -496,10 +482,10 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
         iterator = tqdm(iterator, desc="trials")
     for t in iterator:
-        rngs = trial_rngs(seed, t)
+        rngs = _rngs(seed, t)
         rng_data, rng_strag, rng_noise = rngs
         Xt, batch_labels = _batch(X, rng_data, t, K, owner)
-        lab = fixed_labels if batch_labels is None else _check_labels(batch_labels, K, owner)
+        lab = fixed_labels if batch_labels is None else _labels(batch_labels, K, owner)
         true = _check_output(f(Xt), f, K, "f(X)", owner)
         if lab is not None:
             _check_classes(lab, true, K, owner)
