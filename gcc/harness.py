@@ -134,8 +134,7 @@ def _check_new_columns(columns: Any, name: str, owner: str, taken) -> dict:
     """``columns`` as a dict of columns that are neither measured nor in ``taken``."""
     if not isinstance(columns, Mapping):
         raise invalid(name, owner, "a dict of new columns" if name == "extra_columns" else
-                      "a callable returning None or a dict of new columns",
-                      type(columns).__name__)
+                      "a callable returning None or a dict of new columns", columns)
     for key in columns:
         if key in MEASURED_COLUMNS or key in taken:
             what = "a measured column" if key in MEASURED_COLUMNS else "an extra column"
@@ -150,13 +149,12 @@ def _batch(X: Any, rng: np.random.Generator, trial: int, K: int, owner: str):
     labels = None
     if isinstance(out, tuple):
         if len(out) != 2:
-            raise invalid("X", owner, "an array, or a callable returning an array or "
-                          "(array, labels)", f"a tuple of length {len(out)}")
+            raise invalid("X", owner, "an array, or a callable returning an array or (array, labels)", out,
+                          f"a tuple of length {len(out)}")
         out, labels = out
     shape = tuple(getattr(out, "shape", ()))
     if len(shape) == 0 or shape[0] != K:
-        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...)",
-                      f"an object of shape {shape}")
+        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...)", out, f"its shape is {shape}")
     return out, labels
 
 

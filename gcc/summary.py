@@ -18,7 +18,7 @@ SLOPE_COLUMNS = ("variable", "n_points", "x_lo", "x_hi", "slope", "ci_low", "ci_
 
 
 #: a column of numbers to average or fit (complex values and strings have no mean here)
-_REAL_COLUMN = ArrayLike(dtype=float, description="a column of real numbers")
+_REAL_COLUMN = ArrayLike(dtype=float)
 _LEVEL = Interval(float, 0, 1, closed="neither")
 
 
@@ -48,7 +48,9 @@ def _check_columns(df, names, argument, owner, table="df", real=False):
                 values = df[c].to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 pass                         # strings, complex objects: rejected below
-        validate(values, _REAL_COLUMN, argument, owner)
+        if not _REAL_COLUMN.is_satisfied_by(values):
+            raise invalid(argument, owner, f"the name of a column of real numbers in {table}", c,
+                          f"it holds {values.dtype} values")
 
 
 def _one(values: np.ndarray, level: float) -> dict:
