@@ -37,7 +37,7 @@ from gcc.cpgc import closed_forms as cf
 from gcc.cpgc import enumeration as en
 from gcc.cpgc import regression as rg
 from gcc.points import code_points
-from gcc.validation import InvalidParameterError, short_repr
+from gcc.validation import InvalidParameterError
 
 ComplexWarning = getattr(np, "exceptions", np).ComplexWarning
 
@@ -68,10 +68,10 @@ def _report_inputs(request):
 # shape or index rule broken. The same values every run.
 
 def ints(lo=None, hi=None, none_ok=False):
-    """An int in [lo, hi]: a float (an integral one: never truncated) and each bound crossed (below
+    """An int in [lo, hi]: a float (an integral one: never truncated), a bool, each bound crossed (below
     ``lo``: 0 or less, a value no relation to another argument rejects first)."""
-    return st.sampled_from([float(lo if lo is not None else 2)] + ([min(lo - 1, 0)] if lo is not None else [])
-                           + ([hi + 1] if hi is not None else []))
+    below = [min(lo - 1, 0)] if lo is not None else []
+    return st.sampled_from([float(lo if lo is not None else 2), True] + below + ([hi + 1] if hi is not None else []))
 
 
 def reals(lo=None, hi=None, lo_open=False, hi_open=False, none_ok=False):
@@ -635,7 +635,7 @@ def _shows(message: str, value) -> bool:
     if not isinstance(value, (numbers.Number, str)):
         return True
     got = message[message.rfind(" Got "):]
-    return any(text in got for text in {repr(value), short_repr(value), str(value)})
+    return any(text[:150] in got for text in {repr(value), str(value)})
 
 
 @pytest.mark.parametrize("entry", [pytest.param(e, id=e.name) for e in ALL if e.run_valid])
