@@ -108,9 +108,6 @@ class Constraint:
             return False
         return True
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {self.description}>"
-
 
 class Interval(Constraint):
     """A number of type Integral (never a bool) or Real (finite) within bounds; ``closed`` is "both",
@@ -169,25 +166,19 @@ class Options(Constraint):
         return "one of " + ", ".join(repr(c) for c in self.choices)
 
     def convert(self, value, name: str = "value"):
-        if isinstance(value, str) and not self.case_sensitive:
-            for c in self.choices:
-                if isinstance(c, str) and c.lower() == value.lower():
-                    return c
-            raise Rejected()
         try:
             hash(value)             # arrays, lists, dicts: never a choice
         except TypeError:
             raise Rejected() from None
         for c in self.choices:
-            if _is_bool(value) != isinstance(c, bool) or isinstance(value, str) != isinstance(c, str):
-                continue
-            if isinstance(c, numbers.Integral) and not isinstance(value, numbers.Integral):
-                continue                    # 1.0 is not the int choice 1
-            try:
-                if bool(value == c):
+            if isinstance(value, str) and isinstance(c, str) and not self.case_sensitive:
+                if c.lower() == value.lower():
                     return c
-            except (TypeError, ValueError, RuntimeError):   # e.g. a tensor of several entries
-                continue
+            elif (_is_bool(value) == isinstance(c, bool) and isinstance(value, str) == isinstance(c, str)
+                  and not (isinstance(c, numbers.Integral) and not isinstance(value, numbers.Integral))):
+                with contextlib.suppress(TypeError, ValueError, RuntimeError):   # a tensor of several entries
+                    if bool(value == c):    # 1.0 is not the int choice 1, True not 1
+                        return c
         raise Rejected()
 
 
@@ -236,11 +227,9 @@ class AnyOf(Constraint):
         raise Rejected(details[0] if len(details) == 1 else None)   # a detail only if one explains it
 
 
-class NoneOr(AnyOf):
+def NoneOr(constraint, description: str | None = None) -> Constraint:
     """``None`` or a value satisfying ``constraint`` (described as "... or None")."""
-
-    def __init__(self, constraint, description: str | None = None):
-        super().__init__(constraint, None, description=description)
+    return AnyOf(constraint, None, description=description)
 
 
 class HasAttributes(Constraint):
@@ -436,8 +425,7 @@ def check_int(value, name: str, owner: str, minimum: int | None = None, maximum:
 def check_real(value, name: str, owner: str, minimum: float | None = None, maximum: float | None = None,
                include_min: bool = True, include_max: bool = True, constraint: str | None = None) -> float:
     """A finite Python float within the bounds (``Interval(Real, ...)``)."""
-    closed = {(True, True): "both", (True, False): "left", (False, True): "right",
-              (False, False): "neither"}[(bool(include_min), bool(include_max))]
+    closed = ("neither", "right", "left", "both")[2 * bool(include_min) + bool(include_max)]
     return validate(value, Interval(numbers.Real, minimum, maximum, closed=closed, description=constraint),
                     name, owner)
 
