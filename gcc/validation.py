@@ -1,21 +1,5 @@
-"""The library's one validator (the model: scikit-learn's ``utils/_param_validation.py``).
-
-Constraints test and describe a value and convert it without loss (``np.int64(4)`` -> ``4``, never
-``1.7`` -> ``1`` nor complex -> real); :func:`invalid` builds the one message, an
-:class:`InvalidParameterError` (a ``ValueError`` and a ``TypeError``); ``@validate_params`` checks a
-public entry point's arguments (``skip_nested=True``: the decorated functions it calls skip theirs).
-
->>> from numbers import Integral
->>> @validate_params({"n": Interval(Integral, 1, None), "kind": Options({"a", "b"})})
-... def f(n, kind="a"):
-...     return n, kind
->>> f(3, "b")
-(3, 'b')
->>> f(0)
-Traceback (most recent call last):
-...
-gcc.validation.InvalidParameterError: The 'n' parameter of f must be an int >= 1. Got 0 instead.
-"""
+"""The one validator (as scikit-learn's ``_param_validation``): constraints that test, describe and convert
+without loss (never 1.7 -> 1), the one message (:func:`invalid`) and ``@validate_params``."""
 from __future__ import annotations
 
 import contextlib
@@ -29,14 +13,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = [
-    "InvalidParameterError", "Rejected", "Constraint", "Interval", "Options", "InstanceOf", "AnyOf",
-    "NoneOr", "Callable", "ArrayLike", "Points", "ListOf", "HasAttributes", "Satisfies", "Frame",
-    "make_constraint", "as_array", "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME",
-    "TEXT", "LAM", "LAM_OR_GCV", "short_repr", "invalid", "raise_invalid", "validate", "validate_params",
-    "entry", "caller", "check_int", "check_real", "check_lam", "check_received", "check_finite",
-    "check_leading_dim", "check_choice", "check_rng", "check_labels",
-]
+__all__ = ["InvalidParameterError", "Rejected", "Constraint", "Interval", "Options", "InstanceOf", "AnyOf",
+           "NoneOr", "Callable", "ArrayLike", "Points", "ListOf", "HasAttributes", "Satisfies", "Frame",
+           "make_constraint", "as_array", "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR",
+           "NAME", "TEXT", "LAM", "LAM_OR_GCV", "short_repr", "invalid", "raise_invalid", "validate",
+           "validate_params", "entry", "caller", "check_int", "check_real", "check_lam", "check_received",
+           "check_finite", "check_leading_dim", "check_choice", "check_rng", "check_labels"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -51,7 +33,6 @@ class Rejected(Exception):
         self.detail, self.requirement = detail, requirement
 
 
-# --------------------------------------------------------------------------- the message
 def short_repr(value) -> str:
     """Short representation of a (possibly large) argument for an error message."""
     torch = sys.modules.get("torch")
@@ -67,7 +48,11 @@ def short_repr(value) -> str:
 
 
 def invalid(name: str, owner: str, constraint, value, detail: str | None = None) -> InvalidParameterError:
-    """Build (not raise) the library's error, the one message builder; ``detail`` goes in parentheses."""
+    """Build (not raise) the library's error, the one message builder; ``detail`` goes in parentheses.
+
+    >>> str(invalid("n_workers", "SplineCode", "an int >= n_inputs", 3))
+    "The 'n_workers' parameter of SplineCode must be an int >= n_inputs. Got 3 instead."
+    """
     if isinstance(constraint, Constraint):
         constraint = constraint.description
     extra = f" ({detail})" if detail else ""
@@ -80,10 +65,7 @@ def raise_invalid(name: str, owner: str, constraint, value, detail: str | None =
     raise invalid(name, owner, constraint, value, detail)
 
 
-# --------------------------------------------------------------------------- constraints
-def _is_bool(value) -> bool:
-    """A Python or numpy bool."""
-    return isinstance(value, (bool, np.bool_))
+_BOOLS = (bool, np.bool_)
 
 
 class Constraint:
@@ -97,45 +79,35 @@ class Constraint:
         """The requirement in words, as it follows "must be" in the message."""
         return self._description if self._description is not None else self.describe()
 
-    def convert(self, value, name: str = "value"):
-        """Return ``value`` (normalised: a Python int, an array) or raise :class:`Rejected`."""
+    def convert(self, value, name: str = "value"):    # the value normalised (a Python int, an array)
         raise NotImplementedError
 
     def is_satisfied_by(self, value) -> bool:
-        try:
+        with contextlib.suppress(Rejected):
             self.convert(value)
-        except Rejected:
-            return False
-        return True
+            return True
+        return False
 
 
 class Interval(Constraint):
-    """A number of type Integral (never a bool) or Real (finite) within bounds; ``closed`` is "both",
-    "left", "right" or "neither", ``None`` leaves a side unbounded."""
+    """An Integral (never a bool) or finite Real within bounds (``None``: unbounded), ``closed`` on a side."""
 
     def __init__(self, type, left=None, right=None, *, closed: str = "both", description: str | None = None):
         super().__init__(description)
-        self.type = {int: numbers.Integral, float: numbers.Real}.get(type, type)
-        if self.type not in (numbers.Integral, numbers.Real) or closed not in ("both", "left", "right",
-                                                                               "neither"):
-            raise TypeError(f"Interval needs Integral or Real, and a closed side: {type!r}, {closed!r}")
+        self.type = {int: numbers.Integral, float: numbers.Real}.get(type, type)    # Integral or Real
         self.left, self.right, self.closed = left, right, closed
 
     def describe(self) -> str:
         integral = self.type is numbers.Integral
         lc, rc = self.closed in ("both", "left"), self.closed in ("both", "right")
         if self.left is not None and self.right is not None:
-            return (f"{'an int' if integral else 'a float'} in {'[' if lc else '('}{self.left}, "
-                    f"{self.right}{']' if rc else ')'}")
-        kind = "an int" if integral else "a finite real number"
-        if self.left is not None:
-            return f"{kind} {'>=' if lc else '>'} {self.left}"
-        if self.right is not None:
-            return f"{kind} {'<=' if rc else '<'} {self.right}"
-        return kind
+            return f"{'an int' if integral else 'a float'} in {'(['[lc]}{self.left}, {self.right}{')]'[rc]}"
+        text = "an int" if integral else "a finite real number"
+        text += f" {'>' + '=' * lc} {self.left}" if self.left is not None else ""
+        return text + (f" {'<' + '=' * rc} {self.right}" if self.right is not None else "")
 
     def convert(self, value, name: str = "value"):
-        if _is_bool(value) or not isinstance(value, self.type):
+        if isinstance(value, _BOOLS) or not isinstance(value, self.type):
             raise Rejected()
         try:
             x = int(value) if self.type is numbers.Integral else float(value)
@@ -144,16 +116,14 @@ class Interval(Constraint):
         if self.type is numbers.Real and not math.isfinite(x):
             raise Rejected()
         lc, rc = self.closed in ("both", "left"), self.closed in ("both", "right")
-        if self.left is not None and (x < self.left or (x == self.left and not lc)):
-            raise Rejected()
-        if self.right is not None and (x > self.right or (x == self.right and not rc)):
+        if (self.left is not None and (x < self.left or (x == self.left and not lc))) or (
+                self.right is not None and (x > self.right or (x == self.right and not rc))):
             raise Rejected()
         return x
 
 
 class Options(Constraint):
-    """One of a fixed set of values (a set is described sorted); a bool never matches the int 1.
-    ``case_sensitive=False`` (scheme names) returns the choice as spelled in ``choices``."""
+    """One of a fixed set of values (a bool is not 1); ``case_sensitive=False``: returned as spelled."""
 
     def __init__(self, choices, *, case_sensitive: bool = True, description: str | None = None):
         super().__init__(description)
@@ -161,23 +131,23 @@ class Options(Constraint):
         self.case_sensitive = bool(case_sensitive)
 
     def describe(self) -> str:
-        if len(self.choices) == 1:
-            return repr(self.choices[0])
-        return "one of " + ", ".join(repr(c) for c in self.choices)
+        words = ", ".join(map(repr, self.choices))
+        return words if len(self.choices) == 1 else "one of " + words
 
     def convert(self, value, name: str = "value"):
         try:
             hash(value)             # arrays, lists, dicts: never a choice
         except TypeError:
             raise Rejected() from None
+        is_bool, is_str = isinstance(value, _BOOLS), isinstance(value, str)
         for c in self.choices:
-            if isinstance(value, str) and isinstance(c, str) and not self.case_sensitive:
+            if is_str and isinstance(c, str) and not self.case_sensitive:
                 if c.lower() == value.lower():
                     return c
-            elif (_is_bool(value) == isinstance(c, bool) and isinstance(value, str) == isinstance(c, str)
-                  and not (isinstance(c, numbers.Integral) and not isinstance(value, numbers.Integral))):
+            elif is_bool == isinstance(c, bool) and is_str == isinstance(c, str) and (
+                    isinstance(value, numbers.Integral) or not isinstance(c, numbers.Integral)):   # 1.0 != 1
                 with contextlib.suppress(TypeError, ValueError, RuntimeError):   # a tensor of several entries
-                    if bool(value == c):    # 1.0 is not the int choice 1, True not 1
+                    if bool(value == c):
                         return c
         raise Rejected()
 
@@ -241,8 +211,7 @@ class HasAttributes(Constraint):
 
     def describe(self) -> str:
         words = [f"{n}()" if n in self.callables else n for n in self.names]
-        return "an object with " + (" and ".join(words) if len(words) < 3 else
-                                    ", ".join(words[:-1]) + " and " + words[-1])
+        return "an object with " + " and ".join(filter(None, [", ".join(words[:-1]), words[-1]]))
 
     def convert(self, value, name: str = "value"):
         for attr in self.names:
@@ -260,8 +229,7 @@ _PLURALS = (("an int", "ints"), ("a finite real number", "finite reals"), ("a fl
 
 
 class ListOf(Constraint):
-    """A sequence (a list, tuple or 1-D array; never a str or mapping) of entries that satisfy
-    ``entry``, returned as a list (a tuple with ``as_tuple``) of the converted entries."""
+    """A list, tuple or 1-D array of entries satisfying ``entry``, as a list (a tuple with ``as_tuple``)."""
 
     def __init__(self, entry, min_len: int = 1, distinct: bool = False, as_tuple: bool = False,
                  description: str | None = None):
@@ -270,11 +238,9 @@ class ListOf(Constraint):
         self.distinct, self.as_tuple = distinct, as_tuple
 
     def describe(self) -> str:
-        words = self.entry.description
-        for one, many in _PLURALS:
-            if words.startswith(one + " ") or words == one:
-                words = many + words[len(one):]
-                break
+        w = self.entry.description
+        words = next((many + w[len(one):] for one, many in _PLURALS if w == one or w.startswith(one + " ")),
+                     w)
         size = {0: "a sequence", 1: "a non-empty sequence"}.get(self.min_len,
                                                                  f"a sequence of at least {self.min_len}")
         return f"{size} of {'distinct ' if self.distinct else ''}{words}"
@@ -288,7 +254,7 @@ class ListOf(Constraint):
                 out.append(self.entry.convert(v, f"{name}[{i}]"))
             except Rejected as err:
                 integral = isinstance(self.entry, Interval) and self.entry.type is numbers.Integral
-                not_int = integral and (_is_bool(v) or not isinstance(v, numbers.Integral))
+                not_int = integral and (isinstance(v, _BOOLS) or not isinstance(v, numbers.Integral))
                 raise Rejected(err.detail or f"{name}[{i}] = {v!r}" + (" is not an int" * not_int)) from None
         if len(out) < self.min_len:
             raise Rejected(f"it has {len(out)} entries")
@@ -306,29 +272,18 @@ def Frame(columns=(), description: str | None = None) -> Constraint:
 
 
 def make_constraint(constraint) -> Constraint:
-    """A constraint as it is; ``None`` -> the value None; a type (or tuple of types) ->
-    :func:`InstanceOf`; a list -> :class:`AnyOf` of its items."""
+    """A constraint; None -> the value None; a type (or tuple of types) -> InstanceOf; a list -> AnyOf."""
     if isinstance(constraint, Constraint):
         return constraint
     if constraint is None:
         return Satisfies(lambda v: v is None, "None")
-    if isinstance(constraint, type) or (isinstance(constraint, tuple) and constraint
-                                        and all(isinstance(t, type) for t in constraint)):
+    if isinstance(constraint, (type, tuple)):
         return InstanceOf(constraint)
     if isinstance(constraint, list):
         return AnyOf(*constraint)
     raise TypeError(f"not a constraint: {constraint!r}")
 
 
-def _is_columns(value) -> bool:
-    """A str, or a list or tuple of str."""
-    return isinstance(value, str) or (isinstance(value, (list, tuple))
-                                      and all(isinstance(c, str) for c in value))
-
-
-#: a column name or a list of them, as a list
-COLUMNS = Satisfies(_is_columns, "a column name or a list of column names",
-                    to=lambda v: [v] if isinstance(v, str) else list(v))
 #: a random generator argument (never a seed or None: the caller owns the stream)
 GENERATOR = InstanceOf(np.random.Generator, "a numpy.random.Generator (np.random.default_rng(seed))")
 #: a flag
@@ -337,6 +292,9 @@ BOOL = InstanceOf((bool, np.bool_), "a bool")
 NAME = Satisfies(lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty str")
 #: a name stored in a column (model, dataset, regime)
 TEXT = InstanceOf(str, "a str")
+#: a column name or a list of them, as a list
+COLUMNS = AnyOf(Satisfies(lambda v: isinstance(v, str), "a str", to=lambda v: [v]), ListOf(TEXT, min_len=0),
+                description="a column name or a list of column names")
 #: a seed (an int >= 0, never None: every number is reproducible), or one or a generator
 SEED = Interval(numbers.Integral, 0, None)
 SEED_OR_GENERATOR = AnyOf(SEED, InstanceOf(np.random.Generator, "a numpy.random.Generator"))
@@ -345,7 +303,6 @@ LAM = Interval(numbers.Real, 0, None)
 LAM_OR_GCV = AnyOf(LAM, Options(("gcv",)))
 
 
-# --------------------------------------------------------------------------- use
 def validate(value, constraint, name: str, owner: str):
     """Return ``value`` checked against ``constraint`` (converted), or raise :func:`invalid`'s error."""
     c = make_constraint(constraint)
@@ -360,8 +317,7 @@ _STATE = threading.local()     # .skip: nested calls skip validation; .owner: th
 
 @contextlib.contextmanager
 def entry(owner: str):
-    """Within the block, functions that report as :func:`caller` name ``owner`` (the entry point the
-    user called, when it is built on another: ``select_lambdas`` on ``run_trials``)."""
+    """Within the block, :func:`caller` names ``owner``, the entry point the user called."""
     outer = getattr(_STATE, "owner", None)
     _STATE.owner = outer or owner
     try:
@@ -376,12 +332,10 @@ def caller(default: str) -> str:
 
 
 def validate_params(constraints: dict, owner: str | None = None, *, skip_nested: bool = False):
-    """Decorator of a public entry point: check and convert the arguments the caller passed.
+    """Decorator of a public entry point: check and convert the arguments passed (defaults are trusted).
 
-    ``constraints`` maps parameters to constraints (or lists of them); defaults are trusted.
     ``owner`` names the messages (default the qualified name, the class for ``__init__``). With
-    ``skip_nested``, decorated functions called while this one runs (in this thread) skip their
-    validation: they get the library's own, already checked values."""
+    ``skip_nested``, decorated functions called while this one runs (in this thread) skip theirs."""
     compiled = {name: make_constraint(c) for name, c in constraints.items()}
 
     def decorator(func):
@@ -415,7 +369,6 @@ def validate_params(constraints: dict, owner: str | None = None, *, skip_nested:
     return decorator
 
 
-# --------------------------------------------------------------------------- shorthands
 def check_int(value, name: str, owner: str, minimum: int | None = None, maximum: int | None = None,
               constraint: str | None = None) -> int:
     """``validate(value, Interval(Integral, minimum, maximum), ...)``; ``constraint`` rewords it."""
@@ -426,7 +379,7 @@ def check_real(value, name: str, owner: str, minimum: float | None = None, maxim
                include_min: bool = True, include_max: bool = True, constraint: str | None = None) -> float:
     """A finite Python float within the bounds (``Interval(Real, ...)``)."""
     closed = ("neither", "right", "left", "both")[2 * bool(include_min) + bool(include_max)]
-    return validate(value, Interval(numbers.Real, minimum, maximum, closed=closed, description=constraint),
+    return validate(value, Interval(float, minimum, maximum, closed=closed, description=constraint),
                     name, owner)
 
 
@@ -445,17 +398,14 @@ def check_rng(rng, name: str, owner: str) -> np.random.Generator:
     return validate(rng, GENERATOR, name, owner)
 
 
-# --------------------------------------------------------------------------- arrays
 _DTYPE_WORDS = {"f": "real numbers", "c": "real or complex numbers", "i": "ints", "u": "ints >= 0",
                 "b": "booleans (True/False or 0/1)"}
 
 
 def _first(bad: np.ndarray):
     """Index (tuple) of the first True entry of ``bad``, or None."""
-    if bad.ndim == 0:
-        return () if bool(bad) else None
-    hits = np.argwhere(bad)
-    return tuple(int(j) for j in hits[0]) if hits.size else None
+    hits = np.argwhere(bad)             # 0-D: one empty row when True
+    return tuple(int(j) for j in hits[0]) if len(hits) else None
 
 
 def _entry(name: str, index) -> str:
@@ -470,9 +420,8 @@ def _to_numpy(value):
 
 
 def as_array(value, name: str, dtype=None) -> np.ndarray:
-    """``numpy.asarray(value)`` cast to ``dtype`` without silent loss, or raise :class:`Rejected`:
-    never complex to real, floats or booleans to ints, anything but 0/1 to booleans (NaN -> True),
-    negative ints to unsigned ones, strings to numbers."""
+    """``numpy.asarray(value)`` cast to ``dtype`` without loss (no complex -> real, float or bool -> int,
+    NaN -> True, negative -> unsigned, str -> number), or raise :class:`Rejected`."""
     if isinstance(value, (str, bytes)):
         raise Rejected()
     try:
@@ -481,8 +430,7 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
         raise Rejected() from None
     if dtype is None:
         return raw
-    target = np.dtype(dtype)
-    kind, want = raw.dtype.kind, target.kind
+    kind, want = raw.dtype.kind, np.dtype(dtype).kind
     if kind in "USV":
         raise Rejected("it holds strings")
     if kind == "O":
@@ -495,15 +443,15 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
             raise Rejected("it holds objects that are not numbers")
     if kind not in "biufc":
         raise Rejected()
-    if want in "iu" and kind in "iu" and isinstance(value, (list, tuple)) and any(map(_is_bool, value)):
-        i = next(i for i, v in enumerate(value) if _is_bool(v))     # numpy reads [True, 2] as [1, 2]
-        raise Rejected(f"{name}[{i}] = {value[i]!r} is not an int")
+    if want in "iu" and kind in "iu" and isinstance(value, (list, tuple)):     # numpy: [True, 2] -> [1, 2]
+        i = next((i for i, v in enumerate(value) if isinstance(v, _BOOLS)), None)
+        if i is not None:
+            raise Rejected(f"{name}[{i}] = {value[i]!r} is not an int")
     if kind == "c" and want != "c":
         raise Rejected("it holds complex values")
     if want in "iu" and kind not in "iu" and raw.size:
         bad = ((raw != np.round(raw)) | ~np.isfinite(raw)) if kind == "f" else np.ones(raw.shape, bool)
-        i = _first(bad)
-        i = _first(np.ones(raw.shape, bool)) if i is None else i
+        i = _first(bad if bad.any() else np.ones(raw.shape, bool))
         raise Rejected(f"{_entry(name, i)} = {raw[i].item()!r} is not an int")
     if want == "u" and kind == "i" and raw.size and raw.min() < 0:
         i = _first(raw < 0)
@@ -512,12 +460,11 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
         i = _first((raw != 0) & (raw != 1))      # NaN compares unequal to both: caught here
         if i is not None:
             raise Rejected(f"{_entry(name, i)} = {raw[i].item()!r} is not a bool")
-    return raw.astype(target, copy=False)
+    return raw.astype(dtype, copy=False)
 
 
 class ArrayLike(Constraint):
-    """Anything ``numpy.asarray`` converts (losslessly, :func:`as_array`) to an array of the given
-    ``dtype``, ``ndim`` and ``shape`` (``None`` entries: any length); ``finite`` rejects NaN and inf."""
+    """An array (:func:`as_array`) of ``dtype``, ``ndim``, ``shape`` (``None``: any length), ``finite``."""
 
     def __init__(self, ndim: int | None = None, shape=None, dtype=None, finite: bool = False,
                  description: str | None = None):
@@ -532,11 +479,10 @@ class ArrayLike(Constraint):
             text = f"an array of shape ({inner}{',' if len(self.shape) == 1 else ''})"
         else:
             text = f"a {self.ndim}-D array" if self.ndim is not None else "an array"
-        if self.dtype is not None:
-            kind = np.dtype(self.dtype).kind
-            text += " of " + ("finite " if self.finite else "") + _DTYPE_WORDS.get(kind, str(np.dtype(self.dtype)))
-        elif self.finite:
-            text += " of finite numbers"
+        if self.dtype is not None or self.finite:
+            dtype = np.dtype(self.dtype) if self.dtype is not None else None
+            kind = "numbers" if dtype is None else _DTYPE_WORDS.get(dtype.kind, str(dtype))
+            text += " of " + "finite " * self.finite + kind
         return text
 
     def convert(self, value, name: str = "value"):
@@ -551,8 +497,7 @@ class ArrayLike(Constraint):
 
 
 class Points(Constraint):
-    """A 1-D float64 array of strictly increasing finite points in ``[low, high]`` (``None``:
-    unbounded), of length ``size`` (named ``size_name`` in the message) and at least ``min_size``."""
+    """Increasing finite floats in ``[low, high]`` of length ``size`` (named ``size_name``), ``min_size``."""
 
     def __init__(self, low: float | None = -1.0, high: float | None = 1.0, size: int | None = None,
                  size_name: str | None = None, min_size: int = 1, description: str | None = None):
@@ -560,9 +505,8 @@ class Points(Constraint):
         self.low, self.high, self.size, self.size_name, self.min_size = low, high, size, size_name, min_size
 
     def describe(self) -> str:
-        bounded = self.low is not None and self.high is not None
-        return "a 1-D array of strictly increasing finite points" + (
-            f" in [{self.low:g}, {self.high:g}]" if bounded else "")
+        bounds = f" in [{self.low:g}, {self.high:g}]" if None not in (self.low, self.high) else ""
+        return "a 1-D array of strictly increasing finite points" + bounds
 
     def convert(self, value, name: str = "value"):
         arr = as_array(value, name, np.float64)     # complex or strings: rejected, not cast
@@ -580,25 +524,19 @@ class Points(Constraint):
         if self.low is not None and self.high is not None:
             bad = np.flatnonzero((arr < self.low) | (arr > self.high))
             if bad.size:
-                raise Rejected(f"{name}[{bad[0]}] = {float(arr[bad[0]])!r} is outside [{self.low:g}, {self.high:g}]")
+                where = f"[{self.low:g}, {self.high:g}]"
+                raise Rejected(f"{name}[{bad[0]}] = {float(arr[bad[0]])!r} is outside {where}")
         steps = np.diff(arr)
         bad = np.flatnonzero(steps <= 0)
         if bad.size:
             i = int(bad[0])
-            what = "is duplicated" if steps[i] == 0 else f"is not greater than {name}[{i}] = {float(arr[i])!r}"
+            what = "is duplicated" if not steps[i] else f"is not greater than {name}[{i}] = {arr[i].item()!r}"
             raise Rejected(f"{name}[{i + 1}] = {float(arr[i + 1])!r} {what}")
         return arr
 
 
 def check_received(received, n_workers: int, owner: str, name: str = "received") -> tuple:
-    """A set of non-straggling workers as a tuple of strictly ascending indices in ``[0, n_workers)``:
-    a sequence of ints, a 1-D integer array or tensor, or a boolean mask of shape ``(n_workers,)``.
-
-    >>> check_received([3, 1], 8, "SplineCode.decode")
-    Traceback (most recent call last):
-    ...
-    gcc.validation.InvalidParameterError: The 'received' parameter of SplineCode.decode must be a non-empty, strictly ascending sequence of worker indices in [0, 8) (index 1 comes after 3). Got [3, 1] instead.
-    """
+    """Received workers (ints, an int array or tensor, a mask (N,)) as ascending indices in [0, N)."""
     constraint = f"a non-empty, strictly ascending sequence of worker indices in [0, {n_workers})"
     raw = _to_numpy(received)
     if isinstance(raw, np.ndarray) and raw.dtype == np.bool_:
@@ -607,63 +545,55 @@ def check_received(received, n_workers: int, owner: str, name: str = "received")
                           received, f"mask shape {raw.shape}")
         raw = np.flatnonzero(raw)
     try:
-        idx = None if isinstance(raw, Mapping) else as_array(raw, name, np.int64)
+        idx = as_array(raw, name, np.int64)
     except Rejected as err:
         raise invalid(name, owner, constraint, received, err.detail) from None
-    if idx is None or idx.ndim != 1 or idx.size == 0:
-        empty = idx is not None and idx.ndim == 1
-        raise invalid(name, owner, constraint, received, "it is empty" if empty else None)
+    if idx.ndim != 1 or idx.size == 0:
+        raise invalid(name, owner, constraint, received, "it is empty" if idx.ndim == 1 else None)
     if (idx.size == 1 or bool((idx[1:] > idx[:-1]).all())) and idx[0] >= 0 and idx[-1] < n_workers:
         return tuple(idx.tolist())                 # ascending: the ends bound the rest
     bad = np.flatnonzero((idx < 0) | (idx >= n_workers))
     if bad.size:
-        raise invalid(name, owner, constraint, received,
-                      f"index {idx[bad[0]]} is out of range for n_workers = {n_workers}")
-    bad = np.flatnonzero(idx[1:] <= idx[:-1])
-    v, before = idx[bad[0] + 1], idx[bad[0]]
-    raise invalid(name, owner, constraint, received,
-                  f"index {v} " + ("is duplicated" if v == before else f"comes after {before}"))
+        detail = f"index {idx[bad[0]]} is out of range for n_workers = {n_workers}"
+    else:
+        j = np.flatnonzero(idx[1:] <= idx[:-1])[0]
+        after = "is duplicated" if idx[j + 1] == idx[j] else f"comes after {idx[j]}"
+        detail = f"index {idx[j + 1]} {after}"
+    raise invalid(name, owner, constraint, received, detail)
 
 
 def check_finite(array, name: str, owner: str):
     """Raise if a numpy array or torch tensor holds NaN or inf (integer arrays are skipped); return it."""
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(array, torch.Tensor):
-        if not (array.is_floating_point() or array.is_complex()) or bool(torch.isfinite(array).all()):
-            return array
-        idx = tuple(torch.nonzero(~torch.isfinite(array))[0].cpu().tolist())
+        bad = ~torch.isfinite(array) if array.is_floating_point() or array.is_complex() else None
+        idx = None if bad is None or not bool(bad.any()) else tuple(torch.nonzero(bad)[0].cpu().tolist())
     else:
-        if not isinstance(array, np.ndarray):
-            array = validate(array, ArrayLike(), name, owner)
-        if array.dtype.kind not in "fc" or bool(np.isfinite(array).all()):
-            return array
-        idx = _first(~np.isfinite(array))
+        array = array if isinstance(array, np.ndarray) else validate(array, ArrayLike(), name, owner)
+        idx = _first(~np.isfinite(array)) if array.dtype.kind in "fc" else None
+    if idx is None:
+        return array
     raise invalid(name, owner, "free of NaN and inf", array, f"{name}{list(idx)} = {array[idx].item()!r}")
 
 
 def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -> None:
     """Require an array whose first axis has length ``size`` (named ``size_name``)."""
     shape = getattr(array, "shape", None)
-    requirement = f"an array of shape ({size_name}, ...) with {size_name} = {size}"
-    if shape is None:
-        raise invalid(name, owner, requirement, array, f"it is a {type(array).__name__}")
-    if len(tuple(shape)) == 0 or shape[0] != size:
-        raise invalid(name, owner, requirement, array, f"its shape is {tuple(shape)}")
+    if shape is None or len(tuple(shape)) == 0 or shape[0] != size:
+        raise invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}", array,
+                      f"it is a {type(array).__name__}" if shape is None else f"its shape is {tuple(shape)}")
 
 
 def check_labels(y, n: int | None, name: str, owner: str, n_classes: int | None = None,
                  requirement: str | None = None) -> np.ndarray:
-    """Labels: ``n`` ints >= 0 (< ``n_classes`` when given; any number when ``n`` is None), as an
-    int64 array (never rounded: ``1.7`` is no label). Torch tensors are read on the CPU."""
+    """``n`` (None: any number) int labels in [0, ``n_classes``) as an int64 array (``1.7`` is no label)."""
     top = f" in [0, {n_classes})" if n_classes is not None else " >= 0"
     requirement = requirement or f"a 1-D array of {'' if n is None else f'{n} '}int labels{top}"
     labels = validate(_to_numpy(y), ArrayLike(dtype=np.int64, description=requirement), name, owner)
     if labels.ndim != 1 or (n is not None and len(labels) != n):
         raise invalid(name, owner, requirement, y, f"its shape is {labels.shape}")
-    if labels.size and labels.min() < 0:
-        i = int(np.argmin(labels))
-        raise invalid(name, owner, requirement, y, f"{name}[{i}] = {int(labels[i])}")
-    if n_classes is not None and labels.size and labels.max() >= n_classes:
-        i = int(np.argmax(labels))
-        raise invalid(name, owner, requirement, y, f"{name}[{i}] = {int(labels[i])} is no class of the model")
+    i = _first((labels < 0) | (labels >= (np.inf if n_classes is None else n_classes)))
+    if i is not None:
+        raise invalid(name, owner, requirement, y, f"{name}[{i[0]}] = {int(labels[i])}"
+                      + (" is no class of the model" if labels[i] >= 0 else ""))
     return labels
