@@ -16,7 +16,7 @@ import numpy as np
 __all__ = ["InvalidParameterError", "Rejected", "Constraint", "Interval", "Options", "InstanceOf", "AnyOf",
            "NoneOr", "Callable", "ArrayLike", "Points", "ListOf", "HasAttributes", "Satisfies", "Frame",
            "make_constraint", "as_array", "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR",
-           "NAME", "TEXT", "LAM", "LAM_OR_GCV", "short_repr", "invalid", "raise_invalid", "validate",
+           "NAME", "TEXT", "LAM", "short_repr", "invalid", "raise_invalid", "validate",
            "validate_params", "entry", "caller", "check_int", "check_real", "check_lam", "check_received",
            "check_finite", "check_leading_dim", "check_choice", "check_rng", "check_labels"]
 
@@ -76,7 +76,6 @@ class Constraint:
 
     @property
     def description(self) -> str:
-        """The requirement in words, as it follows "must be" in the message."""
         return self._description if self._description is not None else self.describe()
 
     def convert(self, value, name: str = "value"):    # the value normalised (a Python int, an array)
@@ -135,12 +134,8 @@ class Options(Constraint):
         return words if len(self.choices) == 1 else "one of " + words
 
     def convert(self, value, name: str = "value"):
-        try:
-            hash(value)             # arrays, lists, dicts: never a choice
-        except TypeError:
-            raise Rejected() from None
         is_bool, is_str = isinstance(value, _BOOLS), isinstance(value, str)
-        for c in self.choices:
+        for c in self.choices if getattr(type(value), "__hash__", None) else ():   # arrays, lists: no choice
             if is_str and isinstance(c, str) and not self.case_sensitive:
                 if c.lower() == value.lower():
                     return c
@@ -298,9 +293,8 @@ COLUMNS = AnyOf(Satisfies(lambda v: isinstance(v, str), "a str", to=lambda v: [v
 #: a seed (an int >= 0, never None: every number is reproducible), or one or a generator
 SEED = Interval(numbers.Integral, 0, None)
 SEED_OR_GENERATOR = AnyOf(SEED, InstanceOf(np.random.Generator, "a numpy.random.Generator"))
-#: a smoothing parameter (a finite real >= 0), or that or "gcv" (generalised cross-validation)
+#: a smoothing parameter (a finite real >= 0)
 LAM = Interval(numbers.Real, 0, None)
-LAM_OR_GCV = AnyOf(LAM, Options(("gcv",)))
 
 
 def validate(value, constraint, name: str, owner: str):
@@ -384,8 +378,8 @@ def check_real(value, name: str, owner: str, minimum: float | None = None, maxim
 
 
 def check_lam(value, name: str, owner: str, allow_gcv: bool = False):
-    """A smoothing parameter (:data:`LAM`, or :data:`LAM_OR_GCV` with ``allow_gcv``)."""
-    return validate(value, LAM_OR_GCV if allow_gcv else LAM, name, owner)
+    """A smoothing parameter (:data:`LAM`, or "gcv" too with ``allow_gcv``)."""
+    return validate(value, AnyOf(LAM, Options(("gcv",))) if allow_gcv else LAM, name, owner)
 
 
 def check_choice(value, name: str, owner: str, choices):
@@ -408,9 +402,11 @@ def _first(bad: np.ndarray):
     return tuple(int(j) for j in hits[0]) if len(hits) else None
 
 
-def _entry(name: str, index) -> str:
-    """``name[i, j]`` (or ``name`` for a 0-D index)."""
-    return f"{name}[{', '.join(str(j) for j in index)}]" if len(index) else name
+def _at(name: str, arr: np.ndarray, bad) -> str:
+    """``"name[i, j] = value"`` of the first True entry of ``bad`` (``name`` alone for 0-D)."""
+    i = _first(bad)
+    where = f"{name}[{', '.join(map(str, i))}]" if i else name
+    return f"{where} = {arr[i].item()!r}"
 
 
 def _to_numpy(value):
@@ -451,15 +447,11 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
         raise Rejected("it holds complex values")
     if want in "iu" and kind not in "iu" and raw.size:
         bad = ((raw != np.round(raw)) | ~np.isfinite(raw)) if kind == "f" else np.ones(raw.shape, bool)
-        i = _first(bad if bad.any() else np.ones(raw.shape, bool))
-        raise Rejected(f"{_entry(name, i)} = {raw[i].item()!r} is not an int")
+        raise Rejected(_at(name, raw, bad if bad.any() else np.ones(raw.shape, bool)) + " is not an int")
     if want == "u" and kind == "i" and raw.size and raw.min() < 0:
-        i = _first(raw < 0)
-        raise Rejected(f"{_entry(name, i)} = {raw[i].item()!r} is negative")
-    if want == "b" and kind != "b" and raw.size:
-        i = _first((raw != 0) & (raw != 1))      # NaN compares unequal to both: caught here
-        if i is not None:
-            raise Rejected(f"{_entry(name, i)} = {raw[i].item()!r} is not a bool")
+        raise Rejected(_at(name, raw, raw < 0) + " is negative")
+    if want == "b" and kind != "b" and raw.size and ((raw != 0) & (raw != 1)).any():   # NaN: caught here
+        raise Rejected(_at(name, raw, (raw != 0) & (raw != 1)) + " is not a bool")
     return raw.astype(dtype, copy=False)
 
 
@@ -491,8 +483,7 @@ class ArrayLike(Constraint):
                 s is not None and s != a for s, a in zip(self.shape, arr.shape))):
             raise Rejected(f"it has shape {arr.shape}")
         if self.finite and arr.dtype.kind in "fc" and arr.size and not np.isfinite(arr).all():
-            i = _first(~np.isfinite(arr))
-            raise Rejected(f"{_entry(name, i)} = {arr[i].item()!r}")
+            raise Rejected(_at(name, arr, ~np.isfinite(arr)))
         return arr
 
 
@@ -509,23 +500,19 @@ class Points(Constraint):
         return "a 1-D array of strictly increasing finite points" + bounds
 
     def convert(self, value, name: str = "value"):
-        arr = as_array(value, name, np.float64)     # complex or strings: rejected, not cast
-        if arr.ndim != 1:
-            raise Rejected(f"it has shape {arr.shape}")
+        arr = ArrayLike(1, dtype=np.float64).convert(value, name)     # complex or strings: rejected, not cast
         n = arr.shape[0]
         if self.size is not None and n != self.size:
             raise Rejected(f"it has length {n}", f"{self.description} of length "
                                                  f"{self.size_name or self.size} = {self.size}")
         if n < self.min_size:
             raise Rejected(f"it has length {n}", f"{self.description} of length >= {self.min_size}")
-        bad = np.flatnonzero(~np.isfinite(arr))
-        if bad.size:
-            raise Rejected(f"{name}[{bad[0]}] = {float(arr[bad[0]])!r}")
+        if not np.isfinite(arr).all():
+            raise Rejected(_at(name, arr, ~np.isfinite(arr)))
         if self.low is not None and self.high is not None:
-            bad = np.flatnonzero((arr < self.low) | (arr > self.high))
-            if bad.size:
-                where = f"[{self.low:g}, {self.high:g}]"
-                raise Rejected(f"{name}[{bad[0]}] = {float(arr[bad[0]])!r} is outside {where}")
+            if ((arr < self.low) | (arr > self.high)).any():
+                outside = (arr < self.low) | (arr > self.high)
+                raise Rejected(_at(name, arr, outside) + f" is outside [{self.low:g}, {self.high:g}]")
         steps = np.diff(arr)
         bad = np.flatnonzero(steps <= 0)
         if bad.size:
@@ -544,12 +531,9 @@ def check_received(received, n_workers: int, owner: str, name: str = "received")
             raise invalid(name, owner, f"a boolean mask of shape ({n_workers},) or " + constraint,
                           received, f"mask shape {raw.shape}")
         raw = np.flatnonzero(raw)
-    try:
-        idx = as_array(raw, name, np.int64)
-    except Rejected as err:
-        raise invalid(name, owner, constraint, received, err.detail) from None
-    if idx.ndim != 1 or idx.size == 0:
-        raise invalid(name, owner, constraint, received, "it is empty" if idx.ndim == 1 else None)
+    idx = validate(raw, ArrayLike(1, dtype=np.int64, description=constraint), name, owner)
+    if idx.size == 0:
+        raise invalid(name, owner, constraint, received, "it is empty")
     if (idx.size == 1 or bool((idx[1:] > idx[:-1]).all())) and idx[0] >= 0 and idx[-1] < n_workers:
         return tuple(idx.tolist())                 # ascending: the ends bound the rest
     bad = np.flatnonzero((idx < 0) | (idx >= n_workers))
@@ -566,14 +550,14 @@ def check_finite(array, name: str, owner: str):
     """Raise if a numpy array or torch tensor holds NaN or inf (integer arrays are skipped); return it."""
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(array, torch.Tensor):
-        bad = ~torch.isfinite(array) if array.is_floating_point() or array.is_complex() else None
-        idx = None if bad is None or not bool(bad.any()) else tuple(torch.nonzero(bad)[0].cpu().tolist())
+        if not (array.is_floating_point() or array.is_complex()) or bool(torch.isfinite(array).all()):
+            return array
     else:
         array = array if isinstance(array, np.ndarray) else validate(array, ArrayLike(), name, owner)
-        idx = _first(~np.isfinite(array)) if array.dtype.kind in "fc" else None
-    if idx is None:
-        return array
-    raise invalid(name, owner, "free of NaN and inf", array, f"{name}{list(idx)} = {array[idx].item()!r}")
+        if array.dtype.kind not in "fc" or np.isfinite(array).all():
+            return array
+    values = _to_numpy(array)
+    raise invalid(name, owner, "free of NaN and inf", array, _at(name, values, ~np.isfinite(values)))
 
 
 def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -> None:
