@@ -409,6 +409,16 @@ def _at(name: str, arr: np.ndarray, bad) -> str:
     return f"{where} = {arr[i].item()!r}"
 
 
+def _increasing(name: str, arr: np.ndarray) -> str | None:
+    """The message of the first entry of a 1-D ``arr`` not greater than the one before, or None."""
+    bad = np.diff(arr) <= 0
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    what = "is duplicated" if arr[i + 1] == arr[i] else f"is not greater than {name}[{i}] = {arr[i].item()!r}"
+    return f"{name}[{i + 1}] = {arr[i + 1].item()!r} {what}"
+
+
 def _to_numpy(value):
     """A torch tensor as a numpy array on the CPU; anything else unchanged."""
     torch = sys.modules.get("torch")
@@ -513,12 +523,8 @@ class Points(Constraint):
             if ((arr < self.low) | (arr > self.high)).any():
                 outside = (arr < self.low) | (arr > self.high)
                 raise Rejected(_at(name, arr, outside) + f" is outside [{self.low:g}, {self.high:g}]")
-        steps = np.diff(arr)
-        bad = np.flatnonzero(steps <= 0)
-        if bad.size:
-            i = int(bad[0])
-            what = "is duplicated" if not steps[i] else f"is not greater than {name}[{i}] = {arr[i].item()!r}"
-            raise Rejected(f"{name}[{i + 1}] = {float(arr[i + 1])!r} {what}")
+        if _increasing(name, arr):
+            raise Rejected(_increasing(name, arr))
         return arr
 
 
@@ -536,14 +542,9 @@ def check_received(received, n_workers: int, owner: str, name: str = "received")
         raise invalid(name, owner, constraint, received, "it is empty")
     if (idx.size == 1 or bool((idx[1:] > idx[:-1]).all())) and idx[0] >= 0 and idx[-1] < n_workers:
         return tuple(idx.tolist())                 # ascending: the ends bound the rest
-    bad = np.flatnonzero((idx < 0) | (idx >= n_workers))
-    if bad.size:
-        detail = f"index {idx[bad[0]]} is out of range for n_workers = {n_workers}"
-    else:
-        j = np.flatnonzero(idx[1:] <= idx[:-1])[0]
-        after = "is duplicated" if idx[j + 1] == idx[j] else f"comes after {idx[j]}"
-        detail = f"index {idx[j + 1]} {after}"
-    raise invalid(name, owner, constraint, received, detail)
+    outside = (idx < 0) | (idx >= n_workers)
+    detail = _at(name, idx, outside) + f" is outside [0, {n_workers - 1}]" if outside.any() else None
+    raise invalid(name, owner, constraint, received, detail or _increasing(name, idx))
 
 
 def check_finite(array, name: str, owner: str):
@@ -576,8 +577,8 @@ def check_labels(y, n: int | None, name: str, owner: str, n_classes: int | None 
     labels = validate(_to_numpy(y), ArrayLike(dtype=np.int64, description=requirement), name, owner)
     if labels.ndim != 1 or (n is not None and len(labels) != n):
         raise invalid(name, owner, requirement, y, f"its shape is {labels.shape}")
-    i = _first((labels < 0) | (labels >= (np.inf if n_classes is None else n_classes)))
-    if i is not None:
-        raise invalid(name, owner, requirement, y, f"{name}[{i[0]}] = {int(labels[i])}"
-                      + (" is no class of the model" if labels[i] >= 0 else ""))
+    bad = (labels < 0) | (labels >= (np.inf if n_classes is None else n_classes))
+    if bad.any():
+        raise invalid(name, owner, requirement, y, _at(name, labels, bad)
+                      + (" is no class of the model" if labels[bad].min() >= 0 else ""))
     return labels
