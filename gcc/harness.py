@@ -1,17 +1,7 @@
-"""Simulation harness: run coded computing schemes side by side under a straggler model.
+"""Simulation harness: coded computing schemes side by side on shared inputs, straggler sets and noise.
 
-Per trial (:func:`run_trials`): one batch ``X`` and ``f(X)``, one received set from the straggler model
-and one noise draw, shared by every scheme (paired comparisons, as in Figs. 3-4 of [1]_); each scheme
-encodes, evaluates ``f`` on its ``N`` coded inputs, adds the noise, decodes from the received workers and
-is scored (:func:`scores`); a hook sees what the trial computed (:class:`TrialContext`). Randomness:
-``SeedSequence([seed, trial])`` gives each trial three independent streams (data, stragglers, noise;
-:func:`trial_rngs`), so trial ``t`` does not depend on the number of trials.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for
-   Resilient Distributed Computing: A Learning-Theoretic Framework",
-   NeurIPS 2024, arXiv:2406.00300.
+Trial ``t`` draws from ``SeedSequence([seed, t])`` (:func:`trial_rngs`), so it does not depend on the
+number of trials.
 """
 from __future__ import annotations
 
@@ -24,8 +14,8 @@ import numpy as np
 from . import metrics as _m
 from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
-from .validation import (BOOL, SEED, ArrayLike, Callable as CallableC, HasAttributes, Interval, Rejected, caller,
-                         check_int, check_labels, check_real, check_received, invalid, validate, validate_params)
+from .validation import (BOOL, SEED, ArrayLike, Callable as CallableC, HasAttributes, Interval, NoneOr, Rejected,
+                         caller, check_int, check_labels, check_received, invalid, validate, validate_params)
 
 __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE", "MEASURED_COLUMNS"]
 
@@ -117,17 +107,13 @@ def _check_output(out: Any, f: Callable, n: int, what: str, owner: str, like=Non
     return out
 
 
-def _check_classes(labels: np.ndarray, true, K: int, owner: str) -> None:
-    """Labels need class scores: ``f`` must give (K, C) outputs, and labels index the C classes."""
-    if true.ndim < 2:
+def _labels(labels: Any, K: int, owner: str, true=None) -> np.ndarray | None:
+    """``K`` labels as an int array (indices of ``true``'s class scores when given), or None."""
+    if labels is not None and true is not None and true.ndim < 2:
         raise invalid("labels", owner, "given only with an f that returns class scores of shape (n, C)",
                       labels, f"f(X) has shape {tuple(true.shape)}")
-    check_labels(labels, K, "labels", owner, n_classes=int(true.shape[-1]))
-
-
-def _labels(labels: Any, K: int, owner: str) -> np.ndarray | None:
-    """``K`` labels as an int array, or None."""
-    return None if labels is None else check_labels(labels, K, "labels", owner)
+    n_classes = None if true is None else int(true.shape[-1])
+    return None if labels is None else check_labels(labels, K, "labels", owner, n_classes=n_classes)
 
 
 def _check_new_columns(columns: Any, name: str, owner: str, taken) -> dict:
@@ -183,10 +169,8 @@ def scores(est: Any, true: Any, labels: Any = None) -> dict:
     Returns
     -------
     dict
-        ``loss`` (:func:`gcc.metrics.mse_loss`), ``rmse_norms``, ``rmse_rms``
-        and, with labels, ``accuracy``, ``accuracy_base`` (accuracy of ``true``),
-        ``relacc`` (``accuracy / accuracy_base``) and ``relacc_literal``
-        (``accuracy_base / accuracy``), NaN for a zero denominator.
+        ``loss``, ``rmse_norms``, ``rmse_rms`` (:mod:`gcc.metrics`); with labels also ``accuracy``,
+        ``accuracy_base`` (of ``true``), ``relacc`` (their ratio) and ``relacc_literal`` (its inverse).
 
     Examples
     --------
@@ -225,19 +209,16 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
         Vectorised over the leading axis: ``(n, *in) -> (n, *out)`` (numpy or torch).
     X : array (K, *in)
     received : sequence of int
-        Strictly ascending indices of the workers that returned (ints: ``1.7`` is rejected,
-        as by ``code.decode``).
+        Strictly ascending indices of the workers that returned.
     labels : int array (K,), optional
-        Adds ``accuracy``, ``accuracy_base``, ``relacc`` and ``relacc_literal``.
+        Adds the accuracy columns of :func:`scores`.
     noise : array (N, *out), optional
-        Real noise added to every worker's output before decoding (its shape is that of the
-        outputs: no broadcasting).
+        Real noise added to every worker's output before decoding (no broadcasting).
 
     Returns
     -------
     dict
-        ``estimate`` (K, *out), ``true`` (K, *out) and the metrics of
-        :func:`scores`.
+        ``estimate`` (K, *out), ``true`` (K, *out) and the metrics of :func:`scores`.
 
     Examples
     --------
@@ -255,11 +236,9 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     N = check_int(code.n_workers, "code.n_workers", owner, minimum=1)
     received = np.array(check_received(received, N, owner), dtype=np.int64)
     K = int(code.n_inputs)
-    labels = _labels(labels, K, owner)
     true = _check_output(f(X), f, K, "f(X)", owner)
     Y = _check_output(f(code.encode(X)), f, N, "f(code.encode(X))", owner, like=true)
-    if labels is not None:
-        _check_classes(labels, true, K, owner)
+    labels = _labels(labels, K, owner, true)
     if noise is not None:
         shape = tuple(Y.shape)
         noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, ArrayLike(
@@ -273,38 +252,10 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
 class TrialContext(NamedTuple):
     """What one (trial, scheme) of :func:`run_trials` computed: the argument of its hook.
 
-    Attributes
-    ----------
-    trial : int
-        Trial index ``t``.
-    scheme : str
-        Key of the scheme in ``codes``.
-    code : coded-computing scheme
-        ``codes[scheme]``.
-    inputs : array (K, *in)
-        The trial's batch ``X_t`` (numpy or torch, as ``X`` gives it).
-    labels : int ndarray (K,) or None
-        The trial's labels.
-    received : int ndarray (|F|,)
-        Ascending indices of the workers that answered (this scheme's set).
-    true : array (K, *out)
-        ``f(X_t)``.
-    outputs : array (N, *out) or None
-        All ``N`` worker outputs with the trial's noise added (the decoder sees
-        ``outputs[received]``); ``None`` when too few workers survived.
-    noise : ndarray (N, *out) or None
-        The trial's noise draw (shared by every scheme); ``None`` without
-        noise or when too few workers survived. ``outputs - noise`` are the
-        noiseless outputs.
-    estimate : array (K, *out) or None
-        ``code.decode(outputs[received], received)``; ``None`` when too few
-        workers survived.
-    row : dict
-        A copy of the measured row (:data:`MEASURED_COLUMNS` and ``extra_columns``).
-    rngs : tuple of three numpy.random.Generator
-        The trial's (data, stragglers, noise) generators (:func:`trial_rngs`),
-        after the harness's own draws: drawing from them changes nothing the
-        harness computes.
+    ``outputs`` (N, *out) hold the worker outputs with the trial's ``noise`` added (the decoder sees
+    ``outputs[received]``); ``outputs``, ``noise`` and ``estimate`` are None when too few workers
+    survived (``noise`` also without noise). ``row`` is a copy of the measured row; ``rngs`` the
+    trial's generators (:func:`trial_rngs`) after the harness's own draws.
     """
 
     trial: int
@@ -357,6 +308,10 @@ def _check_model(straggler_model, codes, N: int, owner: str) -> int:
                      owner, minimum=1)
 
 
+@validate_params({"f": _F, "trials": Interval(int, 1, None), "seed": SEED,
+                  "noise_std": Interval(float, 0, None, description="a finite float >= 0"),
+                  "on_trial": NoneOr(CallableC("a callable (TrialContext) -> dict or None")),
+                  "return_received": BOOL, "progress": BOOL})
 def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, trials: int,
                seed: int, labels: Any = None, noise_std: float = 0.0, *,
                extra_columns: Mapping[str, Any] | None = None,
@@ -369,65 +324,36 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
     codes : dict {scheme name: code}
         Codes with the same ``n_inputs`` (K) and ``n_workers`` (N).
     f : callable
-        The computation, vectorised over the leading axis:
-        ``f(A)`` maps ``(n, *in)`` to ``(n, *out)``, numpy or torch.
-        It is evaluated once on the true inputs and once per scheme on all
-        ``N`` coded inputs per trial.
+        Vectorised over the leading axis: ``(n, *in) -> (n, *out)``, numpy or torch.
     X : array (K, *in), or callable ``(rng, trial) -> array`` or ``-> (array, labels)``
-        The data points. A callable gives each trial its own batch (drawn from
-        the trial's data generator, so reproducible from ``seed``).
+        The data points; a callable draws each trial's batch from the trial's data generator.
     straggler_model : a model of :mod:`gcc.stragglers`
-        ``FixedCount``, ``Bernoulli``, ``ContiguousBlock``, a delay model
-        (adds a ``time`` column: the time of waiting for the fastest ``N - S``)
-        or ``WorstCase`` (each scheme faces its own adversarial set, or that of
-        ``WorstCase.against`` for all; chosen on noiseless outputs).
+        A delay model adds a ``time`` column; ``WorstCase`` gives each scheme its own adversarial
+        set (that of ``against`` for all), chosen on noiseless outputs.
     trials : int >= 1
     seed : int >= 0
     labels : int array (K,), optional
-        Class labels; adds ``accuracy``, ``accuracy_base``, ``relacc``
-        (accuracy ratio) and ``relacc_literal`` (see :func:`gcc.metrics.relacc`).
+        Class labels; adds the accuracy columns of :func:`scores`.
     noise_std : float >= 0
-        Standard deviation of i.i.d. Gaussian noise added to every worker output
-        (the noisy setting of Theorem 2); one noise draw per trial, shared.
+        Standard deviation of i.i.d. Gaussian noise on every worker output (one draw per trial).
     extra_columns : dict, optional
-        Constant columns added to every row (e.g. ``{"model": "vit"}``); a
-        name of :data:`MEASURED_COLUMNS` is an error.
+        Constant columns added to every row; a name of :data:`MEASURED_COLUMNS` is an error.
     on_trial : callable ``(TrialContext) -> dict or None``, optional
-        Called once per (trial, scheme), in the order of the rows, with what
-        the trial computed (:class:`TrialContext`: the received set, the
-        worker outputs, the estimates, the labels, the trial's generators...),
-        including the draws with too few survivors (``estimate`` is then
-        ``None``). A returned dict is merged into the row as new columns (a
-        measured or extra column is an error); ``None`` adds nothing, e.g. when
-        the hook collects its own results.
+        Called per (trial, scheme) in row order; a returned dict adds new columns to the row.
     return_received : bool
         Also return the received sets.
     progress : bool
-        Show a tqdm bar over trials (needs tqdm).
+        Show a tqdm bar over trials.
 
     Returns
     -------
     table : pandas.DataFrame
-        One row per (scheme, trial): ``scheme``, ``n_workers``, ``n_inputs``,
-        ``stragglers`` (``N - |F|``), ``received`` (``|F|``), ``trial``,
-        ``seed``, ``straggler_model``, ``too_few_survivors``, ``loss``,
-        ``rmse_norms``, ``rmse_rms`` [, ``accuracy``, ``accuracy_base``,
-        ``relacc``, ``relacc_literal``] [, ``time``], then ``extra_columns``
-        and the hook's columns.
-        Draws with fewer received workers than ``straggler_model.min_survivors``
-        keep their rows with ``too_few_survivors = True`` and NaN metrics; their
-        number is in ``table.attrs["n_too_few_survivors"]`` (per trial, not per
-        scheme) and a ``RuntimeWarning`` reports it. They are never dropped.
+        One row per (scheme, trial): the :data:`MEASURED_COLUMNS` it measured, then
+        ``extra_columns`` and the hook's. Draws with fewer than ``straggler_model.min_survivors``
+        received workers keep NaN metrics and ``too_few_survivors = True`` (counted in
+        ``table.attrs["n_too_few_survivors"]``, with a ``RuntimeWarning``).
     received : list of dict, only with ``return_received=True``
-        ``received[t][scheme]``: ascending int ndarray of the workers that
-        answered in trial ``t``. Every scheme shares one array, except under
-        ``WorstCase`` without ``against`` (one adversarial set per scheme).
-
-    Raises
-    ------
-    ValueError
-        For bad ``codes``, ``X``, ``trials``, ``seed``, ``noise_std``, ``labels``,
-        ``extra_columns`` or a hook that returns a measured column.
+        ``received[t][scheme]``: ascending indices of the workers that answered in trial ``t``.
 
     Examples
     --------
@@ -456,15 +382,6 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
     owner = caller("run_trials")   # a function built on this one names itself (validation.entry)
     K, N = _check_codes(codes, owner)
-    trials = check_int(trials, "trials", owner, minimum=1)
-    seed = validate(seed, SEED, "seed", owner)
-    noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
-                           constraint="a finite float >= 0")
-    f = validate(f, _F, "f", owner)
-    if on_trial is not None and not callable(on_trial):
-        raise invalid("on_trial", owner, "a callable (TrialContext) -> dict or None", on_trial)
-    return_received = validate(return_received, BOOL, "return_received", owner)
-    progress = validate(progress, BOOL, "progress", owner)
     min_survivors = _check_model(straggler_model, codes, N, owner)
     extra = _check_new_columns(extra_columns or {}, "extra_columns", owner, ())
     if not callable(X):
@@ -483,10 +400,8 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
         rngs = _rngs(seed, t)
         rng_data, rng_strag, rng_noise = rngs
         Xt, batch_labels = _batch(X, rng_data, t, K, owner)
-        lab = fixed_labels if batch_labels is None else _labels(batch_labels, K, owner)
         true = _check_output(f(Xt), f, K, "f(X)", owner)
-        if lab is not None:
-            _check_classes(lab, true, K, owner)
+        lab = _labels(fixed_labels if batch_labels is None else batch_labels, K, owner, true)
         shared, waited = _shared_received(straggler_model, codes, f, Xt, rng_strag, N, owner)
         too_few = shared is not None and shared.size < min_survivors
         n_too_few += bool(too_few)

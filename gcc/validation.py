@@ -328,7 +328,8 @@ def caller(default: str) -> str:
 def validate_params(constraints: dict, owner: str | None = None, *, skip_nested: bool = False):
     """Decorator of a public entry point: check and convert the arguments passed (defaults are trusted).
 
-    ``owner`` names the messages (default the qualified name, the class for ``__init__``). With
+    ``owner`` names the messages (default the qualified name, the class for ``__init__``; within
+    :func:`entry`, its name). With
     ``skip_nested``, decorated functions called while this one runs (in this thread) skip theirs."""
     compiled = {name: make_constraint(c) for name, c in constraints.items()}
 
@@ -345,10 +346,10 @@ def validate_params(constraints: dict, owner: str | None = None, *, skip_nested:
         def wrapper(*args, **kwargs):
             if getattr(_STATE, "skip", False):
                 return func(*args, **kwargs)
-            bound = sig.bind(*args, **kwargs)
+            bound, named = sig.bind(*args, **kwargs), caller(who)
             for name, c in compiled.items():
                 if name in bound.arguments:
-                    bound.arguments[name] = validate(bound.arguments[name], c, name, who)
+                    bound.arguments[name] = validate(bound.arguments[name], c, name, named)
             if not skip_nested:
                 return func(*bound.args, **bound.kwargs)
             _STATE.skip = True
