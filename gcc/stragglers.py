@@ -1,11 +1,7 @@
 """Straggler models: which workers the master hears from, and when.
 
 Every model has ``sample_many(rng, n_workers, trials)`` (boolean received masks ``(trials, N)``) and
-``sample(rng, n_workers)`` (its first row as ascending indices): :class:`FixedCount` (the paper's
-experiments), :class:`Bernoulli` (ISIT 2025), :class:`ContiguousBlock` (the widest gap), the adversary
-:class:`WorstCase` (:attr:`StragglerModel.adaptive`: it takes ``code``, ``f`` and ``X``) and the delay
-models :class:`ShiftedExponential` and :class:`SlowWorkers` (the master waits for the fastest ``N - S``;
-``sample_with_time``). Longest straggler runs of a mask: :mod:`gcc.straggler_runs`.
+``sample(rng, n_workers)`` (its first row as ascending indices); the delay models also give the time.
 
 References
 ----------
@@ -36,10 +32,7 @@ _SHIFT = Interval(Real, 0, None, description="a float >= 0")
 class StragglerModel:
     """The interface of every straggler model: ``sample`` is the first row of ``sample_many``.
 
-    ``sample_many(rng, n_workers, trials)`` returns boolean received masks of shape
-    ``(trials, N)``; ``sample(rng, n_workers)`` the ascending indices of one received set. An
-    :attr:`adaptive` model's set depends on the code, ``f`` and the data: both methods then also
-    take them as the keywords ``code``, ``f`` and ``X`` (a missing one is a contract error).
+    An :attr:`adaptive` model's methods also take the keywords ``code``, ``f`` and ``X``.
     """
 
     #: draws with fewer received workers than this are flagged by the harness
@@ -64,34 +57,17 @@ class StragglerModel:
         return self._masks(*self._checked(rng, n_workers, trials))
 
     def sample(self, rng: np.random.Generator, n_workers: int, **data) -> np.ndarray:
-        """Draw one received set.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_workers : int
-            ``N``.
-        **data
-            ``code``, ``f`` and ``X`` for an :attr:`adaptive` model (:meth:`WorstCase.sample_many`).
-
-        Returns
-        -------
-        ndarray of int, shape (|F|,)
-            Ascending indices of the workers that returned.
-        """
+        """Ascending indices (|F|,) of the workers of one received set (``**data``: :attr:`adaptive`)."""
         return np.flatnonzero(self.sample_many(rng, n_workers, 1, **data)[0])
 
 
 class FixedCount(StragglerModel):
-    """``S`` stragglers chosen uniformly at random among the ``N`` workers.
-
-    This is the straggler model of the paper's experiments [1]_ (Figs. 3-4:
-    "S workers are chosen at random").
+    """``S`` stragglers chosen uniformly at random among the ``N`` workers (Figs. 3-4 of [1]_).
 
     Parameters
     ----------
     stragglers : int >= 0
-        ``S``. Checked against ``N`` on use (``S < N``).
+        ``S < N`` (checked on use).
 
     Examples
     --------
@@ -124,9 +100,7 @@ class Bernoulli(StragglerModel):
     p : float in [0, 1)
         Straggling probability.
     min_survivors : int >= 1, default 2
-        Draws with fewer received workers are *not* redrawn: the harness counts
-        them, reports them and leaves their loss as NaN (a decoder needs at
-        least two points to fit a line). ``sample`` returns such draws as they are.
+        Draws with fewer received workers are kept, flagged by the harness (never redrawn).
 
     Examples
     --------
@@ -159,19 +133,14 @@ class Bernoulli(StragglerModel):
 
 
 class ContiguousBlock(StragglerModel):
-    """The ``S`` consecutive workers ``start, ..., start + S - 1`` straggle.
-
-    Workers are ordered by their points ``beta_n`` (ascending), so a contiguous
-    block of stragglers opens the widest gap in the received points; the
-    theory's bound uses ``Delta_max^F <= (S + 1) Delta_max`` [1]_.
+    """The ``S`` consecutive workers ``start, ..., start + S - 1`` straggle: the widest gap [1]_.
 
     Parameters
     ----------
     stragglers : int >= 0
         ``S``.
     start : int >= 0 or None, default None
-        First straggler. ``None`` draws the block position uniformly among the
-        ``N - S + 1`` positions on every sample.
+        First straggler; ``None`` draws it uniformly among the ``N - S + 1`` positions per sample.
 
     Examples
     --------
@@ -203,13 +172,9 @@ class ContiguousBlock(StragglerModel):
 
 
 class WorstCase(StragglerModel):
-    """Adversarial stragglers: the set of ``S`` that maximises the loss.
+    """Adversarial stragglers: the set of ``S`` that maximises the loss (:meth:`resolve`).
 
-    The set depends on the code, ``f`` and the data, so it cannot be drawn
-    from ``(rng, N)`` alone: :func:`gcc.harness.run_trials` resolves it with
-    :meth:`resolve` (:func:`gcc.adversary.worst_case_stragglers`) for every scheme and
-    trial (each scheme faces its own adversary), or, with ``against="<scheme name>"``,
-    once per trial against that scheme, then shared by all schemes.
+    :func:`gcc.harness.run_trials` resolves it per scheme and trial, or once against ``against``.
 
     Parameters
     ----------
@@ -250,11 +215,7 @@ class WorstCase(StragglerModel):
                                      outputs=outputs, return_loss=return_loss)
 
     def sample_many(self, rng, n_workers, trials, *, code=None, f=None, X=None):
-        """The worst received set for ``code``, ``f`` and ``X`` as masks of shape ``(trials, N)``.
-
-        The adversary is deterministic: every row is the set of :meth:`resolve`, and ``rng`` is
-        not drawn from (it is still checked, as for every model). :func:`gcc.harness.run_trials`
-        calls :meth:`resolve` itself, per scheme and trial.
+        """The set of :meth:`resolve` as masks of shape ``(trials, N)`` (``rng`` is not drawn from).
 
         Parameters
         ----------
@@ -263,7 +224,7 @@ class WorstCase(StragglerModel):
             ``N``, equal to ``code.n_workers``.
         trials : int >= 1
         code, f, X
-            The code, the function and the data points (K, ...), as in :meth:`resolve`; required.
+            As in :meth:`resolve`; required.
 
         Examples
         --------
@@ -297,14 +258,7 @@ class DelayModel(StragglerModel):
 
     def sample_many_with_time(self, rng: np.random.Generator, n_workers: int,
                               n_wait: int, trials: int) -> tuple[np.ndarray, np.ndarray]:
-        """Masks of the fastest ``n_wait`` workers and the time the master waited.
-
-        Returns
-        -------
-        mask : ndarray of bool, shape (trials, N)
-        time : ndarray of float, shape (trials,)
-            The ``n_wait``-th smallest completion time of each trial.
-        """
+        """Masks (trials, N) of the fastest ``n_wait`` workers and the waits (trials,)."""
         rng, n, trials = self._checked(rng, n_workers, trials, below_n=False)
         return self._with_time(rng, n, check_int(n_wait, "n_wait", type(self).__name__, 1, n), trials)
 
@@ -319,22 +273,7 @@ class DelayModel(StragglerModel):
 
     def sample_with_time(self, rng: np.random.Generator, n_workers: int,
                          n_wait: int) -> tuple[np.ndarray, float]:
-        """The fastest ``n_wait`` workers (ascending indices) and the waiting time.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_workers : int
-            ``N``.
-        n_wait : int in [1, N]
-            How many workers the master waits for (``N - S``).
-
-        Returns
-        -------
-        received : ndarray of int, shape (n_wait,)
-        time : float
-            The ``n_wait``-th order statistic of the completion times.
-        """
+        """The fastest ``n_wait`` workers (ascending indices) and the ``n_wait``-th completion time."""
         mask, waited = self.sample_many_with_time(rng, n_workers, n_wait, 1)
         return np.flatnonzero(mask[0]), float(waited[0])
 
@@ -344,11 +283,7 @@ class DelayModel(StragglerModel):
 
 
 class ShiftedExponential(DelayModel):
-    """Completion time of every worker ``shift + Exp(rate)``, i.i.d.
-
-    The classical straggler model of coded computing (Lee et al., 2018). With
-    ``n_wait = N - S`` the master's waiting time is the ``(N - S)``-th order
-    statistic, with mean ``shift + (H_N - H_S) / rate`` (``H`` harmonic numbers).
+    """Completion time of every worker ``shift + Exp(rate)``, i.i.d. (Lee et al., 2018).
 
     Parameters
     ----------
@@ -388,20 +323,15 @@ class ShiftedExponential(DelayModel):
 
 
 class SlowWorkers(DelayModel):
-    """A set of slow workers whose completion times are ``factor`` times longer.
-
-    Every worker takes ``shift + Exp(rate)``; slow workers take ``factor`` times
-    that. With ``slow`` an int, that many slow workers are drawn uniformly at
-    random on every trial; with a sequence, those worker indices are slow.
+    """Workers take ``shift + Exp(rate)``; slow ones ``factor`` times that.
 
     Parameters
     ----------
     slow : int >= 0 or sequence of int
-        Number of slow workers, or their indices.
+        Number of slow workers (drawn per trial), or their indices.
     factor : float >= 1, default 10.0
     shift : float >= 0, default 1.0
     rate : float > 0, default 1.0
-        ``rate = inf`` is not allowed; use a large rate for near-deterministic times.
     stragglers : int >= 0, default 0
         ``S`` used by ``sample`` / ``sample_many`` (they wait for ``N - S``).
 
