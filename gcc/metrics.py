@@ -1,9 +1,7 @@
 """Metrics of coded computing: the paper's loss, its two "RMSE" readings, RelAcc, intervals.
 
-``est`` holds the decoded estimates ``f_hat(x_k)``, ``true`` the exact outputs ``f(x_k)``, ``k = 1..K``
-(numpy or torch, read as float64; a leading trial axis where stated). Complex errors are scored by
-their modulus; class scores, :func:`mean_ci`'s values and :func:`loglog_slope`'s points must be real.
-A NaN estimate gives a NaN score.
+``est`` holds the estimates ``f_hat(x_k)``, ``true`` the exact outputs ``f(x_k)``, ``k = 1..K`` (numpy
+or torch, read as float64); a NaN estimate gives a NaN score.
 
 References
 ----------
@@ -21,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_torch, to_numpy
-from .validation import ArrayLike, Interval, Options, invalid, validate, validate_params
+from .validation import ArrayLike, Interval, Options, check_labels, invalid, validate, validate_params
 
 __all__ = ["mse_loss", "rmse_mean_of_norms", "rmse_root_mean_square", "accuracy", "relacc", "mean_ci",
            "loglog_slope", "ConfidenceInterval", "SlopeFit"]
@@ -78,21 +76,16 @@ def mse_loss(est: Any, true: Any) -> np.ndarray | float:
     .. math:: \\mathcal{L} = \\frac{1}{K}\\sum_{k=1}^{K}
               \\lVert \\hat f(x_k) - f(x_k) \\rVert_2^2
 
-    (eq. (1) takes the expectation over the noise and the straggler set; the
-    harness averages this per-draw value over trials).
-
     Parameters
     ----------
     est : array, shape (..., K, *out)
-        Estimates; any leading axes (e.g. trials) are kept. Real or complex (the squared
-        modulus ``|e|^2`` is summed).
+        Estimates, real or complex; leading axes (e.g. trials) are kept.
     true : array, shape (K, *out) or (..., K, *out)
         Exact outputs ``f(x_k)``.
 
     Returns
     -------
     float or ndarray of shape (...)
-        NaN where an estimate is NaN.
 
     Examples
     --------
@@ -117,9 +110,7 @@ def rmse_mean_of_norms(est: Any, true: Any) -> np.ndarray | float:
 
     .. math:: \\frac{1}{K}\\sum_{k=1}^{K} \\lVert f(x_k) - \\hat f(x_k) \\rVert_2
 
-    The paper calls this "root mean square error" although it is a mean of
-    norms, not a root of a mean square; :func:`rmse_root_mean_square` is the
-    other reading (the book states both, Section 5). By Jensen, this one is never larger.
+    A mean of norms, not a root of a mean square (:func:`rmse_root_mean_square`); never larger.
 
     Parameters
     ----------
@@ -180,7 +171,7 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
     Returns
     -------
     float or ndarray of shape (...)
-        NaN for a batch with a NaN score (its prediction is undefined).
+        NaN for a batch with a NaN score.
 
     Examples
     --------
@@ -198,17 +189,9 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
 def _accuracy(scores: Any, labels: Any, owner: str, name: str) -> np.ndarray | float:
     """:func:`accuracy`, naming ``scores`` as ``name`` of ``owner`` in its messages."""
     s = _as_float(scores, name, owner)
-    lab = to_numpy(labels)
     if s.ndim < 2:
         raise invalid(name, owner, "an array of shape (..., K, C)", s.shape)
-    K, C = s.shape[-2], s.shape[-1]
-    if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
-        raise invalid("labels", owner, f"an int array of shape ({K},)",
-                      f"{lab.dtype} array of shape {lab.shape}")
-    if lab.size and (lab.min() < 0 or lab.max() >= C):
-        k = int(np.flatnonzero((lab < 0) | (lab >= C))[0])
-        raise invalid("labels", owner, f"class indices in [0, {C}) (C = {C} score columns)",
-                      lab, f"labels[{k}] = {int(lab[k])}")
+    lab = check_labels(labels, s.shape[-2], "labels", owner, n_classes=s.shape[-1])
     undefined = np.isnan(s).any(axis=(-2, -1))     # a NaN score has no argmax: no accuracy
     out = np.where(undefined, np.nan, (s.argmax(axis=-1) == lab).mean(axis=-1))
     return float(out) if np.ndim(out) == 0 else out
@@ -219,18 +202,9 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
            reading: str = "accuracy_ratio") -> np.ndarray | float:
     """Relative accuracy of the decoded classifier outputs (the paper's "RelAcc").
 
-    The paper defines RelAcc as "the ratio of the base model's prediction
-    accuracy to the accuracy of the estimated model on the initial data
-    points" [1]_. The sentence admits two readings:
-
-    ``"accuracy_ratio"`` (default, the sensible reading; at most about 1)
-        ``acc(argmax f_hat(x_k), labels) / acc(argmax f(x_k), labels)``:
-        how much of the base model's accuracy survives coding.
-    ``"literal"``
-        ``acc(argmax f(x_k), labels) / acc(argmax f_hat(x_k), labels)``: base
-        over estimate, as the sentence reads (at least about 1).
-
-    A zero denominator gives ``nan``.
+    The paper's sentence [1]_ admits two readings: ``"accuracy_ratio"`` (default) is
+    ``acc(f_hat) / acc(f)``, the share of the base accuracy that survives coding; ``"literal"`` is
+    ``acc(f) / acc(f_hat)``, as the sentence reads. A zero denominator gives ``nan``.
 
     Parameters
     ----------
@@ -280,11 +254,8 @@ class ConfidenceInterval(NamedTuple):
 def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
     """Sample mean with a Student-t confidence interval.
 
-    ``mean +/- t_{(1+level)/2, n-1} * s / sqrt(n)`` with ``s`` the sample
-    standard deviation (``ddof=1``), as for the paper's 95% intervals over 20
-    repetitions (Figs. 3-5) [1]_. NaN values are ignored (they are the draws
-    the harness flags, e.g. too few survivors); with one value the interval is
-    ``nan``.
+    ``mean +/- t_{(1+level)/2, n-1} s / sqrt(n)`` (``ddof=1``), as the paper's 95% intervals [1]_.
+    NaN values are left out; one value gives a NaN interval.
 
     Parameters
     ----------
@@ -342,8 +313,7 @@ class SlopeFit(NamedTuple):
 def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
     """Fit ``log y = intercept + slope * log x`` by least squares.
 
-    This is how the rate experiments test a bound ``y = O(x^r)``: the slope
-    with its t interval (``n - 2`` degrees of freedom) is compared with ``r``.
+    The slope has a Student-t interval with ``n - 2`` degrees of freedom.
 
     Parameters
     ----------
@@ -353,8 +323,7 @@ def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
     Returns
     -------
     SlopeFit
-        ``(slope, intercept, low, high, stderr, rvalue, n)``; natural logs, so
-        ``y ~ exp(intercept) * x ** slope``.
+        ``(slope, intercept, low, high, stderr, rvalue, n)``; ``y ~ exp(intercept) * x ** slope``.
 
     Examples
     --------
