@@ -14,8 +14,9 @@ import numpy as np
 from . import metrics as _m
 from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
-from .validation import (BOOL, SEED, ArrayLike, Callable as CallableC, HasAttributes, Interval, NoneOr, Rejected,
-                         caller, check_int, check_labels, check_received, invalid, validate, validate_params)
+from .validation import (BOOL, SEED, ArrayLike, Callable as CallableC, HasAttributes, Interval, NoneOr,
+                         Rejected, caller, check_int, check_labels, check_received, invalid, validate,
+                         validate_params)
 
 __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE", "MEASURED_COLUMNS"]
 

@@ -1,11 +1,6 @@
 """Received masks and straggler runs: the gaps a received set leaves among the workers.
 
-A received set ``F`` is written either as ascending worker indices or as a boolean mask of
-shape ``(N,)`` (``True`` = received; :func:`received_to_mask`, :func:`mask_to_received`).
-Under i.i.d. stragglers the widest gap ``Delta_max^F`` is controlled by the longest run of
-consecutive stragglers (:func:`longest_straggler_run`), about ``log_{1/p}(N (1 - p))``
-(:func:`expected_longest_run`, Erdős–Rényi [1]_). The straggler models themselves are in
-:mod:`gcc.stragglers`.
+A received set is ascending worker indices or a boolean mask ``(N,)`` (``True`` = received).
 
 References
 ----------
@@ -52,10 +47,7 @@ def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
     if m.ndim not in (1, 2):
         raise invalid("mask", "mask_to_received", "a 1-D or 2-D boolean array", mask,
                       f"it has shape {m.shape}")
-    mask = m
-    if mask.ndim == 1:
-        return np.flatnonzero(mask)
-    return [np.flatnonzero(row) for row in mask]
+    return np.flatnonzero(m) if m.ndim == 1 else [np.flatnonzero(row) for row in m]
 
 
 def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
@@ -64,8 +56,7 @@ def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
     Parameters
     ----------
     received : sequence of int, shape (|F|,)
-        Distinct worker indices in ``[0, n_workers)``, in any order (may be empty). Floats
-        (``1.7``) and booleans are rejected, as by the codes' ``decode``.
+        Distinct worker indices in ``[0, n_workers)``, in any order (may be empty).
     n_workers : int >= 1
 
     Returns
@@ -87,23 +78,19 @@ def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
         raise invalid("received", owner, requirement, received, f"received[{k}] = {int(idx[k])}")
     if np.unique(idx).size != idx.size:
         raise invalid("received", owner, requirement, received, "an index is repeated")
-    received = idx
     mask = np.zeros(n_workers, dtype=bool)
-    mask[received] = True
+    mask[idx] = True
     return mask
 
 
 def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
     """Length of the longest run of consecutive ``True`` values along ``axis``.
 
-    Vectorised: a cumulative count that restarts at every ``False``.
-
     Parameters
     ----------
     mask : array_like of bool, shape (..., N)
-        Booleans or 0/1 (a NaN or a 2 is rejected, not read as True).
+        Booleans or 0/1.
     axis : int
-        Axis along which runs are counted.
 
     Returns
     -------
@@ -133,8 +120,7 @@ def _longest_run(mask, axis, owner: str, name: str, invert: bool):
         out = np.zeros(m.shape[:-1], dtype=np.int64)
         return int(out) if out.ndim == 0 else out
     count = np.cumsum(m, axis=-1, dtype=np.int64)
-    # The count at the last False before each position; subtracting it
-    # restarts the count after every break in the run.
+    # subtracting the count at the last False restarts the count after every break
     last_break = np.maximum.accumulate(np.where(m, 0, count), axis=-1)
     out = (count - last_break).max(axis=-1)
     return int(out) if out.ndim == 0 else out
@@ -152,8 +138,7 @@ def longest_straggler_run(received_mask: np.ndarray, axis: int = -1) -> np.ndarr
     Returns
     -------
     int or ndarray of int
-        The quantity that controls ``Delta_max^F`` in the probabilistic regime
-        (Moradi & Maddah-Ali, ISIT 2025, arXiv:2502.00645).
+        It controls the widest gap ``Delta_max^F`` under i.i.d. stragglers.
 
     Examples
     --------
@@ -168,14 +153,13 @@ def longest_straggler_run(received_mask: np.ndarray, axis: int = -1) -> np.ndarr
 def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray | float:
     """Erdős–Rényi approximation of the longest straggler run.
 
-    For ``N`` i.i.d. Bernoulli(``p``) straggle indicators the longest run of
-    stragglers concentrates around ``log_{1/p}(N (1 - p))`` [1]_, [2]_.
+    For ``N`` i.i.d. Bernoulli(``p``) stragglers the longest run is about ``log_{1/p}(N (1 - p))``
+    [1]_, [2]_.
 
     Parameters
     ----------
     n_workers : float or ndarray
-        ``N``, finite and with ``N (1 - p) >= 1`` (below, the expansion is negative: it is an
-        asymptotic law for many workers).
+        ``N``, finite, with ``N (1 - p) >= 1`` (an asymptotic law for many workers).
     p : float in (0, 1)
         Straggling probability.
 

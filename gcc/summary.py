@@ -23,12 +23,12 @@ _LEVEL = Interval(float, 0, 1, closed="neither")
 
 
 def _as_list(names) -> list:
-    """A column name or a sequence of them (checked by :data:`COLUMNS`, or the library's own) as a list."""
+    """A column name or a sequence of them as a list."""
     return [names] if isinstance(names, str) else list(names)
 
 
 def _check_columns(df, names, argument, owner, table="df", real=False):
-    """``df`` is a DataFrame with the columns ``names`` (argument ``argument``), of real numbers if ``real``."""
+    """Check that ``df`` has the columns ``names`` (of real numbers if ``real``)."""
     if not hasattr(df, "columns") or not hasattr(df, "groupby"):
         raise invalid(table, owner, "a pandas.DataFrame", df)
     for c in names:
@@ -77,25 +77,17 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     df : pandas.DataFrame
         One row per measurement (e.g. the output of :func:`gcc.harness.run_trials`).
     value : str or sequence of str
-        Column(s) to summarise. With several, the result is long: one row per group and
-        value, named in a ``metric`` column.
+        Column(s) to summarise; several give one row per group and value (a ``metric`` column).
     by : sequence of str
         Grouping columns (sorted groups).
     level : float in (0, 1)
-        Confidence level of the interval.
+        Confidence level of the interval (:func:`gcc.metrics.mean_ci`).
 
     Returns
     -------
     pandas.DataFrame
-        ``by`` columns (then ``metric`` for several values) plus :data:`SUMMARY_COLUMNS`:
-        ``mean``, ``std`` (ddof=1), ``ci_low``, ``ci_high``, ``half_width``, ``n`` (values
-        used) and ``n_nan`` (NaN rows left out, e.g. draws with too few survivors). A group of
-        one value has a NaN interval; a group of NaN only has ``n = 0`` and NaN statistics.
-
-    Notes
-    -----
-    The interval is ``mean +/- t_{(1+level)/2, n-1} s / sqrt(n)``
-    (:func:`gcc.metrics.mean_ci`), as for the paper's 95% intervals over repetitions.
+        ``by`` (then ``metric``) plus :data:`SUMMARY_COLUMNS`; ``n`` counts the values used,
+        ``n_nan`` the NaN rows left out.
 
     Examples
     --------
@@ -148,8 +140,7 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
     shift : float
         Added to x before the log (``1`` for ``log(S + 1)``).
     x_min : float, callable or None
-        Keep only rows with ``x >= x_min``; a callable receives the group's labels (a dict of
-        the ``by`` values) and returns the threshold (a finite real), e.g. ``N >= 4 (S + 1)``.
+        Keep only rows with ``x >= x_min``; a callable maps the group's labels (a dict) to it.
     y_floor : float
         Drop points with ``y <= y_floor`` (the round-off plateau of an exact decoder).
     level : float in (0, 1)
@@ -157,13 +148,8 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
     Returns
     -------
     pandas.DataFrame
-        ``by`` plus :data:`SLOPE_COLUMNS`. Groups with fewer than 3 usable points get NaN
-        slopes (two points give no interval).
-
-    Notes
-    -----
-    The fit is :func:`gcc.metrics.loglog_slope` (ordinary least squares on log-log axes,
-    Student-t interval of the slope).
+        ``by`` plus :data:`SLOPE_COLUMNS` (:func:`gcc.metrics.loglog_slope`); NaN slopes for
+        groups of fewer than 3 usable points.
 
     Examples
     --------
