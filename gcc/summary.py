@@ -1,13 +1,13 @@
-"""The book's tables: per-group means with intervals (:func:`summarize`), log-log slopes (:func:`slope_table`)."""
+"""The book's tables: per-group means with intervals (:func:`summarize`) and log-log slopes."""
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
 import numpy as np
 
-from .metrics import loglog_slope, mean_ci
-from .validation import (COLUMNS, AnyOf, ArrayLike, Callable as CallableC, Interval, NoneOr, invalid, validate,
-                         validate_params)
+from .metrics import ConfidenceInterval, loglog_slope, mean_ci
+from .validation import (COLUMNS, TEXT, AnyOf, ArrayLike, Callable as CallableC, Frame, Interval, NoneOr,
+                         invalid, validate, validate_params)
 
 __all__ = ["SUMMARY_COLUMNS", "SLOPE_COLUMNS", "summarize", "slope_table"]
 
@@ -29,13 +29,6 @@ def _as_list(names) -> list:
 
 def _check_columns(df, names, argument, owner, table="df", real=False):
     """Check that ``df`` has the columns ``names`` (of real numbers if ``real``)."""
-    if not hasattr(df, "columns") or not hasattr(df, "groupby"):
-        raise invalid(table, owner, "a pandas.DataFrame", df)
-    for c in names:
-        try:
-            hash(c)
-        except TypeError:
-            raise invalid(argument, owner, f"column names of {table}", c) from None
     missing = [c for c in names if c not in df.columns]
     if missing:
         raise invalid(argument, owner, f"columns of {table} ({list(df.columns)})", missing)
@@ -55,19 +48,14 @@ def _check_columns(df, names, argument, owner, table="df", real=False):
 
 def _one(values: np.ndarray, level: float) -> dict:
     """The :data:`SUMMARY_COLUMNS` of one group's values."""
-    values = np.asarray(values, dtype=float)
-    n_nan = int(np.isnan(values).sum())
     used = values[~np.isnan(values)]
-    if used.size == 0:
-        return {"mean": np.nan, "std": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                "half_width": np.nan, "n": 0, "n_nan": n_nan}
-    ci = mean_ci(used, level=level)
+    ci = mean_ci(used, level=level) if used.size else ConfidenceInterval(np.nan, np.nan, np.nan, np.nan, 0)
     std = float(used.std(ddof=1)) if used.size > 1 else np.nan
     return {"mean": ci.mean, "std": std, "ci_low": ci.low, "ci_high": ci.high,
-            "half_width": ci.half_width, "n": int(ci.n), "n_nan": n_nan}
+            "half_width": ci.half_width, "n": int(ci.n), "n_nan": int(values.size - used.size)}
 
 
-@validate_params({"value": COLUMNS, "by": COLUMNS, "level": _LEVEL})
+@validate_params({"df": Frame(), "value": COLUMNS, "by": COLUMNS, "level": _LEVEL})
 def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("scheme", "stragglers"),
               level: float = 0.95):
     """Mean and Student-t interval of ``value`` per group of a tidy table.
@@ -119,7 +107,8 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     return pd.DataFrame(rows, columns=columns)
 
 
-@validate_params({"by": COLUMNS, "shift": Interval(float), "y_floor": Interval(float), "level": _LEVEL,
+@validate_params({"summary": Frame(), "x": TEXT, "y": TEXT, "by": COLUMNS, "shift": Interval(float),
+                  "y_floor": Interval(float), "level": _LEVEL,
                   "x_min": AnyOf(CallableC(), Interval(float), None,
                                  description="a finite real number, a callable or None")})
 def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: float = 0.0,

@@ -397,15 +397,9 @@ _DTYPE_WORDS = {"f": "real numbers", "c": "real or complex numbers", "i": "ints"
                 "b": "booleans (True/False or 0/1)"}
 
 
-def _first(bad: np.ndarray):
-    """Index (tuple) of the first True entry of ``bad``, or None."""
-    hits = np.argwhere(bad)             # 0-D: one empty row when True
-    return tuple(int(j) for j in hits[0]) if len(hits) else None
-
-
 def _at(name: str, arr: np.ndarray, bad) -> str:
     """``"name[i, j] = value"`` of the first True entry of ``bad`` (``name`` alone for 0-D)."""
-    i = _first(bad)
+    i = tuple(int(j) for j in np.argwhere(bad)[0])        # 0-D: one empty row when True
     where = f"{name}[{', '.join(map(str, i))}]" if i else name
     return f"{where} = {arr[i].item()!r}"
 
@@ -565,7 +559,7 @@ def check_finite(array, name: str, owner: str):
 def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -> None:
     """Require an array whose first axis has length ``size`` (named ``size_name``)."""
     shape = getattr(array, "shape", None)
-    if shape is None or len(tuple(shape)) == 0 or shape[0] != size:
+    if shape is None or tuple(shape)[:1] != (size,):
         raise invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}", array,
                       f"it is a {type(array).__name__}" if shape is None else f"its shape is {tuple(shape)}")
 
