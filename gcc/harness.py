@@ -66,6 +66,7 @@ def _rngs(seed: int, trial: int) -> tuple:
 CODE = HasAttributes(("n_inputs", "n_workers", "encode", "decode"), callables=("encode", "decode"),
                      description="a code (with n_inputs, n_workers, encode() and decode())")
 _F = CallableC("a callable (vectorised over the leading axis)")
+_SIZE = Interval(int, 1, None)
 
 
 def _check_codes(codes: Any, owner: str):
@@ -77,14 +78,11 @@ def _check_codes(codes: Any, owner: str):
             raise invalid("codes", owner, "a dict with str keys (scheme names)", name)
         try:
             CODE.convert(code)
+            _SIZE.convert(code.n_inputs), _SIZE.convert(code.n_workers)
         except Rejected as err:
-            raise invalid("codes", owner, "a dict of codes (with n_inputs, n_workers, encode() "
-                          "and decode())", code, f"scheme {name!r}: {err.detail}") from None
-        for attr in ("n_inputs", "n_workers"):
-            value = getattr(code, attr)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise invalid("codes", owner, f"a dict of codes with an int {attr} >= 1", code,
-                              f"scheme {name!r} has {attr} = {value!r}")
+            detail = err.detail or "n_inputs or n_workers is no int >= 1"
+            raise invalid("codes", owner, "a dict of codes (with n_inputs, n_workers, encode() and decode())",
+                          code, f"scheme {name!r}: {detail}") from None
     sizes = {(int(c.n_inputs), int(c.n_workers)) for c in codes.values()}
     if len(sizes) != 1:
         raise invalid("codes", owner, "codes with the same n_inputs and n_workers (they share "
@@ -242,9 +240,9 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     labels = _labels(labels, K, owner, true)
     if noise is not None:
         shape = tuple(Y.shape)
-        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, ArrayLike(
-            shape=shape, dtype=np.float64, finite=True, description=f"a real array of the outputs' shape {shape}"),
-            "noise", owner)
+        real = ArrayLike(shape=shape, dtype=np.float64, finite=True,
+                         description=f"a real array of the outputs' shape {shape}")
+        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, real, "noise", owner)
         Y = Y + _noise_like(Y, noise)
     est = code.decode(Y[received], received)
     return {"estimate": est, "true": true, **scores(est, true, labels)}
