@@ -365,9 +365,7 @@ class SlowWorkers(DelayModel):
             if self.slow > n_workers:
                 raise invalid("slow", "SlowWorkers", f"an int <= n_workers (= {n_workers})",
                               self.slow)
-            order = np.argsort(rng.random((trials, n_workers)), axis=1)
-            slow_mask = np.zeros((trials, n_workers), dtype=bool)
-            np.put_along_axis(slow_mask, order[:, : self.slow], True, axis=1)
+            slow_mask = ~FixedCount(self.slow)._masks(rng, n_workers, trials)   # slow: drawn as S of N
         else:
             if self.slow.size and self.slow.max() >= n_workers:
                 raise invalid("slow", "SlowWorkers", f"indices < n_workers (= {n_workers})",

@@ -393,7 +393,7 @@ def check_rng(rng, name: str, owner: str) -> np.random.Generator:
     return validate(rng, GENERATOR, name, owner)
 
 
-_DTYPE_WORDS = {"f": "real numbers", "c": "real or complex numbers", "i": "ints", "u": "ints >= 0",
+_DTYPE_WORDS = {"f": "real numbers", "c": "real or complex numbers", "i": "ints",
                 "b": "booleans (True/False or 0/1)"}
 
 
@@ -422,7 +422,7 @@ def _to_numpy(value):
 
 def as_array(value, name: str, dtype=None) -> np.ndarray:
     """``numpy.asarray(value)`` cast to ``dtype`` without loss (no complex -> real, float or bool -> int,
-    NaN -> True, negative -> unsigned, str -> number), or raise :class:`Rejected`."""
+    NaN -> True, str -> number), or raise :class:`Rejected`."""
     if isinstance(value, (str, bytes)):
         raise Rejected()
     try:
@@ -453,8 +453,6 @@ def as_array(value, name: str, dtype=None) -> np.ndarray:
     if want in "iu" and kind not in "iu" and raw.size:
         bad = ((raw != np.round(raw)) | ~np.isfinite(raw)) if kind == "f" else np.ones(raw.shape, bool)
         raise Rejected(_at(name, raw, bad if bad.any() else np.ones(raw.shape, bool)) + " is not an int")
-    if want == "u" and kind == "i" and raw.size and raw.min() < 0:
-        raise Rejected(_at(name, raw, raw < 0) + " is negative")
     if want == "b" and kind != "b" and raw.size and ((raw != 0) & (raw != 1)).any():   # NaN: caught here
         raise Rejected(_at(name, raw, (raw != 0) & (raw != 1)) + " is not a bool")
     return raw.astype(dtype, copy=False)

@@ -205,7 +205,7 @@ def test_the_contract_message_exactly():
 
 @pytest.mark.parametrize("value,constraint,detail", [
     ([1.0, 2j], ArrayLike(dtype=float), "it holds complex values"), ([0, 1.7], ArrayLike(dtype=int), "x[1] = 1.7 is not an int"),
-    ([True, False], ArrayLike(dtype=int), "x[0] = True is not an int"), ([1, -1], ArrayLike(dtype=np.uint8), "x[1] = -1 is negative"),
+    ([True, False], ArrayLike(dtype=int), "x[0] = True is not an int"),
     ([[0.0, np.nan]], ArrayLike(dtype=bool), "x[0, 1] = nan is not a bool"), (["1", "2"], ArrayLike(dtype=float), "it holds strings"),
     ([1.0, np.inf], ArrayLike(dtype=float, finite=True), "x[1] = inf"), ([0.5, 0.25j], Points(), "it holds complex values"),
     ([0.0, 1.0, 1.0], Points(None, None), "x[2] = 1.0 is duplicated"),
