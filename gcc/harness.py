@@ -24,9 +24,8 @@ __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CO
 MEASURED_COLUMNS = ("scheme", "n_workers", "n_inputs", "stragglers", "received", "trial",
                     "seed", "straggler_model", "too_few_survivors", "loss", "rmse_norms",
                     "rmse_rms", "accuracy", "accuracy_base", "relacc", "relacc_literal", "time")
-_NAN_SCORES = {"loss": np.nan, "rmse_norms": np.nan, "rmse_rms": np.nan}
-_NAN_LABEL_SCORES = {"accuracy": np.nan, "accuracy_base": np.nan, "relacc": np.nan,
-                     "relacc_literal": np.nan}
+_NAN_SCORES = dict.fromkeys(("loss", "rmse_norms", "rmse_rms"), np.nan)
+_NAN_LABEL_SCORES = dict.fromkeys(("accuracy", "accuracy_base", "relacc", "relacc_literal"), np.nan)
 
 
 @validate_params({"seed": SEED, "trial": Interval(int, 0, None)})
@@ -67,6 +66,8 @@ CODE = HasAttributes(("n_inputs", "n_workers", "encode", "decode"), callables=("
                      description="a code (with n_inputs, n_workers, encode() and decode())")
 _F = CallableC("a callable (vectorised over the leading axis)")
 _SIZE = Interval(int, 1, None)
+_MODEL = HasAttributes(("sample_many",), callables=("sample_many",), description=(
+    "a straggler model of gcc.stragglers (with sample_many(rng, n_workers, trials))"))
 
 
 def _check_codes(codes: Any, owner: str):
@@ -291,9 +292,6 @@ def _shared_received(straggler_model, codes, f, Xt, rng, N: int, owner: str):
 
 def _check_model(straggler_model, codes, N: int, owner: str) -> int:
     """Check the model against the codes; return its ``min_survivors``."""
-    if not callable(getattr(straggler_model, "sample_many", None)):
-        raise invalid("straggler_model", owner, "a straggler model of gcc.stragglers (with "
-                      "sample_many(rng, n_workers, trials))", straggler_model)
     S = getattr(straggler_model, "stragglers", None)
     if isinstance(S, numbers.Integral) and S >= N:
         raise invalid("straggler_model", owner, f"a model with stragglers < n_workers (= {N})",
@@ -307,7 +305,7 @@ def _check_model(straggler_model, codes, N: int, owner: str) -> int:
                      owner, minimum=1)
 
 
-@validate_params({"f": _F, "trials": Interval(int, 1, None), "seed": SEED,
+@validate_params({"f": _F, "trials": Interval(int, 1, None), "seed": SEED, "straggler_model": _MODEL,
                   "noise_std": Interval(float, 0, None, description="a finite float >= 0"),
                   "on_trial": NoneOr(CallableC("a callable (TrialContext) -> dict or None")),
                   "return_received": BOOL, "progress": BOOL})
