@@ -1,34 +1,7 @@
-"""Simulation harness: run coded computing schemes side by side under a straggler model.
+"""Simulation harness: coded computing schemes side by side on shared inputs, straggler sets and noise.
 
-One trial of a comparison (:func:`run_trials`):
-
-1. draw (or take) a batch ``X`` of ``K`` data points and compute ``f(X)`` once;
-2. draw one received set ``F`` from the straggler model (shared by every scheme)
-   and, with ``noise_std > 0``, one noise array ``eps`` of shape ``(N, *out)``
-   (shared too);
-3. for every scheme: encode, evaluate ``f`` on all ``N`` coded inputs in one
-   vectorised call, add ``eps``, decode from the workers in ``F``, score the
-   estimates with the metrics of :mod:`gcc.metrics` (:func:`scores`) and hand
-   what the trial computed to the optional per-trial hook (:class:`TrialContext`).
-
-So every scheme sees identical inputs, identical straggler sets and identical
-noise: differences between schemes are paired, as in the paper's experiments
-("both schemes see identical inputs and straggler sets", Figs. 3-4 of [1]_).
-Functions that need more than the table (the grid search of
-:func:`gcc.tuning.select_lambdas`, the sweeps of the experiments) use the hook
-and ``return_received=True`` instead of re-deriving these random streams.
-
-Randomness: ``np.random.SeedSequence(seed)`` is split into one child per
-trial, and each child into three independent streams (data, stragglers,
-noise; :func:`trial_rngs`). Trial ``t`` is therefore the same whatever the
-number of trials, and changing the data source does not change the straggler
-sets.
-
-References
-----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for
-   Resilient Distributed Computing: A Learning-Theoretic Framework",
-   NeurIPS 2024, arXiv:2406.00300.
+Trial ``t`` draws from ``SeedSequence([seed, t])`` (:func:`trial_rngs`), so it does not depend on the
+number of trials.
 """
 from __future__ import annotations
 
@@ -41,21 +14,21 @@ import numpy as np
 from . import metrics as _m
 from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
-from .validation import (BOOL, ArrayLike, HasAttributes, Rejected, caller, check_int, check_labels, check_real,
-                         check_received, check_seed, invalid, validate)
+from .validation import (BOOL, SEED, ArrayLike, Callable as CallableC, HasAttributes, Interval, NoneOr,
+                         Rejected, caller, check_int, check_labels, check_received, invalid, validate,
+                         validate_params)
 
-__all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE",
-           "MEASURED_COLUMNS"]
+__all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE", "MEASURED_COLUMNS"]
 
 #: Every column :func:`run_trials` measures; ``extra_columns`` and the hook may not use them.
 MEASURED_COLUMNS = ("scheme", "n_workers", "n_inputs", "stragglers", "received", "trial",
                     "seed", "straggler_model", "too_few_survivors", "loss", "rmse_norms",
                     "rmse_rms", "accuracy", "accuracy_base", "relacc", "relacc_literal", "time")
-_NAN_SCORES = {"loss": np.nan, "rmse_norms": np.nan, "rmse_rms": np.nan}
-_NAN_LABEL_SCORES = {"accuracy": np.nan, "accuracy_base": np.nan, "relacc": np.nan,
-                     "relacc_literal": np.nan}
+_NAN_SCORES = dict.fromkeys(("loss", "rmse_norms", "rmse_rms"), np.nan)
+_NAN_LABEL_SCORES = dict.fromkeys(("accuracy", "accuracy_base", "relacc", "relacc_literal"), np.nan)
 
 
+@validate_params({"seed": SEED, "trial": Interval(int, 0, None)})
 def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Generator,
                                                np.random.Generator]:
     """The (data, stragglers, noise) generators of one trial of :func:`run_trials`.
@@ -80,18 +53,25 @@ def trial_rngs(seed: int, trial: int) -> tuple[np.random.Generator, np.random.Ge
     >>> gcc.FixedCount(3).sample(stragglers, 8).tolist()
     [0, 2, 4, 6, 7]
     """
-    seed = check_seed(seed, "seed", "trial_rngs")
-    trial = check_int(trial, "trial", "trial_rngs", minimum=0)
-    children = np.random.SeedSequence([seed, trial]).spawn(3)
-    return tuple(np.random.default_rng(c) for c in children)
+    return _rngs(seed, trial)
+
+
+def _rngs(seed: int, trial: int) -> tuple:
+    """:func:`trial_rngs` of checked arguments."""
+    return tuple(np.random.default_rng(c) for c in np.random.SeedSequence([seed, trial]).spawn(3))
 
 
 #: what the harness needs of a code
 CODE = HasAttributes(("n_inputs", "n_workers", "encode", "decode"), callables=("encode", "decode"),
                      description="a code (with n_inputs, n_workers, encode() and decode())")
+_F = CallableC("a callable (vectorised over the leading axis)")
+_SIZE = Interval(int, 1, None)
+_MODEL = HasAttributes(("sample_many",), callables=("sample_many",), description=(
+    "a straggler model of gcc.stragglers (with sample_many(rng, n_workers, trials))"))
 
 
 def _check_codes(codes: Any, owner: str):
+    """``(K, N)`` of a non-empty dict of codes that share them."""
     if not isinstance(codes, Mapping) or len(codes) == 0:
         raise invalid("codes", owner, "a non-empty dict {scheme name: code}", codes)
     for name, code in codes.items():
@@ -99,14 +79,11 @@ def _check_codes(codes: Any, owner: str):
             raise invalid("codes", owner, "a dict with str keys (scheme names)", name)
         try:
             CODE.convert(code)
+            _SIZE.convert(code.n_inputs), _SIZE.convert(code.n_workers)
         except Rejected as err:
-            raise invalid("codes", owner, "a dict of codes (with n_inputs, n_workers, encode() "
-                          "and decode())", code, f"scheme {name!r}: {err.detail}") from None
-        for attr in ("n_inputs", "n_workers"):
-            value = getattr(code, attr)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise invalid("codes", owner, f"a dict of codes with an int {attr} >= 1", code,
-                              f"scheme {name!r} has {attr} = {value!r}")
+            detail = err.detail or "n_inputs or n_workers is no int >= 1"
+            raise invalid("codes", owner, "a dict of codes (with n_inputs, n_workers, encode() and decode())",
+                          code, f"scheme {name!r}: {detail}") from None
     sizes = {(int(c.n_inputs), int(c.n_workers)) for c in codes.values()}
     if len(sizes) != 1:
         raise invalid("codes", owner, "codes with the same n_inputs and n_workers (they share "
@@ -130,24 +107,20 @@ def _check_output(out: Any, f: Callable, n: int, what: str, owner: str, like=Non
     return out
 
 
-def _check_classes(labels: np.ndarray, true, K: int, owner: str) -> None:
-    """Labels need class scores: ``f`` must give (K, C) outputs, and labels index the C classes."""
-    if true.ndim < 2:
+def _labels(labels: Any, K: int, owner: str, true=None) -> np.ndarray | None:
+    """``K`` labels as an int array (indices of ``true``'s class scores when given), or None."""
+    if labels is not None and true is not None and true.ndim < 2:
         raise invalid("labels", owner, "given only with an f that returns class scores of shape (n, C)",
                       labels, f"f(X) has shape {tuple(true.shape)}")
-    _check_labels(labels, K, owner, n_classes=int(true.shape[-1]))
-
-
-def _check_labels(labels: Any, K: int, owner: str, n_classes: int | None = None) -> np.ndarray | None:
-    return None if labels is None else check_labels(labels, K, "labels", owner, n_classes)
+    n_classes = None if true is None else int(true.shape[-1])
+    return None if labels is None else check_labels(labels, K, "labels", owner, n_classes=n_classes)
 
 
 def _check_new_columns(columns: Any, name: str, owner: str, taken) -> dict:
     """``columns`` as a dict of columns that are neither measured nor in ``taken``."""
     if not isinstance(columns, Mapping):
         raise invalid(name, owner, "a dict of new columns" if name == "extra_columns" else
-                      "a callable returning None or a dict of new columns",
-                      type(columns).__name__)
+                      "a callable returning None or a dict of new columns", columns)
     for key in columns:
         if key in MEASURED_COLUMNS or key in taken:
             what = "a measured column" if key in MEASURED_COLUMNS else "an extra column"
@@ -162,13 +135,12 @@ def _batch(X: Any, rng: np.random.Generator, trial: int, K: int, owner: str):
     labels = None
     if isinstance(out, tuple):
         if len(out) != 2:
-            raise invalid("X", owner, "an array, or a callable returning an array or "
-                          "(array, labels)", f"a tuple of length {len(out)}")
+            raise invalid("X", owner, "an array, or a callable returning an array or (array, labels)", out,
+                          f"a tuple of length {len(out)}")
         out, labels = out
     shape = tuple(getattr(out, "shape", ()))
     if len(shape) == 0 or shape[0] != K:
-        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...)",
-                      f"an object of shape {shape}")
+        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...)", out, f"its shape is {shape}")
     return out, labels
 
 
@@ -197,10 +169,8 @@ def scores(est: Any, true: Any, labels: Any = None) -> dict:
     Returns
     -------
     dict
-        ``loss`` (:func:`gcc.metrics.mse_loss`), ``rmse_norms``, ``rmse_rms``
-        and, with labels, ``accuracy``, ``accuracy_base`` (accuracy of ``true``),
-        ``relacc`` (``accuracy / accuracy_base``) and ``relacc_literal``
-        (``accuracy_base / accuracy``), NaN for a zero denominator.
+        ``loss``, ``rmse_norms``, ``rmse_rms`` (:mod:`gcc.metrics`); with labels also ``accuracy``,
+        ``accuracy_base`` (of ``true``), ``relacc`` (their ratio) and ``relacc_literal`` (its inverse).
 
     Examples
     --------
@@ -226,6 +196,7 @@ def scores(est: Any, true: Any, labels: Any = None) -> dict:
     return row
 
 
+@validate_params({"code": CODE, "f": _F})
 def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any = None,
              noise: Any = None) -> dict:
     """Run one scheme once, for a given received set.
@@ -238,19 +209,16 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
         Vectorised over the leading axis: ``(n, *in) -> (n, *out)`` (numpy or torch).
     X : array (K, *in)
     received : sequence of int
-        Strictly ascending indices of the workers that returned (ints: ``1.7`` is rejected,
-        as by ``code.decode``).
+        Strictly ascending indices of the workers that returned.
     labels : int array (K,), optional
-        Adds ``accuracy``, ``accuracy_base``, ``relacc`` and ``relacc_literal``.
+        Adds the accuracy columns of :func:`scores`.
     noise : array (N, *out), optional
-        Real noise added to every worker's output before decoding (its shape is that of the
-        outputs: no broadcasting).
+        Real noise added to every worker's output before decoding (no broadcasting).
 
     Returns
     -------
     dict
-        ``estimate`` (K, *out), ``true`` (K, *out) and the metrics of
-        :func:`scores`.
+        ``estimate`` (K, *out), ``true`` (K, *out) and the metrics of :func:`scores`.
 
     Examples
     --------
@@ -265,21 +233,17 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     ((4,), True)
     """
     owner = "evaluate"
-    code = validate(code, CODE, "code", owner)
-    if not callable(f):
-        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
     N = check_int(code.n_workers, "code.n_workers", owner, minimum=1)
     received = np.array(check_received(received, N, owner), dtype=np.int64)
     K = int(code.n_inputs)
-    labels = _check_labels(labels, K, owner)
     true = _check_output(f(X), f, K, "f(X)", owner)
     Y = _check_output(f(code.encode(X)), f, N, "f(code.encode(X))", owner, like=true)
-    if labels is not None:
-        _check_classes(labels, true, K, owner)
+    labels = _labels(labels, K, owner, true)
     if noise is not None:
-        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, ArrayLike(shape=tuple(Y.shape), dtype=np.float64, finite=True,
-                                                    description=f"a real array of the outputs' shape "
-                                                    f"{tuple(Y.shape)}"), "noise", owner)
+        shape = tuple(Y.shape)
+        real = ArrayLike(shape=shape, dtype=np.float64, finite=True,
+                         description=f"a real array of the outputs' shape {shape}")
+        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, real, "noise", owner)
         Y = Y + _noise_like(Y, noise)
     est = code.decode(Y[received], received)
     return {"estimate": est, "true": true, **scores(est, true, labels)}
@@ -288,38 +252,10 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
 class TrialContext(NamedTuple):
     """What one (trial, scheme) of :func:`run_trials` computed: the argument of its hook.
 
-    Attributes
-    ----------
-    trial : int
-        Trial index ``t``.
-    scheme : str
-        Key of the scheme in ``codes``.
-    code : coded-computing scheme
-        ``codes[scheme]``.
-    inputs : array (K, *in)
-        The trial's batch ``X_t`` (numpy or torch, as ``X`` gives it).
-    labels : int ndarray (K,) or None
-        The trial's labels.
-    received : int ndarray (|F|,)
-        Ascending indices of the workers that answered (this scheme's set).
-    true : array (K, *out)
-        ``f(X_t)``.
-    outputs : array (N, *out) or None
-        All ``N`` worker outputs with the trial's noise added (the decoder sees
-        ``outputs[received]``); ``None`` when too few workers survived.
-    noise : ndarray (N, *out) or None
-        The trial's noise draw (shared by every scheme); ``None`` without
-        noise or when too few workers survived. ``outputs - noise`` are the
-        noiseless outputs.
-    estimate : array (K, *out) or None
-        ``code.decode(outputs[received], received)``; ``None`` when too few
-        workers survived.
-    row : dict
-        A copy of the measured row (:data:`MEASURED_COLUMNS` and ``extra_columns``).
-    rngs : tuple of three numpy.random.Generator
-        The trial's (data, stragglers, noise) generators (:func:`trial_rngs`),
-        after the harness's own draws: drawing from them changes nothing the
-        harness computes.
+    ``outputs`` (N, *out) hold the worker outputs with the trial's ``noise`` added (the decoder sees
+    ``outputs[received]``); ``outputs``, ``noise`` and ``estimate`` are None when too few workers
+    survived (``noise`` also without noise). ``row`` is a copy of the measured row; ``rngs`` the
+    trial's generators (:func:`trial_rngs`) after the harness's own draws.
     """
 
     trial: int
@@ -356,9 +292,6 @@ def _shared_received(straggler_model, codes, f, Xt, rng, N: int, owner: str):
 
 def _check_model(straggler_model, codes, N: int, owner: str) -> int:
     """Check the model against the codes; return its ``min_survivors``."""
-    if not callable(getattr(straggler_model, "sample_many", None)):
-        raise invalid("straggler_model", owner, "a straggler model of gcc.stragglers (with "
-                      "sample_many(rng, n_workers, trials))", straggler_model)
     S = getattr(straggler_model, "stragglers", None)
     if isinstance(S, numbers.Integral) and S >= N:
         raise invalid("straggler_model", owner, f"a model with stragglers < n_workers (= {N})",
@@ -372,6 +305,10 @@ def _check_model(straggler_model, codes, N: int, owner: str) -> int:
                      owner, minimum=1)
 
 
+@validate_params({"f": _F, "trials": Interval(int, 1, None), "seed": SEED, "straggler_model": _MODEL,
+                  "noise_std": Interval(float, 0, None, description="a finite float >= 0"),
+                  "on_trial": NoneOr(CallableC("a callable (TrialContext) -> dict or None")),
+                  "return_received": BOOL, "progress": BOOL})
 def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, trials: int,
                seed: int, labels: Any = None, noise_std: float = 0.0, *,
                extra_columns: Mapping[str, Any] | None = None,
@@ -384,65 +321,36 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
     codes : dict {scheme name: code}
         Codes with the same ``n_inputs`` (K) and ``n_workers`` (N).
     f : callable
-        The computation, vectorised over the leading axis:
-        ``f(A)`` maps ``(n, *in)`` to ``(n, *out)``, numpy or torch.
-        It is evaluated once on the true inputs and once per scheme on all
-        ``N`` coded inputs per trial.
+        Vectorised over the leading axis: ``(n, *in) -> (n, *out)``, numpy or torch.
     X : array (K, *in), or callable ``(rng, trial) -> array`` or ``-> (array, labels)``
-        The data points. A callable gives each trial its own batch (drawn from
-        the trial's data generator, so reproducible from ``seed``).
+        The data points; a callable draws each trial's batch from the trial's data generator.
     straggler_model : a model of :mod:`gcc.stragglers`
-        ``FixedCount``, ``Bernoulli``, ``ContiguousBlock``, a delay model
-        (adds a ``time`` column: the time of waiting for the fastest ``N - S``)
-        or ``WorstCase`` (each scheme faces its own adversarial set, or that of
-        ``WorstCase.against`` for all; chosen on noiseless outputs).
+        A delay model adds a ``time`` column; ``WorstCase`` gives each scheme its own adversarial
+        set (that of ``against`` for all), chosen on noiseless outputs.
     trials : int >= 1
     seed : int >= 0
     labels : int array (K,), optional
-        Class labels; adds ``accuracy``, ``accuracy_base``, ``relacc``
-        (accuracy ratio) and ``relacc_literal`` (see :func:`gcc.metrics.relacc`).
+        Class labels; adds the accuracy columns of :func:`scores`.
     noise_std : float >= 0
-        Standard deviation of i.i.d. Gaussian noise added to every worker output
-        (the noisy setting of Theorem 2); one noise draw per trial, shared.
+        Standard deviation of i.i.d. Gaussian noise on every worker output (one draw per trial).
     extra_columns : dict, optional
-        Constant columns added to every row (e.g. ``{"model": "vit"}``); a
-        name of :data:`MEASURED_COLUMNS` is an error.
+        Constant columns added to every row; a name of :data:`MEASURED_COLUMNS` is an error.
     on_trial : callable ``(TrialContext) -> dict or None``, optional
-        Called once per (trial, scheme), in the order of the rows, with what
-        the trial computed (:class:`TrialContext`: the received set, the
-        worker outputs, the estimates, the labels, the trial's generators...),
-        including the draws with too few survivors (``estimate`` is then
-        ``None``). A returned dict is merged into the row as new columns (a
-        measured or extra column is an error); ``None`` adds nothing, e.g. when
-        the hook collects its own results.
+        Called per (trial, scheme) in row order; a returned dict adds new columns to the row.
     return_received : bool
         Also return the received sets.
     progress : bool
-        Show a tqdm bar over trials (needs tqdm).
+        Show a tqdm bar over trials.
 
     Returns
     -------
     table : pandas.DataFrame
-        One row per (scheme, trial): ``scheme``, ``n_workers``, ``n_inputs``,
-        ``stragglers`` (``N - |F|``), ``received`` (``|F|``), ``trial``,
-        ``seed``, ``straggler_model``, ``too_few_survivors``, ``loss``,
-        ``rmse_norms``, ``rmse_rms`` [, ``accuracy``, ``accuracy_base``,
-        ``relacc``, ``relacc_literal``] [, ``time``], then ``extra_columns``
-        and the hook's columns.
-        Draws with fewer received workers than ``straggler_model.min_survivors``
-        keep their rows with ``too_few_survivors = True`` and NaN metrics; their
-        number is in ``table.attrs["n_too_few_survivors"]`` (per trial, not per
-        scheme) and a ``RuntimeWarning`` reports it. They are never dropped.
+        One row per (scheme, trial): the :data:`MEASURED_COLUMNS` it measured, then
+        ``extra_columns`` and the hook's. Draws with fewer than ``straggler_model.min_survivors``
+        received workers keep NaN metrics and ``too_few_survivors = True`` (counted in
+        ``table.attrs["n_too_few_survivors"]``, with a ``RuntimeWarning``).
     received : list of dict, only with ``return_received=True``
-        ``received[t][scheme]``: ascending int ndarray of the workers that
-        answered in trial ``t``. Every scheme shares one array, except under
-        ``WorstCase`` without ``against`` (one adversarial set per scheme).
-
-    Raises
-    ------
-    ValueError
-        For bad ``codes``, ``X``, ``trials``, ``seed``, ``noise_std``, ``labels``,
-        ``extra_columns`` or a hook that returns a measured column.
+        ``received[t][scheme]``: ascending indices of the workers that answered in trial ``t``.
 
     Examples
     --------
@@ -471,21 +379,11 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
     owner = caller("run_trials")   # a function built on this one names itself (validation.entry)
     K, N = _check_codes(codes, owner)
-    trials = check_int(trials, "trials", owner, minimum=1)
-    seed = check_seed(seed, "seed", owner)
-    noise_std = check_real(noise_std, "noise_std", owner, minimum=0,
-                           constraint="a finite float >= 0")
-    if not callable(f):
-        raise invalid("f", owner, "a callable (vectorised over the leading axis)", f)
-    if on_trial is not None and not callable(on_trial):
-        raise invalid("on_trial", owner, "a callable (TrialContext) -> dict or None", on_trial)
-    return_received = validate(return_received, BOOL, "return_received", owner)
-    progress = validate(progress, BOOL, "progress", owner)
     min_survivors = _check_model(straggler_model, codes, N, owner)
     extra = _check_new_columns(extra_columns or {}, "extra_columns", owner, ())
     if not callable(X):
         _batch(X, None, 0, K, owner)  # shape check before any work
-    fixed_labels = _check_labels(labels, K, owner)
+    fixed_labels = _labels(labels, K, owner)
     model_repr = repr(straggler_model)
 
     rows, received_sets = [], []
@@ -496,13 +394,11 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
         iterator = tqdm(iterator, desc="trials")
     for t in iterator:
-        rngs = trial_rngs(seed, t)
+        rngs = _rngs(seed, t)
         rng_data, rng_strag, rng_noise = rngs
         Xt, batch_labels = _batch(X, rng_data, t, K, owner)
-        lab = fixed_labels if batch_labels is None else _check_labels(batch_labels, K, owner)
         true = _check_output(f(Xt), f, K, "f(X)", owner)
-        if lab is not None:
-            _check_classes(lab, true, K, owner)
+        lab = _labels(fixed_labels if batch_labels is None else batch_labels, K, owner, true)
         shared, waited = _shared_received(straggler_model, codes, f, Xt, rng_strag, N, owner)
         too_few = shared is not None and shared.size < min_survivors
         n_too_few += bool(too_few)

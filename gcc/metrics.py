@@ -1,17 +1,7 @@
 """Metrics of coded computing: the paper's loss, its two "RMSE" readings, RelAcc, intervals.
 
-Every function accepts numpy arrays or torch tensors (converted to float64
-numpy) and, where stated, a leading trial axis.
-
-Complex data (the codes carry them): the loss and both RMSE readings use
-``|f_hat(x_k) - f(x_k)|^2``, so complex estimates are scored by their modulus;
-class scores (:func:`accuracy`), the values of :func:`mean_ci` and the points
-of :func:`loglog_slope` must be real (a complex value is rejected, never read
-as its real part). A NaN estimate gives a NaN score (never a guessed class).
-
-Notation: ``est`` holds the decoded estimates ``f_hat(x_k)`` and ``true`` the
-exact outputs ``f(x_k)``, ``k = 1..K``; trailing axes are the output
-coordinates (``m`` of them, flattened).
+``est`` holds the estimates ``f_hat(x_k)``, ``true`` the exact outputs ``f(x_k)``, ``k = 1..K`` (numpy
+or torch, read as float64); a NaN estimate gives a NaN score.
 
 References
 ----------
@@ -29,19 +19,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_torch, to_numpy
-from .validation import ArrayLike, check_choice, check_real, invalid, validate
+from .validation import ArrayLike, Interval, Options, check_labels, invalid, validate, validate_params
 
-__all__ = [
-    "mse_loss",
-    "rmse_mean_of_norms",
-    "rmse_root_mean_square",
-    "accuracy",
-    "relacc",
-    "mean_ci",
-    "loglog_slope",
-    "ConfidenceInterval",
-    "SlopeFit",
-]
+__all__ = ["mse_loss", "rmse_mean_of_norms", "rmse_root_mean_square", "accuracy", "relacc", "mean_ci",
+           "loglog_slope", "ConfidenceInterval", "SlopeFit"]
 
 
 _REAL = ArrayLike(dtype=np.float64, description="an array of real numbers")
@@ -49,37 +30,28 @@ _DATA = {False: ArrayLike(dtype=np.float64, description="an array of real or com
          True: ArrayLike(dtype=np.complex128, description="an array of real or complex numbers")}
 
 
+_LEVEL = Interval(float, 0, 1, closed="neither")
+
+
 def _is_complex(a: Any) -> bool:
+    """Whether numpy reads ``a`` as complex (ragged lists: no, the constraint rejects them)."""
     try:
         return bool(np.iscomplexobj(a))
-    except (TypeError, ValueError):     # ragged lists: rejected by the constraint
+    except (TypeError, ValueError):
         return False
 
 
 def _as_float(a: Any, name: str, owner: str, complex_ok: bool = False) -> np.ndarray:
-    """``a`` as a float64 array (complex128 if it is complex and ``complex_ok``).
-
-    Complex values (where not ``complex_ok``) and strings are rejected, never cast.
-    """
+    """``a`` as a float64 array (complex128 if complex and ``complex_ok``); nothing is cast with a loss."""
     if is_torch(a):
         a = to_numpy(a)
     if isinstance(a, np.ndarray) and (a.dtype == np.float64 or (complex_ok and a.dtype == np.complex128)):
         return a
-    if complex_ok:
-        return validate(a, _DATA[_is_complex(a)], name, owner)
-    return validate(a, _REAL, name, owner)
+    return validate(a, _DATA[_is_complex(a)] if complex_ok else _REAL, name, owner)
 
 
-def _check_level(level: Any, owner: str) -> float:
-    return check_real(level, "level", owner, minimum=0, maximum=1, include_min=False,
-                      include_max=False, constraint="a float in (0, 1)")
-
-
-def _pair(est: Any, true: Any, owner: str, n_data_axes: int | None = None):
-    """``est`` (..., K, *out) and ``true`` (K, *out) or same shape -> squared norms (..., K).
-
-    Complex data give ``|e|^2`` (real); real data ``e ** 2`` as before (the same bits).
-    """
+def _pair(est: Any, true: Any, owner: str):
+    """Squared error norms (..., K) of ``est`` (..., K, *out) against ``true`` (K, *out) or same shape."""
     e = _as_float(est, "est", owner, complex_ok=True)
     t = _as_float(true, "true", owner, complex_ok=True)
     if e.ndim == 0:
@@ -104,21 +76,16 @@ def mse_loss(est: Any, true: Any) -> np.ndarray | float:
     .. math:: \\mathcal{L} = \\frac{1}{K}\\sum_{k=1}^{K}
               \\lVert \\hat f(x_k) - f(x_k) \\rVert_2^2
 
-    (eq. (1) takes the expectation over the noise and the straggler set; the
-    harness averages this per-draw value over trials).
-
     Parameters
     ----------
     est : array, shape (..., K, *out)
-        Estimates; any leading axes (e.g. trials) are kept. Real or complex (the squared
-        modulus ``|e|^2`` is summed).
+        Estimates, real or complex; leading axes (e.g. trials) are kept.
     true : array, shape (K, *out) or (..., K, *out)
         Exact outputs ``f(x_k)``.
 
     Returns
     -------
     float or ndarray of shape (...)
-        NaN where an estimate is NaN.
 
     Examples
     --------
@@ -143,9 +110,7 @@ def rmse_mean_of_norms(est: Any, true: Any) -> np.ndarray | float:
 
     .. math:: \\frac{1}{K}\\sum_{k=1}^{K} \\lVert f(x_k) - \\hat f(x_k) \\rVert_2
 
-    The paper calls this "root mean square error" although it is a mean of
-    norms, not a root of a mean square; :func:`rmse_root_mean_square` is the
-    other reading (the book states both, Section 5). By Jensen, this one is never larger.
+    A mean of norms, not a root of a mean square (:func:`rmse_root_mean_square`); never larger.
 
     Parameters
     ----------
@@ -206,7 +171,7 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
     Returns
     -------
     float or ndarray of shape (...)
-        NaN for a batch with a NaN score (its prediction is undefined).
+        NaN for a batch with a NaN score.
 
     Examples
     --------
@@ -222,39 +187,24 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
 
 
 def _accuracy(scores: Any, labels: Any, owner: str, name: str) -> np.ndarray | float:
+    """:func:`accuracy`, naming ``scores`` as ``name`` of ``owner`` in its messages."""
     s = _as_float(scores, name, owner)
-    lab = to_numpy(labels)
     if s.ndim < 2:
         raise invalid(name, owner, "an array of shape (..., K, C)", s.shape)
-    K, C = s.shape[-2], s.shape[-1]
-    if lab.shape != (K,) or not np.issubdtype(lab.dtype, np.integer):
-        raise invalid("labels", owner, f"an int array of shape ({K},)",
-                      f"{lab.dtype} array of shape {lab.shape}")
-    if lab.size and (lab.min() < 0 or lab.max() >= C):
-        k = int(np.flatnonzero((lab < 0) | (lab >= C))[0])
-        raise invalid("labels", owner, f"class indices in [0, {C}) (C = {C} score columns)",
-                      lab, f"labels[{k}] = {int(lab[k])}")
+    lab = check_labels(labels, s.shape[-2], "labels", owner, n_classes=s.shape[-1])
     undefined = np.isnan(s).any(axis=(-2, -1))     # a NaN score has no argmax: no accuracy
     out = np.where(undefined, np.nan, (s.argmax(axis=-1) == lab).mean(axis=-1))
     return float(out) if np.ndim(out) == 0 else out
 
 
+@validate_params({"reading": Options(("accuracy_ratio", "literal"))})
 def relacc(est: Any, true_outputs: Any, labels: Any,
            reading: str = "accuracy_ratio") -> np.ndarray | float:
     """Relative accuracy of the decoded classifier outputs (the paper's "RelAcc").
 
-    The paper defines RelAcc as "the ratio of the base model's prediction
-    accuracy to the accuracy of the estimated model on the initial data
-    points" [1]_. The sentence admits two readings:
-
-    ``"accuracy_ratio"`` (default, the sensible reading; at most about 1)
-        ``acc(argmax f_hat(x_k), labels) / acc(argmax f(x_k), labels)``:
-        how much of the base model's accuracy survives coding.
-    ``"literal"``
-        ``acc(argmax f(x_k), labels) / acc(argmax f_hat(x_k), labels)``: base
-        over estimate, as the sentence reads (at least about 1).
-
-    A zero denominator gives ``nan``.
+    The paper's sentence [1]_ admits two readings: ``"accuracy_ratio"`` (default) is
+    ``acc(f_hat) / acc(f)``, the share of the base accuracy that survives coding; ``"literal"`` is
+    ``acc(f) / acc(f_hat)``, as the sentence reads. A zero denominator gives ``nan``.
 
     Parameters
     ----------
@@ -281,7 +231,6 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
     >>> round(relacc(est, base, labels), 4), relacc(est, base, labels, reading="literal")
     (0.6667, 1.5)
     """
-    check_choice(reading, "reading", "relacc", ("accuracy_ratio", "literal"))
     acc_est = np.asarray(_accuracy(est, labels, "relacc", "est"), dtype=float)
     acc_base = np.asarray(_accuracy(true_outputs, labels, "relacc", "true_outputs"), dtype=float)
     num, den = (acc_est, acc_base) if reading == "accuracy_ratio" else (acc_base, acc_est)
@@ -301,14 +250,12 @@ class ConfidenceInterval(NamedTuple):
     n: int
 
 
+@validate_params({"level": _LEVEL})
 def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
     """Sample mean with a Student-t confidence interval.
 
-    ``mean +/- t_{(1+level)/2, n-1} * s / sqrt(n)`` with ``s`` the sample
-    standard deviation (``ddof=1``), as for the paper's 95% intervals over 20
-    repetitions (Figs. 3-5) [1]_. NaN values are ignored (they are the draws
-    the harness flags, e.g. too few survivors); with one value the interval is
-    ``nan``.
+    ``mean +/- t_{(1+level)/2, n-1} s / sqrt(n)`` (``ddof=1``), as the paper's 95% intervals [1]_.
+    NaN values are left out; one value gives a NaN interval.
 
     Parameters
     ----------
@@ -331,7 +278,6 @@ def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
     """
     from scipy import stats
 
-    level = _check_level(level, "mean_ci")
     v = _as_float(values, "values", "mean_ci").ravel()
     v = v[~np.isnan(v)]
     n = v.size
@@ -363,11 +309,11 @@ class SlopeFit(NamedTuple):
         return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
 
 
+@validate_params({"level": _LEVEL})
 def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
     """Fit ``log y = intercept + slope * log x`` by least squares.
 
-    This is how the rate experiments test a bound ``y = O(x^r)``: the slope
-    with its t interval (``n - 2`` degrees of freedom) is compared with ``r``.
+    The slope has a Student-t interval with ``n - 2`` degrees of freedom.
 
     Parameters
     ----------
@@ -377,8 +323,7 @@ def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
     Returns
     -------
     SlopeFit
-        ``(slope, intercept, low, high, stderr, rvalue, n)``; natural logs, so
-        ``y ~ exp(intercept) * x ** slope``.
+        ``(slope, intercept, low, high, stderr, rvalue, n)``; ``y ~ exp(intercept) * x ** slope``.
 
     Examples
     --------
@@ -391,7 +336,6 @@ def loglog_slope(x: Any, y: Any, level: float = 0.95) -> SlopeFit:
     """
     from scipy import stats
 
-    level = _check_level(level, "loglog_slope")
     xa = _as_float(x, "x", "loglog_slope").ravel()
     ya = _as_float(y, "y", "loglog_slope").ravel()
     if xa.shape != ya.shape:

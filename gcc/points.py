@@ -1,9 +1,4 @@
-"""Point sets on [-1, 1] for the data points (alphas) and worker points (betas).
-
-The paper's experiments use Chebyshev points of the first kind for the K data points and
-of the second kind for the N worker points ("for fair comparison with BACC"); the noisy
-theory (Theorem 2) needs a bounded gap ratio, which equispaced points satisfy.
-"""
+"""Point sets on [-1, 1] for the data points (alphas) and worker points (betas)."""
 from __future__ import annotations
 
 from numbers import Integral
@@ -24,12 +19,10 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
 
     Parameters
     ----------
-    n : int
-        Number of points, ``n >= 1``.
+    n : int >= 1
     kind : {1, 2}
-        1: roots of T_n, ``cos((2k-1) pi / (2n))`` for k = 1..n (interior points);
-        2: extrema of T_{n-1}, ``cos((k-1) pi / (n-1))`` for k = 1..n, which include -1 and 1.
-        ``kind=2`` with ``n=1`` returns ``[0.]``.
+        1: roots of T_n, ``cos((2k-1) pi / (2n))``; 2: extrema of T_{n-1}, ``cos((k-1) pi / (n-1))``
+        (with -1 and 1; ``[0.]`` for ``n = 1``).
 
     Returns
     -------
@@ -38,16 +31,8 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
 
     Notes
     -----
-    The points are computed as ``sin(pi * (2k - n - 1) / (2n))`` (kind 1) and
-    ``sin(pi * (2k - n - 1) / (2(n-1)))`` (kind 2), which equal the cosine forms above after
-    sorting, but are exactly antisymmetric, give an exact 0 at the centre and exact +-1 at
-    the ends (kind 2). Exact coincidences between a kind-1 and a kind-2 point (e.g. K=2,
-    N=5) therefore show up as exact equalities, which the interpolating codes handle.
-
-    References
-    ----------
-    .. [1] Moradi, Tahmasebi, Maddah-Ali, "Coded Computing for Resilient Distributed
-       Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300, Sec. 5.
+    Computed in the sine form ``sin(pi (2k - n - 1) / (2n))`` (kind 1; ``2(n-1)`` for kind 2): exactly
+    antisymmetric, with an exact 0 and exact ends, so kind-1 and kind-2 points coincide exactly.
 
     Examples
     --------
@@ -76,11 +61,9 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
 
     Parameters
     ----------
-    n : int
-        Number of points, ``n >= 1``.
+    n : int >= 1
     endpoints : bool
-        True: ``linspace(-1, 1, n)`` (includes -1 and 1; ``n=1`` gives ``[0.]``).
-        False: interior midpoints ``-1 + (2k-1)/n``, k = 1..n (cell centres of n equal cells).
+        True: ``linspace(-1, 1, n)`` (``[0.]`` for ``n = 1``); False: the centres of n equal cells.
 
     Returns
     -------
@@ -107,12 +90,11 @@ def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev"):
 
     Parameters
     ----------
-    n_inputs, n_workers : int
-        K and N, both >= 1.
+    n_inputs, n_workers : int >= 1
+        K and N.
     points : {"chebyshev", "equispaced"}
-        Chebyshev: first kind for the alphas, second kind for the betas (the paper's
-        experiments). Equispaced: cell centres for the alphas, ``linspace(-1, 1, N)`` for the
-        betas.
+        Chebyshev: first kind for the alphas, second for the betas (the paper's experiments);
+        equispaced: cell centres for the alphas, ``linspace(-1, 1, N)`` for the betas.
 
     Returns
     -------

@@ -1,11 +1,6 @@
 """Received masks and straggler runs: the gaps a received set leaves among the workers.
 
-A received set ``F`` is written either as ascending worker indices or as a boolean mask of
-shape ``(N,)`` (``True`` = received; :func:`received_to_mask`, :func:`mask_to_received`).
-Under i.i.d. stragglers the widest gap ``Delta_max^F`` is controlled by the longest run of
-consecutive stragglers (:func:`longest_straggler_run`), about ``log_{1/p}(N (1 - p))``
-(:func:`expected_longest_run`, Erdős–Rényi [1]_). The straggler models themselves are in
-:mod:`gcc.stragglers`.
+A received set is ascending worker indices or a boolean mask ``(N,)`` (``True`` = received).
 
 References
 ----------
@@ -14,40 +9,20 @@ References
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .validation import ArrayLike, check_int, check_real, invalid, validate
 
-__all__ = [
-    "MASK",
-    "INDICES",
-    "longest_run",
-    "longest_straggler_run",
-    "expected_longest_run",
-    "mask_to_received",
-    "received_to_mask",
-]
+__all__ = ["MASK", "INDICES", "longest_run", "longest_straggler_run", "expected_longest_run",
+           "mask_to_received", "received_to_mask"]
 
 
 #: a received mask: booleans (or 0/1), never NaN read as True
 MASK = ArrayLike(dtype=bool, description="a boolean array (True/False or 0/1)")
 #: worker indices: ints (1.7 is no worker), one axis
 INDICES = ArrayLike(ndim=1, dtype=np.int64, description="a 1-D sequence of int worker indices")
-
-
-def _check_mask(mask: Any, name: str, owner: str, ndims=None) -> np.ndarray:
-    m = validate(mask, MASK, name, owner)
-    if ndims is not None and m.ndim not in ndims:
-        what = " or ".join(f"{d}-D" for d in ndims)
-        raise invalid(name, owner, f"a {what} boolean array", mask, f"it has shape {m.shape}")
-    return m
-
-
-def _check_axis(axis: Any, ndim: int, owner: str) -> int:
-    return check_int(axis, "axis", owner, -ndim, ndim - 1,
-                     constraint=f"an int in [-{ndim}, {ndim - 1}] (an axis of the {ndim}-D mask)")
 
 
 def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
@@ -68,10 +43,11 @@ def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
     >>> mask_to_received([True, False, True])
     array([0, 2])
     """
-    mask = _check_mask(mask, "mask", "mask_to_received", ndims=(1, 2))
-    if mask.ndim == 1:
-        return np.flatnonzero(mask)
-    return [np.flatnonzero(row) for row in mask]
+    m = validate(mask, MASK, "mask", "mask_to_received")
+    if m.ndim not in (1, 2):
+        raise invalid("mask", "mask_to_received", "a 1-D or 2-D boolean array", mask,
+                      f"it has shape {m.shape}")
+    return np.flatnonzero(m) if m.ndim == 1 else [np.flatnonzero(row) for row in m]
 
 
 def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
@@ -80,8 +56,7 @@ def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
     Parameters
     ----------
     received : sequence of int, shape (|F|,)
-        Distinct worker indices in ``[0, n_workers)``, in any order (may be empty). Floats
-        (``1.7``) and booleans are rejected, as by the codes' ``decode``.
+        Distinct worker indices in ``[0, n_workers)``, in any order (may be empty).
     n_workers : int >= 1
 
     Returns
@@ -97,30 +72,25 @@ def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
     owner = "received_to_mask"
     n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
     idx = validate(received, INDICES, "received", owner)
+    requirement = f"distinct worker indices in [0, {n_workers - 1}]"
     if idx.size and (idx.min() < 0 or idx.max() >= n_workers):
         k = int(np.flatnonzero((idx < 0) | (idx >= n_workers))[0])
-        raise invalid("received", owner, f"distinct worker indices in [0, {n_workers - 1}]",
-                      received, f"received[{k}] = {int(idx[k])}")
+        raise invalid("received", owner, requirement, received, f"received[{k}] = {int(idx[k])}")
     if np.unique(idx).size != idx.size:
-        raise invalid("received", owner, f"distinct worker indices in [0, {n_workers - 1}]",
-                      received, "an index is repeated")
-    received = idx
+        raise invalid("received", owner, requirement, received, "an index is repeated")
     mask = np.zeros(n_workers, dtype=bool)
-    mask[received] = True
+    mask[idx] = True
     return mask
 
 
 def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
     """Length of the longest run of consecutive ``True`` values along ``axis``.
 
-    Vectorised: a cumulative count that restarts at every ``False``.
-
     Parameters
     ----------
     mask : array_like of bool, shape (..., N)
-        Booleans or 0/1 (a NaN or a 2 is rejected, not read as True).
+        Booleans or 0/1.
     axis : int
-        Axis along which runs are counted.
 
     Returns
     -------
@@ -136,18 +106,21 @@ def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:
 
 
 def _longest_run(mask, axis, owner: str, name: str, invert: bool):
-    m = _check_mask(mask, name, owner)
+    """Longest run of True (of False with ``invert``) of ``mask`` along ``axis``."""
+    m = validate(mask, MASK, name, owner)
     if m.ndim == 0:
         raise invalid(name, owner, "a boolean array with at least one axis", mask)
-    m = np.moveaxis(m, _check_axis(axis, m.ndim, owner), -1)
+    d = m.ndim
+    axis = check_int(axis, "axis", owner, -d, d - 1,
+                     constraint=f"an int in [-{d}, {d - 1}] (an axis of the {d}-D mask)")
+    m = np.moveaxis(m, axis, -1)
     if invert:
         m = ~m
     if m.shape[-1] == 0:
         out = np.zeros(m.shape[:-1], dtype=np.int64)
         return int(out) if out.ndim == 0 else out
     count = np.cumsum(m, axis=-1, dtype=np.int64)
-    # The count at the last False before each position; subtracting it
-    # restarts the count after every break in the run.
+    # subtracting the count at the last False restarts the count after every break
     last_break = np.maximum.accumulate(np.where(m, 0, count), axis=-1)
     out = (count - last_break).max(axis=-1)
     return int(out) if out.ndim == 0 else out
@@ -165,8 +138,7 @@ def longest_straggler_run(received_mask: np.ndarray, axis: int = -1) -> np.ndarr
     Returns
     -------
     int or ndarray of int
-        The quantity that controls ``Delta_max^F`` in the probabilistic regime
-        (Moradi & Maddah-Ali, ISIT 2025, arXiv:2502.00645).
+        It controls the widest gap ``Delta_max^F`` under i.i.d. stragglers.
 
     Examples
     --------
@@ -181,14 +153,13 @@ def longest_straggler_run(received_mask: np.ndarray, axis: int = -1) -> np.ndarr
 def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray | float:
     """Erdős–Rényi approximation of the longest straggler run.
 
-    For ``N`` i.i.d. Bernoulli(``p``) straggle indicators the longest run of
-    stragglers concentrates around ``log_{1/p}(N (1 - p))`` [1]_, [2]_.
+    For ``N`` i.i.d. Bernoulli(``p``) stragglers the longest run is about ``log_{1/p}(N (1 - p))``
+    [1]_, [2]_.
 
     Parameters
     ----------
     n_workers : float or ndarray
-        ``N``, finite and with ``N (1 - p) >= 1`` (below, the expansion is negative: it is an
-        asymptotic law for many workers).
+        ``N``, finite, with ``N (1 - p) >= 1`` (an asymptotic law for many workers).
     p : float in (0, 1)
         Straggling probability.
 
@@ -208,10 +179,9 @@ def expected_longest_run(n_workers: float | np.ndarray, p: float) -> np.ndarray 
     2.954
     """
     owner = "expected_longest_run"
-    p = check_real(p, "p", owner, 0, 1, include_min=False,
-                   include_max=False, constraint="a float in (0, 1)")
-    n = validate(n_workers, ArrayLike(dtype=float, finite=True,
-                                      description="a finite real number or array"), "n_workers", owner)
+    p = check_real(p, "p", owner, 0, 1, include_min=False, include_max=False)
+    n = validate(n_workers, ArrayLike(dtype=float, finite=True, description="a finite real number or array"),
+                 "n_workers", owner)
     if n.size and n.min() * (1 - p) < 1:
         raise invalid("n_workers", owner, f"at least 1 / (1 - p) = {1 / (1 - p):.6g} (the "
                       "approximation needs N (1 - p) >= 1)", n_workers)

@@ -1,21 +1,7 @@
 """Straggler models: which workers the master hears from, and when.
 
-Every model answers one question per trial: *which* of the ``N`` workers have
-returned (the received set ``F``, ascending worker indices), and, for the delay
-models, *how long* the master waited for them.
-
-Models: :class:`FixedCount` (``S`` uniformly random stragglers, the paper's experiments),
-:class:`Bernoulli` (each worker straggles w.p. ``p``, ISIT 2025), :class:`ContiguousBlock`
-(``S`` consecutive stragglers: the widest gap ``Delta_max^F``), :class:`WorstCase` (the
-adversary of :mod:`gcc.adversary`, resolved per scheme by the harness) and the delay models
-:class:`ShiftedExponential` and :class:`SlowWorkers` (completion times; the master waits for
-the fastest ``N - S``). Every model has ``sample(rng, n_workers) -> received`` and
-``sample_many(rng, n_workers, trials) -> mask`` (boolean ``(trials, N)``, ``True`` =
-received); the delay models also ``sample_with_time(rng, n_workers, n_wait)``. The adversary
-(:attr:`StragglerModel.adaptive`) chooses its set from the code, ``f`` and the data rather than
-from ``rng``: its ``sample`` and ``sample_many`` take them as the keywords ``code``, ``f`` and
-``X`` (:meth:`WorstCase.sample_many`). The gaps a mask leaves (longest straggler runs) are
-measured by :mod:`gcc.straggler_runs`.
+Every model has ``sample_many(rng, n_workers, trials)`` (boolean received masks ``(trials, N)``) and
+``sample(rng, n_workers)`` (its first row as ascending indices); the delay models also give the time.
 
 References
 ----------
@@ -27,87 +13,61 @@ References
 """
 from __future__ import annotations
 
-import numbers
-from typing import Any, Sequence
+from numbers import Integral, Real
+from typing import Sequence
 
 import numpy as np
 
 from .adversary import SEARCHES, worst_case_stragglers
-from .validation import (InstanceOf, NoneOr, check_choice, check_int, check_real,
-                         check_rng, invalid, validate)
+from .validation import (AnyOf, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, check_rng, invalid,
+                         validate_params)
 
-__all__ = [
-    "FixedCount",
-    "Bernoulli",
-    "ContiguousBlock",
-    "WorstCase",
-    "ShiftedExponential",
-    "SlowWorkers",
-]
+__all__ = ["FixedCount", "Bernoulli", "ContiguousBlock", "WorstCase", "ShiftedExponential", "SlowWorkers"]
+
+_COUNT = Interval(Integral, 0, None)
+_RATE = Interval(Real, 0, None, closed="neither", description="a float > 0")
+_SHIFT = Interval(Real, 0, None, description="a float >= 0")
 
 
-# --------------------------------------------------------------------------- checks
-def _check_rng(rng: Any, owner: str) -> np.random.Generator:
-    return check_rng(rng, "rng", owner)
-
-
-# --------------------------------------------------------------------------- models
 class StragglerModel:
     """The interface of every straggler model: ``sample`` is the first row of ``sample_many``.
 
-    ``sample_many(rng, n_workers, trials)`` returns boolean received masks of shape
-    ``(trials, N)``; ``sample(rng, n_workers)`` the ascending indices of one received set. An
-    :attr:`adaptive` model's set depends on the code, ``f`` and the data: both methods then also
-    take them as the keywords ``code``, ``f`` and ``X`` (a missing one is a contract error).
+    An :attr:`adaptive` model's methods also take the keywords ``code``, ``f`` and ``X``.
     """
 
     #: draws with fewer received workers than this are flagged by the harness
     min_survivors: int = 1
     #: whether the received set depends on the code, f and the data (the adversary), not on rng alone
     adaptive: bool = False
+    #: the number of stragglers ``S`` (None: random, as for Bernoulli)
+    stragglers: int | None = None
 
-    def _check_n(self, n_workers: Any) -> int:
-        return check_int(n_workers, "n_workers", type(self).__name__, minimum=1)
+    def _checked(self, rng, n_workers, trials, owner=None, rng_needed=True, below_n=True):
+        """Checked ``(rng, N, trials)`` of a sampling method (and ``S < N`` with ``below_n``)."""
+        owner = owner or type(self).__name__
+        rng = check_rng(rng, "rng", owner) if rng_needed else rng
+        n = check_int(n_workers, "n_workers", owner, minimum=1)
+        trials = check_int(trials, "trials", owner, minimum=1)
+        if below_n and self.stragglers is not None and self.stragglers >= n:
+            raise invalid("stragglers", owner, f"an int < n_workers (= {n})", self.stragglers)
+        return rng, n, trials
 
-    def _sampling_args(self, rng, n_workers, trials):
-        """Checked ``(rng, N, trials)`` of ``sample_many``."""
-        owner = type(self).__name__
-        return (_check_rng(rng, owner), self._check_n(n_workers),
-                check_int(trials, "trials", owner, minimum=1))
-
-    def sample_many(self, rng: np.random.Generator, n_workers: int,
-                    trials: int) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def sample_many(self, rng: np.random.Generator, n_workers: int, trials: int) -> np.ndarray:
+        """Boolean received masks of shape ``(trials, N)`` (``True`` = received)."""
+        return self._masks(*self._checked(rng, n_workers, trials))
 
     def sample(self, rng: np.random.Generator, n_workers: int, **data) -> np.ndarray:
-        """Draw one received set.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_workers : int
-            ``N``.
-        **data
-            ``code``, ``f`` and ``X`` for an :attr:`adaptive` model (:meth:`WorstCase.sample_many`).
-
-        Returns
-        -------
-        ndarray of int, shape (|F|,)
-            Ascending indices of the workers that returned.
-        """
+        """Ascending indices (|F|,) of the workers of one received set (``**data``: :attr:`adaptive`)."""
         return np.flatnonzero(self.sample_many(rng, n_workers, 1, **data)[0])
 
 
 class FixedCount(StragglerModel):
-    """``S`` stragglers chosen uniformly at random among the ``N`` workers.
-
-    This is the straggler model of the paper's experiments [1]_ (Figs. 3-4:
-    "S workers are chosen at random").
+    """``S`` stragglers chosen uniformly at random among the ``N`` workers (Figs. 3-4 of [1]_).
 
     Parameters
     ----------
     stragglers : int >= 0
-        ``S``. Checked against ``N`` on use (``S < N``).
+        ``S < N`` (checked on use).
 
     Examples
     --------
@@ -117,19 +77,15 @@ class FixedCount(StragglerModel):
     array([0, 1, 4, 5])
     """
 
+    @validate_params({"stragglers": _COUNT})
     def __init__(self, stragglers: int):
-        self.stragglers = check_int(stragglers, "stragglers", "FixedCount", minimum=0)
+        self.stragglers = stragglers
 
     def __repr__(self) -> str:
         return f"FixedCount(stragglers={self.stragglers})"
 
-    def sample_many(self, rng, n_workers, trials):
-        """Boolean received masks of shape ``(trials, N)`` with exactly ``N - S`` True."""
-        rng, n, trials = self._sampling_args(rng, n_workers, trials)
-        if self.stragglers >= n:
-            raise invalid("stragglers", "FixedCount", f"an int < n_workers (= {n})",
-                          self.stragglers)
-        # A uniformly random subset of size S per row: the S smallest of N uniforms.
+    def _masks(self, rng, n, trials):
+        """Exactly ``N - S`` True per row: the S smallest of N uniforms straggle."""
         order = np.argsort(rng.random((trials, n)), axis=1)
         mask = np.ones((trials, n), dtype=bool)
         np.put_along_axis(mask, order[:, : self.stragglers], False, axis=1)
@@ -144,9 +100,7 @@ class Bernoulli(StragglerModel):
     p : float in [0, 1)
         Straggling probability.
     min_survivors : int >= 1, default 2
-        Draws with fewer received workers are *not* redrawn: the harness counts
-        them, reports them and leaves their loss as NaN (a decoder needs at
-        least two points to fit a line). ``sample`` returns such draws as they are.
+        Draws with fewer received workers are kept, flagged by the harness (never redrawn).
 
     Examples
     --------
@@ -159,41 +113,34 @@ class Bernoulli(StragglerModel):
     0.0837
     """
 
+    @validate_params({"p": Interval(Real, 0, 1, closed="left"), "min_survivors": Interval(Integral, 1, None)})
     def __init__(self, p: float, min_survivors: int = 2):
-        self.p = check_real(p, "p", "Bernoulli", 0, 1, include_max=False,
-                            constraint="a float in [0, 1)")
-        self.min_survivors = check_int(min_survivors, "min_survivors", "Bernoulli", minimum=1)
+        self.p, self.min_survivors = p, min_survivors
 
     def __repr__(self) -> str:
         return f"Bernoulli(p={self.p:g}, min_survivors={self.min_survivors})"
 
-    def sample_many(self, rng, n_workers, trials):
-        """Boolean received masks of shape ``(trials, N)``; each entry True w.p. ``1 - p``."""
-        rng, n, trials = self._sampling_args(rng, n_workers, trials)
+    def _masks(self, rng, n, trials):
+        """Each entry True w.p. ``1 - p``."""
         return rng.random((trials, n)) >= self.p
 
     def probability_too_few(self, n_workers: int) -> float:
         """P(|F| < min_survivors) = P(Binomial(N, 1-p) < min_survivors)."""
         from scipy import stats
 
-        n = self._check_n(n_workers)
+        n = check_int(n_workers, "n_workers", "Bernoulli", minimum=1)
         return float(stats.binom.cdf(self.min_survivors - 1, n, 1 - self.p))
 
 
 class ContiguousBlock(StragglerModel):
-    """The ``S`` consecutive workers ``start, ..., start + S - 1`` straggle.
-
-    Workers are ordered by their points ``beta_n`` (ascending), so a contiguous
-    block of stragglers opens the widest gap in the received points; the
-    theory's bound uses ``Delta_max^F <= (S + 1) Delta_max`` [1]_.
+    """The ``S`` consecutive workers ``start, ..., start + S - 1`` straggle: the widest gap [1]_.
 
     Parameters
     ----------
     stragglers : int >= 0
         ``S``.
     start : int >= 0 or None, default None
-        First straggler. ``None`` draws the block position uniformly among the
-        ``N - S + 1`` positions on every sample.
+        First straggler; ``None`` draws it uniformly among the ``N - S + 1`` positions per sample.
 
     Examples
     --------
@@ -202,23 +149,18 @@ class ContiguousBlock(StragglerModel):
     array([0, 3, 4])
     """
 
+    @validate_params({"stragglers": _COUNT, "start": NoneOr(_COUNT)})
     def __init__(self, stragglers: int, start: int | None = None):
-        self.stragglers = check_int(stragglers, "stragglers", "ContiguousBlock", minimum=0)
-        self.start = None if start is None else check_int(start, "start",
-                                                          "ContiguousBlock", minimum=0)
+        self.stragglers, self.start = stragglers, start
 
     def __repr__(self) -> str:
         return f"ContiguousBlock(stragglers={self.stragglers}, start={self.start})"
 
     def sample_many(self, rng, n_workers, trials):
         """Boolean received masks of shape ``(trials, N)`` with one block of False."""
-        n = self._check_n(n_workers)
-        trials = check_int(trials, "trials", "ContiguousBlock", minimum=1)
+        rng, n, trials = self._checked(rng, n_workers, trials, rng_needed=self.start is None)
         S = self.stragglers
-        if S >= n:
-            raise invalid("stragglers", "ContiguousBlock", f"an int < n_workers (= {n})", S)
         if self.start is None:
-            rng = _check_rng(rng, "ContiguousBlock")
             starts = rng.integers(0, n - S + 1, size=trials)
         else:
             if self.start > n - S:
@@ -230,13 +172,9 @@ class ContiguousBlock(StragglerModel):
 
 
 class WorstCase(StragglerModel):
-    """Adversarial stragglers: the set of ``S`` that maximises the loss.
+    """Adversarial stragglers: the set of ``S`` that maximises the loss (:meth:`resolve`).
 
-    The set depends on the code, ``f`` and the data, so it cannot be drawn
-    from ``(rng, N)`` alone: :func:`gcc.harness.run_trials` resolves it with
-    :meth:`resolve` (:func:`gcc.adversary.worst_case_stragglers`) for every scheme and
-    trial (each scheme faces its own adversary), or, with ``against="<scheme name>"``,
-    once per trial against that scheme, then shared by all schemes.
+    :func:`gcc.harness.run_trials` resolves it per scheme and trial, or once against ``against``.
 
     Parameters
     ----------
@@ -259,12 +197,10 @@ class WorstCase(StragglerModel):
 
     adaptive = True
 
-    def __init__(self, stragglers: int, search: str = "contiguous",
-                 against: str | None = None):
-        self.stragglers = check_int(stragglers, "stragglers", "WorstCase", minimum=0)
-        self.search = check_choice(search, "search", "WorstCase", SEARCHES)
-        self.against = validate(against, NoneOr(InstanceOf(str, "a scheme name (a key of codes)")),
-                                "against", "WorstCase")
+    @validate_params({"stragglers": _COUNT, "search": Options(SEARCHES),
+                      "against": NoneOr(InstanceOf(str, "a scheme name (a key of codes)"))})
+    def __init__(self, stragglers: int, search: str = "contiguous", against: str | None = None):
+        self.stragglers, self.search, self.against = stragglers, search, against
 
     def __repr__(self) -> str:
         return (f"WorstCase(stragglers={self.stragglers}, search={self.search!r}, "
@@ -279,11 +215,7 @@ class WorstCase(StragglerModel):
                                      outputs=outputs, return_loss=return_loss)
 
     def sample_many(self, rng, n_workers, trials, *, code=None, f=None, X=None):
-        """The worst received set for ``code``, ``f`` and ``X`` as masks of shape ``(trials, N)``.
-
-        The adversary is deterministic: every row is the set of :meth:`resolve`, and ``rng`` is
-        not drawn from (it is still checked, as for every model). :func:`gcc.harness.run_trials`
-        calls :meth:`resolve` itself, per scheme and trial.
+        """The set of :meth:`resolve` as masks of shape ``(trials, N)`` (``rng`` is not drawn from).
 
         Parameters
         ----------
@@ -292,7 +224,7 @@ class WorstCase(StragglerModel):
             ``N``, equal to ``code.n_workers``.
         trials : int >= 1
         code, f, X
-            The code, the function and the data points (K, ...), as in :meth:`resolve`; required.
+            As in :meth:`resolve`; required.
 
         Examples
         --------
@@ -303,10 +235,7 @@ class WorstCase(StragglerModel):
         array([0, 1, 2, 3, 6, 7, 8, 9])
         """
         owner = "WorstCase.sample_many"
-        if rng is not None:
-            _check_rng(rng, owner)
-        n = check_int(n_workers, "n_workers", owner, minimum=1)
-        trials = check_int(trials, "trials", owner, minimum=1)
+        _, n, trials = self._checked(rng, n_workers, trials, owner, rng is not None, below_n=False)
         for name, value in (("code", code), ("f", f), ("X", X)):
             if value is None:
                 raise invalid(name, owner, "given: the adversary chooses its set from the code, f and "
@@ -323,26 +252,19 @@ class DelayModel(StragglerModel):
 
     stragglers: int = 0
 
-    def sample_times(self, rng, n_workers, trials):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _n_wait(self, n: int, n_wait: Any) -> int:
-        return check_int(n_wait, "n_wait", type(self).__name__, minimum=1, maximum=n)
+    def sample_times(self, rng: np.random.Generator, n_workers: int, trials: int) -> np.ndarray:
+        """Completion times, shape ``(trials, N)``."""
+        return self._times(*self._checked(rng, n_workers, trials, below_n=False))
 
     def sample_many_with_time(self, rng: np.random.Generator, n_workers: int,
                               n_wait: int, trials: int) -> tuple[np.ndarray, np.ndarray]:
-        """Masks of the fastest ``n_wait`` workers and the time the master waited.
+        """Masks (trials, N) of the fastest ``n_wait`` workers and the waits (trials,)."""
+        rng, n, trials = self._checked(rng, n_workers, trials, below_n=False)
+        return self._with_time(rng, n, check_int(n_wait, "n_wait", type(self).__name__, 1, n), trials)
 
-        Returns
-        -------
-        mask : ndarray of bool, shape (trials, N)
-        time : ndarray of float, shape (trials,)
-            The ``n_wait``-th smallest completion time of each trial.
-        """
-        n = self._check_n(n_workers)
-        n_wait = self._n_wait(n, n_wait)
-        trials = check_int(trials, "trials", type(self).__name__, minimum=1)
-        times = self.sample_times(rng, n, trials)
+    def _with_time(self, rng, n, n_wait, trials):
+        """:meth:`sample_many_with_time` of checked arguments."""
+        times = self._times(rng, n, trials)
         order = np.argsort(times, axis=1, kind="stable")
         mask = np.zeros_like(times, dtype=bool)
         np.put_along_axis(mask, order[:, :n_wait], True, axis=1)
@@ -351,39 +273,17 @@ class DelayModel(StragglerModel):
 
     def sample_with_time(self, rng: np.random.Generator, n_workers: int,
                          n_wait: int) -> tuple[np.ndarray, float]:
-        """The fastest ``n_wait`` workers (ascending indices) and the waiting time.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_workers : int
-            ``N``.
-        n_wait : int in [1, N]
-            How many workers the master waits for (``N - S``).
-
-        Returns
-        -------
-        received : ndarray of int, shape (n_wait,)
-        time : float
-            The ``n_wait``-th order statistic of the completion times.
-        """
+        """The fastest ``n_wait`` workers (ascending indices) and the ``n_wait``-th completion time."""
         mask, waited = self.sample_many_with_time(rng, n_workers, n_wait, 1)
         return np.flatnonzero(mask[0]), float(waited[0])
 
-    def sample_many(self, rng, n_workers, trials):
-        n = self._check_n(n_workers)
-        if self.stragglers >= n:
-            raise invalid("stragglers", type(self).__name__,
-                          f"an int < n_workers (= {n})", self.stragglers)
-        return self.sample_many_with_time(rng, n, n - self.stragglers, trials)[0]
+    def _masks(self, rng, n, trials):
+        """The fastest ``N - S`` workers."""
+        return self._with_time(rng, n, n - self.stragglers, trials)[0]
 
 
 class ShiftedExponential(DelayModel):
-    """Completion time of every worker ``shift + Exp(rate)``, i.i.d.
-
-    The classical straggler model of coded computing (Lee et al., 2018). With
-    ``n_wait = N - S`` the master's waiting time is the ``(N - S)``-th order
-    statistic, with mean ``shift + (H_N - H_S) / rate`` (``H`` harmonic numbers).
+    """Completion time of every worker ``shift + Exp(rate)``, i.i.d. (Lee et al., 2018).
 
     Parameters
     ----------
@@ -402,45 +302,36 @@ class ShiftedExponential(DelayModel):
     (array([2, 3, 4]), 1.2752, 1.3917)
     """
 
+    @validate_params({"shift": _SHIFT, "rate": _RATE, "stragglers": _COUNT})
     def __init__(self, shift: float = 1.0, rate: float = 1.0, stragglers: int = 0):
-        self.shift = check_real(shift, "shift", "ShiftedExponential", minimum=0,
-                                constraint="a float >= 0")
-        self.rate = check_real(rate, "rate", "ShiftedExponential", minimum=0, include_min=False,
-                               constraint="a float > 0")
-        self.stragglers = check_int(stragglers, "stragglers", "ShiftedExponential", minimum=0)
+        self.shift, self.rate, self.stragglers = shift, rate, stragglers
 
     def __repr__(self) -> str:
         return (f"ShiftedExponential(shift={self.shift:g}, rate={self.rate:g}, "
                 f"stragglers={self.stragglers})")
 
-    def sample_times(self, rng, n_workers, trials):
-        """Completion times, shape ``(trials, N)``."""
-        rng, n_workers, trials = self._sampling_args(rng, n_workers, trials)
+    def _times(self, rng, n_workers, trials):
+        """``shift + Exp(rate)``, shape ``(trials, N)``."""
         return self.shift + rng.exponential(1.0 / self.rate, size=(trials, n_workers))
 
     def expected_time(self, n_workers: int, n_wait: int) -> float:
         """Closed form ``E[T_(n_wait:N)] = shift + (H_N - H_{N - n_wait}) / rate``."""
-        n = self._check_n(n_workers)
-        n_wait = self._n_wait(n, n_wait)
+        n = check_int(n_workers, "n_workers", "ShiftedExponential", minimum=1)
+        n_wait = check_int(n_wait, "n_wait", "ShiftedExponential", 1, n)
         harmonic = sum(1.0 / i for i in range(n - n_wait + 1, n + 1))
         return self.shift + harmonic / self.rate
 
 
 class SlowWorkers(DelayModel):
-    """A set of slow workers whose completion times are ``factor`` times longer.
-
-    Every worker takes ``shift + Exp(rate)``; slow workers take ``factor`` times
-    that. With ``slow`` an int, that many slow workers are drawn uniformly at
-    random on every trial; with a sequence, those worker indices are slow.
+    """Workers take ``shift + Exp(rate)``; slow ones ``factor`` times that.
 
     Parameters
     ----------
     slow : int >= 0 or sequence of int
-        Number of slow workers, or their indices.
+        Number of slow workers (drawn per trial), or their indices.
     factor : float >= 1, default 10.0
     shift : float >= 0, default 1.0
     rate : float > 0, default 1.0
-        ``rate = inf`` is not allowed; use a large rate for near-deterministic times.
     stragglers : int >= 0, default 0
         ``S`` used by ``sample`` / ``sample_many`` (they wait for ``N - S``).
 
@@ -453,42 +344,28 @@ class SlowWorkers(DelayModel):
     array([2, 3, 4, 5])
     """
 
+    @validate_params({"slow": AnyOf(_COUNT, ListOf(_COUNT, min_len=0, distinct=True), description=(
+                          "an int >= 0 or a sequence of distinct non-negative worker indices")),
+                      "factor": Interval(Real, 1, None, description="a float >= 1"), "shift": _SHIFT,
+                      "rate": _RATE, "stragglers": _COUNT})
     def __init__(self, slow: int | Sequence[int], factor: float = 10.0, shift: float = 1.0,
                  rate: float = 1.0, stragglers: int = 0):
-        if isinstance(slow, numbers.Integral) and not isinstance(slow, (bool, np.bool_)):
-            self.slow = check_int(slow, "slow", "SlowWorkers", minimum=0)
-        else:
-            idx = np.asarray(slow)
-            if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)) \
-                    or (idx.size and idx.min() < 0) or len(np.unique(idx)) != idx.size:
-                raise invalid("slow", "SlowWorkers",
-                              "an int >= 0 or a sequence of distinct non-negative worker "
-                              "indices", slow)
-            self.slow = np.sort(idx.astype(np.int64))
-        self.factor = check_real(factor, "factor", "SlowWorkers", minimum=1,
-                                 constraint="a float >= 1")
-        self.shift = check_real(shift, "shift", "SlowWorkers", minimum=0,
-                                constraint="a float >= 0")
-        self.rate = check_real(rate, "rate", "SlowWorkers", minimum=0, include_min=False,
-                               constraint="a float > 0")
-        self.stragglers = check_int(stragglers, "stragglers", "SlowWorkers", minimum=0)
+        self.slow = int(slow) if isinstance(slow, Integral) else np.sort(np.array(slow, dtype=np.int64))
+        self.factor, self.shift, self.rate, self.stragglers = factor, shift, rate, stragglers
 
     def __repr__(self) -> str:
         slow = self.slow if isinstance(self.slow, int) else self.slow.tolist()
         return (f"SlowWorkers(slow={slow}, factor={self.factor:g}, shift={self.shift:g}, "
                 f"rate={self.rate:g}, stragglers={self.stragglers})")
 
-    def sample_times(self, rng, n_workers, trials):
-        """Completion times, shape ``(trials, N)``."""
-        rng, n_workers, trials = self._sampling_args(rng, n_workers, trials)
+    def _times(self, rng, n_workers, trials):
+        """``shift + Exp(rate)``, ``factor`` times that for the slow workers, shape ``(trials, N)``."""
         times = self.shift + rng.exponential(1.0 / self.rate, size=(trials, n_workers))
         if isinstance(self.slow, int):
             if self.slow > n_workers:
                 raise invalid("slow", "SlowWorkers", f"an int <= n_workers (= {n_workers})",
                               self.slow)
-            order = np.argsort(rng.random((trials, n_workers)), axis=1)
-            slow_mask = np.zeros((trials, n_workers), dtype=bool)
-            np.put_along_axis(slow_mask, order[:, : self.slow], True, axis=1)
+            slow_mask = ~FixedCount(self.slow)._masks(rng, n_workers, trials)   # slow: drawn as S of N
         else:
             if self.slow.size and self.slow.max() >= n_workers:
                 raise invalid("slow", "SlowWorkers", f"indices < n_workers (= {n_workers})",

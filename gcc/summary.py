@@ -1,18 +1,13 @@
-"""The one vocabulary of the companion's tables: per-group means with intervals, log-log slopes.
-
-Every summary table in the book is made by :func:`summarize` (columns ``mean``, ``std``,
-``ci_low``, ``ci_high``, ``half_width``, ``n``, ``n_nan``) and every fitted exponent by
-:func:`slope_table` (``slope``, ``ci_low``, ``ci_high``, ``n_points``, ...). pandas is imported
-inside the functions, so ``import gcc`` stays light.
-"""
+"""The book's tables: per-group means with intervals (:func:`summarize`) and log-log slopes."""
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
 import numpy as np
 
-from .metrics import loglog_slope, mean_ci
-from .validation import COLUMNS, ArrayLike, Interval, NoneOr, check_real, invalid, validate
+from .metrics import ConfidenceInterval, loglog_slope, mean_ci
+from .validation import (COLUMNS, TEXT, AnyOf, ArrayLike, Callable as CallableC, Frame, Interval, NoneOr,
+                         invalid, validate, validate_params)
 
 __all__ = ["SUMMARY_COLUMNS", "SLOPE_COLUMNS", "summarize", "slope_table"]
 
@@ -23,55 +18,44 @@ SLOPE_COLUMNS = ("variable", "n_points", "x_lo", "x_hi", "slope", "ci_low", "ci_
 
 
 #: a column of numbers to average or fit (complex values and strings have no mean here)
-_REAL_COLUMN = ArrayLike(dtype=float, description="a column of real numbers")
+_REAL_COLUMN = ArrayLike(dtype=float)
+_LEVEL = Interval(float, 0, 1, closed="neither")
 
 
-def _names(names, argument, owner) -> list:
-    """A column name or a sequence of them, as a list (:data:`gcc.validation.COLUMNS`)."""
-    return validate(names, COLUMNS, argument, owner)
+def _as_list(names) -> list:
+    """A column name or a sequence of them as a list."""
+    return [names] if isinstance(names, str) else list(names)
 
 
-def _check_columns(df, names, argument, owner, table="df"):
-    if not hasattr(df, "columns") or not hasattr(df, "groupby"):
-        raise invalid(table, owner, "a pandas.DataFrame", df)
-    for c in names:
-        try:
-            hash(c)
-        except TypeError:
-            raise invalid(argument, owner, f"column names of {table}", c) from None
+def _check_columns(df, names, argument, owner, table="df", real=False):
+    """Check that ``df`` has the columns ``names`` (of real numbers if ``real``)."""
     missing = [c for c in names if c not in df.columns]
     if missing:
         raise invalid(argument, owner, f"columns of {table} ({list(df.columns)})", missing)
-
-
-def _check_real_columns(df, names, argument, owner) -> None:
-    """The columns ``names`` hold real numbers (NaN allowed): complex values are not averaged."""
-    for c in names:
-        column = df[c]
-        if getattr(column, "ndim", 1) != 1:
+    for c in names if real else ():
+        if getattr(df[c], "ndim", 1) != 1:
             raise invalid(argument, owner, "names of single columns", c, f"{c!r} is duplicated")
-        values = column.to_numpy()
+        values = df[c].to_numpy()
         if values.dtype.kind == "O":         # pandas' nullable dtypes: pd.NA is a NaN here
             try:
-                values = column.to_numpy(dtype=float, na_value=np.nan)
+                values = df[c].to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 pass                         # strings, complex objects: rejected below
-        validate(values, _REAL_COLUMN, argument, owner)
+        if not _REAL_COLUMN.is_satisfied_by(values):
+            raise invalid(argument, owner, f"the name of a column of real numbers in {table}", c,
+                          f"it holds {values.dtype} values")
 
 
 def _one(values: np.ndarray, level: float) -> dict:
-    values = np.asarray(values, dtype=float)
-    n_nan = int(np.isnan(values).sum())
+    """The :data:`SUMMARY_COLUMNS` of one group's values."""
     used = values[~np.isnan(values)]
-    if used.size == 0:
-        return {"mean": np.nan, "std": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                "half_width": np.nan, "n": 0, "n_nan": n_nan}
-    ci = mean_ci(used, level=level)
+    ci = mean_ci(used, level=level) if used.size else ConfidenceInterval(np.nan, np.nan, np.nan, np.nan, 0)
     std = float(used.std(ddof=1)) if used.size > 1 else np.nan
     return {"mean": ci.mean, "std": std, "ci_low": ci.low, "ci_high": ci.high,
-            "half_width": ci.half_width, "n": int(ci.n), "n_nan": n_nan}
+            "half_width": ci.half_width, "n": int(ci.n), "n_nan": int(values.size - used.size)}
 
 
+@validate_params({"df": Frame(), "value": COLUMNS, "by": COLUMNS, "level": _LEVEL})
 def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("scheme", "stragglers"),
               level: float = 0.95):
     """Mean and Student-t interval of ``value`` per group of a tidy table.
@@ -81,25 +65,17 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     df : pandas.DataFrame
         One row per measurement (e.g. the output of :func:`gcc.harness.run_trials`).
     value : str or sequence of str
-        Column(s) to summarise. With several, the result is long: one row per group and
-        value, named in a ``metric`` column.
+        Column(s) to summarise; several give one row per group and value (a ``metric`` column).
     by : sequence of str
         Grouping columns (sorted groups).
     level : float in (0, 1)
-        Confidence level of the interval.
+        Confidence level of the interval (:func:`gcc.metrics.mean_ci`).
 
     Returns
     -------
     pandas.DataFrame
-        ``by`` columns (then ``metric`` for several values) plus :data:`SUMMARY_COLUMNS`:
-        ``mean``, ``std`` (ddof=1), ``ci_low``, ``ci_high``, ``half_width``, ``n`` (values
-        used) and ``n_nan`` (NaN rows left out, e.g. draws with too few survivors). A group of
-        one value has a NaN interval; a group of NaN only has ``n = 0`` and NaN statistics.
-
-    Notes
-    -----
-    The interval is ``mean +/- t_{(1+level)/2, n-1} s / sqrt(n)``
-    (:func:`gcc.metrics.mean_ci`), as for the paper's 95% intervals over repetitions.
+        ``by`` (then ``metric``) plus :data:`SUMMARY_COLUMNS`; ``n`` counts the values used,
+        ``n_nan`` the NaN rows left out.
 
     Examples
     --------
@@ -114,15 +90,11 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     import pandas as pd
 
     owner = "summarize"
-    by = _names(by, "by", owner)
-    values = _names(value, "value", owner)
+    values, by = _as_list(value), _as_list(by)
     if not values:
         raise invalid("value", owner, "a column name or a non-empty list of column names", value)
-    _check_columns(df, values, "value", owner)
+    _check_columns(df, values, "value", owner, real=True)
     _check_columns(df, by, "by", owner)
-    _check_real_columns(df, values, "value", owner)
-    level = check_real(level, "level", owner, 0, 1, include_min=False, include_max=False,
-                       constraint="a float in (0, 1)")
     rows = []
     groups = df.groupby(by, sort=True) if by else [((), df)]
     for key, group in groups:
@@ -135,6 +107,10 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     return pd.DataFrame(rows, columns=columns)
 
 
+@validate_params({"summary": Frame(), "x": TEXT, "y": TEXT, "by": COLUMNS, "shift": Interval(float),
+                  "y_floor": Interval(float), "level": _LEVEL,
+                  "x_min": AnyOf(CallableC(), Interval(float), None,
+                                 description="a finite real number, a callable or None")})
 def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: float = 0.0,
                 x_min: float | Callable[[dict], float] | None = None, y_floor: float = 0.0,
                 level: float = 0.95):
@@ -153,8 +129,7 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
     shift : float
         Added to x before the log (``1`` for ``log(S + 1)``).
     x_min : float, callable or None
-        Keep only rows with ``x >= x_min``; a callable receives the group's labels (a dict of
-        the ``by`` values) and returns the threshold (a finite real), e.g. ``N >= 4 (S + 1)``.
+        Keep only rows with ``x >= x_min``; a callable maps the group's labels (a dict) to it.
     y_floor : float
         Drop points with ``y <= y_floor`` (the round-off plateau of an exact decoder).
     level : float in (0, 1)
@@ -162,13 +137,8 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
     Returns
     -------
     pandas.DataFrame
-        ``by`` plus :data:`SLOPE_COLUMNS`. Groups with fewer than 3 usable points get NaN
-        slopes (two points give no interval).
-
-    Notes
-    -----
-    The fit is :func:`gcc.metrics.loglog_slope` (ordinary least squares on log-log axes,
-    Student-t interval of the slope).
+        ``by`` plus :data:`SLOPE_COLUMNS` (:func:`gcc.metrics.loglog_slope`); NaN slopes for
+        groups of fewer than 3 usable points.
 
     Examples
     --------
@@ -182,18 +152,10 @@ def slope_table(summary, x: str, by: Sequence[str], y: str = "mean", shift: floa
     import pandas as pd
 
     owner = "slope_table"
-    by = _names(by, "by", owner)
-    _check_columns(summary, [x], "x", owner, "summary")
-    _check_columns(summary, [y], "y", owner, "summary")
+    by = _as_list(by)
+    _check_columns(summary, [x], "x", owner, "summary", real=True)
+    _check_columns(summary, [y], "y", owner, "summary", real=True)
     _check_columns(summary, by, "by", owner, "summary")
-    _check_real_columns(summary, [x], "x", owner)
-    _check_real_columns(summary, [y], "y", owner)
-    shift = check_real(shift, "shift", owner)
-    y_floor = check_real(y_floor, "y_floor", owner)
-    level = check_real(level, "level", owner, 0, 1, include_min=False, include_max=False,
-                       constraint="a float in (0, 1)")
-    if not (x_min is None or callable(x_min)):
-        x_min = check_real(x_min, "x_min", owner, constraint="a finite real number, a callable or None")
     rows = []
     for key, group in summary.groupby(by, sort=True) if by else [((), summary)]:
         key = key if isinstance(key, tuple) else (key,)

@@ -1,30 +1,5 @@
-"""The library's one validator (the model: scikit-learn's ``utils/_param_validation.py``).
-
-Every public entry point checks its arguments here, so that every error reads
-``The 'n_workers' parameter of LagrangeCode must be an int >= n_inputs. Got 3 instead.``
-:func:`invalid` builds it, an :class:`InvalidParameterError` (both ``ValueError`` and
-``TypeError``). Constraints test and describe a value and never change a number (``np.int64(4)``
-comes back as ``4``, a list as an array; never ``1.7`` as ``1`` nor complex as real).
-``@validate_params`` checks a public entry point's arguments (``skip_nested=True``: the decorated
-functions it calls skip theirs); ``validate(x, constraint, "x", owner)`` and the ``check_*``
-shorthands check inside a body. Complex data are accepted where the operation is linear or a norm
-(codes, splines, harness, losses) and rejected where they have no meaning (labels, smoothing
-parameters, points, probabilities, times). NaN in data is no argument error (summaries count it).
-
-Examples
---------
->>> from numbers import Integral
->>> from gcc.validation import Interval, Options, validate_params
->>> @validate_params({"n": Interval(Integral, 1, None), "kind": Options({"a", "b"})})
-... def f(n, kind="a"):
-...     return n, kind
->>> f(3, "b")
-(3, 'b')
->>> f(0)
-Traceback (most recent call last):
-...
-gcc.validation.InvalidParameterError: The 'n' parameter of f must be an int >= 1. Got 0 instead.
-"""
+"""The one validator (as scikit-learn's ``_param_validation``): constraints that test, describe and convert
+without loss (never 1.7 -> 1), the one message (:func:`invalid`) and ``@validate_params``."""
 from __future__ import annotations
 
 import contextlib
@@ -38,15 +13,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = [
-    "InvalidParameterError", "Rejected", "Constraint", "Interval", "Options", "InstanceOf", "AnyOf",
-    "NoneOr", "IsNone", "Callable", "ArrayLike", "Points", "ListOf", "Seed", "HasAttributes",
-    "NonEmptyStr", "Satisfies", "Frame", "make_constraint", "as_array", "first_index", "entry_name",
-    "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME", "TEXT", "LAM", "LAM_OR_GCV",
-    "short_repr", "invalid", "raise_invalid", "validate", "validate_params", "entry", "caller",
-    "check_int", "check_real", "check_lam", "check_points", "check_received", "check_finite",
-    "check_leading_dim", "check_choice", "check_rng", "check_seed", "check_labels",
-]
+__all__ = ["InvalidParameterError", "Rejected", "Constraint", "Interval", "Options", "InstanceOf", "AnyOf",
+           "NoneOr", "Callable", "ArrayLike", "Points", "ListOf", "HasAttributes", "Satisfies", "Frame",
+           "make_constraint", "as_array", "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR",
+           "NAME", "TEXT", "LAM", "short_repr", "invalid", "raise_invalid", "validate",
+           "validate_params", "entry", "caller", "check_int", "check_real", "check_lam", "check_received",
+           "check_finite", "check_leading_dim", "check_choice", "check_rng", "check_labels"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -54,25 +26,21 @@ class InvalidParameterError(ValueError, TypeError):
 
 
 class Rejected(Exception):
-    """Raised by :meth:`Constraint.convert`; ``detail`` says what is wrong, ``requirement``
-    replaces the constraint's description (a compound constraint names the part that failed)."""
+    """A value a constraint rejects: ``detail`` says what is wrong, ``requirement`` rewords the constraint."""
 
     def __init__(self, detail: str | None = None, requirement: str | None = None):
         super().__init__(detail)
         self.detail, self.requirement = detail, requirement
 
 
-# --------------------------------------------------------------------------- the message
 def short_repr(value) -> str:
-    """Short representation of a (possibly large) argument for error messages (a number on a page: :func:`gcc.display.format_value`)."""
+    """Short representation of a (possibly large) argument for an error message."""
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, torch.Tensor):
         flat = value.detach().reshape(-1)[:6].cpu().tolist()
         return (f"tensor of shape {tuple(value.shape)}, dtype {value.dtype}, device {value.device}"
                 f" (first entries {flat})")
-    if isinstance(value, np.ndarray):
-        if value.size <= 12:
-            return repr(value)
+    if isinstance(value, np.ndarray) and value.size > 12:
         body = np.array2string(value, threshold=8, edgeitems=3, precision=6)
         return f"array of shape {value.shape} and dtype {value.dtype}: {body}"
     text = repr(value)
@@ -80,10 +48,7 @@ def short_repr(value) -> str:
 
 
 def invalid(name: str, owner: str, constraint, value, detail: str | None = None) -> InvalidParameterError:
-    """Build (not raise) the library's error: the one message builder.
-
-    ``constraint`` is the requirement in words or a :class:`Constraint`; ``detail`` (which entry
-    is wrong, ...) goes in parentheses.
+    """Build (not raise) the library's error, the one message builder; ``detail`` goes in parentheses.
 
     >>> str(invalid("n_workers", "SplineCode", "an int >= n_inputs", 3))
     "The 'n_workers' parameter of SplineCode must be an int >= n_inputs. Got 3 instead."
@@ -100,13 +65,7 @@ def raise_invalid(name: str, owner: str, constraint, value, detail: str | None =
     raise invalid(name, owner, constraint, value, detail)
 
 
-# --------------------------------------------------------------------------- constraints
-def _is_bool(value) -> bool:
-    return isinstance(value, (bool, np.bool_))
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not _is_bool(value)
+_BOOLS = (bool, np.bool_)
 
 
 class Constraint:
@@ -117,60 +76,37 @@ class Constraint:
 
     @property
     def description(self) -> str:
-        """The requirement in words, as it follows "must be" in the message."""
         return self._description if self._description is not None else self.describe()
 
-    def describe(self) -> str:
-        raise NotImplementedError
-
-    def convert(self, value, name: str = "value"):
-        """Return ``value`` (normalised: a Python int, an array) or raise :class:`Rejected`."""
+    def convert(self, value, name: str = "value"):    # the value normalised (a Python int, an array)
         raise NotImplementedError
 
     def is_satisfied_by(self, value) -> bool:
-        try:
+        with contextlib.suppress(Rejected):
             self.convert(value)
-        except Rejected:
-            return False
-        return True
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {self.description}>"
+            return True
+        return False
 
 
 class Interval(Constraint):
-    """A number of type Integral (an int, never a bool) or Real (finite) within bounds;
-    ``closed`` is "both", "left", "right" or "neither", ``None`` leaves a side unbounded.
-
-    >>> from numbers import Integral, Real
-    >>> Interval(Integral, 1, None).description, Interval(Real, 0, 1, closed="neither").convert(0.5)
-    ('an int >= 1', 0.5)
-    """
+    """An Integral (never a bool) or finite Real within bounds (``None``: unbounded), ``closed`` on a side."""
 
     def __init__(self, type, left=None, right=None, *, closed: str = "both", description: str | None = None):
         super().__init__(description)
-        type = {int: numbers.Integral, float: numbers.Real}.get(type, type)
-        if type not in (numbers.Integral, numbers.Real):
-            raise TypeError(f"Interval type must be numbers.Integral or numbers.Real, not {type!r}")
-        if closed not in ("both", "left", "right", "neither"):
-            raise ValueError(f"Interval closed must be both, left, right or neither, not {closed!r}")
-        self.type, self.left, self.right, self.closed = type, left, right, closed
+        self.type = {int: numbers.Integral, float: numbers.Real}.get(type, type)    # Integral or Real
+        self.left, self.right, self.closed = left, right, closed
 
     def describe(self) -> str:
         integral = self.type is numbers.Integral
         lc, rc = self.closed in ("both", "left"), self.closed in ("both", "right")
         if self.left is not None and self.right is not None:
-            return (f"{'an int' if integral else 'a float'} in {'[' if lc else '('}{self.left}, "
-                    f"{self.right}{']' if rc else ')'}")
-        kind = "an int" if integral else "a finite real number"
-        if self.left is not None:
-            return f"{kind} {'>=' if lc else '>'} {self.left}"
-        if self.right is not None:
-            return f"{kind} {'<=' if rc else '<'} {self.right}"
-        return kind
+            return f"{'an int' if integral else 'a float'} in {'(['[lc]}{self.left}, {self.right}{')]'[rc]}"
+        text = "an int" if integral else "a finite real number"
+        text += f" {'>' + '=' * lc} {self.left}" if self.left is not None else ""
+        return text + (f" {'<' + '=' * rc} {self.right}" if self.right is not None else "")
 
     def convert(self, value, name: str = "value"):
-        if _is_bool(value) or not isinstance(value, self.type):
+        if isinstance(value, _BOOLS) or not isinstance(value, self.type):
             raise Rejected()
         try:
             x = int(value) if self.type is numbers.Integral else float(value)
@@ -179,86 +115,61 @@ class Interval(Constraint):
         if self.type is numbers.Real and not math.isfinite(x):
             raise Rejected()
         lc, rc = self.closed in ("both", "left"), self.closed in ("both", "right")
-        if self.left is not None and (x < self.left or (x == self.left and not lc)):
-            raise Rejected()
-        if self.right is not None and (x > self.right or (x == self.right and not rc)):
+        if (self.left is not None and (x < self.left or (x == self.left and not lc))) or (
+                self.right is not None and (x > self.right or (x == self.right and not rc))):
             raise Rejected()
         return x
 
 
 class Options(Constraint):
-    """One of a fixed set of values; a set is described sorted. ``case_sensitive=False`` (scheme
-    names only) returns the choice as spelled in ``choices``. A bool never matches the int 1.
-    """
+    """One of a fixed set of values (a bool is not 1); ``case_sensitive=False``: returned as spelled."""
 
     def __init__(self, choices, *, case_sensitive: bool = True, description: str | None = None):
         super().__init__(description)
         self.choices = tuple(sorted(choices, key=str) if isinstance(choices, (set, frozenset)) else choices)
-        if not self.choices:
-            raise ValueError("Options needs at least one choice")
         self.case_sensitive = bool(case_sensitive)
 
     def describe(self) -> str:
-        if len(self.choices) == 1:
-            return repr(self.choices[0])
-        return "one of " + ", ".join(repr(c) for c in self.choices)
+        words = ", ".join(map(repr, self.choices))
+        return words if len(self.choices) == 1 else "one of " + words
 
     def convert(self, value, name: str = "value"):
-        if isinstance(value, str) and not self.case_sensitive:
-            for c in self.choices:
-                if isinstance(c, str) and c.lower() == value.lower():
+        is_bool, is_str = isinstance(value, _BOOLS), isinstance(value, str)
+        for c in self.choices if getattr(type(value), "__hash__", None) else ():   # arrays, lists: no choice
+            if is_str and isinstance(c, str) and not self.case_sensitive:
+                if c.lower() == value.lower():
                     return c
-            raise Rejected()
-        try:
-            hash(value)             # arrays, lists, dicts: never a choice
-        except TypeError:
-            raise Rejected() from None
-        for c in self.choices:
-            if _is_bool(value) != isinstance(c, bool) or isinstance(value, str) != isinstance(c, str):
-                continue
-            if isinstance(c, numbers.Integral) and not isinstance(value, numbers.Integral):
-                continue                    # 1.0 is not the int choice 1
-            try:
-                if bool(value == c):
-                    return c
-            except (TypeError, ValueError, RuntimeError):   # e.g. a tensor of several entries
-                continue
+            elif is_bool == isinstance(c, bool) and is_str == isinstance(c, str) and (
+                    isinstance(value, numbers.Integral) or not isinstance(c, numbers.Integral)):   # 1.0 != 1
+                with contextlib.suppress(TypeError, ValueError, RuntimeError):   # a tensor of several entries
+                    if bool(value == c):
+                        return c
         raise Rejected()
 
 
 class Satisfies(Constraint):
-    """A value for which ``test(value)`` is true, described by ``description`` (returned unchanged)."""
+    """A value for which ``test(value)`` is true, described by ``description``, returned as ``to(value)``."""
 
-    def __init__(self, test, description: str):
+    def __init__(self, test, description: str, to=None):
         super().__init__(description)
-        self.test = test
+        self.test, self.to = test, to
 
     def convert(self, value, name: str = "value"):
         if not self.test(value):
             raise Rejected()
-        return value
+        return value if self.to is None else self.to(value)
 
 
 def InstanceOf(types, description: str | None = None) -> Constraint:
     """An instance of a type or of one of several types."""
     types = types if isinstance(types, tuple) else (types,)
-    words = description or "an instance of " + " or ".join(t.__name__ for t in types)
-    return Satisfies(lambda v: isinstance(v, types), words)
-
-
-def IsNone() -> Constraint:
-    """The value ``None`` (what ``None`` in a list of constraints means)."""
-    return Satisfies(lambda v: v is None, "None")
+    return Satisfies(lambda v: isinstance(v, types),
+                     description or "an instance of " + " or ".join(t.__name__ for t in types))
 
 
 def Callable(description: str | None = None) -> Constraint:
     """A callable (function, class, object with ``__call__``)."""
     return Satisfies(callable, description or "a callable")
-
-
-def NonEmptyStr() -> Constraint:
-    """A str with a non-blank character (a name: a notebook, a model, a data set)."""
-    return Satisfies(lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty str")
 
 
 class AnyOf(Constraint):
@@ -281,17 +192,9 @@ class AnyOf(Constraint):
         raise Rejected(details[0] if len(details) == 1 else None)   # a detail only if one explains it
 
 
-class NoneOr(AnyOf):
+def NoneOr(constraint, description: str | None = None) -> Constraint:
     """``None`` or a value satisfying ``constraint`` (described as "... or None")."""
-
-    def __init__(self, constraint, description: str | None = None):
-        super().__init__(constraint, IsNone(), description=description)
-
-
-def Seed(generator: bool = False) -> Constraint:
-    """A seed: an int >= 0 (never None: every number is reproducible), or also a Generator."""
-    seed = Interval(numbers.Integral, 0, None)
-    return AnyOf(seed, InstanceOf(np.random.Generator, "a numpy.random.Generator")) if generator else seed
+    return AnyOf(constraint, None, description=description)
 
 
 class HasAttributes(Constraint):
@@ -303,8 +206,7 @@ class HasAttributes(Constraint):
 
     def describe(self) -> str:
         words = [f"{n}()" if n in self.callables else n for n in self.names]
-        return "an object with " + (" and ".join(words) if len(words) < 3 else
-                                    ", ".join(words[:-1]) + " and " + words[-1])
+        return "an object with " + " and ".join(filter(None, [", ".join(words[:-1]), words[-1]]))
 
     def convert(self, value, name: str = "value"):
         for attr in self.names:
@@ -317,24 +219,12 @@ class HasAttributes(Constraint):
         return value
 
 
-def _sequence(value) -> bool:
-    return not isinstance(value, (str, bytes, Mapping)) and np.ndim(value) == 1
-
-
 _PLURALS = (("an int", "ints"), ("a finite real number", "finite reals"), ("a float", "floats"),
             ("a str", "str"), ("a non-empty str", "non-empty str"))
 
 
 class ListOf(Constraint):
-    """A sequence (a list, tuple or 1-D array; never a str or mapping) of entries that satisfy
-    ``entry``, returned as a list (a tuple with ``as_tuple``) of the converted entries.
-
-    >>> from numbers import Integral
-    >>> ListOf(Interval(Integral, 0, None)).convert(np.array([0, 20, 35]))
-    [0, 20, 35]
-    >>> ListOf(Interval(Integral, 0, None), distinct=True).description
-    'a non-empty sequence of distinct ints >= 0'
-    """
+    """A list, tuple or 1-D array of entries satisfying ``entry``, as a list (a tuple with ``as_tuple``)."""
 
     def __init__(self, entry, min_len: int = 1, distinct: bool = False, as_tuple: bool = False,
                  description: str | None = None):
@@ -343,16 +233,15 @@ class ListOf(Constraint):
         self.distinct, self.as_tuple = distinct, as_tuple
 
     def describe(self) -> str:
-        words = self.entry.description
-        for one, many in _PLURALS:
-            if words.startswith(one + " ") or words == one:
-                words = many + words[len(one):]
-                break
-        size = {0: "a sequence", 1: "a non-empty sequence"}.get(self.min_len, f"a sequence of at least {self.min_len}")
+        w = self.entry.description
+        words = next((many + w[len(one):] for one, many in _PLURALS if w == one or w.startswith(one + " ")),
+                     w)
+        size = {0: "a sequence", 1: "a non-empty sequence"}.get(self.min_len,
+                                                                 f"a sequence of at least {self.min_len}")
         return f"{size} of {'distinct ' if self.distinct else ''}{words}"
 
     def convert(self, value, name: str = "value"):
-        if not _sequence(value):
+        if isinstance(value, (str, bytes, Mapping)) or np.ndim(value) != 1:
             raise Rejected()
         out = []
         for i, v in enumerate(value):
@@ -360,8 +249,8 @@ class ListOf(Constraint):
                 out.append(self.entry.convert(v, f"{name}[{i}]"))
             except Rejected as err:
                 integral = isinstance(self.entry, Interval) and self.entry.type is numbers.Integral
-                raise Rejected(err.detail or f"{name}[{i}] = {v!r}" + (
-                    " is not an int" if integral and not _is_int(v) else "")) from None
+                not_int = integral and (isinstance(v, _BOOLS) or not isinstance(v, numbers.Integral))
+                raise Rejected(err.detail or f"{name}[{i}] = {v!r}" + (" is not an int" * not_int)) from None
         if len(out) < self.min_len:
             raise Rejected(f"it has {len(out)} entries")
         if self.distinct and len(set(out)) != len(out):
@@ -369,51 +258,21 @@ class ListOf(Constraint):
         return tuple(out) if self.as_tuple else out
 
 
-class Frame(Constraint):
+def Frame(columns=(), description: str | None = None) -> Constraint:
     """A pandas DataFrame with the given columns (returned as it is)."""
-
-    def __init__(self, columns=(), description: str | None = None):
-        super().__init__(description)
-        self.columns = tuple(columns)
-
-    def describe(self) -> str:
-        return "a pandas.DataFrame" + (f" with columns {', '.join(self.columns)}" if self.columns else "")
-
-    def convert(self, value, name: str = "value"):
-        pd = sys.modules.get("pandas")
-        if pd is None or not isinstance(value, pd.DataFrame):
-            raise Rejected()
-        missing = [c for c in self.columns if c not in value.columns]
-        if missing:
-            raise Rejected(f"it has no column {', '.join(map(repr, missing))}")
-        return value
-
-
-class _Columns(Constraint):
-    def describe(self) -> str:
-        return "a column name or a list of column names"
-
-    def convert(self, value, name: str = "value"):
-        if isinstance(value, str):
-            return [value]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise Rejected()
-        return list(value)
-
-
-#: a column name or a list of them, as a list
-COLUMNS = _Columns()
+    columns = tuple(columns)
+    words = "a pandas.DataFrame" + (f" with columns {', '.join(columns)}" if columns else "")
+    return Satisfies(lambda v: isinstance(v, getattr(sys.modules.get("pandas"), "DataFrame", ()))
+                     and all(c in v.columns for c in columns), description or words)
 
 
 def make_constraint(constraint) -> Constraint:
-    """A constraint as it is; ``None`` -> :class:`IsNone`; a type (or tuple of types) ->
-    :class:`InstanceOf`; a list -> :class:`AnyOf` of its items."""
+    """A constraint; None -> the value None; a type (or tuple of types) -> InstanceOf; a list -> AnyOf."""
     if isinstance(constraint, Constraint):
         return constraint
     if constraint is None:
-        return IsNone()
-    if isinstance(constraint, type) or (isinstance(constraint, tuple) and constraint
-                                        and all(isinstance(t, type) for t in constraint)):
+        return Satisfies(lambda v: v is None, "None")
+    if isinstance(constraint, (type, tuple)):
         return InstanceOf(constraint)
     if isinstance(constraint, list):
         return AnyOf(*constraint)
@@ -425,23 +284,21 @@ GENERATOR = InstanceOf(np.random.Generator, "a numpy.random.Generator (np.random
 #: a flag
 BOOL = InstanceOf((bool, np.bool_), "a bool")
 #: a name that must not be empty (a notebook, a model, a data set)
-NAME = NonEmptyStr()
+NAME = Satisfies(lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty str")
 #: a name stored in a column (model, dataset, regime)
 TEXT = InstanceOf(str, "a str")
-#: a seed (an int >= 0), or one or a generator
-SEED, SEED_OR_GENERATOR = Seed(), Seed(generator=True)
-#: a smoothing parameter (a finite real >= 0), or that or "gcv" (generalised cross-validation)
+#: a column name or a list of them, as a list
+COLUMNS = AnyOf(Satisfies(lambda v: isinstance(v, str), "a str", to=lambda v: [v]), ListOf(TEXT, min_len=0),
+                description="a column name or a list of column names")
+#: a seed (an int >= 0, never None: every number is reproducible), or one or a generator
+SEED = Interval(numbers.Integral, 0, None)
+SEED_OR_GENERATOR = AnyOf(SEED, InstanceOf(np.random.Generator, "a numpy.random.Generator"))
+#: a smoothing parameter (a finite real >= 0)
 LAM = Interval(numbers.Real, 0, None)
-LAM_OR_GCV = AnyOf(LAM, Options(("gcv",)))
 
 
-# --------------------------------------------------------------------------- use
 def validate(value, constraint, name: str, owner: str):
-    """Return ``value`` checked against ``constraint`` (converted), or raise :func:`invalid`'s error.
-
-    >>> validate(None, [Interval(int, 1, None), None], "load", "f") is None
-    True
-    """
+    """Return ``value`` checked against ``constraint`` (converted), or raise :func:`invalid`'s error."""
     c = make_constraint(constraint)
     try:
         return c.convert(value, name)
@@ -454,8 +311,7 @@ _STATE = threading.local()     # .skip: nested calls skip validation; .owner: th
 
 @contextlib.contextmanager
 def entry(owner: str):
-    """Within the block, library functions that report as :func:`caller` name ``owner`` (the entry
-    point the user called, when it is built on another: ``select_lambdas`` on ``run_trials``)."""
+    """Within the block, :func:`caller` names ``owner``, the entry point the user called."""
     outer = getattr(_STATE, "owner", None)
     _STATE.owner = outer or owner
     try:
@@ -470,25 +326,11 @@ def caller(default: str) -> str:
 
 
 def validate_params(constraints: dict, owner: str | None = None, *, skip_nested: bool = False):
-    """Decorator of a public entry point: check and convert the arguments the caller passed.
+    """Decorator of a public entry point: check and convert the arguments passed (defaults are trusted).
 
-    ``constraints`` maps parameters to constraints (or lists of them); defaults are trusted.
-    ``owner`` names the messages (default the qualified name, the class for ``__init__``). With
-    ``skip_nested``, decorated functions called while this one runs (in this thread) skip their
-    validation: they get the library's own, already checked values (what keeps hot loops cheap).
-
-    >>> from numbers import Real
-    >>> class Model:
-    ...     @validate_params({"rate": Interval(Real, 0, None, closed="neither")})
-    ...     def __init__(self, rate=1.0):
-    ...         self.rate = rate
-    >>> Model(2).rate
-    2.0
-    >>> Model(rate=-1)
-    Traceback (most recent call last):
-    ...
-    gcc.validation.InvalidParameterError: The 'rate' parameter of Model must be a finite real number > 0. Got -1 instead.
-    """
+    ``owner`` names the messages (default the qualified name, the class for ``__init__``; within
+    :func:`entry`, its name). With
+    ``skip_nested``, decorated functions called while this one runs (in this thread) skip theirs."""
     compiled = {name: make_constraint(c) for name, c in constraints.items()}
 
     def decorator(func):
@@ -504,11 +346,10 @@ def validate_params(constraints: dict, owner: str | None = None, *, skip_nested:
         def wrapper(*args, **kwargs):
             if getattr(_STATE, "skip", False):
                 return func(*args, **kwargs)
-            bound = sig.bind(*args, **kwargs)
-            given = bound.arguments
+            bound, named = sig.bind(*args, **kwargs), caller(who)
             for name, c in compiled.items():
-                if name in given:
-                    given[name] = validate(given[name], c, name, who)
+                if name in bound.arguments:
+                    bound.arguments[name] = validate(bound.arguments[name], c, name, named)
             if not skip_nested:
                 return func(*bound.args, **bound.kwargs)
             _STATE.skip = True
@@ -523,26 +364,23 @@ def validate_params(constraints: dict, owner: str | None = None, *, skip_nested:
     return decorator
 
 
-# --------------------------------------------------------------------------- shorthands
 def check_int(value, name: str, owner: str, minimum: int | None = None, maximum: int | None = None,
               constraint: str | None = None) -> int:
-    """``validate(value, Interval(Integral, minimum, maximum), name, owner)``; ``constraint``
-    rewords the requirement (``"an int >= n_inputs"``)."""
+    """``validate(value, Interval(Integral, minimum, maximum), ...)``; ``constraint`` rewords it."""
     return validate(value, Interval(numbers.Integral, minimum, maximum, description=constraint), name, owner)
 
 
 def check_real(value, name: str, owner: str, minimum: float | None = None, maximum: float | None = None,
                include_min: bool = True, include_max: bool = True, constraint: str | None = None) -> float:
     """A finite Python float within the bounds (``Interval(Real, ...)``)."""
-    closed = {(True, True): "both", (True, False): "left", (False, True): "right",
-              (False, False): "neither"}[(bool(include_min), bool(include_max))]
-    return validate(value, Interval(numbers.Real, minimum, maximum, closed=closed, description=constraint),
+    closed = ("neither", "right", "left", "both")[2 * bool(include_min) + bool(include_max)]
+    return validate(value, Interval(float, minimum, maximum, closed=closed, description=constraint),
                     name, owner)
 
 
 def check_lam(value, name: str, owner: str, allow_gcv: bool = False):
-    """A smoothing parameter (:data:`LAM`, or :data:`LAM_OR_GCV` with ``allow_gcv``)."""
-    return validate(value, LAM_OR_GCV if allow_gcv else LAM, name, owner)
+    """A smoothing parameter (:data:`LAM`, or "gcv" too with ``allow_gcv``)."""
+    return validate(value, AnyOf(LAM, Options(("gcv",))) if allow_gcv else LAM, name, owner)
 
 
 def check_choice(value, name: str, owner: str, choices):
@@ -555,12 +393,185 @@ def check_rng(rng, name: str, owner: str) -> np.random.Generator:
     return validate(rng, GENERATOR, name, owner)
 
 
-def check_seed(seed, name: str, owner: str, generator: bool = False):
-    """A seed (:data:`SEED`; with ``generator``, :data:`SEED_OR_GENERATOR`)."""
-    return validate(seed, SEED_OR_GENERATOR if generator else SEED, name, owner)
+_DTYPE_WORDS = {"f": "real numbers", "c": "real or complex numbers", "i": "ints",
+                "b": "booleans (True/False or 0/1)"}
 
 
-# The array constraints and checks (ArrayLike, Points, check_received, check_finite, ...) live in
-# gcc._array_constraints, which builds on the names above; they are part of this module's API.
-from ._array_constraints import (ArrayLike, Points, as_array, check_finite, check_labels,  # noqa: E402
-                                 check_leading_dim, check_points, check_received, entry_name, first_index)
+def _at(name: str, arr: np.ndarray, bad) -> str:
+    """``"name[i, j] = value"`` of the first True entry of ``bad`` (``name`` alone for 0-D)."""
+    i = tuple(int(j) for j in np.argwhere(bad)[0])        # 0-D: one empty row when True
+    where = f"{name}[{', '.join(map(str, i))}]" if i else name
+    return f"{where} = {arr[i].item()!r}"
+
+
+def _increasing(name: str, arr: np.ndarray) -> str | None:
+    """The message of the first entry of a 1-D ``arr`` not greater than the one before, or None."""
+    bad = np.diff(arr) <= 0
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    what = "is duplicated" if arr[i + 1] == arr[i] else f"is not greater than {name}[{i}] = {arr[i].item()!r}"
+    return f"{name}[{i + 1}] = {arr[i + 1].item()!r} {what}"
+
+
+def _to_numpy(value):
+    """A torch tensor as a numpy array on the CPU; anything else unchanged."""
+    torch = sys.modules.get("torch")
+    return value.detach().cpu().numpy() if torch is not None and isinstance(value, torch.Tensor) else value
+
+
+def as_array(value, name: str, dtype=None) -> np.ndarray:
+    """``numpy.asarray(value)`` cast to ``dtype`` without loss (no complex -> real, float or bool -> int,
+    NaN -> True, str -> number), or raise :class:`Rejected`."""
+    if isinstance(value, (str, bytes)):
+        raise Rejected()
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError, RuntimeError):     # ragged lists, CUDA tensors, ...
+        raise Rejected() from None
+    if dtype is None:
+        return raw
+    kind, want = raw.dtype.kind, np.dtype(dtype).kind
+    if kind in "USV":
+        raise Rejected("it holds strings")
+    if kind == "O":
+        try:
+            raw = np.asarray(raw.tolist(), dtype=np.complex128 if want == "c" else None)
+        except (TypeError, ValueError):
+            raise Rejected() from None
+        kind = raw.dtype.kind
+        if kind == "O":
+            raise Rejected("it holds objects that are not numbers")
+    if kind not in "biufc":
+        raise Rejected()
+    if want in "iu" and kind in "iu" and isinstance(value, (list, tuple)):     # numpy: [True, 2] -> [1, 2]
+        i = next((i for i, v in enumerate(value) if isinstance(v, _BOOLS)), None)
+        if i is not None:
+            raise Rejected(f"{name}[{i}] = {value[i]!r} is not an int")
+    if kind == "c" and want != "c":
+        raise Rejected("it holds complex values")
+    if want in "iu" and kind not in "iu" and raw.size:
+        bad = ((raw != np.round(raw)) | ~np.isfinite(raw)) if kind == "f" else np.ones(raw.shape, bool)
+        raise Rejected(_at(name, raw, bad if bad.any() else np.ones(raw.shape, bool)) + " is not an int")
+    if want == "b" and kind != "b" and raw.size and ((raw != 0) & (raw != 1)).any():   # NaN: caught here
+        raise Rejected(_at(name, raw, (raw != 0) & (raw != 1)) + " is not a bool")
+    return raw.astype(dtype, copy=False)
+
+
+class ArrayLike(Constraint):
+    """An array (:func:`as_array`) of ``dtype``, ``ndim``, ``shape`` (``None``: any length), ``finite``."""
+
+    def __init__(self, ndim: int | None = None, shape=None, dtype=None, finite: bool = False,
+                 description: str | None = None):
+        super().__init__(description)
+        self.shape = None if shape is None else tuple(shape)
+        self.ndim = ndim if shape is None else len(self.shape)
+        self.dtype, self.finite = dtype, bool(finite)
+
+    def describe(self) -> str:
+        if self.shape is not None:
+            inner = ", ".join("..." if s is None else str(s) for s in self.shape)
+            text = f"an array of shape ({inner}{',' if len(self.shape) == 1 else ''})"
+        else:
+            text = f"a {self.ndim}-D array" if self.ndim is not None else "an array"
+        if self.dtype is not None or self.finite:
+            dtype = np.dtype(self.dtype) if self.dtype is not None else None
+            kind = "numbers" if dtype is None else _DTYPE_WORDS.get(dtype.kind, str(dtype))
+            text += " of " + "finite " * self.finite + kind
+        return text
+
+    def convert(self, value, name: str = "value"):
+        arr = as_array(value, name, self.dtype)
+        if (self.ndim is not None and arr.ndim != self.ndim) or (self.shape is not None and any(
+                s is not None and s != a for s, a in zip(self.shape, arr.shape))):
+            raise Rejected(f"it has shape {arr.shape}")
+        if self.finite and arr.dtype.kind in "fc" and arr.size and not np.isfinite(arr).all():
+            raise Rejected(_at(name, arr, ~np.isfinite(arr)))
+        return arr
+
+
+class Points(Constraint):
+    """Increasing finite floats in ``[low, high]`` of length ``size`` (named ``size_name``), ``min_size``."""
+
+    def __init__(self, low: float | None = -1.0, high: float | None = 1.0, size: int | None = None,
+                 size_name: str | None = None, min_size: int = 1, description: str | None = None):
+        super().__init__(description)
+        self.low, self.high, self.size, self.size_name, self.min_size = low, high, size, size_name, min_size
+
+    def describe(self) -> str:
+        bounds = f" in [{self.low:g}, {self.high:g}]" if None not in (self.low, self.high) else ""
+        return "a 1-D array of strictly increasing finite points" + bounds
+
+    def convert(self, value, name: str = "value"):
+        arr = ArrayLike(1, dtype=np.float64).convert(value, name)     # complex or strings: rejected, not cast
+        n = arr.shape[0]
+        if self.size is not None and n != self.size:
+            raise Rejected(f"it has length {n}", f"{self.description} of length "
+                                                 f"{self.size_name or self.size} = {self.size}")
+        if n < self.min_size:
+            raise Rejected(f"it has length {n}", f"{self.description} of length >= {self.min_size}")
+        if not np.isfinite(arr).all():
+            raise Rejected(_at(name, arr, ~np.isfinite(arr)))
+        if self.low is not None and self.high is not None:
+            if ((arr < self.low) | (arr > self.high)).any():
+                outside = (arr < self.low) | (arr > self.high)
+                raise Rejected(_at(name, arr, outside) + f" is outside [{self.low:g}, {self.high:g}]")
+        if _increasing(name, arr):
+            raise Rejected(_increasing(name, arr))
+        return arr
+
+
+def check_received(received, n_workers: int, owner: str, name: str = "received") -> tuple:
+    """Received workers (ints, an int array or tensor, a mask (N,)) as ascending indices in [0, N)."""
+    constraint = f"a non-empty, strictly ascending sequence of worker indices in [0, {n_workers})"
+    raw = _to_numpy(received)
+    if isinstance(raw, np.ndarray) and raw.dtype == np.bool_:
+        if raw.shape != (n_workers,):
+            raise invalid(name, owner, f"a boolean mask of shape ({n_workers},) or " + constraint,
+                          received, f"mask shape {raw.shape}")
+        raw = np.flatnonzero(raw)
+    idx = validate(raw, ArrayLike(1, dtype=np.int64, description=constraint), name, owner)
+    if idx.size == 0:
+        raise invalid(name, owner, constraint, received, "it is empty")
+    if (idx.size == 1 or bool((idx[1:] > idx[:-1]).all())) and idx[0] >= 0 and idx[-1] < n_workers:
+        return tuple(idx.tolist())                 # ascending: the ends bound the rest
+    outside = (idx < 0) | (idx >= n_workers)
+    detail = _at(name, idx, outside) + f" is outside [0, {n_workers - 1}]" if outside.any() else None
+    raise invalid(name, owner, constraint, received, detail or _increasing(name, idx))
+
+
+def check_finite(array, name: str, owner: str):
+    """Raise if a numpy array or torch tensor holds NaN or inf (integer arrays are skipped); return it."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(array, torch.Tensor):
+        if not (array.is_floating_point() or array.is_complex()) or bool(torch.isfinite(array).all()):
+            return array
+    else:
+        array = array if isinstance(array, np.ndarray) else validate(array, ArrayLike(), name, owner)
+        if array.dtype.kind not in "fc" or np.isfinite(array).all():
+            return array
+    values = _to_numpy(array)
+    raise invalid(name, owner, "free of NaN and inf", array, _at(name, values, ~np.isfinite(values)))
+
+
+def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -> None:
+    """Require an array whose first axis has length ``size`` (named ``size_name``)."""
+    shape = getattr(array, "shape", None)
+    if shape is None or tuple(shape)[:1] != (size,):
+        raise invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}", array,
+                      f"it is a {type(array).__name__}" if shape is None else f"its shape is {tuple(shape)}")
+
+
+def check_labels(y, n: int | None, name: str, owner: str, n_classes: int | None = None,
+                 requirement: str | None = None) -> np.ndarray:
+    """``n`` (None: any number) int labels in [0, ``n_classes``) as an int64 array (``1.7`` is no label)."""
+    top = f" in [0, {n_classes})" if n_classes is not None else " >= 0"
+    requirement = requirement or f"a 1-D array of {'' if n is None else f'{n} '}int labels{top}"
+    labels = validate(_to_numpy(y), ArrayLike(dtype=np.int64, description=requirement), name, owner)
+    if labels.ndim != 1 or (n is not None and len(labels) != n):
+        raise invalid(name, owner, requirement, y, f"its shape is {labels.shape}")
+    bad = (labels < 0) | (labels >= (np.inf if n_classes is None else n_classes))
+    if bad.any():
+        raise invalid(name, owner, requirement, y, _at(name, labels, bad)
+                      + (" is no class of the model" if labels[bad].min() >= 0 else ""))
+    return labels

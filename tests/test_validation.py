@@ -62,11 +62,11 @@ CASES = [
     ("Y nan", lambda: _code().decode(np.array([1.0, nan, 2.0]), [1, 2, 3]), "Y", "Y[1] = nan"),
     ("Y inf berrut", lambda: _code(gcc.BerrutCode).decode(np.array([1.0, -inf]), [1, 2]), "Y", "-inf"),
     ("received empty", lambda: _code().decode(np.ones((0, 2)), []), "received", "it is empty"),
-    ("received unsorted", lambda: _code().decode(np.ones(2), [3, 1]), "received", "index 1 comes after 3"),
-    ("received duplicated", lambda: _code().decode(np.ones(2), [2, 2]), "received", "index 2 is duplicated"),
+    ("received unsorted", lambda: _code().decode(np.ones(2), [3, 1]), "received", "received[1] = 1 is not greater than received[0] = 3"),
+    ("received duplicated", lambda: _code().decode(np.ones(2), [2, 2]), "received", "received[1] = 2 is duplicated"),
     ("received out of range", lambda: _code().decode(np.ones(2), [2, 10]), "received",
-     "index 10 is out of range for n_workers = 10"),
-    ("received negative", lambda: _code().decode(np.ones(2), np.array([-1, 3])), "received", "index -1"),
+     "received[1] = 10 is outside [0, 9]"),
+    ("received negative", lambda: _code().decode(np.ones(2), np.array([-1, 3])), "received", "received[0] = -1 is outside"),
     ("received float", lambda: _code().decoder_matrix([1, 2.5]), "received", "2.5 is not an int"),
     ("received 2-D", lambda: _code().decoder_matrix(np.array([[1, 2]])), "received", "[[1, 2]]"),
     ("received mask length", lambda: _code().decoder_matrix(np.ones(9, bool)), "received", "mask shape (9,)"),
@@ -205,7 +205,7 @@ def test_the_contract_message_exactly():
 
 @pytest.mark.parametrize("value,constraint,detail", [
     ([1.0, 2j], ArrayLike(dtype=float), "it holds complex values"), ([0, 1.7], ArrayLike(dtype=int), "x[1] = 1.7 is not an int"),
-    ([True, False], ArrayLike(dtype=int), "x[0] = True is not an int"), ([1, -1], ArrayLike(dtype=np.uint8), "x[1] = -1 is negative"),
+    ([True, False], ArrayLike(dtype=int), "x[0] = True is not an int"),
     ([[0.0, np.nan]], ArrayLike(dtype=bool), "x[0, 1] = nan is not a bool"), (["1", "2"], ArrayLike(dtype=float), "it holds strings"),
     ([1.0, np.inf], ArrayLike(dtype=float, finite=True), "x[1] = inf"), ([0.5, 0.25j], Points(), "it holds complex values"),
     ([0.0, 1.0, 1.0], Points(None, None), "x[2] = 1.0 is duplicated"),
@@ -220,14 +220,13 @@ def test_shorthands():
         v.check_real(1.0, "p", "f", 0, 1, include_max=False)
     assert v.check_received(np.array([0, 3, 7]), 8, "f") == v.check_received([0, 3, 7], 8, "f") == (0, 3, 7)
     assert v.check_received(np.array([True, False, True]), 3, "f") == (0, 2)
-    assert v.check_points([0.1, 0.2], "alphas", "f").dtype == np.float64
     assert v.check_lam("gcv", "lam", "f", allow_gcv=True) == "gcv"
     with pytest.raises(ValueError, match=re.escape("must be a finite real number >= 0. Got 'gcv'")):
         v.check_lam("gcv", "lam", "f")
     with pytest.raises(ValueError, match=re.escape("must be one of 'a', 'b'. Got 'A' instead.")):
         v.check_choice("A", "k", "f", ("a", "b"))
     rng = np.random.default_rng(1)
-    assert v.check_rng(rng, "rng", "f") is rng and v.check_seed(rng, "seed", "f", generator=True) is rng
+    assert v.check_rng(rng, "rng", "f") is rng and validate(rng, v.SEED_OR_GENERATOR, "seed", "f") is rng
     with pytest.raises(ValueError, match=r"^The 'X' parameter of g must be free of NaN and inf \(X\[1\] = nan\)"):
         v.check_finite([0.0, float("nan")], "X", "g")
     with pytest.raises(ValueError, match=r"with K = 2 \(it is a int\)"):
@@ -319,7 +318,7 @@ def test_entry_names_the_function_the_user_called():
     assert v.caller("run_trials") == "run_trials"
 
 
-@pytest.mark.parametrize("module", ["gcc.validation", "gcc._array_constraints", "gcc.points"])
+@pytest.mark.parametrize("module", ["gcc.validation", "gcc.points"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
