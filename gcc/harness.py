@@ -75,8 +75,8 @@ def _check_codes(codes: Any, owner: str):
     if not isinstance(codes, Mapping) or len(codes) == 0:
         raise invalid("codes", owner, "a non-empty dict {scheme name: code}", codes)
     for name, code in codes.items():
-        if not isinstance(name, str):
-            raise invalid("codes", owner, "a dict with str keys (scheme names)", name)
+        if not isinstance(name, str) or not name:
+            raise invalid("codes", owner, "a dict with non-empty str keys (scheme names)", name)
         try:
             CODE.convert(code)
             _SIZE.convert(code.n_inputs), _SIZE.convert(code.n_workers)
@@ -139,8 +139,9 @@ def _batch(X: Any, rng: np.random.Generator, trial: int, K: int, owner: str):
                           f"a tuple of length {len(out)}")
         out, labels = out
     shape = tuple(getattr(out, "shape", ()))
-    if len(shape) == 0 or shape[0] != K:
-        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...)", out, f"its shape is {shape}")
+    if len(shape) == 0 or shape[0] != K or 0 in shape:
+        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...) with no empty axis", out,
+                      f"its shape is {shape}")
     return out, labels
 
 

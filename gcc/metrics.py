@@ -189,8 +189,8 @@ def accuracy(scores: Any, labels: Any) -> np.ndarray | float:
 def _accuracy(scores: Any, labels: Any, owner: str, name: str) -> np.ndarray | float:
     """:func:`accuracy`, naming ``scores`` as ``name`` of ``owner`` in its messages."""
     s = _as_float(scores, name, owner)
-    if s.ndim < 2:
-        raise invalid(name, owner, "an array of shape (..., K, C)", s.shape)
+    if s.ndim < 2 or 0 in s.shape[-2:]:
+        raise invalid(name, owner, "an array of shape (..., K, C) with K, C >= 1", s.shape)
     lab = check_labels(labels, s.shape[-2], "labels", owner, n_classes=s.shape[-1])
     undefined = np.isnan(s).any(axis=(-2, -1))     # a NaN score has no argmax: no accuracy
     out = np.where(undefined, np.nan, (s.argmax(axis=-1) == lab).mean(axis=-1))
@@ -278,7 +278,10 @@ def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
     """
     from scipy import stats
 
-    v = _as_float(values, "values", "mean_ci").ravel()
+    v = _as_float(values, "values", "mean_ci")
+    if v.ndim > 1:
+        raise invalid("values", "mean_ci", "an array of shape (n,)", v.shape)
+    v = v.ravel()
     v = v[~np.isnan(v)]
     n = v.size
     if n == 0:

@@ -95,6 +95,8 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
         raise invalid("value", owner, "a column name or a non-empty list of column names", value)
     _check_columns(df, values, "value", owner, real=True)
     _check_columns(df, by, "by", owner)
+    if df.empty:   # an empty summary would pass for a run with nothing to report
+        raise invalid("df", owner, "a table with at least one row", "an empty table")
     rows = []
     groups = df.groupby(by, sort=True) if by else [((), df)]
     for key, group in groups:

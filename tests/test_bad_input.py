@@ -333,3 +333,24 @@ def test_the_runner_names_a_results_folder_it_cannot_write(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert f"cannot write {tmp_path / 'res' / 'tiny'} in the folder {tmp_path / 'res'}" in proc.stderr
+
+
+# --------------------------------------------------------------------------- the second sweep (issue 26)
+_X4 = np.linspace(-1, 1, 12).reshape(4, 3)
+_TRIALS = dict(f=np.square, X=_X4, straggler_model=gcc.FixedCount(2), trials=2, seed=0)
+
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda: gcc.accuracy(np.zeros((0, 3)), np.zeros(0, int)), r"'scores' parameter of accuracy .* K, C >= 1"),
+    (lambda: gcc.mean_ci(np.zeros((2, 2))), r"'values' parameter of mean_ci must be an array of shape \(n,\)"),
+    (lambda: gcc.run_trials({"": gcc.SplineCode(4, 8)}, **_TRIALS), r"'codes' .* non-empty str keys"),
+    (lambda: gcc.run_trials({"gcc": gcc.SplineCode(4, 8)}, **dict(_TRIALS, X=np.zeros((4, 0)))),
+     r"'X' parameter of run_trials .* no empty axis .*\(4, 0\)"),
+    (lambda: gcc.summarize(gcc.run_trials({"gcc": gcc.SplineCode(4, 8)}, **_TRIALS).iloc[:0]),
+     r"'df' parameter of summarize must be a table with at least one row"),
+    (lambda: cpgc.make_code("rcsc", 10**7), r"'n_workers' parameter of make_code must be an int in \[1, 4096\]"),
+])
+def test_what_used_to_return_nan_an_empty_table_or_a_memory_error_is_named(call, pattern):
+    """Each returned NaN, an empty or zero-width result, or a MemoryError, silently."""
+    with pytest.raises(ValueError, match=pattern):
+        call()
