@@ -1,15 +1,9 @@
 """Cluster lifecycle: a loopback LocalCluster by default, or an existing scheduler.
 
-The companion runs on shared laptops and CI machines, so the default cluster is
-small, bound to 127.0.0.1 only, has no dashboard (no extra listening port) and
-one thread per worker process: a worker *is* one coded worker of the paper, and
-a second thread would let two pinned tasks overlap and hide a straggler.
-
-Faults: the cluster is sized for a loaded machine (:data:`LOADED_MACHINE_CONFIG`, the one
-place its timeouts, heartbeat bounds and memory policy are set); a failed start is retried
-(:data:`START_ATTEMPTS`); a worker that dies is restarted by its Nanny, and a batch started
-meanwhile waits for the replacement at most :data:`REPLACEMENT_WAIT_S` seconds
-(:func:`await_workers`) -- after that the missing worker is a straggler.
+The default cluster is small, bound to 127.0.0.1, and has one thread per worker process (a worker
+*is* one coded worker of the paper). It runs under :data:`LOADED_MACHINE_CONFIG`; a failed start is
+retried; a worker that dies is restarted by its Nanny, and a batch started meanwhile waits for the
+replacement at most :data:`REPLACEMENT_WAIT_S` seconds (:func:`await_workers`).
 """
 from __future__ import annotations
 
@@ -29,14 +23,9 @@ SECONDS = Interval(Real, 0, None, closed="neither")
 #: a number of Dask workers
 WORKER_COUNT = Interval(Integral, 1, None)
 
-#: Dask settings for a small machine shared with other work (2 cores, a CPU-bound
-#: neighbour): the one place the cluster's heartbeats, timeouts and memory policy are
-#: set; :func:`open_cluster` applies them to the scheduler, the nannies and the workers.
-#: Under load a worker's event loop can stall for seconds (it shares a core with the
-#: master, seven other workers and the neighbour), so a missed heartbeat or a slow
-#: connect must not make the scheduler declare it dead, and the nanny must never kill
-#: a worker on memory (the coded tasks hold a few kB; what is counted is the
-#: interpreter and torch, which a loaded machine does not make smaller).
+#: Dask settings for a small machine shared with other work (2 cores): under load a worker's event
+#: loop can stall for seconds, so a missed heartbeat or a slow connect must not make the scheduler
+#: declare it dead, and the nanny must never kill a worker on memory. :func:`open_cluster` applies them.
 LOADED_MACHINE_CONFIG = {
     # connect/handshake and idle-TCP bounds (defaults 30 s): a stalled loop answers late, not never
     "distributed.comm.timeouts.connect": "90s",
@@ -58,8 +47,7 @@ START_ATTEMPTS = 3
 #: worker's replacement (a nanny restart takes 1-5 s on an idle laptop, several times that loaded)
 REPLACEMENT_WAIT_S = 60.0
 
-# Each worker process computes one coded task at a time; BLAS/torch threads on
-# top of that would oversubscribe the cores and distort measured latencies.
+# One coded call at a time per worker: BLAS/torch threads on top would oversubscribe the cores.
 _SINGLE_THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
@@ -105,11 +93,8 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
 
     Notes
     -----
-    The local cluster runs under :data:`LOADED_MACHINE_CONFIG` (timeouts, heartbeats and
-    memory policy sized for a loaded 2-core machine); a failed start is retried
-    :data:`START_ATTEMPTS` times. The local cluster listens on 127.0.0.1 only, on ports chosen by the OS, with
-    its HTTP endpoint on an OS-chosen loopback port. Workers restart automatically if their process dies
-    (each runs under a Nanny), under a new address.
+    The local cluster runs under :data:`LOADED_MACHINE_CONFIG`, listens on 127.0.0.1 only (ports and
+    its HTTP endpoint chosen by the OS); workers run under a Nanny, which restarts a dead one.
 
     A cluster of several machines is started with Dask's own command-line tools and passed by its
     address (one worker process per coded worker, one thread each)::
@@ -141,8 +126,7 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
 
 
 def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: float, extra: dict):
-    """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times (a loaded machine
-    sometimes misses a worker's start timeout); the last failure is raised."""
+    """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times; the last failure is raised."""
     from distributed import LocalCluster
 
     for attempt in range(1, START_ATTEMPTS + 1):
@@ -151,8 +135,6 @@ def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: fl
             cluster = LocalCluster(
                 n_workers=n_workers, threads_per_worker=1, processes=processes,
                 host="127.0.0.1", scheduler_port=0, protocol="tcp://",  # TCP even with processes=False
-                # The scheduler always serves HTTP (health, metrics); an OS-chosen loopback
-                # port avoids clashing with other clusters on 8787 and never listens outside.
                 dashboard_address="127.0.0.1:0", silence_logs=silence_logs, **extra,
             )
             cluster.wait_for_workers(n_workers, timeout=timeout)
@@ -183,7 +165,7 @@ def _client(target, n_workers: int, timeout: float) -> Iterator["distributed.Cli
 
 
 def worker_addresses(client) -> list[str]:
-    """Addresses of the connected workers, sorted (the order coded tasks are pinned in).
+    """Addresses of the connected workers, sorted (the order coded workers are numbered in).
 
     Parameters
     ----------
@@ -194,16 +176,26 @@ def worker_addresses(client) -> list[str]:
     list of str
     """
     # n_workers=-1: recent distributed versions list only the first few workers otherwise.
-    info = client.scheduler_info(n_workers=-1)
-    return sorted(info["workers"])
+    return sorted(client.scheduler_info(n_workers=-1)["workers"])
+
+
+def _poll(client, done, wait: float, step: float):
+    """Worker addresses, polled every ``step`` s until ``done(addresses)`` or ``wait`` s passed; (addresses, ok)."""
+    end = time.monotonic() + wait
+    while True:
+        addresses = worker_addresses(client)
+        if done(addresses):
+            return addresses, True
+        if time.monotonic() >= end:
+            return addresses, False
+        time.sleep(step)
 
 
 def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = ()) -> list[str]:
     """Wait until exactly ``n_workers`` workers are connected and none of ``gone`` is listed.
 
-    After a worker process dies its Nanny starts a new one under a new address;
-    for a moment the scheduler may list the new worker while the dead one is
-    still registered. Pinning tasks to that stale address would wait forever.
+    After a worker process dies its Nanny starts a new one under a new address; for a moment the
+    scheduler may list the new worker while the dead one is still registered.
 
     Parameters
     ----------
@@ -224,27 +216,18 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
     TimeoutError
         The cluster did not reach that state within ``timeout`` seconds.
     """
-    end = time.monotonic() + timeout
-    while True:
-        addresses = worker_addresses(client)
-        if len(addresses) == n_workers and not set(gone) & set(addresses):
-            return addresses
-        if time.monotonic() > end:
-            raise TimeoutError(
-                f"The cluster did not reach {n_workers} workers without {list(gone)} within {timeout} s; "
-                f"it has {addresses}."
-            )
-        time.sleep(0.1)
-
+    addresses, ok = _poll(client, lambda a: len(a) == n_workers and not set(gone) & set(a), timeout, 0.1)
+    if not ok:
+        raise TimeoutError(f"The cluster did not reach {n_workers} workers without {list(gone)} within "
+                           f"{timeout} s; it has {addresses}.")
+    return addresses
 
 
 def await_workers(client, n_workers: int, wait: float = REPLACEMENT_WAIT_S) -> list[str]:
     """The sorted worker addresses, after waiting up to ``wait`` seconds for ``n_workers`` of them.
 
-    A worker whose process died is replaced by its Nanny under a new address a few
-    seconds later; a batch started meanwhile waits for it instead of failing. After
-    ``wait`` seconds it gets whatever is connected (maybe fewer than ``n_workers``:
-    the caller treats the missing ones as stragglers).
+    After ``wait`` seconds it gets whatever is connected (maybe fewer than ``n_workers``: the
+    caller treats the missing ones as stragglers).
 
     Parameters
     ----------
@@ -259,9 +242,4 @@ def await_workers(client, n_workers: int, wait: float = REPLACEMENT_WAIT_S) -> l
     list of str
         Sorted addresses, at least ``n_workers`` unless the wait ran out.
     """
-    end = time.monotonic() + wait
-    while True:
-        addresses = worker_addresses(client)
-        if len(addresses) >= n_workers or time.monotonic() >= end:
-            return addresses
-        time.sleep(0.2)
+    return _poll(client, lambda a: len(a) >= n_workers, wait, 0.2)[0]

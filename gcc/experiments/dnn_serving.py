@@ -1,17 +1,10 @@
 """Coded serving of the DNN chapter's networks on Dask: tail latency and accuracy together.
 
-The notebook ``notebooks/dnn_serving.md`` loads the trained networks of ``dnn_models`` (weight
-cache, no training), opens a cluster, loads every network once on every worker
-(:func:`gcc.distributed.serving.load_on_workers`), and runs :func:`serving_experiment`: requests
-of K Fashion-MNIST test images served by uncoded, replication, GCC and BACC (at one or more S),
-with and without an injected straggler per request. :func:`serving_table` is the tidy table
-(columns :data:`TABLE_COLUMNS` first), :func:`tail_verdicts` the verdict on the paper's
-motivation, :func:`plot_pareto` the accuracy-against-p99 figure of one network.
-
-Scheme keys: ``"uncoded"``, ``"replication"``, ``"gcc_s<S>"``, ``"bacc_s<S>"``; the family
-(``scheme_family``) and S (``stragglers``: results the master does not wait for) are columns.
-
-Imports :mod:`gcc.distributed` (Dask is needed to run the experiment, not to import this module).
+:func:`run_serving` is the notebook's experiment: the trained networks of ``dnn_models`` served
+to requests of K test images by uncoded, replication, GCC and BACC (at one or more S), with and
+without an injected straggler; :func:`serving_table` the tidy table, :func:`tail_verdicts` the
+verdicts, :func:`plot_pareto` the accuracy-against-p99 figure. Scheme keys: ``"uncoded"``,
+``"replication"``, ``"gcc_s<S>"``, ``"bacc_s<S>"``.
 """
 from __future__ import annotations
 
@@ -27,18 +20,16 @@ from gcc.distributed.baselines import Replication, Uncoded
 from gcc.distributed.inject import Injection
 from gcc.experiments.plotting import SCHEME_STYLES
 from gcc.experiments.verdicts import band_verdict
-from gcc.validation import (SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate,
+from gcc.validation import (SEED, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, invalid, validate,
                             validate_params)
 
-__all__ = ["TABLE_COLUMNS", "INJECTIONS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
+__all__ = ["TABLE_COLUMNS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
            "serving_experiment", "serving_table", "pareto_front", "tail_verdicts", "overall_verdict",
            "plot_pareto", "plot_measured_vs_simulated", "ServingRun", "run_serving", "record", "device_table"]
 
 #: the table contract: these columns first, in this order
 TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "stragglers", "injection", "requests",
                  "p50_ms", "p99_ms", "p999_ms", "accuracy", "relacc"]
-#: the straggler scenarios, in the order of the tables
-INJECTIONS = ("straggler", "none")
 _FAMILY_LABELS = {"uncoded": "Uncoded", "replication": "Replication", "gcc": "GCC", "bacc": "BACC"}
 _STYLE = {family: SCHEME_STYLES[family] for family in _FAMILY_LABELS}  # the book's colour and marker
 _DATA_NAMES = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "cifar10": "CIFAR-10"}
@@ -55,14 +46,10 @@ def scheme_label(key: str) -> str:
 
 
 def _stragglers_list(stragglers, n_workers: int, owner: str) -> list[int]:
+    """The S list (one int allowed) as distinct ints in [1, N - 1]."""
     if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
         stragglers = [stragglers]
-    if isinstance(stragglers, (str, bytes)) or not hasattr(stragglers, "__iter__") or not list(stragglers):
-        raise invalid("stragglers", owner, f"a non-empty list of distinct ints in [1, {n_workers - 1}]", stragglers)
-    out = [check_int(s, "stragglers", owner, 1, n_workers - 1) for s in stragglers]
-    if len(set(out)) != len(out):
-        raise invalid("stragglers", owner, "a list of distinct ints", stragglers)
-    return out
+    return validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers", owner)
 
 
 def served_networks(prepared, models: Sequence[str], device: str | None = None) -> dict:
@@ -85,14 +72,9 @@ def served_networks(prepared, models: Sequence[str], device: str | None = None) 
     """
     from gcc.distributed.serving import checkpoint_file, network_ref
 
-    owner = "served_networks"
-    if isinstance(models, str) or not isinstance(models, (list, tuple)) or not models:
-        raise invalid("models", owner, "a non-empty list of prepared networks", models)
+    models = validate(models, ListOf(Options(tuple(prepared))), "models", "served_networks")
     out = {}
     for name in models:
-        if name not in prepared:
-            raise invalid("models", owner, f"networks of the prepared models ({sorted(prepared)})", list(models),
-                          f"{name!r} is not one")
         entry = prepared[name]
         path = checkpoint_file(str(entry["info"]["key"]))
         out[name] = {"ref": network_ref(path, device), "exact": entry["f"], "images": entry["splits"].x_test,
@@ -101,9 +83,9 @@ def served_networks(prepared, models: Sequence[str], device: str | None = None) 
     return out
 
 
-@validate_params({"n_inputs": _COUNT, "n_workers": _COUNT, "engine": Options(("tasks", "actors")),
+@validate_params({"n_inputs": _COUNT, "n_workers": _COUNT,
                   "bacc_stragglers": NoneOr(InstanceOf((list, tuple), "a list of ints"))})
-def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: str = "actors",
+def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2),
                     bacc_stragglers: Sequence[int] | None = None) -> dict:
     """The schemes compared: keyword arguments of :func:`gcc.distributed.coded_compute` per key.
 
@@ -113,8 +95,6 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: st
         K and N (N > K).
     stragglers : sequence of int
         The S at which GCC waits for the fastest N - S.
-    engine : {"tasks", "actors"}
-        Engine of every scheme (``"actors"``: the scheduler off the request's path).
     bacc_stragglers : sequence of int, optional
         The S of BACC (default: the first of ``stragglers``).
 
@@ -128,12 +108,11 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: st
     n_workers = check_int(n_workers, "n_workers", owner, minimum=n_inputs + 1, constraint="an int > n_inputs")
     s_gcc = _stragglers_list(stragglers, n_workers, owner)
     s_bacc = _stragglers_list(s_gcc[:1] if bacc_stragglers is None else bacc_stragglers, n_workers, owner)
-    schemes = {"uncoded": {"code": Uncoded(n_inputs), "engine": engine},
-               "replication": {"code": Replication(n_inputs, n_workers), "engine": engine}}
+    schemes = {"uncoded": {"code": Uncoded(n_inputs)}, "replication": {"code": Replication(n_inputs, n_workers)}}
     for family, values in (("gcc", s_gcc), ("bacc", s_bacc)):
         code = make(family, n_inputs, n_workers)
         for s in values:
-            schemes[f"{family}_s{s}"] = {"code": code, "n_stragglers": s, "engine": engine}
+            schemes[f"{family}_s{s}"] = {"code": code, "n_stragglers": s}
     return schemes
 
 
@@ -179,18 +158,9 @@ def serving_experiment(client, networks: Mapping[str, Mapping], schemes: Mapping
 
     from gcc.distributed.serving import serve_requests
 
-    owner = "serving_experiment"
     if not isinstance(networks, Mapping) or not networks:
-        raise invalid("networks", owner, "a non-empty mapping model name -> {ref, exact, images, labels, dataset}",
-                      networks)
-    for name, net in networks.items():
-        missing = [k for k in ("ref", "exact", "images", "labels", "dataset") if not isinstance(net, Mapping) or k not in net]
-        if missing:
-            raise invalid("networks", owner, "a mapping model name -> {ref, exact, images, labels, dataset}",
-                          sorted(networks), f"networks[{name!r}] lacks {missing}")
-    if not isinstance(injections, Mapping) or not injections or not all(
-            isinstance(v, Injection) for v in injections.values()):
-        raise invalid("injections", owner, "a non-empty mapping name -> gcc.distributed.Injection", injections)
+        raise invalid("networks", "serving_experiment", "a non-empty mapping model name -> {ref, exact, images, "
+                      "labels, dataset}", networks)
     frames = []
     for name, net in networks.items():
         for scenario, injection in injections.items():
@@ -412,7 +382,7 @@ class ServingRun:
     networks : dict
         Network -> ``{"n_parameters", "dataset"}``.
     seconds : float
-        Wall time on the cluster: its start, loading the networks on the workers, the requests.
+        Wall time on the cluster (its start, loading the networks, the requests).
     settings : dict
         The run's K, N, S list, requests, emulated compute and slow-down.
     """
@@ -430,7 +400,7 @@ class ServingRun:
 
 def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs: int = 4, stragglers=(1, 2),
                 n_requests: int = 200, warmup: int = 2, base_ms: float = 5.0, slowdown: float = 10.0,
-                n_slow: int = 1, engine: str = "actors", device: str | None = None,
+                n_slow: int = 1, device: str | None = None,
                 scheduler_address: str | None = None, seed: int = 0, timeout: float = 180.0) -> ServingRun:
     """The whole experiment: open a cluster, load the networks on it, serve, summarise, judge.
 
@@ -446,7 +416,7 @@ def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs
     from gcc.machine import describe
 
     networks = served_networks(prepared, models, device=device)
-    schemes = serving_schemes(n_inputs, n_workers, stragglers, engine=engine)
+    schemes = serving_schemes(n_inputs, n_workers, stragglers)
     injections = serving_injections(base_ms, slowdown, n_slow)
     started = time.perf_counter()
     with open_cluster(n_workers=n_workers, address=scheduler_address, timeout=timeout) as client:
@@ -458,7 +428,7 @@ def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs
     devices = {i: {names[ref]: dev for ref, dev in per.items()} for i, per in enumerate(loaded.values())}
     verdicts = tail_verdicts(requests, scheme=f"gcc_s{_stragglers_list(stragglers, n_workers, 'run_serving')[0]}")
     settings = {"n_workers": n_workers, "n_inputs": n_inputs, "stragglers": list(stragglers), "n_requests": n_requests,
-                "base_ms": base_ms, "slowdown": slowdown, "n_slow": n_slow, "engine": engine}
+                "base_ms": base_ms, "slowdown": slowdown, "n_slow": n_slow}
     return ServingRun(requests=requests, table=serving_table(requests), verdicts=verdicts,
                       overall=overall_verdict(verdicts), devices=devices, machine=machine,
                       networks={k: {"n_parameters": v["n_parameters"], "dataset": v["dataset"]}
