@@ -399,7 +399,7 @@ class ServingRun:
 
 
 def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs: int = 4, stragglers=(1, 2),
-                n_requests: int = 200, warmup: int = 2, base_ms: float = 5.0, slowdown: float = 10.0,
+                n_requests: int = 100, warmup: int = 2, base_ms: float = 5.0, slowdown: float = 10.0,
                 n_slow: int = 1, device: str | None = None,
                 scheduler_address: str | None = None, seed: int = 0, timeout: float = 180.0) -> ServingRun:
     """The whole experiment: open a cluster, load the networks on it, serve, summarise, judge.
