@@ -10,6 +10,7 @@ import socket
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 distributed = pytest.importorskip("distributed")
@@ -100,7 +101,7 @@ def test_tasks_are_pinned_to_distinct_workers_and_timed(client):
     addresses = worker_addresses(client)
     assert res.workers_used == addresses[:8]          # task i ran on worker i
     assert len(set(res.workers_used)) == 8
-    table = res.timing_table()
+    table = pd.DataFrame(res.timings)
     assert table["used"].all() and table["arrived"].all()
     assert (table["busy_s"] >= table["compute_s"]).all()
     assert res.latency_s >= res.slowest_used_busy_s
@@ -311,7 +312,7 @@ def test_engine_decodes_like_in_process(client, name, make):
         np.testing.assert_allclose(res.estimates, _in_process(code, X, np.tanh, res.received), rtol=1e-12,
                                    atol=1e-14)
         assert len(set(res.workers_used)) == 8 - S
-        table = res.timing_table()
+        table = pd.DataFrame(res.timings)
         assert (table.loc[table["used"], "busy_s"] >= table.loc[table["used"], "compute_s"]).all()
 
 

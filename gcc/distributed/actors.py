@@ -58,9 +58,9 @@ class CodedWorker:
             slept, interrupted = 0.0, False
             if injected > 0:
                 t1 = time.perf_counter()
+                stop = self._stop if fault.interruptible else asyncio.Event()
                 try:
-                    await asyncio.wait_for(self._stop.wait() if fault.interruptible else asyncio.Event().wait(),
-                                           injected)
+                    await asyncio.wait_for(stop.wait(), injected)
                     interrupted = True
                 except asyncio.TimeoutError:
                     pass
@@ -107,7 +107,8 @@ def actor_pool(client, addresses: Sequence[str], timeout: float = 10.0) -> list:
             wait(futures, timeout=timeout)
         except TimeoutError:   # a worker gone before it made its actor: a straggler of every batch
             pass
-        targets = [(a, k) if fut.status == "finished" else None for a, k, fut in zip(addresses, keys, futures)]
+        targets = [(a, k) if fut.status == "finished" else None
+                   for a, k, fut in zip(addresses, keys, futures)]
         if None in targets:
             return targets
         pools[key] = (futures, targets)   # the futures keep the actors alive

@@ -38,7 +38,8 @@ class Replication:
     def encode(self, X):
         """(K, ...) -> (N, ...): the copies."""
         if not hasattr(X, "__len__") or len(X) != self.n_inputs:
-            raise invalid("X", f"{type(self).__name__}.encode", f"an array of n_inputs = {self.n_inputs} rows", X,
+            owner = f"{type(self).__name__}.encode"
+            raise invalid("X", owner, f"an array of n_inputs = {self.n_inputs} rows", X,
                           f"it has {len(X) if hasattr(X, '__len__') else 'none'}")
         return X[self.assignment]
 

@@ -108,8 +108,11 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     package importable (and, to serve a network, its weight file at the same path). Only the client
     is closed on exit. ``tests/test_distributed_serving.py`` takes this path on 127.0.0.1.
     """
+    from distributed import Client
+
     if address is not None:
-        with _client(address, n_workers, timeout) as client:
+        with Client(address, timeout=timeout) as client:
+            client.wait_for_workers(n_workers, timeout=timeout)
             yield client
         return
 
@@ -119,14 +122,15 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     with dask.config.set(LOADED_MACHINE_CONFIG):
         cluster = _start_local(n_workers, processes, silence_logs, timeout, extra)
         try:
-            with _client(cluster, n_workers, timeout) as client:
+            with Client(cluster, timeout=timeout) as client:
+                client.wait_for_workers(n_workers, timeout=timeout)
                 yield client
         finally:
             cluster.close(timeout=timeout)
 
 
 def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: float, extra: dict):
-    """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times; the last failure is raised."""
+    """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times (the last failure raised)."""
     from distributed import LocalCluster
 
     for attempt in range(1, START_ATTEMPTS + 1):
@@ -151,19 +155,6 @@ def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: fl
             time.sleep(min(2.0 * attempt, 10.0))
 
 
-@contextlib.contextmanager
-def _client(target, n_workers: int, timeout: float) -> Iterator["distributed.Client"]:
-    """A client of ``target`` (a scheduler address or a cluster) once ``n_workers`` are up; closed on exit."""
-    from distributed import Client
-
-    client = Client(target, timeout=timeout)
-    try:
-        client.wait_for_workers(n_workers, timeout=timeout)
-        yield client
-    finally:
-        client.close(timeout=timeout)
-
-
 def worker_addresses(client) -> list[str]:
     """Addresses of the connected workers, sorted (the order coded workers are numbered in).
 
@@ -179,20 +170,9 @@ def worker_addresses(client) -> list[str]:
     return sorted(client.scheduler_info(n_workers=-1)["workers"])
 
 
-def _poll(client, done, wait: float, step: float):
-    """Worker addresses, polled every ``step`` s until ``done(addresses)`` or ``wait`` s passed; (addresses, ok)."""
-    end = time.monotonic() + wait
-    while True:
-        addresses = worker_addresses(client)
-        if done(addresses):
-            return addresses, True
-        if time.monotonic() >= end:
-            return addresses, False
-        time.sleep(step)
-
-
-def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = ()) -> list[str]:
-    """Wait until exactly ``n_workers`` workers are connected and none of ``gone`` is listed.
+def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = (),
+                     exact: bool = True) -> list[str]:
+    """Wait until ``n_workers`` workers are connected and none of ``gone`` is listed.
 
     After a worker process dies its Nanny starts a new one under a new address; for a moment the
     scheduler may list the new worker while the dead one is still registered.
@@ -205,6 +185,8 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
         Seconds before giving up.
     gone : tuple of str
         Addresses that must have left.
+    exact : bool
+        Exactly ``n_workers`` (else at least that many).
 
     Returns
     -------
@@ -216,30 +198,25 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
     TimeoutError
         The cluster did not reach that state within ``timeout`` seconds.
     """
-    addresses, ok = _poll(client, lambda a: len(a) == n_workers and not set(gone) & set(a), timeout, 0.1)
-    if not ok:
-        raise TimeoutError(f"The cluster did not reach {n_workers} workers without {list(gone)} within "
-                           f"{timeout} s; it has {addresses}.")
-    return addresses
+    end = time.monotonic() + timeout
+    while True:
+        addresses = worker_addresses(client)
+        enough = len(addresses) == n_workers if exact else len(addresses) >= n_workers
+        if enough and not set(gone) & set(addresses):
+            return addresses
+        if time.monotonic() >= end:
+            raise TimeoutError(f"The cluster did not reach {n_workers} workers without {list(gone)} within "
+                               f"{timeout} s; it has {addresses}.")
+        time.sleep(0.1)
 
 
 def await_workers(client, n_workers: int, wait: float = REPLACEMENT_WAIT_S) -> list[str]:
-    """The sorted worker addresses, after waiting up to ``wait`` seconds for ``n_workers`` of them.
+    """The sorted worker addresses, after waiting up to ``wait`` seconds for at least ``n_workers``.
 
-    After ``wait`` seconds it gets whatever is connected (maybe fewer than ``n_workers``: the
-    caller treats the missing ones as stragglers).
-
-    Parameters
-    ----------
-    client : distributed.Client
-    n_workers : int
-        Workers wanted.
-    wait : float
-        Bound in seconds on the wait (0: no wait).
-
-    Returns
-    -------
-    list of str
-        Sorted addresses, at least ``n_workers`` unless the wait ran out.
+    After ``wait`` seconds it gets whatever is connected (the caller treats the missing workers as
+    stragglers).
     """
-    return _poll(client, lambda a: len(a) >= n_workers, wait, 0.2)[0]
+    try:
+        return wait_for_workers(client, n_workers, wait, exact=False)
+    except TimeoutError:
+        return worker_addresses(client)

@@ -243,15 +243,9 @@ class CodedResult:
 
     @property
     def overhead_s(self) -> float:
-        """Coordination overhead: latency beyond the slowest used worker's busy time (encoding,
-        serialisation, transfers, gathering, decoding: what the machinery adds to the work)."""
+        """Coordination overhead: latency beyond the slowest used worker's busy time."""
         return self.latency_s - self.slowest_used_busy_s
 
-    def timing_table(self):
-        """The per-worker timings as a pandas DataFrame."""
-        import pandas as pd
-
-        return pd.DataFrame(self.timings)
 
 
 def _n_workers_of(code) -> int | None:
@@ -278,15 +272,13 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     ----------
     client : distributed.Client
     code : object
-        Any code with ``encode(X) -> (N, ...)`` and ``decode(Y, received) -> (K, ...)``
-        (``gcc.SplineCode``, ``gcc.BerrutCode``, ``gcc.LagrangeCode``, ``gcc.BSplineCode``, or
-        :class:`~gcc.distributed.baselines.Uncoded` / :class:`~gcc.distributed.baselines.Replication`).
-        A code with ``is_decodable(received)`` decides itself when it has enough.
+        Any code with ``encode(X) -> (N, ...)`` and ``decode(Y, received) -> (K, ...)`` (the codes
+        of :mod:`gcc.codes`, :mod:`gcc.distributed.baselines`); one with ``is_decodable(received)``
+        decides itself when it has enough.
     X : numpy.ndarray or torch.Tensor, shape (K, *in)
         The master's inputs.
     f : callable
-        The function the workers compute on one coded input (numpy or torch), or a
-        :class:`ModelRef` for a model loaded once per worker.
+        What the workers compute on one coded input (numpy or torch), or a :class:`ModelRef`.
     n_stragglers : int, optional
         S; the master waits for the fastest ``N - S`` (default 0: all N).
     n_wait : int, optional
@@ -306,9 +298,8 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     workers : sequence of str, optional
         Worker addresses of the N coded workers (default: the first N connected, sorted).
     replacement_wait : float
-        Seconds to wait, before encoding, for the cluster to have N workers when some were lost
-        (their nannies restart them under new addresses). A worker still missing, or lost
-        mid-batch, is a straggler.
+        Seconds to wait, before encoding, for lost workers' replacements; a worker still missing,
+        or lost mid-batch, is a straggler.
 
     Returns
     -------
@@ -354,7 +345,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
                       f"it gave {len(coded)}")
     decodable = getattr(code, "is_decodable", None)
     if n_wait is None:
-        n_wait = n - (check_int(n_stragglers, "n_stragglers", owner, 0, n - 1) if n_stragglers is not None else 0)
+        n_wait = n - (0 if n_stragglers is None else check_int(n_stragglers, "n_stragglers", owner, 0, n - 1))
     n_wait = check_int(n_wait, "n_wait", owner, 1, n)
     if min_results is None:
         min_results = n_wait if deadline is None else min(n_wait, int(getattr(code, "n_inputs", 1) or 1))
@@ -371,14 +362,14 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     # The plan covers every worker of the cluster (its positions are cluster workers, sorted), so
     # "worker 7 is slow" means the same machine for a scheme of 8 workers and one of 4.
     live = list(range(min(len(addresses), n)))
-    faults: list[TaskFault | None] = (
-        (drawn if drawn is not None else injection.plan(max(len(addresses), n), rng))[:n] if injection is not None
-        else [None] * n)
+    faults: list[TaskFault | None] = [None] * n
+    if injection is not None:
+        faults = (drawn if drawn is not None else injection.plan(max(len(addresses), n), rng))[:n]
     addresses = addresses[:n] + [None] * (n - len(live))
     outputs: dict[int, Any] = {}
-    records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False, "failed": i not in live,
-                   "arrival_s": np.nan, "compute_s": np.nan, "slept_s": np.nan, "busy_s": np.nan}
-               for i in range(n)}
+    records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False,
+                   "failed": i not in live, "arrival_s": np.nan, "compute_s": np.nan, "slept_s": np.nan,
+                   "busy_s": np.nan} for i in range(n)}
     failed = set(range(len(live), n))
 
     def ready() -> bool:

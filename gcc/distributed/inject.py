@@ -145,11 +145,12 @@ class Injection:
         values.update(slowdown=check_real(self.slowdown, "slowdown", "Injection", minimum=1),
                       sleep_prob=check_real(self.sleep_prob, "sleep_prob", "Injection", 0, 1),
                       n_random_slow=check_int(self.n_random_slow, "n_random_slow", "Injection", minimum=0),
-                      slow_workers=_positions(self.slow_workers, "slow_workers"), kill=_positions(self.kill, "kill"),
+                      slow_workers=_positions(self.slow_workers, "slow_workers"),
+                      kill=_positions(self.kill, "kill"),
                       interruptible=bool(validate(self.interruptible, BOOL, "interruptible", "Injection")))
         if self.delay is not None and not hasattr(self.delay, "sample_times") and not callable(self.delay):
-            raise invalid("delay", "Injection", "a gcc.stragglers delay model or a callable (rng, n) -> seconds",
-                          self.delay)
+            raise invalid("delay", "Injection",
+                          "a gcc.stragglers delay model or a callable (rng, n) -> seconds", self.delay)
         for name, value in values.items():
             object.__setattr__(self, name, value)
 
@@ -172,7 +173,8 @@ class Injection:
         check_int(self.n_random_slow, "n_random_slow", "Injection", 0, n_tasks)
         for name in ("slow_workers", "kill"):
             if any(i >= n_tasks for i in getattr(self, name)):
-                raise invalid(name, "Injection", f"worker positions in [0, {n_tasks})", list(getattr(self, name)))
+                raise invalid(name, "Injection", f"worker positions in [0, {n_tasks})",
+                              list(getattr(self, name)))
         slow = np.zeros(n_tasks, dtype=bool)
         slow[list(self.slow_workers)] = True
         if self.n_random_slow:
@@ -184,9 +186,9 @@ class Injection:
             delay += self.sleep_s * (rng.random(n_tasks) < self.sleep_prob)
         die = np.zeros(n_tasks, dtype=bool)
         die[list(self.kill)] = True
-        return [TaskFault(base_s=self.base_s, slowdown=self.slowdown if slow[i] else 1.0, delay_s=float(delay[i]),
-                          die=bool(die[i]), die_after_s=self.kill_after_s, interruptible=self.interruptible)
-                for i in range(n_tasks)]
+        return [TaskFault(base_s=self.base_s, slowdown=self.slowdown if slow[i] else 1.0,
+                          delay_s=float(delay[i]), die=bool(die[i]), die_after_s=self.kill_after_s,
+                          interruptible=self.interruptible) for i in range(n_tasks)]
 
     def expected_task_s(self, n_tasks: int, rng: np.random.Generator, compute_s: float = 0.0) -> np.ndarray:
         """Simulated busy time of each task of one request: the same plan, the waits added up (no Dask).

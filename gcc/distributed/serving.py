@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -21,8 +21,8 @@ from gcc.distributed.cluster import SECONDS
 from gcc.distributed.coded import ModelPlugin, ModelRef, loaded_model
 from gcc.distributed.inject import Injection
 from gcc.distributed.latency import run_requests, summarize_latency
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, ListOf, NoneOr, invalid,
-                            validate, validate_params)
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, ListOf, NoneOr,
+                            invalid, validate, validate_params)
 
 __all__ = ["ImageFunction", "checkpoint_file", "load_network", "network_ref", "load_on_workers", "worker_devices",
            "serve_requests", "summarize_serving", "SERVING_COLUMNS", "SERVING_SUMMARY_COLUMNS"]
@@ -297,7 +297,8 @@ def summarize_serving(table, by: Sequence[str] = ("scheme",)):
             "accuracy_base": base_right / n_images if n_images else np.nan,
             "n_failed": int(summary["n_failed"]), "workers_used": float(ok["workers_used"].mean()),
             "n_coded": int(g["n_coded"].iloc[0]),
-            "bytes_per_request": int(round(ok["bytes_moved"].mean())) if "bytes_moved" in ok and len(ok) else np.nan,
-            **{c: float(summary.get(c, np.nan)) for c in ("simulated_p50_ms", "simulated_p99_ms", "overhead_p50_ms")},
+            "bytes_per_request": int(round(ok["bytes_moved"].mean())) if len(ok) else np.nan,
+            **{c: float(summary.get(c, np.nan))
+               for c in ("simulated_p50_ms", "simulated_p99_ms", "overhead_p50_ms")},
             "mean_ms": summary["latency_mean_ms"]})
     return pd.DataFrame(rows, columns=[*by, *SERVING_SUMMARY_COLUMNS])

@@ -20,7 +20,7 @@ from gcc.distributed.baselines import Replication, Uncoded
 from gcc.distributed.inject import Injection
 from gcc.experiments.plotting import SCHEME_STYLES
 from gcc.experiments.verdicts import band_verdict
-from gcc.validation import (SEED, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, invalid, validate,
+from gcc.validation import (SEED, Interval, ListOf, Options, check_int, invalid, validate,
                             validate_params)
 
 __all__ = ["TABLE_COLUMNS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
@@ -49,11 +49,12 @@ def _stragglers_list(stragglers, n_workers: int, owner: str) -> list[int]:
     """The S list (one int allowed) as distinct ints in [1, N - 1]."""
     if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
         stragglers = [stragglers]
-    return validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers", owner)
+    return validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers",
+                    owner)
 
 
 def served_networks(prepared, models: Sequence[str], device: str | None = None) -> dict:
-    """What :func:`serving_experiment` needs of each prepared network (:func:`gcc.experiments.dnn_models.from_run`).
+    """What :func:`serving_experiment` needs of each network of :func:`gcc.experiments.dnn_models.from_run`.
 
     Parameters
     ----------
@@ -83,10 +84,8 @@ def served_networks(prepared, models: Sequence[str], device: str | None = None) 
     return out
 
 
-@validate_params({"n_inputs": _COUNT, "n_workers": _COUNT,
-                  "bacc_stragglers": NoneOr(InstanceOf((list, tuple), "a list of ints"))})
-def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2),
-                    bacc_stragglers: Sequence[int] | None = None) -> dict:
+@validate_params({"n_inputs": _COUNT, "n_workers": _COUNT})
+def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     """The schemes compared: keyword arguments of :func:`gcc.distributed.coded_compute` per key.
 
     Parameters
@@ -94,9 +93,7 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2),
     n_inputs, n_workers : int
         K and N (N > K).
     stragglers : sequence of int
-        The S at which GCC waits for the fastest N - S.
-    bacc_stragglers : sequence of int, optional
-        The S of BACC (default: the first of ``stragglers``).
+        The S at which GCC waits for the fastest N - S (BACC: the first).
 
     Returns
     -------
@@ -107,9 +104,9 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2),
     owner = "serving_schemes"
     n_workers = check_int(n_workers, "n_workers", owner, minimum=n_inputs + 1, constraint="an int > n_inputs")
     s_gcc = _stragglers_list(stragglers, n_workers, owner)
-    s_bacc = _stragglers_list(s_gcc[:1] if bacc_stragglers is None else bacc_stragglers, n_workers, owner)
-    schemes = {"uncoded": {"code": Uncoded(n_inputs)}, "replication": {"code": Replication(n_inputs, n_workers)}}
-    for family, values in (("gcc", s_gcc), ("bacc", s_bacc)):
+    schemes = {"uncoded": {"code": Uncoded(n_inputs)},
+               "replication": {"code": Replication(n_inputs, n_workers)}}
+    for family, values in (("gcc", s_gcc), ("bacc", s_gcc[:1])):
         code = make(family, n_inputs, n_workers)
         for s in values:
             schemes[f"{family}_s{s}"] = {"code": code, "n_stragglers": s}
@@ -120,10 +117,8 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2),
 def serving_injections(base_ms: float, slowdown: float = 10.0, n_slow: int = 1) -> dict:
     """The two scenarios: ``"straggler"`` (``n_slow`` workers per request slowed ``slowdown`` x) and ``"none"``.
 
-    Every task carries ``base_ms`` of emulated compute on top of the network's real forward pass
-    (a stand-in for a network that takes that long on its device); the slowed worker takes
-    ``slowdown`` times (emulated + real compute). In ``"none"`` nothing is slowed: the tails
-    are the cluster's own.
+    Every task carries ``base_ms`` of emulated compute on top of the network's forward pass; a
+    slowed worker takes ``slowdown`` times both.
     """
     return {"straggler": Injection(base_s=base_ms / 1e3, n_random_slow=int(n_slow), slowdown=float(slowdown)),
             "none": Injection(base_s=base_ms / 1e3)}
@@ -137,16 +132,12 @@ def serving_experiment(client, networks: Mapping[str, Mapping], schemes: Mapping
     ----------
     client : distributed.Client
     networks : mapping
-        Model name -> ``{"ref": ModelRef (network_ref), "exact": the network at the master,
-        "images": test images, "labels": their labels, "dataset": its name}``. The networks must
-        already be loaded on the workers (:func:`gcc.distributed.serving.load_on_workers`).
-    schemes : mapping
-        :func:`serving_schemes`.
-    injections : mapping
-        :func:`serving_injections`.
+        :func:`served_networks` (loaded on the workers: :func:`gcc.distributed.serving.load_on_workers`).
+    schemes, injections : mapping
+        :func:`serving_schemes`, :func:`serving_injections`.
     n_inputs, n_requests, seed, warmup, timeout
-        See :func:`gcc.distributed.serving.serve_requests`; the same seed serves the same images
-        (and straggler draws) to every network and scenario.
+        See :func:`gcc.distributed.serving.serve_requests` (the same seed: the same images and
+        straggler draws for every network and scenario).
 
     Returns
     -------
@@ -159,8 +150,8 @@ def serving_experiment(client, networks: Mapping[str, Mapping], schemes: Mapping
     from gcc.distributed.serving import serve_requests
 
     if not isinstance(networks, Mapping) or not networks:
-        raise invalid("networks", "serving_experiment", "a non-empty mapping model name -> {ref, exact, images, "
-                      "labels, dataset}", networks)
+        raise invalid("networks", "serving_experiment",
+                      "a non-empty mapping model name -> {ref, exact, images, labels, dataset}", networks)
     frames = []
     for name, net in networks.items():
         for scenario, injection in injections.items():
@@ -207,14 +198,11 @@ def pareto_front(table, x: str = "p99_ms", y: str = "accuracy", by: Sequence[str
     """
     values = table[[x, y]].to_numpy(dtype=float)
     keys = table[list(by)].astype(str).agg("|".join, axis=1).to_numpy() if by else np.zeros(len(table), str)
-    front = np.zeros(len(table), dtype=bool)
-    for i, (xi, yi) in enumerate(values):
-        if not np.isfinite([xi, yi]).all():
-            continue
-        rivals = values[(keys == keys[i]) & (np.arange(len(table)) != i)]
-        dominated = ((rivals[:, 0] <= xi) & (rivals[:, 1] >= yi) & ((rivals[:, 0] < xi) | (rivals[:, 1] > yi))).any()
-        front[i] = not dominated
-    return front
+    xs, ys = values[:, 0], values[:, 1]
+    # beaten[i, j]: row j of the same group is no worse than row i on both and better on one
+    beaten = ((keys[:, None] == keys[None, :]) & (xs[None, :] <= xs[:, None]) & (ys[None, :] >= ys[:, None])
+              & ((xs[None, :] < xs[:, None]) | (ys[None, :] > ys[:, None])))
+    return np.isfinite(values).all(axis=1) & ~beaten.any(axis=1)
 
 
 @validate_params({"ratio_goal": Interval(Real, 0, None, closed="neither"), "accuracy_band": Interval(Real, 0, 1),
@@ -225,10 +213,9 @@ def tail_verdicts(requests, scheme: str = "gcc_s1", baseline: str = "uncoded", i
                   seed: int = 0):
     """Per network: does ``scheme`` cut ``baseline``'s p99 to at most ``ratio_goal`` at an accuracy cost within the band?
 
-    The requests are paired (same images, same straggler draws); a bootstrap over requests gives
-    the ``level`` interval of the p99 ratio and of the accuracy drop (``baseline`` minus
-    ``scheme``, a fraction). :func:`gcc.experiments.verdicts.band_verdict` places each interval
-    against its band: the ratio against [0, ``ratio_goal``], the drop against
+    A bootstrap over the paired requests gives the ``level`` intervals of the p99 ratio and of the
+    accuracy drop (``baseline`` minus ``scheme``), each placed by
+    :func:`gcc.experiments.verdicts.band_verdict` against [0, ``ratio_goal``] and
     [-``accuracy_band``, ``accuracy_band``].
 
     Returns
@@ -291,10 +278,8 @@ def overall_verdict(verdicts, at_least: int = 2) -> str:
 
 
 def plot_pareto(table, model: str):
-    """Accuracy against p99 latency for one network, one point per scheme (and S), fronts marked.
-
-    Filled markers: one straggler per request; hollow: none. The dashed line joins the
-    Pareto front of the straggler scenario (lower p99 and higher accuracy are better).
+    """Accuracy against p99 latency for one network, one point per scheme and S (filled: one straggler,
+    hollow: none); the dashed line joins the straggler scenario's Pareto front.
 
     Returns
     -------
