@@ -77,7 +77,7 @@ class CodedWorker:
 _POOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def actor_pool(client, addresses: Sequence[str], timeout: float = 10.0) -> list:
+def actor_pool(client, addresses: Sequence[str], timeout: float = 60.0) -> list:
     """One :class:`CodedWorker` actor per address, made once per client and kept.
 
     Parameters

@@ -333,7 +333,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         if wanted is not None and len(addresses) < wanted <= _planned_workers(client, len(addresses)):
             addresses = await_workers(client, wanted, replacement_wait)
     bound = float(deadline) if deadline is not None else float(timeout)
-    targets = actor_pool(client, addresses[:wanted], timeout=min(bound, 10.0)) if wanted is not None else None
+    targets = actor_pool(client, addresses[:wanted], timeout=bound) if wanted is not None else None
     drawn = injection.plan(max(len(addresses), wanted), rng) if injection is not None and wanted else None
 
     t0 = time.perf_counter()
@@ -392,7 +392,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
 
     stop = False
     if decodable is not None or len(live) >= min_results:
-        targets = targets or actor_pool(client, addresses[:len(live)], timeout=min(bound, 10.0))
+        targets = targets or actor_pool(client, addresses[:len(live)], timeout=bound)
         stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], i, faults[i]) for i in live], live,
                            arrive, bound - (time.perf_counter() - t0 - encode_s), uuid.uuid4().hex[:12])
     stopped_by = "condition" if stop and ready() else None
