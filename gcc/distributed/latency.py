@@ -19,8 +19,8 @@ from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.coded import DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
 from gcc.metrics import mse_loss
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, NoneOr, check_int,
-                            invalid, validate, validate_params)
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, NoneOr,
+                            check_int, invalid, validate, validate_params)
 
 #: busy times of the tasks: real, never NaN (``inf`` marks a worker that dies)
 _TASK_S = ArrayLike(ndim=1, dtype=float, description="a 1-D array of task times in seconds (>= 0, inf "
@@ -190,6 +190,8 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     return pd.DataFrame(rows)
 
 
+@validate_params({"table": Frame(("latency_s", "loss"), "a pandas.DataFrame of run_requests (latency_s, loss)"),
+                  "level": Interval(Real, 0, 1, closed="neither")})
 def summarize_latency(table, by=("scheme",), level: float = 0.95):
     """Latency quantiles, simulated quantiles, overhead and mean loss (with interval) per scheme.
 
@@ -215,18 +217,10 @@ def summarize_latency(table, by=("scheme",), level: float = 0.95):
 
     from gcc.summary import summarize
 
-    owner = "summarize_latency"
-    if not hasattr(table, "columns") or not hasattr(table, "groupby"):
-        raise invalid("table", owner, "a pandas.DataFrame (the output of run_requests)", table)
-    missing = [c for c in ("latency_s", "loss") if c not in table.columns]
-    if missing:
-        raise invalid("table", owner, "a table of run_requests (with latency_s and loss)", list(table.columns),
-                      f"it has no {missing}")
     by = [by] if isinstance(by, str) else list(by)
     absent = [c for c in by if not isinstance(c, str) or c not in table.columns]
     if absent:
-        raise invalid("by", owner, f"columns of table ({list(table.columns)})", absent)
-    level = validate(level, Interval(Real, 0, 1, closed="neither"), "level", owner)
+        raise invalid("by", "summarize_latency", f"columns of table ({list(table.columns)})", absent)
     loss = {tuple(row[c] for c in by): row for row in summarize(table, "loss", by=by, level=level).to_dict("records")}
     out = []
     for key, g in table.groupby(by, sort=False):

@@ -21,8 +21,8 @@ from gcc.distributed.cluster import SECONDS
 from gcc.distributed.coded import ModelPlugin, ModelRef, loaded_model
 from gcc.distributed.inject import Injection
 from gcc.distributed.latency import run_requests, summarize_latency
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, ListOf, NoneOr,
-                            invalid, validate, validate_params)
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, ListOf,
+                            NoneOr, invalid, validate, validate_params)
 
 __all__ = ["ImageFunction", "checkpoint_file", "load_network", "network_ref", "load_on_workers", "worker_devices",
            "serve_requests", "summarize_serving", "SERVING_COLUMNS", "SERVING_SUMMARY_COLUMNS"]
@@ -250,6 +250,7 @@ def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, 
     return table
 
 
+@validate_params({"table": Frame(("latency_s", "loss", *SERVING_COLUMNS[:2]), "a pandas.DataFrame of serve_requests")})
 def summarize_serving(table, by: Sequence[str] = ("scheme",)):
     """Latency quantiles, accuracy and RelAcc per group of :func:`serve_requests`' rows.
 
@@ -274,10 +275,6 @@ def summarize_serving(table, by: Sequence[str] = ("scheme",)):
     """
     import pandas as pd
 
-    owner = "summarize_serving"
-    if not hasattr(table, "columns") or not {"latency_s", "loss", *SERVING_COLUMNS[:2]} <= set(table.columns):
-        raise invalid("table", owner, "a pandas.DataFrame of serve_requests (latency_s, loss, correct, "
-                      "base_correct)", table)
     by = [by] if isinstance(by, str) else list(by)
     base = summarize_latency(table, by=by).set_index(by)
     rows = []
