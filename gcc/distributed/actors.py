@@ -32,20 +32,13 @@ class CodedWorker:
     def __init__(self):
         self._batch = None
         self._lock = self._stop = None     # made on the worker's event loop, at the first call
-        try:
-            from distributed import get_worker
 
-            self._address = get_worker().address
-        except ValueError:  # made outside a worker (tests)
-            self._address = None
-
-    async def run(self, f: Callable, x, index: int, fault: TaskFault | None, batch: str):
+    async def run(self, f: Callable, x, fault: TaskFault | None, batch: str):
         if self._lock is None:
             self._lock, self._stop = asyncio.Lock(), asyncio.Event()
         async with self._lock:
             self._batch = batch
             self._stop.clear()
-            start_wall = time.time()
             t0 = time.perf_counter()
             if fault is not None and fault.die:
                 await asyncio.sleep(fault.die_after_s)
@@ -55,19 +48,15 @@ class CodedWorker:
             y = f(x)
             compute_s = time.perf_counter() - t0
             injected = max(fault.injected_s(compute_s), 0.0) if fault is not None else 0.0
-            slept, interrupted = 0.0, False
+            t1 = time.perf_counter()
             if injected > 0:
-                t1 = time.perf_counter()
                 stop = self._stop if fault.interruptible else asyncio.Event()
                 try:
                     await asyncio.wait_for(stop.wait(), injected)
-                    interrupted = True
                 except asyncio.TimeoutError:
                     pass
-                slept = time.perf_counter() - t1
-            return y, {"compute_s": compute_s, "injected_s": injected, "slept_s": slept,
-                       "interrupted": interrupted, "busy_s": time.perf_counter() - t0, "index": index,
-                       "worker": self._address, "pid": os.getpid(), "start_wall": start_wall}
+            end = time.perf_counter()
+            return y, {"compute_s": compute_s, "slept_s": end - t1, "busy_s": end - t0}
 
     async def cancel(self, batch: str) -> None:
         if batch == self._batch and self._stop is not None:
@@ -147,7 +136,7 @@ async def dispatch_batch(client, targets, calls, indices, arrive, remaining: flo
     targets : sequence of (str, str) or None
         ``(worker address, actor key)`` per call (:func:`actor_pool`); None: a failed call.
     calls : sequence of tuple
-        ``(f, x, index, fault)`` per call: :meth:`CodedWorker.run`'s arguments but the batch.
+        ``(f, x, fault)`` per call: :meth:`CodedWorker.run`'s arguments but the batch.
     indices : sequence of int
         Coded worker of each call.
     arrive : callable

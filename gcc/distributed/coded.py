@@ -385,7 +385,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
             y, timing = res
             outputs[i] = y
             records[i].update({k: timing[k] for k in ("compute_s", "slept_s", "busy_s")}, arrived=True,
-                              arrival_s=time.perf_counter() - t0, worker=timing["worker"] or addresses[i])
+                              arrival_s=time.perf_counter() - t0)
             if ready():
                 return True
         return decodable is None and n - len(failed) < min_results  # impossible, however long we wait
@@ -393,7 +393,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     stop = False
     if decodable is not None or len(live) >= min_results:
         targets = targets or actor_pool(client, addresses[:len(live)], timeout=bound)
-        stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], i, faults[i]) for i in live], live,
+        stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], faults[i]) for i in live], live,
                            arrive, bound - (time.perf_counter() - t0 - encode_s), uuid.uuid4().hex[:12])
     stopped_by = "condition" if stop and ready() else None
     if stopped_by is None:
