@@ -4,8 +4,7 @@ Overhead = latency of the batch (encode -> submit -> gather -> decode) minus the
 slowest worker whose result was used: what Dask and the master add on top of the work itself.
 Measured in one run, batch by batch in rotation:
 
-* ``coded/tasks``: ``coded_compute(..., engine="tasks")``, one pinned task per coded input;
-* ``coded/actors``: ``coded_compute(..., engine="actors")``, one kept actor per worker;
+* ``coded``: ``coded_compute(...)``, one kept actor per worker, called directly;
 * ``plain``: the same N tasks (same function, inputs and injected work, pinned the same way) by
   ``client.submit`` + ``client.gather``, no coding: Dask's own overhead for the batch.
 
@@ -52,7 +51,7 @@ def main(argv=None) -> dict:
         machine = summary_line()
         measured = measure(client, code, lambda b: rng.uniform(-1, 1, size=(args.n_inputs, args.dim)), np.tanh, inj,
                            n_stragglers=args.stragglers, batches=args.batches, warmup=args.warmup,
-                           workers=worker_addresses(client), modes=("coded/tasks", "coded/actors", "plain"))
+                           workers=worker_addresses(client), modes=("coded", "plain"))
 
     print(f"# {machine}, {time.strftime('%Y-%m-%d')}, cluster start-up {startup:.1f} s")
     print(f"coded batch on a LocalCluster: N={N} workers x 1 thread, K={args.n_inputs}, S={args.stragglers}, "

@@ -6,13 +6,12 @@ top of the workers' work (the network's forward pass on one coded image plus the
 compute). Measured by ``overhead_rotation.py`` (shared with ``bench_dask_overhead.py``) in one run, request by request in rotation, on the same cluster, the same
 images and the same per-task work:
 
-* ``coded/actors``: ``coded_compute(..., engine="actors")`` with the network held by every worker
+* ``coded``: ``coded_compute(...)`` with the network held by every worker
   (``gcc.distributed.serving.network_ref``), GCC, decode from the fastest N - S;
-* ``coded/tasks``: the same with one pinned Dask task per coded image;
 * ``plain``: the same N coded images as N pinned tasks by ``client.submit`` + ``client.gather``
   (no decode, no cancel): Dask's own cost for the batch.
 
-Goal: coded/actors overhead median <= 10 ms at N = 8. The ratio to plain is printed beside it.
+Goal: coded overhead median <= 10 ms at N = 8. The ratio to plain is printed beside it.
 
 Run:  .venv/bin/python benchmarks/bench_serving.py [--model lenet5] [--requests 60] [--weights PATH]
 (the weights: the entry of the model cache named ``--model``, the default profile's before the ci
@@ -83,7 +82,7 @@ def main(argv=None) -> dict:
         machine = summary_line()
         measured = measure(client, code, lambda b: images[rng.choice(len(images), size=args.n_inputs, replace=False)],
                            ref, inj, n_stragglers=args.stragglers, batches=args.requests, warmup=args.warmup,
-                           workers=worker_addresses(client), modes=("coded/actors", "coded/tasks", "plain"))
+                           workers=worker_addresses(client), modes=("coded", "plain"))
 
     device = sorted({d for per in devices.values() for d in per.values()})
     print(f"# {machine}, {time.strftime('%Y-%m-%d')}, cluster start-up {startup:.1f} s, network {weights.stem[:12]} "

@@ -4,8 +4,8 @@
 same three modes, batch by batch in rotating order on one cluster, the same inputs and the same
 per-task work:
 
-* ``coded/tasks`` and ``coded/actors``: :func:`gcc.distributed.coded_compute` with that engine
-  (encode, submit, the first N - S answers, decode, cancel);
+* ``coded``: :func:`gcc.distributed.coded_compute` (encode, the N calls, the first N - S answers,
+  decode, stop the rest);
 * ``plain``: the same N coded inputs as N pinned tasks by ``client.submit`` + ``client.gather``
   (no decode, no cancel): Dask's own cost for the batch.
 
@@ -19,7 +19,15 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-MODES = ("coded/actors", "coded/tasks", "plain")
+MODES = ("coded", "plain")
+
+
+def plain_task(f, x, fault):
+    """One plain Dask task: f on the coded input, then the fault's injected sleep; (f(x), busy seconds)."""
+    t0 = time.perf_counter()
+    y = f(x)
+    time.sleep(max(fault.injected_s(time.perf_counter() - t0), 0.0))
+    return y, time.perf_counter() - t0
 
 
 def measure(client, code, make_batch: Callable[[int], np.ndarray], f, injection, *, n_stragglers: int,
@@ -36,7 +44,6 @@ def measure(client, code, make_batch: Callable[[int], np.ndarray], f, injection,
         first coded mode).
     """
     from gcc.distributed import coded_compute
-    from gcc.distributed.coded import coded_task
 
     n = code.n_workers
     out = {"overhead": {m: [] for m in modes}, "latency": {m: [] for m in modes}, "encode": [], "decode": []}
@@ -49,14 +56,14 @@ def measure(client, code, make_batch: Callable[[int], np.ndarray], f, injection,
                 coded = code.encode(X)
                 faults = injection.plan(len(workers), np.random.default_rng(b))[:n]
                 t0 = time.perf_counter()
-                futs = [client.submit(coded_task, f, coded[i], i, faults[i], workers=[workers[i]],
+                futs = [client.submit(plain_task, f, coded[i], faults[i], workers=[workers[i]],
                                       allow_other_workers=False, pure=False) for i in range(n)]
                 outs = client.gather(futs)
                 latency = time.perf_counter() - t0
-                overhead = latency - max(timing["busy_s"] for _, timing in outs)
+                overhead = latency - max(busy for _, busy in outs)
             else:
                 res = coded_compute(client, code, X, f, n_stragglers=n_stragglers, injection=injection, seed=b,
-                                    timeout=60, workers=workers, engine=mode.split("/")[1])
+                                    timeout=60, workers=workers)
                 latency, overhead = res.latency_s, res.overhead_s
                 if mode == first_coded and b >= warmup:
                     out["encode"].append(res.encode_s * 1e3)

@@ -491,9 +491,6 @@ DISTRIBUTED = [
     Entry("distributed.Injection.expected_task_s",
           lambda n_tasks, rng, compute_s: inject.Injection().expected_task_s(n_tasks, rng, compute_s),
           dict(n_tasks=4, rng=RNG(0), compute_s=0.01), dict(n_tasks=ints(1), rng=RNGS, compute_s=_SEC0)),
-    Entry("distributed.TaskFault", inject.TaskFault,
-          dict(base_s=0.01, slowdown=2.0, delay_s=0.0, die=False, die_after_s=0.0, interruptible=False),
-          dict(base_s=_SEC0, slowdown=reals(1), delay_s=_SEC0, die=FLAGS, die_after_s=_SEC0, interruptible=FLAGS)),
     Entry("distributed.sample_delays", inject.sample_delays,
           dict(model=gcc.ShiftedExponential(), n=3, rng=RNG(0)),
           dict(model=st.sampled_from(["x", 3, None, lambda rng, n: np.ones(n) * 1j, lambda rng, n: -np.ones(n),
@@ -501,8 +498,6 @@ DISTRIBUTED = [
           names={"model": "delay"}),
     Entry("distributed.interruptible_sleep", inject.interruptible_sleep, dict(seconds=0.0, interruptible=True),
           dict(seconds=st.sampled_from([np.inf, np.nan, "1", None, 1j, [0.1]]), interruptible=FLAGS)),
-    Entry("distributed.act_out", inject.act_out, dict(fault=None, compute=lambda: 1.0),
-          dict(fault=st.sampled_from(["slow", 3, {"slowdown": 2}]), compute=FUNCS)),
     Entry("distributed.Replication", baselines.Replication, dict(n_inputs=3, n_workers=7),
           dict(n_inputs=ints(1), n_workers=ints(3))),
     Entry("distributed.Uncoded", baselines.Uncoded, dict(n_inputs=3), dict(n_inputs=ints(1))),
@@ -544,7 +539,7 @@ DISTRIBUTED_OTHERS = [
                n_wait=ints(1, N, none_ok=True), min_results=ints(1, N, none_ok=True),
                injection=st.sampled_from(["slow", 3, {"slowdown": 2.0}]),
                seed=st.sampled_from([-1, 1.5]),
-               replacement_wait=reals(0), engine=choices(("tasks", "actors"))),
+               replacement_wait=reals(0)),
           mine=False, run_valid=False),
 ]
 

@@ -10,6 +10,7 @@ import socket
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 distributed = pytest.importorskip("distributed")
@@ -100,7 +101,7 @@ def test_tasks_are_pinned_to_distinct_workers_and_timed(client):
     addresses = worker_addresses(client)
     assert res.workers_used == addresses[:8]          # task i ran on worker i
     assert len(set(res.workers_used)) == 8
-    table = res.timing_table()
+    table = pd.DataFrame(res.timings)
     assert table["used"].all() and table["arrived"].all()
     assert (table["busy_s"] >= table["compute_s"]).all()
     assert res.latency_s >= res.slowest_used_busy_s
@@ -299,35 +300,34 @@ def test_scheduler_address_connects_and_leaves_the_cluster_running():
         assert len(cluster.scheduler.workers) == 2
 
 
-# ----------------------------------------------------------------------------- actor engine
+# ----------------------------------------------------------------------------- the actors
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name,make", _codes()[:3], ids=[c[0] for c in _codes()[:3]])
-def test_actor_engine_decodes_like_the_task_engine(client, name, make):
+def test_engine_decodes_like_in_process(client, name, make):
     X = np.random.default_rng(21).normal(size=(4, 3))
     code = make(4, 8)
     for S in (0, 2):
-        res = coded_compute(client, code, X, np.tanh, n_stragglers=S, timeout=60, engine="actors")
+        res = coded_compute(client, code, X, np.tanh, n_stragglers=S, timeout=60)
         assert len(res.received) == 8 - S and res.stopped_by == "condition"
         np.testing.assert_allclose(res.estimates, _in_process(code, X, np.tanh, res.received), rtol=1e-12,
                                    atol=1e-14)
         assert len(set(res.workers_used)) == 8 - S
-        table = res.timing_table()
+        table = pd.DataFrame(res.timings)
         assert (table.loc[table["used"], "busy_s"] >= table.loc[table["used"], "compute_s"]).all()
 
 
 @pytest.mark.timeout(90)
-def test_actor_engine_interrupts_stragglers_and_keeps_its_actors(client):
+def test_engine_interrupts_stragglers_and_keeps_its_actors(client):
     from gcc.distributed.coded import actor_pool
 
     X = np.random.default_rng(22).normal(size=(3, 2))
     code = PolyCode(3, 8)
     slow = Injection(base_s=0.01, slow_workers=[1, 6], slowdown=200)      # workers 1, 6 take ~2 s
-    res = coded_compute(client, code, X, np.negative, n_stragglers=2, injection=slow, seed=0, timeout=30,
-                        engine="actors")
+    res = coded_compute(client, code, X, np.negative, n_stragglers=2, injection=slow, seed=0, timeout=30)
     assert 1 not in res.received and 6 not in res.received
     t0 = time.perf_counter()
     # Their sleeps were interrupted: the next batch, which needs all 8, is not held up by them.
-    res2 = coded_compute(client, code, X, np.negative, timeout=30, engine="actors")
+    res2 = coded_compute(client, code, X, np.negative, timeout=30)
     assert time.perf_counter() - t0 < 1.0 and res2.received.tolist() == list(range(8))
     np.testing.assert_allclose(res2.estimates, -X, atol=1e-12)
     addresses = worker_addresses(client)[:8]
@@ -351,17 +351,17 @@ def _restore_relay(dask_scheduler):
 
 
 @pytest.mark.timeout(90)
-def test_actor_engine_calls_the_workers_without_the_scheduler_unless_told(client):
+def test_engine_calls_the_workers_without_the_scheduler_unless_told(client):
     X = np.random.default_rng(23).normal(size=(3, 2))
     code = PolyCode(3, 8)
     client.run_on_scheduler(_count_relayed)
     saved = client.direct_to_workers
     try:
-        res = coded_compute(client, code, X, np.negative, timeout=30, engine="actors")
+        res = coded_compute(client, code, X, np.negative, timeout=30)
         assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.gcc_relayed) == 0
         # With Dask's direct-to-workers switched off the same calls are relayed by the scheduler.
         client.direct_to_workers = False
-        relayed = coded_compute(client, code, X, np.negative, timeout=30, engine="actors")
+        relayed = coded_compute(client, code, X, np.negative, timeout=30)
         assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.gcc_relayed) == 8
     finally:
         client.direct_to_workers = saved
@@ -369,13 +369,3 @@ def test_actor_engine_calls_the_workers_without_the_scheduler_unless_told(client
     assert res.received.tolist() == relayed.received.tolist() == list(range(8))
     np.testing.assert_allclose(relayed.estimates, res.estimates, rtol=0, atol=0)
     np.testing.assert_allclose(res.estimates, -X, atol=1e-12)
-
-
-@pytest.mark.timeout(60)
-def test_actor_engine_rejects_process_deaths_and_bad_engines(client):
-    X = np.ones((3, 2))
-    with pytest.raises(ValueError, match="The 'injection' parameter of coded_compute must be an injection "
-                                         "without process deaths"):
-        coded_compute(client, PolyCode(3, 8), X, np.negative, injection=Injection(kill=[2]), engine="actors")
-    with pytest.raises(ValueError, match="The 'engine' parameter of coded_compute must be"):
-        coded_compute(client, PolyCode(3, 8), X, np.negative, engine="threads")

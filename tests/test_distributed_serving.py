@@ -68,13 +68,12 @@ def _direct(code, X, f, received):
     return code.decode(np.stack([f(coded[i]) for i in received]), received)
 
 
-@pytest.mark.parametrize("engine", ["actors", "tasks"])
-def test_served_network_decodes_like_the_direct_computation(client, weights, pool, engine):
+def test_served_network_decodes_like_the_direct_computation(client, weights, pool):
     ref, local = network_ref(weights, device="cpu"), load_network(str(weights), device="cpu")
     X = pool[0][:K]
     for name in ("gcc", "bacc"):
         code = codes.make(name, K, N)
-        res = coded_compute(client, code, X, ref, n_stragglers=1, engine=engine, seed=0, timeout=60)
+        res = coded_compute(client, code, X, ref, n_stragglers=1, seed=0, timeout=60)
         assert len(res.received) == N - 1
         np.testing.assert_allclose(res.estimates, _direct(code, X, local, res.received), rtol=1e-5, atol=1e-6)
         # float32 images in, float32 probabilities out (the codes keep the dtype)
@@ -86,7 +85,7 @@ def test_network_is_loaded_once_per_worker_on_its_device(client, weights, pool):
     devices = load_on_workers(client, [ref])
     assert len(devices) == N_CLUSTER and all(per[ref.name] == "cpu" for per in devices.values())
     for seed in range(3):
-        coded_compute(client, codes.make("gcc", K, N), pool[0][:K], ref, n_stragglers=1, engine="actors", seed=seed)
+        coded_compute(client, codes.make("gcc", K, N), pool[0][:K], ref, n_stragglers=1, seed=seed)
     counts = client.run(model_load_counts)
     assert all(c.get(ref.name) == 1 for c in counts.values()), counts
 
@@ -94,7 +93,7 @@ def test_network_is_loaded_once_per_worker_on_its_device(client, weights, pool):
 def test_baselines_and_the_table_contract(client, weights, pool):
     ref, local = network_ref(weights, device="cpu"), load_network(str(weights), device="cpu")
     images, labels = pool
-    schemes = dnn_serving.serving_schemes(K, N, stragglers=[1], engine="actors")
+    schemes = dnn_serving.serving_schemes(K, N, stragglers=[1])
     assert list(schemes) == ["uncoded", "replication", "gcc_s1", "bacc_s1"]
     injections = dnn_serving.serving_injections(2.0, slowdown=5.0)
     networks = {"tiny": {"ref": ref, "exact": local, "images": images, "labels": labels, "dataset": "noise"}}
@@ -179,7 +178,6 @@ def test_run_requests_score_needs_labelled_batches(client):
     (lambda w: dnn_serving.serving_schemes(4, 4), "'n_workers' parameter of serving_schemes must be an int > n_inputs"),
     (lambda w: dnn_serving.serving_schemes(4, 8, stragglers=[8]), "'stragglers' parameter of serving_schemes"),
     (lambda w: dnn_serving.serving_schemes(4, 8, stragglers=[1, 1]), "'stragglers'.*distinct"),
-    (lambda w: dnn_serving.serving_schemes(4, 8, engine="threads"), "'engine' parameter of serving_schemes"),
     (lambda w: dnn_serving.serving_injections(5.0, slowdown=0.5), "'slowdown' parameter of serving_injections"),
     (lambda w: dnn_serving.scheme_label("lcc_s1"), "'key' parameter of scheme_label"),
     (lambda w: dnn_serving.tail_verdicts(_paired(0.5, 0), scheme="gcc_s9"), "'scheme' parameter of tail_verdicts"),
@@ -194,7 +192,7 @@ def test_bad_arguments_get_the_contract_message(weights, call, match):
 
 def test_summary_columns_are_documented(client, weights, pool):
     ref = network_ref(weights, device="cpu")
-    requests = serve_requests(client, {"u": {"code": Uncoded(K), "engine": "actors"}}, ref, *pool, n_inputs=K,
+    requests = serve_requests(client, {"u": {"code": Uncoded(K)}}, ref, *pool, n_inputs=K,
                               n_requests=2, warmup=0)
     summary = summarize_serving(requests)
     assert list(summary.columns) == ["scheme", *SERVING_SUMMARY_COLUMNS]
@@ -267,7 +265,7 @@ def test_cli_cluster_survives_a_worker_killed_mid_batch(cli_cluster):
         injection = Injection(base_s=0.6, slow_workers=(1,), slowdown=4.0)
         out = {}
         batch = threading.Thread(target=lambda: out.update(res=coded_compute(
-            client, code, X, np.tanh, n_stragglers=1, injection=injection, seed=0, timeout=60, engine="tasks")))
+            client, code, X, np.tanh, n_stragglers=1, injection=injection, seed=0, timeout=60)))
         t0 = time.perf_counter()
         batch.start()
         time.sleep(0.3)

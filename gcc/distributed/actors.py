@@ -1,20 +1,14 @@
-"""The actor engine of :func:`gcc.distributed.coded_compute`: one kept :class:`CodedWorker` per worker.
+"""The engine of :func:`gcc.distributed.coded_compute`: one kept :class:`CodedWorker` actor per worker.
 
 A batch is one coroutine on the client's event loop (:func:`dispatch_batch`): it sends the N calls
-straight to the workers (the ``actor_execute`` message a :class:`distributed.Actor` sends, but
-without its per-call hand-over from the caller's thread, and without the scheduler relaying every
-call and answer, as it does for an Actor of a client not opened with ``direct_to_workers=True``),
-feeds the answers to the master as they come, and the moment the master can decode it tells the
-workers still busy to stop (fire and forget). One hop from the caller's thread to the loop and
-one back per batch. The master must reach the workers' addresses; where only the scheduler is
-reachable, set Dask's ``distributed.client.direct-to-workers`` to ``False`` and the calls go
-through the scheduler again.
-
-Imports only :mod:`gcc.distributed.inject` (for the type of a fault); :mod:`gcc.distributed.coded`
-imports it.
+straight to the workers (the ``actor_execute`` message of a :class:`distributed.Actor`, without the
+scheduler relaying it), feeds the answers to the master as they come, and the moment the master can
+decode tells the workers still busy to stop. Where only the scheduler is reachable, set Dask's
+``distributed.client.direct-to-workers`` to ``False`` and the calls go through the scheduler.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 import uuid
@@ -23,57 +17,46 @@ from typing import Callable, Sequence
 
 from gcc.distributed.inject import TaskFault
 
-__all__ = ["CodedWorker", "actor_pool", "actor_targets", "dispatch_batch"]
+__all__ = ["CodedWorker", "actor_pool", "dispatch_batch"]
 
 
 class CodedWorker:
-    """A coded worker kept on its Dask worker as an actor (``coded_compute(..., engine="actors")``).
+    """A coded worker kept on its Dask worker as an actor.
 
-    :meth:`run` computes f on one coded input under its :class:`TaskFault`, like the task engine's
-    task. Both methods are coroutines, so they run on the worker's event loop with no hand-over to
-    a thread (a few ms less per batch on a small machine): calls are served one at a time (a
-    lock: a straggler still sleeping holds its worker, as a task would), f runs on the loop
-    thread, and an injected sleep ends early when :meth:`cancel` names the running batch.
+    :meth:`run` computes f on one coded input and acts out its :class:`TaskFault` (sleeps, or
+    the process dies). Calls are served one at a time (a straggler still sleeping holds its
+    worker), on the worker's event loop; an injected sleep ends early when :meth:`cancel` names
+    the running batch.
     """
 
     def __init__(self):
         self._batch = None
         self._lock = self._stop = None     # made on the worker's event loop, at the first call
-        try:
-            from distributed import get_worker
 
-            self._address = get_worker().address
-        except ValueError:  # made outside a worker (tests)
-            self._address = None
-
-    async def run(self, f: Callable, x, index: int, fault: TaskFault | None, batch: str):
-        import asyncio
-
+    async def run(self, f: Callable, x, fault: TaskFault | None, batch: str):
         if self._lock is None:
             self._lock, self._stop = asyncio.Lock(), asyncio.Event()
         async with self._lock:
             self._batch = batch
             self._stop.clear()
-            start_wall = time.time()
             t0 = time.perf_counter()
+            if fault is not None and fault.die:
+                await asyncio.sleep(fault.die_after_s)
+                # A crash, not an exception: the process vanishes without replying (its Nanny
+                # restarts it under a new address).
+                os._exit(17)
             y = f(x)
             compute_s = time.perf_counter() - t0
-            injected = fault.injected_s(compute_s) if fault is not None else 0.0
-            slept, interrupted = 0.0, False
+            injected = max(fault.injected_s(compute_s), 0.0) if fault is not None else 0.0
+            t1 = time.perf_counter()
             if injected > 0:
-                t1 = time.perf_counter()
-                if fault.interruptible:
-                    try:
-                        await asyncio.wait_for(self._stop.wait(), injected)
-                        interrupted = True
-                    except asyncio.TimeoutError:
-                        pass
-                else:
-                    await asyncio.sleep(injected)
-                slept = time.perf_counter() - t1
-            return y, {"compute_s": compute_s, "injected_s": max(injected, 0.0), "slept_s": slept,
-                       "interrupted": interrupted, "busy_s": time.perf_counter() - t0, "index": index,
-                       "worker": self._address, "pid": os.getpid(), "start_wall": start_wall}
+                stop = self._stop if fault.interruptible else asyncio.Event()
+                try:
+                    await asyncio.wait_for(stop.wait(), injected)
+                except asyncio.TimeoutError:
+                    pass
+            end = time.perf_counter()
+            return y, {"compute_s": compute_s, "slept_s": end - t1, "busy_s": end - t0}
 
     async def cancel(self, batch: str) -> None:
         if batch == self._batch and self._stop is not None:
@@ -83,7 +66,7 @@ class CodedWorker:
 _POOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def actor_pool(client, addresses: Sequence[str]) -> list:
+def actor_pool(client, addresses: Sequence[str], timeout: float = 60.0) -> list:
     """One :class:`CodedWorker` actor per address, made once per client and kept.
 
     Parameters
@@ -91,21 +74,17 @@ def actor_pool(client, addresses: Sequence[str]) -> list:
     client : distributed.Client
     addresses : sequence of str
         Worker addresses, one actor pinned to each.
+    timeout : float
+        Seconds to wait for the actors (a worker lost meanwhile gets none).
 
     Returns
     -------
-    list of distributed.Actor
-        In the order of ``addresses``.
+    list
+        ``(worker address, actor key)`` per address, what :func:`dispatch_batch` calls; None where
+        the worker did not make its actor in time (then the pool is not kept).
     """
-    return _pool(client, addresses)[1]
+    from distributed import wait
 
-
-def actor_targets(client, addresses: Sequence[str]) -> list[tuple[str, str]]:
-    """``(worker address, actor key)`` of each :func:`actor_pool` actor: what :func:`dispatch_batch` calls."""
-    return _pool(client, addresses)[2]
-
-
-def _pool(client, addresses: Sequence[str]):
     pools = _POOLS.setdefault(client, {})
     key = tuple(addresses)
     if key not in pools:
@@ -113,13 +92,19 @@ def _pool(client, addresses: Sequence[str]):
         keys = [f"gcc-coded-worker-{tag}-{i}" for i in range(len(addresses))]
         futures = [client.submit(CodedWorker, actor=True, workers=[a], allow_other_workers=False, pure=False,
                                  key=k) for k, a in zip(keys, addresses)]
-        # the futures keep the actors alive
-        pools[key] = (futures, [fut.result() for fut in futures], list(zip(addresses, keys)))
-    return pools[key]
+        try:
+            wait(futures, timeout=timeout)
+        except TimeoutError:   # a worker gone before it made its actor: a straggler of every batch
+            pass
+        targets = [(a, k) if fut.status == "finished" else None
+                   for a, k, fut in zip(addresses, keys, futures)]
+        if None in targets:
+            return targets
+        pools[key] = (futures, targets)   # the futures keep the actors alive
+    return pools[key][1]
 
 
-# Calls still running when their batch was decoded (a straggler told to stop, its answer unread):
-# kept referenced until they end, so the event loop neither drops them nor logs their errors.
+# Calls still running when their batch was decoded: kept referenced until they end.
 _BACKGROUND: set = set()
 
 
@@ -143,15 +128,15 @@ def _worker_rpc(client, address: str):
 
 
 async def dispatch_batch(client, targets, calls, indices, arrive, remaining: float, batch: str) -> bool:
-    """One batch of the actor engine, on the client's loop: call, gather until ``arrive`` stops, stop the rest.
+    """One batch on the client's loop: call, feed ``arrive`` until it says stop, stop the rest.
 
     Parameters
     ----------
     client : distributed.Client
-    targets : sequence of (str, str)
-        ``(worker address, actor key)`` per call (:func:`actor_targets`).
+    targets : sequence of (str, str) or None
+        ``(worker address, actor key)`` per call (:func:`actor_pool`); None: a failed call.
     calls : sequence of tuple
-        ``(f, x, index, fault)`` per call: :meth:`CodedWorker.run`'s arguments but the batch.
+        ``(f, x, fault)`` per call: :meth:`CodedWorker.run`'s arguments but the batch.
     indices : sequence of int
         Coded worker of each call.
     arrive : callable
@@ -166,22 +151,19 @@ async def dispatch_batch(client, targets, calls, indices, arrive, remaining: flo
     bool
         True if ``arrive`` asked to stop; False when time ran out or every call answered.
     """
-    import asyncio
-
     from distributed.protocol import to_serialize
 
-    async def one(i, address, key, args):
+    async def one(i, target, args):
         try:
-            reply = await _worker_rpc(client, address).actor_execute(
-                actor=key, function="run", args=[to_serialize(a) for a in (*args, batch)], kwargs={})
-        except Exception:   # noqa: BLE001 - the worker (or the client's connections) gone: a straggler
+            reply = await _worker_rpc(client, target[0]).actor_execute(
+                actor=target[1], function="run", args=[to_serialize(a) for a in (*args, batch)], kwargs={})
+        except Exception:   # noqa: BLE001 - no actor, the worker gone: a straggler
             return i, None, True
         if reply.get("status") != "OK":          # an exception in f: that worker failed
             return i, None, True
         return i, reply["result"], False
 
-    tasks = {asyncio.ensure_future(one(i, a, k, args)): j
-             for j, (i, (a, k), args) in enumerate(zip(indices, targets, calls))}
+    tasks = {asyncio.ensure_future(one(i, t, args)): t for i, t, args in zip(indices, targets, calls)}
     pending, stop = set(tasks), False
     end = time.perf_counter() + max(remaining, 1e-3)
     try:
@@ -198,12 +180,13 @@ async def dispatch_batch(client, targets, calls, indices, arrive, remaining: flo
         # The workers still busy stop their injected sleep now; their answers are not awaited.
         for task in pending:
             _background(task)
-            address, key = targets[tasks[task]]
-            _background(asyncio.ensure_future(_stop(client, address, key, batch)))
+            _background(asyncio.ensure_future(_stop(client, tasks[task], batch)))
 
 
-async def _stop(client, address: str, key: str, batch: str) -> None:
+async def _stop(client, target, batch: str) -> None:
+    """Tell one worker to end this batch's sleep (nothing to do for a worker gone)."""
     try:
-        await _worker_rpc(client, address).actor_execute(actor=key, function="cancel", args=[batch], kwargs={})
+        await _worker_rpc(client, target[0]).actor_execute(actor=target[1], function="cancel", args=[batch],
+                                                          kwargs={})
     except Exception:  # noqa: BLE001 - a worker gone, or the client closing: nothing left to stop
         pass

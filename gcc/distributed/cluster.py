@@ -1,15 +1,9 @@
 """Cluster lifecycle: a loopback LocalCluster by default, or an existing scheduler.
 
-The companion runs on shared laptops and CI machines, so the default cluster is
-small, bound to 127.0.0.1 only, has no dashboard (no extra listening port) and
-one thread per worker process: a worker *is* one coded worker of the paper, and
-a second thread would let two pinned tasks overlap and hide a straggler.
-
-Faults: the cluster is sized for a loaded machine (:data:`LOADED_MACHINE_CONFIG`, the one
-place its timeouts, heartbeat bounds and memory policy are set); a failed start is retried
-(:data:`START_ATTEMPTS`); a worker that dies is restarted by its Nanny, and a batch started
-meanwhile waits for the replacement at most :data:`REPLACEMENT_WAIT_S` seconds
-(:func:`await_workers`) -- after that the missing worker is a straggler.
+The default cluster is small, bound to 127.0.0.1, and has one thread per worker process (a worker
+*is* one coded worker of the paper). It runs under :data:`LOADED_MACHINE_CONFIG`; a failed start is
+retried; a worker that dies is restarted by its Nanny, and a batch started meanwhile waits for the
+replacement at most :data:`REPLACEMENT_WAIT_S` seconds (:func:`await_workers`).
 """
 from __future__ import annotations
 
@@ -29,14 +23,9 @@ SECONDS = Interval(Real, 0, None, closed="neither")
 #: a number of Dask workers
 WORKER_COUNT = Interval(Integral, 1, None)
 
-#: Dask settings for a small machine shared with other work (2 cores, a CPU-bound
-#: neighbour): the one place the cluster's heartbeats, timeouts and memory policy are
-#: set; :func:`open_cluster` applies them to the scheduler, the nannies and the workers.
-#: Under load a worker's event loop can stall for seconds (it shares a core with the
-#: master, seven other workers and the neighbour), so a missed heartbeat or a slow
-#: connect must not make the scheduler declare it dead, and the nanny must never kill
-#: a worker on memory (the coded tasks hold a few kB; what is counted is the
-#: interpreter and torch, which a loaded machine does not make smaller).
+#: Dask settings for a small machine shared with other work (2 cores): under load a worker's event
+#: loop can stall for seconds, so a missed heartbeat or a slow connect must not make the scheduler
+#: declare it dead, and the nanny must never kill a worker on memory. :func:`open_cluster` applies them.
 LOADED_MACHINE_CONFIG = {
     # connect/handshake and idle-TCP bounds (defaults 30 s): a stalled loop answers late, not never
     "distributed.comm.timeouts.connect": "90s",
@@ -58,8 +47,7 @@ START_ATTEMPTS = 3
 #: worker's replacement (a nanny restart takes 1-5 s on an idle laptop, several times that loaded)
 REPLACEMENT_WAIT_S = 60.0
 
-# Each worker process computes one coded task at a time; BLAS/torch threads on
-# top of that would oversubscribe the cores and distort measured latencies.
+# One coded call at a time per worker: BLAS/torch threads on top would oversubscribe the cores.
 _SINGLE_THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
@@ -105,11 +93,8 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
 
     Notes
     -----
-    The local cluster runs under :data:`LOADED_MACHINE_CONFIG` (timeouts, heartbeats and
-    memory policy sized for a loaded 2-core machine); a failed start is retried
-    :data:`START_ATTEMPTS` times. The local cluster listens on 127.0.0.1 only, on ports chosen by the OS, with
-    its HTTP endpoint on an OS-chosen loopback port. Workers restart automatically if their process dies
-    (each runs under a Nanny), under a new address.
+    The local cluster runs under :data:`LOADED_MACHINE_CONFIG`, listens on 127.0.0.1 only (ports and
+    its HTTP endpoint chosen by the OS); workers run under a Nanny, which restarts a dead one.
 
     A cluster of several machines is started with Dask's own command-line tools and passed by its
     address (one worker process per coded worker, one thread each)::
@@ -123,8 +108,11 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     package importable (and, to serve a network, its weight file at the same path). Only the client
     is closed on exit. ``tests/test_distributed_serving.py`` takes this path on 127.0.0.1.
     """
+    from distributed import Client
+
     if address is not None:
-        with _client(address, n_workers, timeout) as client:
+        with Client(address, timeout=timeout) as client:
+            client.wait_for_workers(n_workers, timeout=timeout)
             yield client
         return
 
@@ -134,15 +122,15 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     with dask.config.set(LOADED_MACHINE_CONFIG):
         cluster = _start_local(n_workers, processes, silence_logs, timeout, extra)
         try:
-            with _client(cluster, n_workers, timeout) as client:
+            with Client(cluster, timeout=timeout) as client:
+                client.wait_for_workers(n_workers, timeout=timeout)
                 yield client
         finally:
             cluster.close(timeout=timeout)
 
 
 def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: float, extra: dict):
-    """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times (a loaded machine
-    sometimes misses a worker's start timeout); the last failure is raised."""
+    """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times (the last failure raised)."""
     from distributed import LocalCluster
 
     for attempt in range(1, START_ATTEMPTS + 1):
@@ -151,8 +139,6 @@ def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: fl
             cluster = LocalCluster(
                 n_workers=n_workers, threads_per_worker=1, processes=processes,
                 host="127.0.0.1", scheduler_port=0, protocol="tcp://",  # TCP even with processes=False
-                # The scheduler always serves HTTP (health, metrics); an OS-chosen loopback
-                # port avoids clashing with other clusters on 8787 and never listens outside.
                 dashboard_address="127.0.0.1:0", silence_logs=silence_logs, **extra,
             )
             cluster.wait_for_workers(n_workers, timeout=timeout)
@@ -169,21 +155,8 @@ def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: fl
             time.sleep(min(2.0 * attempt, 10.0))
 
 
-@contextlib.contextmanager
-def _client(target, n_workers: int, timeout: float) -> Iterator["distributed.Client"]:
-    """A client of ``target`` (a scheduler address or a cluster) once ``n_workers`` are up; closed on exit."""
-    from distributed import Client
-
-    client = Client(target, timeout=timeout)
-    try:
-        client.wait_for_workers(n_workers, timeout=timeout)
-        yield client
-    finally:
-        client.close(timeout=timeout)
-
-
 def worker_addresses(client) -> list[str]:
-    """Addresses of the connected workers, sorted (the order coded tasks are pinned in).
+    """Addresses of the connected workers, sorted (the order coded workers are numbered in).
 
     Parameters
     ----------
@@ -194,16 +167,15 @@ def worker_addresses(client) -> list[str]:
     list of str
     """
     # n_workers=-1: recent distributed versions list only the first few workers otherwise.
-    info = client.scheduler_info(n_workers=-1)
-    return sorted(info["workers"])
+    return sorted(client.scheduler_info(n_workers=-1)["workers"])
 
 
-def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = ()) -> list[str]:
-    """Wait until exactly ``n_workers`` workers are connected and none of ``gone`` is listed.
+def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = (),
+                     exact: bool = True) -> list[str]:
+    """Wait until ``n_workers`` workers are connected and none of ``gone`` is listed.
 
-    After a worker process dies its Nanny starts a new one under a new address;
-    for a moment the scheduler may list the new worker while the dead one is
-    still registered. Pinning tasks to that stale address would wait forever.
+    After a worker process dies its Nanny starts a new one under a new address; for a moment the
+    scheduler may list the new worker while the dead one is still registered.
 
     Parameters
     ----------
@@ -213,6 +185,8 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
         Seconds before giving up.
     gone : tuple of str
         Addresses that must have left.
+    exact : bool
+        Exactly ``n_workers`` (else at least that many).
 
     Returns
     -------
@@ -227,41 +201,22 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
     end = time.monotonic() + timeout
     while True:
         addresses = worker_addresses(client)
-        if len(addresses) == n_workers and not set(gone) & set(addresses):
+        enough = len(addresses) == n_workers if exact else len(addresses) >= n_workers
+        if enough and not set(gone) & set(addresses):
             return addresses
-        if time.monotonic() > end:
-            raise TimeoutError(
-                f"The cluster did not reach {n_workers} workers without {list(gone)} within {timeout} s; "
-                f"it has {addresses}."
-            )
+        if time.monotonic() >= end:
+            raise TimeoutError(f"The cluster did not reach {n_workers} workers without {list(gone)} within "
+                               f"{timeout} s; it has {addresses}.")
         time.sleep(0.1)
 
 
-
 def await_workers(client, n_workers: int, wait: float = REPLACEMENT_WAIT_S) -> list[str]:
-    """The sorted worker addresses, after waiting up to ``wait`` seconds for ``n_workers`` of them.
+    """The sorted worker addresses, after waiting up to ``wait`` seconds for at least ``n_workers``.
 
-    A worker whose process died is replaced by its Nanny under a new address a few
-    seconds later; a batch started meanwhile waits for it instead of failing. After
-    ``wait`` seconds it gets whatever is connected (maybe fewer than ``n_workers``:
-    the caller treats the missing ones as stragglers).
-
-    Parameters
-    ----------
-    client : distributed.Client
-    n_workers : int
-        Workers wanted.
-    wait : float
-        Bound in seconds on the wait (0: no wait).
-
-    Returns
-    -------
-    list of str
-        Sorted addresses, at least ``n_workers`` unless the wait ran out.
+    After ``wait`` seconds it gets whatever is connected (the caller treats the missing workers as
+    stragglers).
     """
-    end = time.monotonic() + wait
-    while True:
-        addresses = worker_addresses(client)
-        if len(addresses) >= n_workers or time.monotonic() >= end:
-            return addresses
-        time.sleep(0.2)
+    try:
+        return wait_for_workers(client, n_workers, wait, exact=False)
+    except TimeoutError:
+        return worker_addresses(client)

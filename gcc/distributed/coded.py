@@ -1,34 +1,13 @@
-"""One coded batch on a Dask cluster: encode, pin, gather the fastest, decode.
+"""One coded batch on a Dask cluster: encode, one call per coded input on its own worker, decode the fastest.
 
-The master encodes the K inputs into N coded inputs, submits one task per coded
-input pinned to its own worker (``workers=[address]``,
-``allow_other_workers=False``: a coded worker of the paper is a machine, and
-letting Dask move a straggler's task to an idle machine would be a different
-scheme), gathers results with :class:`distributed.as_completed` until the
-decoding condition holds, decodes, and cancels whatever is still running.
-
-Engines
--------
-``engine="tasks"`` (default) submits the N pinned tasks through the scheduler and gathers them
-with ``as_completed``: every result takes a round trip through the scheduler and a fetch from
-its worker. ``engine="actors"`` keeps one :class:`CodedWorker` actor per worker (made once per
-client and set of workers, :func:`actor_pool`) and calls it directly, from one coroutine on the
-client's loop per batch (:func:`gcc.distributed.actors.dispatch_batch`): the scheduler is off the
-critical path (a :class:`distributed.Actor` call of a client opened without
-``direct_to_workers=True`` would be relayed by the scheduler), and the busy workers are told to
-stop the moment the batch can be decoded. On a small loopback cluster that cuts the coordination
-overhead of a batch from tens of ms (about plain Dask's own for N tasks) to a few ms at N = 8
-(``benchmarks/bench_dask_overhead.py``, ``benchmarks/bench_serving.py``). Injected process deaths
-need the task engine.
-
-Decoding conditions
--------------------
-* ``n_wait`` fastest results (default ``N - n_stragglers``), as in the paper's
-  worst-case setting;
-* a ``deadline``: decode at the deadline with every result that arrived by then
-  (at least ``min_results``), or earlier once ``n_wait`` have arrived;
-* schemes with an ``is_decodable(received)`` method (uncoded: all K;
-  replication: one copy of every input) use that instead of a count.
+The master encodes the K inputs into N coded inputs and sends coded input i to the
+:class:`~gcc.distributed.actors.CodedWorker` actor of worker i (a coded worker of the paper is a
+machine: nothing moves a straggler's work elsewhere). The calls go straight to the workers, the
+scheduler off the path (:func:`gcc.distributed.actors.dispatch_batch`); the master decodes as soon
+as its condition holds and tells the busy workers to stop. Decoding conditions: the fastest
+``n_wait`` results (default ``N - n_stragglers``, the paper's setting); a ``deadline`` (decode with
+what arrived, at least ``min_results``); or a scheme's own ``is_decodable(received)`` (uncoded: all
+K; replication: one copy of every input).
 
 References
 ----------
@@ -38,7 +17,6 @@ References
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 import uuid
 from numbers import Real
@@ -47,18 +25,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.distributed.actors import CodedWorker, actor_pool, actor_targets, dispatch_batch
+from gcc.distributed.actors import CodedWorker, actor_pool, dispatch_batch
 from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers
-from gcc.distributed.inject import Injection, TaskFault, act_out
+from gcc.distributed.inject import Injection, TaskFault
 from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
-                            Interval, NoneOr, Options, check_int, invalid, validate_params)
+                            Interval, NoneOr, check_int, invalid, validate_params)
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
-           "ENGINE", "actor_pool", "coded_task", "demo_mlp", "loaded_model", "model_load_counts", "payload_bytes",
-           "stack_outputs"]
-
-#: how :func:`coded_compute` runs a batch on the cluster
-ENGINE = Options(("tasks", "actors"))
+           "actor_pool", "demo_mlp", "loaded_model", "model_load_counts", "payload_bytes", "stack_outputs"]
 
 #: what :func:`coded_compute` needs of a code (checked before the client is touched)
 CODE = HasAttributes(("encode", "decode"), callables=("encode", "decode"),
@@ -77,7 +51,7 @@ class DeadlineError(TimeoutError):
     needed : int
         Results the decoder needed.
     failed : int
-        Tasks that failed (an exception, or a worker process that died).
+        Calls that failed (an exception, or a worker process that died).
     """
 
     def __init__(self, deadline: float, answered: int, needed: int, n_workers: int, what: str = "deadline",
@@ -91,21 +65,17 @@ class DeadlineError(TimeoutError):
         super().__init__(f"Only {answered} of {n_workers} workers answered {when}; decoding needs {needed}.")
 
 
-# ---------------------------------------------------------------------------
-# Functions run by the workers
-# ---------------------------------------------------------------------------
-
 # Per worker process: models loaded by name, and how often each was loaded
-# (tests check that a DNN is loaded once per worker, not once per task).
+# (tests check that a DNN is loaded once per worker, not once per call).
 _MODEL_CACHE: dict[str, Any] = {}
 _MODEL_LOADS: dict[str, int] = {}
 
 
 def _load_model(name: str, loader: Callable[[], Any]):
+    """The cached model ``name``, loaded by ``loader`` the first time."""
     model = _MODEL_CACHE.get(name)
     if model is None:
-        model = loader()
-        _MODEL_CACHE[name] = model
+        model = _MODEL_CACHE[name] = loader()
         _MODEL_LOADS[name] = _MODEL_LOADS.get(name, 0) + 1
     return model
 
@@ -123,9 +93,8 @@ def model_load_counts() -> dict[str, int]:
 class ModelRef:
     """A function given by name: the model is loaded once per worker process, then cached.
 
-    Only the name and the loader (a small picklable callable, e.g. a module-level
-    function or a ``functools.partial`` of one) travel with each task; the
-    weights never do.
+    Only the name and the loader (a small picklable callable, e.g. a ``functools.partial`` of a
+    module-level function) travel with each call; the weights never do.
 
     Parameters
     ----------
@@ -169,9 +138,8 @@ except ImportError:  # pragma: no cover
 class ModelPlugin(_WorkerPlugin):
     """Worker plugin that loads a :class:`ModelRef`'s model when a worker starts.
 
-    Register it with ``client.register_plugin(ModelPlugin(ref))``: every current
-    worker, and every worker that joins or restarts later, loads the model before
-    its first task, so the first request does not pay the loading time.
+    ``client.register_plugin(ModelPlugin(ref))``: every worker, also one that joins or restarts
+    later, loads the model before its first call.
     """
 
     def __init__(self, ref: ModelRef):
@@ -209,37 +177,22 @@ def demo_mlp(d_in: int, d_hidden: int, d_out: int, seed: int = 0):
     return model.eval()
 
 
-def coded_task(f: Callable, x, index: int, fault: TaskFault | None):
-    """The task of coded worker ``index``: compute f on its coded input, under its fault.
-
-    Returns ``(f(x), timing)``, timing as :func:`gcc.distributed.inject.act_out` plus ``index``,
-    ``worker``, ``pid`` and ``start_wall``. The task engine of :func:`coded_compute` submits it;
-    ``benchmarks/bench_dask_overhead.py`` submits it plainly, for Dask's own overhead.
-    """
-    from distributed import get_worker
-
-    start_wall = time.time()
-    y, timing = act_out(fault, lambda: f(x))
-    try:
-        address = get_worker().address
-    except ValueError:  # run outside a worker (e.g. in-process tests)
-        address = None
-    timing.update(index=index, worker=address, pid=os.getpid(), start_wall=start_wall)
-    return y, timing
-
-
-# ---------------------------------------------------------------------------
-# Master side
-# ---------------------------------------------------------------------------
-
 def stack_outputs(outputs: Sequence[Any]):
     """Stack worker outputs along a new axis 0, numpy or torch alike."""
-    first = outputs[0]
-    if type(first).__module__.startswith("torch"):
+    if type(outputs[0]).__module__.startswith("torch"):
         import torch
 
         return torch.stack(list(outputs))
     return np.stack([np.asarray(o) for o in outputs])
+
+
+def payload_bytes(x) -> int:
+    """Bytes of an array's data (numpy ``nbytes``, torch ``numel * element_size``); 0 for anything else."""
+    if hasattr(x, "nbytes") and not callable(x.nbytes):
+        return int(x.nbytes)
+    if hasattr(x, "element_size") and hasattr(x, "numel"):
+        return int(x.numel() * x.element_size())
+    return 0
 
 
 @dataclasses.dataclass
@@ -259,16 +212,15 @@ class CodedResult:
     encode_s, decode_s : float
         Time spent encoding and decoding at the master.
     timings : list of dict
-        One record per coded worker: ``index``, ``worker``, ``arrived``,
-        ``used``, ``failed``, ``arrival_s`` (since the start), ``compute_s``,
-        ``slept_s``, ``busy_s`` (``nan`` for workers that did not answer).
+        One record per coded worker: ``index``, ``worker``, ``arrived``, ``used``, ``failed``,
+        ``arrival_s`` (since the start), ``compute_s``, ``slept_s``, ``busy_s`` (``nan`` for
+        workers that did not answer).
     n_workers : int
-        N, the number of coded tasks.
+        N, the number of coded inputs.
     stopped_by : str
         ``"condition"`` (decoding condition met) or ``"deadline"``.
     bytes_sent, bytes_received : int
-        Payload bytes of the coded inputs submitted and of the outputs that arrived (array
-        data only: the function, the fault and the messages' framing are not counted).
+        Payload bytes of the coded inputs sent and of the outputs that arrived (array data only).
     """
 
     estimates: Any
@@ -284,11 +236,6 @@ class CodedResult:
     bytes_received: int = 0
 
     @property
-    def bytes_moved(self) -> int:
-        """Payload bytes both ways: coded inputs out, outputs back."""
-        return self.bytes_sent + self.bytes_received
-
-    @property
     def slowest_used_busy_s(self) -> float:
         """Busy time (compute + injected delay) of the slowest worker that was used."""
         used = [t["busy_s"] for t in self.timings if t["used"]]
@@ -296,30 +243,13 @@ class CodedResult:
 
     @property
     def overhead_s(self) -> float:
-        """Coordination overhead: latency beyond the slowest used worker's busy time.
-
-        It covers encoding, serialisation, scheduling, transfers, gathering and
-        decoding -- everything the distributed machinery adds on top of the work.
-        """
+        """Coordination overhead: latency beyond the slowest used worker's busy time."""
         return self.latency_s - self.slowest_used_busy_s
 
-    def timing_table(self):
-        """The per-worker timings as a pandas DataFrame."""
-        import pandas as pd
-
-        return pd.DataFrame(self.timings)
-
-
-def payload_bytes(x) -> int:
-    """Bytes of an array's data (numpy ``nbytes``, torch ``numel * element_size``); 0 for anything else."""
-    if hasattr(x, "nbytes") and not callable(x.nbytes):
-        return int(x.nbytes)
-    if hasattr(x, "element_size") and hasattr(x, "numel"):
-        return int(x.numel() * x.element_size())
-    return 0
 
 
 def _n_workers_of(code) -> int | None:
+    """N of a code that states it (``n_workers`` or ``N``), else None."""
     for attr in ("n_workers", "N"):
         value = getattr(code, attr, None)
         if isinstance(value, (int, np.integer)):
@@ -327,53 +257,38 @@ def _n_workers_of(code) -> int | None:
     return None
 
 
-def _check_counts(n_workers: int | None, n_stragglers, n_wait, min_results, owner: str) -> None:
-    """Check S, n_wait and min_results against N (when the code states N) before any cluster call."""
-    top = None if n_workers is None else n_workers - 1
-    if n_stragglers is not None:
-        check_int(n_stragglers, "n_stragglers", owner, 0, top)
-    if n_wait is not None:
-        check_int(n_wait, "n_wait", owner, 1, n_workers)
-    if min_results is not None:
-        check_int(min_results, "min_results", owner, 1, n_workers)
-
-
 @validate_params({"code": CODE, "f": CallableConstraint(), "deadline": NoneOr(SECONDS), "timeout": SECONDS,
-                  "engine": ENGINE, "replacement_wait": Interval(Real, 0, None),
+                  "replacement_wait": Interval(Real, 0, None),
                   "injection": NoneOr(InstanceOf(Injection, "a gcc.distributed.Injection")),
                   "seed": NoneOr(SEED_OR_GENERATOR)})
 def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = None, n_wait: int | None = None,
                   deadline: float | None = None, min_results: int | None = None,
                   injection: Injection | None = None, seed: int | np.random.Generator | None = None,
                   timeout: float = 60.0, workers: Sequence[str] | None = None,
-                  engine: str = "tasks", replacement_wait: float = REPLACEMENT_WAIT_S) -> CodedResult:
-    """Compute f on K inputs with a code over N pinned Dask workers; decode from the fastest.
+                  replacement_wait: float = REPLACEMENT_WAIT_S) -> CodedResult:
+    """Compute f on K inputs with a code over N Dask workers; decode from the fastest.
 
     Parameters
     ----------
     client : distributed.Client
     code : object
-        Any code with ``encode(X) -> (N, ...)`` and ``decode(Y, received) -> (K, ...)``
-        (``gcc.SplineCode``, ``gcc.BerrutCode``, ``gcc.LagrangeCode``,
-        ``gcc.BSplineCode``, or :class:`~gcc.distributed.baselines.Uncoded` /
-        :class:`~gcc.distributed.baselines.Replication`). A code with
-        ``is_decodable(received)`` decides itself when it has enough.
+        Any code with ``encode(X) -> (N, ...)`` and ``decode(Y, received) -> (K, ...)`` (the codes
+        of :mod:`gcc.codes`, :mod:`gcc.distributed.baselines`); one with ``is_decodable(received)``
+        decides itself when it has enough.
     X : numpy.ndarray or torch.Tensor, shape (K, *in)
         The master's inputs.
     f : callable
-        The function the workers compute on one coded input (numpy or torch), or a
-        :class:`ModelRef` for a model loaded once per worker.
+        What the workers compute on one coded input (numpy or torch), or a :class:`ModelRef`.
     n_stragglers : int, optional
         S; the master waits for the fastest ``N - S`` (default 0: all N).
     n_wait : int, optional
         Number of results to wait for, overriding ``N - n_stragglers``.
     deadline : float, optional
-        Seconds after submission at which to decode with whatever arrived
-        (at least ``min_results``), unless ``n_wait`` arrived earlier. Without
-        ``n_wait``/``n_stragglers`` the early stop is at all N.
+        Seconds after the start at which to decode with whatever arrived (at least
+        ``min_results``), unless ``n_wait`` arrived earlier.
     min_results : int, optional
-        Fewest results that may be decoded at the deadline (default: ``n_wait``
-        without a deadline, ``code.n_inputs`` or 1 with one).
+        Fewest results that may be decoded at the deadline (default: ``n_wait`` without a
+        deadline, ``code.n_inputs`` or 1 with one).
     injection : Injection, optional
         Straggler / fault scenario acted out in the workers.
     seed : int or numpy.random.Generator, optional
@@ -381,21 +296,10 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     timeout : float
         Overall bound in seconds on the wait when there is no deadline.
     workers : sequence of str, optional
-        Worker addresses to pin the N tasks to (default: the first N connected, sorted).
-    engine : {"tasks", "actors"}
-        ``"tasks"``: one pinned Dask task per coded input, results by ``as_completed``
-        (every hop goes through the scheduler). ``"actors"``: one :class:`CodedWorker`
-        actor per worker, made once per (client, workers) and kept; a batch is N calls sent
-        straight to the workers from one coroutine, the scheduler is off the path, the
-        stragglers are told to stop as soon as the batch is decodable (a few ms per batch
-        instead of tens on a small machine). Process deaths (``Injection.kill``) need ``"tasks"``: a dead actor's
-        call would wait for the timeout.
+        Worker addresses of the N coded workers (default: the first N connected, sorted).
     replacement_wait : float
-        Seconds to wait, before encoding, for the cluster to have N workers when some were
-        lost (their nannies restart them under new addresses). A worker still missing after
-        it is a straggler from the start: its task is not submitted and the batch decodes
-        from the others if it can (else :class:`DeadlineError`). A worker lost mid-batch is
-        a straggler too (its pinned task never returns, or fails).
+        Seconds to wait, before encoding, for lost workers' replacements; a worker still missing,
+        or lost mid-batch, is a straggler.
 
     Returns
     -------
@@ -404,21 +308,23 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     Raises
     ------
     DeadlineError
-        Fewer than the needed results arrived before the deadline (or timeout),
-        or so many workers failed that decoding became impossible.
+        Fewer than the needed results arrived before the deadline (or timeout), or so many
+        workers failed that decoding became impossible.
     ValueError
-        Bad arguments, or a cluster made of fewer than N workers (or fewer than N given in
-        ``workers``).
+        Bad arguments, or a cluster of fewer than N workers (or fewer than N given in ``workers``).
     """
     owner = "coded_compute"
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     wanted = _n_workers_of(code)
-    # Every argument that can be checked without the cluster is checked before it is used: a bad
-    # count must not cost a wait for workers (or an actor pool) before it is reported.
-    _check_counts(wanted, n_stragglers, n_wait, min_results, owner)
+    # Counts are checked before the cluster is used: a bad one must not cost a wait for workers.
+    top = None if wanted is None else wanted - 1
+    for name, value, low, high in (("n_stragglers", n_stragglers, 0, top), ("n_wait", n_wait, 1, wanted),
+                                   ("min_results", min_results, 1, wanted)):
+        if value is not None:
+            check_int(value, name, owner, low, high)
 
-    # The master knows its workers before a request arrives: this scheduler
-    # round trip is setup, not part of the request's latency.
+    # Setup, not part of the latency: the workers, their actors and the injection's draws (it
+    # emulates the environment, it is no work of the master's) are known before a request arrives.
     if workers is not None:
         addresses = list(workers)
     else:
@@ -426,29 +332,24 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         # Only a cluster meant to have N workers waits: one made too small is a caller's error.
         if wanted is not None and len(addresses) < wanted <= _planned_workers(client, len(addresses)):
             addresses = await_workers(client, wanted, replacement_wait)
-    if engine == "actors" and (n := _n_workers_of(code)) is not None and len(addresses) >= n:
-        actor_pool(client, addresses[:n])   # likewise setup: made once, kept
-    # The injection emulates the environment, it is no work of the master's: drawn before the
-    # clock starts when N is known (the same draws either way).
+    bound = float(deadline) if deadline is not None else float(timeout)
+    targets = actor_pool(client, addresses[:wanted], timeout=bound) if wanted is not None else None
     drawn = injection.plan(max(len(addresses), wanted), rng) if injection is not None and wanted else None
 
     t0 = time.perf_counter()
     coded = code.encode(X)
     encode_s = time.perf_counter() - t0
-    n = _n_workers_of(code) or len(coded)
+    n = wanted or len(coded)
     if len(coded) != n:
         raise invalid("code", owner, f"a code whose encoder gives n_workers={n} coded inputs", code,
                       f"it gave {len(coded)}")
-
     decodable = getattr(code, "is_decodable", None)
     if n_wait is None:
-        s = 0 if n_stragglers is None else check_int(n_stragglers, "n_stragglers", owner, 0, n - 1)
-        n_wait = n - s
+        n_wait = n - (0 if n_stragglers is None else check_int(n_stragglers, "n_stragglers", owner, 0, n - 1))
     n_wait = check_int(n_wait, "n_wait", owner, 1, n)
     if min_results is None:
         min_results = n_wait if deadline is None else min(n_wait, int(getattr(code, "n_inputs", 1) or 1))
     min_results = check_int(min_results, "min_results", owner, 1, n_wait)
-
     if len(addresses) < n:
         if workers is not None:
             raise invalid("workers", owner, f"at least n_workers={n} distinct Dask worker addresses", addresses,
@@ -458,29 +359,18 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
                           f"a client of a cluster with at least n_workers={n} distinct Dask workers", client,
                           f"it has {len(addresses)}; start one with n_workers >= {n}")
     # Positions past the connected workers belong to workers lost and not yet replaced: stragglers.
-    missing = set(range(len(addresses), n))
-    addresses_all = addresses + [None] * len(missing)
-    addresses = addresses_all[:n]
-
-    batch = uuid.uuid4().hex[:12]
-    # The plan covers every worker of the cluster (its positions are cluster
-    # workers, sorted), so "worker 7 is slow" means the same machine for a
-    # scheme that uses all 8 workers and for one that uses only the first 4.
-    faults: list[TaskFault | None] = (
-        (drawn if drawn is not None else injection.plan(len(addresses_all), rng))[:n] if injection is not None
-        else [None] * n
-    )
-    if engine == "actors" and any(fault is not None and fault.die for fault in faults):
-        raise invalid("injection", owner, "an injection without process deaths (kill) for engine='actors'",
-                      injection)
-    bound = float(deadline) if deadline is not None else float(timeout)
+    # The plan covers every worker of the cluster (its positions are cluster workers, sorted), so
+    # "worker 7 is slow" means the same machine for a scheme of 8 workers and one of 4.
+    live = list(range(min(len(addresses), n)))
+    faults: list[TaskFault | None] = [None] * n
+    if injection is not None:
+        faults = (drawn if drawn is not None else injection.plan(max(len(addresses), n), rng))[:n]
+    addresses = addresses[:n] + [None] * (n - len(live))
     outputs: dict[int, Any] = {}
-    records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False, "failed": False,
-                   "arrival_s": np.nan, "compute_s": np.nan, "slept_s": np.nan, "busy_s": np.nan}
-               for i in range(n)}
-    failed: set[int] = set(missing)
-    for i in missing:
-        records[i]["failed"] = True
+    records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False,
+                   "failed": i not in live, "arrival_s": np.nan, "compute_s": np.nan, "slept_s": np.nan,
+                   "busy_s": np.nan} for i in range(n)}
+    failed = set(range(len(live), n))
 
     def ready() -> bool:
         received = sorted(outputs)
@@ -488,48 +378,29 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
 
     def arrive(i, res, error) -> bool:
         """Record one result (or failure); True when waiting should stop."""
-        now = time.perf_counter() - t0
-        if error:
-            # An exception in f, or a worker that died and could not be replaced:
-            # that worker is a straggler, the others may still suffice.
+        if error:   # an exception in f, or a worker that died: a straggler, the others may suffice
             failed.add(i)
             records[i]["failed"] = True
         else:
             y, timing = res
             outputs[i] = y
-            records[i].update({k: timing[k] for k in ("compute_s", "slept_s", "busy_s")},
-                              arrived=True, arrival_s=now, worker=timing["worker"] or addresses[i])
+            records[i].update({k: timing[k] for k in ("compute_s", "slept_s", "busy_s")}, arrived=True,
+                              arrival_s=time.perf_counter() - t0)
             if ready():
                 return True
         return decodable is None and n - len(failed) < min_results  # impossible, however long we wait
 
-    # Wait bounded by the deadline (or the timeout) measured from submission.
-    live = [i for i in range(n) if i not in missing]
-    if decodable is None and len(live) < min_results:
-        stop = False       # too many workers lost to decode: the DeadlineError below, at once
-        cancel = lambda: None  # noqa: E731
-    elif engine == "tasks":
-        futures = [client.submit(coded_task, f, coded[i], i, faults[i], key=f"gcc-coded-{batch}-{i}",
-                                 workers=[addresses[i]], allow_other_workers=False, pure=False, retries=0)
-                   for i in live]
-        stop = _wait_tasks(futures, live, arrive, bound - (time.perf_counter() - t0 - encode_s))
-        cancel = lambda: _cancel(client, futures)  # noqa: E731
-    else:
-        # One coroutine on the client's loop sends the N calls straight to the workers and, the
-        # moment the master can decode, tells the busy ones to stop: no cancel left for later.
-        targets = actor_targets(client, [addresses[i] for i in live])
-        stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], i, faults[i]) for i in live], live,
-                           arrive, bound - (time.perf_counter() - t0 - encode_s), batch)
-        cancel = lambda: None  # noqa: E731
+    stop = False
+    if decodable is not None or len(live) >= min_results:
+        targets = targets or actor_pool(client, addresses[:len(live)], timeout=bound)
+        stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], faults[i]) for i in live], live,
+                           arrive, bound - (time.perf_counter() - t0 - encode_s), uuid.uuid4().hex[:12])
     stopped_by = "condition" if stop and ready() else None
-
     if stopped_by is None:
-        enough = (bool(decodable(sorted(outputs))) if decodable is not None else len(outputs) >= min_results)
+        enough = bool(decodable(sorted(outputs))) if decodable is not None else len(outputs) >= min_results
         if deadline is None or not enough or not outputs:
-            cancel()
-            what = "deadline" if deadline is not None else "timeout"
-            raise DeadlineError(bound, len(outputs), n_wait if deadline is None else min_results, n, what=what,
-                                failed=len(failed))
+            raise DeadlineError(bound, len(outputs), n_wait if deadline is None else min_results, n,
+                                what="deadline" if deadline is not None else "timeout", failed=len(failed))
         stopped_by = "deadline"
 
     received = np.array(sorted(outputs), dtype=int)
@@ -537,17 +408,13 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     estimates = code.decode(stack_outputs([outputs[i] for i in received]), received)
     decode_s = time.perf_counter() - t_dec
     latency_s = time.perf_counter() - t0
-    cancel()
-
     for i in received:
         records[i]["used"] = True
     return CodedResult(
         estimates=estimates, received=received, workers_used=[records[i]["worker"] for i in received],
-        latency_s=latency_s, encode_s=encode_s, decode_s=decode_s,
-        timings=[records[i] for i in range(n)], n_workers=n, stopped_by=stopped_by,
-        bytes_sent=sum(payload_bytes(coded[i]) for i in live),
-        bytes_received=sum(payload_bytes(y) for y in outputs.values()),
-    )
+        latency_s=latency_s, encode_s=encode_s, decode_s=decode_s, timings=[records[i] for i in range(n)],
+        n_workers=n, stopped_by=stopped_by, bytes_sent=sum(payload_bytes(coded[i]) for i in live),
+        bytes_received=sum(payload_bytes(y) for y in outputs.values()))
 
 
 def _planned_workers(client, connected: int) -> int:
@@ -556,28 +423,3 @@ def _planned_workers(client, connected: int) -> int:
     cluster = getattr(client, "cluster", None)
     specs = getattr(cluster, "worker_spec", None) or getattr(cluster, "workers", None)
     return max(len(specs), connected) if specs else connected
-
-
-def _wait_tasks(futures, indices, arrive, remaining: float) -> bool:
-    """Feed ``arrive`` the task results as they complete; True if it asked to stop.
-
-    ``futures[j]`` is the task of coded worker ``indices[j]``.
-    """
-    from distributed import as_completed
-
-    index_of = {fut.key: i for fut, i in zip(futures, indices)}
-    try:
-        ac = as_completed(futures, with_results=True, raise_errors=False, timeout=max(remaining, 1e-3))
-        for fut, res in ac:
-            if arrive(index_of[fut.key], res, fut.status != "finished"):
-                return True
-    except TimeoutError:
-        pass
-    return False
-
-
-def _cancel(client, futures) -> None:
-    """Stop the stragglers: cancel their tasks (which also ends their injected sleeps)."""
-    pending = [fut for fut in futures if not fut.done()]
-    if pending:
-        client.cancel(pending)

@@ -19,8 +19,8 @@ from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.coded import DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
 from gcc.metrics import mse_loss
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, NoneOr, invalid,
-                            validate, validate_params)
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, NoneOr,
+                            check_int, invalid, validate, validate_params)
 
 #: busy times of the tasks: real, never NaN (``inf`` marks a worker that dies)
 _TASK_S = ArrayLike(ndim=1, dtype=float, description="a 1-D array of task times in seconds (>= 0, inf "
@@ -64,18 +64,13 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
     task_s = validate(task_s, _TASK_S, "task_s", owner)
     if np.isnan(task_s).any() or (task_s < 0).any():
         raise invalid("task_s", owner, _TASK_S, task_s)
+    need = len(task_s) if n_wait is None else check_int(n_wait, "n_wait", owner, 1, max(len(task_s), 1))
     decodable = getattr(code, "is_decodable", None)
-    if decodable is not None and not callable(decodable):
-        raise invalid("code", owner, "a code whose is_decodable is a method", code)
-    need = len(task_s) if n_wait is None else validate(
-        n_wait, Interval(Integral, 1, max(len(task_s), 1), description=f"an int in [1, len(task_s) = "
-                         f"{len(task_s)}] or None"), "n_wait", owner)
     order = np.argsort(task_s, kind="stable")
     for m in range(1, len(order) + 1):
         if not np.isfinite(task_s[order[m - 1]]):
             break
-        ok = decodable(np.sort(order[:m])) if decodable is not None else m >= need
-        if ok:
+        if decodable(np.sort(order[:m])) if decodable is not None else m >= need:
             return float(task_s[order[m - 1]])
     return float("inf")
 
@@ -195,6 +190,8 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     return pd.DataFrame(rows)
 
 
+@validate_params({"table": Frame(("latency_s", "loss"), "a pandas.DataFrame of run_requests (latency_s, loss)"),
+                  "level": Interval(Real, 0, 1, closed="neither")})
 def summarize_latency(table, by=("scheme",), level: float = 0.95):
     """Latency quantiles, simulated quantiles, overhead and mean loss (with interval) per scheme.
 
@@ -220,18 +217,10 @@ def summarize_latency(table, by=("scheme",), level: float = 0.95):
 
     from gcc.summary import summarize
 
-    owner = "summarize_latency"
-    if not hasattr(table, "columns") or not hasattr(table, "groupby"):
-        raise invalid("table", owner, "a pandas.DataFrame (the output of run_requests)", table)
-    missing = [c for c in ("latency_s", "loss") if c not in table.columns]
-    if missing:
-        raise invalid("table", owner, "a table of run_requests (with latency_s and loss)", list(table.columns),
-                      f"it has no {missing}")
     by = [by] if isinstance(by, str) else list(by)
     absent = [c for c in by if not isinstance(c, str) or c not in table.columns]
     if absent:
-        raise invalid("by", owner, f"columns of table ({list(table.columns)})", absent)
-    level = validate(level, Interval(Real, 0, 1, closed="neither"), "level", owner)
+        raise invalid("by", "summarize_latency", f"columns of table ({list(table.columns)})", absent)
     loss = {tuple(row[c] for c in by): row for row in summarize(table, "loss", by=by, level=level).to_dict("records")}
     out = []
     for key, g in table.groupby(by, sort=False):

@@ -1,32 +1,17 @@
 """Coded serving of trained networks: each Dask worker holds the network, the master codes the requests.
 
-A request is K images. The master encodes them with a code (GCC, BACC, or a baseline of
-:mod:`gcc.distributed.baselines`), sends one coded image to each of N pinned workers
-(:func:`gcc.distributed.coded_compute`), decodes the softmax outputs from the first answers,
-cancels the rest and scores the decoded predictions against the labels. Nothing is trained on
-the cluster: every worker loads the network **once**, from the weight cache of
-:mod:`gcc.dnn.training`, keyed by the checkpoint file (:func:`network_ref`, a
-:class:`~gcc.distributed.ModelRef` whose loader is :func:`load_network`; :func:`load_on_workers`
-registers a :class:`~gcc.distributed.ModelPlugin` so the load happens when a worker starts, before
-the first request). The worker places the network on its best device (CUDA when it has one,
-:func:`gcc.dnn.inference.best_device`); :func:`worker_devices` reports where each one runs.
-
-On a cluster of several machines the checkpoint must be readable at the same path on every
-worker (a shared file system, or a copy of the cache folder): only the path travels with a task.
-
-Requests go through :func:`gcc.distributed.run_requests` (same images, same straggler draws for
-every scheme of a request); :func:`serve_requests` adds the labels and the scores, and
-:func:`summarize_serving` turns the per-request rows into latency quantiles (p50, p99, p99.9),
-accuracy (pooled over the requests' images) and RelAcc against the uncoded model on the same
-images.
-
-Imports :mod:`gcc.distributed` and, inside the functions, :mod:`gcc.dnn` (torch, timm).
+A request is K labelled images: the master encodes them (GCC, BACC, or a baseline of
+:mod:`gcc.distributed.baselines`), sends one coded image to each of N workers
+(:func:`gcc.distributed.coded_compute`), decodes the softmax outputs from the first answers and
+scores the decoded predictions. Every worker loads the network once, from the weight cache of
+:mod:`gcc.dnn.training`, on its best device (:func:`network_ref`, :func:`load_on_workers`); on a
+cluster of several machines the checkpoint must be readable at the same path on every worker.
 """
 from __future__ import annotations
 
 import functools
 import json
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -36,8 +21,8 @@ from gcc.distributed.cluster import SECONDS
 from gcc.distributed.coded import ModelPlugin, ModelRef, loaded_model
 from gcc.distributed.inject import Injection
 from gcc.distributed.latency import run_requests, summarize_latency
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, InstanceOf, Interval, NoneOr, invalid,
-                            validate, validate_params)
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, ListOf,
+                            NoneOr, invalid, validate, validate_params)
 
 __all__ = ["ImageFunction", "checkpoint_file", "load_network", "network_ref", "load_on_workers", "worker_devices",
            "serve_requests", "summarize_serving", "SERVING_COLUMNS", "SERVING_SUMMARY_COLUMNS"]
@@ -56,9 +41,6 @@ _DEVICE = NoneOr(InstanceOf(str, "a device name (str, e.g. 'cpu', 'cuda')"))
 class ImageFunction:
     """f = the softmax output of a network on one coded image (or a batch), numpy in, numpy out.
 
-    A coded worker receives one coded image of shape ``input_shape``; a batch (B, *input_shape)
-    is computed too (the master's direct forward).
-
     Parameters
     ----------
     softmax : gcc.dnn.inference.SoftmaxFunction
@@ -66,10 +48,7 @@ class ImageFunction:
     """
 
     def __init__(self, softmax):
-        shape = getattr(softmax, "input_shape", None)
-        if not callable(softmax) or not shape:
-            raise invalid("softmax", "ImageFunction", "a gcc.dnn.inference.SoftmaxFunction with input_shape", softmax)
-        self.softmax, self.input_shape = softmax, tuple(shape)
+        self.softmax, self.input_shape = softmax, tuple(softmax.input_shape)
 
     @property
     def device(self) -> str:
@@ -80,9 +59,6 @@ class ImageFunction:
         if tuple(np.shape(x)) == self.input_shape:
             return self.softmax(x[None])[0]
         return self.softmax(x)
-
-    def __repr__(self) -> str:
-        return f"ImageFunction({self.softmax!r})"
 
 
 @validate_params({"key": InstanceOf(str, "a cache key or its prefix (str)"), "folder": NoneOr(_PATH)})
@@ -180,20 +156,16 @@ def _loaded_devices(names: Sequence[str]) -> dict:
 
 
 def worker_devices(client, refs: Sequence[ModelRef]) -> dict:
-    """Where each worker runs each network: ``{worker address: {ref name: device}}``.
-
-    ``""`` marks a network that worker has not loaded (yet).
-    """
-    names = [ref.name for ref in refs]
-    return dict(sorted(client.run(_loaded_devices, names).items()))
+    """Where each worker runs each network: ``{worker address: {ref name: device}}`` (``""``: not loaded)."""
+    return dict(sorted(client.run(_loaded_devices, [ref.name for ref in refs]).items()))
 
 
-@validate_params({"refs": InstanceOf((list, tuple), "a list of ModelRef")})
+@validate_params({"refs": ListOf(InstanceOf(ModelRef, "a gcc.distributed.ModelRef"))})
 def load_on_workers(client, refs: Sequence[ModelRef]) -> dict:
     """Load every network on every worker now, and on any worker that joins later.
 
-    Registers one :class:`~gcc.distributed.ModelPlugin` per network (a worker loads it in the
-    plugin's ``setup``, before any task), so no request pays the loading time.
+    One :class:`~gcc.distributed.ModelPlugin` per network: a worker loads it in the plugin's
+    ``setup``, so no request pays the loading time.
 
     Returns
     -------
@@ -201,8 +173,6 @@ def load_on_workers(client, refs: Sequence[ModelRef]) -> dict:
         :func:`worker_devices` once loaded.
     """
     for ref in refs:
-        if not isinstance(ref, ModelRef):
-            raise invalid("refs", "load_on_workers", "a list of gcc.distributed.ModelRef", refs, f"got {ref!r}")
         client.register_plugin(ModelPlugin(ref))
     return worker_devices(client, refs)
 
@@ -228,7 +198,7 @@ def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, 
     client : distributed.Client
     schemes : mapping of str to mapping
         Scheme name to keyword arguments of :func:`gcc.distributed.coded_compute` (``code``,
-        ``n_stragglers``, ``engine`` ...).
+        ``n_stragglers`` ...).
     f : callable
         What the workers compute on one coded image: a :func:`network_ref`.
     images : array_like, shape (n, C, H, W)
@@ -280,10 +250,7 @@ def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, 
     return table
 
 
-def _quantile_ms(values: np.ndarray, q: float) -> float:
-    return float(1e3 * np.percentile(values, q)) if values.size else float("nan")
-
-
+@validate_params({"table": Frame(("latency_s", "loss", *SERVING_COLUMNS[:2]), "a pandas.DataFrame of serve_requests")})
 def summarize_serving(table, by: Sequence[str] = ("scheme",)):
     """Latency quantiles, accuracy and RelAcc per group of :func:`serve_requests`' rows.
 
@@ -308,38 +275,27 @@ def summarize_serving(table, by: Sequence[str] = ("scheme",)):
     """
     import pandas as pd
 
-    owner = "summarize_serving"
-    if not hasattr(table, "columns") or not hasattr(table, "groupby"):
-        raise invalid("table", owner, "a pandas.DataFrame (the output of serve_requests)", table)
-    missing = [c for c in ("latency_s", "loss", *SERVING_COLUMNS[:2]) if c not in table.columns]
-    if missing:
-        raise invalid("table", owner, "a table of serve_requests", list(table.columns), f"it has no {missing}")
     by = [by] if isinstance(by, str) else list(by)
-    absent = [c for c in by if not isinstance(c, str) or c not in table.columns]
-    if absent:
-        raise invalid("by", owner, f"columns of table ({list(table.columns)})", absent)
     base = summarize_latency(table, by=by).set_index(by)
     rows = []
     for key, g in table.groupby(by, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         lat = g["latency_s"].dropna().to_numpy(dtype=float)
         ok = g[g["latency_s"].notna()]
-        n_images = float(ok["correct"].count() * g["n_inputs"].iloc[0]) if len(ok) else 0.0
+        n_images = float(len(ok) * g["n_inputs"].iloc[0])
         right, base_right = float(ok["correct"].sum()), float(ok["base_correct"].sum())
         summary = base.loc[key if len(key) > 1 else key[0]]
-        rec = dict(zip(by, key))
-        rec.update(
-            requests=len(g), p50_ms=_quantile_ms(lat, 50), p99_ms=_quantile_ms(lat, 99), p999_ms=_quantile_ms(lat, 99.9),
-            accuracy=right / n_images if n_images else np.nan,
-            relacc=right / base_right if base_right else np.nan,
-            accuracy_base=base_right / n_images if n_images else np.nan,
-            n_failed=int(g["latency_s"].isna().sum()), workers_used=float(ok["workers_used"].mean()),
-            n_coded=int(g["n_coded"].iloc[0]),
-            bytes_per_request=int(round(ok["bytes_moved"].mean())) if "bytes_moved" in ok and len(ok) else np.nan,
-            simulated_p50_ms=float(summary.get("simulated_p50_ms", np.nan)),
-            simulated_p99_ms=float(summary.get("simulated_p99_ms", np.nan)),
-            overhead_p50_ms=float(summary.get("overhead_p50_ms", np.nan)),
-            mean_ms=float(1e3 * lat.mean()) if lat.size else np.nan,
-        )
-        rows.append(rec)
+        rows.append({
+            **dict(zip(by, key)), "requests": len(g),
+            "p50_ms": summary["latency_p50_ms"], "p99_ms": summary["latency_p99_ms"],
+            "p999_ms": float(1e3 * np.percentile(lat, 99.9)) if lat.size else np.nan,
+            "accuracy": right / n_images if n_images else np.nan,
+            "relacc": right / base_right if base_right else np.nan,
+            "accuracy_base": base_right / n_images if n_images else np.nan,
+            "n_failed": int(summary["n_failed"]), "workers_used": float(ok["workers_used"].mean()),
+            "n_coded": int(g["n_coded"].iloc[0]),
+            "bytes_per_request": int(round(ok["bytes_moved"].mean())) if len(ok) else np.nan,
+            **{c: float(summary.get(c, np.nan))
+               for c in ("simulated_p50_ms", "simulated_p99_ms", "overhead_p50_ms")},
+            "mean_ms": summary["latency_mean_ms"]})
     return pd.DataFrame(rows, columns=[*by, *SERVING_SUMMARY_COLUMNS])

@@ -1,16 +1,9 @@
 """The "Distributed execution" chapter: measured latency under stragglers on Dask, CPGC per iteration.
 
-The notebook ``notebooks/dask_latency.ipynb`` opens a cluster, runs :func:`latency_experiment` and
-:func:`cpgc_experiment` on it, saves the tables, and shows :func:`latency_summary`,
-:func:`cpgc_summary` and the figures of :func:`plot_latency_cdf`,
-:func:`plot_measured_vs_simulated` and :func:`plot_cpgc_times`.
-
-Every table names its scheme in a ``scheme`` column by a lower-case key: ``"uncoded"``,
+The notebook runs :func:`latency_experiment` and :func:`cpgc_experiment` on one cluster and shows
+:func:`latency_summary`, :func:`cpgc_summary` and the figures. Scheme keys: ``"uncoded"``,
 ``"replication"`` (:mod:`gcc.distributed.baselines`), ``"gcc"``, ``"bacc"`` (:func:`gcc.codes.make`)
-and the CPGC code's name (``"rcsc"``, ...); figures show :data:`LABELS`.
-
-This module imports the core and :mod:`gcc.distributed` (Dask is needed to run the experiments,
-not to import it); nothing imports it but the notebook.
+and the CPGC code's name; figures show :data:`LABELS`.
 """
 from __future__ import annotations
 

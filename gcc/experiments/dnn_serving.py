@@ -1,17 +1,10 @@
 """Coded serving of the DNN chapter's networks on Dask: tail latency and accuracy together.
 
-The notebook ``notebooks/dnn_serving.md`` loads the trained networks of ``dnn_models`` (weight
-cache, no training), opens a cluster, loads every network once on every worker
-(:func:`gcc.distributed.serving.load_on_workers`), and runs :func:`serving_experiment`: requests
-of K Fashion-MNIST test images served by uncoded, replication, GCC and BACC (at one or more S),
-with and without an injected straggler per request. :func:`serving_table` is the tidy table
-(columns :data:`TABLE_COLUMNS` first), :func:`tail_verdicts` the verdict on the paper's
-motivation, :func:`plot_pareto` the accuracy-against-p99 figure of one network.
-
-Scheme keys: ``"uncoded"``, ``"replication"``, ``"gcc_s<S>"``, ``"bacc_s<S>"``; the family
-(``scheme_family``) and S (``stragglers``: results the master does not wait for) are columns.
-
-Imports :mod:`gcc.distributed` (Dask is needed to run the experiment, not to import this module).
+:func:`run_serving` is the notebook's experiment: the trained networks of ``dnn_models`` served
+to requests of K test images by uncoded, replication, GCC and BACC (at one or more S), with and
+without an injected straggler; :func:`serving_table` the tidy table, :func:`tail_verdicts` the
+verdicts, :func:`plot_pareto` the accuracy-against-p99 figure. Scheme keys: ``"uncoded"``,
+``"replication"``, ``"gcc_s<S>"``, ``"bacc_s<S>"``.
 """
 from __future__ import annotations
 
@@ -27,18 +20,16 @@ from gcc.distributed.baselines import Replication, Uncoded
 from gcc.distributed.inject import Injection
 from gcc.experiments.plotting import SCHEME_STYLES
 from gcc.experiments.verdicts import band_verdict
-from gcc.validation import (SEED, InstanceOf, Interval, NoneOr, Options, check_int, invalid, validate,
+from gcc.validation import (SEED, Interval, ListOf, Options, check_int, invalid, validate,
                             validate_params)
 
-__all__ = ["TABLE_COLUMNS", "INJECTIONS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
+__all__ = ["TABLE_COLUMNS", "served_networks", "serving_schemes", "scheme_label", "serving_injections",
            "serving_experiment", "serving_table", "pareto_front", "tail_verdicts", "overall_verdict",
            "plot_pareto", "plot_measured_vs_simulated", "ServingRun", "run_serving", "record", "device_table"]
 
 #: the table contract: these columns first, in this order
 TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "stragglers", "injection", "requests",
                  "p50_ms", "p99_ms", "p999_ms", "accuracy", "relacc"]
-#: the straggler scenarios, in the order of the tables
-INJECTIONS = ("straggler", "none")
 _FAMILY_LABELS = {"uncoded": "Uncoded", "replication": "Replication", "gcc": "GCC", "bacc": "BACC"}
 _STYLE = {family: SCHEME_STYLES[family] for family in _FAMILY_LABELS}  # the book's colour and marker
 _DATA_NAMES = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "cifar10": "CIFAR-10"}
@@ -55,18 +46,15 @@ def scheme_label(key: str) -> str:
 
 
 def _stragglers_list(stragglers, n_workers: int, owner: str) -> list[int]:
+    """The S list (one int allowed) as distinct ints in [1, N - 1]."""
     if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
         stragglers = [stragglers]
-    if isinstance(stragglers, (str, bytes)) or not hasattr(stragglers, "__iter__") or not list(stragglers):
-        raise invalid("stragglers", owner, f"a non-empty list of distinct ints in [1, {n_workers - 1}]", stragglers)
-    out = [check_int(s, "stragglers", owner, 1, n_workers - 1) for s in stragglers]
-    if len(set(out)) != len(out):
-        raise invalid("stragglers", owner, "a list of distinct ints", stragglers)
-    return out
+    return validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers",
+                    owner)
 
 
 def served_networks(prepared, models: Sequence[str], device: str | None = None) -> dict:
-    """What :func:`serving_experiment` needs of each prepared network (:func:`gcc.experiments.dnn_models.from_run`).
+    """What :func:`serving_experiment` needs of each network of :func:`gcc.experiments.dnn_models.from_run`.
 
     Parameters
     ----------
@@ -85,14 +73,9 @@ def served_networks(prepared, models: Sequence[str], device: str | None = None) 
     """
     from gcc.distributed.serving import checkpoint_file, network_ref
 
-    owner = "served_networks"
-    if isinstance(models, str) or not isinstance(models, (list, tuple)) or not models:
-        raise invalid("models", owner, "a non-empty list of prepared networks", models)
+    models = validate(models, ListOf(Options(tuple(prepared))), "models", "served_networks")
     out = {}
     for name in models:
-        if name not in prepared:
-            raise invalid("models", owner, f"networks of the prepared models ({sorted(prepared)})", list(models),
-                          f"{name!r} is not one")
         entry = prepared[name]
         path = checkpoint_file(str(entry["info"]["key"]))
         out[name] = {"ref": network_ref(path, device), "exact": entry["f"], "images": entry["splits"].x_test,
@@ -101,10 +84,8 @@ def served_networks(prepared, models: Sequence[str], device: str | None = None) 
     return out
 
 
-@validate_params({"n_inputs": _COUNT, "n_workers": _COUNT, "engine": Options(("tasks", "actors")),
-                  "bacc_stragglers": NoneOr(InstanceOf((list, tuple), "a list of ints"))})
-def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: str = "actors",
-                    bacc_stragglers: Sequence[int] | None = None) -> dict:
+@validate_params({"n_inputs": _COUNT, "n_workers": _COUNT})
+def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     """The schemes compared: keyword arguments of :func:`gcc.distributed.coded_compute` per key.
 
     Parameters
@@ -112,11 +93,7 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: st
     n_inputs, n_workers : int
         K and N (N > K).
     stragglers : sequence of int
-        The S at which GCC waits for the fastest N - S.
-    engine : {"tasks", "actors"}
-        Engine of every scheme (``"actors"``: the scheduler off the request's path).
-    bacc_stragglers : sequence of int, optional
-        The S of BACC (default: the first of ``stragglers``).
+        The S at which GCC waits for the fastest N - S (BACC: the first).
 
     Returns
     -------
@@ -127,13 +104,12 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: st
     owner = "serving_schemes"
     n_workers = check_int(n_workers, "n_workers", owner, minimum=n_inputs + 1, constraint="an int > n_inputs")
     s_gcc = _stragglers_list(stragglers, n_workers, owner)
-    s_bacc = _stragglers_list(s_gcc[:1] if bacc_stragglers is None else bacc_stragglers, n_workers, owner)
-    schemes = {"uncoded": {"code": Uncoded(n_inputs), "engine": engine},
-               "replication": {"code": Replication(n_inputs, n_workers), "engine": engine}}
-    for family, values in (("gcc", s_gcc), ("bacc", s_bacc)):
+    schemes = {"uncoded": {"code": Uncoded(n_inputs)},
+               "replication": {"code": Replication(n_inputs, n_workers)}}
+    for family, values in (("gcc", s_gcc), ("bacc", s_gcc[:1])):
         code = make(family, n_inputs, n_workers)
         for s in values:
-            schemes[f"{family}_s{s}"] = {"code": code, "n_stragglers": s, "engine": engine}
+            schemes[f"{family}_s{s}"] = {"code": code, "n_stragglers": s}
     return schemes
 
 
@@ -141,10 +117,8 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2), engine: st
 def serving_injections(base_ms: float, slowdown: float = 10.0, n_slow: int = 1) -> dict:
     """The two scenarios: ``"straggler"`` (``n_slow`` workers per request slowed ``slowdown`` x) and ``"none"``.
 
-    Every task carries ``base_ms`` of emulated compute on top of the network's real forward pass
-    (a stand-in for a network that takes that long on its device); the slowed worker takes
-    ``slowdown`` times (emulated + real compute). In ``"none"`` nothing is slowed: the tails
-    are the cluster's own.
+    Every task carries ``base_ms`` of emulated compute on top of the network's forward pass; a
+    slowed worker takes ``slowdown`` times both.
     """
     return {"straggler": Injection(base_s=base_ms / 1e3, n_random_slow=int(n_slow), slowdown=float(slowdown)),
             "none": Injection(base_s=base_ms / 1e3)}
@@ -158,16 +132,12 @@ def serving_experiment(client, networks: Mapping[str, Mapping], schemes: Mapping
     ----------
     client : distributed.Client
     networks : mapping
-        Model name -> ``{"ref": ModelRef (network_ref), "exact": the network at the master,
-        "images": test images, "labels": their labels, "dataset": its name}``. The networks must
-        already be loaded on the workers (:func:`gcc.distributed.serving.load_on_workers`).
-    schemes : mapping
-        :func:`serving_schemes`.
-    injections : mapping
-        :func:`serving_injections`.
+        :func:`served_networks` (loaded on the workers: :func:`gcc.distributed.serving.load_on_workers`).
+    schemes, injections : mapping
+        :func:`serving_schemes`, :func:`serving_injections`.
     n_inputs, n_requests, seed, warmup, timeout
-        See :func:`gcc.distributed.serving.serve_requests`; the same seed serves the same images
-        (and straggler draws) to every network and scenario.
+        See :func:`gcc.distributed.serving.serve_requests` (the same seed: the same images and
+        straggler draws for every network and scenario).
 
     Returns
     -------
@@ -179,18 +149,9 @@ def serving_experiment(client, networks: Mapping[str, Mapping], schemes: Mapping
 
     from gcc.distributed.serving import serve_requests
 
-    owner = "serving_experiment"
     if not isinstance(networks, Mapping) or not networks:
-        raise invalid("networks", owner, "a non-empty mapping model name -> {ref, exact, images, labels, dataset}",
-                      networks)
-    for name, net in networks.items():
-        missing = [k for k in ("ref", "exact", "images", "labels", "dataset") if not isinstance(net, Mapping) or k not in net]
-        if missing:
-            raise invalid("networks", owner, "a mapping model name -> {ref, exact, images, labels, dataset}",
-                          sorted(networks), f"networks[{name!r}] lacks {missing}")
-    if not isinstance(injections, Mapping) or not injections or not all(
-            isinstance(v, Injection) for v in injections.values()):
-        raise invalid("injections", owner, "a non-empty mapping name -> gcc.distributed.Injection", injections)
+        raise invalid("networks", "serving_experiment",
+                      "a non-empty mapping model name -> {ref, exact, images, labels, dataset}", networks)
     frames = []
     for name, net in networks.items():
         for scenario, injection in injections.items():
@@ -237,14 +198,11 @@ def pareto_front(table, x: str = "p99_ms", y: str = "accuracy", by: Sequence[str
     """
     values = table[[x, y]].to_numpy(dtype=float)
     keys = table[list(by)].astype(str).agg("|".join, axis=1).to_numpy() if by else np.zeros(len(table), str)
-    front = np.zeros(len(table), dtype=bool)
-    for i, (xi, yi) in enumerate(values):
-        if not np.isfinite([xi, yi]).all():
-            continue
-        rivals = values[(keys == keys[i]) & (np.arange(len(table)) != i)]
-        dominated = ((rivals[:, 0] <= xi) & (rivals[:, 1] >= yi) & ((rivals[:, 0] < xi) | (rivals[:, 1] > yi))).any()
-        front[i] = not dominated
-    return front
+    xs, ys = values[:, 0], values[:, 1]
+    # beaten[i, j]: row j of the same group is no worse than row i on both and better on one
+    beaten = ((keys[:, None] == keys[None, :]) & (xs[None, :] <= xs[:, None]) & (ys[None, :] >= ys[:, None])
+              & ((xs[None, :] < xs[:, None]) | (ys[None, :] > ys[:, None])))
+    return np.isfinite(values).all(axis=1) & ~beaten.any(axis=1)
 
 
 @validate_params({"ratio_goal": Interval(Real, 0, None, closed="neither"), "accuracy_band": Interval(Real, 0, 1),
@@ -255,10 +213,9 @@ def tail_verdicts(requests, scheme: str = "gcc_s1", baseline: str = "uncoded", i
                   seed: int = 0):
     """Per network: does ``scheme`` cut ``baseline``'s p99 to at most ``ratio_goal`` at an accuracy cost within the band?
 
-    The requests are paired (same images, same straggler draws); a bootstrap over requests gives
-    the ``level`` interval of the p99 ratio and of the accuracy drop (``baseline`` minus
-    ``scheme``, a fraction). :func:`gcc.experiments.verdicts.band_verdict` places each interval
-    against its band: the ratio against [0, ``ratio_goal``], the drop against
+    A bootstrap over the paired requests gives the ``level`` intervals of the p99 ratio and of the
+    accuracy drop (``baseline`` minus ``scheme``), each placed by
+    :func:`gcc.experiments.verdicts.band_verdict` against [0, ``ratio_goal``] and
     [-``accuracy_band``, ``accuracy_band``].
 
     Returns
@@ -321,10 +278,8 @@ def overall_verdict(verdicts, at_least: int = 2) -> str:
 
 
 def plot_pareto(table, model: str):
-    """Accuracy against p99 latency for one network, one point per scheme (and S), fronts marked.
-
-    Filled markers: one straggler per request; hollow: none. The dashed line joins the
-    Pareto front of the straggler scenario (lower p99 and higher accuracy are better).
+    """Accuracy against p99 latency for one network, one point per scheme and S (filled: one straggler,
+    hollow: none); the dashed line joins the straggler scenario's Pareto front.
 
     Returns
     -------
@@ -412,7 +367,7 @@ class ServingRun:
     networks : dict
         Network -> ``{"n_parameters", "dataset"}``.
     seconds : float
-        Wall time on the cluster: its start, loading the networks on the workers, the requests.
+        Wall time on the cluster (its start, loading the networks, the requests).
     settings : dict
         The run's K, N, S list, requests, emulated compute and slow-down.
     """
@@ -429,8 +384,8 @@ class ServingRun:
 
 
 def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs: int = 4, stragglers=(1, 2),
-                n_requests: int = 200, warmup: int = 2, base_ms: float = 5.0, slowdown: float = 10.0,
-                n_slow: int = 1, engine: str = "actors", device: str | None = None,
+                n_requests: int = 100, warmup: int = 2, base_ms: float = 5.0, slowdown: float = 10.0,
+                n_slow: int = 1, device: str | None = None,
                 scheduler_address: str | None = None, seed: int = 0, timeout: float = 180.0) -> ServingRun:
     """The whole experiment: open a cluster, load the networks on it, serve, summarise, judge.
 
@@ -446,7 +401,7 @@ def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs
     from gcc.machine import describe
 
     networks = served_networks(prepared, models, device=device)
-    schemes = serving_schemes(n_inputs, n_workers, stragglers, engine=engine)
+    schemes = serving_schemes(n_inputs, n_workers, stragglers)
     injections = serving_injections(base_ms, slowdown, n_slow)
     started = time.perf_counter()
     with open_cluster(n_workers=n_workers, address=scheduler_address, timeout=timeout) as client:
@@ -458,7 +413,7 @@ def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs
     devices = {i: {names[ref]: dev for ref, dev in per.items()} for i, per in enumerate(loaded.values())}
     verdicts = tail_verdicts(requests, scheme=f"gcc_s{_stragglers_list(stragglers, n_workers, 'run_serving')[0]}")
     settings = {"n_workers": n_workers, "n_inputs": n_inputs, "stragglers": list(stragglers), "n_requests": n_requests,
-                "base_ms": base_ms, "slowdown": slowdown, "n_slow": n_slow, "engine": engine}
+                "base_ms": base_ms, "slowdown": slowdown, "n_slow": n_slow}
     return ServingRun(requests=requests, table=serving_table(requests), verdicts=verdicts,
                       overall=overall_verdict(verdicts), devices=devices, machine=machine,
                       networks={k: {"n_parameters": v["n_parameters"], "dataset": v["dataset"]}
