@@ -1,4 +1,4 @@
-"""The claims page a referee reads: one row per paper statement in words, a result box, a forest plot per theorem.
+"""The claims page a referee reads: one row per paper statement in words, the result box's numbers, a forest plot per theorem.
 
 :mod:`gcc.experiments.claims` builds the claims table (one row per claim and measured context,
 each with its verdict). This module turns it into what the ``claims_table`` page shows first:
@@ -8,13 +8,11 @@ each with its verdict). This module turns it into what the ``claims_table`` page
   evidence;
 * :func:`headline_table` -- one row per statement: the verdicts on the lower-bound family, on
   the decoder test and on the typical functions, with their counts, and a link to the evidence;
-* :func:`result_box` -- the page's first screen (an HTML admonition): the question, the counts
-  per verdict, the scale of the runs, what the opposite outcome would have looked like;
+* :func:`box_values` -- the numbers of the page's result box (an admonition in the notebook's prose);
 * :func:`glossary` -- the short names of the full table (its ``claim`` column) in words;
 * :func:`plot_forest` -- the measured exponents against the claimed ones, one panel per theorem.
 
-Imports numpy, :mod:`gcc.results` and :mod:`gcc.experiments.claims`; pandas and matplotlib inside
-the functions.
+Imports numpy and :mod:`gcc.experiments.claims`; pandas and matplotlib inside the functions.
 """
 from __future__ import annotations
 
@@ -23,15 +21,13 @@ from html import escape
 
 import numpy as np
 
-from gcc import results
-
 from .claims import CLAIMS, EXPONENT_KINDS, SOURCE_NOTEBOOKS
 from .plotting import figure
 from .verdicts import VERDICTS
 from ..validation import check_choice
 
 __all__ = ["Statement", "STATEMENTS", "FAMILY_WORDS", "statement_of", "headline_table", "glossary",
-           "result_box", "plot_forest", "TEST_WORDS", "readable", "claim_words"]
+           "box_values", "plot_forest", "TEST_WORDS", "readable", "claim_words"]
 
 
 @dataclass(frozen=True)
@@ -222,67 +218,45 @@ def readable(frame):
     return out
 
 
-def _profiles(root) -> str:
-    found = set()
-    for nb in SOURCE_NOTEBOOKS:
-        try:
-            record = results.read_run_record(root / nb)
-        except (FileNotFoundError, OSError, ValueError):
-            continue
-        if record.get("profile"):
-            found.add(str(record["profile"]))
-    return ", ".join(sorted(found)) or "unknown"
+def box_values(table) -> list[dict]:
+    """The numbers of the claims page's result box, as keyword arguments of ``RunContext.value``.
 
-
-def result_box(table, root) -> str:
-    """The first screen of the claims page (an HTML admonition): the question, the counts, the scale, the opposite.
+    The box (an admonition in the notebook's prose) quotes them as ``{{ value.<key> }}`` beside
+    :func:`gcc.experiments.claims.quoted_values`' verdict totals.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`gcc.experiments.claims.build_claims_table`.
-    root : path-like
-        The results root the table was read from (the profile of its notebooks' runs is read there).
 
     Returns
     -------
-    str
+    list of dict
+        ``n_statements``; Theorem 1's counted rows on the lower-bound family (``thm1_family``) and
+        the tight ones among them (``thm1_family_tight``), on the typical functions
+        (``thm1_typical``) and the loose ones (``thm1_typical_loose``); ``violated_where`` (the
+        counted violated rows per statement, in words, or ``none``); ``n_notebooks`` and
+        ``n_points`` (fitted points of the rate claims).
     """
-    from pathlib import Path
-
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table[rate & table["counted"].astype(bool)]
-    counts = counted["verdict"].value_counts()
-    words = ", ".join(f"<b>{int(counts.get(v, 0))} {v}</b>" for v in ("tight", "loose", "violated", "undecided"))
     thm1 = counted[counted["claim"].isin(STATEMENTS[0].claims)]
     role = thm1["function"].map(_role)
-    fam, typ = thm1[role == "family"], thm1[role == "typical"]
-    violated = counted[counted["verdict"] == "violated"]
-    where = "; ".join(f"{n} on &ldquo;{escape(statement_of(c).words)}&rdquo;"
-                      for c, n in violated["claim"].value_counts().items() if statement_of(c) is not None)
-    n_not = int((~table["counted"].astype(bool)).sum())
-    notebooks = sorted({nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb})
-    points = int(pd_sum(table.loc[rate, "n_points"]))
-    return (
-        '<div class="admonition gcc-result"><p class="admonition-title">Result: every rate the papers state, measured</p>'
-        f"<p><b>Claim</b>: the papers' {len(STATEMENTS)} statements (below, one row each) hold where this book "
-        "measured them; above all Theorem 1: GCC's worst-case loss falls like (S+1)<sup>3</sup>/N<sup>3</sup>.</p>"
-        f"<p><b>Measured</b>: of {len(counted)} counted measurements of the rate claims, {words}. "
-        f"Theorem 1 on the lower-bound family (every decoder has its loss): {int((fam['verdict'] == 'tight').sum())} "
-        f"of {len(fam)} tight, so the rate cannot be improved; on the typical functions "
-        f"{int((typ['verdict'] == 'loose').sum())} of {len(typ)} loose (the bound holds with room). "
-        f"Violated: {where or 'none'}. {n_not} rows are shown but not counted (the reason in each row).</p>"
-        f"<p><b>Scale</b>: {len(table)} rows from {len(notebooks)} notebooks, {points} fitted points, "
-        f"profile {escape(_profiles(Path(root)))}; verdict band: the claimed exponent &plusmn;0.25.</p>"
-        "<p><b>The opposite</b> would have been Theorem 1's rows violated on the typical functions or "
-        "loose on the lower-bound family: a measured exponent whose whole 95% interval lies more than a "
-        "quarter of a power on the slow (or, for the family, the fast) side of the claim.</p></div>")
-
-
-def pd_sum(values) -> float:
-    """The sum of a column's finite values (0 for none)."""
-    arr = np.asarray(values, dtype=float)
-    return float(arr[np.isfinite(arr)].sum())
+    family, typical = thm1[role == "family"], thm1[role == "typical"]
+    violated = counted.loc[counted["verdict"] == "violated", "claim"].value_counts()
+    where = "; ".join(f"{n} on \u201c{statement_of(c).words}\u201d" for c, n in violated.items()
+                      if statement_of(c) is not None)
+    notebooks = {nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb}
+    points = np.asarray(table.loc[rate, "n_points"], dtype=float)
+    numbers = {"n_statements": (len(STATEMENTS), "statements of the papers"),
+               "thm1_family": (len(family), "Theorem 1's counted rows on the lower-bound family"),
+               "thm1_family_tight": (int((family["verdict"] == "tight").sum()), "of them tight"),
+               "thm1_typical": (len(typical), "Theorem 1's counted rows on the typical functions"),
+               "thm1_typical_loose": (int((typical["verdict"] == "loose").sum()), "of them loose"),
+               "violated_where": (where or "none", "counted violated rows per statement"),
+               "n_notebooks": (len(notebooks), "notebooks the table reads"),
+               "n_points": (int(points[np.isfinite(points)].sum()), "fitted points of the rate claims")}
+    return [{"key": key, "number": number, "note": note} for key, (number, note) in numbers.items()]
 
 
 _VERDICT_STYLE = {"tight": ("#1b9e77", "o"), "loose": ("#377eb8", "s"), "violated": ("#d62728", "^"),

@@ -1,75 +1,168 @@
-"""What the checks of every assignment share: the variant guard, loss (1), a reference cache, the
-common part of their docstrings and how a failed check shows in a notebook.
+"""What the checks of every assignment share: the grading pattern (:func:`task`), loss (1), a
+reference cache, grading a task on its own, and how a failed check shows in a notebook.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 import gcc
-from gcc.validation import invalid
+from gcc.validation import check_choice, invalid
 
-from ..feedback import AssignmentCheckError
+from ..feedback import AssignmentCheckError, Feedback, call_student, finish, make
 from ..variants import Variant
 
-__all__ = ["require_variant", "mse", "memo", "variant_key", "document_checks", "short_failures",
+__all__ = ["task", "mse", "cached", "variant_key", "answer_of", "plain", "as_answer", "short_failures",
            "reference_helpers", "carry_forward"]
 
 
-def require_variant(v: Any, assignment: str, check: str) -> None:
-    """Raise the standard ValueError unless ``v`` is the :class:`~gcc.assignments.Variant` of ``assignment``.
-
-    Parameters
-    ----------
-    v : object
-        What the student passed as the variant.
-    assignment : str
-        Id of the assignment the check belongs to, e.g. ``"01_berrut"``.
-    check : str
-        Name of the check, for the message.
-    """
-    if not isinstance(v, Variant) or v.assignment != assignment:
-        got = v.assignment if isinstance(v, Variant) else type(v).__name__
-        raise invalid("v", check, f"the Variant of {assignment!r} (gcc.assignments.variant({assignment!r}, seed))",
-                      got)
-
-
 def mse(estimate: np.ndarray, truth: np.ndarray) -> float:
-    """End-to-end loss of eq. (1) for one received set (:func:`gcc.mse_loss`).
-
-    Parameters
-    ----------
-    estimate, truth : ndarray, shape (K, ...)
-    """
+    """End-to-end loss of eq. (1) for one received set (:func:`gcc.mse_loss`)."""
     return float(gcc.mse_loss(estimate, truth))
 
 
-_MEMO: dict = {}
+def variant_key(v: Variant) -> str:
+    """A string that identifies a variant (assignment, seed and sizes), for :func:`cached`."""
+    return f"{v.assignment}|{v.seed}|{sorted(v.params.items())!r}"
 
 
-def memo(key: tuple, compute: Callable[[], Any]) -> Any:
-    """Cache a reference per (what, variant): a notebook calls several checks on the same reference.
+def cached(compute: Callable) -> Callable:
+    """``compute(v, *args)`` cached per (variant, args): a notebook calls several checks on one reference."""
+    store: dict = {}
+
+    @functools.wraps(compute)
+    def get(v: Variant, *args):
+        key = (variant_key(v), *args)
+        if key not in store:
+            if len(store) > 64:
+                store.clear()
+            store[key] = compute(v, *args)
+        return store[key]
+    return get
+
+
+class _Unanswered(Exception):
+    """A student's function that is a placeholder or raised: the text is the task's problem."""
+
+
+def answer_of(func: Any, name: str, *args) -> Any:
+    """The student's ``func(*args)``; a placeholder or a crash ends the check with its feedback text."""
+    result, problem = call_student(func, name, *args)
+    if problem:
+        raise _Unanswered(problem)
+    return result
+
+
+def plain(answer: Any) -> Any:
+    """A numpy scalar (``np.bool_``, ``np.int64``) as the Python value it holds; anything else as is."""
+    return answer.item() if isinstance(answer, np.generic) else answer
+
+
+def as_answer(answer: Any, convert: Callable) -> Any:
+    """``convert(answer)`` for comparison; a placeholder as is, an unconvertible answer as ``"<type>"``."""
+    if answer is Ellipsis or answer is None:
+        return answer
+    try:
+        return convert(answer)
+    except (TypeError, ValueError):
+        return f"<{type(answer).__name__}>"
+
+
+_EXTRA_PARAMS = {
+    "code": "code : {'spline', 'berrut'}\n        Which code's curve or slope is checked.",
+    "trials": "trials : int\n        Monte Carlo trials of ``gcc.cpgc.simulate`` (the notebook uses the same number).",
+}
+_EARLIER = ("worst_case_loss", "losses", "slope", "cv_loss", "cv_table", "best", "arrivals", "values", "history",
+            "latency95", "mean_loss", "design")
+_EXTRA_PARAMS.update({name: f"{name} : optional\n        The student's ``{name}`` of an earlier task (the test cell "
+                            "passes it):\n        an answer that follows correctly from a wrong one scores in full, "
+                            "and a failure\n        caused by it says so." for name in _EARLIER})
+
+_COMMON_DOC = """
 
     Parameters
     ----------
-    key : tuple
-        What is computed and for which variant (see :func:`variant_key`).
-    compute : callable
-        ``compute() -> reference``, called once per key (the cache holds at most 65 entries).
+    {answers}
+        The student's answer: a value, or the student's function for checks that call it on the
+        variant's data. ``...``, ``None`` and a function that still raises ``NotImplementedError``
+        give a "not answered yet" feedback.
+    v : Variant
+        The student's variant (``gcc.assignments.variant(<id>, seed, ...)``); the reference is
+        recomputed with ``gcc`` from it.{extra}
+    raise_on_fail : bool, default True
+        Raise on failure (notebooks) or return the failed feedback (grading, tests).
+
+    Returns
+    -------
+    Feedback
+        The outcome; printing it shows a one-line confirmation or the feedback.
+
+    Raises
+    ------
+    AssignmentCheckError
+        When the answer is not correct yet and ``raise_on_fail``; its message says which value is
+        wrong, by how much and gives a hint, without the reference values.
+"""
+
+
+def task(assignment: str, number, title, hint) -> Callable:
+    """Make a task's comparison a check: the variant guard, the feedback, raising on failure, the docs.
+
+    Parameters
+    ----------
+    assignment : str
+        The assignment id the check belongs to; the check's ``v`` must be its variant.
+    number, title : str or dict
+        The task's number and title; a dict ``{code: ...}`` for a check of both codes (its ``code``
+        argument picks the entry and must be one of the dict's keys).
+    hint : str or callable
+        The hint shown on failure, or ``hint(arguments) -> str`` of the check's bound arguments.
+
+    Returns
+    -------
+    callable
+        A decorator of ``compare(answer..., v, ...) -> (problems, note)`` (or ``(problems, note,
+        hint)`` to replace the hint): the check ``compare(answer..., v, ..., raise_on_fail=True)
+        -> Feedback``. A student's function that is a placeholder or raises (:func:`answer_of`)
+        fails the task with that problem.
     """
-    if key not in _MEMO:
-        if len(_MEMO) > 64:
-            _MEMO.clear()
-        _MEMO[key] = compute()
-    return _MEMO[key]
+    def decorate(compare: Callable) -> Callable:
+        signature = inspect.signature(compare)
+        name = compare.__name__
 
+        @functools.wraps(compare)
+        def check(*args, raise_on_fail: bool = True, **kwargs) -> Feedback:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = bound.arguments
+            v = arguments["v"]
+            if not isinstance(v, Variant) or v.assignment != assignment:
+                raise invalid("v", name, f"the Variant of {assignment!r} (gcc.assignments.variant({assignment!r}, "
+                              "seed))", v.assignment if isinstance(v, Variant) else type(v).__name__)
+            if isinstance(number, dict):
+                check_choice(arguments["code"], "code", name, tuple(number))
+            try:
+                problems, note, *shown = compare(*bound.args, **bound.kwargs)
+            except _Unanswered as exc:
+                problems, note, shown = [str(exc)], "", []
+            text = shown[0] if shown else hint(arguments) if callable(hint) else hint
+            pick = (lambda x: x[arguments["code"]] if isinstance(x, dict) else x)
+            return finish(make(assignment, pick(number), pick(title), problems, note, [text]), raise_on_fail)
 
-def variant_key(v: Variant) -> str:
-    """A string that identifies a variant (assignment, seed and sizes), for :func:`memo`."""
-    return f"{v.assignment}|{v.seed}|{sorted(v.params.items())!r}"
+        params = list(signature.parameters)
+        answers = params[:params.index("v")]
+        extra = "".join("\n    " + _EXTRA_PARAMS[p] for p in params[params.index("v") + 1:] if p in _EXTRA_PARAMS)
+        check.__doc__ = compare.__doc__.rstrip() + _COMMON_DOC.format(answers=", ".join(answers), extra=extra)
+        check.__signature__ = signature.replace(parameters=[
+            *signature.parameters.values(),
+            inspect.Parameter("raise_on_fail", inspect.Parameter.KEYWORD_ONLY, default=True, annotation=bool)],
+            return_annotation=Feedback)
+        return check
+    return decorate
 
 
 @contextmanager
@@ -106,102 +199,39 @@ def reference_helpers(func: Any, **helpers: Callable) -> Iterator[dict]:
         namespace.update(own)
 
 
-def carry_forward(problems: list[str], note: str, *, uses: str, earlier_passed: bool,
+def carry_forward(problems: list[str], note: str, v: Variant, given: list, *, uses: str,
                   consistent: Callable[[], tuple[list[str], str]] | None = None) -> tuple[list[str], str]:
-    """Grade an answer that builds on an earlier task's answer on its own ("error carried forward").
+    """Grade an answer that builds on earlier tasks' answers on its own ("error carried forward").
 
     Parameters
     ----------
     problems, note : list of str, str
         The comparison of the answer with the reference (computed from the reference of the
-        earlier task).
+        earlier tasks).
+    v : Variant
+    given : list of (object, callable)
+        ``(answer, check)`` of each earlier task: the student's answer (None: not given, nothing
+        changes) and that task's check, called as ``check(answer, v, raise_on_fail=False)``.
     uses : str
         What the answer builds on, e.g. ``"your `losses` from Task 2"``.
-    earlier_passed : bool
-        Whether that earlier answer is right.
     consistent : callable, optional
         ``consistent() -> (problems, note)``: the answer compared with what the student's (wrong)
-        earlier answer implies. When it matches, the answer is right given the earlier one and the
-        task scores in full.
+        earlier answers imply. When it matches, the task scores in full.
 
     Returns
     -------
     problems, note : list of str, str
-        Unchanged when the answer is right or the earlier answer is; no problem at all when the
-        answer follows correctly from the earlier one; otherwise the comparison's problems after a
-        first one that says the earlier task is not correct yet.
+        Unchanged when the answer is right or an earlier answer is not given or all are right; no
+        problem at all when the answer follows correctly from the earlier ones; otherwise the
+        comparison's problems after a first one that says the earlier task is not correct yet.
     """
-    if not problems or earlier_passed:
+    if (not problems or any(answer is None for answer, _ in given)
+            or all(check(answer, v, raise_on_fail=False).passed for answer, check in given)):
         return problems, note
-    cause = f"This task uses {uses}, which is not correct yet"
-    if consistent is not None:
-        again, _ = consistent()
-        if not again:
-            return [], (f"correct given {uses}, which is not correct yet (this task is graded on "
-                        "its own: see that task's feedback).")
-    # The comparison with the reference says what is wrong (a placeholder, a shape, ...); the first
-    # line says that the earlier task is wrong too, and to fix it first.
-    return [f"{cause}: fix that task first."] + problems, note
-
-
-_EXTRA_PARAMS = {
-    "code": "code : {'spline', 'berrut'}\n        Which code's curve or slope is checked.",
-    "trials": "trials : int\n        Monte Carlo trials of ``gcc.cpgc.simulate`` (the notebook uses the same number).",
-}
-#: Arguments that pass the student's answer to an earlier task (see :func:`carry_forward`).
-_EARLIER = ("worst_case_loss", "losses", "slope", "cv_loss", "cv_table", "best", "arrivals", "values", "history",
-            "latency95", "mean_loss", "design")
-_EXTRA_PARAMS.update({name: f"{name} : optional\n        The student's ``{name}`` of an earlier task (the test cell "
-                            "passes it):\n        an answer that follows correctly from a wrong one scores in full, "
-                            "and a failure\n        caused by it says so." for name in _EARLIER})
-
-_COMMON_DOC = """
-
-    Parameters
-    ----------
-    {answers}
-        The student's answer: a value, or the student's function for checks that call it on the
-        variant's data. ``...``, ``None`` and a function that still raises ``NotImplementedError``
-        give a "not answered yet" feedback.
-    v : Variant
-        The student's variant (``gcc.assignments.variant(<id>, seed, ...)``); the reference is
-        recomputed with ``gcc`` from it.{extra}
-    raise_on_fail : bool, default True
-        Raise on failure (notebooks) or return the failed feedback (grading, tests).
-
-    Returns
-    -------
-    Feedback
-        The outcome; printing it shows a one-line confirmation or the feedback.
-
-    Raises
-    ------
-    AssignmentCheckError
-        When the answer is not correct yet and ``raise_on_fail``; its message says which value is
-        wrong, by how much and gives a hint, without the reference values.
-"""
-
-
-def document_checks(namespace: dict, names: Iterable[str]) -> None:
-    """Append the shared Parameters/Returns/Raises sections to the docstrings of the ``check_*`` functions.
-
-    Parameters
-    ----------
-    namespace : dict
-        The module's ``globals()``.
-    names : iterable of str
-        The module's ``__all__``; names that are not ``check_*`` functions are skipped, and so
-        are docstrings that already have a Parameters section.
-    """
-    for name in names:
-        func = namespace[name]
-        if not name.startswith("check_") or not callable(func) or not func.__doc__ or "Parameters" in func.__doc__:
-            continue
-        params = list(inspect.signature(func).parameters)
-        answers = params[:params.index("v")]
-        extra = "".join("\n    " + _EXTRA_PARAMS[p] for p in params[params.index("v") + 1:]
-                        if p in _EXTRA_PARAMS)
-        func.__doc__ = func.__doc__.rstrip() + _COMMON_DOC.format(answers=", ".join(answers), extra=extra)
+    if consistent is not None and not consistent()[0]:
+        return [], (f"correct given {uses}, which is not correct yet (this task is graded on "
+                    "its own: see that task's feedback).")
+    return [f"This task uses {uses}, which is not correct yet: fix that task first."] + problems, note
 
 
 def short_failures(shell: Any = None) -> bool:
@@ -231,9 +261,7 @@ def short_failures(shell: Any = None) -> bool:
         return False
 
     def feedback_only(shell, etype, value, tb, tb_offset=None):
-        # IPython leaves the display to a custom handler; _showtraceback is how ipykernel sends an
-        # error (with this short traceback) to the notebook and into the execute reply. One entry
-        # per line: "AssignmentCheckError: <headline>", then the wrapped problems and hints.
+        # ipykernel sends an error through _showtraceback: one entry per line of the feedback.
         stb = f"{etype.__name__}: {value}".split("\n")
         shell._showtraceback(etype, value, stb)
         return stb
