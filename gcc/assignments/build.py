@@ -1,15 +1,9 @@
 """The book's Assignments part: the student versions, as nbgrader releases them.
 
-The pages ``book/generated/assignments/<id>.ipynb`` are build products (never committed): the book
-build calls :func:`sync_book`, which runs ``nbgrader generate_assignment`` on the course's sources
-(:func:`gcc.assignments.course.generate_release`, a scratch gradebook) and writes each released
-notebook as a page. A page is the release itself, nbgrader's metadata included (so a notebook
-downloaded from the book is a valid copy of the release), with only the page tags added: the
-student's cells (the parameters and the solution cells) show their code, every other code cell
-(setup, plots, test cells) is behind a toggle. The pages are not executed: a student version
-fails its checks by design until it is solved.
-
-Command line: ``python -m gcc.assignments sync-book``.
+:func:`sync_book` writes each notebook of an nbgrader release (:func:`.course.generate_release`) as
+the page ``book/generated/assignments/<id>.ipynb``, nbgrader's metadata kept, the student's cells
+shown and the others folded (:func:`book_page`); pages are not executed (a student version fails
+its checks by design). Command line: ``python -m gcc.assignments sync-book``.
 """
 from __future__ import annotations
 
@@ -26,30 +20,15 @@ __all__ = ["book_page", "sync_book"]
 SHOW, HIDE = "show-input", "hide-input"
 
 
-def _is_students(cell) -> bool:
-    """A code cell the student writes in: an nbgrader solution cell, or the parameters (the seed)."""
-    grading = cell.metadata.get("nbgrader", {})
-    return bool(grading.get("solution")) or "parameters" in cell.metadata.get("tags", [])
-
-
 def book_page(nb):
-    """A released notebook as the book shows it: the student's code shown, the rest behind toggles.
-
-    Parameters
-    ----------
-    nb : nbformat.NotebookNode
-        A notebook of the nbgrader release (modified in place).
-
-    Returns
-    -------
-    nbformat.NotebookNode
-        ``nb``, each code cell tagged ``show-input`` (the student's cells) or ``hide-input``.
-    """
+    """A released notebook (modified in place) as the book shows it: each code cell tagged
+    ``show-input`` (a solution cell, the parameters) or ``hide-input``; returns ``nb``."""
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         tags = [t for t in cell.metadata.get("tags", []) if t not in (SHOW, HIDE)]
-        cell.metadata["tags"] = tags + [SHOW if _is_students(cell) else HIDE]
+        students = cell.metadata.get("nbgrader", {}).get("solution") or "parameters" in tags
+        cell.metadata["tags"] = tags + [SHOW if students else HIDE]
     return nb
 
 
@@ -62,11 +41,10 @@ def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None
     assignments : iterable of str, optional
         Which assignments (default: every source notebook of the course).
     dest : Path, optional
-        Folder of the pages; default ``book/generated/assignments`` (the book build passes its own
-        folder of generated pages).
+        Folder of the pages (default ``book/generated/assignments``).
     release : Path, optional
-        An nbgrader release folder (``<release>/<id>/<id>.ipynb``) to take the notebooks from; by
-        default ``nbgrader generate_assignment`` makes one in a temporary folder.
+        An nbgrader release folder (``<release>/<id>/<id>.ipynb``); by default one is generated
+        in a temporary folder.
 
     Returns
     -------

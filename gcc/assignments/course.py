@@ -1,19 +1,9 @@
 """The assignments as an nbgrader course: its folder, the students' seeds and the release.
 
-The course lives in ``assignments/`` (its ``nbgrader_config.py`` and ``source/<id>/<id>.ipynb``,
-the nbgrader source notebooks: solution regions, autograded test cells with points, read-only
-cells). nbgrader does the rest (``generate_assignment``, ``release_assignment``, ``collect``,
-``autograde``, ``generate_feedback``, the gradebook); this module adds what nbgrader does not do:
-
-- every student works on a variant of their own: :func:`student_seed` maps a student id to a seed,
-  and :class:`StudentSeed`, an nbgrader autograde preprocessor (``nbgrader_config.py`` adds it), grades
-  each submission with its student's seed and the course's sizes, whatever the submission's first
-  cell says;
-- :func:`generate_release` runs ``nbgrader generate_assignment`` against a scratch gradebook, which is
-  how the book build gets the student versions without touching the instructor's gradebook.
-
-The test cells call :mod:`gcc.assignments.checks`, whose failures name the check, the wrong entry,
-the relative error and a hint (:mod:`gcc.assignments.feedback`).
+nbgrader does the course (``generate_assignment`` ... ``generate_feedback``, the gradebook); this
+module adds :func:`student_seed` (a student id's seed), :class:`StudentSeed` (the autograde step that
+grades each submission with its student's seed and the course's sizes), :func:`run_nbgrader` and
+:func:`generate_release` (the student versions against a scratch gradebook, for the book).
 """
 from __future__ import annotations
 
@@ -38,41 +28,22 @@ __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "
            "check_student_id", "check_seed_value",
            "run_nbgrader", "generate_release"]
 
-#: Seeds are drawn from ``range(SEED_RANGE)``: small enough to read out, large enough that two
-#: students of a class rarely share one.
+#: Seeds are drawn from ``range(SEED_RANGE)``: easy to read out, rarely shared within a class.
 SEED_RANGE = 100_000
 
 _SEED_LINE = re.compile(r"^seed\s*=.*$", re.M)
 
-#: What a student id may hold: it is written into the graded parameters cell (a comment) and into
-#: log lines, so only printable characters, no line breaks or control characters, at most 100.
+#: A student id: 1 to 100 printable characters (it is written into a comment of the graded cell).
 _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,100}")
 
 
 def check_student_id(student_id, name: str = "student_id", owner: str = "with_seed") -> str:
-    """Return ``student_id`` if it is safe to write into a code cell, else raise the standard error.
+    """Return ``student_id`` (1 to 100 printable characters) unchanged, else raise the standard error.
 
-    A student id is nbgrader's (on JupyterHub, the user name). It ends up in the comment of the
-    graded parameters cell, so a line break would turn the rest of the id into a line of code; control
-    characters (tabs, escapes) are rejected too. Backslashes, quotes and non-ASCII letters are fine
-    (the id is written as the literal text it is).
-
-    Parameters
-    ----------
-    student_id : str
-        The id to check: 1 to 100 printable characters.
-    name, owner : str
-        The argument and the function named in the error.
-
-    Returns
-    -------
-    str
-        ``student_id`` unchanged.
-
-    Raises
-    ------
-    ValueError
-        Not a str, empty, longer than 100 characters, or holding a line break or control character.
+    The id goes into the comment of the graded parameters cell: a line break would make the rest of
+    it a line of code, so line breaks and control characters are errors; backslashes, quotes and
+    non-ASCII letters are written as the literal text they are. ``name`` and ``owner`` are the
+    argument and the function the error names.
 
     Examples
     --------
@@ -112,15 +83,7 @@ def course_root() -> Path:
 
 
 def source_notebook(assignment: str, root: Path | None = None) -> Path:
-    """The nbgrader source notebook ``<root>/source/<assignment>/<assignment>.ipynb``.
-
-    Parameters
-    ----------
-    assignment : str
-        One of :data:`gcc.assignments.ASSIGNMENTS`.
-    root : Path, optional
-        The course folder (default :func:`course_root`).
-    """
+    """The nbgrader source notebook ``<root>/source/<assignment>/<assignment>.ipynb`` (root: :func:`course_root`)."""
     check_choice(assignment, "assignment", "source_notebook", tuple(ASSIGNMENTS))
     return Path(root or course_root()) / "source" / assignment / f"{assignment}.ipynb"
 
@@ -131,17 +94,7 @@ def assignment_ids(root: Path | None = None) -> list[str]:
 
 
 def student_seed(student_id: str) -> int:
-    """The seed of a student's variants: a fixed function of the student id (nbgrader's).
-
-    Parameters
-    ----------
-    student_id : str
-        The id nbgrader files the student's submissions under (on JupyterHub, the user name).
-
-    Returns
-    -------
-    int
-        In ``range(SEED_RANGE)``; the same for every assignment and every run.
+    """The seed of a student's variants, in ``range(SEED_RANGE)``: a fixed function of nbgrader's student id.
 
     Examples
     --------
@@ -162,21 +115,13 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     parameters : str
         The source of the notebook's ``parameters`` cell (one line ``seed = ...``).
     seed : int
-        The seed to write: an int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never
-        truncated).
+        An int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never truncated).
     student_id : str, optional
-        Named in the line's comment: printable characters only (see :func:`check_student_id`),
-        written as is (a backslash stays a backslash).
+        Named in the line's comment, as is (:func:`check_student_id`).
 
     Returns
     -------
     str
-
-    Raises
-    ------
-    ValueError
-        A seed that is not a non-negative int, a student id with a line break or control character,
-        or ``parameters`` that is not a str.
 
     Examples
     --------
@@ -200,11 +145,9 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
 class StudentSeed(Preprocessor):
     """nbgrader autograde step: grade every submission with its student's seed and the course's sizes.
 
-    It replaces the submission's ``parameters`` cell by the source notebook's (or inserts it before
-    the first of nbgrader's code cells, the setup, when the submission lost it), with
-    ``seed = student_seed(student)`` (or the seed :attr:`seeds` names), so that a student is graded
-    on their own variant with the course's sizes. Runs after nbgrader's ``OverwriteCells`` in
-    ``Autograde.sanitize_preprocessors`` (see ``assignments/nbgrader_config.py``).
+    The submission's ``parameters`` cell becomes the source notebook's (inserted before the setup
+    cell when the submission lost it) with ``seed = student_seed(student)`` or the seed :attr:`seeds`
+    names. Runs after nbgrader's ``OverwriteCells`` (``assignments/nbgrader_config.py``).
     """
 
     enabled = Bool(True, help="nbconvert runs a preprocessor only when it is enabled.")
@@ -259,30 +202,10 @@ class StudentSeed(Preprocessor):
 
 
 def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = None) -> str:
-    """Run one nbgrader command (``python -m nbgrader <args>``) in the course folder; return its log.
+    """Run ``python -m nbgrader <args>`` in the course folder (default :func:`course_root`); return its log.
 
-    nbgrader calls the ``alembic`` executable of its environment to create a gradebook, so this
-    interpreter's ``bin`` folder goes first on ``PATH`` (an environment need not be activated).
-
-    Parameters
-    ----------
-    *args : str
-        The command and its options, e.g. ``"autograde", "01_berrut", "--student=ada"``.
-    root : Path, optional
-        The course folder, where nbgrader runs and finds ``nbgrader_config.py`` (default
-        :func:`course_root`).
-    timeout : float, optional
-        Seconds before the command is stopped.
-
-    Returns
-    -------
-    str
-        nbgrader's log (its stderr and stdout).
-
-    Raises
-    ------
-    RuntimeError
-        nbgrader failed; the message ends with the last lines of its log.
+    This interpreter's ``bin`` goes first on ``PATH``: nbgrader calls its environment's ``alembic``.
+    ``timeout`` is in seconds. Raises RuntimeError, with the log's last lines, when nbgrader fails.
     """
     root = Path(root or course_root()).resolve()
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
@@ -296,22 +219,10 @@ def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = N
 
 
 def generate_release(out: Path, assignments: Iterable[str] | None = None, root: Path | None = None) -> Path:
-    """Run ``nbgrader generate_assignment`` into ``out``, against a scratch gradebook.
+    """Run ``nbgrader generate_assignment`` into ``out`` (``<id>/<id>.ipynb``) against a scratch gradebook.
 
-    Parameters
-    ----------
-    out : Path
-        Folder that receives ``<id>/<id>.ipynb``, the student versions (the course's ``release``
-        step), and the scratch gradebook ``gradebook.db`` (the instructor's is never touched).
-    assignments : iterable of str, optional
-        Which assignments (default: all of :func:`assignment_ids`).
-    root : Path, optional
-        The course folder (default :func:`course_root`); its ``nbgrader_config.py`` applies.
-
-    Returns
-    -------
-    Path
-        ``out``.
+    ``out`` also receives the scratch ``gradebook.db`` (the instructor's is never touched);
+    ``assignments`` defaults to all, ``root`` to :func:`course_root`. Returns ``out``.
     """
     root = Path(root or course_root()).resolve()
     out = Path(out).resolve()

@@ -1,19 +1,9 @@
 """The feedback page a student reads: nbgrader's feedback HTML, offline and honest about pending points.
 
-``nbgrader generate_feedback`` writes one HTML page per submission from its ``feedback`` template.
-Three things of that page are fixed here (``assignments/nbgrader_config.py`` selects both classes):
-
-- **the maths renders offline**: nbgrader's page loads MathJax 2 from a CDN, so a student who opens
-  the page without a network reads raw ``$\\tilde x_n$``. :class:`FeedbackExporter` replaces that by
-  the companion's vendored MathJax 3 (``book/vendor/mathjax``, the copy the book uses), inlined
-  into the page with its fonts as ``data:`` URIs: the page is one self-contained file (about 1.8 MB),
-  as ``release_feedback`` copies only the HTML file to the student;
-- **long lines wrap**: the feedback of a failed check and long code lines wrap inside the page's
-  column instead of being cut off at its edge;
-- **pending points are marked**: a written answer that the teacher has not graded yet shows as
-  "pending" (``Written response (pending: 3 points, not graded yet)``), not as "Score: 0.0 / 3.0",
-  and the page's total says how many points are pending. :class:`PendingGrades` (nbgrader's
-  ``GetGrades`` plus the pending flags) reads them from the gradebook.
+``assignments/nbgrader_config.py`` makes ``generate_feedback`` use :class:`FeedbackExporter` (the
+maths rendered by the book's vendored MathJax 3 inlined with its fonts, so the one HTML file that
+``release_feedback`` copies reads offline; long lines wrapped) and :class:`PendingGrades` (a
+written answer not graded yet shows as "pending", not as "Score: 0.0 / 3.0").
 """
 from __future__ import annotations
 
@@ -62,24 +52,8 @@ def mathjax_folder() -> Path:
 
 @lru_cache(maxsize=1)
 def mathjax_inline(folder: Path | None = None) -> str:
-    """The vendored MathJax 3 as inline ``<script>`` elements, its fonts embedded as ``data:`` URIs.
-
-    Parameters
-    ----------
-    folder : Path, optional
-        The MathJax ``es5`` folder (default :func:`mathjax_folder`): ``tex-mml-chtml.js`` and
-        ``output/chtml/fonts/woff-v2/*.woff``.
-
-    Returns
-    -------
-    str
-        The configuration and the script, ready to go into a page's ``<head>``.
-
-    Raises
-    ------
-    FileNotFoundError
-        The vendored copy (or one of the fonts it names) is missing.
-    """
+    """The vendored MathJax 3 (``folder``, default :func:`mathjax_folder`) as inline ``<script>``
+    elements for a page's ``<head>``, its fonts embedded as ``data:`` URIs (FileNotFoundError if missing)."""
     folder = Path(folder) if folder is not None else mathjax_folder()
     script = (folder / "tex-mml-chtml.js").read_text(encoding="utf-8")
     fonts = folder / "output" / "chtml" / "fonts" / "woff-v2"
@@ -101,20 +75,10 @@ def _score(value) -> str:
 
 def offline_page(page: str, pending: list[dict] | None = None, score: float | None = None,
                  max_score: float | None = None) -> str:
-    """nbgrader's feedback HTML with offline MathJax, wrapped lines and the pending points marked.
+    """nbgrader's feedback HTML (``page``) with offline MathJax, wrapped lines and the pending points marked.
 
-    Parameters
-    ----------
-    page : str
-        The HTML that nbgrader's ``feedback`` template rendered.
-    pending : list of dict, optional
-        ``{"grade_id": ..., "points": ...}`` of each manually graded cell not graded yet.
-    score, max_score : float, optional
-        The page's total, as its heading shows it (needed to mark the pending points there).
-
-    Returns
-    -------
-    str
+    ``pending`` holds ``{"grade_id", "points"}`` of each manually graded cell not graded yet;
+    ``score`` and ``max_score`` are the page's total (its heading then says how much is pending).
     """
     page = _CDN_SCRIPT.sub("", page)
     page = _MATHJAX2_CONFIG.sub("", page)
@@ -137,11 +101,8 @@ def offline_page(page: str, pending: list[dict] | None = None, score: float | No
 
 
 class PendingGrades(GetGrades):
-    """nbgrader's ``GetGrades``, which also flags the cells that still wait for manual grading.
-
-    A flagged cell gets ``metadata.nbgrader.pending = True`` and is listed in
-    ``resources["nbgrader"]["pending"]`` (its grade id and points), for :class:`FeedbackExporter`.
-    """
+    """nbgrader's ``GetGrades``, which also lists the cells waiting for manual grading in
+    ``resources["nbgrader"]["pending"]`` (grade id and points), for :class:`FeedbackExporter`."""
 
     def preprocess(self, nb, resources):
         resources["nbgrader"]["pending"] = []
@@ -152,7 +113,6 @@ class PendingGrades(GetGrades):
         grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
                                           self.assignment_id, self.student_id)
         if grade.needs_manual_grade and grade.manual_score is None:
-            cell.metadata.nbgrader["pending"] = True
             resources["nbgrader"]["pending"].append({"grade_id": cell.metadata["nbgrader"]["grade_id"],
                                                      "points": grade.max_score})
 

@@ -1,16 +1,10 @@
-"""The gradebook side of the course: pending points, the written answers' grades and an honest export.
+"""The gradebook side of the course: pending written answers, grading them, an export that marks them.
 
-nbgrader autogrades the test cells; the written answer of every assignment (3 points) waits for the
-teacher (nbgrader's *manual grading*: the formgrader, or :func:`grade_written`). Until then nbgrader
-counts it as 0, so its plain ``nbgrader export`` shows a solved submission as "10.0 / 13.0" with
-nothing to tell the 3 missing points from a wrong answer. This module adds:
-
-- :func:`pending`: the manually graded cells not graded yet, per submission;
-- :func:`grade_written`: set the score (and a comment) of a written answer from the command line,
-  what the formgrader does (``python -m gcc.assignments grade-written 01_berrut ada 2.5``);
-- :class:`PendingCsvExport`: ``nbgrader export --exporter=gcc.assignments.gradebook.PendingCsvExport``,
-  nbgrader's CSV with two more columns, ``pending_points`` and ``status`` (``graded``,
-  ``pending manual grading`` or ``not submitted``).
+nbgrader counts a written answer (3 points, manually graded) as 0 until the teacher grades it, so
+its plain export reads a solved submission as "10.0 / 13.0". :func:`pending` lists the cells still
+waiting, :func:`grade_written` grades one from the shell (what the formgrader's score box does), and
+``nbgrader export --exporter=gcc.assignments.gradebook.PendingCsvExport`` adds ``pending_points``
+and ``status`` to the CSV.
 """
 from __future__ import annotations
 
@@ -40,19 +34,9 @@ def _pending_of(submission) -> list[tuple[str, str, float]]:
 
 
 def pending(db_url: str | None = None, course_id: str = COURSE_ID) -> list[dict]:
-    """Every manually graded cell that is not graded yet.
+    """Every manually graded cell not graded yet: ``{"assignment", "student", "notebook", "cell", "points"}``.
 
-    Parameters
-    ----------
-    db_url : str, optional
-        The gradebook (default :func:`gradebook_url`).
-    course_id : str
-        The course id of ``nbgrader_config.py``.
-
-    Returns
-    -------
-    list of dict
-        ``{"assignment", "student", "notebook", "cell", "points"}``, one per cell.
+    ``db_url`` defaults to :func:`gradebook_url`, ``course_id`` is that of ``nbgrader_config.py``.
     """
     out = []
     with Gradebook(db_url or gradebook_url(), course_id) as gb:
@@ -78,9 +62,9 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
     comment : str, optional
         Shown to the student under their answer in the feedback.
     cell : str
-        The manually graded cell's grade id (every assignment's written answer: ``written_answer``).
+        The manually graded cell's grade id (every written answer's: ``written_answer``).
     notebook : str, optional
-        The notebook (default: the assignment id, the course's one notebook per assignment).
+        Default: the assignment id (one notebook per assignment).
     db_url, course_id : str, optional
         The gradebook and the course.
 
@@ -88,11 +72,6 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
     -------
     float
         The submission's new total score.
-
-    Raises
-    ------
-    ValueError
-        No such submission or cell, a cell that is not manually graded, or a score out of range.
     """
     student = check_student_id(student, "student", "grade_written")
     notebook = notebook or assignment
@@ -113,12 +92,8 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
 
 
 class PendingCsvExport(ExportPlugin):
-    """nbgrader's CSV export with the pending points marked (``nbgrader export --exporter=...``).
-
-    Columns: ``assignment, student_id, timestamp, score, max_score, pending_points, status``. A
-    submission whose written answer is not graded yet reads ``10.0, 13.0, 3.0, pending manual
-    grading``: 10 of the 10 graded points, 3 points still to come; never a silent "10.0 / 13.0".
-    """
+    """nbgrader's CSV export with the pending points marked: ``assignment, student_id, timestamp, score,
+    max_score, pending_points, status`` (``graded``, ``pending manual grading`` or ``not submitted``)."""
 
     def export(self, gradebook: Gradebook) -> None:
         dest = self.to or "grades.csv"

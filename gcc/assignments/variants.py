@@ -1,14 +1,8 @@
 """Per-student variants: sizes and data drawn from a seed.
 
-Every assignment notebook has a ``seed`` in its first cell; nbgrader's autograde sets each
-student's own (:class:`gcc.assignments.course.StudentSeed`; ``python -m gcc.assignments seeds ada``
-prints them). The seed fixes the sizes
-(number of inputs, workers, stragglers, ...) and the data, so two students with
-different seeds get different answers and cannot copy them, while the checks,
-given the same variant, recompute the reference exactly.
-
-Sizes can also be set explicitly (``variant("01_berrut", seed, n_workers=12)``);
-explicit values win over the ones drawn from the seed.
+The seed (a notebook's first cell; the autograder sets the student's) fixes the sizes and the data,
+so students with different seeds get different answers while a check, given the same variant,
+recomputes the reference exactly. Explicit sizes (``variant("01_berrut", seed, n_workers=12)``) win.
 """
 from __future__ import annotations
 
@@ -44,7 +38,6 @@ class Variant:
     params: dict = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:
-        # dataclass fields are found before __getattr__ is called; this serves the params.
         params = object.__getattribute__(self, "params")
         if name in params:
             return params[name]
@@ -52,10 +45,7 @@ class Variant:
                              f"it has {sorted(params)}.")
 
     def rng(self, stream: str) -> np.random.Generator:
-        """An independent generator for one named use (``"data"``, ``"stragglers"``, ...).
-
-        Streams are keyed by name so that adding a new use never shifts the numbers of another.
-        """
+        """An independent generator for one named use (``"data"``, ...): a new use never shifts another's numbers."""
         stream = validate(stream, InstanceOf(str, "a stream name (str)"), "stream", "Variant.rng")
         key = [int(self.seed), zlib.crc32(self.assignment.encode()), zlib.crc32(stream.encode())]
         return np.random.default_rng(key)
@@ -154,7 +144,6 @@ def _override(name: str, value: Any, drawn: Any) -> Any:
     return value
 
 
-# --------------------------------------------------------------------------- problem data
 def _f_smooth(x: np.ndarray) -> np.ndarray:
     """The function the workers of assignments 01 and 05 compute: smooth, elementwise, non-polynomial."""
     return np.tanh(x) + 0.1 * x ** 2
@@ -166,17 +155,8 @@ def _f_xsinx(x: np.ndarray) -> np.ndarray:
 
 
 def problem(v: Variant):
-    """The data of a variant: what the student's notebook works on and the checks recompute.
-
-    Parameters
-    ----------
-    v : Variant
-
-    Returns
-    -------
-    types.SimpleNamespace
-        Fields depend on the assignment (``X``, ``f``, ``received``, ...); see each notebook.
-    """
+    """The data of a variant ``v``, what its notebook works on and the checks recompute: a
+    ``types.SimpleNamespace`` whose fields (``X``, ``f``, ``received``, ...) depend on the assignment."""
     from types import SimpleNamespace
 
     if not isinstance(v, Variant):

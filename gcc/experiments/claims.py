@@ -1,37 +1,14 @@
 """The claims table: every rate the papers state, beside the rate measured here, with a verdict.
 
-Each rate notebook saves a ``slopes`` table (log-log slopes with confidence intervals, columns
-:data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`); this module reads them from the results root,
-matches each paper claim with the measurements that test it and gives each the verdict of
-:func:`gcc.experiments.verdicts.verdict`, one equivalence rule for every kind of claim: ``tight``
-(the whole 95% interval lies within the claimed value +- ``delta``, :data:`~gcc.experiments.verdicts.DELTA`
-= 0.25 for an exponent), ``loose`` / ``violated`` (the whole interval lies beyond that band on the side
-where the bound holds with room / fails), ``undecided`` (anything else: the interval straddles an edge
-of the band or is wider than it). Point measurements (a threshold, a worst-set ratio, a span of
-lambdas, an RMSE change) are intervals of width 0 under the same rule, each with the band its claim
-states. Every row carries its ``sense`` and ``delta``, so its verdict can be recomputed from its own
-columns, and a one-line ``reason`` (:func:`gcc.experiments.verdicts.verdict_reason`, with what is
-known about the claim: :func:`open_rows` itemises the ``violated`` and ``undecided`` rows). The
-``claims_table`` notebook saves the result as ``<results root>/claims_table/results.csv``, shows it
-(:func:`verdict_counts`, :func:`claims_view`, :func:`open_rows`) and publishes
-:func:`quoted_values` and the verdict counts for the Reproducibility page.
-
-Two kinds of row are shown but not counted as evidence (``counted = False``, reason in ``note``):
-
-* noisy rows whose lambda_dec left Theorem 2's range ``(N - S)^-4 <= lambda <= lambda_0`` in at
-  least one fitted cell (the theorem says nothing there);
-* a growth in S at fixed N faster than the claim (``violated``) where the N exponent of the same
-  loss is not shown to be at or beyond the bound (its rows are ``loose`` or ``undecided``, none
-  ``tight`` or ``violated``): a bound ``C (S+1)^r N^-q`` only needs the loss to fall along every
-  path ``S + 1 = N^gamma`` (:func:`gcc.experiments.verdicts.path_exponent`), and ``((S+1)/N)^6``
-  grows like ``(S+1)^6`` at fixed N while staying below ``((S+1)/N)^3``; faster growth in S is
-  evidence against the bound only where the loss is known to sit at the bound's N rate. The joint
-  paths test it.
-
-Imports numpy, the core (:mod:`gcc.results`) and :mod:`gcc.experiments.verdicts`,
-:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.polynomials` and
-:mod:`~gcc.experiments.lambda_sensitivity` (the readers of their tables),
-:mod:`gcc.experiments.plotting`; pandas and matplotlib inside the functions.
+:data:`CLAIMS` matches each paper claim with the saved tables of the notebooks that measure it
+(mostly their ``slopes``); :func:`build_claims_table` gives every measurement the verdict of
+:func:`gcc.experiments.verdicts.verdict` (the book's one equivalence rule; a point measurement is
+an interval of width 0), with its ``sense``, ``delta`` and a one-line ``reason``, so each verdict
+can be recomputed from its own row. Rows shown but not counted (``counted = False``, why in
+``note``): noisy rows whose lambda_dec left Theorem 2's range in a fitted cell, and a growth in S
+at fixed N faster than the claim where the same loss's N exponent is not shown at the bound (a
+bound ``C (S+1)^r N^-q`` allows that; the joint paths, :func:`~gcc.experiments.verdicts.path_exponent`,
+test it).
 
 References
 ----------
@@ -53,11 +30,11 @@ from gcc import results
 from .lambda_sensitivity import optimum_spans, rmse_increase
 from .polynomials import exact_recovery
 from .slopes import select_rows
-from .verdicts import DELTA, VERDICTS, band_verdict, verdict, verdict_reason
+from .verdicts import DELTA, verdict, verdict_reason
 from ..validation import BOOL, InstanceOf, NoneOr, check_choice, validate_params
 
 __all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
-           "build_claims_table", "verdict_counts", "claims_view", "open_rows", "quoted_values"]
+           "build_claims_table", "claims_view", "open_rows", "quoted_values"]
 
 #: Column order of the saved claims table (``code`` and ``scheme`` hold the same key of gcc.codes;
 #: ``sense`` and ``delta`` are the arguments of :func:`gcc.experiments.verdicts.verdict` that gave
@@ -101,8 +78,7 @@ class Claim:
         Half-width of the equivalence band (:data:`gcc.experiments.verdicts.DELTA` for exponents).
     band : (float, float) or None
         A claim stated as a band of values (``"about 3%"`` read as ``(1.5, 6.0)``): the verdict is
-        :func:`gcc.experiments.verdicts.band_verdict`'s, ``inside`` read as ``tight``, ``below``
-        as ``loose`` and ``above`` as ``violated`` (an upper claim); `delta` is then unused.
+        :func:`gcc.experiments.verdicts.verdict` about the band's centre, half its width as delta.
     note : str
     """
 
@@ -259,21 +235,18 @@ def _row(claim: Claim, **values) -> dict:
     return base
 
 
-_BAND_WORDS = {"inside": "tight", "below": "loose", "above": "violated"}
-
-
 def _point(claim: Claim, measured: float, claimed: float, sense: str = "upper", **values) -> dict:
-    """A counted row of a point measurement (an interval of width 0), with its verdict against `claimed`."""
+    """A row of a point measurement (an interval of width 0), with its verdict against `claimed`.
+
+    A claim stated as a band is the same rule about the band's centre, with half its width as delta.
+    """
+    centre, delta = claimed, claim.delta
     if claim.band is not None:
-        where = band_verdict(measured, measured, *claim.band)
-        v = _BAND_WORDS.get(where, where)
-        reason = (f"measured {measured:.3g} lies {'inside' if where == 'inside' else where} the band "
-                  f"[{claim.band[0]:g}, {claim.band[1]:g}]")
-    else:
-        v = verdict(claimed, measured, measured, sense=sense, delta=claim.delta)
-        reason = verdict_reason(claimed, measured, measured, sense=sense, delta=claim.delta)
+        centre, delta = (claim.band[0] + claim.band[1]) / 2, (claim.band[1] - claim.band[0]) / 2
+    v = verdict(centre, measured, measured, sense=sense, delta=delta)
     return _row(claim, claimed=claimed, sense=sense, measured=measured, ci_low=measured, ci_high=measured, verdict=v,
-                counted=v != "not measured", reason=reason, **values)
+                counted=v != "not measured", reason=verdict_reason(centre, measured, measured, sense=sense, delta=delta),
+                **values)
 
 
 def _load(root, notebook: str, name: str):
@@ -283,13 +256,16 @@ def _load(root, notebook: str, name: str):
         return None
 
 
+_KEY = ("function", "straggler", "rule", "quantity")
+
+
 def _n_verdicts(claim: Claim, slopes) -> dict:
     """The verdict of the N exponent ``-n_power`` per (function, straggler, rule, quantity)."""
     n_rows = select_rows(slopes, {"scheme": claim.scheme, "variable": "N"})
     n_rows = n_rows[n_rows["fixed"].astype(str).str.startswith(("S=", "joint fit"))]
     out = {}
     for _, row in n_rows.iterrows():
-        key = tuple(str(row.get(c, "")) for c in ("function", "straggler", "rule", "quantity"))
+        key = tuple(str(row.get(c, "")) for c in _KEY)
         v = verdict(-claim.powers[1], row["ci_low"], row["ci_high"], delta=claim.delta)
         out.setdefault(key, set()).add(v)
     return out
@@ -302,40 +278,34 @@ def _slope_rows(claim: Claim, root) -> list[dict]:
         if slopes is None:
             rows.append(_row(claim, notebook=notebook, verdict="not measured (notebook not run)"))
             continue
-        sel = select_rows(slopes, claim.select)
         n_verdicts = _n_verdicts(claim, slopes) if claim.kind == "growth" else {}
-        for _, row in sel.iterrows():
+        for _, row in select_rows(slopes, claim.select).iterrows():
             claimed = claim.claimed
             if claim.kind == "path":
                 claimed = claim.powers[0] * float(row["path_s_slope"]) - claim.powers[1]
             v = verdict(claimed, row["ci_low"], row["ci_high"], sense=claim.sense, delta=claim.delta)
-            counted, note = v != "not measured", claim.note
-            if "in_theorem_range" in row and str(row["in_theorem_range"]) in ("False", "0", "0.0"):
-                counted = False
-                note = (note + " Not counted: lambda_dec left Thm 2's range (N-S)^-4 <= lambda <= lambda_0 "
-                        "in a fitted cell.").strip()
-            reason = row.get("not_counted", "")
-            if isinstance(reason, str) and reason:  # the notebook's own reason (extremal_report.counting_notes)
-                counted, note = False, (note + " Not counted: " + reason).strip()
+            why = []  # the reasons a row is shown but not counted
+            if str(row.get("in_theorem_range", "")) in ("False", "0", "0.0"):
+                why.append("lambda_dec left Thm 2's range (N-S)^-4 <= lambda <= lambda_0 in a fitted cell.")
+            own = row.get("not_counted", "")
+            if isinstance(own, str) and own:  # the notebook's own reason (extremal_report.counting_notes)
+                why.append(own)
             if claim.kind == "growth" and v == "violated":
-                key = tuple(str(row.get(c, "")) for c in ("function", "straggler", "rule", "quantity"))
-                at_bound = n_verdicts.get(key, set()) & {"tight", "violated"}
-                if not at_bound:
-                    counted = False
-                    seen = "/".join(sorted(n_verdicts.get(key, set()))) or "not measured"
-                    note = (note + f" Not counted: the same loss's N exponent is not shown at N^-q (its rows: {seen}), "
-                            "so faster growth at fixed N does not break (S+1)^r N^-q; the joint paths test it.").strip()
-            scheme = row.get("scheme", "")
-            scheme = scheme if isinstance(scheme, str) and scheme else claim.scheme
+                seen = n_verdicts.get(tuple(str(row.get(c, "")) for c in _KEY), set())
+                if not seen & {"tight", "violated"}:
+                    why.append(f"the same loss's N exponent is not shown at N^-q (its rows: "
+                               f"{'/'.join(sorted(seen)) or 'not measured'}), so faster growth at fixed N does not "
+                               "break (S+1)^r N^-q; the joint paths test it.")
             reason = verdict_reason(claimed, row["ci_low"], row["ci_high"], sense=claim.sense, delta=claim.delta)
             if v == "not measured":  # too few cells left (e.g. after the noisy fits' exclusions): shown, not counted
-                counted = False
                 reason = f"only {int(row.get('n_points', 0))} usable points (a slope needs 3)"
-            rows.append(_row(claim, function=row.get("function", ""), scheme=scheme,
-                             context=_context(row), claimed=claimed, measured=float(row["slope"]),
-                             reason=reason,
+            scheme = row.get("scheme", "")
+            rows.append(_row(claim, function=row.get("function", ""),
+                             scheme=scheme if isinstance(scheme, str) and scheme else claim.scheme,
+                             context=_context(row), claimed=claimed, measured=float(row["slope"]), reason=reason,
                              ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]),
-                             n_points=int(row.get("n_points", 0)), verdict=v, counted=counted, note=note,
+                             n_points=int(row.get("n_points", 0)), verdict=v, counted=v != "not measured" and not why,
+                             note=" ".join([claim.note] + [f"Not counted: {w}" for w in why]).strip(),
                              notebook=notebook))
     return rows
 
@@ -442,25 +412,6 @@ def build_claims_table(root=None, include_dnn: bool = True):
         table = pd.concat([table, dnn_claims_table(root)], ignore_index=True)
     table["counted"] = table["counted"].astype(bool)
     return table
-
-
-def verdict_counts(table):
-    """Counted rows per (claim, verdict) as integers, plus the rows shown but not counted.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index ``claim``; one int column per verdict that occurs (in :data:`VERDICTS` order), then
-        ``not counted``.
-    """
-    import pandas as pd
-
-    counted = table[table["counted"].astype(bool)]
-    pivot = pd.crosstab(counted["claim"], counted["verdict"])
-    order = [v for v in VERDICTS if v in pivot.columns] + [v for v in pivot.columns if v not in VERDICTS]
-    pivot = pivot.reindex(index=list(dict.fromkeys(table["claim"])), columns=order, fill_value=0)
-    pivot["not counted"] = (~table["counted"].astype(bool)).groupby(table["claim"]).sum().reindex(pivot.index)
-    return pivot.fillna(0).astype(int)
 
 
 def claims_view(table):

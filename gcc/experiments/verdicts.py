@@ -1,40 +1,14 @@
 """Two-sided verdicts: is a measured exponent at, beyond or short of the exponent a paper claims?
 
-A rate theorem is an upper bound, ``loss <= C x^r``; a log-log slope ``b`` measured with a 95%
-confidence interval ``[lo, hi]`` can fall on either side of ``r``, and a check is only worth
-running if both sides can happen. :func:`verdict` is the one rule every experiment of the book
-uses, an *equivalence test* (two one-sided tests, as in bioequivalence): the claim is given a band
-``[r - delta, r + delta]`` of practically equal exponents, and
-
-``tight``
-    the whole interval lies inside the band: the data decay as fast as the bound, to within
-    ``delta`` (the bound is attained, up to its constant);
-``loose``
-    the whole interval lies beyond the band on the faster side (decays faster, grows slower):
-    the bound holds with room to spare;
-``violated``
-    the whole interval lies beyond the band on the slower side: the bound fails where measured;
-``undecided``
-    anything else: the interval straddles an edge of the band, or is wider than the band;
-``not measured``
-    no finite slope (fewer than three usable points).
-
-:data:`DELTA` = 0.25 for exponents: a quarter of a power is below every distinction the papers
-draw (their exponents differ by at least 1/2: 3 against 2 in N, 3 against 4 in S, 3/5 against
-3/8 for the noisy rate), and above the pre-asymptotic bend of a log-log fit over one to two
-decades. No margin widens an interval: a wide interval is ``undecided``, never ``tight``.
-:func:`band_verdict` applies the same rule to a band given directly (a claim such as "about 3%",
-read as [1.5, 6] %). :func:`verdict_reason` says in one line where the interval lies against the
-band (the ``reason`` column of the claims table). Every verdict can go each way: the opposite of
-``tight`` is an interval reaching past the band (``undecided``) or lying beyond it (``loose`` or
-``violated``), and a decisive verdict becomes ``undecided`` as soon as the interval meets the band.
-
-The slope is always taken with the abscissa *increasing* (N, S + 1, or a log factor), so "the
-bound holds" is ``b <= r`` for every upper bound; ``sense="lower"`` flips the roles for a claim
-that is a lower bound (a recovery threshold), ``sense="equal"`` makes both sides ``violated`` for
-an asymptotic law (the Erdos-Renyi longest run).
-
-Imports numpy and the core's validators only.
+:func:`verdict` is the one rule of the book, an equivalence test (two one-sided tests, as in
+bioequivalence [1]_): the claim gets a band ``claimed +- delta`` and a measured 95% interval is
+``tight`` (wholly inside), ``loose`` / ``violated`` (wholly beyond it on the side where the claim
+holds with room / fails), ``undecided`` (anything else) or ``not measured`` (not finite).
+:data:`DELTA` = 0.25 for exponents: below every distinction the papers draw (their exponents
+differ by at least 1/2), above the pre-asymptotic bend of a log-log fit over one or two decades.
+A slope is always taken with its abscissa increasing, so an upper bound holds when ``b <= r``.
+:func:`band_verdict` is the same test against a band given directly, :func:`verdict_reason` says
+in one line where the interval lies, :func:`path_exponent` is a bound's slope along a joint sweep.
 
 References
 ----------
