@@ -34,25 +34,9 @@ def _wrapped(text: str, first: str, rest: str) -> list[str]:
 
 @dataclass
 class Feedback:
-    """The outcome of one check.
-
-    Attributes
-    ----------
-    assignment : str
-        Assignment id, e.g. ``"01_berrut"``.
-    task : str
-        Task number within the assignment, e.g. ``"1.2"``.
-    title : str
-        What was checked, e.g. ``"Berrut encoder"``.
-    passed : bool
-        Whether the answer matches the reference within tolerance.
-    problems : list of str
-        What is wrong (empty when passed).
-    hints : list of str
-        What to look at (empty when passed).
-    note : str
-        A short remark shown on success (e.g. the achieved relative error).
-    """
+    """The outcome of one check: task ``task`` (``"2"``) of ``assignment`` (``"01_berrut"``), what was
+    checked (``title``), whether it ``passed``, what is wrong (``problems``), what to look at
+    (``hints``; both empty on a pass) and a ``note`` shown on success (the relative error)."""
 
     assignment: str
     task: str

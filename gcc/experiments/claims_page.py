@@ -1,18 +1,10 @@
-"""The claims page a referee reads: one row per paper statement in words, the result box's numbers, a forest plot per theorem.
+"""The claims page a referee reads: the papers' statements in words, the result box's numbers, a forest plot.
 
-:mod:`gcc.experiments.claims` builds the claims table (one row per claim and measured context,
-each with its verdict). This module turns it into what the ``claims_table`` page shows first:
-
-* :data:`STATEMENTS` -- every statement of the papers in words, its source (theorem, appendix,
-  figure of which paper), the claims (rows of the table) that test it and the page with the
-  evidence;
-* :func:`headline_table` -- one row per statement: the verdicts on the lower-bound family, on
-  the decoder test and on the typical functions, with their counts, and a link to the evidence;
-* :func:`box_values` -- the numbers of the page's result box (an admonition in the notebook's prose);
-* :func:`glossary` -- the short names of the full table (its ``claim`` column) in words;
-* :func:`plot_forest` -- the measured exponents against the claimed ones, one panel per theorem.
-
-Imports numpy and :mod:`gcc.experiments.claims`; pandas and matplotlib inside the functions.
+:data:`STATEMENTS` (every statement of the papers in words, its source, the claims of
+:mod:`gcc.experiments.claims` that test it, the page with the evidence); :func:`headline_table`
+(one row per statement, its verdicts per kind of test function); :func:`box_values` (the result
+box's numbers); :func:`glossary` and :func:`readable` (the claims' short names in words);
+:func:`plot_forest` (measured against claimed exponents, one panel per theorem).
 """
 from __future__ import annotations
 
@@ -21,9 +13,9 @@ from html import escape
 
 import numpy as np
 
-from .claims import CLAIMS, EXPONENT_KINDS, SOURCE_NOTEBOOKS
+from .claims import CLAIMS, EXPONENT_KINDS
 from .plotting import figure
-from .verdicts import VERDICTS
+from .result_box import verdict_text
 from ..validation import check_choice
 
 __all__ = ["Statement", "STATEMENTS", "FAMILY_WORDS", "statement_of", "headline_table", "glossary",
@@ -113,22 +105,18 @@ def statement_of(claim: str) -> Statement | None:
 
 
 def _role(function) -> str:
+    """``"family"``, ``"decoder"`` or ``"typical"``: the role of a test function."""
     return FAMILY_WORDS.get(str(function), "typical")
 
 
 def _summary(rows) -> str:
-    """``"5 tight, 1 undecided"`` over the counted rows, ``"; 2 not counted"`` for the others, "-" if none."""
-    counted = rows[rows["counted"].astype(bool)]
-    counts = counted["verdict"].value_counts()
-    order = [v for v in VERDICTS if v in counts.index] + [v for v in counts.index if v not in VERDICTS]
-    text = ", ".join(f"{int(counts[v])} {v}" for v in order)
-    shown = rows[~rows["counted"].astype(bool) & ~rows["verdict"].astype(str).str.startswith("not ")]
-    if len(shown):
-        text = (text + "; " if text else "") + f"{len(shown)} shown, not counted"
-    if not text:
-        verdicts = sorted(set(rows["verdict"].astype(str)))
-        text = ", ".join(verdicts) if verdicts else "-"
-    return text
+    """``"5 tight, 1 undecided"`` over the counted rows, ``"; 2 shown, not counted"`` for the others."""
+    counted = rows["counted"].astype(bool)
+    text = verdict_text(rows.loc[counted, "verdict"]) if counted.any() else ""
+    shown = int((~counted & ~rows["verdict"].astype(str).str.startswith("not ")).sum())
+    if shown:
+        text = (text + "; " if text else "") + f"{shown} shown, not counted"
+    return text or ", ".join(sorted(set(rows["verdict"].astype(str)))) or "-"
 
 
 def headline_table(table, link: str | None = "html"):

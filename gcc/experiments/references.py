@@ -1,15 +1,8 @@
 """The theorems' reference curves, the constants that anchor them, and the noisy-worker schedule.
 
-* :func:`worst_case_reference` -- ``C ((S + 1) / N)^3`` (Thm 1 / Thm 4 of [1]_);
-* :func:`log_rate_reference`, :func:`log_base`, :func:`normalised_ratio` -- the probabilistic
-  rates ``C log_{1/p}(N)^a / N^b`` of [2]_ and the ratio that stays bounded iff they hold;
-* :func:`anchor_constant` -- the constant that puts a reference on or above the data;
-* :func:`curvature_energy`, :func:`theory_lambda_dec` -- the smoothness term of Theorems 1-2 and
-  the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_).
-
-Conventions: lambda is in the paper's eq. (4) convention,
-``(1/|F|) sum_v (y_v - u(beta_v))^2 + lambda * int u''^2``.
-Imports numpy and the core (:func:`gcc.smoothing_spline`).
+``C ((S + 1) / N)^3`` of Thm 1 / Thm 4 of [1]_, the probabilistic rates ``C log_{1/p}(N)^a / N^b``
+of [2]_, the smoothness term ``||(f o u_enc)''||^2`` and the decoder's smoothing parameter of the
+noisy proof (App. B.2 of [1]_; lambda in the convention of eq. (4)).
 
 References
 ----------
@@ -27,8 +20,8 @@ from gcc.validation import check_real
 
 from .problems import as_matrix
 
-__all__ = ["log_base", "worst_case_reference", "log_rate_reference", "anchor_constant", "normalised_ratio",
-           "curvature_energy", "theory_lambda_dec"]
+__all__ = ["log_base", "worst_case_reference", "log_rate_reference", "anchor_constant", "curvature_energy",
+           "theory_lambda_dec"]
 
 
 def log_base(x, p: float):
@@ -104,11 +97,8 @@ def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, co
 
 
 def anchor_constant(measured, reference, quantile: float = 1.0) -> float:
-    """The constant C that puts ``C * reference`` on or above the measured data.
-
-    The theorems are upper bounds, so a reference line is drawn through the
-    highest ratio ``measured / reference`` (``quantile=1``): every point then lies
-    on or below it, and whether the data decay *at least as fast* is seen by eye.
+    """The constant C that puts ``C * reference`` on or above the measured data (the theorems are
+    upper bounds: the line goes through the highest ratio ``measured / reference``).
 
     Parameters
     ----------
@@ -136,17 +126,6 @@ def anchor_constant(measured, reference, quantile: float = 1.0) -> float:
     return float(np.quantile(m[ok] / r[ok], quantile))
 
 
-def normalised_ratio(mean_loss, n_workers, p: float, log_power: float = 3.0, n_power: float = 3.0):
-    """``E[loss] * N^n_power / log_{1/p}(N)^log_power``: bounded iff the rate holds.
-
-    Returns
-    -------
-    ndarray, same shape as `mean_loss`
-    """
-    N = np.asarray(n_workers, dtype=float)
-    return np.asarray(mean_loss, dtype=float) * N ** n_power / log_base(N, p) ** log_power
-
-
 def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
     """``||(f o u_enc)''||^2_{L^2(Omega)}``, the smoothness term of Theorems 1-2.
 
@@ -159,8 +138,7 @@ def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
         Its encoder ``u_enc`` (smoothing spline through ``(alpha_k, x_k)`` with its
         ``lam_enc``) is evaluated on a uniform grid of [-1, 1].
     n_grid : int
-        Grid size; ``(f o u)''`` is taken by second differences and integrated by
-        the trapezoidal rule, summed over output coordinates (App. F).
+        Grid size: ``(f o u)''`` by second differences, the trapezoidal rule, summed over outputs.
 
     Returns
     -------
@@ -193,9 +171,8 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
     energy : float
         ``||(f o u_enc)''||^2`` (:func:`curvature_energy`).
     const : float
-        The proof's constant ``[3 H_max / (4 w_max)]^(-4/5) [...]^(-4/5)`` involves
-        Ragozin's and Utreras's constants, which are not numeric; it is a free
-        constant here (``1`` by default), documented in each run's parameters.
+        The proof's constant (it involves Ragozin's and Utreras's constants, not numeric): free
+        here, recorded in each run's parameters.
     lam_max : float
         The theorem's ``lambda_0``.
     clip : bool
@@ -207,10 +184,9 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
 
     Notes
     -----
-    The proof's degree-4 polynomial ``p~_4(S)`` (positive coefficients, ~ S^4) is
-    taken as ``(S + 1)^4`` so that S = 0 stays finite. The schedule minimises
-    ``lambda^{3/4} p4(S) energy + lambda^{-1/2} sigma^2 / (N - S)``, whose minimum is
-    ``O((sigma^2 / (N - S))^{3/5} p4(S)^{2/5})``: the O(S^{8/5} N^{-3/5}) of Thm 4.
+    The proof's ``p~_4(S)`` (~ S^4) is taken as ``(S + 1)^4`` (finite at S = 0). The schedule
+    minimises ``lambda^{3/4} p4(S) energy + lambda^{-1/2} sigma^2 / (N - S)``, whose minimum is
+    the O(S^{8/5} N^{-3/5}) of Thm 4.
 
     Examples
     --------

@@ -21,17 +21,13 @@ import numpy as np
 
 from gcc.validation import check_choice, check_real
 
-__all__ = ["VERDICTS", "BAND_VERDICTS", "SENSES", "DELTA", "verdict", "band_verdict", "verdict_reason",
-           "path_exponent"]
+__all__ = ["VERDICTS", "BAND_VERDICTS", "DELTA", "verdict", "band_verdict", "verdict_reason", "path_exponent"]
 
 #: every verdict :func:`verdict` can return, the decisive three first
 VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
 
 #: every outcome of :func:`band_verdict`
 BAND_VERDICTS = ("inside", "below", "above", "undecided", "not measured")
-
-#: the kinds of claim :func:`verdict` understands
-SENSES = ("upper", "lower", "equal")
 
 #: half-width of the equivalence band of an exponent (see the module docstring for why 0.25)
 DELTA = 0.25
@@ -108,7 +104,7 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     >>> verdict(-3.0, -4.5, -1.5), verdict(-1.02, -1.06, -0.22), verdict(4.0, 6.0, 6.0, sense="lower")
     ('undecided', 'undecided', 'loose')
     """
-    check_choice(sense, "sense", "verdict", SENSES)
+    check_choice(sense, "sense", "verdict", ("upper", "lower", "equal"))
     delta = check_real(delta, "delta", "verdict", minimum=0.0)
     claimed = float(claimed)
     if not np.isfinite(claimed):
@@ -127,6 +123,7 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
 
 
 def _fmt(x: float) -> str:
+    """Three significant digits."""
     return f"{x:.3g}"
 
 
@@ -141,10 +138,6 @@ def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upp
     Returns
     -------
     str
-        E.g. ``"interval [-2.9, -2.1] (width 0.8) wider than the band [-2.25, -1.75]"``,
-        ``"interval [2.7, 2.9] straddles the band's lower edge 2.75"``, ``"interval [-2.4, -2]
-        lies wholly above the band [-3.25, -2.75]"``, or for a point measurement ``"measured 3
-        lies above the band [1, 1]"``.
 
     Examples
     --------
@@ -177,9 +170,8 @@ def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upp
 def path_exponent(n_workers, n_stragglers, s_power: float, n_power: float) -> float:
     """The slope in N that ``(S+1)^s_power N^-n_power`` has along a sweep path ``(N_i, S_i)``.
 
-    A joint sweep lets S grow with N (``S = c N^gamma``); the bound's claimed slope along it is
-    the least-squares slope of the bound itself on the path's points, so rounding of S and the
-    ``+1`` are accounted for exactly (it is ``s_power gamma - n_power`` only asymptotically).
+    The least-squares slope of the bound on the path's points (a joint sweep ``S = c N^gamma``),
+    rounding of S and the ``+1`` included (``s_power gamma - n_power`` only asymptotically).
 
     Parameters
     ----------

@@ -115,20 +115,18 @@ def task(assignment: str, number, title, hint) -> Callable:
     Parameters
     ----------
     assignment : str
-        The assignment id the check belongs to; the check's ``v`` must be its variant.
+        The assignment the check's ``v`` must be a variant of.
     number, title : str or dict
-        The task's number and title; a dict ``{code: ...}`` for a check of both codes (its ``code``
-        argument picks the entry and must be one of the dict's keys).
+        The task's number and title; a dict ``{code: ...}`` for a check of both codes.
     hint : str or callable
-        The hint shown on failure, or ``hint(arguments) -> str`` of the check's bound arguments.
+        Shown on failure; ``hint(arguments)`` of the check's bound arguments.
 
     Returns
     -------
     callable
-        A decorator of ``compare(answer..., v, ...) -> (problems, note)`` (or ``(problems, note,
-        hint)`` to replace the hint): the check ``compare(answer..., v, ..., raise_on_fail=True)
-        -> Feedback``. A student's function that is a placeholder or raises (:func:`answer_of`)
-        fails the task with that problem.
+        A decorator of ``compare(answer..., v, ...) -> (problems, note[, hint])``: the check
+        ``(answer..., v, ..., raise_on_fail=True) -> Feedback``; a student's function that fails
+        in :func:`answer_of` fails the task with that problem.
     """
     def decorate(compare: Callable) -> Callable:
         signature = inspect.signature(compare)
@@ -169,23 +167,9 @@ def task(assignment: str, number, title, hint) -> Callable:
 def reference_helpers(func: Any, **helpers: Callable) -> Iterator[dict]:
     """Grade a task on its own: while it runs, the student's earlier functions are the reference's.
 
-    A student's function of a later task calls their functions of earlier tasks by name (Task 2's
-    ``berrut_encode`` calls Task 1's ``berrut_basis``), so a bug in Task 1 would fail Task 2 as well.
-    Inside this context, each name of ``helpers`` that the student's namespace (the function's
-    globals, the notebook's) defines is bound to the reference implementation; on exit the student's
-    own functions are restored, whatever happened.
-
-    Parameters
-    ----------
-    func : object
-        The student's function under test (anything else: nothing is swapped).
-    **helpers : callable
-        ``name=reference`` for the earlier tasks' functions.
-
-    Yields
-    ------
-    dict
-        ``{name: the student's own function}`` for the names swapped (empty when none was).
+    Each ``name=reference`` of ``helpers`` that the namespace of ``func`` (the notebook's globals)
+    defines is bound to the reference; on exit the student's own functions are restored, whatever
+    happened. Yields ``{name: the student's own function}`` of the names swapped.
     """
     namespace = getattr(func, "__globals__", None)
     if not isinstance(namespace, dict):
@@ -203,27 +187,11 @@ def carry_forward(problems: list[str], note: str, v: Variant, given: list, *, us
                   consistent: Callable[[], tuple[list[str], str]] | None = None) -> tuple[list[str], str]:
     """Grade an answer that builds on earlier tasks' answers on its own ("error carried forward").
 
-    Parameters
-    ----------
-    problems, note : list of str, str
-        The comparison of the answer with the reference (computed from the reference of the
-        earlier tasks).
-    v : Variant
-    given : list of (object, callable)
-        ``(answer, check)`` of each earlier task: the student's answer (None: not given, nothing
-        changes) and that task's check, called as ``check(answer, v, raise_on_fail=False)``.
-    uses : str
-        What the answer builds on, e.g. ``"your `losses` from Task 2"``.
-    consistent : callable, optional
-        ``consistent() -> (problems, note)``: the answer compared with what the student's (wrong)
-        earlier answers imply. When it matches, the task scores in full.
-
-    Returns
-    -------
-    problems, note : list of str, str
-        Unchanged when the answer is right or an earlier answer is not given or all are right; no
-        problem at all when the answer follows correctly from the earlier ones; otherwise the
-        comparison's problems after a first one that says the earlier task is not correct yet.
+    ``problems, note`` compare the answer with the reference; ``given`` holds ``(answer, check)``
+    of each earlier task (an answer None: not given). When an earlier answer is wrong, an answer
+    that ``consistent()`` (its comparison with what the wrong earlier answers imply) finds right
+    scores in full; otherwise the first problem says that the earlier task (``uses``) is not
+    correct yet. Returns the new ``(problems, note)``.
     """
     if (not problems or any(answer is None for answer, _ in given)
             or all(check(answer, v, raise_on_fail=False).passed for answer, check in given)):
@@ -235,21 +203,10 @@ def carry_forward(problems: list[str], note: str, v: Variant, given: list, *, us
 
 
 def short_failures(shell: Any = None) -> bool:
-    """Show a failed check as its feedback alone, without a traceback through gcc's code.
+    """Show a failed check as ``AssignmentCheckError: <the feedback>`` alone, still an error (the
+    cell counts as failed) but with no traceback through gcc's code; other errors keep theirs.
 
-    A notebook's setup cell calls it: a test cell whose check fails then shows
-    ``AssignmentCheckError: <the feedback>`` (in the student's notebook and in nbgrader's
-    feedback), still as an error, so the cell counts as failed. Other errors keep their tracebacks.
-
-    Parameters
-    ----------
-    shell : IPython.core.interactiveshell.InteractiveShell, optional
-        Default: the running IPython shell.
-
-    Returns
-    -------
-    bool
-        Whether a shell was found (outside IPython nothing changes).
+    ``shell`` defaults to the running IPython shell; returns whether there is one.
     """
     if shell is None:
         try:
