@@ -52,33 +52,23 @@ class Claim:
 
     Attributes
     ----------
-    id : str
-        Short key, e.g. ``"thm1-N"``.
-    source, statement : str
-        Paper and place; the statement as the paper makes it.
-    scheme : str
-        A key of :mod:`gcc.codes`.
-    quantity : str
-        What is measured.
+    id, source, statement, scheme, quantity : str
+        Short key (``"thm1-N"``); paper and place; the statement; a key of :mod:`gcc.codes`; what is measured.
     kind : {"slope", "path", "growth", "threshold", "adversary", "lambda-span", "lambda-x10", "untested"}
-        ``"slope"``: a slope row per measured context, against `claimed`; ``"path"``: slopes along
-        joint sweeps, against ``s_power * path_s_slope - n_power``; ``"growth"``: a slope in S + 1,
-        whose ``violated`` is counted only where an N exponent of the same loss is ``tight`` or
-        ``violated`` against ``-n_power`` (see the module docstring); the others are point
-        measurements read from the notebooks' own tables.
+        ``"slope"``: slope rows against `claimed`; ``"path"``: slopes along joint sweeps, against
+        ``s_power * path_s_slope - n_power``; ``"growth"``: a slope in S + 1 (see the module
+        docstring for when its ``violated`` counts); the others: point measurements.
     claimed : float
     notebooks : tuple of str
     select : dict
-        Column filters on the slopes table: a value, a list of values, or a callable
-        ``column -> boolean mask``.
+        Column filters on the slopes table: a value, a list, or a callable ``column -> mask``.
     sense : {"upper", "lower", "equal"}
     powers : (float, float) or None
         ``(s_power, n_power)`` of a bound ``(S+1)^s N^-n`` (path and growth claims).
     delta : float
-        Half-width of the equivalence band (:data:`gcc.experiments.verdicts.DELTA` for exponents).
+        Half-width of the equivalence band.
     band : (float, float) or None
-        A claim stated as a band of values (``"about 3%"`` read as ``(1.5, 6.0)``): the verdict is
-        :func:`gcc.experiments.verdicts.verdict` about the band's centre, half its width as delta.
+        A claim stated as a band (``"about 3%"``: ``(1.5, 6.0)``): the rule about its centre.
     note : str
     """
 
@@ -377,24 +367,19 @@ def build_claims_table(root=None, include_dnn: bool = True):
     Parameters
     ----------
     root : path-like or None
-        Results root (default :func:`gcc.results.results_root`, i.e. ``$GCC_RESULTS_ROOT`` or
-        ``_build/results``); a run context's is ``run.folder.parent``.
+        Results root (default :func:`gcc.results.results_root`); a run context's is ``run.folder.parent``.
     include_dnn : bool
-        Append the networks' claims (:func:`gcc.experiments.dnn_claims.dnn_claims_table`: the
-        App. E lambda statements and ISIT's "faster than BACC"), each with its own two-sided
-        verdict words (``consistent``/``moves with S``, ``GCC faster``/``BACC faster``/``not
-        distinguishable``), or ``not measured`` where their notebook has not run.
+        Append the networks' claims (:func:`gcc.experiments.dnn_claims.dnn_claims_table`), with
+        their own two-sided verdict words.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`CLAIM_COLUMNS`; one row per (claim, measured context), and one
-        ``not measured`` row for a claim whose notebook has not run.
+        Columns :data:`CLAIM_COLUMNS`; one row per (claim, measured context), one ``not measured``
+        row for a claim whose notebook has not run.
     """
     import pandas as pd
 
-    # The DNN rows are read by their own module (it imports this one's columns; imported here, not
-    # at the top, so that neither module needs the other to load).
     from .dnn_claims import dnn_claims_table
 
     root = results.results_root() if root is None else root
@@ -415,45 +400,36 @@ def build_claims_table(root=None, include_dnn: bool = True):
 
 
 def claims_view(table):
-    """The claims table for the page: the measured value with its interval as one text column.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :func:`build_claims_table` (the saved ``results`` table).
+    """The claims table (:func:`build_claims_table`) for the page, the measured value and its interval as text.
 
     Returns
     -------
     pandas.DataFrame
         ``claim, source, function, code, context, claimed, measured_ci, verdict, counted, reason, note``;
-        ``measured_ci`` reads ``"-3.02 [-3.05, -2.99]"``, a point measurement without its interval,
-        ``"-"`` where nothing was measured.
+        ``measured_ci`` reads ``"-3.02 [-3.05, -2.99]"`` (a point: ``"3"``; nothing measured: ``"-"``).
     """
     return table.assign(measured_ci=_measured_text(table))[["claim", "source", "function", "code", "context", "claimed",
                                                             "measured_ci", "verdict", "counted", "reason", "note"]]
 
 
 def _measured_text(table) -> list[str]:
+    """The ``measured_ci`` column of :func:`claims_view`."""
     return [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
             for m, lo, hi in zip(table["measured"], table["ci_low"], table["ci_high"])]
 
 
 def open_rows(table, which: str = "violated"):
-    """Every row of one verdict, with its one-line reason: the itemised list of the claims page.
+    """Every row of `table` (:func:`build_claims_table`) with the verdict `which`, counted rows first.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`build_claims_table` (the saved ``results`` table).
     which : {"violated", "undecided"}
-        The verdict to list.
 
     Returns
     -------
     pandas.DataFrame
-        ``claim, function, code, context, measured_ci, counted, reason`` (the reason names the
-        band), one row per row of `table` with that verdict, counted rows first (in the table's
-        order).
+        ``claim, function, code, context, measured_ci, counted, reason``.
     """
     check_choice(which, "which", "open_rows", ("violated", "undecided"))
     rows = table.assign(measured_ci=_measured_text(table))
@@ -463,13 +439,8 @@ def open_rows(table, which: str = "violated"):
 
 
 def quoted_values(table) -> list[dict]:
-    """The verdict totals the chapters quote, as keyword arguments of ``RunContext.value``.
-
-    ``n_<verdict>`` (counted rows of the rate claims, :data:`CLAIMS`, with that verdict, for
-    tight, loose, violated, undecided: the networks' rows have their own words and are not in
-    these totals), ``n_counted`` (their sum), ``n_rows`` (rows of the table),
-    ``n_not_counted`` (rows shown but not counted, untested claims included) and ``n_claims``.
-    """
+    """The verdict totals the chapters quote, as keyword arguments of ``RunContext.value``: ``n_<verdict>``
+    (counted rows of the rate claims per verdict), ``n_counted``, ``n_rows``, ``n_not_counted``, ``n_claims``."""
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table["counted"].astype(bool) & rate
     out = [{"key": f"n_{v}", "number": int(((table["verdict"] == v) & counted).sum()),

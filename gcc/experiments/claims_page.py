@@ -28,17 +28,14 @@ class Statement:
 
     Attributes
     ----------
-    words : str
-        The statement as a reader would say it (no ids, no column names).
-    source : str
-        Paper and place (theorem, equation, appendix, figure).
+    words, source : str
+        The statement as a reader would say it; paper and place.
     claims : tuple of str
-        The claim ids (the ``claim`` column of the claims table) whose rows are its evidence.
+        The claim ids whose rows are its evidence.
     evidence : str
         The notebook whose page shows the evidence.
     panel : str
-        Title of its panel in :func:`plot_forest` (statements sharing a title share a panel);
-        empty for a statement with no exponent.
+        Title of its panel in :func:`plot_forest` (shared titles share a panel; empty: no exponent).
     """
 
     words: str
@@ -164,14 +161,7 @@ def headline_table(table, link: str | None = "html"):
 
 
 def glossary(table):
-    """The short names of the full table's ``claim`` column, each with its statement and what is measured.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``short name, statement, test`` (one row per claim id of `table`; the test in a few words,
-        else the quantity measured).
-    """
+    """The claim ids of `table` in words: ``short name, statement, test`` (the test, else the quantity)."""
     import pandas as pd
 
     rows = []
@@ -185,16 +175,8 @@ def glossary(table):
 def readable(frame):
     """`frame` with its ``claim`` column (short ids) replaced by the statement and the test in words.
 
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        A table with a ``claim`` column (or index), e.g. :func:`gcc.experiments.claims.open_rows`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``statement, test`` first, then the other columns of `frame` (``code`` dropped: the test names it;
-        ``measured_ci`` headed ``measured (95% CI)``).
+    ``statement, test`` first, then the other columns of `frame` (a table with a ``claim`` column or
+    index; ``code`` dropped, ``measured_ci`` headed ``measured (95% CI)``).
     """
     frame = frame.reset_index() if "claim" not in frame.columns else frame
     words = [statement_of(c).words if statement_of(c) else str(c) for c in frame["claim"]]
@@ -207,10 +189,7 @@ def readable(frame):
 
 
 def box_values(table) -> list[dict]:
-    """The numbers of the claims page's result box, as keyword arguments of ``RunContext.value``.
-
-    The box (an admonition in the notebook's prose) quotes them as ``{{ value.<key> }}`` beside
-    :func:`gcc.experiments.claims.quoted_values`' verdict totals.
+    """The numbers the claims page's result box quotes (``{{ value.<key> }}``), as ``RunContext.value`` arguments.
 
     Parameters
     ----------
@@ -220,11 +199,9 @@ def box_values(table) -> list[dict]:
     Returns
     -------
     list of dict
-        ``n_statements``; Theorem 1's counted rows on the lower-bound family (``thm1_family``) and
-        the tight ones among them (``thm1_family_tight``), on the typical functions
-        (``thm1_typical``) and the loose ones (``thm1_typical_loose``); ``violated_where`` (the
-        counted violated rows per statement, in words, or ``none``); ``n_notebooks`` and
-        ``n_points`` (fitted points of the rate claims).
+        ``{"key", "number", "note"}``: ``n_statements``, Theorem 1's counted rows on the lower-bound
+        family and on the typical functions (``thm1_family[_tight]``, ``thm1_typical[_loose]``),
+        ``violated_where`` (in words), ``n_notebooks``, ``n_points``.
     """
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table[rate & table["counted"].astype(bool)]

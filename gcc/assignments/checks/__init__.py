@@ -24,6 +24,7 @@ __all__ = ["short_failures",
            "check_code_comparison",
            "check_worst_case_loss", "check_loss_curve", "check_slope", "check_rate_verdict",
            "check_cv_loss", "check_cv_table", "check_best_lambdas", "check_test_losses",
-           "CPGC_DEGREES", "check_arrival_order", "check_message_values", "check_peeling_history", "check_stop_index",
-           "check_decoded_blocks", "check_faster_scheme",
-           "check_expected_wait", "check_latency_table", "check_loss_table", "check_design", "check_robustness"]
+           "CPGC_DEGREES", "check_arrival_order", "check_message_values", "check_peeling_history",
+           "check_stop_index", "check_decoded_blocks", "check_faster_scheme",
+           "check_expected_wait", "check_latency_table", "check_loss_table", "check_design",
+           "check_robustness"]

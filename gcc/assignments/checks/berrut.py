@@ -32,7 +32,8 @@ def _reference_basis(z, nodes):
     return berrut_matrix(np.asarray(nodes, dtype=float), np.atleast_1d(np.asarray(z, dtype=float)))
 
 
-def _on_its_own(func: Callable, name: str, v: Variant, args: tuple, compare: Callable) -> tuple[list[str], str]:
+def _on_its_own(func: Callable, name: str, v: Variant, args: tuple,
+                compare: Callable) -> tuple[list[str], str]:
     """Call a Task 2/3 function with the library's basis in place of the student's, and compare;
     say so when the student's own ``berrut_basis`` is wrong."""
     with reference_helpers(func, berrut_basis=_reference_basis) as own:
@@ -60,9 +61,9 @@ def check_berrut_basis(berrut_basis: Callable, v: Variant):
     """
     code, _ = _berrut_setup(v)
     # The encoder is linear in the data, so encoding the K unit vectors gives its (N, K) matrix.
-    problems, note = compare_arrays(answer_of(berrut_basis, "berrut_basis", code.betas, code.alphas),
-                                    np.asarray(code.encode(np.eye(v.n_inputs))), name="berrut_basis(betas, alphas)",
-                                    rtol=1e-9, axis_names=("worker", "data point"))
+    ans = answer_of(berrut_basis, "berrut_basis", code.betas, code.alphas)
+    problems, note = compare_arrays(ans, np.asarray(code.encode(np.eye(v.n_inputs))), rtol=1e-9,
+                                    name="berrut_basis(betas, alphas)", axis_names=("worker", "data point"))
     if problems:
         return problems, note
     ans, prob = call_student(berrut_basis, "berrut_basis", code.alphas, code.alphas)
@@ -128,8 +129,8 @@ def check_berrut_loss(loss_berrut: Any, v: Variant):
     return compare_scalar(loss_berrut, mse(est, p.f(p.X)), name="loss_berrut", rtol=1e-6)
 
 
-@task(_A1, "5", "Berrut versus spline", "Compute the loss of gcc.SplineCode(K, N) on the same data and received "
-      "set exactly as for Berrut, then compare the two numbers.")
+@task(_A1, "5", "Berrut versus spline", "Compute the loss of gcc.SplineCode(K, N) on the same data and "
+      "received set exactly as for Berrut, then compare the two numbers.")
 def check_code_comparison(spline_is_better: Any, v: Variant):
     """Task 5: does ``gcc.SplineCode`` (lambda = 0) beat ``gcc.BerrutCode`` on this variant?"""
     code, p = _berrut_setup(v)

@@ -139,8 +139,9 @@ def task(assignment: str, number, title, hint) -> Callable:
             arguments = bound.arguments
             v = arguments["v"]
             if not isinstance(v, Variant) or v.assignment != assignment:
-                raise invalid("v", name, f"the Variant of {assignment!r} (gcc.assignments.variant({assignment!r}, "
-                              "seed))", v.assignment if isinstance(v, Variant) else type(v).__name__)
+                raise invalid("v", name, f"the Variant of {assignment!r} "
+                              f"(gcc.assignments.variant({assignment!r}, seed))",
+                              v.assignment if isinstance(v, Variant) else type(v).__name__)
             if isinstance(number, dict):
                 check_choice(arguments["code"], "code", name, tuple(number))
             try:
@@ -153,12 +154,13 @@ def task(assignment: str, number, title, hint) -> Callable:
 
         params = list(signature.parameters)
         answers = params[:params.index("v")]
-        extra = "".join("\n    " + _EXTRA_PARAMS[p] for p in params[params.index("v") + 1:] if p in _EXTRA_PARAMS)
+        later = params[params.index("v") + 1:]
+        extra = "".join("\n    " + _EXTRA_PARAMS[p] for p in later if p in _EXTRA_PARAMS)
         check.__doc__ = compare.__doc__.rstrip() + _COMMON_DOC.format(answers=", ".join(answers), extra=extra)
-        check.__signature__ = signature.replace(parameters=[
-            *signature.parameters.values(),
-            inspect.Parameter("raise_on_fail", inspect.Parameter.KEYWORD_ONLY, default=True, annotation=bool)],
-            return_annotation=Feedback)
+        flag = inspect.Parameter("raise_on_fail", inspect.Parameter.KEYWORD_ONLY, default=True,
+                                 annotation=bool)
+        check.__signature__ = signature.replace(parameters=[*signature.parameters.values(), flag],
+                                                return_annotation=Feedback)
         return check
     return decorate
 

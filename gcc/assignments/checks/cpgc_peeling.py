@@ -59,8 +59,8 @@ def _pairs(arrivals: Any) -> list:
     return [tuple(int(x) for x in a) for a in arrivals]
 
 
-@task(_A4, "1", "arrival order", "Message j (counting from 0) of worker i arrives at code.row_units[j] * speeds[i]; "
-      "gcc.cpgc.arrival_times gives all of them. Sort all K*r times (np.argsort on the flattened "
+@task(_A4, "1", "arrival order", "Message j (counting from 0) of worker i arrives at code.row_units[j] * "
+      "speeds[i]; gcc.cpgc.arrival_times gives all of them. Sort all K*r times (np.argsort on the flattened "
       "array, kind='stable') and map each flat index back to (worker, message) with divmod.")
 def check_arrival_order(arrivals: Any, v: Variant):
     """Task 1: the (worker, message) pairs in order of arrival."""
@@ -82,8 +82,8 @@ def check_arrival_order(arrivals: Any, v: Variant):
     return compare_exact(arrivals, ref, name="arrivals", describe=describe)
 
 
-@task(_A4, "2", "message values", "Split W theta into K blocks of block_rows rows (block k is rows k*b .. k*b+b-1); "
-      "message j of worker i is the sum over k of code.coefficients[i, j, k] times block k.")
+@task(_A4, "2", "message values", "Split W theta into K blocks of block_rows rows (block k is rows k*b .. "
+      "k*b+b-1); message j of worker i is the sum over k of code.coefficients[i, j, k] times block k.")
 def check_message_values(values: Any, v: Variant):
     """Task 2: what every worker sends, shape ``(K, r, block_rows)``."""
     return compare_arrays(values, _cpgc_setup(v)[3], name="values", rtol=1e-9,
@@ -102,8 +102,8 @@ def _own_values(values: Any, v: Variant) -> np.ndarray | None:
     return arr if prob is None and arr.shape == _cpgc_setup(v)[3].shape and np.all(np.isfinite(arr)) else None
 
 
-@task(_A4, "3", "peeling history", "After each message: subtract every known block from it; if exactly one unknown "
-      "block remains, it is recovered, and that may in turn reduce earlier pending messages to one "
+@task(_A4, "3", "peeling history", "After each message: subtract every known block from it; if exactly one "
+      "unknown block remains, it is recovered, and that may in turn reduce earlier pending messages to one "
       "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes.")
 def check_peeling_history(history: Any, v: Variant, arrivals: Any = None):
     """Task 3: number of blocks known by peeling after each arrival.
@@ -124,13 +124,14 @@ def check_peeling_history(history: Any, v: Variant, arrivals: Any = None):
 
     problems, note = compare_exact(history, ref, name="history", describe=describe)
     own = _own_arrivals(arrivals, v) if arrivals is not None and problems else None
-    return carry_forward(problems, note, v, [(arrivals, check_arrival_order)], uses="your `arrivals` from Task 1",
+    return carry_forward(problems, note, v, [(arrivals, check_arrival_order)],
+                         uses="your `arrivals` from Task 1",
                          consistent=None if own is None else
                          (lambda: compare_exact(history, _cpgc_replay(v, own)[0], name="history")))
 
 
-@task(_A4, "4a", "stopping point", "The master stops at the first arrival after which at least ceil(K (1 - q)) "
-      "blocks are known (q = v.tolerance); count messages from 1.")
+@task(_A4, "4a", "stopping point", "The master stops at the first arrival after which at least ceil(K (1 - "
+      "q)) blocks are known (q = v.tolerance); count messages from 1.")
 def check_stop_index(stop_index: Any, v: Variant, history: Any = None):
     """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known.
 
@@ -154,14 +155,15 @@ def check_stop_index(stop_index: Any, v: Variant, history: Any = None):
             own = next((n for n, h in enumerate(history, start=1) if int(h) >= need), None)
         except (TypeError, ValueError):
             pass
-    return carry_forward(problems, note, v, [(history, check_peeling_history)], uses="your `history` from Task 3",
+    return carry_forward(problems, note, v, [(history, check_peeling_history)],
+                         uses="your `history` from Task 3",
                          consistent=None if own is None else
                          (lambda: compare_exact(stop_index, own, name="stop_index")))
 
 
 @task(_A4, "4b", "decoded blocks", "Peel with the values: when a message reduces to one unknown block k with "
-      "coefficient c, block k = (message value minus the known blocks it contains) / c. Use only the messages "
-      "up to and including stop_index.")
+      "coefficient c, block k = (message value minus the known blocks it contains) / c. Use only the "
+      "messages up to and including stop_index.")
 def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, values: Any = None):
     """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown.
 
@@ -169,9 +171,9 @@ def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, value
     of them: the blocks decoded correctly from a wrong order or wrong values score in full.
     """
     problems, note = _compare_blocks(estimates, _cpgc_replay(v)[2])
-    given = {k: g for k, g in {"arrivals": (arrivals, check_arrival_order, _own_arrivals, "`arrivals` (Task 1)"),
-                               "values": (values, check_message_values, _own_values, "`values` (Task 2)")}.items()
-             if g[0] is not None}
+    given = {"arrivals": (arrivals, check_arrival_order, _own_arrivals, "`arrivals` (Task 1)"),
+             "values": (values, check_message_values, _own_values, "`values` (Task 2)")}
+    given = {k: g for k, g in given.items() if g[0] is not None}
     if not given or not problems:
         return problems, note
     own = {k: parse(answer, v) for k, (answer, _, parse, _) in given.items()}
@@ -183,7 +185,8 @@ def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, value
         return _compare_blocks(estimates, decoded)
 
     return carry_forward(
-        problems, note, v, [(answer, check) for answer, check, _, _ in given.values()], uses="your " + " and ".join(g[3] for g in given.values()),
+        problems, note, v, [(answer, check) for answer, check, _, _ in given.values()],
+        uses="your " + " and ".join(g[3] for g in given.values()),
         consistent=None if any(o is None for o in own.values()) else consistent)
 
 
@@ -198,7 +201,8 @@ def _compare_blocks(estimates: Any, ref: np.ndarray) -> tuple[list[str], str]:
     missing, extra = np.flatnonzero(known_ref & ~known), np.flatnonzero(known & ~known_ref)
     problems = []
     if missing.size:
-        problems.append(f"Blocks {missing.tolist()} are NaN, but peeling recovers them by the stopping point.")
+        problems.append(f"Blocks {missing.tolist()} are NaN, but peeling recovers them by the "
+                        "stopping point.")
     if extra.size:
         problems.append(f"Blocks {extra.tolist()} have values, but peeling cannot know them yet at "
                         "the stopping point: leave them NaN.")
@@ -216,4 +220,5 @@ def check_faster_scheme(faster: Any, v: Variant, trials: int = 400):
     times = {s: cpgc.simulate(s, n_workers=v.n_workers, tolerance=v.tolerance, trials=trials,
                               seed=v.seed).mean_time for s in ("rcsc", "mds")}
     return compare_exact(faster, min(times, key=times.get), name="faster",
-                         describe=lambda a, b: [] if a in times else ["It should be the string 'rcsc' or 'mds'."])
+                         describe=lambda a, b: [] if a in times else
+                         ["It should be the string 'rcsc' or 'mds'."])

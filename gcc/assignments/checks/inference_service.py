@@ -15,7 +15,8 @@ from ..feedback import compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
 from .common import answer_of, as_answer, cached, carry_forward, plain, task
 
-__all__ = ["check_expected_wait", "check_latency_table", "check_loss_table", "check_design", "check_robustness"]
+__all__ = ["check_expected_wait", "check_latency_table", "check_loss_table", "check_design",
+           "check_robustness"]
 
 _A5 = "05_inference_service"
 
@@ -53,30 +54,32 @@ def _robust_reference(v: Variant, design) -> bool:
 @cached
 def _robust(v: Variant, design: tuple) -> bool:
     n, s = design
-    df = _run(v, n, stragglers.SlowWorkers(slow=v.slow_workers, factor=v.slow_factor, shift=v.shift, rate=v.mu,
-                                           stragglers=s))
+    model = stragglers.SlowWorkers(slow=v.slow_workers, factor=v.slow_factor, shift=v.shift, rate=v.mu,
+                                   stragglers=s)
+    df = _run(v, n, model)
     return bool(np.quantile(df["time"], v.confidence) <= v.latency_budget)
 
 
-@task(_A5, "1", "expected waiting time", "The i-th smallest of N i.i.d. Exp(mu) variables has mean (1/mu) (1/N + "
-      "1/(N-1) + ... + 1/(N-i+1)); add the shift. Waiting for N - S workers means i = N - S.")
+@task(_A5, "1", "expected waiting time", "The i-th smallest of N i.i.d. Exp(mu) variables has mean (1/mu) "
+      "(1/N + 1/(N-1) + ... + 1/(N-i+1)); add the shift. Waiting for N - S workers means i = N - S.")
 def check_expected_wait(expected_wait: Callable, v: Variant):
     """Task 1: ``expected_wait(N, S)``, the mean time until the fastest ``N - S`` of ``N`` workers finish."""
     model = stragglers.ShiftedExponential(shift=v.shift, rate=v.mu)
     for n in v.n_workers_grid[:2]:
         for s in (0, v.straggler_grid[-1]):
-            problems, note = compare_scalar(answer_of(expected_wait, "expected_wait", n, s),
-                                            model.expected_time(n, n - s), name=f"expected_wait({n}, {s})", rtol=1e-9)
+            ans = answer_of(expected_wait, "expected_wait", n, s)
+            problems, note = compare_scalar(ans, model.expected_time(n, n - s), rtol=1e-9,
+                                            name=f"expected_wait({n}, {s})")
             if problems:
                 return problems, note
     return problems, note
 
 
-@task(_A5, "2a", "latency table", "For each (N, S): gcc.harness.run_trials({'gcc': gcc.SplineCode(K, N)}, f, X, "
-      "gcc.ShiftedExponential(shift=shift, rate=mu, stragglers=S), trials=v.n_trials, seed=delay_seed); "
+@task(_A5, "2a", "latency table", "For each (N, S): gcc.harness.run_trials({'gcc': gcc.SplineCode(K, N)}, f, "
+      "X, gcc.ShiftedExponential(shift=shift, rate=mu, stragglers=S), trials=v.n_trials, seed=delay_seed); "
       "then np.quantile(df['time'], v.confidence).")
 def check_latency_table(latency95: Any, v: Variant):
-    """Task 2a: the ``confidence``-quantile of the waiting time of every design, shape (len N grid, len S grid)."""
+    """Task 2a: the ``confidence``-quantile of the waiting time of every design, shape (len N, len S grid)."""
     return compare_arrays(latency95, _service_tables(v)[0], name="latency95", rtol=1e-9,
                           axis_names=("N index", "S index"))
 
@@ -109,8 +112,8 @@ def _as_design(design: Any, v: Variant):
     return (n, s) if n in v.n_workers_grid and s in v.straggler_grid else Ellipsis
 
 
-@task(_A5, "3", "service design", "Feasible: latency95 <= v.latency_budget and mean_loss <= v.loss_target. Among "
-      "the feasible designs take the smallest N (workers cost money), then the smallest mean loss.")
+@task(_A5, "3", "service design", "Feasible: latency95 <= v.latency_budget and mean_loss <= v.loss_target. "
+      "Among the feasible designs take the smallest N (workers cost money), then the smallest mean loss.")
 def check_design(design: Any, v: Variant, latency95: Any = None, mean_loss: Any = None):
     """Task 3: the cheapest design (fewest workers, then smallest loss) meeting both targets, or None.
 
@@ -150,7 +153,8 @@ def check_design(design: Any, v: Variant, latency95: Any = None, mean_loss: Any 
     return carry_forward(
         problems, note, v, [(latency95, check_latency_table), (mean_loss, check_loss_table)],
         uses="your `latency95` and `mean_loss` from Task 2", consistent=None if own_tables is None else
-        (lambda: ([], "") if _as_design(design, v) == own else (["`design` is not the expected answer."], "")))
+        (lambda: ([], "") if _as_design(design, v) == own else
+         (["`design` is not the expected answer."], "")))
 
 
 class _NotGiven:
@@ -163,9 +167,10 @@ class _NotGiven:
 _NOT_GIVEN = _NotGiven()
 
 
-@task(_A5, "4", "robustness to slow workers", "Rerun the selected design with gcc.SlowWorkers(slow=v.slow_workers, "
-      "factor=v.slow_factor, shift=shift, rate=mu, stragglers=S) instead of ShiftedExponential (same trials and "
-      "seed) and compare its latency quantile with the budget. With no feasible design, robust is False.")
+@task(_A5, "4", "robustness to slow workers", "Rerun the selected design with "
+      "gcc.SlowWorkers(slow=v.slow_workers, factor=v.slow_factor, shift=shift, rate=mu, stragglers=S) "
+      "instead of ShiftedExponential (same trials and seed) and compare its latency quantile with the "
+      "budget. With no feasible design, robust is False.")
 def check_robustness(robust: Any, v: Variant, design: Any = _NOT_GIVEN):
     """Task 4: does the selected design still meet the latency budget with ``v.slow_workers`` slow workers?
 
@@ -174,7 +179,8 @@ def check_robustness(robust: Any, v: Variant, design: Any = _NOT_GIVEN):
     """
     robust = plain(robust)
     problems, note = compare_exact(robust, _robust_reference(v, _service_design(v)), name="robust",
-                                   describe=lambda a, b: [] if isinstance(a, bool) else ["It should be True or False."])
+                                   describe=lambda a, b: [] if isinstance(a, bool) else
+                                   ["It should be True or False."])
     if design is _NOT_GIVEN:
         return problems, note
     own = _as_design(design, v) if isinstance(robust, bool) else Ellipsis

@@ -32,7 +32,8 @@ def _cv_selection(v: Variant):
 
 def _cv_table(v: Variant) -> np.ndarray:
     table = _cv_selection(v).table.set_index(["lam_enc", "lam_dec"])["mean"]
-    return np.array([[float(table.loc[(float(le), float(ld))]) for ld in v.lam_dec_grid] for le in v.lam_enc_grid])
+    return np.array([[float(table.loc[(float(le), float(ld))]) for ld in v.lam_dec_grid]
+                     for le in v.lam_enc_grid])
 
 
 @cached
@@ -123,9 +124,9 @@ def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None):
 def _grid_pair(best: Any, v: Variant) -> tuple[float, float] | None:
     """A student's ``best`` as a pair of grid values, or None."""
     pair = as_answer(best, lambda b: tuple(float(x) for x in b))
-    if not isinstance(pair, tuple) or len(pair) != 2 or pair[0] not in v.lam_enc_grid or pair[1] not in v.lam_dec_grid:
-        return None
-    return pair
+    if isinstance(pair, tuple) and len(pair) == 2 and pair[0] in v.lam_enc_grid and pair[1] in v.lam_dec_grid:
+        return pair
+    return None
 
 
 @task(_A3, "4", "test losses", "Same call as cv_loss but with seed=test_seed: the test draws were never used "

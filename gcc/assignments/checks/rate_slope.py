@@ -51,15 +51,16 @@ def check_worst_case_loss(worst_case_loss: Callable, v: Variant):
     # A search that skips block positions can find the worst block by luck at one size, rarely at both.
     for n in dict.fromkeys((v.n_workers_grid[0], v.n_workers_grid[-1])):
         ans = answer_of(worst_case_loss, "worst_case_loss", gcc.SplineCode(n_inputs=v.n_inputs, n_workers=n))
-        problems, note = compare_scalar(ans, _worst_loss(v, "spline", n), name=f"worst_case_loss(SplineCode(K, {n}))",
-                                        rtol=1e-6)
+        problems, note = compare_scalar(ans, _worst_loss(v, "spline", n),
+                                        name=f"worst_case_loss(SplineCode(K, {n}))", rtol=1e-6)
         if problems:
             break
     return problems, note
 
 
 @task(_A2, {"spline": "2", "berrut": "4"}, {"spline": "loss curve, splines", "berrut": "loss curve, Berrut"},
-      lambda a: f"One entry per N in v.n_workers_grid, in that order: worst_case_loss(gcc.{_CLASS[a['code']]}(K, N)).")
+      lambda a: ("One entry per N in v.n_workers_grid, in that order: "
+                 f"worst_case_loss(gcc.{_CLASS[a['code']]}(K, N))."))
 def check_loss_curve(losses: Any, v: Variant, code: str = "spline", worst_case_loss: Any = None):
     """Tasks 2 and 4: worst-case losses over ``v.n_workers_grid`` for ``code`` (``"spline"``/``"berrut"``).
 
@@ -91,10 +92,11 @@ def _fit(losses: Any, v: Variant) -> float | None:
     return _slope_of(arr, v)
 
 
-@task(_A2, {"spline": "3", "berrut": "4b"}, {"spline": "log-log slope, spline", "berrut": "log-log slope, berrut"},
+@task(_A2, {"spline": "3", "berrut": "4b"},
+      {"spline": "log-log slope, spline", "berrut": "log-log slope, berrut"},
       "Fit a straight line to (log N, log loss) by least squares (np.polyfit with degree 1, or "
-      "gcc.loglog_slope(grid, losses).slope); the slope is the first coefficient. Use natural or base-10 logs on "
-      "both axes, not a mix.")
+      "gcc.loglog_slope(grid, losses).slope); the slope is the first coefficient. Use natural or base-10 "
+      "logs on both axes, not a mix.")
 def check_slope(slope: Any, v: Variant, code: str = "spline", losses: Any = None):
     """Tasks 3 and 4: the least-squares slope of log(loss) against log(N).
 
@@ -102,11 +104,12 @@ def check_slope(slope: Any, v: Variant, code: str = "spline", losses: Any = None
     independent of it: the slope of a wrong curve, fitted correctly, scores in full.
     """
     name = "slope" if code == "spline" else "slope_berrut"
-    problems, note = compare_scalar(slope, _slope_of(_reference_worst_losses(v, code), v), name=name, rtol=1e-4)
+    ref = _slope_of(_reference_worst_losses(v, code), v)
+    problems, note = compare_scalar(slope, ref, name=name, rtol=1e-4)
     own = _fit(losses, v) if losses is not None and problems else None
     return carry_forward(
         problems, note, v, [(losses, functools.partial(check_loss_curve, code=code))],
-        uses=f"your `{'losses' if code == 'spline' else 'losses_berrut'}` from Task {2 if code == 'spline' else 4}",
+        uses=("your `losses` from Task 2" if code == "spline" else "your `losses_berrut` from Task 4"),
         consistent=None if own is None else (lambda: compare_scalar(slope, own, name=name, rtol=1e-4)))
 
 
