@@ -166,11 +166,8 @@ class StudentSeed(Preprocessor):
         import nbformat
 
         info = resources["nbgrader"]
-        student = check_student_id(info["student"], "student", "StudentSeed")
-        if student in self.seeds:
-            seed = check_seed_value(self.seeds[student], f"seeds[{student!r}]", "StudentSeed")
-        else:
-            seed = student_seed(student)
+        student = info["student"]   # checked by student_seed or with_seed; given seeds when configured
+        seed = self.seeds[student] if student in self.seeds else student_seed(student)
         source = self._source_parameters(info["assignment"], info["notebook"])
         cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
         if cells:

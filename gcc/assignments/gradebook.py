@@ -8,10 +8,11 @@ and ``status`` to the CSV.
 """
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.plugins.export import ExportPlugin
+from nbgrader.plugins.export import CsvExportPlugin
 
 from gcc.validation import check_real, invalid
 
@@ -91,30 +92,25 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
         return float(gb.find_submission(assignment, student).score)
 
 
-class PendingCsvExport(ExportPlugin):
-    """nbgrader's CSV export with the pending points marked: ``assignment, student_id, timestamp, score,
-    max_score, pending_points, status`` (``graded``, ``pending manual grading`` or ``not submitted``)."""
+class PendingCsvExport(CsvExportPlugin):
+    """nbgrader's CSV export (its columns) with two more: ``pending_points`` and ``status`` (``graded``,
+    ``pending manual grading`` or ``not submitted``)."""
 
     def export(self, gradebook: Gradebook) -> None:
-        dest = self.to or "grades.csv"
-        students = {str(s) for s in self.student}
-        assignments = {str(a) for a in self.assignment}
-        self.log.info("Exporting grades (with pending points) to %s", dest)
-        rows = ["assignment,student_id,timestamp,score,max_score,pending_points,status"]
-        for assignment in gradebook.assignments:
-            if assignments and assignment.name not in assignments:
+        super().export(gradebook)
+        dest = Path(self.to or "grades.csv")
+        with dest.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            fields, rows = [*reader.fieldnames, "pending_points", "status"], list(reader)
+        for row in rows:
+            try:
+                waiting = sum(p for *_, p in _pending_of(gradebook.find_submission(row["assignment"],
+                                                                                   row["student_id"])))
+            except MissingEntry:
+                row.update(pending_points=0.0, status="not submitted")
                 continue
-            for student in gradebook.students:
-                if students and student.id not in students:
-                    continue
-                try:
-                    sub = gradebook.find_submission(assignment.name, student.id)
-                except MissingEntry:
-                    rows.append(f"{assignment.name},{student.id},,0.0,{assignment.max_score},0.0,not submitted")
-                    continue
-                waiting = float(sum(points for *_, points in _pending_of(sub)))
-                status = "pending manual grading" if waiting else "graded"
-                score = max(0.0, sub.score - (sub.late_submission_penalty or 0.0))
-                rows.append(f"{assignment.name},{student.id},{sub.timestamp or ''},{score},{assignment.max_score},"
-                            f"{waiting},{status}")
-        Path(dest).write_text("\n".join(rows) + "\n", encoding="utf-8")
+            row.update(pending_points=float(waiting), status="pending manual grading" if waiting else "graded")
+        with dest.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fields)
+            writer.writeheader()
+            writer.writerows(rows)
