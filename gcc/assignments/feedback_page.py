@@ -45,16 +45,11 @@ _CDN_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*mathjax[^"]*"[^>]*>\s*</scrip
 _MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S)
 
 
-def mathjax_folder() -> Path:
-    """The vendored MathJax (``book/vendor/mathjax/es5``), the one the book uses."""
-    return repo_root() / "book" / "vendor" / "mathjax" / "es5"
-
-
 @lru_cache(maxsize=1)
 def mathjax_inline(folder: Path | None = None) -> str:
-    """The vendored MathJax 3 (``folder``, default :func:`mathjax_folder`) as inline ``<script>``
+    """The vendored MathJax 3 (``folder``, default the book's ``book/vendor/mathjax/es5``) as inline ``<script>``
     elements for a page's ``<head>``, its fonts embedded as ``data:`` URIs (FileNotFoundError if missing)."""
-    folder = Path(folder) if folder is not None else mathjax_folder()
+    folder = Path(folder) if folder is not None else repo_root() / "book" / "vendor" / "mathjax" / "es5"
     script = (folder / "tex-mml-chtml.js").read_text(encoding="utf-8")
     fonts = folder / "output" / "chtml" / "fonts" / "woff-v2"
 

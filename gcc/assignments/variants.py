@@ -161,18 +161,15 @@ def problem(v: Variant):
 
     if not isinstance(v, Variant):
         raise invalid("v", "problem", "a Variant (gcc.assignments.variant(assignment, seed))", v)
-    p = SimpleNamespace()
+    p, rng = SimpleNamespace(), v.rng("data")
     if v.assignment == "01_berrut":
-        rng = v.rng("data")
         p.f = _f_smooth
         p.X = rng.normal(size=(v.n_inputs, v.dim))
         p.received = np.sort(rng.choice(v.n_workers, v.n_workers - v.n_stragglers, replace=False))
     elif v.assignment == "02_rate_slope":
-        rng = v.rng("data")
         p.f = _f_xsinx
         p.X = np.sort(rng.uniform(-v.input_half_width, v.input_half_width, size=v.n_inputs))
     elif v.assignment == "03_lambda_cv":
-        rng = v.rng("data")
         p.f = _f_xsinx
         half_width = float(rng.choice([2.0, 2.5, 3.0]))
 
@@ -184,13 +181,11 @@ def problem(v: Variant):
         # Distinct seeds: tuning and testing must not share draws.
         p.tune_seed, p.test_seed = (int(s) for s in rng.choice(10 ** 6, size=2, replace=False))
     elif v.assignment == "04_cpgc_peeling":
-        rng = v.rng("data")
         p.code_seed = int(rng.integers(0, 2 ** 31 - 1))
         p.theta = rng.normal(size=v.n_cols)
         p.W = rng.normal(size=(v.n_workers * v.block_rows, v.n_cols))
         p.arrival_seed = int(rng.integers(0, 2 ** 31 - 1))
     elif v.assignment == "05_inference_service":
-        rng = v.rng("data")
         p.f = _f_smooth
         p.X = rng.normal(size=(v.n_inputs, 2))
         p.delay_seed = int(rng.integers(0, 10 ** 6))

@@ -300,11 +300,8 @@ def _slope_rows(claim: Claim, root) -> list[dict]:
     return rows
 
 
-def _threshold_rows(claim: Claim, root) -> list[dict]:
+def _threshold_rows(claim: Claim, summary) -> list[dict]:
     """LCC: the largest S up to which every trial is exact, against ``N - (K-1) deg f - 1``."""
-    summary = _load(root, "polynomial_lcc", "summary")
-    if summary is None:
-        return [_row(claim, verdict="not measured (notebook not run)")]
     rows = []
     for r in exact_recovery(summary).itertuples(index=False):
         note = f"S tested 0..{r.s_max}; -1 = never exact."
@@ -318,19 +315,15 @@ def _threshold_rows(claim: Claim, root) -> list[dict]:
     return rows
 
 
-def _adversary_rows(claim: Claim, root) -> list[dict]:
-    table = _load(root, "worst_case_extremal", "adversary_table")
-    if table is None:
-        return [_row(claim, verdict="not measured (notebook not run)")]
+def _adversary_rows(claim: Claim, table) -> list[dict]:
+    """The exhaustive worst loss over the contiguous block's, per code and function."""
     return [_point(claim, float(r["exhaustive_max"]), claim.claimed, function=r["function"], scheme=r["scheme"],
                    context=f"largest at {r['exhaustive_at']}", n_points=int(r["cells"]), notebook="worst_case_extremal")
             for _, r in table.iterrows()]
 
 
-def _lambda_rows(claim: Claim, root) -> list[dict]:
-    best = _load(root, "lambda_sensitivity", "optimum")
-    if best is None:
-        return [_row(claim, verdict="not measured (notebook not run)")]
+def _lambda_rows(claim: Claim, best) -> list[dict]:
+    """The span of the optimal lambdas over S, or the RMSE rise one decade from the optimum."""
     if claim.kind == "lambda-span":
         return [_point(claim, r.span, claim.claimed, function="x sin x", context=f"sigma={r.sigma:g}, {r.param}",
                        n_points=r.n) for r in optimum_spans(best).itertuples(index=False)]
@@ -338,6 +331,12 @@ def _lambda_rows(claim: Claim, root) -> list[dict]:
                    n_points=1)
             for sigma, g in best.groupby("sigma") for S, value in zip(g["S"], rmse_increase(g))]
 
+
+#: the saved table each kind of point claim reads: (notebook, table name, reader)
+_POINT_READERS = {"threshold": ("polynomial_lcc", "summary", _threshold_rows),
+                  "adversary": ("worst_case_extremal", "adversary_table", _adversary_rows),
+                  "lambda-span": ("lambda_sensitivity", "optimum", _lambda_rows),
+                  "lambda-x10": ("lambda_sensitivity", "optimum", _lambda_rows)}
 
 #: what a ``violated`` or ``undecided`` row of these claims means, beyond where its interval lies
 _MEANING = {
@@ -383,14 +382,17 @@ def build_claims_table(root=None, include_dnn: bool = True):
     from .dnn_claims import dnn_claims_table
 
     root = results.results_root() if root is None else root
-    readers = {"threshold": _threshold_rows, "adversary": _adversary_rows, "lambda-span": _lambda_rows,
-               "lambda-x10": _lambda_rows}
     rows = []
     for claim in CLAIMS:
         if claim.kind == "untested":
             rows.append(_row(claim, verdict="not tested"))
+        elif claim.kind in _POINT_READERS:
+            notebook, name, reader = _POINT_READERS[claim.kind]
+            found = _load(root, notebook, name)
+            rows.extend(reader(claim, found) if found is not None else
+                        [_row(claim, verdict="not measured (notebook not run)")])
         else:
-            rows.extend(readers.get(claim.kind, _slope_rows)(claim, root))
+            rows.extend(_slope_rows(claim, root))
     table = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     table["reason"] = [_explain(r) for _, r in table.iterrows()]
     if include_dnn:

@@ -9,22 +9,12 @@ Modules: :mod:`.berrut` (01), :mod:`.rate_slope` (02), :mod:`.lambda_cv` (03),
 A notebook's setup cell calls ``checks.short_failures()`` (a failed check shows no traceback).
 """
 from . import berrut, cpgc_peeling, inference_service, lambda_cv, rate_slope
+from .berrut import *  # noqa: F401,F403 - each module's __all__: its checks
 from .common import short_failures
-from .berrut import (check_berrut_basis, check_berrut_decoder, check_berrut_encoder, check_berrut_loss,
-                     check_code_comparison)
-from .cpgc_peeling import (CPGC_DEGREES, check_arrival_order, check_decoded_blocks, check_faster_scheme,
-                           check_message_values, check_peeling_history, check_stop_index)
-from .inference_service import (check_design, check_expected_wait, check_latency_table, check_loss_table,
-                                check_robustness)
-from .lambda_cv import check_best_lambdas, check_cv_loss, check_cv_table, check_test_losses
-from .rate_slope import check_loss_curve, check_rate_verdict, check_slope, check_worst_case_loss
+from .cpgc_peeling import *  # noqa: F401,F403
+from .inference_service import *  # noqa: F401,F403
+from .lambda_cv import *  # noqa: F401,F403
+from .rate_slope import *  # noqa: F401,F403
 
-__all__ = ["short_failures",
-           "check_berrut_basis", "check_berrut_encoder", "check_berrut_decoder", "check_berrut_loss",
-           "check_code_comparison",
-           "check_worst_case_loss", "check_loss_curve", "check_slope", "check_rate_verdict",
-           "check_cv_loss", "check_cv_table", "check_best_lambdas", "check_test_losses",
-           "CPGC_DEGREES", "check_arrival_order", "check_message_values", "check_peeling_history",
-           "check_stop_index", "check_decoded_blocks", "check_faster_scheme",
-           "check_expected_wait", "check_latency_table", "check_loss_table", "check_design",
-           "check_robustness"]
+__all__ = ["short_failures", *berrut.__all__, *rate_slope.__all__, *lambda_cv.__all__, *cpgc_peeling.__all__,
+           *inference_service.__all__]
