@@ -1,14 +1,8 @@
 """The claims table: every rate the papers state, beside the rate measured here, with a verdict.
 
-:data:`CLAIMS` matches each paper claim with the saved tables of the notebooks that measure it
-(mostly their ``slopes``); :func:`build_claims_table` gives every measurement the verdict of
-:func:`gcc.experiments.verdicts.verdict` (the book's one equivalence rule; a point measurement is
-an interval of width 0), with its ``sense``, ``delta`` and a one-line ``reason``, so each verdict
-can be recomputed from its own row. Rows shown but not counted (``counted = False``, why in
-``note``): noisy rows whose lambda_dec left Theorem 2's range in a fitted cell, and a growth in S
-at fixed N faster than the claim where the same loss's N exponent is not shown at the bound (a
-bound ``C (S+1)^r N^-q`` allows that; the joint paths, :func:`~gcc.experiments.verdicts.path_exponent`,
-test it).
+:data:`CLAIMS` matches each claim with the saved tables that measure it; :func:`build_claims_table`
+gives every measurement the verdict of :func:`gcc.experiments.verdicts.verdict`, with the
+``sense``, ``delta`` and ``reason`` that recompute it from its own row.
 
 References
 ----------
@@ -24,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from gcc import results
 
@@ -33,12 +28,10 @@ from .slopes import select_rows
 from .verdicts import DELTA, verdict, verdict_reason
 from ..validation import BOOL, InstanceOf, NoneOr, check_choice, validate_params
 
-__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
+__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
            "build_claims_table", "claims_view", "open_rows", "quoted_values"]
 
-#: Column order of the saved claims table (``code`` and ``scheme`` hold the same key of gcc.codes;
-#: ``sense`` and ``delta`` are the arguments of :func:`gcc.experiments.verdicts.verdict` that gave
-#: ``verdict`` from ``claimed``, ``ci_low``, ``ci_high``; ``reason`` says what the data show).
+#: Column order of the saved claims table (``verdict`` is ``verdict(claimed, ci_low, ci_high, sense, delta)``).
 CLAIM_COLUMNS = ["claim", "source", "statement", "function", "code", "scheme", "quantity", "context", "claimed",
                  "sense", "delta", "measured", "ci_low", "ci_high", "n_points", "verdict", "counted", "note",
                  "reason", "notebook"]
@@ -55,9 +48,7 @@ class Claim:
     id, source, statement, scheme, quantity : str
         Short key (``"thm1-N"``); paper and place; the statement; a key of :mod:`gcc.codes`; what is measured.
     kind : {"slope", "path", "growth", "threshold", "adversary", "lambda-span", "lambda-x10", "untested"}
-        ``"slope"``: slope rows against `claimed`; ``"path"``: slopes along joint sweeps, against
-        ``s_power * path_s_slope - n_power``; ``"growth"``: a slope in S + 1 (see the module
-        docstring for when its ``violated`` counts); the others: point measurements.
+        How it is measured: a slope against `claimed`, along joint sweeps, in S + 1; or a point measurement.
     claimed : float
     notebooks : tuple of str
     select : dict
@@ -68,8 +59,13 @@ class Claim:
     delta : float
         Half-width of the equivalence band.
     band : (float, float) or None
-        A claim stated as a band (``"about 3%"``: ``(1.5, 6.0)``): the rule about its centre.
+        A claim stated as a band (``"about 3%"``: ``(1.5, 6.0)``), judged about its centre.
     note : str
+
+    Notes
+    -----
+    A growth in S at fixed N faster than claimed is shown but not counted where the same loss's
+    N exponent is not shown at the bound: ``C (S+1)^r N^-q`` allows it; the joint paths test it.
     """
 
     id: str
@@ -195,13 +191,11 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-#: the kinds of claim whose measured value is an exponent (drawn by :func:`gcc.experiments.claims_page.plot_forest`)
+#: the kinds of claim whose measured value is an exponent
 EXPONENT_KINDS = ("slope", "path", "growth")
 
-#: the notebooks whose verdict rows :func:`gcc.experiments.dnn_claims.dnn_claims_table` reads
-DNN_NOTEBOOKS = ("dnn_lambda", "dnn_probabilistic")
-#: the notebooks whose saved tables the claims table reads
-SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks} | set(DNN_NOTEBOOKS)))
+#: the notebooks whose saved tables the claims table reads (the DNN ones through dnn_claims)
+SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks} | {"dnn_lambda", "dnn_probabilistic"}))
 
 
 def _context(row) -> str:
@@ -226,10 +220,7 @@ def _row(claim: Claim, **values) -> dict:
 
 
 def _point(claim: Claim, measured: float, claimed: float, sense: str = "upper", **values) -> dict:
-    """A row of a point measurement (an interval of width 0), with its verdict against `claimed`.
-
-    A claim stated as a band is the same rule about the band's centre, with half its width as delta.
-    """
+    """A row of a point measurement (an interval of width 0), its verdict against `claimed` (or the band)."""
     centre, delta = claimed, claim.delta
     if claim.band is not None:
         centre, delta = (claim.band[0] + claim.band[1]) / 2, (claim.band[1] - claim.band[0]) / 2
@@ -366,19 +357,16 @@ def build_claims_table(root=None, include_dnn: bool = True):
     Parameters
     ----------
     root : path-like or None
-        Results root (default :func:`gcc.results.results_root`); a run context's is ``run.folder.parent``.
+        Results root (default :func:`gcc.results.results_root`).
     include_dnn : bool
-        Append the networks' claims (:func:`gcc.experiments.dnn_claims.dnn_claims_table`), with
-        their own two-sided verdict words.
+        Append the networks' claims (:func:`gcc.experiments.dnn_claims.dnn_claims_table`).
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`CLAIM_COLUMNS`; one row per (claim, measured context), one ``not measured``
-        row for a claim whose notebook has not run.
+        Columns :data:`CLAIM_COLUMNS`; one row per (claim, measured context), ``not measured`` where
+        a claim's notebook has not run.
     """
-    import pandas as pd
-
     from .dnn_claims import dnn_claims_table
 
     root = results.results_root() if root is None else root
@@ -402,26 +390,19 @@ def build_claims_table(root=None, include_dnn: bool = True):
 
 
 def claims_view(table):
-    """The claims table (:func:`build_claims_table`) for the page, the measured value and its interval as text.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``claim, source, function, code, context, claimed, measured_ci, verdict, counted, reason, note``;
-        ``measured_ci`` reads ``"-3.02 [-3.05, -2.99]"`` (a point: ``"3"``; nothing measured: ``"-"``).
-    """
+    """The claims table for the page, ``measured_ci`` reading ``"-3.02 [-3.05, -2.99]"`` (a point: ``"3"``)."""
     return table.assign(measured_ci=_measured_text(table))[["claim", "source", "function", "code", "context", "claimed",
                                                             "measured_ci", "verdict", "counted", "reason", "note"]]
 
 
 def _measured_text(table) -> list[str]:
-    """The ``measured_ci`` column of :func:`claims_view`."""
+    """The ``measured_ci`` column."""
     return [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
             for m, lo, hi in zip(table["measured"], table["ci_low"], table["ci_high"])]
 
 
 def open_rows(table, which: str = "violated"):
-    """Every row of `table` (:func:`build_claims_table`) with the verdict `which`, counted rows first.
+    """Every row of `table` with the verdict `which`, counted rows first.
 
     Parameters
     ----------
@@ -441,8 +422,7 @@ def open_rows(table, which: str = "violated"):
 
 
 def quoted_values(table) -> list[dict]:
-    """The verdict totals the chapters quote, as keyword arguments of ``RunContext.value``: ``n_<verdict>``
-    (counted rows of the rate claims per verdict), ``n_counted``, ``n_rows``, ``n_not_counted``, ``n_claims``."""
+    """The verdict totals the page quotes (``n_<verdict>``, ``n_counted``, ...), as ``RunContext.value`` arguments."""
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table["counted"].astype(bool) & rate
     out = [{"key": f"n_{v}", "number": int(((table["verdict"] == v) & counted).sum()),

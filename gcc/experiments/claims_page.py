@@ -1,10 +1,7 @@
 """The claims page a referee reads: the papers' statements in words, the result box's numbers, a forest plot.
 
-:data:`STATEMENTS` (every statement of the papers in words, its source, the claims of
-:mod:`gcc.experiments.claims` that test it, the page with the evidence); :func:`headline_table`
-(one row per statement, its verdicts per kind of test function); :func:`box_values` (the result
-box's numbers); :func:`glossary` and :func:`readable` (the claims' short names in words);
-:func:`plot_forest` (measured against claimed exponents, one panel per theorem).
+:data:`STATEMENTS` holds every statement of the papers, the claims of :mod:`gcc.experiments.claims`
+that test it and the page with the evidence; the functions turn the claims table into the page.
 """
 from __future__ import annotations
 
@@ -12,31 +9,21 @@ from dataclasses import dataclass
 from html import escape
 
 import numpy as np
+import pandas as pd
 
 from .claims import CLAIMS, EXPONENT_KINDS
 from .plotting import figure
 from .result_box import verdict_text
 from ..validation import check_choice
 
-__all__ = ["Statement", "STATEMENTS", "FAMILY_WORDS", "statement_of", "headline_table", "glossary",
-           "box_values", "plot_forest", "TEST_WORDS", "readable", "claim_words"]
+__all__ = ["Statement", "STATEMENTS", "headline_table", "glossary", "box_values", "plot_forest", "readable",
+           "claim_words"]
 
 
 @dataclass(frozen=True)
 class Statement:
-    """One statement of a paper, in words, and the claims of :mod:`gcc.experiments.claims` that test it.
-
-    Attributes
-    ----------
-    words, source : str
-        The statement as a reader would say it; paper and place.
-    claims : tuple of str
-        The claim ids whose rows are its evidence.
-    evidence : str
-        The notebook whose page shows the evidence.
-    panel : str
-        Title of its panel in :func:`plot_forest` (shared titles share a panel; empty: no exponent).
-    """
+    """One statement of a paper in words (`words`, `source`), the ids of the `claims` that test it, the
+    notebook with the `evidence`, and its `panel` title in :func:`plot_forest` (empty: no exponent)."""
 
     words: str
     source: str
@@ -83,27 +70,26 @@ STATEMENTS: tuple[Statement, ...] = (
               ("adversarial",), ""),
 )
 
-#: the test functions of the claims table by role: "family" (built to attain the bound: every
-#: decoder has its loss), "decoder" (the bumps' flanks seen: tests the decoder), else typical
-FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}
+#: the test functions by role: "family" (attains the bound), "decoder" (tests the decoder), else typical
+_FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}
 
 
 def claim_words(claim: str) -> str:
     """A claim id in words: its statement and, where it has one, its test (``"... (N slope at fixed S)"``)."""
-    s = statement_of(claim)
+    s = _statement_of(claim)
     if s is None:
         return str(claim)
-    return f"{s.words} ({TEST_WORDS[claim]})" if claim in TEST_WORDS else s.words
+    return f"{s.words} ({_TEST_WORDS[claim]})" if claim in _TEST_WORDS else s.words
 
 
-def statement_of(claim: str) -> Statement | None:
+def _statement_of(claim: str) -> Statement | None:
     """The :class:`Statement` a claim id belongs to (None for an unknown id)."""
     return next((s for s in STATEMENTS if claim in s.claims), None)
 
 
 def _role(function) -> str:
     """``"family"``, ``"decoder"`` or ``"typical"``: the role of a test function."""
-    return FAMILY_WORDS.get(str(function), "typical")
+    return _FAMILY_WORDS.get(str(function), "typical")
 
 
 def _summary(rows) -> str:
@@ -124,18 +110,14 @@ def headline_table(table, link: str | None = "html"):
     table : pandas.DataFrame
         :func:`gcc.experiments.claims.build_claims_table`.
     link : {"html", "doc", None}
-        ``evidence`` as an HTML link to the notebook's page (a notebook page beside it), a MyST
-        ``{doc}`` link (a chapter's include), or the notebook's name.
+        ``evidence`` as an HTML link (a notebook page), a MyST ``{doc}`` link (a chapter), or the name.
 
     Returns
     -------
     pandas.DataFrame
-        ``statement, source, lower-bound family, decoder test, typical functions, evidence``:
-        each verdict cell counts the counted rows per verdict (``"4 tight, 1 undecided"``) and the
-        rows shown but not counted; ``-`` where no function of that kind was measured.
+        ``statement, source, lower-bound family, decoder test, typical functions, evidence``; each
+        verdict cell counts the counted rows per verdict and the rows shown but not counted.
     """
-    import pandas as pd
-
     check_choice(link, "link", "headline_table", ("html", "doc", None))
     out = []
     for s in STATEMENTS:
@@ -162,25 +144,19 @@ def headline_table(table, link: str | None = "html"):
 
 def glossary(table):
     """The claim ids of `table` in words: ``short name, statement, test`` (the test, else the quantity)."""
-    import pandas as pd
-
     rows = []
     for claim, group in table.groupby("claim", sort=False):
-        s = statement_of(claim)
+        s = _statement_of(claim)
         rows.append({"short name": claim, "statement": s.words if s else str(group["statement"].iloc[0]),
-                     "test": TEST_WORDS.get(claim, str(group["quantity"].iloc[0]))})
+                     "test": _TEST_WORDS.get(claim, str(group["quantity"].iloc[0]))})
     return pd.DataFrame(rows)
 
 
 def readable(frame):
-    """`frame` with its ``claim`` column (short ids) replaced by the statement and the test in words.
-
-    ``statement, test`` first, then the other columns of `frame` (a table with a ``claim`` column or
-    index; ``code`` dropped, ``measured_ci`` headed ``measured (95% CI)``).
-    """
+    """`frame` (a ``claim`` column or index) with ``statement, test`` in words first, ``code`` dropped."""
     frame = frame.reset_index() if "claim" not in frame.columns else frame
-    words = [statement_of(c).words if statement_of(c) else str(c) for c in frame["claim"]]
-    test = [TEST_WORDS.get(c, "") for c in frame["claim"]]
+    words = [_statement_of(c).words if _statement_of(c) else str(c) for c in frame["claim"]]
+    test = [_TEST_WORDS.get(c, "") for c in frame["claim"]]
     rest = frame.drop(columns=[c for c in ("claim", "code") if c in frame.columns])
     out = rest.rename(columns={"measured_ci": "measured (95% CI)"})
     out.insert(0, "test", test)
@@ -189,7 +165,7 @@ def readable(frame):
 
 
 def box_values(table) -> list[dict]:
-    """The numbers the claims page's result box quotes (``{{ value.<key> }}``), as ``RunContext.value`` arguments.
+    """The numbers the claims page's result box quotes, as ``RunContext.value`` arguments.
 
     Parameters
     ----------
@@ -199,9 +175,8 @@ def box_values(table) -> list[dict]:
     Returns
     -------
     list of dict
-        ``{"key", "number", "note"}``: ``n_statements``, Theorem 1's counted rows on the lower-bound
-        family and on the typical functions (``thm1_family[_tight]``, ``thm1_typical[_loose]``),
-        ``violated_where`` (in words), ``n_notebooks``, ``n_points``.
+        ``{"key", "number", "note"}``: ``n_statements``, ``thm1_family[_tight]``,
+        ``thm1_typical[_loose]``, ``violated_where``, ``n_notebooks``, ``n_points``.
     """
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table[rate & table["counted"].astype(bool)]
@@ -209,8 +184,8 @@ def box_values(table) -> list[dict]:
     role = thm1["function"].map(_role)
     family, typical = thm1[role == "family"], thm1[role == "typical"]
     violated = counted.loc[counted["verdict"] == "violated", "claim"].value_counts()
-    where = "; ".join(f"{n} on \u201c{statement_of(c).words}\u201d" for c, n in violated.items()
-                      if statement_of(c) is not None)
+    where = "; ".join(f"{n} on \u201c{_statement_of(c).words}\u201d" for c, n in violated.items()
+                      if _statement_of(c) is not None)
     notebooks = {nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb}
     points = np.asarray(table.loc[rate, "n_points"], dtype=float)
     numbers = {"n_statements": (len(STATEMENTS), "statements of the papers"),
@@ -227,8 +202,8 @@ def box_values(table) -> list[dict]:
 _VERDICT_STYLE = {"tight": ("#1b9e77", "o"), "loose": ("#377eb8", "s"), "violated": ("#d62728", "^"),
                   "undecided": ("#7f7f7f", "D")}
 
-#: what each exponent claim measures, in a few words (the forest plot's labels, the glossary)
-TEST_WORDS = {
+#: what each claim measures, in a few words (the forest plot's labels, the glossary)
+_TEST_WORDS = {
     "thm1-N": "N slope at fixed S", "thm1-N-joint": "N exponent, joint fit", "thm1-S": "S+1 slope",
     "thm1-path": "slope along S = cN^g", "bacc-N": "N slope at fixed S", "bacc-S4": "S+1 slope vs 4",
     "bacc-S4-l2": "S+1 vs 4 (Thm 1's norm)", "bacc-S6": "S+1 slope vs 6", "bacc-path": "slope along S = cN^g",
@@ -248,11 +223,13 @@ _FUNCTION_WORDS = {"tanh net R^4->R^3 (h=16)": "tanh net", "bump (lower bound)":
 def plot_forest(table):
     """The measured exponents against the claimed ones: one panel per theorem, one row per test and function.
 
-    Rows with an interval of the exponent claims only. Each row of a panel is one claim's test on one
-    test function (``"N slope at fixed S, x sin x"``); its measured contexts (fixed S, fixed N,
-    paths, straggler models) are the points of that row, spread a little vertically; the claimed
-    value is a black tick inside its band (claimed +- delta, grey). One colour and marker per
-    verdict, open markers for rows shown but not counted. Panels follow :data:`STATEMENTS`' ``panel``.
+    A row's points are its measured contexts; the claimed value is a black tick in its grey band;
+    one colour and marker per verdict, open markers for rows shown but not counted.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`gcc.experiments.claims.build_claims_table`.
 
     Returns
     -------
@@ -263,7 +240,7 @@ def plot_forest(table):
     t = table[np.isfinite(table["ci_low"].astype(float)) & (table["ci_low"] != table["ci_high"])]
     t = t[t["claim"].isin([c.id for c in CLAIMS if c.kind in EXPONENT_KINDS])]
     panels = list(dict.fromkeys(s.panel for s in STATEMENTS if s.panel))
-    groups = [(p, t[t["claim"].map(lambda c: getattr(statement_of(c), "panel", "") == p)]) for p in panels]
+    groups = [(p, t[t["claim"].map(lambda c: getattr(_statement_of(c), "panel", "") == p)]) for p in panels]
     groups = [(p, g, list(dict.fromkeys(zip(g["claim"], g["function"].astype(str))))) for p, g in groups if len(g)]
     heights = [len(keys) for _, _, keys in groups]
     fig, axes = figure(len(groups), ncols=1, height=0.27 * sum(heights) + 0.7 * len(groups) + 0.6,
@@ -283,7 +260,7 @@ def plot_forest(table):
                                                             [row["ci_high"] - row["measured"]]],
                             fmt=marker, ms=4, color=color, lw=1, mfc=color if row["counted"] else "white", zorder=3)
         ax.set_yticks(np.arange(len(keys))[::-1],
-                      [f"{TEST_WORDS.get(c, c)}, {_FUNCTION_WORDS.get(f, f)}" for c, f in keys], fontsize=9)
+                      [f"{_TEST_WORDS.get(c, c)}, {_FUNCTION_WORDS.get(f, f)}" for c, f in keys], fontsize=9)
         ax.set_title(title, fontsize=10, loc="left")
         ax.tick_params(axis="x", labelsize=9)
         ax.grid(True, axis="x", alpha=0.3)

@@ -1,15 +1,12 @@
 """The theorems' reference curves, the constants that anchor them, and the noisy-worker schedule.
 
-``C ((S + 1) / N)^3`` of Thm 1 / Thm 4 of [1]_, the probabilistic rates ``C log_{1/p}(N)^a / N^b``
-of [2]_, the smoothness term ``||(f o u_enc)''||^2`` and the decoder's smoothing parameter of the
-noisy proof (App. B.2 of [1]_; lambda in the convention of eq. (4)).
+``C ((S + 1) / N)^3`` of [1]_, ``C log_{1/p}(N)^a / N^b`` of [2]_, ``||(f o u_enc)''||^2`` and
+the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_, lambda as in eq. (4)).
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient
-   Distributed Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300.
-.. [2] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic
-   Straggler Regime", ISIT 2025, arXiv:2502.00645.
+.. [1] Moradi, Tahmasebi, Maddah-Ali, NeurIPS 2024, arXiv:2406.00300.
+.. [2] Moradi, Maddah-Ali, ISIT 2025, arXiv:2502.00645.
 """
 from __future__ import annotations
 
@@ -55,10 +52,8 @@ def worst_case_reference(n_workers, n_stragglers, const: float = 1.0, power: flo
     ----------
     n_workers, n_stragglers : array_like
         N and S (broadcast together).
-    const : float
-        C, e.g. from :func:`anchor_constant`.
-    power : float
-        3 for the noiseless GCC bound.
+    const, power : float
+        C (e.g. :func:`anchor_constant`) and the power (3 for the noiseless GCC bound).
 
     Returns
     -------
@@ -76,17 +71,14 @@ def worst_case_reference(n_workers, n_stragglers, const: float = 1.0, power: flo
 
 
 def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, const: float = 1.0):
-    """The probabilistic bounds' shape ``C log_{1/p}(N)^log_power / N^n_power``.
-
-    ISIT 2025 [2]_: GCC ``(log_power, n_power) = (3, 3)``; BACC ``(4, 2)``.
+    """The probabilistic bounds' shape ``C log_{1/p}(N)^log_power / N^n_power`` (GCC: (3, 3); BACC: (4, 2)).
 
     Parameters
     ----------
     n_workers : array_like
         N (> 1).
     p : float in (0, 1)
-    log_power, n_power : float
-    const : float
+    log_power, n_power, const : float
 
     Returns
     -------
@@ -97,15 +89,14 @@ def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, co
 
 
 def anchor_constant(measured, reference, quantile: float = 1.0) -> float:
-    """The constant C that puts ``C * reference`` on or above the measured data (the theorems are
-    upper bounds: the line goes through the highest ratio ``measured / reference``).
+    """The constant C that puts ``C * reference`` on or above the measured data (the highest ratio).
 
     Parameters
     ----------
     measured, reference : array_like, same shape
         Positive values (non-positive or non-finite pairs are ignored).
     quantile : float in (0, 1]
-        Use a lower quantile of the ratios to draw a line through the bulk instead.
+        A lower quantile of the ratios draws the line through the bulk instead.
 
     Returns
     -------
@@ -135,10 +126,9 @@ def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
         Vectorised ``(n, *in) -> (n, *out)``.
     X : ndarray, shape (K, *in)
     code : SplineCode
-        Its encoder ``u_enc`` (smoothing spline through ``(alpha_k, x_k)`` with its
-        ``lam_enc``) is evaluated on a uniform grid of [-1, 1].
+        Its encoder ``u_enc`` is evaluated on a uniform grid of [-1, 1].
     n_grid : int
-        Grid size: ``(f o u)''`` by second differences, the trapezoidal rule, summed over outputs.
+        Grid size (second differences, the trapezoidal rule, summed over outputs).
 
     Returns
     -------
@@ -157,10 +147,7 @@ def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
 
 def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0, const: float = 1.0,
                       lam_max: float = 1.0, clip: bool = True):
-    """The theory's decoder smoothing parameter for noisy workers (App. B.2 of [1]_).
-
-    ``lambda_d* = const * (sigma^2 / ((N - S) * (S + 1)^4 * energy))^(4/5)``,
-    clipped to the theorem's range ``[(N - S)^-4, lam_max]``.
+    """The decoder smoothing parameter for noisy workers (App. B.2 of [1]_), in ``[(N - S)^-4, lam_max]``.
 
     Parameters
     ----------
@@ -171,8 +158,7 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
     energy : float
         ``||(f o u_enc)''||^2`` (:func:`curvature_energy`).
     const : float
-        The proof's constant (it involves Ragozin's and Utreras's constants, not numeric): free
-        here, recorded in each run's parameters.
+        The proof's constant (Ragozin's and Utreras's, not numeric): free, recorded in each run.
     lam_max : float
         The theorem's ``lambda_0``.
     clip : bool
@@ -184,9 +170,9 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
 
     Notes
     -----
-    The proof's ``p~_4(S)`` (~ S^4) is taken as ``(S + 1)^4`` (finite at S = 0). The schedule
-    minimises ``lambda^{3/4} p4(S) energy + lambda^{-1/2} sigma^2 / (N - S)``, whose minimum is
-    the O(S^{8/5} N^{-3/5}) of Thm 4.
+    ``lambda_d* = const (sigma^2 / ((N - S) (S + 1)^4 energy))^(4/5)`` minimises
+    ``lambda^{3/4} (S+1)^4 energy + lambda^{-1/2} sigma^2 / (N - S)`` (the proof's ``p~_4(S)``
+    taken as ``(S + 1)^4``); its minimum is the O(S^{8/5} N^{-3/5}) of Thm 4.
 
     Examples
     --------

@@ -1,14 +1,9 @@
 """Two-sided verdicts: is a measured exponent at, beyond or short of the exponent a paper claims?
 
-:func:`verdict` is the one rule of the book, an equivalence test (two one-sided tests, as in
-bioequivalence [1]_): the claim gets a band ``claimed +- delta`` and a measured 95% interval is
-``tight`` (wholly inside), ``loose`` / ``violated`` (wholly beyond it on the side where the claim
-holds with room / fails), ``undecided`` (anything else) or ``not measured`` (not finite).
-:data:`DELTA` = 0.25 for exponents: below every distinction the papers draw (their exponents
-differ by at least 1/2), above the pre-asymptotic bend of a log-log fit over one or two decades.
-A slope is always taken with its abscissa increasing, so an upper bound holds when ``b <= r``.
-:func:`band_verdict` is the same test against a band given directly, :func:`verdict_reason` says
-in one line where the interval lies, :func:`path_exponent` is a bound's slope along a joint sweep.
+:func:`verdict` is the book's one rule, an equivalence test (two one-sided tests [1]_) of a
+measured 95% interval against the band ``claimed +- delta``. :data:`DELTA` = 0.25 for exponents:
+below every distinction the papers draw (their exponents differ by at least 1/2), above the
+pre-asymptotic bend of a log-log fit over one or two decades.
 
 References
 ----------
@@ -29,7 +24,7 @@ VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
 #: every outcome of :func:`band_verdict`
 BAND_VERDICTS = ("inside", "below", "above", "undecided", "not measured")
 
-#: half-width of the equivalence band of an exponent (see the module docstring for why 0.25)
+#: half-width of the equivalence band of an exponent
 DELTA = 0.25
 
 
@@ -46,9 +41,7 @@ def band_verdict(low: float, high: float, band_low: float, band_high: float) -> 
     Returns
     -------
     str
-        ``"inside"`` (``band_low <= low`` and ``high <= band_high``), ``"below"`` (``high <
-        band_low``), ``"above"`` (``low > band_high``), ``"undecided"`` otherwise, or ``"not
-        measured"`` when a bound of the interval is not finite. One of :data:`BAND_VERDICTS`.
+        One of :data:`BAND_VERDICTS` (``"not measured"``: a bound of the interval is not finite).
 
     Examples
     --------
@@ -81,20 +74,15 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     low, high : float
         The measured 95% interval (a point measurement: ``low == high``).
     sense : {"upper", "lower", "equal"}
-        ``"upper"``: the claim bounds the measured exponent from above (a rate theorem:
-        ``loss <= C x^claimed``). ``"lower"``: from below (a sufficient condition such as a
-        recovery threshold: the measured value must reach ``claimed``). ``"equal"``: an
-        asymptotic law, off on either side is ``violated``.
+        The claim bounds the exponent from above (a rate), from below (a threshold), or is a law.
     delta : float >= 0
-        Half-width of the equivalence band ``[claimed - delta, claimed + delta]``
-        (:data:`DELTA` for exponents; 0 for an exact count such as a recovery threshold).
+        Half-width of the band ``[claimed - delta, claimed + delta]`` (0 for an exact count).
 
     Returns
     -------
     str
-        One of :data:`VERDICTS`: ``tight`` when the whole interval lies in the band,
-        ``loose`` / ``violated`` when it lies wholly beyond the band on the side where the claim
-        holds with room / fails, ``undecided`` otherwise.
+        One of :data:`VERDICTS`: ``tight`` (inside the band), ``loose`` / ``violated`` (wholly
+        beyond it where the claim holds with room / fails; both sides violate a law), ``undecided``.
 
     Examples
     --------
@@ -120,11 +108,6 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     if sense == "upper":
         return "violated" if above else "loose"
     return "loose" if above else "violated"
-
-
-def _fmt(x: float) -> str:
-    """Three significant digits."""
-    return f"{x:.3g}"
 
 
 def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upper", delta: float = DELTA) -> str:
@@ -154,24 +137,23 @@ def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upp
         return "no finite measurement"
     lo, hi = sorted((float(low), float(high)))
     a, b = float(claimed) - float(delta), float(claimed) + float(delta)
-    band = f"the band [{_fmt(a)}, {_fmt(b)}]"
-    what = f"measured {_fmt(lo)}" if lo == hi else f"interval [{_fmt(lo)}, {_fmt(hi)}]"
+    band = f"the band [{a:.3g}, {b:.3g}]"
+    what = f"measured {lo:.3g}" if lo == hi else f"interval [{lo:.3g}, {hi:.3g}]"
     if v == "tight":
         return f"{what} lies inside {band}"
     if v in ("loose", "violated"):
         side = "above" if lo > b else "below"
         return f"{what} lies {'wholly ' if lo != hi else ''}{side} {band}"
     if hi - lo > b - a:
-        return f"{what} (width {_fmt(hi - lo)}) wider than {band}"
+        return f"{what} (width {hi - lo:.3g}) wider than {band}"
     edge = ("lower", a) if lo < a else ("upper", b)
-    return f"{what} straddles the band's {edge[0]} edge {_fmt(edge[1])}"
+    return f"{what} straddles the band's {edge[0]} edge {edge[1]:.3g}"
 
 
 def path_exponent(n_workers, n_stragglers, s_power: float, n_power: float) -> float:
-    """The slope in N that ``(S+1)^s_power N^-n_power`` has along a sweep path ``(N_i, S_i)``.
+    """The least-squares slope in N of ``(S+1)^s_power N^-n_power`` along a sweep path ``(N_i, S_i)``.
 
-    The least-squares slope of the bound on the path's points (a joint sweep ``S = c N^gamma``),
-    rounding of S and the ``+1`` included (``s_power gamma - n_power`` only asymptotically).
+    Rounding of S and the ``+1`` included: ``s_power gamma - n_power`` only asymptotically.
 
     Parameters
     ----------
