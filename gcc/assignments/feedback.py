@@ -16,19 +16,19 @@ import numpy as np
 from gcc.backend import to_numpy
 from gcc.validation import ArrayLike, check_real, validate
 
-__all__ = ["Feedback", "AssignmentCheckError", "compare_arrays", "compare_scalar", "compare_exact",
-           "placeholder_problem", "as_float_array", "finish", "make", "call_student"]
+__all__ = ["Feedback", "AssignmentCheckError", "compare_arrays", "compare_scalar", "compare_exact", "as_float_array",
+           "call_student"]
 
 _PASS = "\u2714"  # heavy check mark
 _FAIL = "\u2718"  # heavy ballot x
 
 #: Longest line of a failure message (``nbgrader validate`` cuts every line of an error at 83 characters).
-LINE_WIDTH = 76
+_LINE_WIDTH = 76
 
 
 def _wrapped(text: str, first: str, rest: str) -> list[str]:
-    """``text`` as lines of at most :data:`LINE_WIDTH` characters (names and numbers kept whole)."""
-    return textwrap.wrap(text, LINE_WIDTH, initial_indent=first, subsequent_indent=rest,
+    """``text`` as lines of at most ``_LINE_WIDTH`` characters (names and numbers kept whole)."""
+    return textwrap.wrap(text, _LINE_WIDTH, initial_indent=first, subsequent_indent=rest,
                          break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
 
@@ -48,8 +48,7 @@ class Feedback:
 
     @property
     def message(self) -> str:
-        """The text shown to the student: one line on a pass; on a failure ``Task 1 (Berrut basis) is
-        not correct yet.``, then the problems and hints in lines of at most :data:`LINE_WIDTH`."""
+        """The text shown to the student: one line on a pass, else the problems and hints, wrapped."""
         if self.passed:
             tail = f": {self.note}" if self.note else ""
             return f"{_PASS} Assignment {self.assignment}, task {self.task} ({self.title}) passed{tail}"
@@ -78,20 +77,13 @@ class AssignmentCheckError(AssertionError):
         self.feedback = feedback
 
 
-def finish(feedback: Feedback, raise_on_fail: bool = True) -> Feedback:
-    """Print and return a feedback; raise :class:`AssignmentCheckError` if it failed and asked to."""
-    if not feedback.passed and raise_on_fail:
-        raise AssignmentCheckError(feedback)
-    return feedback
-
-
 def _rel(x: float) -> str:
     """One significant digit: enough to say how far off an answer is, too coarse to recover a value."""
     return f"{x:.0e}"
 
 
-def placeholder_problem(answer: Any, name: str) -> str | None:
-    """Describe an answer that is still a starter placeholder (``...``, ``None``), else None."""
+def _placeholder(answer: Any, name: str) -> str | None:
+    """What is wrong with an answer that is still a starter placeholder (``...``, ``None``), else None."""
     if answer is Ellipsis:
         return f"`{name}` is still the placeholder `...`: replace it with your computation."
     if answer is None:
@@ -103,7 +95,7 @@ def placeholder_problem(answer: Any, name: str) -> str | None:
 def as_float_array(answer: Any, name: str) -> tuple[np.ndarray | None, str | None]:
     """``(array, None)``: the answer as a float64 array (torch tensors moved to the host), or
     ``(None, problem)``: why it cannot be compared (a placeholder, complex, not numbers), named ``name``."""
-    problem = placeholder_problem(answer, name)
+    problem = _placeholder(answer, name)
     if problem:
         return None, problem
     try:
@@ -132,23 +124,20 @@ def _index_text(idx: tuple[int, ...], axis_names: Sequence[str] | None) -> str:
 def compare_arrays(answer: Any, reference: np.ndarray, *, name: str, rtol: float = 1e-8,
                    atol: float = 0.0, axis_names: Sequence[str] | None = None,
                    diagnose: bool = True) -> tuple[list[str], str]:
-    """Compare an array answer with its reference.
+    """Compare an array answer with its reference (which is never printed).
 
     Parameters
     ----------
     answer : array_like or placeholder
         The student's value.
     reference : ndarray
-        The value computed by ``gcc``; never printed.
+        The value computed by ``gcc``.
     name : str
-        How the value is called in the notebook (shown in messages).
-    rtol : float
-        Allowed error relative to the largest reference entry (scale-aware, so near-zero entries
-        do not blow the relative error up).
-    atol : float
-        Allowed absolute error added to ``rtol * max|reference|``.
+        How the value is called in the notebook.
+    rtol, atol : float
+        Allowed error: ``atol + rtol * max|reference|`` (scale-aware near zero entries).
     axis_names : sequence of str, optional
-        Names of the axes (``("worker", "column")``) so that messages say "worker 3, column 1".
+        Names of the axes, so that messages say "worker 3, column 1".
     diagnose : bool
         Look for the usual slips (sign, constant factor, transposition, row order, a few wrong rows).
 
@@ -234,7 +223,7 @@ def compare_scalar(answer: Any, reference: float, *, name: str, rtol: float = 1e
     """Compare a scalar answer with its reference (relative error, direction, never the value)."""
     rtol = check_real(rtol, "rtol", "compare_scalar", minimum=0)
     atol = check_real(atol, "atol", "compare_scalar", minimum=0)
-    problem = placeholder_problem(answer, name)
+    problem = _placeholder(answer, name)
     if problem:
         return [problem], ""
     try:
@@ -263,7 +252,7 @@ def compare_exact(answer: Any, reference: Any, *, name: str,
 
     ``describe(answer, reference)`` may add specific hints; it must not print the reference.
     """
-    problem = placeholder_problem(answer, name)
+    problem = _placeholder(answer, name)
     if problem:
         return [problem], ""
     if answer == reference:
@@ -274,17 +263,9 @@ def compare_exact(answer: Any, reference: Any, *, name: str,
     return problems, ""
 
 
-def make(assignment: str, task: str, title: str, problems: list[str], note: str,
-         hints: Sequence[str] = ()) -> Feedback:
-    """Assemble a :class:`Feedback` (hints are shown only on failure)."""
-    passed = not problems
-    return Feedback(assignment=assignment, task=task, title=title, passed=passed,
-                    problems=list(problems), hints=[] if passed else list(hints), note=note)
-
-
 def call_student(func: Any, name: str, *args, **kwargs) -> tuple[Any, str | None]:
     """``(func(*args, **kwargs), None)``, or ``(None, problem)``: a placeholder or a crash in words."""
-    problem = placeholder_problem(func, name)
+    problem = _placeholder(func, name)
     if problem:
         return None, problem
     if not callable(func):

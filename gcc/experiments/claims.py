@@ -48,7 +48,7 @@ class Claim:
     id, source, statement, scheme, quantity : str
         Short key (``"thm1-N"``); paper and place; the statement; a key of :mod:`gcc.codes`; what is measured.
     kind : {"slope", "path", "growth", "threshold", "adversary", "lambda-span", "lambda-x10", "untested"}
-        How it is measured: a slope against `claimed`, along joint sweeps, in S + 1; or a point measurement.
+        A slope against `claimed`, along joint sweeps, or in S + 1; else a point measurement.
     claimed : float
     notebooks : tuple of str
     select : dict
@@ -195,7 +195,8 @@ CLAIMS: tuple[Claim, ...] = (
 EXPONENT_KINDS = ("slope", "path", "growth")
 
 #: the notebooks whose saved tables the claims table reads (the DNN ones through dnn_claims)
-SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks} | {"dnn_lambda", "dnn_probabilistic"}))
+SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks}
+                               | {"dnn_lambda", "dnn_probabilistic"}))
 
 
 def _context(row) -> str:

@@ -15,7 +15,7 @@ from gcc.codes.berrut import berrut_matrix
 
 from ..feedback import call_student, compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
-from .common import answer_of, mse, plain, reference_helpers, task
+from .common import answer_of, plain, reference_helpers, task
 
 __all__ = ["check_berrut_basis", "check_berrut_encoder", "check_berrut_decoder", "check_berrut_loss",
            "check_code_comparison"]
@@ -126,7 +126,7 @@ def check_berrut_loss(loss_berrut: Any, v: Variant):
     """Task 4: the end-to-end loss of ``gcc.BerrutCode`` on the variant's data and received set."""
     code, p = _berrut_setup(v)
     est = code.decode(p.f(np.asarray(code.encode(p.X)))[p.received], p.received)
-    return compare_scalar(loss_berrut, mse(est, p.f(p.X)), name="loss_berrut", rtol=1e-6)
+    return compare_scalar(loss_berrut, float(gcc.mse_loss(est, p.f(p.X))), name="loss_berrut", rtol=1e-6)
 
 
 @task(_A1, "5", "Berrut versus spline", "Compute the loss of gcc.SplineCode(K, N) on the same data and "
@@ -134,7 +134,7 @@ def check_berrut_loss(loss_berrut: Any, v: Variant):
 def check_code_comparison(spline_is_better: Any, v: Variant):
     """Task 5: does ``gcc.SplineCode`` (lambda = 0) beat ``gcc.BerrutCode`` on this variant?"""
     code, p = _berrut_setup(v)
-    losses = [mse(c.decode(p.f(np.asarray(c.encode(p.X)))[p.received], p.received), p.f(p.X))
+    losses = [float(gcc.mse_loss(c.decode(p.f(np.asarray(c.encode(p.X)))[p.received], p.received), p.f(p.X)))
               for c in (code, gcc.SplineCode(n_inputs=v.n_inputs, n_workers=v.n_workers))]
     spline_is_better = plain(spline_is_better)
     problems, note = compare_exact(spline_is_better, bool(losses[1] < losses[0]), name="spline_is_better")

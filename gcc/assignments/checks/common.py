@@ -10,24 +10,13 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-import gcc
 from gcc.validation import check_choice, invalid
 
-from ..feedback import AssignmentCheckError, Feedback, call_student, finish, make
+from ..feedback import AssignmentCheckError, Feedback, call_student
 from ..variants import Variant
 
-__all__ = ["task", "mse", "cached", "variant_key", "answer_of", "plain", "as_answer", "short_failures",
-           "reference_helpers", "carry_forward"]
-
-
-def mse(estimate: np.ndarray, truth: np.ndarray) -> float:
-    """End-to-end loss of eq. (1) for one received set (:func:`gcc.mse_loss`)."""
-    return float(gcc.mse_loss(estimate, truth))
-
-
-def variant_key(v: Variant) -> str:
-    """A string that identifies a variant (assignment, seed and sizes), for :func:`cached`."""
-    return f"{v.assignment}|{v.seed}|{sorted(v.params.items())!r}"
+__all__ = ["task", "cached", "answer_of", "plain", "as_answer", "short_failures", "reference_helpers",
+           "carry_forward"]
 
 
 def cached(compute: Callable) -> Callable:
@@ -36,7 +25,7 @@ def cached(compute: Callable) -> Callable:
 
     @functools.wraps(compute)
     def get(v: Variant, *args):
-        key = (variant_key(v), *args)
+        key = (v.assignment, v.seed, repr(sorted(v.params.items())), *args)
         if key not in store:
             if len(store) > 64:
                 store.clear()
@@ -72,40 +61,26 @@ def as_answer(answer: Any, convert: Callable) -> Any:
         return f"<{type(answer).__name__}>"
 
 
-_EXTRA_PARAMS = {
-    "code": "code : {'spline', 'berrut'}\n        Which code's curve or slope is checked.",
-    "trials": "trials : int\n        Monte Carlo trials of ``gcc.cpgc.simulate`` (the notebook uses the same number).",
-}
-_EARLIER = ("worst_case_loss", "losses", "slope", "cv_loss", "cv_table", "best", "arrivals", "values", "history",
-            "latency95", "mean_loss", "design")
-_EXTRA_PARAMS.update({name: f"{name} : optional\n        The student's ``{name}`` of an earlier task (the test cell "
-                            "passes it):\n        an answer that follows correctly from a wrong one scores in full, "
-                            "and a failure\n        caused by it says so." for name in _EARLIER})
+_LATER = {"code": "{'spline', 'berrut'}: which code's curve or slope is checked.",
+          "trials": "Monte Carlo trials of ``gcc.cpgc.simulate`` (as in the notebook)."}
+
+_EARLIER = "The student's answer of an earlier task: an answer that follows from it scores in full."
 
 _COMMON_DOC = """
 
     Parameters
     ----------
     {answers}
-        The student's answer: a value, or the student's function for checks that call it on the
-        variant's data. ``...``, ``None`` and a function that still raises ``NotImplementedError``
-        give a "not answered yet" feedback.
+        The student's answer: a value, or the student's function the check calls on the variant's data.
     v : Variant
-        The student's variant (``gcc.assignments.variant(<id>, seed, ...)``); the reference is
-        recomputed with ``gcc`` from it.{extra}
+        The student's variant (``variant(<id>, seed)``); the reference is recomputed from it.{extra}
     raise_on_fail : bool, default True
-        Raise on failure (notebooks) or return the failed feedback (grading, tests).
+        Raise :class:`AssignmentCheckError` on failure (notebooks), or return the failed feedback.
 
     Returns
     -------
     Feedback
-        The outcome; printing it shows a one-line confirmation or the feedback.
-
-    Raises
-    ------
-    AssignmentCheckError
-        When the answer is not correct yet and ``raise_on_fail``; its message says which value is
-        wrong, by how much and gives a hint, without the reference values.
+        A one-line confirmation, or which value is wrong, by how much and a hint (never the reference).
 """
 
 
@@ -150,12 +125,16 @@ def task(assignment: str, number, title, hint) -> Callable:
                 problems, note, shown = [str(exc)], "", []
             text = shown[0] if shown else hint(arguments) if callable(hint) else hint
             pick = (lambda x: x[arguments["code"]] if isinstance(x, dict) else x)
-            return finish(make(assignment, pick(number), pick(title), problems, note, [text]), raise_on_fail)
+            feedback = Feedback(assignment, pick(number), pick(title), not problems, list(problems),
+                                [] if not problems else [text], note)
+            if problems and raise_on_fail:
+                raise AssignmentCheckError(feedback)
+            return feedback
 
         params = list(signature.parameters)
         answers = params[:params.index("v")]
         later = params[params.index("v") + 1:]
-        extra = "".join("\n    " + _EXTRA_PARAMS[p] for p in later if p in _EXTRA_PARAMS)
+        extra = "".join(f"\n    {p} : optional\n        " + _LATER.get(p, _EARLIER) for p in later)
         check.__doc__ = compare.__doc__.rstrip() + _COMMON_DOC.format(answers=", ".join(answers), extra=extra)
         flag = inspect.Parameter("raise_on_fail", inspect.Parameter.KEYWORD_ONLY, default=True,
                                  annotation=bool)

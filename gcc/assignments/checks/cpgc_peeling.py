@@ -107,9 +107,6 @@ def _own_values(values: Any, v: Variant) -> np.ndarray | None:
       "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes.")
 def check_peeling_history(history: Any, v: Variant, arrivals: Any = None):
     """Task 3: number of blocks known by peeling after each arrival.
-
-    ``arrivals``, the student's order of Task 1, makes the grade independent of it: the peeling
-    history of a wrong order, computed correctly, scores in full.
     """
     ref, _, _ = _cpgc_replay(v)
     history = as_answer(history, lambda h: [int(x) for x in h])
@@ -134,9 +131,6 @@ def check_peeling_history(history: Any, v: Variant, arrivals: Any = None):
       "q)) blocks are known (q = v.tolerance); count messages from 1.")
 def check_stop_index(stop_index: Any, v: Variant, history: Any = None):
     """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known.
-
-    ``history``, the student's counts of Task 3, makes the grade independent of them: the stopping
-    point of a wrong history, found correctly, scores in full.
     """
     _, ref, _ = _cpgc_replay(v)
     stop_index = plain(stop_index)
@@ -165,11 +159,7 @@ def check_stop_index(stop_index: Any, v: Variant, history: Any = None):
       "coefficient c, block k = (message value minus the known blocks it contains) / c. Use only the "
       "messages up to and including stop_index.")
 def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, values: Any = None):
-    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown.
-
-    ``arrivals`` and ``values``, the student's answers of Tasks 1 and 2, make the grade independent
-    of them: the blocks decoded correctly from a wrong order or wrong values score in full.
-    """
+    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown."""
     problems, note = _compare_blocks(estimates, _cpgc_replay(v)[2])
     given = {"arrivals": (arrivals, check_arrival_order, _own_arrivals, "`arrivals` (Task 1)"),
              "values": (values, check_message_values, _own_values, "`values` (Task 2)")}

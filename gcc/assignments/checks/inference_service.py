@@ -116,9 +116,6 @@ def _as_design(design: Any, v: Variant):
       "Among the feasible designs take the smallest N (workers cost money), then the smallest mean loss.")
 def check_design(design: Any, v: Variant, latency95: Any = None, mean_loss: Any = None):
     """Task 3: the cheapest design (fewest workers, then smallest loss) meeting both targets, or None.
-
-    ``latency95`` and ``mean_loss``, the student's tables of Task 2, make the grade independent of
-    them: the design rule applied correctly to wrong tables scores in full.
     """
     ref = _service_design(v)
     lat, loss = _service_tables(v)
@@ -173,9 +170,6 @@ _NOT_GIVEN = _NotGiven()
       "budget. With no feasible design, robust is False.")
 def check_robustness(robust: Any, v: Variant, design: Any = _NOT_GIVEN):
     """Task 4: does the selected design still meet the latency budget with ``v.slow_workers`` slow workers?
-
-    ``design``, the student's design of Task 3, makes the grade independent of it: the right
-    answer for a wrong design scores in full.
     """
     robust = plain(robust)
     problems, note = compare_exact(robust, _robust_reference(v, _service_design(v)), name="robust",

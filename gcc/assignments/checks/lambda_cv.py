@@ -66,9 +66,6 @@ def check_cv_loss(cv_loss: Callable, v: Variant):
       "Row i is lam_enc_grid[i], column j is lam_dec_grid[j]: cv_table[i, j] = cv_loss(le, ld).")
 def check_cv_table(cv_table: Any, v: Variant, cv_loss: Any = None):
     """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``.
-
-    ``cv_loss``, the student's function of Task 1, makes the grade independent of Task 1: the
-    table of a wrong ``cv_loss``, filled in correctly, scores in full.
     """
     problems, note = compare_arrays(cv_table, _cv_table(v), name="cv_table", rtol=1e-6,
                                     axis_names=("lam_enc index", "lam_dec index"))
@@ -98,9 +95,6 @@ def _argmin_pair(cv_table: Any, v: Variant) -> tuple[float, float] | None:
       "column; gcc.tuning.select_lambdas does the same search in one call.")
 def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None):
     """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (as ``gcc.tuning.select_lambdas``).
-
-    ``cv_table``, the student's table of Task 2, makes the grade independent of it: the argmin of
-    a wrong table scores in full.
     """
     sel = _cv_selection(v)
     best = as_answer(best, lambda b: tuple(float(x) for x in b))
@@ -133,9 +127,6 @@ def _grid_pair(best: Any, v: Variant) -> tuple[float, float] | None:
       "for choosing the lambdas, so they measure the loss honestly.")
 def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant, best: Any = None):
     """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0.
-
-    ``best``, the student's selection of Task 3, makes the grade independent of it: the test loss
-    of a wrong selection, computed correctly, scores in full.
     """
     sel = _cv_selection(v)
     problems, note = compare_scalar(test_loss_tuned, _test_loss(v, sel.lam_enc, sel.lam_dec),

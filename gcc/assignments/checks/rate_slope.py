@@ -62,11 +62,7 @@ def check_worst_case_loss(worst_case_loss: Callable, v: Variant):
       lambda a: ("One entry per N in v.n_workers_grid, in that order: "
                  f"worst_case_loss(gcc.{_CLASS[a['code']]}(K, N))."))
 def check_loss_curve(losses: Any, v: Variant, code: str = "spline", worst_case_loss: Any = None):
-    """Tasks 2 and 4: worst-case losses over ``v.n_workers_grid`` for ``code`` (``"spline"``/``"berrut"``).
-
-    ``worst_case_loss``, the student's function of Task 1, makes the grade independent of Task 1:
-    losses that are exactly that function over the grid score in full even when it is wrong.
-    """
+    """Tasks 2 and 4: worst-case losses over ``v.n_workers_grid`` for ``code`` (``"spline"``/``"berrut"``)."""
     name = "losses" if code == "spline" else "losses_berrut"
     problems, note = compare_arrays(losses, _reference_worst_losses(v, code), name=name, rtol=1e-6,
                                     axis_names=("grid position",))
@@ -99,9 +95,6 @@ def _fit(losses: Any, v: Variant) -> float | None:
       "logs on both axes, not a mix.")
 def check_slope(slope: Any, v: Variant, code: str = "spline", losses: Any = None):
     """Tasks 3 and 4: the least-squares slope of log(loss) against log(N).
-
-    ``losses``, the student's loss curve (Task 2, or Task 4's for Berrut), makes the grade
-    independent of it: the slope of a wrong curve, fitted correctly, scores in full.
     """
     name = "slope" if code == "spline" else "slope_berrut"
     ref = _slope_of(_reference_worst_losses(v, code), v)
@@ -117,9 +110,6 @@ def check_slope(slope: Any, v: Variant, code: str = "spline", losses: Any = None
       "Decaying at least as fast as N^-3 means a slope of -3 or steeper (more negative).")
 def check_rate_verdict(at_least_as_fast: Any, v: Variant, slope: Any = None):
     """Task 5: does the measured spline slope decay at least as fast as Theorem 4's ``N^-3``?
-
-    ``slope``, the student's slope of Task 3, makes the grade independent of it: the right
-    verdict for a wrong slope scores in full.
     """
     at_least_as_fast = plain(at_least_as_fast)
     ref = bool(_slope_of(_reference_worst_losses(v, "spline"), v) <= -3.0)
