@@ -1,9 +1,5 @@
-"""The book's Assignments part: the student versions, as nbgrader releases them.
-
-:func:`sync_book` writes each notebook of an nbgrader release (:func:`.course.generate_release`) as
-the page ``book/generated/assignments/<id>.ipynb``, nbgrader's metadata kept, the student's cells
-shown and the others folded (:func:`book_page`); pages are not executed (a student version fails
-its checks by design). Command line: ``python -m gcc.assignments sync-book``.
+"""The book's Assignments part: the student versions, as nbgrader releases them (not executed: a
+student version fails its checks by design). Command line: ``python -m gcc.assignments sync-book``.
 """
 from __future__ import annotations
 
@@ -14,21 +10,17 @@ from typing import Iterable
 from ..results import repo_root
 from .course import assignment_ids, generate_release
 
-__all__ = ["book_page", "sync_book"]
-
-#: Tags the book's pages use (see the notebook convention): show or fold a cell's code.
-SHOW, HIDE = "show-input", "hide-input"
+__all__ = ["sync_book"]
 
 
-def book_page(nb):
-    """A released notebook (modified in place) as the book shows it: each code cell tagged
-    ``show-input`` (a solution cell, the parameters) or ``hide-input``; returns ``nb``."""
+def _book_page(nb):
+    """A released notebook, in place: the student's code cells tagged ``show-input``, the others ``hide-input``."""
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        tags = [t for t in cell.metadata.get("tags", []) if t not in (SHOW, HIDE)]
+        tags = [t for t in cell.metadata.get("tags", []) if t not in ("show-input", "hide-input")]
         students = cell.metadata.get("nbgrader", {}).get("solution") or "parameters" in tags
-        cell.metadata["tags"] = tags + [SHOW if students else HIDE]
+        cell.metadata["tags"] = tags + ["show-input" if students else "hide-input"]
     return nb
 
 
@@ -43,8 +35,7 @@ def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None
     dest : Path, optional
         Folder of the pages (default ``book/generated/assignments``).
     release : Path, optional
-        An nbgrader release folder (``<release>/<id>/<id>.ipynb``); by default one is generated
-        in a temporary folder.
+        An nbgrader release folder (``<release>/<id>/<id>.ipynb``); by default a temporary one.
 
     Returns
     -------
@@ -60,7 +51,7 @@ def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None
         folder = Path(release) if release is not None else generate_release(Path(tmp), requested)
         written = []
         for a in ids:
-            nb = book_page(nbformat.read(folder / a / f"{a}.ipynb", as_version=4))
+            nb = _book_page(nbformat.read(folder / a / f"{a}.ipynb", as_version=4))
             page = dest / f"{a}.ipynb"
             page.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, page)

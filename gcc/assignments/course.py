@@ -1,9 +1,7 @@
 """The assignments as an nbgrader course: its folder, the students' seeds and the release.
 
-nbgrader does the course (``generate_assignment`` ... ``generate_feedback``, the gradebook); this
-module adds :func:`student_seed` (a student id's seed), :class:`StudentSeed` (the autograde step that
-grades each submission with its student's seed and the course's sizes), :func:`run_nbgrader` and
-:func:`generate_release` (the student versions against a scratch gradebook, for the book).
+nbgrader does the course; this module adds the students' seeds (:func:`student_seed`), the
+autograde step that grades with them (:class:`StudentSeed`) and the release for the book.
 """
 from __future__ import annotations
 
@@ -25,8 +23,7 @@ from ..results import repo_root
 from .variants import ASSIGNMENTS
 
 __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "with_seed", "StudentSeed",
-           "check_student_id", "check_seed_value",
-           "run_nbgrader", "generate_release"]
+           "check_student_id", "run_nbgrader", "generate_release"]
 
 #: Seeds are drawn from ``range(SEED_RANGE)``: easy to read out, rarely shared within a class.
 SEED_RANGE = 100_000
@@ -40,10 +37,8 @@ _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,100}")
 def check_student_id(student_id, name: str = "student_id", owner: str = "with_seed") -> str:
     """Return ``student_id`` (1 to 100 printable characters) unchanged, else raise the standard error.
 
-    The id goes into the comment of the graded parameters cell: a line break would make the rest of
-    it a line of code, so line breaks and control characters are errors; backslashes, quotes and
-    non-ASCII letters are written as the literal text they are. ``name`` and ``owner`` are the
-    argument and the function the error names.
+    The id goes into a comment of the graded cell: a line break would make the rest of it code.
+    ``name`` and ``owner`` are the argument and the function the error names.
 
     Examples
     --------
@@ -61,19 +56,8 @@ def check_student_id(student_id, name: str = "student_id", owner: str = "with_se
     return student_id
 
 
-def check_seed_value(seed, name: str = "seed", owner: str = "with_seed") -> int:
-    """A seed as a Python int in ``[0, 2**32)``; floats (``1.7``, also ``2.0``), bools and strings are errors.
-
-    Examples
-    --------
-    >>> from gcc.assignments.course import check_seed_value
-    >>> check_seed_value(17)
-    17
-    >>> check_seed_value(1.7)
-    Traceback (most recent call last):
-    ...
-    gcc.validation.InvalidParameterError: The 'seed' parameter of with_seed must be an int in [0, 4294967295]. Got 1.7 instead.
-    """
+def _check_seed(seed, name: str = "seed", owner: str = "with_seed") -> int:
+    """A seed as a Python int in ``[0, 2**32)``; floats (also ``2.0``), bools and strings are errors."""
     return check_int(seed, name, owner, minimum=0, maximum=2 ** 32 - 1)
 
 
@@ -133,7 +117,7 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     """
     parameters = validate(parameters, InstanceOf(str, "the source of a parameters cell (str)"), "parameters",
                           "with_seed")
-    seed = check_seed_value(seed, "seed", "with_seed")
+    seed = _check_seed(seed, "seed", "with_seed")
     whose = "" if student_id is None else f" for student {check_student_id(student_id, 'student_id', 'with_seed')}"
     line = f"seed = {seed}  # set by the autograder{whose}"
     if _SEED_LINE.search(parameters) is None:
@@ -145,9 +129,8 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
 class StudentSeed(Preprocessor):
     """nbgrader autograde step: grade every submission with its student's seed and the course's sizes.
 
-    The submission's ``parameters`` cell becomes the source notebook's (inserted before the setup
-    cell when the submission lost it) with ``seed = student_seed(student)`` or the seed :attr:`seeds`
-    names. Runs after nbgrader's ``OverwriteCells`` (``assignments/nbgrader_config.py``).
+    The submission's ``parameters`` cell becomes the source notebook's with ``seed =
+    student_seed(student)`` (or the seed :attr:`seeds` names). Runs after nbgrader's ``OverwriteCells``.
     """
 
     enabled = Bool(True, help="nbconvert runs a preprocessor only when it is enabled.")
@@ -159,7 +142,7 @@ class StudentSeed(Preprocessor):
         # Checked when nbgrader_config.py sets them: a seed of 1.7 is an error, never truncated to 1.
         for student, seed in proposal["value"].items():
             check_student_id(student, "seeds", "StudentSeed")
-            check_seed_value(seed, f"seeds[{student!r}]", "StudentSeed")
+            _check_seed(seed, f"seeds[{student!r}]", "StudentSeed")
         return proposal["value"]
 
     def preprocess(self, nb, resources):
@@ -201,10 +184,10 @@ class StudentSeed(Preprocessor):
 def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = None) -> str:
     """Run ``python -m nbgrader <args>`` in the course folder (default :func:`course_root`); return its log.
 
-    This interpreter's ``bin`` goes first on ``PATH``: nbgrader calls its environment's ``alembic``.
     ``timeout`` is in seconds. Raises RuntimeError, with the log's last lines, when nbgrader fails.
     """
     root = Path(root or course_root()).resolve()
+    # this interpreter's bin first: nbgrader calls its environment's alembic
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True,
                           text=True, timeout=timeout)
@@ -216,9 +199,8 @@ def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = N
 
 
 def generate_release(out: Path, assignments: Iterable[str] | None = None, root: Path | None = None) -> Path:
-    """Run ``nbgrader generate_assignment`` into ``out`` (``<id>/<id>.ipynb``) against a scratch gradebook.
+    """Run ``nbgrader generate_assignment`` into ``out`` (``<id>/<id>.ipynb``, a scratch ``gradebook.db``).
 
-    ``out`` also receives the scratch ``gradebook.db`` (the instructor's is never touched);
     ``assignments`` defaults to all, ``root`` to :func:`course_root`. Returns ``out``.
     """
     root = Path(root or course_root()).resolve()

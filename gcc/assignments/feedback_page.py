@@ -10,17 +10,16 @@ from __future__ import annotations
 import base64
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from nbconvert.exporters import HTMLExporter
 from nbgrader.preprocessors import GetGrades
 
 from ..results import repo_root
 
-__all__ = ["FeedbackExporter", "PendingGrades", "offline_page", "mathjax_inline", "WRAP_CSS"]
+__all__ = ["FeedbackExporter", "PendingGrades"]
 
 #: Output and code lines wrap inside the column (nbconvert's classic template keeps them on one line).
-WRAP_CSS = """<style type="text/css">
+_WRAP_CSS = """<style type="text/css">
 /* gcc.assignments.feedback_page: long lines wrap instead of running off the column */
 div.output_area pre, div.output_subarea pre, div.output_text pre, div.input_area pre, .highlight pre {
   white-space: pre-wrap; overflow-wrap: anywhere; word-break: normal;
@@ -46,10 +45,9 @@ _MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script
 
 
 @lru_cache(maxsize=1)
-def mathjax_inline(folder: Path | None = None) -> str:
-    """The vendored MathJax 3 (``folder``, default the book's ``book/vendor/mathjax/es5``) as inline ``<script>``
-    elements for a page's ``<head>``, its fonts embedded as ``data:`` URIs (FileNotFoundError if missing)."""
-    folder = Path(folder) if folder is not None else repo_root() / "book" / "vendor" / "mathjax" / "es5"
+def _mathjax_inline() -> str:
+    """The book's vendored MathJax 3 as inline ``<script>`` elements, its fonts as ``data:`` URIs."""
+    folder = repo_root() / "book" / "vendor" / "mathjax" / "es5"
     script = (folder / "tex-mml-chtml.js").read_text(encoding="utf-8")
     fonts = folder / "output" / "chtml" / "fonts" / "woff-v2"
 
@@ -68,16 +66,12 @@ def _score(value) -> str:
     return str(round(float(value or 0.0), 2))
 
 
-def offline_page(page: str, pending: list[dict] | None = None, score: float | None = None,
+def _offline_page(page: str, pending: list[dict] | None = None, score: float | None = None,
                  max_score: float | None = None) -> str:
-    """nbgrader's feedback HTML (``page``) with offline MathJax, wrapped lines and the pending points marked.
-
-    ``pending`` holds ``{"grade_id", "points"}`` of each manually graded cell not graded yet;
-    ``score`` and ``max_score`` are the page's total (its heading then says how much is pending).
-    """
+    """nbgrader's feedback HTML with offline MathJax, wrapped lines and the ``pending`` cells marked."""
     page = _CDN_SCRIPT.sub("", page)
     page = _MATHJAX2_CONFIG.sub("", page)
-    page = page.replace("</head>", WRAP_CSS + mathjax_inline() + "</head>", 1)
+    page = page.replace("</head>", _WRAP_CSS + _mathjax_inline() + "</head>", 1)
     pending = pending or []
     for cell in pending:
         gid, points = re.escape(cell["grade_id"]), _score(cell["points"])
@@ -113,9 +107,9 @@ class PendingGrades(GetGrades):
 
 
 class FeedbackExporter(HTMLExporter):
-    """The HTML exporter of ``generate_feedback``: nbgrader's page, passed through :func:`offline_page`."""
+    """The HTML exporter of ``generate_feedback``: nbgrader's page, passed through :func:`_offline_page`."""
 
     def from_notebook_node(self, nb, resources=None, **kw):
         output, resources = super().from_notebook_node(nb, resources, **kw)
         info = (resources or {}).get("nbgrader", {})
-        return offline_page(output, info.get("pending"), info.get("score"), info.get("max_score")), resources
+        return _offline_page(output, info.get("pending"), info.get("score"), info.get("max_score")), resources

@@ -1,10 +1,7 @@
 """The gradebook side of the course: pending written answers, grading them, an export that marks them.
 
-nbgrader counts a written answer (3 points, manually graded) as 0 until the teacher grades it, so
-its plain export reads a solved submission as "10.0 / 13.0". :func:`pending` lists the cells still
-waiting, :func:`grade_written` grades one from the shell (what the formgrader's score box does), and
-``nbgrader export --exporter=gcc.assignments.gradebook.PendingCsvExport`` adds ``pending_points``
-and ``status`` to the CSV.
+nbgrader counts a written answer as 0 until the teacher grades it; ``nbgrader export
+--exporter=gcc.assignments.gradebook.PendingCsvExport`` adds ``pending_points`` and ``status``.
 """
 from __future__ import annotations
 
@@ -61,11 +58,11 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
     score : float
         Points given, in ``[0, the cell's points]``.
     comment : str, optional
-        Shown to the student under their answer in the feedback.
+        Shown to the student under their answer.
     cell : str
-        The manually graded cell's grade id (every written answer's: ``written_answer``).
+        The manually graded cell's grade id.
     notebook : str, optional
-        Default: the assignment id (one notebook per assignment).
+        Default: the assignment id.
     db_url, course_id : str, optional
         The gradebook and the course.
 

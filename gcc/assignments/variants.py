@@ -21,17 +21,8 @@ __all__ = ["Variant", "variant", "problem", "ASSIGNMENTS"]
 
 @dataclass(frozen=True)
 class Variant:
-    """The parameters of one student's copy of an assignment.
-
-    Attributes
-    ----------
-    assignment : str
-        Assignment id, e.g. ``"01_berrut"``.
-    seed : int
-        The student's seed.
-    params : dict
-        Sizes and settings drawn from the seed (also readable as attributes: ``v.n_workers``).
-    """
+    """One student's copy of an `assignment` (``"01_berrut"``): their `seed` and the `params` drawn from it
+    (also readable as attributes: ``v.n_workers``)."""
 
     assignment: str
     seed: int
@@ -110,8 +101,7 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
     seed : int
         The student's seed (any non-negative int).
     **overrides
-        Sizes to set explicitly; ``None`` values are ignored (so papermill parameters that default
-        to ``None`` keep the seed's choice).
+        Sizes to set explicitly; ``None`` values keep the seed's choice.
 
     Returns
     -------
