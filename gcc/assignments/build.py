@@ -14,7 +14,7 @@ __all__ = ["sync_book"]
 
 
 def _book_page(nb):
-    """A released notebook, in place: the student's code cells tagged ``show-input``, the others ``hide-input``."""
+    """A released notebook, in place: the student's code cells shown, the others folded."""
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue

@@ -16,8 +16,8 @@ import numpy as np
 from gcc.backend import to_numpy
 from gcc.validation import ArrayLike, check_real, validate
 
-__all__ = ["Feedback", "AssignmentCheckError", "compare_arrays", "compare_scalar", "compare_exact", "as_float_array",
-           "call_student"]
+__all__ = ["Feedback", "AssignmentCheckError", "compare_arrays", "compare_scalar", "compare_exact",
+           "as_float_array", "call_student"]
 
 _PASS = "\u2714"  # heavy check mark
 _FAIL = "\u2718"  # heavy ballot x

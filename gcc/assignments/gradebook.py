@@ -15,14 +15,15 @@ from gcc.validation import check_real, invalid
 
 from .course import check_student_id, course_root
 
-__all__ = ["pending", "grade_written", "PendingCsvExport", "gradebook_url"]
+__all__ = ["pending", "grade_written", "PendingCsvExport"]
 
+#: the course id of ``assignments/nbgrader_config.py``
 COURSE_ID = "gcc-companion"
 
 
-def gradebook_url(root: Path | None = None) -> str:
-    """The course's gradebook, ``sqlite:///<root>/gradebook.db`` (nbgrader's default)."""
-    return f"sqlite:///{Path(root or course_root()).resolve() / 'gradebook.db'}"
+def _gradebook_url() -> str:
+    """The course's gradebook, ``sqlite:///<course>/gradebook.db`` (nbgrader's default)."""
+    return f"sqlite:///{course_root().resolve() / 'gradebook.db'}"
 
 
 def _pending_of(submission) -> list[tuple[str, str, float]]:
@@ -31,13 +32,13 @@ def _pending_of(submission) -> list[tuple[str, str, float]]:
             if g.needs_manual_grade and g.manual_score is None]
 
 
-def pending(db_url: str | None = None, course_id: str = COURSE_ID) -> list[dict]:
+def pending(db_url: str | None = None) -> list[dict]:
     """Every manually graded cell not graded yet: ``{"assignment", "student", "notebook", "cell", "points"}``.
 
-    ``db_url`` defaults to :func:`gradebook_url`, ``course_id`` is that of ``nbgrader_config.py``.
+    ``db_url`` defaults to the course's gradebook.
     """
     out = []
-    with Gradebook(db_url or gradebook_url(), course_id) as gb:
+    with Gradebook(db_url or _gradebook_url(), COURSE_ID) as gb:
         for assignment in gb.assignments:
             for submission in assignment.submissions:
                 for notebook, cell, points in _pending_of(submission):
@@ -47,9 +48,8 @@ def pending(db_url: str | None = None, course_id: str = COURSE_ID) -> list[dict]
 
 
 def grade_written(assignment: str, student: str, score: float, comment: str | None = None,
-                  cell: str = "written_answer", notebook: str | None = None, db_url: str | None = None,
-                  course_id: str = COURSE_ID) -> float:
-    """Grade a written answer by hand (what the formgrader's score box does).
+                  db_url: str | None = None) -> float:
+    """Grade a written answer (the cell ``written_answer``) by hand, as the formgrader's score box does.
 
     Parameters
     ----------
@@ -59,12 +59,8 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
         Points given, in ``[0, the cell's points]``.
     comment : str, optional
         Shown to the student under their answer.
-    cell : str
-        The manually graded cell's grade id.
-    notebook : str, optional
-        Default: the assignment id.
-    db_url, course_id : str, optional
-        The gradebook and the course.
+    db_url : str, optional
+        The gradebook (default: the course's).
 
     Returns
     -------
@@ -72,15 +68,13 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
         The submission's new total score.
     """
     student = check_student_id(student, "student", "grade_written")
-    notebook = notebook or assignment
-    with Gradebook(db_url or gradebook_url(), course_id) as gb:
+    cell, notebook = "written_answer", assignment   # one notebook per assignment
+    with Gradebook(db_url or _gradebook_url(), COURSE_ID) as gb:
         try:
             grade = gb.find_grade(cell, notebook, assignment, student)
         except MissingEntry:
-            raise invalid("cell", "grade_written", f"a graded cell of {student}'s submission of {assignment!r}",
-                          cell, detail="autograde the submission first") from None
-        if grade.cell_type != "markdown" and grade.auto_score is not None:
-            raise invalid("cell", "grade_written", "a manually graded cell (a written answer)", cell)
+            raise invalid("student", "grade_written",
+                          f"a student with an autograded submission of {assignment!r}", student) from None
         grade.manual_score = check_real(score, "score", "grade_written", minimum=0, maximum=float(grade.max_score))
         grade.needs_manual_grade = False
         if comment is not None:

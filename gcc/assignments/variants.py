@@ -21,8 +21,8 @@ __all__ = ["Variant", "variant", "problem", "ASSIGNMENTS"]
 
 @dataclass(frozen=True)
 class Variant:
-    """One student's copy of an `assignment` (``"01_berrut"``): their `seed` and the `params` drawn from it
-    (also readable as attributes: ``v.n_workers``)."""
+    """One student's copy of an `assignment` (``"01_berrut"``): their `seed` and the `params` drawn from
+    it (also readable as attributes: ``v.n_workers``)."""
 
     assignment: str
     seed: int
@@ -36,7 +36,7 @@ class Variant:
                              f"it has {sorted(params)}.")
 
     def rng(self, stream: str) -> np.random.Generator:
-        """An independent generator for one named use (``"data"``, ...): a new use never shifts another's numbers."""
+        """An independent generator for one named use (``"data"``, ...), unshifted by other uses."""
         stream = validate(stream, InstanceOf(str, "a stream name (str)"), "stream", "Variant.rng")
         key = [int(self.seed), zlib.crc32(self.assignment.encode()), zlib.crc32(stream.encode())]
         return np.random.default_rng(key)

@@ -1,12 +1,8 @@
 """The checks of the assignments: one ``check_*`` function per task, one module per assignment.
 
-Each check recomputes the reference with ``gcc`` from the student's variant, compares, and returns
-a :class:`~gcc.assignments.feedback.Feedback` that says which value is wrong, by how much and what
-to look at, without printing the reference values; on failure it raises
-:class:`~gcc.assignments.feedback.AssignmentCheckError` (``raise_on_fail=False``: return it).
-Modules: :mod:`.berrut` (01), :mod:`.rate_slope` (02), :mod:`.lambda_cv` (03),
-:mod:`.cpgc_peeling` (04), :mod:`.inference_service` (05); :mod:`.common` holds the grading pattern.
-A notebook's setup cell calls ``checks.short_failures()`` (a failed check shows no traceback).
+Each check recomputes the reference from the student's variant and returns a
+:class:`~gcc.assignments.feedback.Feedback` (raising on failure) that never prints the reference;
+:mod:`.common` holds the grading pattern.
 """
 from . import berrut, cpgc_peeling, inference_service, lambda_cv, rate_slope
 from .berrut import *  # noqa: F401,F403 - each module's __all__: its checks

@@ -15,8 +15,8 @@ from gcc.validation import check_choice, invalid
 from ..feedback import AssignmentCheckError, Feedback, call_student
 from ..variants import Variant
 
-__all__ = ["task", "cached", "answer_of", "plain", "as_answer", "short_failures", "reference_helpers",
-           "carry_forward"]
+__all__ = ["task", "cached", "answer_of", "plain", "finite_array", "as_answer", "short_failures",
+           "reference_helpers", "carry_forward"]
 
 
 def cached(compute: Callable) -> Callable:
@@ -49,6 +49,15 @@ def answer_of(func: Any, name: str, *args) -> Any:
 def plain(answer: Any) -> Any:
     """A numpy scalar (``np.bool_``, ``np.int64``) as the Python value it holds; anything else as is."""
     return answer.item() if isinstance(answer, np.generic) else answer
+
+
+def finite_array(answer: Any, shape: tuple) -> np.ndarray | None:
+    """A student's answer as a finite float array of ``shape``, else None (for error carried forward)."""
+    try:
+        arr = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.shape == tuple(shape) and np.all(np.isfinite(arr)) else None
 
 
 def as_answer(answer: Any, convert: Callable) -> Any:

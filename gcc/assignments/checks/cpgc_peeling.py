@@ -106,8 +106,7 @@ def _own_values(values: Any, v: Variant) -> np.ndarray | None:
       "unknown block remains, it is recovered, and that may in turn reduce earlier pending messages to one "
       "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes.")
 def check_peeling_history(history: Any, v: Variant, arrivals: Any = None):
-    """Task 3: number of blocks known by peeling after each arrival.
-    """
+    """Task 3: number of blocks known by peeling after each arrival."""
     ref, _, _ = _cpgc_replay(v)
     history = as_answer(history, lambda h: [int(x) for x in h])
 
@@ -130,8 +129,7 @@ def check_peeling_history(history: Any, v: Variant, arrivals: Any = None):
 @task(_A4, "4a", "stopping point", "The master stops at the first arrival after which at least ceil(K (1 - "
       "q)) blocks are known (q = v.tolerance); count messages from 1.")
 def check_stop_index(stop_index: Any, v: Variant, history: Any = None):
-    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known.
-    """
+    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known."""
     _, ref, _ = _cpgc_replay(v)
     stop_index = plain(stop_index)
 

@@ -13,7 +13,7 @@ from gcc import SplineCode, harness, stragglers
 
 from ..feedback import compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
-from .common import answer_of, as_answer, cached, carry_forward, plain, task
+from .common import answer_of, as_answer, cached, carry_forward, finite_array, plain, task
 
 __all__ = ["check_expected_wait", "check_latency_table", "check_loss_table", "check_design",
            "check_robustness"]
@@ -47,12 +47,11 @@ def _service_design(v: Variant, tables: tuple | None = None):
     return None
 
 
-def _robust_reference(v: Variant, design) -> bool:
-    return False if design is None else _robust(v, tuple(design))
-
-
 @cached
-def _robust(v: Variant, design: tuple) -> bool:
+def _robust(v: Variant, design) -> bool:
+    """Whether ``design`` (None: no design, so False) meets the latency budget with slow workers."""
+    if design is None:
+        return False
     n, s = design
     model = stragglers.SlowWorkers(slow=v.slow_workers, factor=v.slow_factor, shift=v.shift, rate=v.mu,
                                    stragglers=s)
@@ -94,11 +93,8 @@ def check_loss_table(mean_loss: Any, v: Variant):
 def _own_tables(latency95: Any, mean_loss: Any, v: Variant) -> tuple | None:
     """A student's two tables as float arrays of the grids' shape, or None."""
     shape = (len(v.n_workers_grid), len(v.straggler_grid))
-    try:
-        tables = tuple(np.asarray(t, dtype=float) for t in (latency95, mean_loss))
-    except (TypeError, ValueError):
-        return None
-    return tables if all(t.shape == shape and np.all(np.isfinite(t)) for t in tables) else None
+    tables = tuple(finite_array(t, shape) for t in (latency95, mean_loss))
+    return None if any(t is None for t in tables) else tables
 
 
 def _as_design(design: Any, v: Variant):
@@ -115,8 +111,7 @@ def _as_design(design: Any, v: Variant):
 @task(_A5, "3", "service design", "Feasible: latency95 <= v.latency_budget and mean_loss <= v.loss_target. "
       "Among the feasible designs take the smallest N (workers cost money), then the smallest mean loss.")
 def check_design(design: Any, v: Variant, latency95: Any = None, mean_loss: Any = None):
-    """Task 3: the cheapest design (fewest workers, then smallest loss) meeting both targets, or None.
-    """
+    """Task 3: the cheapest design (fewest workers, then smallest loss) meeting both targets, or None."""
     ref = _service_design(v)
     lat, loss = _service_tables(v)
     design = as_answer(design, lambda d: tuple(int(x) for x in d))
@@ -169,10 +164,9 @@ _NOT_GIVEN = _NotGiven()
       "instead of ShiftedExponential (same trials and seed) and compare its latency quantile with the "
       "budget. With no feasible design, robust is False.")
 def check_robustness(robust: Any, v: Variant, design: Any = _NOT_GIVEN):
-    """Task 4: does the selected design still meet the latency budget with ``v.slow_workers`` slow workers?
-    """
+    """Task 4: does the selected design still meet the latency budget with ``v.slow_workers`` slow workers?"""
     robust = plain(robust)
-    problems, note = compare_exact(robust, _robust_reference(v, _service_design(v)), name="robust",
+    problems, note = compare_exact(robust, _robust(v, _service_design(v)), name="robust",
                                    describe=lambda a, b: [] if isinstance(a, bool) else
                                    ["It should be True or False."])
     if design is _NOT_GIVEN:
@@ -182,4 +176,4 @@ def check_robustness(robust: Any, v: Variant, design: Any = _NOT_GIVEN):
     given = [((design,), lambda d, v, **kw: check_design(d[0], v, **kw))]
     return carry_forward(problems, note, v, given,
                          uses="your `design` from Task 3", consistent=None if own is Ellipsis else
-                         (lambda: compare_exact(robust, _robust_reference(v, own), name="robust")))
+                         (lambda: compare_exact(robust, _robust(v, own), name="robust")))

@@ -13,7 +13,7 @@ from gcc import SplineCode, harness, stragglers, tuning
 
 from ..feedback import call_student, compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
-from .common import answer_of, as_answer, cached, carry_forward, task
+from .common import answer_of, as_answer, cached, carry_forward, finite_array, task
 
 __all__ = ["check_cv_loss", "check_cv_table", "check_best_lambdas", "check_test_losses"]
 
@@ -65,8 +65,7 @@ def check_cv_loss(cv_loss: Callable, v: Variant):
 @task(_A3, "2", "cross-validation table",
       "Row i is lam_enc_grid[i], column j is lam_dec_grid[j]: cv_table[i, j] = cv_loss(le, ld).")
 def check_cv_table(cv_table: Any, v: Variant, cv_loss: Any = None):
-    """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``.
-    """
+    """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``."""
     problems, note = compare_arrays(cv_table, _cv_table(v), name="cv_table", rtol=1e-6,
                                     axis_names=("lam_enc index", "lam_dec index"))
 
@@ -81,11 +80,8 @@ def check_cv_table(cv_table: Any, v: Variant, cv_loss: Any = None):
 
 def _argmin_pair(cv_table: Any, v: Variant) -> tuple[float, float] | None:
     """The grid pair at the minimum of a student's finite table of the grids' shape, else None."""
-    try:
-        arr = np.asarray(cv_table, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    if arr.shape != (len(v.lam_enc_grid), len(v.lam_dec_grid)) or not np.all(np.isfinite(arr)):
+    arr = finite_array(cv_table, (len(v.lam_enc_grid), len(v.lam_dec_grid)))
+    if arr is None:
         return None
     i, j = np.unravel_index(int(np.argmin(arr)), arr.shape)
     return float(v.lam_enc_grid[i]), float(v.lam_dec_grid[j])
@@ -94,8 +90,7 @@ def _argmin_pair(cv_table: Any, v: Variant) -> tuple[float, float] | None:
 @task(_A3, "3", "selected lambdas", "np.unravel_index(np.argmin(cv_table), cv_table.shape) gives the row and "
       "column; gcc.tuning.select_lambdas does the same search in one call.")
 def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None):
-    """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (as ``gcc.tuning.select_lambdas``).
-    """
+    """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (``gcc.tuning.select_lambdas``)."""
     sel = _cv_selection(v)
     best = as_answer(best, lambda b: tuple(float(x) for x in b))
     table = _cv_table(v)
@@ -126,8 +121,7 @@ def _grid_pair(best: Any, v: Variant) -> tuple[float, float] | None:
 @task(_A3, "4", "test losses", "Same call as cv_loss but with seed=test_seed: the test draws were never used "
       "for choosing the lambdas, so they measure the loss honestly.")
 def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant, best: Any = None):
-    """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0.
-    """
+    """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0."""
     sel = _cv_selection(v)
     problems, note = compare_scalar(test_loss_tuned, _test_loss(v, sel.lam_enc, sel.lam_dec),
                                     name="test_loss_tuned", rtol=1e-6)

@@ -16,7 +16,7 @@ import gcc
 
 from ..feedback import call_student, compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
-from .common import answer_of, carry_forward, plain, task
+from .common import answer_of, carry_forward, finite_array, plain, task
 
 __all__ = ["check_worst_case_loss", "check_loss_curve", "check_slope", "check_rate_verdict"]
 
@@ -77,29 +77,18 @@ def check_loss_curve(losses: Any, v: Variant, code: str = "spline", worst_case_l
                          uses="your `worst_case_loss` from Task 1", consistent=consistent)
 
 
-def _fit(losses: Any, v: Variant) -> float | None:
-    """The log-log slope of a student's losses over the grid, or None when they have none."""
-    try:
-        arr = np.asarray(losses, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    if arr.shape != (len(v.n_workers_grid),) or not np.all(np.isfinite(arr) & (arr > 0)):
-        return None
-    return _slope_of(arr, v)
-
-
 @task(_A2, {"spline": "3", "berrut": "4b"},
       {"spline": "log-log slope, spline", "berrut": "log-log slope, berrut"},
       "Fit a straight line to (log N, log loss) by least squares (np.polyfit with degree 1, or "
       "gcc.loglog_slope(grid, losses).slope); the slope is the first coefficient. Use natural or base-10 "
       "logs on both axes, not a mix.")
 def check_slope(slope: Any, v: Variant, code: str = "spline", losses: Any = None):
-    """Tasks 3 and 4: the least-squares slope of log(loss) against log(N).
-    """
+    """Tasks 3 and 4: the least-squares slope of log(loss) against log(N)."""
     name = "slope" if code == "spline" else "slope_berrut"
     ref = _slope_of(_reference_worst_losses(v, code), v)
     problems, note = compare_scalar(slope, ref, name=name, rtol=1e-4)
-    own = _fit(losses, v) if losses is not None and problems else None
+    own = finite_array(losses, (len(v.n_workers_grid),)) if losses is not None and problems else None
+    own = _slope_of(own, v) if own is not None and np.all(own > 0) else None
     return carry_forward(
         problems, note, v, [(losses, functools.partial(check_loss_curve, code=code))],
         uses=("your `losses` from Task 2" if code == "spline" else "your `losses_berrut` from Task 4"),
@@ -109,8 +98,7 @@ def check_slope(slope: Any, v: Variant, code: str = "spline", losses: Any = None
 @task(_A2, "5", "verdict against Theorem 4",
       "Decaying at least as fast as N^-3 means a slope of -3 or steeper (more negative).")
 def check_rate_verdict(at_least_as_fast: Any, v: Variant, slope: Any = None):
-    """Task 5: does the measured spline slope decay at least as fast as Theorem 4's ``N^-3``?
-    """
+    """Task 5: does the measured spline slope decay at least as fast as Theorem 4's ``N^-3``?"""
     at_least_as_fast = plain(at_least_as_fast)
     ref = bool(_slope_of(_reference_worst_losses(v, "spline"), v) <= -3.0)
     problems, note = compare_exact(at_least_as_fast, ref, name="at_least_as_fast")
