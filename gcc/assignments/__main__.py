@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from .variants import ASSIGNMENTS, variant
 
@@ -20,9 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds.add_argument("students", nargs="+", metavar="STUDENT_ID")
     sub.add_parser("list", help="list the assignments and the sizes of one seed's variant").add_argument(
         "--seed", type=int, default=0)
-    book = sub.add_parser("sync-book", help="write the nbgrader release's student versions as the book's pages")
-    book.add_argument("--dest", type=Path, default=None, help="default: book/generated/assignments")
-    book.add_argument("--only", nargs="*", default=None, choices=list(ASSIGNMENTS))
+    sub.add_parser("sync-book", help="write the nbgrader release's student versions as the book's pages")
     sub.add_parser("pending", help="list the written answers that wait for manual grading")
     grade = sub.add_parser("grade-written", help="grade a written answer by hand (as the formgrader does)")
     grade.add_argument("assignment", choices=list(ASSIGNMENTS))
@@ -48,7 +45,7 @@ def _run(args) -> int:
     elif args.command == "sync-book":
         from .build import sync_book
 
-        for path in sync_book(args.only, args.dest):
+        for path in sync_book():
             print(path)
     elif args.command == "pending":
         from .gradebook import pending

@@ -19,9 +19,6 @@ from gcc.validation import ArrayLike, check_real, validate
 __all__ = ["Feedback", "AssignmentCheckError", "compare_arrays", "compare_scalar", "compare_exact",
            "as_float_array", "call_student"]
 
-_PASS = "\u2714"  # heavy check mark
-_FAIL = "\u2718"  # heavy ballot x
-
 #: Longest line of a failure message (``nbgrader validate`` cuts every line of an error at 83 characters).
 _LINE_WIDTH = 76
 
@@ -51,8 +48,8 @@ class Feedback:
         """The text shown to the student: one line on a pass, else the problems and hints, wrapped."""
         if self.passed:
             tail = f": {self.note}" if self.note else ""
-            return f"{_PASS} Assignment {self.assignment}, task {self.task} ({self.title}) passed{tail}"
-        lines = [f"{_FAIL} Task {self.task} ({self.title}) is not correct yet."]
+            return f"\u2714 Assignment {self.assignment}, task {self.task} ({self.title}) passed{tail}"
+        lines = [f"\u2718 Task {self.task} ({self.title}) is not correct yet."]
         for p in self.problems:
             lines += _wrapped(p, "  - ", "    ")
         for h in self.hints:

@@ -1,9 +1,8 @@
 """The feedback page a student reads: nbgrader's feedback HTML, offline and honest about pending points.
 
-``assignments/nbgrader_config.py`` makes ``generate_feedback`` use :class:`FeedbackExporter` (the
-maths rendered by the book's vendored MathJax 3 inlined with its fonts, so the one HTML file that
-``release_feedback`` copies reads offline; long lines wrapped) and :class:`PendingGrades` (a
-written answer not graded yet shows as "pending", not as "Score: 0.0 / 3.0").
+``generate_feedback`` uses :class:`FeedbackExporter` (the book's MathJax 3 inlined with its fonts,
+so the one HTML file reads offline; long lines wrapped) and :class:`PendingGrades` (a written
+answer not graded yet shows as "pending", not as "Score: 0.0 / 3.0").
 """
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Checks of assignment 02, measuring a rate slope (``02_rate_slope``).
 
 The references are worst-case losses over contiguous straggler blocks (``gcc.block_losses``) on
-the variant's grid of worker counts, and their log-log slope (``gcc.loglog_slope``). A check given
-the student's earlier answer (``worst_case_loss=``, ``losses=``, ``slope=``) grades on its own
-(:func:`.common.carry_forward`).
+the variant's grid of worker counts, and their log-log slope (``gcc.loglog_slope``).
 """
 from __future__ import annotations
 
