@@ -392,14 +392,10 @@ def build_claims_table(root=None, include_dnn: bool = True):
 
 def claims_view(table):
     """The claims table for the page, ``measured_ci`` reading ``"-3.02 [-3.05, -2.99]"`` (a point: ``"3"``)."""
-    return table.assign(measured_ci=_measured_text(table))[["claim", "source", "function", "code", "context", "claimed",
-                                                            "measured_ci", "verdict", "counted", "reason", "note"]]
-
-
-def _measured_text(table) -> list[str]:
-    """The ``measured_ci`` column."""
-    return [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
+    text = [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
             for m, lo, hi in zip(table["measured"], table["ci_low"], table["ci_high"])]
+    return table.assign(measured_ci=text)[["claim", "source", "function", "code", "context", "claimed",
+                                           "measured_ci", "verdict", "counted", "reason", "note"]]
 
 
 def open_rows(table, which: str = "violated"):
@@ -416,7 +412,7 @@ def open_rows(table, which: str = "violated"):
         ``claim, function, code, context, measured_ci, counted, reason``.
     """
     check_choice(which, "which", "open_rows", ("violated", "undecided"))
-    rows = table.assign(measured_ci=_measured_text(table))
+    rows = claims_view(table)
     rows = rows[rows["verdict"] == which]
     rows = rows.assign(_order=~rows["counted"].astype(bool)).sort_values("_order", kind="stable")
     return rows[["claim", "function", "code", "context", "measured_ci", "counted", "reason"]].reset_index(drop=True)
