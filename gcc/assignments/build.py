@@ -7,6 +7,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
+import nbformat
+
 from ..results import repo_root
 from .course import assignment_ids, generate_release
 
@@ -42,8 +44,6 @@ def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None
     list of Path
         The pages written.
     """
-    import nbformat
-
     requested = list(assignments) if assignments is not None else None
     ids = requested or assignment_ids()
     dest = Path(dest) if dest is not None else repo_root() / "book" / "generated" / "assignments"

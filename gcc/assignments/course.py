@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 from typing import Iterable
 
+import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Dict
 from traitlets import validate as trait_validator
@@ -23,7 +24,7 @@ from ..results import repo_root
 from .variants import ASSIGNMENTS
 
 __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "with_seed", "StudentSeed",
-           "run_nbgrader", "generate_release"]
+           "check_student_id", "run_nbgrader", "generate_release"]
 
 #: Seeds are drawn from ``range(SEED_RANGE)``: easy to read out, rarely shared within a class.
 SEED_RANGE = 100_000
@@ -34,8 +35,22 @@ _SEED_LINE = re.compile(r"^seed\s*=.*$", re.M)
 _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,100}")
 
 
-def _check_student_id(student_id, name: str, owner: str) -> str:
-    """``student_id`` if 1 to 100 printable characters (a line break would make it code), else an error."""
+def check_student_id(student_id, name: str = "student_id", owner: str = "with_seed") -> str:
+    """Return ``student_id`` (1 to 100 printable characters) unchanged, else raise the standard error.
+
+    The id goes into a comment of the graded cell: a line break would make the rest of it code.
+    ``name`` and ``owner`` are the argument and the function the error names.
+
+    Examples
+    --------
+    >>> from gcc.assignments.course import check_student_id
+    >>> check_student_id("CORP\\\\ada")
+    'CORP\\\\ada'
+    >>> check_student_id("a\\nimport os")
+    Traceback (most recent call last):
+    ...
+    gcc.validation.InvalidParameterError: The 'student_id' parameter of with_seed must be a student id (1 to 100 printable characters, no line breaks or control characters). Got 'a\\nimport os' instead.
+    """
     constraint = "a student id (1 to 100 printable characters, no line breaks or control characters)"
     if not isinstance(student_id, str) or _STUDENT_ID.fullmatch(student_id) is None:
         raise invalid(name, owner, constraint, student_id)
@@ -72,7 +87,7 @@ def student_seed(student_id: str) -> int:
     >>> student_seed("ada") == student_seed("ada") != student_seed("bob")
     True
     """
-    student_id = _check_student_id(student_id, "student_id", "student_seed")
+    student_id = check_student_id(student_id, "student_id", "student_seed")
     # crc32, not hash(): Python salts str hashes per process, a seed must survive restarts.
     return zlib.crc32(f"gcc-companion:{student_id}".encode()) % SEED_RANGE
 
@@ -87,7 +102,7 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     seed : int
         An int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never truncated).
     student_id : str, optional
-        Named in the line's comment, as is (1 to 100 printable characters).
+        Named in the line's comment, as is (:func:`check_student_id`).
 
     Returns
     -------
@@ -105,7 +120,7 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
                           "with_seed")
     seed = _check_seed(seed, "seed", "with_seed")
     if student_id is not None:
-        student_id = _check_student_id(student_id, "student_id", "with_seed")
+        student_id = check_student_id(student_id, "student_id", "with_seed")
     whose = "" if student_id is None else f" for student {student_id}"
     line = f"seed = {seed}  # set by the autograder{whose}"
     if _SEED_LINE.search(parameters) is None:
@@ -129,13 +144,11 @@ class StudentSeed(Preprocessor):
     def _check_seeds(self, proposal):
         # Checked when nbgrader_config.py sets them: a seed of 1.7 is an error, never truncated to 1.
         for student, seed in proposal["value"].items():
-            _check_student_id(student, "seeds", "StudentSeed")
+            check_student_id(student, "seeds", "StudentSeed")
             _check_seed(seed, f"seeds[{student!r}]", "StudentSeed")
         return proposal["value"]
 
     def preprocess(self, nb, resources):
-        import nbformat
-
         info = resources["nbgrader"]
         student = info["student"]   # checked by student_seed or with_seed; given seeds when configured
         seed = self.seeds[student] if student in self.seeds else student_seed(student)
@@ -157,7 +170,6 @@ class StudentSeed(Preprocessor):
         return nb, resources
 
     def _source_parameters(self, assignment: str, notebook: str) -> str | None:
-        import nbformat
         from nbgrader.coursedir import CourseDirectory
 
         coursedir = CourseDirectory(parent=self)

@@ -13,7 +13,7 @@ from nbgrader.plugins.export import CsvExportPlugin
 
 from gcc.validation import check_real, invalid
 
-from .course import _check_student_id, course_root
+from .course import check_student_id, course_root
 
 __all__ = ["pending", "grade_written", "PendingCsvExport"]
 
@@ -67,7 +67,7 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
     float
         The submission's new total score.
     """
-    student = _check_student_id(student, "student", "grade_written")
+    student = check_student_id(student, "student", "grade_written")
     cell, notebook = "written_answer", assignment   # one notebook per assignment
     with Gradebook(db_url or _gradebook_url(), COURSE_ID) as gb:
         try:

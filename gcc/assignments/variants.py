@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
+from numbers import Integral, Real
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
-
-from numbers import Integral, Real
 
 from gcc.validation import InstanceOf, Interval, check_choice, check_int, invalid, validate
 
@@ -147,8 +147,6 @@ def _f_xsinx(x: np.ndarray) -> np.ndarray:
 def problem(v: Variant):
     """The data of a variant ``v``, what its notebook works on and the checks recompute: a
     ``types.SimpleNamespace`` whose fields (``X``, ``f``, ``received``, ...) depend on the assignment."""
-    from types import SimpleNamespace
-
     if not isinstance(v, Variant):
         raise invalid("v", "problem", "a Variant (gcc.assignments.variant(assignment, seed))", v)
     p, rng = SimpleNamespace(), v.rng("data")
