@@ -647,10 +647,8 @@ def test_reference_helpers_restore_the_students_function_after_an_error():
 
 
 def test_failure_messages_fit_nbgrader_validates_lines():
-    from gcc.assignments.feedback import make
-
-    fb = make("01_berrut", "1", "Berrut basis", ["x " * 120 + "`a_very_long_name_that_must_stay_whole`"],
-              "", ["y " * 90])
+    fb = Feedback("01_berrut", "1", "Berrut basis", False,
+                  ["x " * 120 + "`a_very_long_name_that_must_stay_whole`"], ["y " * 90])
     lines = fb.message.split("\n")
     assert lines[0] == "\u2718 Task 1 (Berrut basis) is not correct yet." and len(lines) > 4
     assert all(len(line) <= 76 for line in lines)

@@ -1,5 +1,5 @@
-"""The claims page (gcc.experiments.claims_page): one row per paper statement in words, a result box
-whose numbers are the table's, a forest plot per theorem, a glossary of the short names."""
+"""The claims page (gcc.experiments.claims_page): one row per paper statement in words, the result
+box's numbers from the table, a forest plot per theorem, a glossary of the short names."""
 from __future__ import annotations
 
 import re
@@ -56,17 +56,21 @@ def test_headline_table_counts_per_kind_of_function_in_words(tmp_path):
     assert claims_page.headline_table(table, link="doc").iloc[0]["evidence"].startswith("{doc}`")
 
 
-def test_result_box_quotes_the_table(tmp_path):
-    root = _root(tmp_path)
-    table = claims.build_claims_table(root)
-    values = {v["key"]: v["number"] for v in claims.quoted_values(table)}
-    box = claims_page.result_box(table, root)
-    assert box.startswith('<div class="admonition')
-    assert f"of {values['n_counted']} counted measurements" in box
-    for v in ("tight", "loose", "violated", "undecided"):
-        assert f"<b>{values['n_' + v]} {v}</b>" in box
-    assert "2 of 2 tight" in box and "2 of 2 loose" in box
-    assert "The opposite" in box and "Scale" in box
+def test_result_box_values_quote_the_table(tmp_path):
+    table = claims.build_claims_table(_root(tmp_path))
+    values = {v["key"]: v["number"] for v in claims_page.box_values(table)}
+    # Theorem 1: two fixed-S rows on the family (tight), two on x sin x (loose), two decoder-test rows violated
+    assert (values["thm1_family_tight"], values["thm1_family"]) == (2, 2)
+    assert (values["thm1_typical_loose"], values["thm1_typical"]) == (2, 2)
+    assert values["violated_where"] == f"2 on \u201c{claims_page.STATEMENTS[0].words}\u201d"
+    assert values["n_statements"] == len(claims_page.STATEMENTS) and values["n_points"] == 6 * 6
+    # every {{ value.<key> }} of the notebook's box is one of the values the notebook records
+    from pathlib import Path
+
+    prose = (Path(__file__).resolve().parent.parent / "notebooks" / "claims_table.md").read_text()
+    box = prose.split(":::{admonition}")[1].split(":::")[0]
+    recorded = set(values) | {v["key"] for v in claims.quoted_values(table)}
+    assert set(re.findall(r"\{\{ value\.(\w+) \}\}", box)) <= recorded and "gcc-result" in box
 
 
 def test_readable_and_glossary_replace_the_short_names(tmp_path):

@@ -28,12 +28,6 @@ def test_log_rate_reference_and_log_base():
         references.log_base(10, 1.0)
 
 
-def test_normalised_ratio_is_constant_on_the_exact_rate():
-    N = np.array([16, 64, 256, 1024])
-    loss = 7.0 * references.log_base(N, 0.2) ** 3 / N ** 3
-    np.testing.assert_allclose(references.normalised_ratio(loss, N, 0.2), 7.0)
-
-
 def test_anchor_constant_bounds_every_point_and_touches_one():
     rng = np.random.default_rng(0)
     ref = rng.uniform(0.1, 1, 20)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from .variants import ASSIGNMENTS, variant
 
@@ -20,18 +19,13 @@ def main(argv: list[str] | None = None) -> int:
     seeds.add_argument("students", nargs="+", metavar="STUDENT_ID")
     sub.add_parser("list", help="list the assignments and the sizes of one seed's variant").add_argument(
         "--seed", type=int, default=0)
-    book = sub.add_parser("sync-book", help="write the nbgrader release's student versions as the book's pages")
-    book.add_argument("--dest", type=Path, default=None, help="default: book/generated/assignments")
-    book.add_argument("--only", nargs="*", default=None, choices=list(ASSIGNMENTS))
-    sub.add_parser("pending", help="list the written answers that wait for manual grading").add_argument(
-        "--course", type=Path, default=None, help="the course folder (default: assignments/ of the repository)")
+    sub.add_parser("sync-book", help="write the nbgrader release's student versions as the book's pages")
+    sub.add_parser("pending", help="list the written answers that wait for manual grading")
     grade = sub.add_parser("grade-written", help="grade a written answer by hand (as the formgrader does)")
     grade.add_argument("assignment", choices=list(ASSIGNMENTS))
     grade.add_argument("student", metavar="STUDENT_ID")
     grade.add_argument("score", type=float)
     grade.add_argument("--comment", default=None, help="shown to the student under the answer")
-    grade.add_argument("--cell", default="written_answer", help="the grade id of the cell (default: written_answer)")
-    grade.add_argument("--course", type=Path, default=None, help="the course folder (default: assignments/)")
     args = parser.parse_args(argv)
     try:
         return _run(args)
@@ -51,19 +45,18 @@ def _run(args) -> int:
     elif args.command == "sync-book":
         from .build import sync_book
 
-        for path in sync_book(args.only, args.dest):
+        for path in sync_book():
             print(path)
     elif args.command == "pending":
-        from .gradebook import gradebook_url, pending
+        from .gradebook import pending
 
-        for row in pending(gradebook_url(args.course)):
+        for row in pending():
             print(f"{row['assignment']}\t{row['student']}\t{row['cell']}\t{row['points']:g} points pending")
     elif args.command == "grade-written":
-        from .gradebook import grade_written, gradebook_url
+        from .gradebook import grade_written
 
-        total = grade_written(args.assignment, args.student, args.score, args.comment, cell=args.cell,
-                              db_url=gradebook_url(args.course))
-        print(f"{args.assignment}\t{args.student}\t{args.cell} = {args.score:g}\ttotal {total:g}")
+        total = grade_written(args.assignment, args.student, args.score, args.comment)
+        print(f"{args.assignment}\t{args.student}\twritten_answer = {args.score:g}\ttotal {total:g}")
     return 0
 
 

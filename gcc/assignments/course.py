@@ -1,19 +1,7 @@
 """The assignments as an nbgrader course: its folder, the students' seeds and the release.
 
-The course lives in ``assignments/`` (its ``nbgrader_config.py`` and ``source/<id>/<id>.ipynb``,
-the nbgrader source notebooks: solution regions, autograded test cells with points, read-only
-cells). nbgrader does the rest (``generate_assignment``, ``release_assignment``, ``collect``,
-``autograde``, ``generate_feedback``, the gradebook); this module adds what nbgrader does not do:
-
-- every student works on a variant of their own: :func:`student_seed` maps a student id to a seed,
-  and :class:`StudentSeed`, an nbgrader autograde preprocessor (``nbgrader_config.py`` adds it), grades
-  each submission with its student's seed and the course's sizes, whatever the submission's first
-  cell says;
-- :func:`generate_release` runs ``nbgrader generate_assignment`` against a scratch gradebook, which is
-  how the book build gets the student versions without touching the instructor's gradebook.
-
-The test cells call :mod:`gcc.assignments.checks`, whose failures name the check, the wrong entry,
-the relative error and a hint (:mod:`gcc.assignments.feedback`).
+nbgrader does the course; this module adds the students' seeds (:func:`student_seed`), the
+autograde step that grades with them (:class:`StudentSeed`) and the release for the book.
 """
 from __future__ import annotations
 
@@ -25,6 +13,7 @@ import zlib
 from pathlib import Path
 from typing import Iterable
 
+import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Dict
 from traitlets import validate as trait_validator
@@ -35,44 +24,22 @@ from ..results import repo_root
 from .variants import ASSIGNMENTS
 
 __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "with_seed", "StudentSeed",
-           "check_student_id", "check_seed_value",
-           "run_nbgrader", "generate_release"]
+           "check_student_id", "run_nbgrader", "generate_release"]
 
-#: Seeds are drawn from ``range(SEED_RANGE)``: small enough to read out, large enough that two
-#: students of a class rarely share one.
+#: Seeds are drawn from ``range(SEED_RANGE)``: easy to read out, rarely shared within a class.
 SEED_RANGE = 100_000
 
 _SEED_LINE = re.compile(r"^seed\s*=.*$", re.M)
 
-#: What a student id may hold: it is written into the graded parameters cell (a comment) and into
-#: log lines, so only printable characters, no line breaks or control characters, at most 100.
+#: A student id: 1 to 100 printable characters (it is written into a comment of the graded cell).
 _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,100}")
 
 
 def check_student_id(student_id, name: str = "student_id", owner: str = "with_seed") -> str:
-    """Return ``student_id`` if it is safe to write into a code cell, else raise the standard error.
+    """Return ``student_id`` (1 to 100 printable characters) unchanged, else raise the standard error.
 
-    A student id is nbgrader's (on JupyterHub, the user name). It ends up in the comment of the
-    graded parameters cell, so a line break would turn the rest of the id into a line of code; control
-    characters (tabs, escapes) are rejected too. Backslashes, quotes and non-ASCII letters are fine
-    (the id is written as the literal text it is).
-
-    Parameters
-    ----------
-    student_id : str
-        The id to check: 1 to 100 printable characters.
-    name, owner : str
-        The argument and the function named in the error.
-
-    Returns
-    -------
-    str
-        ``student_id`` unchanged.
-
-    Raises
-    ------
-    ValueError
-        Not a str, empty, longer than 100 characters, or holding a line break or control character.
+    The id goes into a comment of the graded cell: a line break would make the rest of it code.
+    ``name`` and ``owner`` are the argument and the function the error names.
 
     Examples
     --------
@@ -90,19 +57,8 @@ def check_student_id(student_id, name: str = "student_id", owner: str = "with_se
     return student_id
 
 
-def check_seed_value(seed, name: str = "seed", owner: str = "with_seed") -> int:
-    """A seed as a Python int in ``[0, 2**32)``; floats (``1.7``, also ``2.0``), bools and strings are errors.
-
-    Examples
-    --------
-    >>> from gcc.assignments.course import check_seed_value
-    >>> check_seed_value(17)
-    17
-    >>> check_seed_value(1.7)
-    Traceback (most recent call last):
-    ...
-    gcc.validation.InvalidParameterError: The 'seed' parameter of with_seed must be an int in [0, 4294967295]. Got 1.7 instead.
-    """
+def _check_seed(seed, name: str = "seed", owner: str = "with_seed") -> int:
+    """A seed as a Python int in ``[0, 2**32)``; floats (also ``2.0``), bools and strings are errors."""
     return check_int(seed, name, owner, minimum=0, maximum=2 ** 32 - 1)
 
 
@@ -112,15 +68,7 @@ def course_root() -> Path:
 
 
 def source_notebook(assignment: str, root: Path | None = None) -> Path:
-    """The nbgrader source notebook ``<root>/source/<assignment>/<assignment>.ipynb``.
-
-    Parameters
-    ----------
-    assignment : str
-        One of :data:`gcc.assignments.ASSIGNMENTS`.
-    root : Path, optional
-        The course folder (default :func:`course_root`).
-    """
+    """The nbgrader source notebook ``<root>/source/<assignment>/<assignment>.ipynb`` (root: :func:`course_root`)."""
     check_choice(assignment, "assignment", "source_notebook", tuple(ASSIGNMENTS))
     return Path(root or course_root()) / "source" / assignment / f"{assignment}.ipynb"
 
@@ -131,17 +79,7 @@ def assignment_ids(root: Path | None = None) -> list[str]:
 
 
 def student_seed(student_id: str) -> int:
-    """The seed of a student's variants: a fixed function of the student id (nbgrader's).
-
-    Parameters
-    ----------
-    student_id : str
-        The id nbgrader files the student's submissions under (on JupyterHub, the user name).
-
-    Returns
-    -------
-    int
-        In ``range(SEED_RANGE)``; the same for every assignment and every run.
+    """The seed of a student's variants, in ``range(SEED_RANGE)``: a fixed function of nbgrader's student id.
 
     Examples
     --------
@@ -162,21 +100,13 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     parameters : str
         The source of the notebook's ``parameters`` cell (one line ``seed = ...``).
     seed : int
-        The seed to write: an int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never
-        truncated).
+        An int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never truncated).
     student_id : str, optional
-        Named in the line's comment: printable characters only (see :func:`check_student_id`),
-        written as is (a backslash stays a backslash).
+        Named in the line's comment, as is (:func:`check_student_id`).
 
     Returns
     -------
     str
-
-    Raises
-    ------
-    ValueError
-        A seed that is not a non-negative int, a student id with a line break or control character,
-        or ``parameters`` that is not a str.
 
     Examples
     --------
@@ -188,8 +118,10 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     """
     parameters = validate(parameters, InstanceOf(str, "the source of a parameters cell (str)"), "parameters",
                           "with_seed")
-    seed = check_seed_value(seed, "seed", "with_seed")
-    whose = "" if student_id is None else f" for student {check_student_id(student_id, 'student_id', 'with_seed')}"
+    seed = _check_seed(seed, "seed", "with_seed")
+    if student_id is not None:
+        student_id = check_student_id(student_id, "student_id", "with_seed")
+    whose = "" if student_id is None else f" for student {student_id}"
     line = f"seed = {seed}  # set by the autograder{whose}"
     if _SEED_LINE.search(parameters) is None:
         return f"{line}\n{parameters}"
@@ -200,11 +132,8 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
 class StudentSeed(Preprocessor):
     """nbgrader autograde step: grade every submission with its student's seed and the course's sizes.
 
-    It replaces the submission's ``parameters`` cell by the source notebook's (or inserts it before
-    the first of nbgrader's code cells, the setup, when the submission lost it), with
-    ``seed = student_seed(student)`` (or the seed :attr:`seeds` names), so that a student is graded
-    on their own variant with the course's sizes. Runs after nbgrader's ``OverwriteCells`` in
-    ``Autograde.sanitize_preprocessors`` (see ``assignments/nbgrader_config.py``).
+    The submission's ``parameters`` cell becomes the source notebook's with ``seed =
+    student_seed(student)`` (or the seed :attr:`seeds` names). Runs after nbgrader's ``OverwriteCells``.
     """
 
     enabled = Bool(True, help="nbconvert runs a preprocessor only when it is enabled.")
@@ -216,18 +145,13 @@ class StudentSeed(Preprocessor):
         # Checked when nbgrader_config.py sets them: a seed of 1.7 is an error, never truncated to 1.
         for student, seed in proposal["value"].items():
             check_student_id(student, "seeds", "StudentSeed")
-            check_seed_value(seed, f"seeds[{student!r}]", "StudentSeed")
+            _check_seed(seed, f"seeds[{student!r}]", "StudentSeed")
         return proposal["value"]
 
     def preprocess(self, nb, resources):
-        import nbformat
-
         info = resources["nbgrader"]
-        student = check_student_id(info["student"], "student", "StudentSeed")
-        if student in self.seeds:
-            seed = check_seed_value(self.seeds[student], f"seeds[{student!r}]", "StudentSeed")
-        else:
-            seed = student_seed(student)
+        student = info["student"]   # checked by student_seed or with_seed; given seeds when configured
+        seed = self.seeds[student] if student in self.seeds else student_seed(student)
         source = self._source_parameters(info["assignment"], info["notebook"])
         cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
         if cells:
@@ -246,7 +170,6 @@ class StudentSeed(Preprocessor):
         return nb, resources
 
     def _source_parameters(self, assignment: str, notebook: str) -> str | None:
-        import nbformat
         from nbgrader.coursedir import CourseDirectory
 
         coursedir = CourseDirectory(parent=self)
@@ -259,32 +182,12 @@ class StudentSeed(Preprocessor):
 
 
 def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = None) -> str:
-    """Run one nbgrader command (``python -m nbgrader <args>``) in the course folder; return its log.
+    """Run ``python -m nbgrader <args>`` in the course folder (default :func:`course_root`); return its log.
 
-    nbgrader calls the ``alembic`` executable of its environment to create a gradebook, so this
-    interpreter's ``bin`` folder goes first on ``PATH`` (an environment need not be activated).
-
-    Parameters
-    ----------
-    *args : str
-        The command and its options, e.g. ``"autograde", "01_berrut", "--student=ada"``.
-    root : Path, optional
-        The course folder, where nbgrader runs and finds ``nbgrader_config.py`` (default
-        :func:`course_root`).
-    timeout : float, optional
-        Seconds before the command is stopped.
-
-    Returns
-    -------
-    str
-        nbgrader's log (its stderr and stdout).
-
-    Raises
-    ------
-    RuntimeError
-        nbgrader failed; the message ends with the last lines of its log.
+    ``timeout`` is in seconds. Raises RuntimeError, with the log's last lines, when nbgrader fails.
     """
     root = Path(root or course_root()).resolve()
+    # this interpreter's bin first: nbgrader calls its environment's alembic
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True,
                           text=True, timeout=timeout)
@@ -296,22 +199,9 @@ def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = N
 
 
 def generate_release(out: Path, assignments: Iterable[str] | None = None, root: Path | None = None) -> Path:
-    """Run ``nbgrader generate_assignment`` into ``out``, against a scratch gradebook.
+    """Run ``nbgrader generate_assignment`` into ``out`` (``<id>/<id>.ipynb``, a scratch ``gradebook.db``).
 
-    Parameters
-    ----------
-    out : Path
-        Folder that receives ``<id>/<id>.ipynb``, the student versions (the course's ``release``
-        step), and the scratch gradebook ``gradebook.db`` (the instructor's is never touched).
-    assignments : iterable of str, optional
-        Which assignments (default: all of :func:`assignment_ids`).
-    root : Path, optional
-        The course folder (default :func:`course_root`); its ``nbgrader_config.py`` applies.
-
-    Returns
-    -------
-    Path
-        ``out``.
+    ``assignments`` defaults to all, ``root`` to :func:`course_root`. Returns ``out``.
     """
     root = Path(root or course_root()).resolve()
     out = Path(out).resolve()

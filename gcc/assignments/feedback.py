@@ -1,17 +1,9 @@
 """Feedback objects and the comparison engine behind every assignment check.
 
-A check compares a student's answer with a reference that ``gcc`` computes from
-the same variant (seed and sizes) and tells the student *which* value is wrong,
-*by how much* (a relative error) and *what to look at* (a hint), without ever
-printing the reference values themselves: a message that printed them would let
-a student copy the answer out of the feedback.
-
-Notes
------
-Numbers in messages are relative errors, tolerances, indices and shapes only.
-Relative errors are printed with one significant digit in scientific notation
-(``3e-02``): enough to say how far off an answer is, too coarse to recover a
-value from it, and never mistaken for a value of the answer.
+A check compares a student's answer with the reference ``gcc`` computes from the same variant and
+says which value is wrong, by how much and what to look at, never the reference itself: messages
+hold relative errors (one significant digit, ``3e-02``: too coarse to recover a value), tolerances,
+indices and shapes only.
 """
 from __future__ import annotations
 
@@ -24,55 +16,24 @@ import numpy as np
 from gcc.backend import to_numpy
 from gcc.validation import ArrayLike, check_real, validate
 
-__all__ = [
-    "Feedback",
-    "AssignmentCheckError",
-    "compare_arrays",
-    "compare_scalar",
-    "compare_exact",
-    "placeholder_problem",
-    "as_float_array",
-    "finish",
-    "make",
-    "call_student",
-]
+__all__ = ["Feedback", "AssignmentCheckError", "compare_arrays", "compare_scalar", "compare_exact",
+           "as_float_array", "call_student"]
 
-_PASS = "\u2714"  # heavy check mark
-_FAIL = "\u2718"  # heavy ballot x
-
-#: Longest line of a failure message. ``nbgrader validate`` cuts every line of an error at 83
-#: characters (its ``width`` of 90, less its indent and "..."), so the message is wrapped to fit,
-#: and its first line (shown after "AssignmentCheckError: ") says what failed in under 60.
-LINE_WIDTH = 76
+#: Longest line of a failure message (``nbgrader validate`` cuts every line of an error at 83 characters).
+_LINE_WIDTH = 76
 
 
 def _wrapped(text: str, first: str, rest: str) -> list[str]:
-    """``text`` as lines of at most :data:`LINE_WIDTH` characters (names and numbers kept whole)."""
-    return textwrap.wrap(text, LINE_WIDTH, initial_indent=first, subsequent_indent=rest,
+    """``text`` as lines of at most ``_LINE_WIDTH`` characters (names and numbers kept whole)."""
+    return textwrap.wrap(text, _LINE_WIDTH, initial_indent=first, subsequent_indent=rest,
                          break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
 
 @dataclass
 class Feedback:
-    """The outcome of one check.
-
-    Attributes
-    ----------
-    assignment : str
-        Assignment id, e.g. ``"01_berrut"``.
-    task : str
-        Task number within the assignment, e.g. ``"1.2"``.
-    title : str
-        What was checked, e.g. ``"Berrut encoder"``.
-    passed : bool
-        Whether the answer matches the reference within tolerance.
-    problems : list of str
-        What is wrong (empty when passed).
-    hints : list of str
-        What to look at (empty when passed).
-    note : str
-        A short remark shown on success (e.g. the achieved relative error).
-    """
+    """The outcome of one check: task ``task`` (``"2"``) of ``assignment`` (``"01_berrut"``), what was
+    checked (``title``), whether it ``passed``, what is wrong (``problems``), what to look at
+    (``hints``; both empty on a pass) and a ``note`` shown on success (the relative error)."""
 
     assignment: str
     task: str
@@ -83,28 +44,12 @@ class Feedback:
     note: str = ""
 
     @property
-    def header(self) -> str:
-        """``Assignment 01_berrut, task 1.2 (Berrut encoder)``: the stable prefix tests look for."""
-        return f"Assignment {self.assignment}, task {self.task} ({self.title})"
-
-    @property
-    def headline(self) -> str:
-        """The failure's first line, ``Task 1 (Berrut basis) is not correct yet.``: short enough for
-        ``nbgrader validate``, which cuts longer lines."""
-        return f"Task {self.task} ({self.title}) is not correct yet."
-
-    @property
     def message(self) -> str:
-        """The full text shown to the student.
-
-        A pass is one line (``✔ Assignment 01_berrut, task 2 (Berrut encoder) passed: ...``). A failure
-        starts with :attr:`headline` and lists the problems and hints in lines of at most
-        :data:`LINE_WIDTH` characters, so that no tool that cuts long lines loses the diagnosis.
-        """
+        """The text shown to the student: one line on a pass, else the problems and hints, wrapped."""
         if self.passed:
             tail = f": {self.note}" if self.note else ""
-            return f"{_PASS} {self.header} passed{tail}"
-        lines = [f"{_FAIL} {self.headline}"]
+            return f"\u2714 Assignment {self.assignment}, task {self.task} ({self.title}) passed{tail}"
+        lines = [f"\u2718 Task {self.task} ({self.title}) is not correct yet."]
         for p in self.problems:
             lines += _wrapped(p, "  - ", "    ")
         for h in self.hints:
@@ -117,42 +62,25 @@ class Feedback:
     def __str__(self) -> str:
         return self.message
 
-    def __repr__(self) -> str:
-        # Notebooks display the last expression with repr: show the message, not the dataclass.
-        return self.message
+    __repr__ = __str__  # notebooks display the last expression with repr: show the message
 
 
 class AssignmentCheckError(AssertionError):
-    """Raised by a check whose answer is not correct yet.
-
-    It subclasses ``AssertionError`` so that an unfinished notebook stops at the first failing check
-    (and a papermill run of it fails) with the feedback as the error message.
-
-    Parameters
-    ----------
-    feedback : Feedback
-        The failed check's feedback; available as ``.feedback``.
-    """
+    """Raised by a check whose answer is not correct yet (an ``AssertionError``: an unfinished notebook
+    stops at its first failing check); the message is the feedback's, ``.feedback`` the :class:`Feedback`."""
 
     def __init__(self, feedback: Feedback):
         super().__init__(feedback.message)
         self.feedback = feedback
 
 
-def finish(feedback: Feedback, raise_on_fail: bool = True) -> Feedback:
-    """Print and return a feedback; raise :class:`AssignmentCheckError` if it failed and asked to."""
-    if not feedback.passed and raise_on_fail:
-        raise AssignmentCheckError(feedback)
-    return feedback
-
-
 def _rel(x: float) -> str:
-    # One significant digit: enough to say how far off an answer is, too coarse to recover a value.
+    """One significant digit: enough to say how far off an answer is, too coarse to recover a value."""
     return f"{x:.0e}"
 
 
-def placeholder_problem(answer: Any, name: str) -> str | None:
-    """Describe an answer that is still a starter placeholder (``...``, ``None``), else None."""
+def _placeholder(answer: Any, name: str) -> str | None:
+    """What is wrong with an answer that is still a starter placeholder (``...``, ``None``), else None."""
     if answer is Ellipsis:
         return f"`{name}` is still the placeholder `...`: replace it with your computation."
     if answer is None:
@@ -162,23 +90,9 @@ def placeholder_problem(answer: Any, name: str) -> str | None:
 
 
 def as_float_array(answer: Any, name: str) -> tuple[np.ndarray | None, str | None]:
-    """An answer as a float array (torch tensors moved to the host), or what keeps it from being one.
-
-    Parameters
-    ----------
-    answer : object
-        The student's value.
-    name : str
-        How the value is called in the notebook (shown in the message).
-
-    Returns
-    -------
-    array : ndarray or None
-        The answer as a float64 array (None when it cannot be converted).
-    problem : str or None
-        Why it cannot be compared (a placeholder, an object numpy cannot convert), else None.
-    """
-    problem = placeholder_problem(answer, name)
+    """``(array, None)``: the answer as a float64 array (torch tensors moved to the host), or
+    ``(None, problem)``: why it cannot be compared (a placeholder, complex, not numbers), named ``name``."""
+    problem = _placeholder(answer, name)
     if problem:
         return None, problem
     try:
@@ -196,11 +110,6 @@ def as_float_array(answer: Any, name: str) -> tuple[np.ndarray | None, str | Non
     return arr, None
 
 
-def _tolerances(rtol: Any, atol: Any, owner: str) -> tuple[float, float]:
-    """The author's tolerances (not the student's answer): finite reals >= 0."""
-    return (check_real(rtol, "rtol", owner, minimum=0), check_real(atol, "atol", owner, minimum=0))
-
-
 def _index_text(idx: tuple[int, ...], axis_names: Sequence[str] | None) -> str:
     if not idx:
         return "the value"
@@ -212,23 +121,20 @@ def _index_text(idx: tuple[int, ...], axis_names: Sequence[str] | None) -> str:
 def compare_arrays(answer: Any, reference: np.ndarray, *, name: str, rtol: float = 1e-8,
                    atol: float = 0.0, axis_names: Sequence[str] | None = None,
                    diagnose: bool = True) -> tuple[list[str], str]:
-    """Compare an array answer with its reference.
+    """Compare an array answer with its reference (which is never printed).
 
     Parameters
     ----------
     answer : array_like or placeholder
         The student's value.
     reference : ndarray
-        The value computed by ``gcc``; never printed.
+        The value computed by ``gcc``.
     name : str
-        How the value is called in the notebook (shown in messages).
-    rtol : float
-        Allowed error relative to the largest reference entry (scale-aware, so near-zero entries
-        do not blow the relative error up).
-    atol : float
-        Allowed absolute error added to ``rtol * max|reference|``.
+        How the value is called in the notebook.
+    rtol, atol : float
+        Allowed error: ``atol + rtol * max|reference|`` (scale-aware near zero entries).
     axis_names : sequence of str, optional
-        Names of the axes (``("worker", "column")``) so that messages say "worker 3, column 1".
+        Names of the axes, so that messages say "worker 3, column 1".
     diagnose : bool
         Look for the usual slips (sign, constant factor, transposition, row order, a few wrong rows).
 
@@ -239,7 +145,8 @@ def compare_arrays(answer: Any, reference: np.ndarray, *, name: str, rtol: float
     note : str
         The achieved relative error (for the success message).
     """
-    rtol, atol = _tolerances(rtol, atol, "compare_arrays")
+    rtol = check_real(rtol, "rtol", "compare_arrays", minimum=0)
+    atol = check_real(atol, "atol", "compare_arrays", minimum=0)
     ref = validate(to_numpy(reference) if hasattr(reference, "detach") else reference,
                    ArrayLike(dtype=float, description="an array of real numbers"), "reference", "compare_arrays")
     arr, problem = as_float_array(answer, name)
@@ -311,8 +218,9 @@ def _diagnose(arr: np.ndarray, ref: np.ndarray, allowed: float, name: str,
 def compare_scalar(answer: Any, reference: float, *, name: str, rtol: float = 1e-8,
                    atol: float = 0.0) -> tuple[list[str], str]:
     """Compare a scalar answer with its reference (relative error, direction, never the value)."""
-    rtol, atol = _tolerances(rtol, atol, "compare_scalar")
-    problem = placeholder_problem(answer, name)
+    rtol = check_real(rtol, "rtol", "compare_scalar", minimum=0)
+    atol = check_real(atol, "atol", "compare_scalar", minimum=0)
+    problem = _placeholder(answer, name)
     if problem:
         return [problem], ""
     try:
@@ -341,7 +249,7 @@ def compare_exact(answer: Any, reference: Any, *, name: str,
 
     ``describe(answer, reference)`` may add specific hints; it must not print the reference.
     """
-    problem = placeholder_problem(answer, name)
+    problem = _placeholder(answer, name)
     if problem:
         return [problem], ""
     if answer == reference:
@@ -352,25 +260,9 @@ def compare_exact(answer: Any, reference: Any, *, name: str,
     return problems, ""
 
 
-def make(assignment: str, task: str, title: str, problems: list[str], note: str,
-         hints: Sequence[str] = ()) -> Feedback:
-    """Assemble a :class:`Feedback` (hints are shown only on failure)."""
-    passed = not problems
-    return Feedback(assignment=assignment, task=task, title=title, passed=passed,
-                    problems=list(problems), hints=[] if passed else list(hints), note=note)
-
-
 def call_student(func: Any, name: str, *args, **kwargs) -> tuple[Any, str | None]:
-    """Call a student's function, turning a placeholder or a crash into feedback text.
-
-    Returns
-    -------
-    result : object
-        The function's return value (None on failure).
-    problem : str or None
-        What went wrong, in words (None on success).
-    """
-    problem = placeholder_problem(func, name)
+    """``(func(*args, **kwargs), None)``, or ``(None, problem)``: a placeholder or a crash in words."""
+    problem = _placeholder(func, name)
     if problem:
         return None, problem
     if not callable(func):

@@ -1,36 +1,24 @@
 """The feedback page a student reads: nbgrader's feedback HTML, offline and honest about pending points.
 
-``nbgrader generate_feedback`` writes one HTML page per submission from its ``feedback`` template.
-Three things of that page are fixed here (``assignments/nbgrader_config.py`` selects both classes):
-
-- **the maths renders offline**: nbgrader's page loads MathJax 2 from a CDN, so a student who opens
-  the page without a network reads raw ``$\\tilde x_n$``. :class:`FeedbackExporter` replaces that by
-  the companion's vendored MathJax 3 (``book/vendor/mathjax``, the copy the book uses), inlined
-  into the page with its fonts as ``data:`` URIs: the page is one self-contained file (about 1.8 MB),
-  as ``release_feedback`` copies only the HTML file to the student;
-- **long lines wrap**: the feedback of a failed check and long code lines wrap inside the page's
-  column instead of being cut off at its edge;
-- **pending points are marked**: a written answer that the teacher has not graded yet shows as
-  "pending" (``Written response (pending: 3 points, not graded yet)``), not as "Score: 0.0 / 3.0",
-  and the page's total says how many points are pending. :class:`PendingGrades` (nbgrader's
-  ``GetGrades`` plus the pending flags) reads them from the gradebook.
+``generate_feedback`` uses :class:`FeedbackExporter` (the book's MathJax 3 inlined with its fonts,
+so the one HTML file reads offline; long lines wrapped) and :class:`PendingGrades` (a written
+answer not graded yet shows as "pending", not as "Score: 0.0 / 3.0").
 """
 from __future__ import annotations
 
 import base64
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from nbconvert.exporters import HTMLExporter
 from nbgrader.preprocessors import GetGrades
 
 from ..results import repo_root
 
-__all__ = ["FeedbackExporter", "PendingGrades", "offline_page", "mathjax_inline", "WRAP_CSS"]
+__all__ = ["FeedbackExporter", "PendingGrades"]
 
 #: Output and code lines wrap inside the column (nbconvert's classic template keeps them on one line).
-WRAP_CSS = """<style type="text/css">
+_WRAP_CSS = """<style type="text/css">
 /* gcc.assignments.feedback_page: long lines wrap instead of running off the column */
 div.output_area pre, div.output_subarea pre, div.output_text pre, div.input_area pre, .highlight pre {
   white-space: pre-wrap; overflow-wrap: anywhere; word-break: normal;
@@ -55,32 +43,10 @@ _CDN_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*mathjax[^"]*"[^>]*>\s*</scrip
 _MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S)
 
 
-def mathjax_folder() -> Path:
-    """The vendored MathJax (``book/vendor/mathjax/es5``), the one the book uses."""
-    return repo_root() / "book" / "vendor" / "mathjax" / "es5"
-
-
 @lru_cache(maxsize=1)
-def mathjax_inline(folder: Path | None = None) -> str:
-    """The vendored MathJax 3 as inline ``<script>`` elements, its fonts embedded as ``data:`` URIs.
-
-    Parameters
-    ----------
-    folder : Path, optional
-        The MathJax ``es5`` folder (default :func:`mathjax_folder`): ``tex-mml-chtml.js`` and
-        ``output/chtml/fonts/woff-v2/*.woff``.
-
-    Returns
-    -------
-    str
-        The configuration and the script, ready to go into a page's ``<head>``.
-
-    Raises
-    ------
-    FileNotFoundError
-        The vendored copy (or one of the fonts it names) is missing.
-    """
-    folder = Path(folder) if folder is not None else mathjax_folder()
+def _mathjax_inline() -> str:
+    """The book's vendored MathJax 3 as inline ``<script>`` elements, its fonts as ``data:`` URIs."""
+    folder = repo_root() / "book" / "vendor" / "mathjax" / "es5"
     script = (folder / "tex-mml-chtml.js").read_text(encoding="utf-8")
     fonts = folder / "output" / "chtml" / "fonts" / "woff-v2"
 
@@ -99,26 +65,12 @@ def _score(value) -> str:
     return str(round(float(value or 0.0), 2))
 
 
-def offline_page(page: str, pending: list[dict] | None = None, score: float | None = None,
+def _offline_page(page: str, pending: list[dict] | None = None, score: float | None = None,
                  max_score: float | None = None) -> str:
-    """nbgrader's feedback HTML with offline MathJax, wrapped lines and the pending points marked.
-
-    Parameters
-    ----------
-    page : str
-        The HTML that nbgrader's ``feedback`` template rendered.
-    pending : list of dict, optional
-        ``{"grade_id": ..., "points": ...}`` of each manually graded cell not graded yet.
-    score, max_score : float, optional
-        The page's total, as its heading shows it (needed to mark the pending points there).
-
-    Returns
-    -------
-    str
-    """
+    """nbgrader's feedback HTML with offline MathJax, wrapped lines and the ``pending`` cells marked."""
     page = _CDN_SCRIPT.sub("", page)
     page = _MATHJAX2_CONFIG.sub("", page)
-    page = page.replace("</head>", WRAP_CSS + mathjax_inline() + "</head>", 1)
+    page = page.replace("</head>", _WRAP_CSS + _mathjax_inline() + "</head>", 1)
     pending = pending or []
     for cell in pending:
         gid, points = re.escape(cell["grade_id"]), _score(cell["points"])
@@ -137,11 +89,8 @@ def offline_page(page: str, pending: list[dict] | None = None, score: float | No
 
 
 class PendingGrades(GetGrades):
-    """nbgrader's ``GetGrades``, which also flags the cells that still wait for manual grading.
-
-    A flagged cell gets ``metadata.nbgrader.pending = True`` and is listed in
-    ``resources["nbgrader"]["pending"]`` (its grade id and points), for :class:`FeedbackExporter`.
-    """
+    """nbgrader's ``GetGrades``, which also lists the cells waiting for manual grading in
+    ``resources["nbgrader"]["pending"]`` (grade id and points), for :class:`FeedbackExporter`."""
 
     def preprocess(self, nb, resources):
         resources["nbgrader"]["pending"] = []
@@ -152,15 +101,14 @@ class PendingGrades(GetGrades):
         grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
                                           self.assignment_id, self.student_id)
         if grade.needs_manual_grade and grade.manual_score is None:
-            cell.metadata.nbgrader["pending"] = True
             resources["nbgrader"]["pending"].append({"grade_id": cell.metadata["nbgrader"]["grade_id"],
                                                      "points": grade.max_score})
 
 
 class FeedbackExporter(HTMLExporter):
-    """The HTML exporter of ``generate_feedback``: nbgrader's page, passed through :func:`offline_page`."""
+    """The HTML exporter of ``generate_feedback``: nbgrader's page, passed through :func:`_offline_page`."""
 
     def from_notebook_node(self, nb, resources=None, **kw):
         output, resources = super().from_notebook_node(nb, resources, **kw)
         info = (resources or {}).get("nbgrader", {})
-        return offline_page(output, info.get("pending"), info.get("score"), info.get("max_score")), resources
+        return _offline_page(output, info.get("pending"), info.get("score"), info.get("max_score")), resources

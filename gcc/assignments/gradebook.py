@@ -1,36 +1,29 @@
-"""The gradebook side of the course: pending points, the written answers' grades and an honest export.
+"""The gradebook side of the course: pending written answers, grading them, an export that marks them.
 
-nbgrader autogrades the test cells; the written answer of every assignment (3 points) waits for the
-teacher (nbgrader's *manual grading*: the formgrader, or :func:`grade_written`). Until then nbgrader
-counts it as 0, so its plain ``nbgrader export`` shows a solved submission as "10.0 / 13.0" with
-nothing to tell the 3 missing points from a wrong answer. This module adds:
-
-- :func:`pending`: the manually graded cells not graded yet, per submission;
-- :func:`grade_written`: set the score (and a comment) of a written answer from the command line,
-  what the formgrader does (``python -m gcc.assignments grade-written 01_berrut ada 2.5``);
-- :class:`PendingCsvExport`: ``nbgrader export --exporter=gcc.assignments.gradebook.PendingCsvExport``,
-  nbgrader's CSV with two more columns, ``pending_points`` and ``status`` (``graded``,
-  ``pending manual grading`` or ``not submitted``).
+nbgrader counts a written answer as 0 until the teacher grades it; ``nbgrader export
+--exporter=gcc.assignments.gradebook.PendingCsvExport`` adds ``pending_points`` and ``status``.
 """
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.plugins.export import ExportPlugin
+from nbgrader.plugins.export import CsvExportPlugin
 
 from gcc.validation import check_real, invalid
 
 from .course import check_student_id, course_root
 
-__all__ = ["pending", "grade_written", "PendingCsvExport", "gradebook_url"]
+__all__ = ["pending", "grade_written", "PendingCsvExport"]
 
+#: the course id of ``assignments/nbgrader_config.py``
 COURSE_ID = "gcc-companion"
 
 
-def gradebook_url(root: Path | None = None) -> str:
-    """The course's gradebook, ``sqlite:///<root>/gradebook.db`` (nbgrader's default)."""
-    return f"sqlite:///{Path(root or course_root()).resolve() / 'gradebook.db'}"
+def _gradebook_url() -> str:
+    """The course's gradebook, ``sqlite:///<course>/gradebook.db`` (nbgrader's default)."""
+    return f"sqlite:///{course_root().resolve() / 'gradebook.db'}"
 
 
 def _pending_of(submission) -> list[tuple[str, str, float]]:
@@ -39,23 +32,13 @@ def _pending_of(submission) -> list[tuple[str, str, float]]:
             if g.needs_manual_grade and g.manual_score is None]
 
 
-def pending(db_url: str | None = None, course_id: str = COURSE_ID) -> list[dict]:
-    """Every manually graded cell that is not graded yet.
+def pending(db_url: str | None = None) -> list[dict]:
+    """Every manually graded cell not graded yet: ``{"assignment", "student", "notebook", "cell", "points"}``.
 
-    Parameters
-    ----------
-    db_url : str, optional
-        The gradebook (default :func:`gradebook_url`).
-    course_id : str
-        The course id of ``nbgrader_config.py``.
-
-    Returns
-    -------
-    list of dict
-        ``{"assignment", "student", "notebook", "cell", "points"}``, one per cell.
+    ``db_url`` defaults to the course's gradebook.
     """
     out = []
-    with Gradebook(db_url or gradebook_url(), course_id) as gb:
+    with Gradebook(db_url or _gradebook_url(), COURSE_ID) as gb:
         for assignment in gb.assignments:
             for submission in assignment.submissions:
                 for notebook, cell, points in _pending_of(submission):
@@ -65,9 +48,8 @@ def pending(db_url: str | None = None, course_id: str = COURSE_ID) -> list[dict]
 
 
 def grade_written(assignment: str, student: str, score: float, comment: str | None = None,
-                  cell: str = "written_answer", notebook: str | None = None, db_url: str | None = None,
-                  course_id: str = COURSE_ID) -> float:
-    """Grade a written answer by hand (what the formgrader's score box does).
+                  db_url: str | None = None) -> float:
+    """Grade a written answer (the cell ``written_answer``) by hand, as the formgrader's score box does.
 
     Parameters
     ----------
@@ -76,34 +58,23 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
     score : float
         Points given, in ``[0, the cell's points]``.
     comment : str, optional
-        Shown to the student under their answer in the feedback.
-    cell : str
-        The manually graded cell's grade id (every assignment's written answer: ``written_answer``).
-    notebook : str, optional
-        The notebook (default: the assignment id, the course's one notebook per assignment).
-    db_url, course_id : str, optional
-        The gradebook and the course.
+        Shown to the student under their answer.
+    db_url : str, optional
+        The gradebook (default: the course's).
 
     Returns
     -------
     float
         The submission's new total score.
-
-    Raises
-    ------
-    ValueError
-        No such submission or cell, a cell that is not manually graded, or a score out of range.
     """
     student = check_student_id(student, "student", "grade_written")
-    notebook = notebook or assignment
-    with Gradebook(db_url or gradebook_url(), course_id) as gb:
+    cell, notebook = "written_answer", assignment   # one notebook per assignment
+    with Gradebook(db_url or _gradebook_url(), COURSE_ID) as gb:
         try:
             grade = gb.find_grade(cell, notebook, assignment, student)
         except MissingEntry:
-            raise invalid("cell", "grade_written", f"a graded cell of {student}'s submission of {assignment!r}",
-                          cell, detail="autograde the submission first") from None
-        if grade.cell_type != "markdown" and grade.auto_score is not None:
-            raise invalid("cell", "grade_written", "a manually graded cell (a written answer)", cell)
+            raise invalid("student", "grade_written",
+                          f"a student with an autograded submission of {assignment!r}", student) from None
         grade.manual_score = check_real(score, "score", "grade_written", minimum=0, maximum=float(grade.max_score))
         grade.needs_manual_grade = False
         if comment is not None:
@@ -112,34 +83,25 @@ def grade_written(assignment: str, student: str, score: float, comment: str | No
         return float(gb.find_submission(assignment, student).score)
 
 
-class PendingCsvExport(ExportPlugin):
-    """nbgrader's CSV export with the pending points marked (``nbgrader export --exporter=...``).
-
-    Columns: ``assignment, student_id, timestamp, score, max_score, pending_points, status``. A
-    submission whose written answer is not graded yet reads ``10.0, 13.0, 3.0, pending manual
-    grading``: 10 of the 10 graded points, 3 points still to come; never a silent "10.0 / 13.0".
-    """
+class PendingCsvExport(CsvExportPlugin):
+    """nbgrader's CSV export (its columns) with two more: ``pending_points`` and ``status`` (``graded``,
+    ``pending manual grading`` or ``not submitted``)."""
 
     def export(self, gradebook: Gradebook) -> None:
-        dest = self.to or "grades.csv"
-        students = {str(s) for s in self.student}
-        assignments = {str(a) for a in self.assignment}
-        self.log.info("Exporting grades (with pending points) to %s", dest)
-        rows = ["assignment,student_id,timestamp,score,max_score,pending_points,status"]
-        for assignment in gradebook.assignments:
-            if assignments and assignment.name not in assignments:
+        super().export(gradebook)
+        dest = Path(self.to or "grades.csv")
+        with dest.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            fields, rows = [*reader.fieldnames, "pending_points", "status"], list(reader)
+        for row in rows:
+            try:
+                waiting = sum(p for *_, p in _pending_of(gradebook.find_submission(row["assignment"],
+                                                                                   row["student_id"])))
+            except MissingEntry:
+                row.update(pending_points=0.0, status="not submitted")
                 continue
-            for student in gradebook.students:
-                if students and student.id not in students:
-                    continue
-                try:
-                    sub = gradebook.find_submission(assignment.name, student.id)
-                except MissingEntry:
-                    rows.append(f"{assignment.name},{student.id},,0.0,{assignment.max_score},0.0,not submitted")
-                    continue
-                waiting = float(sum(points for *_, points in _pending_of(sub)))
-                status = "pending manual grading" if waiting else "graded"
-                score = max(0.0, sub.score - (sub.late_submission_penalty or 0.0))
-                rows.append(f"{assignment.name},{student.id},{sub.timestamp or ''},{score},{assignment.max_score},"
-                            f"{waiting},{status}")
-        Path(dest).write_text("\n".join(rows) + "\n", encoding="utf-8")
+            row.update(pending_points=float(waiting), status="pending manual grading" if waiting else "graded")
+        with dest.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fields)
+            writer.writeheader()
+            writer.writerows(rows)

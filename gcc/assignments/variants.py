@@ -1,24 +1,18 @@
 """Per-student variants: sizes and data drawn from a seed.
 
-Every assignment notebook has a ``seed`` in its first cell; nbgrader's autograde sets each
-student's own (:class:`gcc.assignments.course.StudentSeed`; ``python -m gcc.assignments seeds ada``
-prints them). The seed fixes the sizes
-(number of inputs, workers, stragglers, ...) and the data, so two students with
-different seeds get different answers and cannot copy them, while the checks,
-given the same variant, recompute the reference exactly.
-
-Sizes can also be set explicitly (``variant("01_berrut", seed, n_workers=12)``);
-explicit values win over the ones drawn from the seed.
+The seed (a notebook's first cell; the autograder sets the student's) fixes the sizes and the data,
+so students with different seeds get different answers while a check, given the same variant,
+recomputes the reference exactly. Explicit sizes (``variant("01_berrut", seed, n_workers=12)``) win.
 """
 from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
+from numbers import Integral, Real
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
-
-from numbers import Integral, Real
 
 from gcc.validation import InstanceOf, Interval, check_choice, check_int, invalid, validate
 
@@ -27,24 +21,14 @@ __all__ = ["Variant", "variant", "problem", "ASSIGNMENTS"]
 
 @dataclass(frozen=True)
 class Variant:
-    """The parameters of one student's copy of an assignment.
-
-    Attributes
-    ----------
-    assignment : str
-        Assignment id, e.g. ``"01_berrut"``.
-    seed : int
-        The student's seed.
-    params : dict
-        Sizes and settings drawn from the seed (also readable as attributes: ``v.n_workers``).
-    """
+    """One student's copy of an `assignment` (``"01_berrut"``): their `seed` and the `params` drawn from
+    it (also readable as attributes: ``v.n_workers``)."""
 
     assignment: str
     seed: int
     params: dict = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:
-        # dataclass fields are found before __getattr__ is called; this serves the params.
         params = object.__getattribute__(self, "params")
         if name in params:
             return params[name]
@@ -52,10 +36,7 @@ class Variant:
                              f"it has {sorted(params)}.")
 
     def rng(self, stream: str) -> np.random.Generator:
-        """An independent generator for one named use (``"data"``, ``"stragglers"``, ...).
-
-        Streams are keyed by name so that adding a new use never shifts the numbers of another.
-        """
+        """An independent generator for one named use (``"data"``, ...), unshifted by other uses."""
         stream = validate(stream, InstanceOf(str, "a stream name (str)"), "stream", "Variant.rng")
         key = [int(self.seed), zlib.crc32(self.assignment.encode()), zlib.crc32(stream.encode())]
         return np.random.default_rng(key)
@@ -120,8 +101,7 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
     seed : int
         The student's seed (any non-negative int).
     **overrides
-        Sizes to set explicitly; ``None`` values are ignored (so papermill parameters that default
-        to ``None`` keep the seed's choice).
+        Sizes to set explicitly; ``None`` values keep the seed's choice.
 
     Returns
     -------
@@ -154,7 +134,6 @@ def _override(name: str, value: Any, drawn: Any) -> Any:
     return value
 
 
-# --------------------------------------------------------------------------- problem data
 def _f_smooth(x: np.ndarray) -> np.ndarray:
     """The function the workers of assignments 01 and 05 compute: smooth, elementwise, non-polynomial."""
     return np.tanh(x) + 0.1 * x ** 2
@@ -166,33 +145,19 @@ def _f_xsinx(x: np.ndarray) -> np.ndarray:
 
 
 def problem(v: Variant):
-    """The data of a variant: what the student's notebook works on and the checks recompute.
-
-    Parameters
-    ----------
-    v : Variant
-
-    Returns
-    -------
-    types.SimpleNamespace
-        Fields depend on the assignment (``X``, ``f``, ``received``, ...); see each notebook.
-    """
-    from types import SimpleNamespace
-
+    """The data of a variant ``v``, what its notebook works on and the checks recompute: a
+    ``types.SimpleNamespace`` whose fields (``X``, ``f``, ``received``, ...) depend on the assignment."""
     if not isinstance(v, Variant):
         raise invalid("v", "problem", "a Variant (gcc.assignments.variant(assignment, seed))", v)
-    p = SimpleNamespace()
+    p, rng = SimpleNamespace(), v.rng("data")
     if v.assignment == "01_berrut":
-        rng = v.rng("data")
         p.f = _f_smooth
         p.X = rng.normal(size=(v.n_inputs, v.dim))
         p.received = np.sort(rng.choice(v.n_workers, v.n_workers - v.n_stragglers, replace=False))
     elif v.assignment == "02_rate_slope":
-        rng = v.rng("data")
         p.f = _f_xsinx
         p.X = np.sort(rng.uniform(-v.input_half_width, v.input_half_width, size=v.n_inputs))
     elif v.assignment == "03_lambda_cv":
-        rng = v.rng("data")
         p.f = _f_xsinx
         half_width = float(rng.choice([2.0, 2.5, 3.0]))
 
@@ -204,13 +169,11 @@ def problem(v: Variant):
         # Distinct seeds: tuning and testing must not share draws.
         p.tune_seed, p.test_seed = (int(s) for s in rng.choice(10 ** 6, size=2, replace=False))
     elif v.assignment == "04_cpgc_peeling":
-        rng = v.rng("data")
         p.code_seed = int(rng.integers(0, 2 ** 31 - 1))
         p.theta = rng.normal(size=v.n_cols)
         p.W = rng.normal(size=(v.n_workers * v.block_rows, v.n_cols))
         p.arrival_seed = int(rng.integers(0, 2 ** 31 - 1))
     elif v.assignment == "05_inference_service":
-        rng = v.rng("data")
         p.f = _f_smooth
         p.X = rng.normal(size=(v.n_inputs, 2))
         p.delay_seed = int(rng.integers(0, 10 ** 6))

@@ -1,37 +1,8 @@
 """The claims table: every rate the papers state, beside the rate measured here, with a verdict.
 
-Each rate notebook saves a ``slopes`` table (log-log slopes with confidence intervals, columns
-:data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`); this module reads them from the results root,
-matches each paper claim with the measurements that test it and gives each the verdict of
-:func:`gcc.experiments.verdicts.verdict`, one equivalence rule for every kind of claim: ``tight``
-(the whole 95% interval lies within the claimed value +- ``delta``, :data:`~gcc.experiments.verdicts.DELTA`
-= 0.25 for an exponent), ``loose`` / ``violated`` (the whole interval lies beyond that band on the side
-where the bound holds with room / fails), ``undecided`` (anything else: the interval straddles an edge
-of the band or is wider than it). Point measurements (a threshold, a worst-set ratio, a span of
-lambdas, an RMSE change) are intervals of width 0 under the same rule, each with the band its claim
-states. Every row carries its ``sense`` and ``delta``, so its verdict can be recomputed from its own
-columns, and a one-line ``reason`` (:func:`gcc.experiments.verdicts.verdict_reason`, with what is
-known about the claim: :func:`open_rows` itemises the ``violated`` and ``undecided`` rows). The
-``claims_table`` notebook saves the result as ``<results root>/claims_table/results.csv``, shows it
-(:func:`verdict_counts`, :func:`claims_view`, :func:`open_rows`) and publishes
-:func:`quoted_values` and the verdict counts for the Reproducibility page.
-
-Two kinds of row are shown but not counted as evidence (``counted = False``, reason in ``note``):
-
-* noisy rows whose lambda_dec left Theorem 2's range ``(N - S)^-4 <= lambda <= lambda_0`` in at
-  least one fitted cell (the theorem says nothing there);
-* a growth in S at fixed N faster than the claim (``violated``) where the N exponent of the same
-  loss is not shown to be at or beyond the bound (its rows are ``loose`` or ``undecided``, none
-  ``tight`` or ``violated``): a bound ``C (S+1)^r N^-q`` only needs the loss to fall along every
-  path ``S + 1 = N^gamma`` (:func:`gcc.experiments.verdicts.path_exponent`), and ``((S+1)/N)^6``
-  grows like ``(S+1)^6`` at fixed N while staying below ``((S+1)/N)^3``; faster growth in S is
-  evidence against the bound only where the loss is known to sit at the bound's N rate. The joint
-  paths test it.
-
-Imports numpy, the core (:mod:`gcc.results`) and :mod:`gcc.experiments.verdicts`,
-:mod:`~gcc.experiments.slopes`, :mod:`~gcc.experiments.polynomials` and
-:mod:`~gcc.experiments.lambda_sensitivity` (the readers of their tables),
-:mod:`gcc.experiments.plotting`; pandas and matplotlib inside the functions.
+:data:`CLAIMS` matches each claim with the saved tables that measure it; :func:`build_claims_table`
+gives every measurement the verdict of :func:`gcc.experiments.verdicts.verdict`, with the
+``sense``, ``delta`` and ``reason`` that recompute it from its own row.
 
 References
 ----------
@@ -47,21 +18,20 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from gcc import results
 
 from .lambda_sensitivity import optimum_spans, rmse_increase
 from .polynomials import exact_recovery
 from .slopes import select_rows
-from .verdicts import DELTA, VERDICTS, band_verdict, verdict, verdict_reason
+from .verdicts import DELTA, verdict, verdict_reason
 from ..validation import BOOL, InstanceOf, NoneOr, check_choice, validate_params
 
-__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "DNN_NOTEBOOKS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
-           "build_claims_table", "verdict_counts", "claims_view", "open_rows", "quoted_values"]
+__all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
+           "build_claims_table", "claims_view", "open_rows", "quoted_values"]
 
-#: Column order of the saved claims table (``code`` and ``scheme`` hold the same key of gcc.codes;
-#: ``sense`` and ``delta`` are the arguments of :func:`gcc.experiments.verdicts.verdict` that gave
-#: ``verdict`` from ``claimed``, ``ci_low``, ``ci_high``; ``reason`` says what the data show).
+#: Column order of the saved claims table (``verdict`` is ``verdict(claimed, ci_low, ci_high, sense, delta)``).
 CLAIM_COLUMNS = ["claim", "source", "statement", "function", "code", "scheme", "quantity", "context", "claimed",
                  "sense", "delta", "measured", "ci_low", "ci_high", "n_points", "verdict", "counted", "note",
                  "reason", "notebook"]
@@ -75,35 +45,27 @@ class Claim:
 
     Attributes
     ----------
-    id : str
-        Short key, e.g. ``"thm1-N"``.
-    source, statement : str
-        Paper and place; the statement as the paper makes it.
-    scheme : str
-        A key of :mod:`gcc.codes`.
-    quantity : str
-        What is measured.
+    id, source, statement, scheme, quantity : str
+        Short key (``"thm1-N"``); paper and place; the statement; a key of :mod:`gcc.codes`; what is measured.
     kind : {"slope", "path", "growth", "threshold", "adversary", "lambda-span", "lambda-x10", "untested"}
-        ``"slope"``: a slope row per measured context, against `claimed`; ``"path"``: slopes along
-        joint sweeps, against ``s_power * path_s_slope - n_power``; ``"growth"``: a slope in S + 1,
-        whose ``violated`` is counted only where an N exponent of the same loss is ``tight`` or
-        ``violated`` against ``-n_power`` (see the module docstring); the others are point
-        measurements read from the notebooks' own tables.
+        A slope against `claimed`, along joint sweeps, or in S + 1; else a point measurement.
     claimed : float
     notebooks : tuple of str
     select : dict
-        Column filters on the slopes table: a value, a list of values, or a callable
-        ``column -> boolean mask``.
+        Column filters on the slopes table: a value, a list, or a callable ``column -> mask``.
     sense : {"upper", "lower", "equal"}
     powers : (float, float) or None
         ``(s_power, n_power)`` of a bound ``(S+1)^s N^-n`` (path and growth claims).
     delta : float
-        Half-width of the equivalence band (:data:`gcc.experiments.verdicts.DELTA` for exponents).
+        Half-width of the equivalence band.
     band : (float, float) or None
-        A claim stated as a band of values (``"about 3%"`` read as ``(1.5, 6.0)``): the verdict is
-        :func:`gcc.experiments.verdicts.band_verdict`'s, ``inside`` read as ``tight``, ``below``
-        as ``loose`` and ``above`` as ``violated`` (an upper claim); `delta` is then unused.
+        A claim stated as a band (``"about 3%"``: ``(1.5, 6.0)``), judged about its centre.
     note : str
+
+    Notes
+    -----
+    A growth in S at fixed N faster than claimed is shown but not counted where the same loss's
+    N exponent is not shown at the bound: ``C (S+1)^r N^-q`` allows it; the joint paths test it.
     """
 
     id: str
@@ -229,13 +191,12 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-#: the kinds of claim whose measured value is an exponent (drawn by :func:`gcc.experiments.claims_page.plot_forest`)
+#: the kinds of claim whose measured value is an exponent
 EXPONENT_KINDS = ("slope", "path", "growth")
 
-#: the notebooks whose verdict rows :func:`gcc.experiments.dnn_claims.dnn_claims_table` reads
-DNN_NOTEBOOKS = ("dnn_lambda", "dnn_probabilistic")
-#: the notebooks whose saved tables the claims table reads
-SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks} | set(DNN_NOTEBOOKS)))
+#: the notebooks whose saved tables the claims table reads (the DNN ones through dnn_claims)
+SOURCE_NOTEBOOKS = tuple(sorted({nb for c in CLAIMS for nb in c.notebooks}
+                               | {"dnn_lambda", "dnn_probabilistic"}))
 
 
 def _context(row) -> str:
@@ -259,21 +220,15 @@ def _row(claim: Claim, **values) -> dict:
     return base
 
 
-_BAND_WORDS = {"inside": "tight", "below": "loose", "above": "violated"}
-
-
 def _point(claim: Claim, measured: float, claimed: float, sense: str = "upper", **values) -> dict:
-    """A counted row of a point measurement (an interval of width 0), with its verdict against `claimed`."""
+    """A row of a point measurement (an interval of width 0), its verdict against `claimed` (or the band)."""
+    centre, delta = claimed, claim.delta
     if claim.band is not None:
-        where = band_verdict(measured, measured, *claim.band)
-        v = _BAND_WORDS.get(where, where)
-        reason = (f"measured {measured:.3g} lies {'inside' if where == 'inside' else where} the band "
-                  f"[{claim.band[0]:g}, {claim.band[1]:g}]")
-    else:
-        v = verdict(claimed, measured, measured, sense=sense, delta=claim.delta)
-        reason = verdict_reason(claimed, measured, measured, sense=sense, delta=claim.delta)
+        centre, delta = (claim.band[0] + claim.band[1]) / 2, (claim.band[1] - claim.band[0]) / 2
+    v = verdict(centre, measured, measured, sense=sense, delta=delta)
     return _row(claim, claimed=claimed, sense=sense, measured=measured, ci_low=measured, ci_high=measured, verdict=v,
-                counted=v != "not measured", reason=reason, **values)
+                counted=v != "not measured", reason=verdict_reason(centre, measured, measured, sense=sense, delta=delta),
+                **values)
 
 
 def _load(root, notebook: str, name: str):
@@ -283,13 +238,16 @@ def _load(root, notebook: str, name: str):
         return None
 
 
+_KEY = ("function", "straggler", "rule", "quantity")
+
+
 def _n_verdicts(claim: Claim, slopes) -> dict:
     """The verdict of the N exponent ``-n_power`` per (function, straggler, rule, quantity)."""
     n_rows = select_rows(slopes, {"scheme": claim.scheme, "variable": "N"})
     n_rows = n_rows[n_rows["fixed"].astype(str).str.startswith(("S=", "joint fit"))]
     out = {}
     for _, row in n_rows.iterrows():
-        key = tuple(str(row.get(c, "")) for c in ("function", "straggler", "rule", "quantity"))
+        key = tuple(str(row.get(c, "")) for c in _KEY)
         v = verdict(-claim.powers[1], row["ci_low"], row["ci_high"], delta=claim.delta)
         out.setdefault(key, set()).add(v)
     return out
@@ -302,49 +260,40 @@ def _slope_rows(claim: Claim, root) -> list[dict]:
         if slopes is None:
             rows.append(_row(claim, notebook=notebook, verdict="not measured (notebook not run)"))
             continue
-        sel = select_rows(slopes, claim.select)
         n_verdicts = _n_verdicts(claim, slopes) if claim.kind == "growth" else {}
-        for _, row in sel.iterrows():
+        for _, row in select_rows(slopes, claim.select).iterrows():
             claimed = claim.claimed
             if claim.kind == "path":
                 claimed = claim.powers[0] * float(row["path_s_slope"]) - claim.powers[1]
             v = verdict(claimed, row["ci_low"], row["ci_high"], sense=claim.sense, delta=claim.delta)
-            counted, note = v != "not measured", claim.note
-            if "in_theorem_range" in row and str(row["in_theorem_range"]) in ("False", "0", "0.0"):
-                counted = False
-                note = (note + " Not counted: lambda_dec left Thm 2's range (N-S)^-4 <= lambda <= lambda_0 "
-                        "in a fitted cell.").strip()
-            reason = row.get("not_counted", "")
-            if isinstance(reason, str) and reason:  # the notebook's own reason (extremal_report.counting_notes)
-                counted, note = False, (note + " Not counted: " + reason).strip()
+            why = []  # the reasons a row is shown but not counted
+            if str(row.get("in_theorem_range", "")) in ("False", "0", "0.0"):
+                why.append("lambda_dec left Thm 2's range (N-S)^-4 <= lambda <= lambda_0 in a fitted cell.")
+            own = row.get("not_counted", "")
+            if isinstance(own, str) and own:  # the notebook's own reason (extremal_report.counting_notes)
+                why.append(own)
             if claim.kind == "growth" and v == "violated":
-                key = tuple(str(row.get(c, "")) for c in ("function", "straggler", "rule", "quantity"))
-                at_bound = n_verdicts.get(key, set()) & {"tight", "violated"}
-                if not at_bound:
-                    counted = False
-                    seen = "/".join(sorted(n_verdicts.get(key, set()))) or "not measured"
-                    note = (note + f" Not counted: the same loss's N exponent is not shown at N^-q (its rows: {seen}), "
-                            "so faster growth at fixed N does not break (S+1)^r N^-q; the joint paths test it.").strip()
-            scheme = row.get("scheme", "")
-            scheme = scheme if isinstance(scheme, str) and scheme else claim.scheme
+                seen = n_verdicts.get(tuple(str(row.get(c, "")) for c in _KEY), set())
+                if not seen & {"tight", "violated"}:
+                    why.append(f"the same loss's N exponent is not shown at N^-q (its rows: "
+                               f"{'/'.join(sorted(seen)) or 'not measured'}), so faster growth at fixed N does not "
+                               "break (S+1)^r N^-q; the joint paths test it.")
             reason = verdict_reason(claimed, row["ci_low"], row["ci_high"], sense=claim.sense, delta=claim.delta)
             if v == "not measured":  # too few cells left (e.g. after the noisy fits' exclusions): shown, not counted
-                counted = False
                 reason = f"only {int(row.get('n_points', 0))} usable points (a slope needs 3)"
-            rows.append(_row(claim, function=row.get("function", ""), scheme=scheme,
-                             context=_context(row), claimed=claimed, measured=float(row["slope"]),
-                             reason=reason,
+            scheme = row.get("scheme", "")
+            rows.append(_row(claim, function=row.get("function", ""),
+                             scheme=scheme if isinstance(scheme, str) and scheme else claim.scheme,
+                             context=_context(row), claimed=claimed, measured=float(row["slope"]), reason=reason,
                              ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]),
-                             n_points=int(row.get("n_points", 0)), verdict=v, counted=counted, note=note,
+                             n_points=int(row.get("n_points", 0)), verdict=v, counted=v != "not measured" and not why,
+                             note=" ".join([claim.note] + [f"Not counted: {w}" for w in why]).strip(),
                              notebook=notebook))
     return rows
 
 
-def _threshold_rows(claim: Claim, root) -> list[dict]:
+def _threshold_rows(claim: Claim, summary) -> list[dict]:
     """LCC: the largest S up to which every trial is exact, against ``N - (K-1) deg f - 1``."""
-    summary = _load(root, "polynomial_lcc", "summary")
-    if summary is None:
-        return [_row(claim, verdict="not measured (notebook not run)")]
     rows = []
     for r in exact_recovery(summary).itertuples(index=False):
         note = f"S tested 0..{r.s_max}; -1 = never exact."
@@ -358,19 +307,15 @@ def _threshold_rows(claim: Claim, root) -> list[dict]:
     return rows
 
 
-def _adversary_rows(claim: Claim, root) -> list[dict]:
-    table = _load(root, "worst_case_extremal", "adversary_table")
-    if table is None:
-        return [_row(claim, verdict="not measured (notebook not run)")]
+def _adversary_rows(claim: Claim, table) -> list[dict]:
+    """The exhaustive worst loss over the contiguous block's, per code and function."""
     return [_point(claim, float(r["exhaustive_max"]), claim.claimed, function=r["function"], scheme=r["scheme"],
                    context=f"largest at {r['exhaustive_at']}", n_points=int(r["cells"]), notebook="worst_case_extremal")
             for _, r in table.iterrows()]
 
 
-def _lambda_rows(claim: Claim, root) -> list[dict]:
-    best = _load(root, "lambda_sensitivity", "optimum")
-    if best is None:
-        return [_row(claim, verdict="not measured (notebook not run)")]
+def _lambda_rows(claim: Claim, best) -> list[dict]:
+    """The span of the optimal lambdas over S, or the RMSE rise one decade from the optimum."""
     if claim.kind == "lambda-span":
         return [_point(claim, r.span, claim.claimed, function="x sin x", context=f"sigma={r.sigma:g}, {r.param}",
                        n_points=r.n) for r in optimum_spans(best).itertuples(index=False)]
@@ -378,6 +323,12 @@ def _lambda_rows(claim: Claim, root) -> list[dict]:
                    n_points=1)
             for sigma, g in best.groupby("sigma") for S, value in zip(g["S"], rmse_increase(g))]
 
+
+#: the saved table each kind of point claim reads: (notebook, table name, reader)
+_POINT_READERS = {"threshold": ("polynomial_lcc", "summary", _threshold_rows),
+                  "adversary": ("worst_case_extremal", "adversary_table", _adversary_rows),
+                  "lambda-span": ("lambda_sensitivity", "optimum", _lambda_rows),
+                  "lambda-x10": ("lambda_sensitivity", "optimum", _lambda_rows)}
 
 #: what a ``violated`` or ``undecided`` row of these claims means, beyond where its interval lies
 _MEANING = {
@@ -407,35 +358,30 @@ def build_claims_table(root=None, include_dnn: bool = True):
     Parameters
     ----------
     root : path-like or None
-        Results root (default :func:`gcc.results.results_root`, i.e. ``$GCC_RESULTS_ROOT`` or
-        ``_build/results``); a run context's is ``run.folder.parent``.
+        Results root (default :func:`gcc.results.results_root`).
     include_dnn : bool
-        Append the networks' claims (:func:`gcc.experiments.dnn_claims.dnn_claims_table`: the
-        App. E lambda statements and ISIT's "faster than BACC"), each with its own two-sided
-        verdict words (``consistent``/``moves with S``, ``GCC faster``/``BACC faster``/``not
-        distinguishable``), or ``not measured`` where their notebook has not run.
+        Append the networks' claims (:func:`gcc.experiments.dnn_claims.dnn_claims_table`).
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`CLAIM_COLUMNS`; one row per (claim, measured context), and one
-        ``not measured`` row for a claim whose notebook has not run.
+        Columns :data:`CLAIM_COLUMNS`; one row per (claim, measured context), ``not measured`` where
+        a claim's notebook has not run.
     """
-    import pandas as pd
-
-    # The DNN rows are read by their own module (it imports this one's columns; imported here, not
-    # at the top, so that neither module needs the other to load).
     from .dnn_claims import dnn_claims_table
 
     root = results.results_root() if root is None else root
-    readers = {"threshold": _threshold_rows, "adversary": _adversary_rows, "lambda-span": _lambda_rows,
-               "lambda-x10": _lambda_rows}
     rows = []
     for claim in CLAIMS:
         if claim.kind == "untested":
             rows.append(_row(claim, verdict="not tested"))
+        elif claim.kind in _POINT_READERS:
+            notebook, name, reader = _POINT_READERS[claim.kind]
+            found = _load(root, notebook, name)
+            rows.extend(reader(claim, found) if found is not None else
+                        [_row(claim, verdict="not measured (notebook not run)")])
         else:
-            rows.extend(readers.get(claim.kind, _slope_rows)(claim, root))
+            rows.extend(_slope_rows(claim, root))
     table = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     table["reason"] = [_explain(r) for _, r in table.iterrows()]
     if include_dnn:
@@ -444,81 +390,36 @@ def build_claims_table(root=None, include_dnn: bool = True):
     return table
 
 
-def verdict_counts(table):
-    """Counted rows per (claim, verdict) as integers, plus the rows shown but not counted.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index ``claim``; one int column per verdict that occurs (in :data:`VERDICTS` order), then
-        ``not counted``.
-    """
-    import pandas as pd
-
-    counted = table[table["counted"].astype(bool)]
-    pivot = pd.crosstab(counted["claim"], counted["verdict"])
-    order = [v for v in VERDICTS if v in pivot.columns] + [v for v in pivot.columns if v not in VERDICTS]
-    pivot = pivot.reindex(index=list(dict.fromkeys(table["claim"])), columns=order, fill_value=0)
-    pivot["not counted"] = (~table["counted"].astype(bool)).groupby(table["claim"]).sum().reindex(pivot.index)
-    return pivot.fillna(0).astype(int)
-
-
 def claims_view(table):
-    """The claims table for the page: the measured value with its interval as one text column.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :func:`build_claims_table` (the saved ``results`` table).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``claim, source, function, code, context, claimed, measured_ci, verdict, counted, reason, note``;
-        ``measured_ci`` reads ``"-3.02 [-3.05, -2.99]"``, a point measurement without its interval,
-        ``"-"`` where nothing was measured.
-    """
-    return table.assign(measured_ci=_measured_text(table))[["claim", "source", "function", "code", "context", "claimed",
-                                                            "measured_ci", "verdict", "counted", "reason", "note"]]
-
-
-def _measured_text(table) -> list[str]:
-    return [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
+    """The claims table for the page, ``measured_ci`` reading ``"-3.02 [-3.05, -2.99]"`` (a point: ``"3"``)."""
+    text = [f"{m:.2f} [{lo:.2f}, {hi:.2f}]" if lo == lo and lo != hi else (f"{m:g}" if m == m else "-")
             for m, lo, hi in zip(table["measured"], table["ci_low"], table["ci_high"])]
+    return table.assign(measured_ci=text)[["claim", "source", "function", "code", "context", "claimed",
+                                           "measured_ci", "verdict", "counted", "reason", "note"]]
 
 
 def open_rows(table, which: str = "violated"):
-    """Every row of one verdict, with its one-line reason: the itemised list of the claims page.
+    """Every row of `table` with the verdict `which`, counted rows first.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`build_claims_table` (the saved ``results`` table).
     which : {"violated", "undecided"}
-        The verdict to list.
 
     Returns
     -------
     pandas.DataFrame
-        ``claim, function, code, context, measured_ci, counted, reason`` (the reason names the
-        band), one row per row of `table` with that verdict, counted rows first (in the table's
-        order).
+        ``claim, function, code, context, measured_ci, counted, reason``.
     """
     check_choice(which, "which", "open_rows", ("violated", "undecided"))
-    rows = table.assign(measured_ci=_measured_text(table))
+    rows = claims_view(table)
     rows = rows[rows["verdict"] == which]
     rows = rows.assign(_order=~rows["counted"].astype(bool)).sort_values("_order", kind="stable")
     return rows[["claim", "function", "code", "context", "measured_ci", "counted", "reason"]].reset_index(drop=True)
 
 
 def quoted_values(table) -> list[dict]:
-    """The verdict totals the chapters quote, as keyword arguments of ``RunContext.value``.
-
-    ``n_<verdict>`` (counted rows of the rate claims, :data:`CLAIMS`, with that verdict, for
-    tight, loose, violated, undecided: the networks' rows have their own words and are not in
-    these totals), ``n_counted`` (their sum), ``n_rows`` (rows of the table),
-    ``n_not_counted`` (rows shown but not counted, untested claims included) and ``n_claims``.
-    """
+    """The verdict totals the page quotes (``n_<verdict>``, ``n_counted``, ...), as ``RunContext.value`` arguments."""
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table["counted"].astype(bool) & rate
     out = [{"key": f"n_{v}", "number": int(((table["verdict"] == v) & counted).sum()),

@@ -1,20 +1,7 @@
-"""The claims page a referee reads: one row per paper statement in words, a result box, a forest plot per theorem.
+"""The claims page a referee reads: the papers' statements in words, the result box's numbers, a forest plot.
 
-:mod:`gcc.experiments.claims` builds the claims table (one row per claim and measured context,
-each with its verdict). This module turns it into what the ``claims_table`` page shows first:
-
-* :data:`STATEMENTS` -- every statement of the papers in words, its source (theorem, appendix,
-  figure of which paper), the claims (rows of the table) that test it and the page with the
-  evidence;
-* :func:`headline_table` -- one row per statement: the verdicts on the lower-bound family, on
-  the decoder test and on the typical functions, with their counts, and a link to the evidence;
-* :func:`result_box` -- the page's first screen (an HTML admonition): the question, the counts
-  per verdict, the scale of the runs, what the opposite outcome would have looked like;
-* :func:`glossary` -- the short names of the full table (its ``claim`` column) in words;
-* :func:`plot_forest` -- the measured exponents against the claimed ones, one panel per theorem.
-
-Imports numpy, :mod:`gcc.results` and :mod:`gcc.experiments.claims`; pandas and matplotlib inside
-the functions.
+:data:`STATEMENTS` holds every statement of the papers, the claims of :mod:`gcc.experiments.claims`
+that test it and the page with the evidence; the functions turn the claims table into the page.
 """
 from __future__ import annotations
 
@@ -22,36 +9,21 @@ from dataclasses import dataclass
 from html import escape
 
 import numpy as np
+import pandas as pd
 
-from gcc import results
-
-from .claims import CLAIMS, EXPONENT_KINDS, SOURCE_NOTEBOOKS
+from .claims import CLAIMS, EXPONENT_KINDS
 from .plotting import figure
-from .verdicts import VERDICTS
+from .result_box import verdict_text
 from ..validation import check_choice
 
-__all__ = ["Statement", "STATEMENTS", "FAMILY_WORDS", "statement_of", "headline_table", "glossary",
-           "result_box", "plot_forest", "TEST_WORDS", "readable", "claim_words"]
+__all__ = ["Statement", "STATEMENTS", "headline_table", "glossary", "box_values", "plot_forest", "readable",
+           "claim_words"]
 
 
 @dataclass(frozen=True)
 class Statement:
-    """One statement of a paper, in words, and the claims of :mod:`gcc.experiments.claims` that test it.
-
-    Attributes
-    ----------
-    words : str
-        The statement as a reader would say it (no ids, no column names).
-    source : str
-        Paper and place (theorem, equation, appendix, figure).
-    claims : tuple of str
-        The claim ids (the ``claim`` column of the claims table) whose rows are its evidence.
-    evidence : str
-        The notebook whose page shows the evidence.
-    panel : str
-        Title of its panel in :func:`plot_forest` (statements sharing a title share a panel);
-        empty for a statement with no exponent.
-    """
+    """One statement of a paper in words (`words`, `source`), the ids of the `claims` that test it, the
+    notebook with the `evidence`, and its `panel` title in :func:`plot_forest` (empty: no exponent)."""
 
     words: str
     source: str
@@ -98,41 +70,36 @@ STATEMENTS: tuple[Statement, ...] = (
               ("adversarial",), ""),
 )
 
-#: the test functions of the claims table by role: "family" (built to attain the bound: every
-#: decoder has its loss), "decoder" (the bumps' flanks seen: tests the decoder), else typical
-FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}
+#: the test functions by role: "family" (attains the bound), "decoder" (tests the decoder), else typical
+_FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}
 
 
 def claim_words(claim: str) -> str:
     """A claim id in words: its statement and, where it has one, its test (``"... (N slope at fixed S)"``)."""
-    s = statement_of(claim)
+    s = _statement_of(claim)
     if s is None:
         return str(claim)
-    return f"{s.words} ({TEST_WORDS[claim]})" if claim in TEST_WORDS else s.words
+    return f"{s.words} ({_TEST_WORDS[claim]})" if claim in _TEST_WORDS else s.words
 
 
-def statement_of(claim: str) -> Statement | None:
+def _statement_of(claim: str) -> Statement | None:
     """The :class:`Statement` a claim id belongs to (None for an unknown id)."""
     return next((s for s in STATEMENTS if claim in s.claims), None)
 
 
 def _role(function) -> str:
-    return FAMILY_WORDS.get(str(function), "typical")
+    """``"family"``, ``"decoder"`` or ``"typical"``: the role of a test function."""
+    return _FAMILY_WORDS.get(str(function), "typical")
 
 
 def _summary(rows) -> str:
-    """``"5 tight, 1 undecided"`` over the counted rows, ``"; 2 not counted"`` for the others, "-" if none."""
-    counted = rows[rows["counted"].astype(bool)]
-    counts = counted["verdict"].value_counts()
-    order = [v for v in VERDICTS if v in counts.index] + [v for v in counts.index if v not in VERDICTS]
-    text = ", ".join(f"{int(counts[v])} {v}" for v in order)
-    shown = rows[~rows["counted"].astype(bool) & ~rows["verdict"].astype(str).str.startswith("not ")]
-    if len(shown):
-        text = (text + "; " if text else "") + f"{len(shown)} shown, not counted"
-    if not text:
-        verdicts = sorted(set(rows["verdict"].astype(str)))
-        text = ", ".join(verdicts) if verdicts else "-"
-    return text
+    """``"5 tight, 1 undecided"`` over the counted rows, ``"; 2 shown, not counted"`` for the others."""
+    counted = rows["counted"].astype(bool)
+    text = verdict_text(rows.loc[counted, "verdict"]) if counted.any() else ""
+    shown = int((~counted & ~rows["verdict"].astype(str).str.startswith("not ")).sum())
+    if shown:
+        text = (text + "; " if text else "") + f"{shown} shown, not counted"
+    return text or ", ".join(sorted(set(rows["verdict"].astype(str)))) or "-"
 
 
 def headline_table(table, link: str | None = "html"):
@@ -143,18 +110,14 @@ def headline_table(table, link: str | None = "html"):
     table : pandas.DataFrame
         :func:`gcc.experiments.claims.build_claims_table`.
     link : {"html", "doc", None}
-        ``evidence`` as an HTML link to the notebook's page (a notebook page beside it), a MyST
-        ``{doc}`` link (a chapter's include), or the notebook's name.
+        ``evidence`` as an HTML link (a notebook page), a MyST ``{doc}`` link (a chapter), or the name.
 
     Returns
     -------
     pandas.DataFrame
-        ``statement, source, lower-bound family, decoder test, typical functions, evidence``:
-        each verdict cell counts the counted rows per verdict (``"4 tight, 1 undecided"``) and the
-        rows shown but not counted; ``-`` where no function of that kind was measured.
+        ``statement, source, lower-bound family, decoder test, typical functions, evidence``; each
+        verdict cell counts the counted rows per verdict and the rows shown but not counted.
     """
-    import pandas as pd
-
     check_choice(link, "link", "headline_table", ("html", "doc", None))
     out = []
     for s in STATEMENTS:
@@ -180,41 +143,20 @@ def headline_table(table, link: str | None = "html"):
 
 
 def glossary(table):
-    """The short names of the full table's ``claim`` column, each with its statement and what is measured.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``short name, statement, test`` (one row per claim id of `table`; the test in a few words,
-        else the quantity measured).
-    """
-    import pandas as pd
-
+    """The claim ids of `table` in words: ``short name, statement, test`` (the test, else the quantity)."""
     rows = []
     for claim, group in table.groupby("claim", sort=False):
-        s = statement_of(claim)
+        s = _statement_of(claim)
         rows.append({"short name": claim, "statement": s.words if s else str(group["statement"].iloc[0]),
-                     "test": TEST_WORDS.get(claim, str(group["quantity"].iloc[0]))})
+                     "test": _TEST_WORDS.get(claim, str(group["quantity"].iloc[0]))})
     return pd.DataFrame(rows)
 
 
 def readable(frame):
-    """`frame` with its ``claim`` column (short ids) replaced by the statement and the test in words.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        A table with a ``claim`` column (or index), e.g. :func:`gcc.experiments.claims.open_rows`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``statement, test`` first, then the other columns of `frame` (``code`` dropped: the test names it;
-        ``measured_ci`` headed ``measured (95% CI)``).
-    """
+    """`frame` (a ``claim`` column or index) with ``statement, test`` in words first, ``code`` dropped."""
     frame = frame.reset_index() if "claim" not in frame.columns else frame
-    words = [statement_of(c).words if statement_of(c) else str(c) for c in frame["claim"]]
-    test = [TEST_WORDS.get(c, "") for c in frame["claim"]]
+    words = [_statement_of(c).words if _statement_of(c) else str(c) for c in frame["claim"]]
+    test = [_TEST_WORDS.get(c, "") for c in frame["claim"]]
     rest = frame.drop(columns=[c for c in ("claim", "code") if c in frame.columns])
     out = rest.rename(columns={"measured_ci": "measured (95% CI)"})
     out.insert(0, "test", test)
@@ -222,74 +164,46 @@ def readable(frame):
     return out
 
 
-def _profiles(root) -> str:
-    found = set()
-    for nb in SOURCE_NOTEBOOKS:
-        try:
-            record = results.read_run_record(root / nb)
-        except (FileNotFoundError, OSError, ValueError):
-            continue
-        if record.get("profile"):
-            found.add(str(record["profile"]))
-    return ", ".join(sorted(found)) or "unknown"
-
-
-def result_box(table, root) -> str:
-    """The first screen of the claims page (an HTML admonition): the question, the counts, the scale, the opposite.
+def box_values(table) -> list[dict]:
+    """The numbers the claims page's result box quotes, as ``RunContext.value`` arguments.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`gcc.experiments.claims.build_claims_table`.
-    root : path-like
-        The results root the table was read from (the profile of its notebooks' runs is read there).
 
     Returns
     -------
-    str
+    list of dict
+        ``{"key", "number", "note"}``: ``n_statements``, ``thm1_family[_tight]``,
+        ``thm1_typical[_loose]``, ``violated_where``, ``n_notebooks``, ``n_points``.
     """
-    from pathlib import Path
-
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table[rate & table["counted"].astype(bool)]
-    counts = counted["verdict"].value_counts()
-    words = ", ".join(f"<b>{int(counts.get(v, 0))} {v}</b>" for v in ("tight", "loose", "violated", "undecided"))
     thm1 = counted[counted["claim"].isin(STATEMENTS[0].claims)]
     role = thm1["function"].map(_role)
-    fam, typ = thm1[role == "family"], thm1[role == "typical"]
-    violated = counted[counted["verdict"] == "violated"]
-    where = "; ".join(f"{n} on &ldquo;{escape(statement_of(c).words)}&rdquo;"
-                      for c, n in violated["claim"].value_counts().items() if statement_of(c) is not None)
-    n_not = int((~table["counted"].astype(bool)).sum())
-    notebooks = sorted({nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb})
-    points = int(pd_sum(table.loc[rate, "n_points"]))
-    return (
-        '<div class="admonition gcc-result"><p class="admonition-title">Result: every rate the papers state, measured</p>'
-        f"<p><b>Claim</b>: the papers' {len(STATEMENTS)} statements (below, one row each) hold where this book "
-        "measured them; above all Theorem 1: GCC's worst-case loss falls like (S+1)<sup>3</sup>/N<sup>3</sup>.</p>"
-        f"<p><b>Measured</b>: of {len(counted)} counted measurements of the rate claims, {words}. "
-        f"Theorem 1 on the lower-bound family (every decoder has its loss): {int((fam['verdict'] == 'tight').sum())} "
-        f"of {len(fam)} tight, so the rate cannot be improved; on the typical functions "
-        f"{int((typ['verdict'] == 'loose').sum())} of {len(typ)} loose (the bound holds with room). "
-        f"Violated: {where or 'none'}. {n_not} rows are shown but not counted (the reason in each row).</p>"
-        f"<p><b>Scale</b>: {len(table)} rows from {len(notebooks)} notebooks, {points} fitted points, "
-        f"profile {escape(_profiles(Path(root)))}; verdict band: the claimed exponent &plusmn;0.25.</p>"
-        "<p><b>The opposite</b> would have been Theorem 1's rows violated on the typical functions or "
-        "loose on the lower-bound family: a measured exponent whose whole 95% interval lies more than a "
-        "quarter of a power on the slow (or, for the family, the fast) side of the claim.</p></div>")
-
-
-def pd_sum(values) -> float:
-    """The sum of a column's finite values (0 for none)."""
-    arr = np.asarray(values, dtype=float)
-    return float(arr[np.isfinite(arr)].sum())
+    family, typical = thm1[role == "family"], thm1[role == "typical"]
+    violated = counted.loc[counted["verdict"] == "violated", "claim"].value_counts()
+    where = "; ".join(f"{n} on \u201c{_statement_of(c).words}\u201d" for c, n in violated.items()
+                      if _statement_of(c) is not None)
+    notebooks = {nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb}
+    points = np.asarray(table.loc[rate, "n_points"], dtype=float)
+    numbers = {"n_statements": (len(STATEMENTS), "statements of the papers"),
+               "thm1_family": (len(family), "Theorem 1's counted rows on the lower-bound family"),
+               "thm1_family_tight": (int((family["verdict"] == "tight").sum()), "of them tight"),
+               "thm1_typical": (len(typical), "Theorem 1's counted rows on the typical functions"),
+               "thm1_typical_loose": (int((typical["verdict"] == "loose").sum()), "of them loose"),
+               "violated_where": (where or "none", "counted violated rows per statement"),
+               "n_notebooks": (len(notebooks), "notebooks the table reads"),
+               "n_points": (int(points[np.isfinite(points)].sum()), "fitted points of the rate claims")}
+    return [{"key": key, "number": number, "note": note} for key, (number, note) in numbers.items()]
 
 
 _VERDICT_STYLE = {"tight": ("#1b9e77", "o"), "loose": ("#377eb8", "s"), "violated": ("#d62728", "^"),
                   "undecided": ("#7f7f7f", "D")}
 
-#: what each exponent claim measures, in a few words (the forest plot's labels, the glossary)
-TEST_WORDS = {
+#: what each claim measures, in a few words (the forest plot's labels, the glossary)
+_TEST_WORDS = {
     "thm1-N": "N slope at fixed S", "thm1-N-joint": "N exponent, joint fit", "thm1-S": "S+1 slope",
     "thm1-path": "slope along S = cN^g", "bacc-N": "N slope at fixed S", "bacc-S4": "S+1 slope vs 4",
     "bacc-S4-l2": "S+1 vs 4 (Thm 1's norm)", "bacc-S6": "S+1 slope vs 6", "bacc-path": "slope along S = cN^g",
@@ -309,11 +223,13 @@ _FUNCTION_WORDS = {"tanh net R^4->R^3 (h=16)": "tanh net", "bump (lower bound)":
 def plot_forest(table):
     """The measured exponents against the claimed ones: one panel per theorem, one row per test and function.
 
-    Rows with an interval of the exponent claims only. Each row of a panel is one claim's test on one
-    test function (``"N slope at fixed S, x sin x"``); its measured contexts (fixed S, fixed N,
-    paths, straggler models) are the points of that row, spread a little vertically; the claimed
-    value is a black tick inside its band (claimed +- delta, grey). One colour and marker per
-    verdict, open markers for rows shown but not counted. Panels follow :data:`STATEMENTS`' ``panel``.
+    A row's points are its measured contexts; the claimed value is a black tick in its grey band;
+    one colour and marker per verdict, open markers for rows shown but not counted.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`gcc.experiments.claims.build_claims_table`.
 
     Returns
     -------
@@ -324,7 +240,7 @@ def plot_forest(table):
     t = table[np.isfinite(table["ci_low"].astype(float)) & (table["ci_low"] != table["ci_high"])]
     t = t[t["claim"].isin([c.id for c in CLAIMS if c.kind in EXPONENT_KINDS])]
     panels = list(dict.fromkeys(s.panel for s in STATEMENTS if s.panel))
-    groups = [(p, t[t["claim"].map(lambda c: getattr(statement_of(c), "panel", "") == p)]) for p in panels]
+    groups = [(p, t[t["claim"].map(lambda c: getattr(_statement_of(c), "panel", "") == p)]) for p in panels]
     groups = [(p, g, list(dict.fromkeys(zip(g["claim"], g["function"].astype(str))))) for p, g in groups if len(g)]
     heights = [len(keys) for _, _, keys in groups]
     fig, axes = figure(len(groups), ncols=1, height=0.27 * sum(heights) + 0.7 * len(groups) + 0.6,
@@ -344,7 +260,7 @@ def plot_forest(table):
                                                             [row["ci_high"] - row["measured"]]],
                             fmt=marker, ms=4, color=color, lw=1, mfc=color if row["counted"] else "white", zorder=3)
         ax.set_yticks(np.arange(len(keys))[::-1],
-                      [f"{TEST_WORDS.get(c, c)}, {_FUNCTION_WORDS.get(f, f)}" for c, f in keys], fontsize=9)
+                      [f"{_TEST_WORDS.get(c, c)}, {_FUNCTION_WORDS.get(f, f)}" for c, f in keys], fontsize=9)
         ax.set_title(title, fontsize=10, loc="left")
         ax.tick_params(axis="x", labelsize=9)
         ax.grid(True, axis="x", alpha=0.3)

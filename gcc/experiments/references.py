@@ -1,22 +1,12 @@
 """The theorems' reference curves, the constants that anchor them, and the noisy-worker schedule.
 
-* :func:`worst_case_reference` -- ``C ((S + 1) / N)^3`` (Thm 1 / Thm 4 of [1]_);
-* :func:`log_rate_reference`, :func:`log_base`, :func:`normalised_ratio` -- the probabilistic
-  rates ``C log_{1/p}(N)^a / N^b`` of [2]_ and the ratio that stays bounded iff they hold;
-* :func:`anchor_constant` -- the constant that puts a reference on or above the data;
-* :func:`curvature_energy`, :func:`theory_lambda_dec` -- the smoothness term of Theorems 1-2 and
-  the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_).
-
-Conventions: lambda is in the paper's eq. (4) convention,
-``(1/|F|) sum_v (y_v - u(beta_v))^2 + lambda * int u''^2``.
-Imports numpy and the core (:func:`gcc.smoothing_spline`).
+``C ((S + 1) / N)^3`` of [1]_, ``C log_{1/p}(N)^a / N^b`` of [2]_, ``||(f o u_enc)''||^2`` and
+the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_, lambda as in eq. (4)).
 
 References
 ----------
-.. [1] P. Moradi, B. Tahmasebi, M. A. Maddah-Ali, "Coded Computing for Resilient
-   Distributed Computing: A Learning-Theoretic Framework", NeurIPS 2024, arXiv:2406.00300.
-.. [2] P. Moradi, M. A. Maddah-Ali, "General Coded Computing in a Probabilistic
-   Straggler Regime", ISIT 2025, arXiv:2502.00645.
+.. [1] Moradi, Tahmasebi, Maddah-Ali, NeurIPS 2024, arXiv:2406.00300.
+.. [2] Moradi, Maddah-Ali, ISIT 2025, arXiv:2502.00645.
 """
 from __future__ import annotations
 
@@ -27,8 +17,8 @@ from gcc.validation import check_real
 
 from .problems import as_matrix
 
-__all__ = ["log_base", "worst_case_reference", "log_rate_reference", "anchor_constant", "normalised_ratio",
-           "curvature_energy", "theory_lambda_dec"]
+__all__ = ["log_base", "worst_case_reference", "log_rate_reference", "anchor_constant", "curvature_energy",
+           "theory_lambda_dec"]
 
 
 def log_base(x, p: float):
@@ -62,10 +52,8 @@ def worst_case_reference(n_workers, n_stragglers, const: float = 1.0, power: flo
     ----------
     n_workers, n_stragglers : array_like
         N and S (broadcast together).
-    const : float
-        C, e.g. from :func:`anchor_constant`.
-    power : float
-        3 for the noiseless GCC bound.
+    const, power : float
+        C (e.g. :func:`anchor_constant`) and the power (3 for the noiseless GCC bound).
 
     Returns
     -------
@@ -83,17 +71,14 @@ def worst_case_reference(n_workers, n_stragglers, const: float = 1.0, power: flo
 
 
 def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, const: float = 1.0):
-    """The probabilistic bounds' shape ``C log_{1/p}(N)^log_power / N^n_power``.
-
-    ISIT 2025 [2]_: GCC ``(log_power, n_power) = (3, 3)``; BACC ``(4, 2)``.
+    """The probabilistic bounds' shape ``C log_{1/p}(N)^log_power / N^n_power`` (GCC: (3, 3); BACC: (4, 2)).
 
     Parameters
     ----------
     n_workers : array_like
         N (> 1).
     p : float in (0, 1)
-    log_power, n_power : float
-    const : float
+    log_power, n_power, const : float
 
     Returns
     -------
@@ -103,19 +88,13 @@ def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, co
     return const * log_base(N, p) ** log_power / N ** n_power
 
 
-def anchor_constant(measured, reference, quantile: float = 1.0) -> float:
-    """The constant C that puts ``C * reference`` on or above the measured data.
-
-    The theorems are upper bounds, so a reference line is drawn through the
-    highest ratio ``measured / reference`` (``quantile=1``): every point then lies
-    on or below it, and whether the data decay *at least as fast* is seen by eye.
+def anchor_constant(measured, reference) -> float:
+    """The constant C that puts ``C * reference`` on or above the measured data (the highest ratio).
 
     Parameters
     ----------
     measured, reference : array_like, same shape
         Positive values (non-positive or non-finite pairs are ignored).
-    quantile : float in (0, 1]
-        Use a lower quantile of the ratios to draw a line through the bulk instead.
 
     Returns
     -------
@@ -131,23 +110,10 @@ def anchor_constant(measured, reference, quantile: float = 1.0) -> float:
     m = np.asarray(measured, dtype=float).ravel()
     r = np.asarray(reference, dtype=float).ravel()
     ok = np.isfinite(m) & np.isfinite(r) & (m > 0) & (r > 0)
-    if not ok.any():
-        return float("nan")
-    return float(np.quantile(m[ok] / r[ok], quantile))
+    return float(np.max(m[ok] / r[ok])) if ok.any() else float("nan")
 
 
-def normalised_ratio(mean_loss, n_workers, p: float, log_power: float = 3.0, n_power: float = 3.0):
-    """``E[loss] * N^n_power / log_{1/p}(N)^log_power``: bounded iff the rate holds.
-
-    Returns
-    -------
-    ndarray, same shape as `mean_loss`
-    """
-    N = np.asarray(n_workers, dtype=float)
-    return np.asarray(mean_loss, dtype=float) * N ** n_power / log_base(N, p) ** log_power
-
-
-def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
+def curvature_energy(f, X, code) -> float:
     """``||(f o u_enc)''||^2_{L^2(Omega)}``, the smoothness term of Theorems 1-2.
 
     Parameters
@@ -156,17 +122,13 @@ def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
         Vectorised ``(n, *in) -> (n, *out)``.
     X : ndarray, shape (K, *in)
     code : SplineCode
-        Its encoder ``u_enc`` (smoothing spline through ``(alpha_k, x_k)`` with its
-        ``lam_enc``) is evaluated on a uniform grid of [-1, 1].
-    n_grid : int
-        Grid size; ``(f o u)''`` is taken by second differences and integrated by
-        the trapezoidal rule, summed over output coordinates (App. F).
+        Its encoder ``u_enc`` is evaluated on 4001 points of [-1, 1] (second differences, trapezoids).
 
     Returns
     -------
     float
     """
-    t = np.linspace(-1.0, 1.0, int(n_grid))
+    t = np.linspace(-1.0, 1.0, 4001)
     lam_enc = float(getattr(code, "lam_enc", 0.0))
     U = smoothing_spline(np.asarray(code.alphas), np.asarray(X, dtype=float), lam_enc, t)
     G = as_matrix(f(U))
@@ -179,10 +141,7 @@ def curvature_energy(f, X, code, n_grid: int = 4001) -> float:
 
 def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0, const: float = 1.0,
                       lam_max: float = 1.0, clip: bool = True):
-    """The theory's decoder smoothing parameter for noisy workers (App. B.2 of [1]_).
-
-    ``lambda_d* = const * (sigma^2 / ((N - S) * (S + 1)^4 * energy))^(4/5)``,
-    clipped to the theorem's range ``[(N - S)^-4, lam_max]``.
+    """The decoder smoothing parameter for noisy workers (App. B.2 of [1]_), in ``[(N - S)^-4, lam_max]``.
 
     Parameters
     ----------
@@ -193,9 +152,7 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
     energy : float
         ``||(f o u_enc)''||^2`` (:func:`curvature_energy`).
     const : float
-        The proof's constant ``[3 H_max / (4 w_max)]^(-4/5) [...]^(-4/5)`` involves
-        Ragozin's and Utreras's constants, which are not numeric; it is a free
-        constant here (``1`` by default), documented in each run's parameters.
+        The proof's constant (Ragozin's and Utreras's, not numeric): free, recorded in each run.
     lam_max : float
         The theorem's ``lambda_0``.
     clip : bool
@@ -207,10 +164,9 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
 
     Notes
     -----
-    The proof's degree-4 polynomial ``p~_4(S)`` (positive coefficients, ~ S^4) is
-    taken as ``(S + 1)^4`` so that S = 0 stays finite. The schedule minimises
-    ``lambda^{3/4} p4(S) energy + lambda^{-1/2} sigma^2 / (N - S)``, whose minimum is
-    ``O((sigma^2 / (N - S))^{3/5} p4(S)^{2/5})``: the O(S^{8/5} N^{-3/5}) of Thm 4.
+    ``lambda_d* = const (sigma^2 / ((N - S) (S + 1)^4 energy))^(4/5)`` minimises
+    ``lambda^{3/4} (S+1)^4 energy + lambda^{-1/2} sigma^2 / (N - S)`` (the proof's ``p~_4(S)``
+    taken as ``(S + 1)^4``); its minimum is the O(S^{8/5} N^{-3/5}) of Thm 4.
 
     Examples
     --------

@@ -1,40 +1,9 @@
 """Two-sided verdicts: is a measured exponent at, beyond or short of the exponent a paper claims?
 
-A rate theorem is an upper bound, ``loss <= C x^r``; a log-log slope ``b`` measured with a 95%
-confidence interval ``[lo, hi]`` can fall on either side of ``r``, and a check is only worth
-running if both sides can happen. :func:`verdict` is the one rule every experiment of the book
-uses, an *equivalence test* (two one-sided tests, as in bioequivalence): the claim is given a band
-``[r - delta, r + delta]`` of practically equal exponents, and
-
-``tight``
-    the whole interval lies inside the band: the data decay as fast as the bound, to within
-    ``delta`` (the bound is attained, up to its constant);
-``loose``
-    the whole interval lies beyond the band on the faster side (decays faster, grows slower):
-    the bound holds with room to spare;
-``violated``
-    the whole interval lies beyond the band on the slower side: the bound fails where measured;
-``undecided``
-    anything else: the interval straddles an edge of the band, or is wider than the band;
-``not measured``
-    no finite slope (fewer than three usable points).
-
-:data:`DELTA` = 0.25 for exponents: a quarter of a power is below every distinction the papers
-draw (their exponents differ by at least 1/2: 3 against 2 in N, 3 against 4 in S, 3/5 against
-3/8 for the noisy rate), and above the pre-asymptotic bend of a log-log fit over one to two
-decades. No margin widens an interval: a wide interval is ``undecided``, never ``tight``.
-:func:`band_verdict` applies the same rule to a band given directly (a claim such as "about 3%",
-read as [1.5, 6] %). :func:`verdict_reason` says in one line where the interval lies against the
-band (the ``reason`` column of the claims table). Every verdict can go each way: the opposite of
-``tight`` is an interval reaching past the band (``undecided``) or lying beyond it (``loose`` or
-``violated``), and a decisive verdict becomes ``undecided`` as soon as the interval meets the band.
-
-The slope is always taken with the abscissa *increasing* (N, S + 1, or a log factor), so "the
-bound holds" is ``b <= r`` for every upper bound; ``sense="lower"`` flips the roles for a claim
-that is a lower bound (a recovery threshold), ``sense="equal"`` makes both sides ``violated`` for
-an asymptotic law (the Erdos-Renyi longest run).
-
-Imports numpy and the core's validators only.
+:func:`verdict` is the book's one rule, an equivalence test (two one-sided tests [1]_) of a
+measured 95% interval against the band ``claimed +- delta``. :data:`DELTA` = 0.25 for exponents:
+below every distinction the papers draw (their exponents differ by at least 1/2), above the
+pre-asymptotic bend of a log-log fit over one or two decades.
 
 References
 ----------
@@ -47,8 +16,7 @@ import numpy as np
 
 from gcc.validation import check_choice, check_real
 
-__all__ = ["VERDICTS", "BAND_VERDICTS", "SENSES", "DELTA", "verdict", "band_verdict", "verdict_reason",
-           "path_exponent"]
+__all__ = ["VERDICTS", "BAND_VERDICTS", "DELTA", "verdict", "band_verdict", "verdict_reason", "path_exponent"]
 
 #: every verdict :func:`verdict` can return, the decisive three first
 VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
@@ -56,10 +24,7 @@ VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
 #: every outcome of :func:`band_verdict`
 BAND_VERDICTS = ("inside", "below", "above", "undecided", "not measured")
 
-#: the kinds of claim :func:`verdict` understands
-SENSES = ("upper", "lower", "equal")
-
-#: half-width of the equivalence band of an exponent (see the module docstring for why 0.25)
+#: half-width of the equivalence band of an exponent
 DELTA = 0.25
 
 
@@ -76,9 +41,7 @@ def band_verdict(low: float, high: float, band_low: float, band_high: float) -> 
     Returns
     -------
     str
-        ``"inside"`` (``band_low <= low`` and ``high <= band_high``), ``"below"`` (``high <
-        band_low``), ``"above"`` (``low > band_high``), ``"undecided"`` otherwise, or ``"not
-        measured"`` when a bound of the interval is not finite. One of :data:`BAND_VERDICTS`.
+        One of :data:`BAND_VERDICTS` (``"not measured"``: a bound of the interval is not finite).
 
     Examples
     --------
@@ -111,20 +74,15 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     low, high : float
         The measured 95% interval (a point measurement: ``low == high``).
     sense : {"upper", "lower", "equal"}
-        ``"upper"``: the claim bounds the measured exponent from above (a rate theorem:
-        ``loss <= C x^claimed``). ``"lower"``: from below (a sufficient condition such as a
-        recovery threshold: the measured value must reach ``claimed``). ``"equal"``: an
-        asymptotic law, off on either side is ``violated``.
+        The claim bounds the exponent from above (a rate), from below (a threshold), or is a law.
     delta : float >= 0
-        Half-width of the equivalence band ``[claimed - delta, claimed + delta]``
-        (:data:`DELTA` for exponents; 0 for an exact count such as a recovery threshold).
+        Half-width of the band ``[claimed - delta, claimed + delta]`` (0 for an exact count).
 
     Returns
     -------
     str
-        One of :data:`VERDICTS`: ``tight`` when the whole interval lies in the band,
-        ``loose`` / ``violated`` when it lies wholly beyond the band on the side where the claim
-        holds with room / fails, ``undecided`` otherwise.
+        One of :data:`VERDICTS`: ``tight`` (inside the band), ``loose`` / ``violated`` (wholly
+        beyond it where the claim holds with room / fails; both sides violate a law), ``undecided``.
 
     Examples
     --------
@@ -134,7 +92,7 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     >>> verdict(-3.0, -4.5, -1.5), verdict(-1.02, -1.06, -0.22), verdict(4.0, 6.0, 6.0, sense="lower")
     ('undecided', 'undecided', 'loose')
     """
-    check_choice(sense, "sense", "verdict", SENSES)
+    check_choice(sense, "sense", "verdict", ("upper", "lower", "equal"))
     delta = check_real(delta, "delta", "verdict", minimum=0.0)
     claimed = float(claimed)
     if not np.isfinite(claimed):
@@ -152,10 +110,6 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     return "loose" if above else "violated"
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.3g}"
-
-
 def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upper", delta: float = DELTA) -> str:
     """What the data show, in one line: why :func:`verdict` says what it says.
 
@@ -167,10 +121,6 @@ def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upp
     Returns
     -------
     str
-        E.g. ``"interval [-2.9, -2.1] (width 0.8) wider than the band [-2.25, -1.75]"``,
-        ``"interval [2.7, 2.9] straddles the band's lower edge 2.75"``, ``"interval [-2.4, -2]
-        lies wholly above the band [-3.25, -2.75]"``, or for a point measurement ``"measured 3
-        lies above the band [1, 1]"``.
 
     Examples
     --------
@@ -187,25 +137,23 @@ def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upp
         return "no finite measurement"
     lo, hi = sorted((float(low), float(high)))
     a, b = float(claimed) - float(delta), float(claimed) + float(delta)
-    band = f"the band [{_fmt(a)}, {_fmt(b)}]"
-    what = f"measured {_fmt(lo)}" if lo == hi else f"interval [{_fmt(lo)}, {_fmt(hi)}]"
+    band = f"the band [{a:.3g}, {b:.3g}]"
+    what = f"measured {lo:.3g}" if lo == hi else f"interval [{lo:.3g}, {hi:.3g}]"
     if v == "tight":
         return f"{what} lies inside {band}"
     if v in ("loose", "violated"):
         side = "above" if lo > b else "below"
         return f"{what} lies {'wholly ' if lo != hi else ''}{side} {band}"
     if hi - lo > b - a:
-        return f"{what} (width {_fmt(hi - lo)}) wider than {band}"
+        return f"{what} (width {hi - lo:.3g}) wider than {band}"
     edge = ("lower", a) if lo < a else ("upper", b)
-    return f"{what} straddles the band's {edge[0]} edge {_fmt(edge[1])}"
+    return f"{what} straddles the band's {edge[0]} edge {edge[1]:.3g}"
 
 
 def path_exponent(n_workers, n_stragglers, s_power: float, n_power: float) -> float:
-    """The slope in N that ``(S+1)^s_power N^-n_power`` has along a sweep path ``(N_i, S_i)``.
+    """The least-squares slope in N of ``(S+1)^s_power N^-n_power`` along a sweep path ``(N_i, S_i)``.
 
-    A joint sweep lets S grow with N (``S = c N^gamma``); the bound's claimed slope along it is
-    the least-squares slope of the bound itself on the path's points, so rounding of S and the
-    ``+1`` are accounted for exactly (it is ``s_power gamma - n_power`` only asymptotically).
+    Rounding of S and the ``+1`` included: ``s_power gamma - n_power`` only asymptotically.
 
     Parameters
     ----------

@@ -11,9 +11,9 @@ import numpy as np
 
 from gcc import cpgc
 
-from ..feedback import Feedback, as_float_array, compare_arrays, compare_exact, finish, make
+from ..feedback import as_float_array, compare_arrays, compare_exact
 from ..variants import Variant, problem
-from .common import carry_forward, document_checks, require_variant
+from .common import as_answer, carry_forward, plain, task
 
 __all__ = ["CPGC_DEGREES", "check_arrival_order", "check_message_values", "check_peeling_history",
            "check_stop_index", "check_decoded_blocks", "check_faster_scheme"]
@@ -37,11 +37,8 @@ def _cpgc_setup(v: Variant):
 
 
 def _cpgc_replay(v: Variant, arrivals: list | None = None, values: np.ndarray | None = None):
-    """Feed the arrivals to gcc.cpgc.Master; peeled-block counts after each, stop index, decoded blocks.
-
-    ``arrivals`` and ``values`` replace the reference's (a student's answers of Tasks 1 and 2, to
-    grade the later tasks on their own).
-    """
+    """Feed the arrivals (default: the reference's) to gcc.cpgc.Master: the peeled-block count after
+    each, the stop index and the decoded blocks."""
     p, code, ref_arrivals, ref_values = _cpgc_setup(v)
     arrivals = ref_arrivals if arrivals is None else arrivals
     values = ref_values if values is None else values
@@ -58,75 +55,60 @@ def _cpgc_replay(v: Variant, arrivals: list | None = None, values: np.ndarray | 
     return history, stop, decoded
 
 
-def check_arrival_order(arrivals: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+def _pairs(arrivals: Any) -> list:
+    return [tuple(int(x) for x in a) for a in arrivals]
+
+
+@task(_A4, "1", "arrival order", "Message j (counting from 0) of worker i arrives at code.row_units[j] * "
+      "speeds[i]; gcc.cpgc.arrival_times gives all of them. Sort all K*r times (np.argsort on the flattened "
+      "array, kind='stable') and map each flat index back to (worker, message) with divmod.")
+def check_arrival_order(arrivals: Any, v: Variant):
     """Task 1: the (worker, message) pairs in order of arrival."""
-    require_variant(v, _A4, "check_arrival_order")
     _, _, ref, _ = _cpgc_setup(v)
-    if arrivals is not Ellipsis and arrivals is not None:
-        try:
-            arrivals = [tuple(int(x) for x in a) for a in arrivals]
-        except (TypeError, ValueError):
-            arrivals = f"<{type(arrivals).__name__} that is not a list of (worker, message) pairs>"
+    arrivals = as_answer(arrivals, _pairs)
+    if isinstance(arrivals, str):
+        arrivals = arrivals[:-1] + " that is not a list of (worker, message) pairs>"
 
     def describe(ans, want):
         if not isinstance(ans, list):
             return ["It should be a list of (worker, message) pairs."]
         if len(ans) != len(want):
-            return [f"It has {len(ans)} pairs; every worker sends every message, so there are "
-                    f"{len(want)}."]
+            return [f"It has {len(ans)} pairs; every worker sends every message, so there are {len(want)}."]
         if sorted(ans) != sorted(want):
             return ["Some pairs are not valid (worker, message) pairs or appear twice."]
         first = next(i for i, (a, b) in enumerate(zip(ans, want)) if a != b)
         return [f"The first {first} pairs are right; position {first} (counting from 0) is not."]
 
-    problems, note = compare_exact(arrivals, ref, name="arrivals", describe=describe)
-    hints = ["Message j (counting from 0) of worker i arrives at code.row_units[j] * speeds[i]; "
-             "gcc.cpgc.arrival_times gives all of them. Sort all K*r times (np.argsort on the flattened "
-             "array, kind='stable') and map each flat index back to (worker, message) with divmod."]
-    return finish(make(_A4, "1", "arrival order", problems, note, hints), raise_on_fail)
+    return compare_exact(arrivals, ref, name="arrivals", describe=describe)
 
 
-def check_message_values(values: Any, v: Variant, raise_on_fail: bool = True) -> Feedback:
+@task(_A4, "2", "message values", "Split W theta into K blocks of block_rows rows (block k is rows k*b .. "
+      "k*b+b-1); message j of worker i is the sum over k of code.coefficients[i, j, k] times block k.")
+def check_message_values(values: Any, v: Variant):
     """Task 2: what every worker sends, shape ``(K, r, block_rows)``."""
-    require_variant(v, _A4, "check_message_values")
-    *_, ref = _cpgc_setup(v)
-    problems, note = compare_arrays(values, ref, name="values", rtol=1e-9,
-                                    axis_names=("worker", "message", "entry"))
-    hints = ["Split W theta into K blocks of block_rows rows (block k is rows k*b .. k*b+b-1); message j "
-             "of worker i is the sum over k of code.coefficients[i, j, k] times block k."]
-    return finish(make(_A4, "2", "message values", problems, note, hints), raise_on_fail)
+    return compare_arrays(values, _cpgc_setup(v)[3], name="values", rtol=1e-9,
+                          axis_names=("worker", "message", "entry"))
 
 
 def _own_arrivals(arrivals: Any, v: Variant) -> list | None:
     """A student's arrival order if it is an order of all the (worker, message) pairs, else None."""
-    _, _, ref, _ = _cpgc_setup(v)
-    try:
-        own = [tuple(int(x) for x in a) for a in arrivals]
-    except (TypeError, ValueError):
-        return None
-    return own if sorted(own) == sorted(ref) else None
+    own = as_answer(arrivals, _pairs)
+    return own if isinstance(own, list) and sorted(own) == sorted(_cpgc_setup(v)[2]) else None
 
 
 def _own_values(values: Any, v: Variant) -> np.ndarray | None:
     """A student's message values as a finite float array of the reference's shape, else None."""
-    *_, ref = _cpgc_setup(v)
     arr, prob = as_float_array(values, "values")
-    return arr if prob is None and arr.shape == ref.shape and np.all(np.isfinite(arr)) else None
+    return arr if prob is None and arr.shape == _cpgc_setup(v)[3].shape and np.all(np.isfinite(arr)) else None
 
 
-def check_peeling_history(history: Any, v: Variant, arrivals: Any = None, raise_on_fail: bool = True) -> Feedback:
-    """Task 3: number of blocks known by peeling after each arrival.
-
-    ``arrivals``, the student's order of Task 1, makes the grade independent of it: the peeling
-    history of a wrong order, computed correctly, scores in full.
-    """
-    require_variant(v, _A4, "check_peeling_history")
+@task(_A4, "3", "peeling history", "After each message: subtract every known block from it; if exactly one "
+      "unknown block remains, it is recovered, and that may in turn reduce earlier pending messages to one "
+      "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes.")
+def check_peeling_history(history: Any, v: Variant, arrivals: Any = None):
+    """Task 3: number of blocks known by peeling after each arrival."""
     ref, _, _ = _cpgc_replay(v)
-    if history is not Ellipsis and history is not None:
-        try:
-            history = [int(h) for h in history]
-        except (TypeError, ValueError):
-            history = f"<{type(history).__name__}>"
+    history = as_answer(history, lambda h: [int(x) for x in h])
 
     def describe(ans, want):
         if not isinstance(ans, list) or len(ans) != len(want):
@@ -137,29 +119,19 @@ def check_peeling_history(history: Any, v: Variant, arrivals: Any = None, raise_
                 f"{more} blocks than peeling does."]
 
     problems, note = compare_exact(history, ref, name="history", describe=describe)
-    if problems and arrivals is not None:
-        own = _own_arrivals(arrivals, v)
-        problems, note = carry_forward(
-            problems, note, uses="your `arrivals` from Task 1",
-            earlier_passed=check_arrival_order(arrivals, v, raise_on_fail=False).passed,
-            consistent=None if own is None else
-            (lambda: compare_exact(history, _cpgc_replay(v, own)[0], name="history")))
-    hints = ["After each message: subtract every known block from it; if exactly one unknown block "
-             "remains, it is recovered, and that may in turn reduce earlier pending messages to one "
-             "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes."]
-    return finish(make(_A4, "3", "peeling history", problems, note, hints), raise_on_fail)
+    own = _own_arrivals(arrivals, v) if arrivals is not None and problems else None
+    return carry_forward(problems, note, v, [(arrivals, check_arrival_order)],
+                         uses="your `arrivals` from Task 1",
+                         consistent=None if own is None else
+                         (lambda: compare_exact(history, _cpgc_replay(v, own)[0], name="history")))
 
 
-def check_stop_index(stop_index: Any, v: Variant, history: Any = None, raise_on_fail: bool = True) -> Feedback:
-    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known.
-
-    ``history``, the student's counts of Task 3, makes the grade independent of them: the stopping
-    point of a wrong history, found correctly, scores in full.
-    """
-    require_variant(v, _A4, "check_stop_index")
+@task(_A4, "4a", "stopping point", "The master stops at the first arrival after which at least ceil(K (1 - "
+      "q)) blocks are known (q = v.tolerance); count messages from 1.")
+def check_stop_index(stop_index: Any, v: Variant, history: Any = None):
+    """Task 4a: how many messages the master needs before ``ceil(K (1 - q))`` blocks are known."""
     _, ref, _ = _cpgc_replay(v)
-    if isinstance(stop_index, np.integer):
-        stop_index = int(stop_index)
+    stop_index = plain(stop_index)
 
     def describe(ans, want):
         if not isinstance(ans, int):
@@ -168,87 +140,73 @@ def check_stop_index(stop_index: Any, v: Variant, history: Any = None, raise_on_
                 "It is too early: not enough blocks are known yet."]
 
     problems, note = compare_exact(stop_index, ref, name="stop_index", describe=describe)
+    own = None
     if problems and history is not None:
         need = cpgc.Master(_cpgc_setup(v)[1], tolerance=v.tolerance).need
         try:
             own = next((n for n, h in enumerate(history, start=1) if int(h) >= need), None)
         except (TypeError, ValueError):
-            own = None
-        problems, note = carry_forward(
-            problems, note, uses="your `history` from Task 3",
-            earlier_passed=check_peeling_history(history, v, raise_on_fail=False).passed,
-            consistent=None if own is None else (lambda: compare_exact(stop_index, own, name="stop_index")))
-    hints = ["The master stops at the first arrival after which at least ceil(K (1 - q)) blocks are "
-             "known (q = v.tolerance); count messages from 1."]
-    return finish(make(_A4, "4a", "stopping point", problems, note, hints), raise_on_fail)
+            pass
+    return carry_forward(problems, note, v, [(history, check_peeling_history)],
+                         uses="your `history` from Task 3",
+                         consistent=None if own is None else
+                         (lambda: compare_exact(stop_index, own, name="stop_index")))
 
 
-def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, values: Any = None,
-                         raise_on_fail: bool = True) -> Feedback:
-    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown.
+@task(_A4, "4b", "decoded blocks", "Peel with the values: when a message reduces to one unknown block k with "
+      "coefficient c, block k = (message value minus the known blocks it contains) / c. Use only the "
+      "messages up to and including stop_index.")
+def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, values: Any = None):
+    """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown."""
+    problems, note = _compare_blocks(estimates, _cpgc_replay(v)[2])
+    given = {"arrivals": (arrivals, check_arrival_order, _own_arrivals, "`arrivals` (Task 1)"),
+             "values": (values, check_message_values, _own_values, "`values` (Task 2)")}
+    given = {k: g for k, g in given.items() if g[0] is not None}
+    if not given or not problems:
+        return problems, note
+    own = {k: parse(answer, v) for k, (answer, _, parse, _) in given.items()}
 
-    ``arrivals`` and ``values``, the student's answers of Tasks 1 and 2, make the grade independent
-    of them: the blocks decoded correctly from a wrong order or wrong values score in full.
-    """
-    require_variant(v, _A4, "check_decoded_blocks")
-    _, _, ref = _cpgc_replay(v)
-    problems, note = _compare_blocks(estimates, ref)
-    if problems and (arrivals is not None or values is not None):
-        given = {"arrivals": (arrivals, check_arrival_order, _own_arrivals, "`arrivals` (Task 1)"),
-                 "values": (values, check_message_values, _own_values, "`values` (Task 2)")}
-        given = {k: g for k, g in given.items() if g[0] is not None}
-        own = {k: parse(answer, v) for k, (answer, _, parse, _) in given.items()}
+    def consistent():
+        decoded = _cpgc_replay(v, own.get("arrivals"), own.get("values"))[2]
+        if decoded is None:
+            return ["peeling never reaches the stopping point with them."], ""
+        return _compare_blocks(estimates, decoded)
 
-        def consistent():
-            decoded = _cpgc_replay(v, own.get("arrivals"), own.get("values"))[2]
-            return (["peeling never reaches the stopping point with them."], "") if decoded is None else \
-                _compare_blocks(estimates, decoded)
-
-        problems, note = carry_forward(
-            problems, note, uses="your " + " and ".join(g[3] for g in given.values()),
-            earlier_passed=all(check(answer, v, raise_on_fail=False).passed for answer, check, _, _ in given.values()),
-            consistent=None if any(o is None for o in own.values()) else consistent)
-    hints = ["Peel with the values: when a message reduces to one unknown block k with coefficient c, "
-             "block k = (message value minus the known blocks it contains) / c. Use only the messages "
-             "up to and including stop_index."]
-    return finish(make(_A4, "4b", "decoded blocks", problems, note, hints), raise_on_fail)
+    return carry_forward(
+        problems, note, v, [(answer, check) for answer, check, _, _ in given.values()],
+        uses="your " + " and ".join(g[3] for g in given.values()),
+        consistent=None if any(o is None for o in own.values()) else consistent)
 
 
 def _compare_blocks(estimates: Any, ref: np.ndarray) -> tuple[list[str], str]:
     """Task 4b's comparison: the same blocks known (NaN elsewhere), their values within 1e-9."""
     arr, prob = as_float_array(estimates, "estimates")
-    problems, note = ([prob], "") if prob else ([], "")
-    if not problems and arr.shape != ref.shape:
-        problems = [f"`estimates` has shape {arr.shape}; the task asks for shape {ref.shape}."]
-    if not problems:
-        known_ref = ~np.isnan(ref).any(axis=1)
-        known = ~np.isnan(arr).any(axis=1)
-        missing = np.flatnonzero(known_ref & ~known)
-        extra = np.flatnonzero(known & ~known_ref)
-        if missing.size:
-            problems.append(f"Blocks {missing.tolist()} are NaN, but peeling recovers them by the "
-                            "stopping point.")
-        if extra.size:
-            problems.append(f"Blocks {extra.tolist()} have values, but peeling cannot know them yet at "
-                            "the stopping point: leave them NaN.")
-        if not problems:
-            problems, note = compare_arrays(arr[known_ref], ref[known_ref], name="estimates (known blocks)",
-                                            rtol=1e-9, axis_names=("known block", "entry"))
-    return problems, note
+    if prob:
+        return [prob], ""
+    if arr.shape != ref.shape:
+        return [f"`estimates` has shape {arr.shape}; the task asks for shape {ref.shape}."], ""
+    known_ref, known = ~np.isnan(ref).any(axis=1), ~np.isnan(arr).any(axis=1)
+    missing, extra = np.flatnonzero(known_ref & ~known), np.flatnonzero(known & ~known_ref)
+    problems = []
+    if missing.size:
+        problems.append(f"Blocks {missing.tolist()} are NaN, but peeling recovers them by the "
+                        "stopping point.")
+    if extra.size:
+        problems.append(f"Blocks {extra.tolist()} have values, but peeling cannot know them yet at "
+                        "the stopping point: leave them NaN.")
+    if problems:
+        return problems, ""
+    return compare_arrays(arr[known_ref], ref[known_ref], name="estimates (known blocks)", rtol=1e-9,
+                          axis_names=("known block", "entry"))
 
 
-def check_faster_scheme(faster: Any, v: Variant, trials: int = 400, raise_on_fail: bool = True) -> Feedback:
+@task(_A4, "5", "RCSC versus MDS", lambda a: (
+    f"gcc.cpgc.simulate(scheme, n_workers=K, tolerance=q, trials={a['trials']}, seed=seed).mean_time "
+    "for both schemes; compare."))
+def check_faster_scheme(faster: Any, v: Variant, trials: int = 400):
     """Task 5: which of ``"rcsc"`` and ``"mds"`` has the smaller mean completion time (seed = v.seed)."""
-    require_variant(v, _A4, "check_faster_scheme")
     times = {s: cpgc.simulate(s, n_workers=v.n_workers, tolerance=v.tolerance, trials=trials,
                               seed=v.seed).mean_time for s in ("rcsc", "mds")}
-    ref = min(times, key=times.get)
-    problems, note = compare_exact(faster, ref, name="faster",
-                                   describe=lambda a, b: [] if a in times else
-                                   ["It should be the string 'rcsc' or 'mds'."])
-    hints = [f"gcc.cpgc.simulate(scheme, n_workers=K, tolerance=q, trials={trials}, seed=seed).mean_time "
-             "for both schemes; compare."]
-    return finish(make(_A4, "5", "RCSC versus MDS", problems, note, hints), raise_on_fail)
-
-
-document_checks(globals(), __all__)
+    return compare_exact(faster, min(times, key=times.get), name="faster",
+                         describe=lambda a, b: [] if a in times else
+                         ["It should be the string 'rcsc' or 'mds'."])

@@ -11,114 +11,88 @@ import numpy as np
 
 from gcc import SplineCode, harness, stragglers, tuning
 
-from ..feedback import Feedback, call_student, compare_arrays, compare_exact, compare_scalar, finish, make
+from ..feedback import call_student, compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
-from .common import carry_forward, document_checks, memo, require_variant, variant_key
+from .common import answer_of, as_answer, cached, carry_forward, finite_array, task
 
 __all__ = ["check_cv_loss", "check_cv_table", "check_best_lambdas", "check_test_losses"]
 
 _A3 = "03_lambda_cv"
 
 
+@cached
 def _cv_selection(v: Variant):
     """``gcc.tuning.select_lambdas`` on the variant's tuning draws."""
-    def compute():
-        p = problem(v)
-        return tuning.select_lambdas(
-            lambda le, ld: SplineCode(v.n_inputs, v.n_workers, lam_enc=le, lam_dec=ld), p.f,
-            p.draw_batch, stragglers.FixedCount(v.n_stragglers), lam_enc_grid=v.lam_enc_grid,
-            lam_dec_grid=v.lam_dec_grid, trials=v.n_trials, seed=p.tune_seed, noise_std=v.noise_std)
-    return memo(("cv", variant_key(v)), compute)
+    p = problem(v)
+    return tuning.select_lambdas(
+        lambda le, ld: SplineCode(v.n_inputs, v.n_workers, lam_enc=le, lam_dec=ld), p.f,
+        p.draw_batch, stragglers.FixedCount(v.n_stragglers), lam_enc_grid=v.lam_enc_grid,
+        lam_dec_grid=v.lam_dec_grid, trials=v.n_trials, seed=p.tune_seed, noise_std=v.noise_std)
 
 
 def _cv_table(v: Variant) -> np.ndarray:
-    table = _cv_selection(v).table
-    out = np.empty((len(v.lam_enc_grid), len(v.lam_dec_grid)))
-    for i, le in enumerate(v.lam_enc_grid):
-        for j, ld in enumerate(v.lam_dec_grid):
-            out[i, j] = float(table.loc[(table.lam_enc == float(le)) & (table.lam_dec == float(ld)),
-                                        "mean"].iloc[0])
-    return out
+    table = _cv_selection(v).table.set_index(["lam_enc", "lam_dec"])["mean"]
+    return np.array([[float(table.loc[(float(le), float(ld))]) for ld in v.lam_dec_grid]
+                     for le in v.lam_enc_grid])
 
 
+@cached
 def _test_loss(v: Variant, lam_enc: float, lam_dec: float) -> float:
-    def compute():
-        p = problem(v)
-        df = harness.run_trials({"gcc": SplineCode(v.n_inputs, v.n_workers, lam_enc=lam_enc, lam_dec=lam_dec)},
-                                p.f, p.draw_batch, stragglers.FixedCount(v.n_stragglers), trials=v.n_trials,
-                                seed=p.test_seed, noise_std=v.noise_std)
-        return float(df["loss"].mean())
-    return memo(("test", variant_key(v), float(lam_enc), float(lam_dec)), compute)
+    p = problem(v)
+    df = harness.run_trials({"gcc": SplineCode(v.n_inputs, v.n_workers, lam_enc=lam_enc, lam_dec=lam_dec)},
+                            p.f, p.draw_batch, stragglers.FixedCount(v.n_stragglers), trials=v.n_trials,
+                            seed=p.test_seed, noise_std=v.noise_std)
+    return float(df["loss"].mean())
 
 
-_CV_HINT = ("Use gcc.harness.run_trials({'gcc': gcc.SplineCode(K, N, lam_enc=..., lam_dec=...)}, f, "
-            "draw_batch, gcc.FixedCount(S), trials=v.n_trials, seed=tune_seed, noise_std=sigma) and average "
-            "the 'loss' column. Every grid point must see the same draws: the same seed each time.")
-
-
-def check_cv_loss(cv_loss: Callable, v: Variant, raise_on_fail: bool = True) -> Feedback:
+@task(_A3, "1", "cross-validation loss",
+      "Use gcc.harness.run_trials({'gcc': gcc.SplineCode(K, N, lam_enc=..., lam_dec=...)}, f, "
+      "draw_batch, gcc.FixedCount(S), trials=v.n_trials, seed=tune_seed, noise_std=sigma) and average "
+      "the 'loss' column. Every grid point must see the same draws: the same seed each time.")
+def check_cv_loss(cv_loss: Callable, v: Variant):
     """Task 1: ``cv_loss(lam_enc, lam_dec)`` is the mean loss on the tuning draws."""
-    require_variant(v, _A3, "check_cv_loss")
     table = _cv_table(v)
-    problems, note = [], ""
     # Two grid points: lambda = 0 (interpolation) and one with smoothing in both places.
     for i, j in ((0, 0), (len(v.lam_enc_grid) - 2, len(v.lam_dec_grid) - 2)):
         le, ld = v.lam_enc_grid[i], v.lam_dec_grid[j]
-        ans, prob = call_student(cv_loss, "cv_loss", le, ld)
-        problems, note = ([prob], "") if prob else compare_scalar(ans, table[i, j],
-                                                                  name=f"cv_loss({le:g}, {ld:g})", rtol=1e-6)
+        problems, note = compare_scalar(answer_of(cv_loss, "cv_loss", le, ld), table[i, j],
+                                        name=f"cv_loss({le:g}, {ld:g})", rtol=1e-6)
         if problems:
             break
-    return finish(make(_A3, "1", "cross-validation loss", problems, note, [_CV_HINT]), raise_on_fail)
+    return problems, note
 
 
-def _grid_pair(best: Any, v: Variant) -> tuple[float, float] | None:
-    """A student's ``best`` as a pair of grid values, or None."""
-    try:
-        pair = tuple(float(x) for x in best)
-    except (TypeError, ValueError):
-        return None
-    if len(pair) != 2 or pair[0] not in v.lam_enc_grid or pair[1] not in v.lam_dec_grid:
-        return None
-    return pair
-
-
-def check_cv_table(cv_table: Any, v: Variant, cv_loss: Any = None, raise_on_fail: bool = True) -> Feedback:
-    """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``.
-
-    ``cv_loss``, the student's function of Task 1, makes the grade independent of Task 1: the
-    table of a wrong ``cv_loss``, filled in correctly, scores in full.
-    """
-    require_variant(v, _A3, "check_cv_table")
+@task(_A3, "2", "cross-validation table",
+      "Row i is lam_enc_grid[i], column j is lam_dec_grid[j]: cv_table[i, j] = cv_loss(le, ld).")
+def check_cv_table(cv_table: Any, v: Variant, cv_loss: Any = None):
+    """Task 2: the table of CV losses, rows ``lam_enc_grid``, columns ``lam_dec_grid``."""
     problems, note = compare_arrays(cv_table, _cv_table(v), name="cv_table", rtol=1e-6,
                                     axis_names=("lam_enc index", "lam_dec index"))
-    if cv_loss is not None and problems:
-        def consistent():
-            own, prob = call_student(lambda: np.array([[cv_loss(le, ld) for ld in v.lam_dec_grid]
-                                                       for le in v.lam_enc_grid], dtype=float), "cv_loss")
-            return ([prob], "") if prob else compare_arrays(cv_table, own, name="cv_table", rtol=1e-9)
 
-        problems, note = carry_forward(problems, note, uses="your `cv_loss` from Task 1",
-                                       earlier_passed=check_cv_loss(cv_loss, v, raise_on_fail=False).passed,
-                                       consistent=consistent)
-    hints = ["Row i is lam_enc_grid[i], column j is lam_dec_grid[j]: cv_table[i, j] = cv_loss(le, ld)."]
-    return finish(make(_A3, "2", "cross-validation table", problems, note, hints), raise_on_fail)
+    def consistent():
+        own, prob = call_student(lambda: np.array([[cv_loss(le, ld) for ld in v.lam_dec_grid]
+                                                   for le in v.lam_enc_grid], dtype=float), "cv_loss")
+        return ([prob], "") if prob else compare_arrays(cv_table, own, name="cv_table", rtol=1e-9)
+
+    return carry_forward(problems, note, v, [(cv_loss, check_cv_loss)], uses="your `cv_loss` from Task 1",
+                         consistent=consistent)
 
 
-def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None, raise_on_fail: bool = True) -> Feedback:
-    """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (as ``gcc.tuning.select_lambdas``).
+def _argmin_pair(cv_table: Any, v: Variant) -> tuple[float, float] | None:
+    """The grid pair at the minimum of a student's finite table of the grids' shape, else None."""
+    arr = finite_array(cv_table, (len(v.lam_enc_grid), len(v.lam_dec_grid)))
+    if arr is None:
+        return None
+    i, j = np.unravel_index(int(np.argmin(arr)), arr.shape)
+    return float(v.lam_enc_grid[i]), float(v.lam_dec_grid[j])
 
-    ``cv_table``, the student's table of Task 2, makes the grade independent of it: the argmin of
-    a wrong table scores in full.
-    """
-    require_variant(v, _A3, "check_best_lambdas")
+
+@task(_A3, "3", "selected lambdas", "np.unravel_index(np.argmin(cv_table), cv_table.shape) gives the row and "
+      "column; gcc.tuning.select_lambdas does the same search in one call.")
+def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None):
+    """Task 3: the pair ``(lam_enc, lam_dec)`` with the smallest CV loss (``gcc.tuning.select_lambdas``)."""
     sel = _cv_selection(v)
-    ref = (sel.lam_enc, sel.lam_dec)
-    if best is not Ellipsis and best is not None:
-        try:
-            best = tuple(float(x) for x in best)
-        except (TypeError, ValueError):
-            best = f"<{type(best).__name__}>"
+    best = as_answer(best, lambda b: tuple(float(x) for x in b))
     table = _cv_table(v)
 
     def describe(ans, want):
@@ -126,54 +100,36 @@ def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None, raise_on_fai
             return ["It should be a pair (lam_enc, lam_dec)."]
         if ans[0] not in v.lam_enc_grid or ans[1] not in v.lam_dec_grid:
             return ["It is not a point of the grids."]
-        i, j = v.lam_enc_grid.index(ans[0]), v.lam_dec_grid.index(ans[1])
-        excess = table[i, j] / sel.score - 1
+        excess = table[v.lam_enc_grid.index(ans[0]), v.lam_dec_grid.index(ans[1])] / sel.score - 1
         return [f"Its CV loss is {excess:.1%} above the smallest in the table "
                 "(ties go to the smaller lam_enc, then the smaller lam_dec)."]
 
-    problems, note = compare_exact(best, ref, name="best", describe=describe)
-    if cv_table is not None and problems:
-        own = None
-        try:
-            arr = np.asarray(cv_table, dtype=float)
-            if arr.shape == table.shape and np.all(np.isfinite(arr)):
-                i, j = np.unravel_index(int(np.argmin(arr)), arr.shape)
-                own = (float(v.lam_enc_grid[i]), float(v.lam_dec_grid[j]))
-        except (TypeError, ValueError):
-            pass
-        problems, note = carry_forward(
-            problems, note, uses="your `cv_table` from Task 2",
-            earlier_passed=check_cv_table(cv_table, v, raise_on_fail=False).passed,
-            consistent=None if own is None else (lambda: compare_exact(best, own, name="best")))
-    hints = ["np.unravel_index(np.argmin(cv_table), cv_table.shape) gives the row and column; "
-             "gcc.tuning.select_lambdas does the same search in one call."]
-    return finish(make(_A3, "3", "selected lambdas", problems, note, hints), raise_on_fail)
+    problems, note = compare_exact(best, (sel.lam_enc, sel.lam_dec), name="best", describe=describe)
+    own = _argmin_pair(cv_table, v) if cv_table is not None and problems else None
+    return carry_forward(problems, note, v, [(cv_table, check_cv_table)], uses="your `cv_table` from Task 2",
+                         consistent=None if own is None else (lambda: compare_exact(best, own, name="best")))
 
 
-def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant, best: Any = None,
-                      raise_on_fail: bool = True) -> Feedback:
-    """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0.
+def _grid_pair(best: Any, v: Variant) -> tuple[float, float] | None:
+    """A student's ``best`` as a pair of grid values, or None."""
+    pair = as_answer(best, lambda b: tuple(float(x) for x in b))
+    if isinstance(pair, tuple) and len(pair) == 2 and pair[0] in v.lam_enc_grid and pair[1] in v.lam_dec_grid:
+        return pair
+    return None
 
-    ``best``, the student's selection of Task 3, makes the grade independent of it: the test loss
-    of a wrong selection, computed correctly, scores in full.
-    """
-    require_variant(v, _A3, "check_test_losses")
+
+@task(_A3, "4", "test losses", "Same call as cv_loss but with seed=test_seed: the test draws were never used "
+      "for choosing the lambdas, so they measure the loss honestly.")
+def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant, best: Any = None):
+    """Task 4: the loss on the *test* draws (seed ``test_seed``) with the selected lambdas and with 0, 0."""
     sel = _cv_selection(v)
     problems, note = compare_scalar(test_loss_tuned, _test_loss(v, sel.lam_enc, sel.lam_dec),
                                     name="test_loss_tuned", rtol=1e-6)
-    if best is not None and problems:
-        own = _grid_pair(best, v)
-        problems, note = carry_forward(
-            problems, note, uses="your `best` from Task 3",
-            earlier_passed=check_best_lambdas(best, v, raise_on_fail=False).passed,
-            consistent=None if own is None else
-            (lambda: compare_scalar(test_loss_tuned, _test_loss(v, *own), name="test_loss_tuned", rtol=1e-6)))
-    if not problems:
-        problems, note = compare_scalar(test_loss_untuned, _test_loss(v, 0.0, 0.0),
-                                        name="test_loss_untuned", rtol=1e-6)
-    hints = ["Same call as cv_loss but with seed=test_seed: the test draws were never used for "
-             "choosing the lambdas, so they measure the loss honestly."]
-    return finish(make(_A3, "4", "test losses", problems, note, hints), raise_on_fail)
-
-
-document_checks(globals(), __all__)
+    own = _grid_pair(best, v) if best is not None and problems else None
+    problems, note = carry_forward(
+        problems, note, v, [(best, check_best_lambdas)], uses="your `best` from Task 3",
+        consistent=None if own is None else
+        (lambda: compare_scalar(test_loss_tuned, _test_loss(v, *own), name="test_loss_tuned", rtol=1e-6)))
+    if problems:
+        return problems, note
+    return compare_scalar(test_loss_untuned, _test_loss(v, 0.0, 0.0), name="test_loss_untuned", rtol=1e-6)
