@@ -9,7 +9,7 @@ import numpy as np
 from numbers import Real
 
 from ._reinsch import reinsch_fit, reinsch_smoother, smoother_band
-from .splines import _as_real_columns, _scaled, check_knots, check_y
+from .splines import as_real_columns, scaled_knots, check_knots, check_y
 from .validation import ArrayLike, Interval, check_int, invalid, validate
 
 __all__ = ["gcv_grid", "gcv_lambda"]
@@ -109,10 +109,10 @@ def gcv_lambda(x, y, grid=None):
         if grid.size == 0 or (grid < 0).any():
             raise invalid("grid", owner, _GRID, grid, "it is empty" if grid.size == 0 else
                           f"grid[{int(np.flatnonzero(grid < 0)[0])}] is negative")
-    y2 = _as_real_columns(y_arr.reshape(n, -1))   # |r|^2 = re^2 + im^2: the parts as columns
+    y2 = as_real_columns(y_arr.reshape(n, -1))   # |r|^2 = re^2 + im^2: the parts as columns
     scores = np.empty(grid.shape[0])
     for j, lam in enumerate(grid):  # loop over candidate lams only, never over columns
-        xs, alpha = _scaled(x, float(lam))
+        xs, alpha = scaled_knots(x, float(lam))
         if n <= DENSE_MAX_POINTS:
             S = reinsch_smoother(xs, alpha, xs)
             resid, trace = y2 - S @ y2, np.trace(S)

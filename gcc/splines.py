@@ -119,12 +119,12 @@ def check_y(y, n, owner):
     return check_finite(arr, "y", owner)
 
 
-def _as_real_columns(y2):
+def as_real_columns(y2):
     """(n, m) data as (n, m) float64 or, complex, (n, 2m) float64 of interleaved parts (a view)."""
     return np.ascontiguousarray(y2).view(np.float64) if y2.dtype.kind == "c" else np.ascontiguousarray(y2)
 
 
-def _scaled(x, lam, *evals):
+def scaled_knots(x, lam, *evals):
     """Knots (and evaluation points) rescaled by the power of two of :func:`unit_scale`, and alpha."""
     e = unit_scale(x)
     alpha = green_silverman_alpha(x.shape[0], lam, e)
@@ -180,7 +180,7 @@ def smoother_matrix(x, lam, x_eval) -> np.ndarray:
     x = check_knots(x, "x", owner)
     lam = check_lam(lam, "lam", owner)
     xe = check_x_eval(x_eval, owner)
-    xs, alpha, es = _scaled(x, lam, xe.reshape(-1))
+    xs, alpha, es = scaled_knots(x, lam, xe.reshape(-1))
     return reinsch_smoother(xs, alpha, es)
 
 
@@ -235,8 +235,8 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
         from .gcv import gcv_lambda  # gcc.gcv builds on this module
 
         lam, _ = gcv_lambda(x, y_arr)
-    y2 = _as_real_columns(y_arr.reshape(n, -1))
-    xs, alpha, es = _scaled(x, lam, xe.reshape(-1))
+    y2 = as_real_columns(y_arr.reshape(n, -1))
+    xs, alpha, es = scaled_knots(x, lam, xe.reshape(-1))
     out = (np.repeat(y2[:1], es.shape[0], axis=0) if n == 1 else
            spline_eval(xs, *reinsch_fit(xs, y2, alpha), es))
     if y_arr.dtype.kind == "c":

@@ -262,8 +262,16 @@ def Frame(columns=(), description: str | None = None) -> Constraint:
     """A pandas DataFrame with the given columns (returned as it is)."""
     columns = tuple(columns)
     words = "a pandas.DataFrame" + (f" with columns {', '.join(columns)}" if columns else "")
-    return Satisfies(lambda v: isinstance(v, getattr(sys.modules.get("pandas"), "DataFrame", ()))
-                     and all(c in v.columns for c in columns), description or words)
+
+    def test(value):
+        if not isinstance(value, getattr(sys.modules.get("pandas"), "DataFrame", ())):
+            return False
+        missing = [c for c in columns if c not in value.columns]
+        if missing:
+            raise Rejected(f"it has no column {missing[0]!r}")
+        return True
+
+    return Satisfies(test, description or words)
 
 
 def make_constraint(constraint) -> Constraint:

@@ -1,7 +1,7 @@
 """Task assignments (codes) of coded partial gradient computation and of its baselines.
 
 A code says which combinations of the K blocks ``W_k theta`` each worker computes, when each is
-ready and how results form messages (Ozfatura et al., ICASSP 2019, Sec. 2). K counts workers here
+ready and how results form messages (Ozfatura et al., ICASSP 2019, Sec. 2). K is the number of workers here
 (inputs in the GCC chapters); :func:`make_code` is a registry apart from :func:`gcc.codes.make`:
 these codes assign exact gradient blocks, they do not encode and decode data points.
 """
