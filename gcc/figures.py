@@ -79,6 +79,7 @@ def use_book_style() -> None:
     [6.7, 3.0]
     """
     try:
+        import matplotlib.pyplot  # noqa: F401 - the inline backend sets its rc on import; ours comes after
         import matplotlib.style
     except ImportError:
         return
@@ -309,7 +310,7 @@ def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=No
     run : gcc.results.RunContext, optional
         ``{{ key }}`` (a value of the run) and ``{{ run.name }}`` (a parameter) in ``caption`` and
         ``alt`` become their texts (:func:`fill_values`); a value the notebook records only after
-        the figure is filled in by the page step from the run's ``run.json`` (``run_record``).
+        the figure is filled in by the page step (:func:`gcc.reproduce.pages.figure_cells`).
 
     Returns
     -------
@@ -322,8 +323,6 @@ def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=No
     caption, alt = (fill_values(text, values, "RunContext.save_figure", argument, parameters, strict=False)
                     for text, argument in ((caption, "caption"), (alt, "alt")))
     record = {"label": label, "caption": caption.strip(), "alt": alt.strip(), "metrics": figure_metrics(fig)}
-    if run is not None and pending_keys(caption + alt):
-        record["run_record"] = str(run.folder / "run.json")
     name = drawn_by_name(drawn_by) or getattr(fig, "gcc_drawn_by", None)
     if name:
         try:

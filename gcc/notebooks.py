@@ -1,10 +1,6 @@
-"""Source notebooks: MyST-markdown text (read by jupytext) or JSON, and their parameters cell.
-
-:func:`read_source` turns ``notebooks/<name>.md`` (or ``.ipynb``) into the ``nbformat`` notebook
-papermill executes; :func:`parameters` is papermill's own inspection of the cell tagged
-``parameters`` (names and default source text), after a syntax check that names the line. A
-notebook that cannot be read is the contract's ``ValueError`` naming the file and the line.
-jupytext, nbformat and papermill are imported inside the functions.
+"""Source notebooks: MyST-markdown text (read by jupytext) or JSON, and their parameters cell
+(read by papermill's inspection); a notebook that cannot be read is the contract's ``ValueError``
+naming the file and the line.
 """
 from __future__ import annotations
 
@@ -45,6 +41,7 @@ def shown_path(path: Path) -> str:
 
 
 def _read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``; the contract's error naming the byte that cannot be decoded."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
@@ -78,6 +75,7 @@ def find_source(name: str, folder: Path | None = None) -> Path | None:
 
 
 def _line(text: str, number: int) -> str:
+    """Line ``number`` (from 1) of ``text``; "" beyond its end."""
     lines = text.splitlines()
     return lines[number - 1] if 1 <= number <= len(lines) else ""
 
@@ -157,10 +155,8 @@ def parameters(path: Path, nb=None) -> dict[str, str]:
     Raises
     ------
     ValueError
-        For a syntax error in the cell, naming the file and the line (of the file for a text
-        notebook, of the cell for JSON), e.g. ``The 'line 47' parameter of notebook
-        notebooks/x.md must be valid Python in the cell tagged 'parameters' (invalid syntax, at
-        column 12). Got 'n_trials = = 5' instead.``
+        For a syntax error in the cell or a line papermill's inspection cannot read, naming the
+        file and the line (of the file for a text notebook, of the cell for JSON).
     """
     from papermill.translators import PythonTranslator
 

@@ -1,8 +1,5 @@
-"""Provenance: what produced a result (library, git revision, packages, machine, parameters).
-
-:func:`provenance` is the record every run writes once (``run.json``, through
-:class:`gcc.results.RunContext` and the runner); :func:`library_fingerprint` is part of the
-runner's cache key; :func:`repo_root` is the one definition of where the companion lives.
+"""Provenance: what produced a result (library, git revision, packages, machine, parameters),
+and :func:`repo_root`, the one definition of where the companion lives.
 """
 from __future__ import annotations
 
@@ -16,7 +13,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .machine import describe
-from .validation import invalid
 
 __all__ = ["repo_root", "library_fingerprint", "git_revision", "package_versions", "jsonable", "provenance"]
 
@@ -56,6 +52,7 @@ def library_fingerprint() -> str:
 def git_revision() -> str | None:
     """The git commit of the companion, with ``-dirty`` for changed tracked files; None outside git."""
     def git(*args):
+        """``git ARGS`` in the repository."""
         return subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
 
     try:
@@ -110,7 +107,7 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None, **extra: Any) -> dict:
+def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None) -> dict:
     """Everything needed to tell how a result was produced (JSON-safe).
 
     Returns
@@ -118,21 +115,18 @@ def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None,
     dict
         ``created_utc``, ``seed``, ``parameters``, ``gcc_version``, ``library_fingerprint``,
         ``git_revision``, ``packages``, ``machine`` (:func:`gcc.machine.describe`),
-        ``python_executable`` and the ``extra`` entries.
+        ``python_executable``.
 
     Examples
     --------
     >>> from gcc.provenance import provenance
-    >>> record = provenance({"n_workers": 40}, seed=0, note="demo")
-    >>> record["parameters"], record["seed"], record["note"], "cpu_count" in record["machine"]
-    ({'n_workers': 40}, 0, 'demo', True)
+    >>> record = provenance({"n_workers": 40}, seed=0)
+    >>> record["parameters"], record["seed"], "cpu_count" in record["machine"]
+    ({'n_workers': 40}, 0, True)
     """
     from gcc import __version__
 
-    if params is not None and not isinstance(params, Mapping):
-        raise invalid("params", "provenance", "a mapping of parameter names to values or None", params)
     return {"created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "seed": seed,
             "parameters": jsonable(dict(params or {})), "gcc_version": __version__,
             "library_fingerprint": library_fingerprint(), "git_revision": git_revision(),
-            "packages": package_versions(), "machine": describe(), "python_executable": sys.executable,
-            **jsonable(extra)}
+            "packages": package_versions(), "machine": describe(), "python_executable": sys.executable}

@@ -413,7 +413,7 @@ def test_pages_not_run_yet_say_so_and_give_their_command(tmp_path):
 # --------------------------------------------------------------------------- text notebooks
 def text_notebook(folder: Path, name: str = "texty", card: dict | None = None) -> Path:
     return write_text_notebook(folder, name, (
-        f"# {name}\n\nA text notebook.\n\n"
+        f"# {name}\n\nA text notebook.\n\nReproduce: `python -m gcc.reproduce --profile default --only {name}`\n\n"
         + code_cell("seed = 0\nn = 3\nlow = -1.0   # range\nhigh = 1.0", ["parameters"])
         + code_cell("from gcc.results import RunContext\n"
                     "run = RunContext()\n"
@@ -450,7 +450,10 @@ def test_executed_pages_hide_code_and_remove_the_injected_cell(tmp_path):
     assert tags[0] == ["parameters", "remove-cell"]
     shown = next(c for c in nb.cells if "run-parameters" in c.metadata.get("tags", []))
     assert "Parameters of this run (profile ci)" in shown.source
-    assert "python -m gcc.reproduce --profile ci --only texty" in shown.source
+    # One "Reproduce" line: the prose's, naming the run's profile (the parameters' dropdown repeats none).
+    assert "Reproduce" not in shown.source
+    prose = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert prose.count("Reproduce: `python -m gcc.reproduce --profile ci --only texty`") == 1
     assert "injected-parameters" in tags[1] and "remove-cell" in tags[1]
     assert tags[2] == ["hide-input"] and tags[3] == ["show-input"]
     assert nb.metadata.kernelspec.name == "gcc-companion"

@@ -1,16 +1,13 @@
-"""The book's run pages and the Jupyter Book build of the static site from the executed notebooks.
+"""The status and parameters pages, and the Jupyter Book build of the site from the executed notebooks.
 
-Notebooks are never executed by Jupyter Book. Every notebook that has not run yet gets a page
-saying so, with the command that runs it, so that a build after a partial run has no unknown
-document; executed notebooks missing from ``_toc.yml`` are added under "Other notebooks". The
-values the runs recorded become the MyST substitutions of the build (``{{ notebook.key }}``),
-through an effective copy of ``_config.yml``. A build from another folder of executed notebooks
-(the test suite's) stages the book in ``<output>/_site`` with ``book/generated`` pointing there.
+Jupyter Book never executes a notebook: one not run yet gets a page that says so and gives its
+command; the values the runs recorded become the build's MyST substitutions (``{{ notebook.key }}``).
 """
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -25,12 +22,16 @@ from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
 from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks, resolve_parameters
-from .pages import placeholder_includes, referenced_includes, referenced_values, substitutions
+from .pages import VALUES_DIR
 
-__all__ = ["format_params", "write_status", "write_parameters_page", "write_placeholders", "build_book"]
+__all__ = ["write_status", "write_parameters_page", "write_placeholders", "build_book"]
+
+# {{ notebook.key }} in a chapter, and ```{include} ../generated/values/<notebook>[.<table>].md
+_REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 
-def format_params(params: dict) -> str:
+def _params_text(params: dict) -> str:
     """``params`` as inline code for a table cell (long values shortened, bars escaped)."""
     texts = {k: json.dumps(v, default=str) for k, v in params.items()}
     parts = [f"`{k}={t if len(t) <= 40 else t[:37] + '...'}`" for k, t in texts.items()]
@@ -49,7 +50,7 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
         link = f"[{card.name}]({card.name}.ipynb)" if (Path(path).parent / f"{card.name}.ipynb").exists() else card.name
         rows.append(f"| {link}: {card.title.replace('|', '/')} | {record.get('status', '-')}, "
                     f"{record.get('profile', '-')} ({state}) | {record.get('seconds', '-')} "
-                    f"| {format_params(record.get('parameters') or {}) if record else '-'} |")
+                    f"| {_params_text(record.get('parameters') or {}) if record else '-'} |")
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     write_text(path, "\n".join([
         "# Run status", "",
@@ -72,7 +73,7 @@ def write_parameters_page(cards: dict[str, Card], path: Path) -> Path:
         deps = f" (after {', '.join(card.depends)})" if card.depends else ""
         changed = {k for p in card.profiles.values() for k in p}  # the cell's value of what a profile changes
         defaults = {k: v for k, v in resolve_parameters(card, "default")[0].items() if k in changed}
-        cells = [format_params(defaults if p == "default" else card.profiles.get(p, {})) for p in PROFILES]
+        cells = [_params_text(defaults if p == "default" else card.profiles.get(p, {})) for p in PROFILES]
         lines.append(f"| `{card.name}`{deps} | " + " | ".join(cells) + " |")
     lines += ["", "The `default` column is the notebook's parameters cell (its values of what the other profiles "
               "change; every other parameter keeps that cell's value in every profile). Reproduce one notebook in one profile: "
@@ -118,6 +119,25 @@ def _stage(root: Path, generated: Path, site: Path) -> Path:
     (site / "book" / "generated").symlink_to(generated.resolve(), target_is_directory=True)
     shutil.copy(root / "_toc.yml", site / "_toc.yml")
     return site
+
+
+def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
+    """The MyST substitutions ``{notebook: {key: text}}`` of the runs' values, and what the chapters
+    quote or include that no run has measured yet (shown as a placeholder that gives the command)."""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((root / "book").rglob("*.md"))
+                   if "generated" not in p.relative_to(root / "book").parts)
+    folder = generated / VALUES_DIR
+    subs = {p.stem: {str(k): str(v) for k, v in json.loads(p.read_text()).items()} for p in sorted(folder.glob("*.json"))}
+    missing = []
+    for notebook, key in sorted(set(_REFERENCE.findall(text))):
+        if key not in subs.get(notebook, {}):
+            subs.setdefault(notebook, {})[key] = f"[not measured yet: python -m gcc.reproduce --only {notebook}]"
+            missing.append(f"{notebook}.{key}")
+    for file in sorted(set(_INCLUDE.findall(text))):
+        if not (folder / file).exists():
+            write_text(folder / file, f"[not measured yet: python -m gcc.reproduce --only {file.split('.')[0]}]\n")
+            missing.append(file)
+    return subs, missing
 
 
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False, output: Path | None = None,
@@ -168,9 +188,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     write_text(toc_path, "# Written by gcc.reproduce from _toc.yml; do not edit.\n"
                + yaml.safe_dump(_toc(source), sort_keys=False))
     config = load_yaml(root / "_config.yml")
-    pages = [p for p in (root / "book").rglob("*.md") if "generated" not in p.relative_to(root / "book").parts]
-    subs, unmeasured = substitutions(generated, referenced_values(pages))
-    unmeasured += placeholder_includes(generated, referenced_includes(pages))
+    subs, unmeasured = _substitutions(root, generated)
     parse = config.setdefault("parse", {})
     parse["myst_substitutions"] = {**(parse.get("myst_substitutions") or {}), **subs}
     write_text(config_path, "# Written by gcc.reproduce from _config.yml and the runs' values; do not edit.\n"

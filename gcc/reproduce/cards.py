@@ -1,11 +1,6 @@
-"""Run cards: the notebooks of a batch, their order, and the parameters a profile gives them.
-
-Beside each source notebook ``notebooks/<name>.md`` lies its run card ``<name>.yaml``: ``title``,
-``order``, ``depends``, ``timeout`` and ``profiles``, which holds only the ``ci`` and ``paper``
-overrides. The notebook's ``parameters`` cell is the one source of defaults (the ``default``
-profile runs it as it is), read by papermill's inspection (:func:`gcc.notebooks.parameters`).
-Every problem is the contract's ``ValueError`` naming the card, the entry and the closest valid
-name; a value of another type than the cell's default is refused before anything runs.
+"""Run cards: ``notebooks/<name>.yaml`` beside each source notebook, with its ``title``, ``order``,
+``depends``, ``timeout`` and ``profiles`` (only the ``ci`` and ``paper`` overrides: the notebook's
+parameters cell, read by papermill's inspection, is the one source of defaults).
 """
 from __future__ import annotations
 
@@ -20,15 +15,15 @@ from typing import Any
 from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters, shown_path, yaml_error
 from gcc.validation import invalid
 
-__all__ = ["PROFILES", "OVERRIDES", "CARD_ENTRIES", "Card", "load_yaml", "load_card", "find_notebooks", "discover",
-           "order_notebooks", "resolve_parameters", "check_notebooks_dir", "check_output_dir"]
+__all__ = ["PROFILES", "OVERRIDES", "Card", "load_yaml", "load_card", "discover", "order_notebooks",
+           "resolve_parameters", "check_notebooks_dir", "check_output_dir"]
 
 #: The profiles of a batch: ``ci`` (minutes on two cores), ``default`` (a laptop: the book), ``paper``.
 PROFILES = ("ci", "default", "paper")
 #: The profiles a run card may override (``default`` is the parameters cell).
 OVERRIDES = ("ci", "paper")
-#: The entries a run card may have.
-CARD_ENTRIES = ("title", "order", "depends", "profiles", "timeout")
+# The entries a run card may have.
+_ENTRIES = ("title", "order", "depends", "profiles", "timeout")
 
 
 @dataclass(frozen=True)
@@ -51,6 +46,7 @@ class Card:
 
 
 def _closest(name, names) -> str:
+    """The hint "did you mean ...?" with the closest of ``names``, else the list of them."""
     close = difflib.get_close_matches(str(name), list(names), n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}?" if close else f"valid names: {', '.join(names) or 'there is none'}"
 
@@ -87,6 +83,7 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
 
 
 def _entry(data: dict, key: str, kinds, default, owner: str, what: str, check=lambda v: True):
+    """The card's entry ``key`` (``default`` when absent), checked to be of ``kinds`` (no bool) and pass ``check``."""
     value = data.get(key, default)
     if not isinstance(value, kinds) or isinstance(value, bool) or not check(value):
         raise invalid(key, owner, what, value)
@@ -103,8 +100,8 @@ def load_card(notebook: Path) -> Card:
     card = Card(notebook.stem, notebook, card_path=card_path if card_path.exists() else None)
     data = load_yaml(card_path, card.owner) if card.card_path else {}
     for key in data:
-        if key not in CARD_ENTRIES:
-            raise invalid("entries", card.owner, f"among {', '.join(CARD_ENTRIES)}", key, _closest(key, CARD_ENTRIES))
+        if key not in _ENTRIES:
+            raise invalid("entries", card.owner, f"among {', '.join(_ENTRIES)}", key, _closest(key, _ENTRIES))
     profiles = _entry(data, "profiles", dict, {}, card.owner, "a mapping of profiles to parameter mappings")
     for profile, params in profiles.items():
         if profile not in OVERRIDES:
@@ -130,9 +127,8 @@ def load_card(notebook: Path) -> Card:
                 card_path=card.card_path)
 
 
-def find_notebooks(folder: Path) -> dict[str, Path]:
-    """The source notebooks of ``folder`` by name: text notebooks (``.md`` with a jupytext front
-    matter) win over ``.ipynb``; hidden ones (``.x``, ``_x``) and checkpoints are left out."""
+def _find_notebooks(folder: Path) -> dict[str, Path]:
+    """The source notebooks of ``folder`` by name (a text notebook wins over ``.ipynb``; hidden ones left out)."""
     found: dict[str, Path] = {}
     for suffix in reversed(SOURCE_SUFFIXES):
         for path in sorted(Path(folder).glob(f"*{suffix}")):
@@ -148,7 +144,7 @@ def check_notebooks_dir(path, name: str, owner: str) -> Path:
     if not folder.is_dir():
         raise invalid(name, owner, "an existing folder of source notebooks", str(path),
                       "it is a file" if folder.exists() else "it does not exist")
-    if not find_notebooks(folder):
+    if not _find_notebooks(folder):
         raise invalid(name, owner, "a folder holding at least one source notebook (<name>.md or <name>.ipynb)",
                       str(path), "it holds none")
     return folder
@@ -170,7 +166,7 @@ def check_output_dir(path, name: str, owner: str) -> Path:
 
 def discover(folder: Path) -> dict[str, Card]:
     """Every source notebook of ``folder`` with its run card, by name."""
-    return {name: load_card(path) for name, path in find_notebooks(folder).items()}
+    return {name: load_card(path) for name, path in _find_notebooks(folder).items()}
 
 
 def order_notebooks(cards: dict[str, Card], only: list[str] | None = None) -> list[Card]:
@@ -206,7 +202,7 @@ def order_notebooks(cards: dict[str, Card], only: list[str] | None = None) -> li
     return done
 
 
-#: a default of this type -> (the types a value may have, how the message names them)
+# a default of this type -> (the types a value may have, how the message names them)
 _KINDS = ((bool, (bool,), "a bool"), (int, (int,), "an int"), (float, (int, float), "a number"),
           (str, (str,), "a str"), ((list, tuple), (list, tuple), "a list"), (dict, (dict,), "a mapping"))
 
@@ -233,17 +229,15 @@ def resolve_parameters(card: Card, profile: str, overrides: dict | None = None) 
     Returns
     -------
     parameters : dict
-        The cell's defaults with the card's profile and ``overrides`` over them (``profile``
-        included when the cell declares it): what ``run.json`` records.
+        The cell's defaults with the card's profile and ``overrides`` over them: what ``run.json`` records.
     injected : dict
-        What papermill injects (the card's, the command line's and ``profile``).
+        What papermill injects (the card's, the command line's and ``profile`` when the cell declares it).
 
     Raises
     ------
     ValueError
-        If the cell has a syntax error or a default that is not a literal, or a profile of the
-        card (any of them) or the command line sets a parameter the cell does not declare or a
-        value of another type than its default.
+        If a default is not a literal, or a profile of the card (any of them) or the command line
+        sets a parameter the cell does not declare or a value of another type than its default.
     """
     declared = parameters(card.path)
     owner = f"notebook {shown_path(card.path)}"
