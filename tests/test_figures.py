@@ -184,9 +184,10 @@ def test_drawn_figures_read_at_page_width_in_the_registry_colours():
     plt.close("all")
 
 
-def test_a_caption_with_a_hole_is_an_error_that_names_the_key():
-    with pytest.raises(ValueError, match=r"'caption' parameter of RunContext.save_figure .*Got 'gcc_slope'"):
-        figures.fill_values("slope {{ gcc_slope }}", {}, "RunContext.save_figure")
+def test_a_value_not_recorded_yet_stays_a_hole_and_an_unknown_parameter_is_an_error():
+    assert figures.fill_values("slope {{ gcc_slope }}", {}, "RunContext.save_figure") == "slope {{ gcc_slope }}"
+    with pytest.raises(ValueError, match=r"'caption' parameter of RunContext.save_figure .*Got 'run.S'"):
+        figures.fill_values("S = {{ run.S }}", {}, "RunContext.save_figure", parameters={"N": 2})
 
 
 def test_save_figure_records_caption_alt_and_source_and_the_page_gets_one_cell_per_figure(tmp_path):

@@ -108,29 +108,15 @@ def _show_run_parameters(cells: list, profile: str, parameters: dict) -> None:
 
 def finish_page(output: Path, kernel: str, profile: str | None = None, parameters: dict | None = None,
                 values: dict | None = None) -> None:
-    """Prepare the executed notebook ``output`` for its book page (in place).
+    """Prepare the executed notebook ``output`` (if readable) for its book page, in place.
 
-    Parameters
-    ----------
-    output : path
-        The executed notebook (nothing happens when it is missing or unreadable).
-    kernel : str
-        The kernelspec's name when the notebook has none (myst-nb picks the code lexer from it).
-    profile : str, optional
-        With it the page shows the run's ``parameters`` (every parameter of the run): the
-        parameters cell leaves the page for a collapsed table, ``{{ run.<name> }}`` in the prose
-        becomes the value (``{{ run.profile }}``, ``{{ run.machine }}`` too) and every
-        ``python -m gcc.reproduce ... --profile X`` names ``profile``.
-    values : dict, optional
-        ``run.json``'s ``values``: ``{{ value.<key> }}`` in the prose and ``{{ key }}`` left in a
-        figure's caption become their text (an unknown key stays a visible hole).
-
-    Notes
-    -----
     Code cells get ``hide-input`` unless they chose their visibility, papermill's injected cell
-    ``remove-cell``; stderr outputs leave the page (kept in the cell's ``gcc_stderr`` metadata);
-    the headline figure follows the result box (:func:`headline_first`) and each figure gets a
-    cell with its caption (:func:`figure_cells`).
+    ``remove-cell``; stderr leaves the page (kept in the cell's ``gcc_stderr`` metadata); the
+    headline figure follows the result box (:func:`headline_first`), each figure gets a cell with
+    its caption (:func:`figure_cells`); ``kernel`` names a kernelspec the notebook lacks. With
+    ``profile``, the run's ``parameters`` replace the parameters cell in a collapsed table and
+    fill ``{{ run.<name> }}`` (``run.profile``, ``run.machine`` too); ``values`` (``run.json``'s)
+    fill ``{{ value.<key> }}``. An unknown name or key stays a visible hole.
     """
     try:
         nb = json.loads(Path(output).read_text())
@@ -170,18 +156,8 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
 
 
 def headline_first(cells: list) -> bool:
-    """Move the page's first figure to a cell of its own right after its result box.
-
-    Parameters
-    ----------
-    cells : list of dict
-        The notebook's cells (changed in place). The result box is the first markdown cell with
-        an admonition of class :data:`RESULT_CLASS`; the figure is the first PNG output after it.
-
-    Returns
-    -------
-    bool
-        Whether a figure was moved (not on a page without box or figure, or finished already).
+    """Move the first figure after the result box (the first admonition of class :data:`RESULT_CLASS`)
+    to a cell of its own right after the box; whether one moved (the ``cells`` change in place).
 
     Examples
     --------
@@ -238,21 +214,12 @@ def _output_cell(outputs: list, tags: list, **metadata) -> dict:
 
 
 def figure_cells(cells: list, values: dict | None = None) -> list:
-    """The cells of a page, each figure output of ``save_figure`` in a cell of its own with its caption.
+    """The ``cells`` of a page (nbformat 4 JSON), each figure of ``save_figure`` in a cell of its own.
 
-    Parameters
-    ----------
-    cells : list of dict
-        The notebook's cells (nbformat 4 JSON).
-    values : dict, optional
-        ``run.json``'s ``values``: a ``{{ key }}`` the notebook recorded after the figure.
-
-    Returns
-    -------
-    list of dict
-        The same cells; a code cell with figure outputs keeps its source and the outputs before
-        the first figure, then one cell per figure (``remove-input``; ``mystnb`` metadata with the
-        caption, the label and the alt text that myst-nb reads), then the outputs that followed.
+    A code cell with figure outputs keeps its source and the outputs before the first figure;
+    then come one cell per figure (``remove-input``, with the ``mystnb`` metadata myst-nb reads:
+    caption, label, alt text; a ``{{ key }}`` recorded after the figure filled from ``values``)
+    and cells with the outputs that followed.
     """
     result = []
     for cell in cells:
@@ -273,7 +240,7 @@ def figure_cells(cells: list, values: dict | None = None) -> list:
             pending = []
             record = {k: v for k, v in record.items() if k != "run_record"}
             for field in ("caption", "alt"):
-                record[field] = fill_values(record.get(field, ""), values or {}, strict=False)
+                record[field] = fill_values(record.get(field, ""), values or {})
             output = dict(output, metadata={k: v for k, v in output["metadata"].items() if k != "gcc_figure"})
             alt = record.get("alt") or record.get("caption") or record.get("label", "figure")
             headline = "headline-figure" in cell.get("metadata", {}).get("tags", []) and not any(
@@ -315,18 +282,10 @@ def collapse_large_table(text: str) -> str:
     return f":::{{dropdown}} The table ({size}): expand\n{text}\n:::"
 
 
-def _value_files(name: str, record: dict) -> list[str]:
-    """The value files a run ``record`` implies: its includes' tables, and the values' JSON and table."""
-    files = [f"{name}.{table}.md" for table in record.get("includes") or {}]
-    return files + ([f"{name}.json", f"{name}.md"] if record.get("values") else [])
-
-
 def write_values(name: str, record: dict, generated_dir: Path) -> None:
-    """Write the value files of the run ``record`` (a ``run.json``) into ``<generated_dir>/values``.
-
-    ``values/<name>.json`` (``{key: text}``: the book's substitutions), the include
-    ``values/<name>.md`` (quantity, value, substitution) and one ``values/<name>.<table>.md`` per
-    include; the notebook's old value files are removed first.
+    """Write the value files of the run ``record`` (a ``run.json``) into ``<generated_dir>/values``,
+    after removing the old ones: ``<name>.json`` (``{key: text}``, the book's substitutions), the
+    include ``<name>.md`` and one ``<name>.<table>.md`` per table of ``record["includes"]``.
     """
     folder = Path(generated_dir) / VALUES_DIR
     for old in [*folder.glob(f"{name}.json"), *folder.glob(f"{name}.md"), *folder.glob(f"{name}.*.md")]:
@@ -348,4 +307,6 @@ def write_values(name: str, record: dict, generated_dir: Path) -> None:
 
 def values_written(name: str, record: dict, generated_dir: Path) -> bool:
     """Whether every value file that the run ``record`` implies exists in ``generated_dir``."""
-    return all((Path(generated_dir) / VALUES_DIR / f).is_file() for f in _value_files(name, record))
+    files = [f"{name}.{table}.md" for table in record.get("includes") or {}]
+    files += [f"{name}.json", f"{name}.md"] if record.get("values") else []
+    return all((Path(generated_dir) / VALUES_DIR / f).is_file() for f in files)
