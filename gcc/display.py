@@ -43,23 +43,22 @@ def _float_text(v, digits: int) -> str:
 
 @validate_params({"number": NUMBER, "unit": TEXT, "digits": DIGITS, "fmt": NoneOr(TEXT)})
 def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None) -> str:
-    """The text a page shows for a measured number: ``digits`` significant digits, then the unit.
+    """The text a page shows for a measured ``number`` (finite, or a text shown as it is).
 
     Parameters
     ----------
     number : int, float or str
-        Finite (a text is shown as it is).
     unit : str
-        Appended after a space (``"ms"``, ``"s"``); ``"%"`` is appended without one.
+        Appended after a space (``"ms"``); ``"%"`` without one.
     digits : int in [1, 17]
-        Significant digits of a float (an integer is shown whole).
+        Significant digits of a float (an integer is shown whole, a float of ``digits`` or more integer digits too).
     fmt : str, optional
-        A format specification that replaces ``digits`` (e.g. ``".1f"``, ``".0%"``).
+        A format specification that replaces ``digits`` (``".1f"``, ``".0%"``).
 
     Returns
     -------
     str
-        A minus sign is the typographic one (U+2212), as in the book's formulas.
+        With the typographic minus sign (U+2212), as in the book's formulas.
 
     Examples
     --------
@@ -92,9 +91,8 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     return text + unit if unit == "%" else f"{text} {unit}"
 
 
-#: rows a page shows outright; a longer table shows its first rows and the rest behind a dropdown
+#: rows and columns a page shows outright (a larger table shows its first ones, the whole collapsed)
 MAX_ROWS = 25
-#: columns a page shows outright; a wider table shows its first columns and the rest behind a dropdown
 MAX_COLUMNS = 8
 #: rows shown above the dropdown of a long table
 HEAD_ROWS = 10
@@ -147,33 +145,24 @@ def _page_table(shown, full, digits: int, name: str, headers: dict):
 
 @validate_params({"digits": DIGITS, "name": TEXT, "headers": NoneOr(InstanceOf(dict, "a dict {column: header text}"))})
 def display_table(frame, digits: int = 3, columns=None, name: str = "table", headers=None):
-    """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
-
-    Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
-    floats) become integer columns; missing values are shown as a dash. A table of more than
-    :data:`MAX_ROWS` rows shows its first rows, and one of more than :data:`MAX_COLUMNS` columns its
-    first columns, with the whole table behind a collapsed dropdown and a CSV download link; a table
-    reduced to ``columns`` links the CSV of every column.
+    """A result table as a page shows it: no index, whole floats as integers, floats to ``digits`` digits,
+    missing values as a dash; over :data:`MAX_ROWS` rows or :data:`MAX_COLUMNS` columns, or reduced to
+    ``columns``, its first rows and columns with the whole table collapsed and a CSV download.
 
     Parameters
     ----------
     frame : pandas.DataFrame
     digits : int
-        Significant digits of the remaining float columns.
     columns : list of str, optional
-        The columns a reader needs (after a non-trivial index became columns); the others are
-        in the CSV only.
+        The columns a reader needs (the others are in the CSV only).
     name : str
         File name (without ``.csv``) of the download.
     headers : dict, optional
-        Header text of shown columns (``{"improvement_pct": "GCC vs BACC (%)"}``); the CSV keeps
-        the column keys.
+        Header text of shown columns (``{"improvement_pct": "GCC vs BACC (%)"}``; the CSV keeps the keys).
 
     Returns
     -------
     pandas.io.formats.style.Styler or IPython.display.HTML
-        Renders as an HTML table in a notebook and on the book's page (HTML when the table is
-        long, wide or reduced).
 
     Examples
     --------
@@ -210,19 +199,8 @@ def display_table(frame, digits: int = 3, columns=None, name: str = "table", hea
 
 @validate_params({"digits": DIGITS})
 def markdown_table(frame, digits: int = 4) -> str:
-    """A result table as a MyST (GitHub-style) markdown table, formatted as :func:`display_table`.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        A non-trivial index (a pivot's) becomes the first columns.
-    digits : int
-        Significant digits of the float columns.
-
-    Returns
-    -------
-    str
-        Header, rule and one line per row; a missing value is a dash.
+    """A result table as MyST markdown, formatted as :func:`display_table` (``digits`` significant
+    digits, a non-trivial index as the first columns, a missing value as a dash).
 
     Examples
     --------

@@ -12,8 +12,8 @@ from pathlib import Path
 from .provenance import repo_root
 from .validation import invalid
 
-__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "find_source", "read_source",
-           "yaml_error", "parameters_cell", "parameters", "assigned_names"]
+__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "read_source", "yaml_error",
+           "parameters_cell", "parameters", "assigned_names"]
 
 #: Suffixes of source notebooks, preferred first: a text notebook wins over a JSON one of the same name.
 SOURCE_SUFFIXES = (".md", ".ipynb")
@@ -59,44 +59,25 @@ def is_text_notebook(path: Path) -> bool:
     return head.startswith("---") and end > 0 and ("jupytext:" in head[:end] or "kernelspec:" in head[:end])
 
 
-def find_source(name: str, folder: Path | None = None) -> Path | None:
-    """``<folder>/<name>.md`` (a text notebook) or ``<name>.ipynb``; None if neither exists.
-
-    Examples
-    --------
-    >>> from gcc.notebooks import find_source
-    >>> find_source("quickstart").suffix, find_source("no_such_notebook")
-    ('.md', None)
-    """
-    folder = Path(folder) if folder else notebooks_dir()
-    if is_text_notebook(folder / f"{name}.md"):
-        return folder / f"{name}.md"
-    return folder / f"{name}.ipynb" if (folder / f"{name}.ipynb").is_file() else None
-
-
 def _line(text: str, number: int) -> str:
     """Line ``number`` (from 1) of ``text``; "" beyond its end."""
     lines = text.splitlines()
     return lines[number - 1] if 1 <= number <= len(lines) else ""
 
 
-def yaml_error(err, text: str, owner: str, first_line: int = 1, what: str = "valid YAML") -> ValueError:
-    """The contract's ValueError for the YAML error ``err`` in ``text`` (starting at ``first_line``), naming the line."""
+def yaml_error(err, text: str, owner: str, what: str = "valid YAML") -> ValueError:
+    """The contract's ValueError for the YAML error ``err`` in ``text``, naming the line."""
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     if mark is None:
         return invalid("text", owner, what, text[:200], str(err))
     problem = "; ".join(p for p in (getattr(err, "context", None), getattr(err, "problem", None)) if p)
-    return invalid(f"line {mark.line + first_line}", owner, what, _line(text, mark.line + 1),
+    return invalid(f"line {mark.line + 1}", owner, what, _line(text, mark.line + 1),
                    f"{problem or err}, at column {mark.column + 1}")
 
 
 def read_source(path: Path):
-    """The notebook at ``path`` (``.md`` via jupytext, ``.ipynb`` via nbformat), every cell with a tags list.
-
-    Raises
-    ------
-    ValueError
-        Naming the file and the line of a JSON or YAML error, or the nbformat schema's complaint.
+    """The notebook at ``path`` (``.md`` via jupytext, ``.ipynb`` via nbformat), every cell with a tags list;
+    a ``ValueError`` naming the file and the line of a JSON or YAML error, or the nbformat schema's complaint.
 
     Examples
     --------
@@ -149,7 +130,7 @@ def parameters_cell(nb):
     return next((c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])), None)
 
 
-def parameters(path: Path, nb=None) -> dict[str, str]:
+def parameters(path: Path) -> dict[str, str]:
     """Papermill's inspection of the ``parameters`` cell: ``{name: default source text}`` ({} without one).
 
     Raises
@@ -161,7 +142,7 @@ def parameters(path: Path, nb=None) -> dict[str, str]:
     from papermill.translators import PythonTranslator
 
     path = Path(path)
-    cell = parameters_cell(read_source(path) if nb is None else nb)
+    cell = parameters_cell(read_source(path))
     if cell is None:
         return {}
     try:

@@ -21,7 +21,7 @@ _TRACKED_PACKAGES = ("numpy", "scipy", "pandas", "matplotlib", "torch", "torchvi
 
 
 def repo_root() -> Path:
-    """The companion's root folder: the parent of the ``gcc`` package (``notebooks/``, ``book/``).
+    """The companion's root folder: the parent of the ``gcc`` package.
 
     Examples
     --------
@@ -33,7 +33,7 @@ def repo_root() -> Path:
 
 
 def library_fingerprint() -> str:
-    """SHA-256 over the path and source of every ``gcc/**/*.py``: a changed library reruns notebooks.
+    """SHA-256 over the path and source of every ``gcc/**/*.py`` (a changed library reruns notebooks).
 
     Examples
     --------
@@ -66,7 +66,7 @@ def git_revision() -> str | None:
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of Python and of the installed packages that can change a result (absent ones left out).
+    """Versions of Python and of the installed packages that can change a result.
 
     Examples
     --------
@@ -84,7 +84,7 @@ def package_versions() -> dict[str, str]:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as what :func:`json.dumps` accepts: numpy values as numbers and lists, paths as text.
+    """``value`` as :func:`json.dumps` takes it: numpy values as numbers and lists, paths as text.
 
     Examples
     --------
@@ -108,14 +108,9 @@ def jsonable(value: Any) -> Any:
 
 
 def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None) -> dict:
-    """Everything needed to tell how a result was produced (JSON-safe).
-
-    Returns
-    -------
-    dict
-        ``created_utc``, ``seed``, ``parameters``, ``gcc_version``, ``library_fingerprint``,
-        ``git_revision``, ``packages``, ``machine`` (:func:`gcc.machine.describe`),
-        ``python_executable``.
+    """How a result was produced (JSON-safe): ``created_utc``, ``seed``, ``parameters``,
+    ``gcc_version``, ``library_fingerprint``, ``git_revision``, ``packages``, ``machine``
+    (:func:`gcc.machine.describe`) and ``python_executable``.
 
     Examples
     --------

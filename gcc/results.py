@@ -97,10 +97,11 @@ def _by_hand() -> tuple[str, dict]:
     """Name and parameters of a notebook run by hand in JupyterLab (its session's path, its parameters cell)."""
     import ast
 
-    from .notebooks import find_source, parameters
+    from .notebooks import SOURCE_SUFFIXES, notebooks_dir, parameters
 
     session = Path(os.environ.get("JPY_SESSION_NAME") or _SCRATCH)   # JupyterLab's path of the notebook
-    source = session if session.suffix in (".md", ".ipynb") and session.is_file() else find_source(session.stem)
+    found = [session] + [notebooks_dir() / f"{session.stem}{suffix}" for suffix in SOURCE_SUFFIXES]
+    source = next((p for p in found if p.suffix in SOURCE_SUFFIXES and p.is_file()), None)
     if source is None:
         return _SCRATCH, {}
     try:
@@ -112,17 +113,15 @@ def _by_hand() -> tuple[str, dict]:
 
 
 class RunContext:
-    """One run of one notebook: its parameters, its results folder and its provenance record.
+    """One run of one notebook: its parameters, its results folder and its provenance record ``run.json``.
 
     Parameters
     ----------
     notebook : str, optional
-        The notebook's name (its results folder). Default: the notebook the runner executes
-        (``$GCC_RUN``), else the one JupyterLab runs (``$JPY_SESSION_NAME``), else ``"scratch"``.
+        Its name (its results folder). Default: the notebook the runner executes (``$GCC_RUN``), else
+        the one JupyterLab runs (``$JPY_SESSION_NAME``), else ``"scratch"``.
     parameters : mapping, optional
-        The run's parameters, recorded once in ``run.json``. Default: the runner's (the notebook's
-        parameters cell with the profile's and the command line's overrides), else, by hand, the
-        values of the names that the notebook's parameters cell assigns.
+        Default: the runner's, else, by hand, the values of the names the parameters cell assigns.
     root : path, optional
         Results root (default: :func:`results_root`).
 
@@ -220,6 +219,7 @@ class RunContext:
                              for k, v in self.record["values"].items()], columns=["key", "text", "note"])
 
     def _write(self) -> None:
+        """Write ``run.json`` (atomically)."""
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
 
 
@@ -245,12 +245,8 @@ def _save_figure(fig, png: Path, dpi, owner: str) -> None:
 
 
 def load_table(notebook: str, name: str = "results", root: Path | None = None):
-    """Read ``<results root>/<notebook>/<name>.csv`` as a pandas DataFrame.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the notebook has not saved that table yet; the message says how to run it.
+    """Read ``<results root>/<notebook>/<name>.csv`` as a DataFrame; a ``FileNotFoundError`` that says how
+    to run the notebook if it has not saved that table yet.
 
     Examples
     --------

@@ -142,20 +142,12 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
 
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False, output: Path | None = None,
                stream=None, generated_dir: Path | None = None, results_root: Path | None = None) -> int:
-    """Build the static site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); its exit status.
+    """Build the site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``; ``--all`` with
+    ``all_pages``); its exit status.
 
-    Parameters
-    ----------
-    root : path, optional
-        The book's root (default: the repository).
-    strict, all_pages : bool
-        Warnings are errors; rebuild every page (an incremental build repeats no old warning).
-    output : path, optional
-        Folder that receives ``_build/html`` (default: the root); needed with ``generated_dir``.
-    stream : file, optional
-        Where the notes go (default: stdout).
-    generated_dir, results_root : path, optional
-        The executed notebooks (default ``<root>/book/generated``) and the runs' records.
+    ``root`` is the book (default: the repository), ``generated_dir`` its executed notebooks (default
+    ``<root>/book/generated``; another one needs an ``output`` folder that receives ``_build/html``),
+    ``results_root`` the runs' records; notes go to ``stream`` (default stdout).
     """
     import yaml
 

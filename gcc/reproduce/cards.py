@@ -170,13 +170,8 @@ def discover(folder: Path) -> dict[str, Card]:
 
 
 def order_notebooks(cards: dict[str, Card], only: list[str] | None = None) -> list[Card]:
-    """Dependencies first, then (``order``, name); ``only`` adds what its notebooks depend on.
-
-    Raises
-    ------
-    ValueError
-        If ``only`` or a ``depends`` entry names no notebook, or the ``depends`` form a cycle.
-    """
+    """Dependencies first, then (``order``, name); ``only`` adds what its notebooks depend on; a
+    ``ValueError`` for an unknown name in ``only`` or ``depends``, or a cycle."""
     only = [only] if isinstance(only, str) else only
     missing = [n for n in only or [] if n not in cards]
     if missing:
@@ -217,21 +212,14 @@ def _check(name: str, value, default, text: str, owner: str, where: str) -> None
 
 
 def resolve_parameters(card: Card, profile: str, overrides: dict | None = None) -> tuple[dict, dict]:
-    """Every parameter of the run and the ones papermill injects.
-
-    Parameters
-    ----------
-    card : Card
-    profile : {"ci", "default", "paper"}
-    overrides : dict, optional
-        From the command line (``-p NAME VALUE``), over the card's.
+    """The parameters of ``card``'s run in ``profile``, with ``overrides`` (``-p NAME VALUE``) over the card's.
 
     Returns
     -------
     parameters : dict
-        The cell's defaults with the card's profile and ``overrides`` over them: what ``run.json`` records.
+        The parameters cell's defaults with the overrides over them: what ``run.json`` records.
     injected : dict
-        What papermill injects (the card's, the command line's and ``profile`` when the cell declares it).
+        What papermill injects (the overrides, and ``profile`` when the cell declares it).
 
     Raises
     ------

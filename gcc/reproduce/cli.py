@@ -1,10 +1,7 @@
-"""The batch: each notebook run with papermill (or kept, when its content hash is unchanged), and
-the command line ``python -m gcc.reproduce``.
-
-Everything that can be checked is checked before the first notebook runs (exit status 2 with a
-message naming the option, the file and the entry). A run is committed in one order, so that a
-killed batch is redone where it stopped: the page (papermill writes a hidden temporary notebook,
-:mod:`gcc.atomic`), then the value files, then ``run.json`` saying ``ok``.
+"""The batch and the command line ``python -m gcc.reproduce``: every notebook run with papermill,
+or kept when its content hash is unchanged; all input checked before the first run (exit status 2).
+A run is committed in one order, so a killed batch is redone where it stopped: the page (from a
+hidden temporary notebook), the value files, then ``run.json`` saying ``ok``.
 """
 from __future__ import annotations
 
@@ -125,10 +122,9 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
             command_line: dict | None = None, progress: bool = False) -> Outcome:
     """Run (or keep, when ``key`` is unchanged and its files exist) one notebook; write its ``run.json``.
 
-    ``params`` are all the run's parameters, ``injected`` those papermill injects
-    (:func:`gcc.reproduce.resolve_parameters`), ``command_line`` those of ``-p``; ``progress``
-    shows papermill's cell progress bar. The kernel learns its notebook and parameters from
-    ``$GCC_RUN`` (:class:`gcc.results.RunContext`).
+    ``params`` are all the run's parameters, ``injected`` those papermill injects, ``command_line``
+    those of ``-p``; ``progress`` shows papermill's cell progress bar. The kernel learns its notebook
+    and parameters from ``$GCC_RUN`` (:class:`gcc.results.RunContext`).
     """
     import papermill
 
@@ -207,14 +203,13 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
               output_dir: Path | None = None, results_root: Path | None = None, kernel: str | None = None,
               timeout: float | None = None, stream=None) -> list[Outcome]:
-    """Run the selected notebooks (``only`` and what they depend on; default all) in ``profile``.
+    """Run the notebooks ``only`` names (and what they depend on; default all) in ``profile``.
 
-    ``overrides`` (``-p``) apply to the notebooks ``only`` names (default: all), each of which must
-    declare them. Folders default to ``$GCC_NOTEBOOKS_DIR``, ``$GCC_GENERATED_DIR`` and
-    ``$GCC_RESULTS_ROOT`` (else ``notebooks/``, ``book/generated/``, ``_build/results/``); the kernel
-    to :data:`KERNEL_NAME`, installed if missing; ``timeout`` (seconds per cell) to each card's.
-    Returns the outcomes in run order; every argument, folder, card and parameter is checked
-    before the first notebook runs (the ``ValueError`` names it).
+    ``overrides`` (``-p``) apply to the notebooks ``only`` names (default: all). Folders default to
+    ``$GCC_NOTEBOOKS_DIR``, ``$GCC_GENERATED_DIR``, ``$GCC_RESULTS_ROOT`` (else ``notebooks/``,
+    ``book/generated/``, ``_build/results/``), the kernel to :data:`KERNEL_NAME`, ``timeout`` (per
+    cell) to each card's. Every argument, card and parameter is checked before the first notebook
+    runs. Returns the outcomes in run order.
     """
     stream = stream or sys.stdout
     if profile not in PROFILES:
