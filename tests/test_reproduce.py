@@ -346,6 +346,11 @@ def test_repository_run_cards_are_valid():
             f"{card.path.name} must be stored without outputs"
 
 
+def test_every_notebook_is_listed_in_the_toc():
+    listed = yaml.safe_load((REPO / "_toc.yml").read_text())
+    assert not [n for n in reproduce.discover(REPO / "notebooks") if f"'book/generated/{n}'" not in str(listed)]
+
+
 def test_parameters_page_lists_every_profile_and_command(tmp_path):
     tiny(tmp_path / "nb", "alpha", {"order": 2, "profiles": {"ci": {"n": 2}, "paper": {"n": 9}}})
     page = reproduce.write_parameters_page(reproduce.discover(tmp_path / "nb"), tmp_path / "parameters.md")

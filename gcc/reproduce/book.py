@@ -98,17 +98,6 @@ def write_placeholders(cards: dict[str, Card], generated: Path) -> list[str]:
     return missing
 
 
-def _toc(source: Path) -> dict:
-    """``_toc.yml`` plus an "Other notebooks" part for executed notebooks it does not list."""
-    toc = load_yaml(source / "_toc.yml")
-    listed = json.dumps(toc)
-    added = [f"book/generated/{nb.stem}" for nb in sorted((source / "book" / "generated").glob("*.ipynb"))
-             if not nb.name.startswith(".") and f'"book/generated/{nb.stem}"' not in listed]
-    if added:
-        toc.setdefault("parts", []).append({"caption": "Other notebooks", "chapters": [{"file": e} for e in added]})
-    return toc
-
-
 def _stage(root: Path, generated: Path, site: Path) -> Path:
     """A book tree at ``site`` whose pages link to ``root``'s and whose ``book/generated`` is ``generated``."""
     shutil.rmtree(site, ignore_errors=True)
@@ -176,9 +165,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
         print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}",
               file=stream, flush=True)
     source = _stage(root, generated, build / "_site") if generated != own.resolve() else root
-    toc_path, config_path = build / "_toc.effective.yml", build / "_config.effective.yml"
-    write_text(toc_path, "# Written by gcc.reproduce from _toc.yml; do not edit.\n"
-               + yaml.safe_dump(_toc(source), sort_keys=False))
+    config_path = build / "_config.effective.yml"
     config = load_yaml(root / "_config.yml")
     subs, unmeasured = _substitutions(root, generated)
     parse = config.setdefault("parse", {})
@@ -192,7 +179,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(source.resolve()),
            *(["-W", "-n", "--keep-going"] if strict else []), *(["--all"] if all_pages else []),
            *(["--path-output", str(Path(output).resolve())] if output is not None else []),
-           "--toc", str(toc_path), "--config", str(config_path)]
+           "--config", str(config_path)]
     print("$ " + " ".join(cmd), file=stream, flush=True)
     t0 = time.perf_counter()
     rc = subprocess.call(cmd, cwd=root)
