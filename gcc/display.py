@@ -143,7 +143,8 @@ def _page_table(shown, full, digits: int, name: str, headers: dict):
     return HTML("\n".join(parts))
 
 
-@validate_params({"digits": DIGITS, "name": TEXT, "headers": NoneOr(InstanceOf(dict, "a dict {column: header text}"))})
+@validate_params({"digits": DIGITS, "name": TEXT,
+                  "headers": NoneOr(InstanceOf(dict, "a dict {column: header text}"))})
 def display_table(frame, digits: int = 3, columns=None, name: str = "table", headers=None):
     """A result table as a page shows it: no index, whole floats as integers, floats to ``digits`` digits,
     missing values as a dash; over :data:`MAX_ROWS` rows or :data:`MAX_COLUMNS` columns, or reduced to

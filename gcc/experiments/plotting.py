@@ -77,7 +77,7 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
 
 
 def scheme_color(name):
-    """The colour of a scheme (a key or alias of :func:`gcc.figures.scheme_style`) in every figure; None for no scheme.
+    """The colour of a scheme (a key or alias of :func:`gcc.figures.scheme_style`) in every figure (None: no scheme).
 
     Examples
     --------

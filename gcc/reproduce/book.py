@@ -116,7 +116,8 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
     text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((root / "book").rglob("*.md"))
                    if "generated" not in p.relative_to(root / "book").parts)
     folder = generated / VALUES_DIR
-    subs = {p.stem: {str(k): str(v) for k, v in json.loads(p.read_text()).items()} for p in sorted(folder.glob("*.json"))}
+    subs = {p.stem: {str(k): str(v) for k, v in json.loads(p.read_text()).items()}
+            for p in sorted(folder.glob("*.json"))}
     missing = []
     for notebook, key in sorted(set(_REFERENCE.findall(text))):
         if key not in subs.get(notebook, {}):

@@ -83,7 +83,7 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
 
 
 def _entry(data: dict, key: str, kinds, default, owner: str, what: str, check=lambda v: True):
-    """The card's entry ``key`` (``default`` when absent), checked to be of ``kinds`` (no bool) and pass ``check``."""
+    """The card's entry ``key`` (``default`` when absent), of ``kinds`` (no bool) and passing ``check``."""
     value = data.get(key, default)
     if not isinstance(value, kinds) or isinstance(value, bool) or not check(value):
         raise invalid(key, owner, what, value)

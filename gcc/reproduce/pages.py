@@ -16,8 +16,8 @@ from gcc.display import MAX_COLUMNS, MAX_ROWS
 from gcc.figures import fill_values
 from gcc.notebooks import assigned_names
 
-__all__ = ["VALUES_DIR", "RESULT_CLASS", "finish_page", "headline_first", "figure_cells", "caption_markdown",
-           "collapse_large_table", "write_values", "values_written"]
+__all__ = ["VALUES_DIR", "RESULT_CLASS", "finish_page", "headline_first", "figure_cells", "collapse_large_table",
+           "write_values", "values_written"]
 
 #: Folder of the generated value files, inside the executed-notebooks folder.
 VALUES_DIR = "values"
@@ -176,7 +176,8 @@ def headline_first(cells: list) -> bool:
         return False
     for cell in cells[box + 1:]:
         for j, output in enumerate(cell.get("outputs", []) if cell.get("cell_type") == "code" else []):
-            if output.get("output_type") in ("display_data", "execute_result") and "image/png" in output.get("data", {}):
+            image = output.get("output_type") in ("display_data", "execute_result")
+            if image and "image/png" in output.get("data", {}):
                 del cell["outputs"][j]
                 moved = {"cell_type": "code", "execution_count": None, "source": _HEADLINE_SOURCE,
                          "metadata": {"tags": ["remove-input", "headline-figure"]}, "outputs": [output]}
@@ -187,17 +188,8 @@ def headline_first(cells: list) -> bool:
     return False
 
 
-def caption_markdown(record: dict) -> str:
-    """The caption of a figure on its page: its text, then "Drawn by ..." with the source link.
-
-    Examples
-    --------
-    >>> print(caption_markdown({"caption": "Loss against N.", "function": "gcc.x.plot", "url": "https://h/x.py#L1-L9",
-    ...                         "path": "gcc/x.py", "start": 1, "end": 9}))
-    Loss against N.
-    <BLANKLINE>
-    Drawn by [`gcc.x.plot`](https://h/x.py#L1-L9) (`gcc/x.py`, lines 1-9).
-    """
+def _caption(record: dict) -> str:
+    """A figure's caption on its page: its text, then "Drawn by [`function`](url) (`path`, lines a-b)."."""
     parts = [record.get("caption") or "(no caption)"]
     if record.get("url"):
         parts.append(f"Drawn by [`{record['function']}`]({record['url']}) "
@@ -247,7 +239,7 @@ def figure_cells(cells: list, values: dict | None = None) -> list:
                 "gcc_figure" in c["metadata"] for c in tail)  # the page's headline keeps its tag (headline_first)
             target = "fig-" + "".join(c if c.isalnum() else "-" for c in record.get("label", "").lower()).strip("-")
             tail.append(_output_cell([output], ["remove-input"] + ["headline-figure"] * headline, mystnb={
-                "figure": {"caption": caption_markdown(record), "name": target},
+                "figure": {"caption": _caption(record), "name": target},
                 "image": {"alt": " ".join(alt.split())}}, gcc_figure=record))
         if pending:
             tail.append(_output_cell(pending, ["remove-input"]))
