@@ -239,25 +239,11 @@ def _colour_differs(handle, colour: str) -> bool:
 
 
 def figure_record(fig, label: str, caption: str, alt: str, drawn_by, run) -> dict:
-    """The caption, alt text and source of a figure, as the page step reads them.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-    label : str
-        The figure's unique name on the page (``"quickstart-loss_vs_n"``).
-    caption, alt : str
-        What the figure shows (MyST markdown), and what a reader who cannot see it needs from it.
-    drawn_by : callable, str or None
-        The library function that drew it (None: the one :func:`gcc.experiments.plotting.figure` recorded).
-    run : gcc.results.RunContext
-        Its values and parameters fill ``{{ key }}`` and ``{{ run.name }}`` (:func:`fill_values`).
-
-    Returns
-    -------
-    dict
-        ``label``, ``caption``, ``alt``, ``metrics`` (:func:`figure_metrics`), and the source's
-        ``function``, ``path``, ``start``, ``end``, ``url`` when the function is known.
+    """The caption, alt text and source of ``fig`` as the page step reads them: ``label`` (its unique
+    name on the page), ``caption`` and ``alt`` with ``{{ key }}`` and ``{{ run.name }}`` filled from
+    the ``run`` (:func:`fill_values`), ``metrics`` (:func:`figure_metrics`) and, when the function
+    that drew it is known (``drawn_by``, else the one :func:`gcc.experiments.plotting.figure`
+    recorded), its :func:`source_link`.
     """
     caption, alt = (fill_values(text, run.record["values"], "RunContext.save_figure", argument, run.parameters)
                     for text, argument in ((caption, "caption"), (alt, "alt")))

@@ -4,8 +4,6 @@ and the claims page cannot disagree.
 """
 from __future__ import annotations
 
-import re
-
 from gcc.validation import invalid
 
 __all__ = ["verdict_values", "verdict_text", "record_verdicts"]
@@ -29,11 +27,6 @@ def verdict_text(verdicts) -> str:
     verdicts = [str(v) for v in verdicts]
     order = [v for v in _ORDER if v in verdicts] + sorted(set(verdicts) - set(_ORDER))
     return ", ".join(f"{verdicts.count(v)} {v}" for v in order) or "none"
-
-
-def _key(text: str) -> str:
-    """A verdict as a value key (``moves with S`` -> ``moves_with_s``)."""
-    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()
 
 
 def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list[dict]:
@@ -63,7 +56,7 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
     out = [{"key": "verdicts", "number": verdict_text(rows["verdict"]),
             "note": f"counted verdicts of the claims table's rows from {notebook}"},
            {"key": "verdicts_counted", "number": int(len(rows)), "note": "counted rows of the claims table"}]
-    out += [{"key": f"verdicts_{_key(v)}", "number": int((rows["verdict"] == v).sum()),
+    out += [{"key": f"verdicts_{v}", "number": int((rows["verdict"] == v).sum()),
              "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
     for key, claim in (claims or {}).items():
         if not isinstance(key, str) or not key.isidentifier():
