@@ -330,6 +330,9 @@ def test_list_shows_order_and_parameters(tmp_path):
     proc = run(tmp_path, "--profile", "ci", "--list")
     assert proc.returncode == 0
     assert "tiny" in proc.stdout and '"n": 2' in proc.stdout
+    tiny(tmp_path / "nb", "other")
+    proc = run(tmp_path, "--profile", "ci", "--list", "--only", "tiny,other")  # names by comma or space
+    assert proc.returncode == 0 and "tiny" in proc.stdout and "other" in proc.stdout
 
 
 def test_repository_run_cards_are_valid():

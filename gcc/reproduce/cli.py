@@ -258,7 +258,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=_COMMAND, description="Run the companion's notebooks with papermill and "
                                 "(optionally) build the book.")
     p.add_argument("--profile", default="default", choices=PROFILES, help="parameter profile (default: %(default)s)")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks (and what they depend on)")
+    p.add_argument("--only", nargs="+", metavar="NAME",
+                   help="run only these notebooks, by space or comma (and what they depend on)")
     p.add_argument("-p", "--parameters", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
                    help="override a parameter of the notebooks --only names (papermill's spelling; a list in YAML)")
     p.add_argument("--force", action="store_true", help="rerun even when the cache key is unchanged")
@@ -298,6 +299,7 @@ def _run(args) -> int:
          flag("--output-dir", args.output_dir, "GCC_GENERATED_DIR"),
          flag("--results-root", args.results_root, "GCC_RESULTS_ROOT")))
     overrides = {name: parse_value(value) for name, value in args.parameters}
+    args.only = [name for names in args.only for name in names.split(",") if name] if args.only else None
     if args.list:
         _list(args, overrides)
         return 0
