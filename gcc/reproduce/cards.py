@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters, shown_path, yaml_error
+from gcc.notebooks import SOURCE_SUFFIXES, complaint, is_text_notebook, parameters, shown_path
 from gcc.validation import invalid
 
 __all__ = ["PROFILES", "OVERRIDES", "Card", "load_yaml", "load_card", "discover", "order_notebooks",
@@ -75,7 +75,7 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
     try:
         data = yaml.load(text, Loader=Unique) or {}
     except yaml.YAMLError as err:
-        raise yaml_error(err, text, owner) from None
+        raise invalid("path", owner, "valid YAML", shown_path(path), complaint(err)) from None
     if not isinstance(data, dict):
         raise invalid("path", owner, "a YAML file holding a mapping", shown_path(path),
                       f"it holds a {type(data).__name__}")
@@ -151,16 +151,15 @@ def check_notebooks_dir(path, name: str, owner: str) -> Path:
 
 
 def check_output_dir(path, name: str, owner: str) -> Path:
-    """``path`` (absolute) if it is a folder that exists or can be created and written, else the ValueError."""
-    folder = parent = Path(path).expanduser().resolve()
-    if folder.exists() and not folder.is_dir():
-        raise invalid(name, owner, "a folder that exists or can be created", str(path), "it is a file")
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise invalid(name, owner, "a folder that exists or can be created", str(path), f"{parent} is a file")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise invalid(name, owner, "a folder that can be written", str(path), f"{parent} is not writable")
+    """``path`` (absolute), created if missing, if this process can write a file there, else the ValueError."""
+    folder = Path(path).expanduser().resolve()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f".probe-{os.getpid()}").touch()
+        (folder / f".probe-{os.getpid()}").unlink()
+    except OSError as err:
+        raise invalid(name, owner, "a folder this process can create and write", str(path),
+                      err.strerror or type(err).__name__) from None
     return folder
 
 

@@ -53,21 +53,6 @@ def ensure_kernel(name: str = KERNEL_NAME) -> str:
         return "python3"
 
 
-def _check_kernel(name, param: str, owner: str) -> None:
-    """The contract's ValueError unless ``name`` is an installed Jupyter kernel."""
-    from jupyter_client.kernelspec import KernelSpecManager
-
-    names = sorted(KernelSpecManager().find_kernel_specs())
-    if name not in names:
-        raise invalid(param, owner, f"an installed Jupyter kernel ({', '.join(names) or 'none installed'})", name)
-
-
-def _check_timeout(timeout, param: str, owner: str, what: str = "a finite real number > 0") -> None:
-    """The contract's ValueError unless ``timeout`` is None or a finite number > 0."""
-    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
-        raise invalid(param, owner, what, timeout)
-
-
 @dataclass
 class Outcome:
     """What happened to one notebook: ``status`` ``ok``, ``cached``, ``error`` or ``skipped``."""
@@ -190,13 +175,11 @@ def parse_value(text: str):
     return yaml.safe_load(text) if text.lstrip()[:1] in ("[", "{") else _resolve_type(text)
 
 
-def _folders(notebooks_dir, output_dir, results_root, owner: str,
-             names=("notebooks_dir", "output_dir", "results_root")) -> tuple[Path, Path, Path]:
-    """The three folders of a batch, checked, with their defaults."""
-    return (check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), names[0], owner),
-            check_output_dir(output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated",
-                             names[1], owner),
-            check_output_dir(results_root or results.results_root(), names[2], owner))
+def _output_dirs(output_dir, results_root) -> tuple[Path, Path]:
+    """The two output folders of a batch, with their defaults, created and checked."""
+    return (check_output_dir(output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated",
+                             "output_dir", "run_batch"),
+            check_output_dir(results_root or results.results_root(), "results_root", "run_batch"))
 
 
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: dict | None = None,
@@ -214,14 +197,19 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
     stream = stream or sys.stdout
     if profile not in PROFILES:
         raise invalid("profile", "run_batch", f"one of {', '.join(map(repr, PROFILES))}", profile)
-    _check_timeout(timeout, "timeout", "run_batch", "a finite real number > 0 or None")
-    notebooks_dir, output_dir, results_root = _folders(notebooks_dir, output_dir, results_root, "run_batch")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
+        raise invalid("timeout", "run_batch", "a finite real number > 0 or None", timeout)
     if kernel is not None:
-        _check_kernel(kernel, "kernel", "run_batch")
-    cards = discover(notebooks_dir)
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        names = sorted(KernelSpecManager().find_kernel_specs())
+        if kernel not in names:
+            raise invalid("kernel", "run_batch", f"an installed Jupyter kernel ({', '.join(names) or 'none'})", kernel)
+    cards = discover(check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch"))
     plan = order_notebooks(cards, only)
     asked = {c.name: overrides or {} for c in plan if not only or c.name in only}
     resolved = {c.name: resolve_parameters(c, profile, asked.get(c.name)) for c in plan}
+    output_dir, results_root = _output_dirs(output_dir, results_root)
     kernel = kernel or ensure_kernel()
     progress = stream.isatty() and sys.stderr.isatty()
     fingerprint = results.library_fingerprint()
@@ -280,9 +268,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _list(args, overrides: dict) -> None:
     """Print every selected notebook: order, name, last status, title and its effective parameters."""
-    for card in order_notebooks(discover(args.notebooks_dir), args.only):
+    folder = check_notebooks_dir(args.notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch")
+    for card in order_notebooks(discover(folder), args.only):
         params, _ = resolve_parameters(card, args.profile, overrides if not args.only or card.name in args.only else {})
-        status = results.read_run_record(args.results_root / card.name).get("status", "never run")
+        root = args.results_root or results.results_root()
+        status = results.read_run_record(root / card.name).get("status", "never run")
         deps = f" depends={list(card.depends)}" if card.depends else ""
         print(f"{card.order:>6g}  {card.name:<24} {status:<9} {card.title}{deps}\n"
               f"        {args.profile}: {json.dumps(params, default=str)}")
@@ -290,22 +280,11 @@ def _list(args, overrides: dict) -> None:
 
 def _run(args) -> int:
     """The command line after parsing: checks, the batch, the book; the exit status."""
-    def flag(option: str, given, env: str) -> str:
-        return option if given is not None or env not in os.environ else f"{option} (${env})"
-
-    args.notebooks_dir, output_dir, args.results_root = _folders(
-        args.notebooks_dir, args.output_dir, args.results_root, _COMMAND,
-        (flag("--notebooks-dir", args.notebooks_dir, "GCC_NOTEBOOKS_DIR"),
-         flag("--output-dir", args.output_dir, "GCC_GENERATED_DIR"),
-         flag("--results-root", args.results_root, "GCC_RESULTS_ROOT")))
     overrides = {name: parse_value(value) for name, value in args.parameters}
     args.only = [name for names in args.only for name in names.split(",") if name] if args.only else None
     if args.list:
         _list(args, overrides)
         return 0
-    _check_timeout(args.timeout, "--timeout", _COMMAND)
-    if args.kernel is not None:
-        _check_kernel(args.kernel, "--kernel", _COMMAND)
     for option, value in (("--no-run", args.no_run), ("--all-pages", args.all_pages),
                           ("--book-output", args.book_output)):
         if value and not args.build_book:
@@ -315,7 +294,7 @@ def _run(args) -> int:
     rc = 0
     if not args.no_run:
         outcomes = run_batch(args.profile, args.only, overrides=overrides, force=args.force,
-                             keep_going=args.keep_going, notebooks_dir=args.notebooks_dir, output_dir=output_dir,
+                             keep_going=args.keep_going, notebooks_dir=args.notebooks_dir, output_dir=args.output_dir,
                              results_root=args.results_root, kernel=args.kernel, timeout=args.timeout)
         counts = {s: sum(o.status == s for o in outcomes) for s in ("ok", "cached", "error", "skipped")}
         print("gcc.reproduce: " + ", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
@@ -326,7 +305,7 @@ def _run(args) -> int:
             rc = 1
     if args.build_book:
         rc = build_book(all_pages=args.all_pages, output=args.book_output, results_root=args.results_root,
-                        generated_dir=output_dir if args.output_dir else None) or rc
+                        generated_dir=args.output_dir) or rc
     return rc
 
 
