@@ -1,7 +1,4 @@
-"""Atomic file writes: a hidden temporary file beside the target (``.<name>.partial-<token><suffix>``,
-the target's suffix kept for matplotlib and papermill), then :func:`os.replace`. A process killed
-mid-write leaves the previous file or the new one, never half of one.
-"""
+"""Atomic file writes: a hidden temporary file beside the target, then :func:`os.replace`."""
 from __future__ import annotations
 
 import contextlib
@@ -33,8 +30,7 @@ def partial_path(path: Path) -> Path:
 
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
-    """Yield a temporary path to write, then move it onto ``path`` (its folder is created); if the
-    block raises, the temporary file is removed and ``path`` keeps its previous content.
+    """Yield a temporary path to write, then move it onto ``path``; if the block raises, ``path`` is unchanged.
 
     Examples
     --------
@@ -66,8 +62,7 @@ def write_text(path: Path, text: str, encoding: str = "utf-8") -> Path:
 
 
 def remove_partials(folder: Path, prefix: str = "") -> list[Path]:
-    """Delete (and return) the temporary files that killed writes left in ``folder``, of targets
-    whose name starts with ``prefix`` (another notebook's write in a shared folder is not touched).
+    """Delete (and return) the temporary files of killed writes in ``folder``, of targets named ``prefix*``.
 
     Examples
     --------

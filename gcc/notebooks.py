@@ -1,7 +1,4 @@
-"""Source notebooks: MyST-markdown text (read by jupytext) or JSON, and their parameters cell
-(read by papermill's inspection); a notebook that cannot be read is the contract's ``ValueError``
-naming the file and the line.
-"""
+"""Source notebooks (MyST text via jupytext, or JSON) and their parameters cell (papermill's inspection)."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +8,8 @@ from pathlib import Path
 from .provenance import repo_root
 from .validation import invalid
 
-__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "read_source", "complaint", "parameters_cell", "parameters", "assigned_names"]
+__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "read_source", "complaint",
+           "parameters_cell", "parameters", "assigned_names"]
 
 #: Suffixes of source notebooks, preferred first: a text notebook wins over a JSON one of the same name.
 SOURCE_SUFFIXES = (".md", ".ipynb")
@@ -108,14 +106,8 @@ def parameters_cell(nb):
 
 
 def parameters(path: Path) -> dict[str, str]:
-    """Papermill's inspection of the ``parameters`` cell: ``{name: default source text}`` ({} without one).
-
-    Raises
-    ------
-    ValueError
-        For a syntax error in the cell or a line papermill's inspection cannot read, naming the
-        file and the line (of the file for a text notebook, of the cell for JSON).
-    """
+    """Papermill's inspection of the ``parameters`` cell: ``{name: default source text}`` ({} without one);
+    a ``ValueError`` naming the line of a syntax error or of a line papermill's inspection cannot read."""
     from papermill.translators import PythonTranslator
 
     path = Path(path)

@@ -1,6 +1,4 @@
-"""Provenance: what produced a result (library, git revision, packages, machine, parameters),
-and :func:`repo_root`, the one definition of where the companion lives.
-"""
+"""Provenance: what produced a result (library, git revision, packages, machine), and :func:`repo_root`."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -52,7 +50,6 @@ def library_fingerprint() -> str:
 def git_revision() -> str | None:
     """The git commit of the companion, with ``-dirty`` for changed tracked files; None outside git."""
     def git(*args):
-        """``git ARGS`` in the repository."""
         return subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
 
     try:
@@ -108,9 +105,7 @@ def jsonable(value: Any) -> Any:
 
 
 def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None) -> dict:
-    """How a result was produced (JSON-safe): ``created_utc``, ``seed``, ``parameters``,
-    ``gcc_version``, ``library_fingerprint``, ``git_revision``, ``packages``, ``machine``
-    (:func:`gcc.machine.describe`) and ``python_executable``.
+    """How a result was produced (JSON-safe): time, seed, parameters, library, git revision, packages, machine.
 
     Examples
     --------

@@ -1,9 +1,4 @@
-"""Where every notebook writes what it measured: ``run = RunContext()`` after its imports.
-
-The run context holds the results folder ``<results root>/<notebook>/`` and its provenance
-record ``run.json``; ``run.save_table``, ``save_figure``, ``value`` and ``include`` write into it.
-The results root is ``$GCC_RESULTS_ROOT`` or ``<repo>/_build/results``.
-"""
+"""Where every notebook writes what it measured: ``run = RunContext()``, its folder and ``run.json``."""
 from __future__ import annotations
 
 import contextlib
@@ -171,8 +166,7 @@ class RunContext:
 
     def save_figure(self, fig, name: str, dpi: int | None = None, caption: str = "", alt: str = "",
                     drawn_by=None) -> None:
-        """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it on the page with
-        ``caption`` and ``alt`` (``{{ key }}``: a value of the run) and its source (:func:`gcc.figures.figure_record`)."""
+        """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it with ``caption``, ``alt``."""
         path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_figure')}.png"
         _save_figure(fig, path, dpi or 150, "RunContext.save_figure")  # 150: savefig.dpi of the book's style
         self.record["figures"][name] = [path.name, f"{name}.svg"]
@@ -190,11 +184,7 @@ class RunContext:
         self._write()
 
     def value(self, key: str, number, unit: str = "", digits: int = 3, fmt: str | None = None, note: str = ""):
-        """Record a finite number (or a text) that the book's prose quotes as ``{{ <notebook>.<key> }}``.
-
-        ``unit``, ``digits`` and ``fmt`` as in :func:`format_value`; ``note`` says what the number is
-        (shown in the include ``book/generated/values/<notebook>.md`` the runner writes).
-        """
+        """Record a finite number (or a text) that the prose quotes as ``{{ <notebook>.<key> }}`` (:func:`format_value`)."""
         if not isinstance(key, str) or not key.isidentifier():
             raise invalid("key", "RunContext.value", "a Python identifier", key)
         owner = f"RunContext.value({key!r})"
@@ -223,7 +213,6 @@ class RunContext:
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
 
 
-
 def _table_frame(table, owner: str):
     """``table`` as a DataFrame: a DataFrame as it is, a list or tuple of row mappings as rows."""
     import pandas as pd
@@ -245,8 +234,7 @@ def _save_figure(fig, png: Path, dpi, owner: str) -> None:
 
 
 def load_table(notebook: str, name: str = "results", root: Path | None = None):
-    """Read ``<results root>/<notebook>/<name>.csv`` as a DataFrame; a ``FileNotFoundError`` that says how
-    to run the notebook if it has not saved that table yet.
+    """Read ``<results root>/<notebook>/<name>.csv``; a ``FileNotFoundError`` giving the command when it is missing.
 
     Examples
     --------

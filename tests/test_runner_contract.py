@@ -109,7 +109,8 @@ def test_yaml_errors_name_the_file_and_the_line(tmp_path, text, line, pattern):
     (tmp_path / "t.yaml").write_text(text)
     with pytest.raises(ValueError, match=pattern) as excinfo:
         reproduce.discover(tmp_path)
-    assert message(excinfo).startswith("The 'path' parameter of run card ") and f"line {line}, column" in message(excinfo)
+    text = message(excinfo)
+    assert text.startswith("The 'path' parameter of run card ") and f"line {line}, column" in text
     assert "t.yaml" in str(excinfo.value)
 
 
