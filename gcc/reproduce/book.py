@@ -1,8 +1,4 @@
-"""The status and parameters pages, and the Jupyter Book build of the site from the executed notebooks.
-
-Jupyter Book never executes a notebook: one not run yet gets a page that says so and gives its
-command; the values the runs recorded become the build's MyST substitutions (``{{ notebook.key }}``).
-"""
+"""The status and parameters pages, and the Jupyter Book build of the site from the executed notebooks."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -111,8 +107,7 @@ def _stage(root: Path, generated: Path, site: Path) -> Path:
 
 
 def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
-    """The MyST substitutions ``{notebook: {key: text}}`` of the runs' values, and what the chapters
-    quote or include that no run has measured yet (shown as a placeholder that gives the command)."""
+    """The MyST substitutions ``{notebook: {key: text}}``, and what the chapters quote that no run measured."""
     text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((root / "book").rglob("*.md"))
                    if "generated" not in p.relative_to(root / "book").parts)
     folder = generated / VALUES_DIR
@@ -132,12 +127,9 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
 
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False, output: Path | None = None,
                stream=None, generated_dir: Path | None = None, results_root: Path | None = None) -> int:
-    """Build the site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``; ``--all`` with
-    ``all_pages``); its exit status.
+    """Build the site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); its exit status.
 
-    ``root`` is the book (default: the repository), ``generated_dir`` its executed notebooks (default
-    ``<root>/book/generated``; another one needs an ``output`` folder that receives ``_build/html``),
-    ``results_root`` the runs' records; notes go to ``stream`` (default stdout).
+    ``generated_dir`` other than ``<root>/book/generated`` needs an ``output`` folder of its own.
     """
     import yaml
 

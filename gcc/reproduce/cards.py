@@ -1,7 +1,5 @@
-"""Run cards: ``notebooks/<name>.yaml`` beside each source notebook, with its ``title``, ``order``,
-``depends``, ``timeout`` and ``profiles`` (only the ``ci`` and ``paper`` overrides: the notebook's
-parameters cell, read by papermill's inspection, is the one source of defaults).
-"""
+"""Run cards: ``notebooks/<name>.yaml`` beside a source notebook (``title``, ``order``, ``depends``,
+``timeout``, and the ``ci`` and ``paper`` overrides of its parameters cell)."""
 from __future__ import annotations
 
 import ast
@@ -219,12 +217,6 @@ def resolve_parameters(card: Card, profile: str, overrides: dict | None = None) 
         The parameters cell's defaults with the overrides over them: what ``run.json`` records.
     injected : dict
         What papermill injects (the overrides, and ``profile`` when the cell declares it).
-
-    Raises
-    ------
-    ValueError
-        If a default is not a literal, or a profile of the card (any of them) or the command line
-        sets a parameter the cell does not declare or a value of another type than its default.
     """
     declared = parameters(card.path)
     owner = f"notebook {shown_path(card.path)}"

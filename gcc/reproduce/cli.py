@@ -1,8 +1,5 @@
-"""The batch and the command line ``python -m gcc.reproduce``: every notebook run with papermill,
-or kept when its content hash is unchanged; all input checked before the first run (exit status 2).
-A run is committed in one order, so a killed batch is redone where it stopped: the page (from a
-hidden temporary notebook), the value files, then ``run.json`` saying ``ok``.
-"""
+"""The batch and the command line ``python -m gcc.reproduce``: every notebook run with papermill, or kept
+when its cache key is unchanged; ``run.json`` saying ``ok`` is written last, so a killed batch reruns it."""
 from __future__ import annotations
 
 import argparse
@@ -65,8 +62,7 @@ class Outcome:
 
 def cache_key(card: Card, injected: dict, profile: str, upstream: dict | None = None,
               fingerprint: str | None = None) -> str:
-    """sha256 over the cells (type, source, tags; no outputs), the injected parameters, the library
-    (:func:`gcc.results.library_fingerprint`), the profile and the keys of the notebooks it depends on."""
+    """sha256 over the cells (no outputs), the injected parameters, the library, the profile and the upstream keys."""
     cells = [(c.cell_type, c.source, sorted(c.metadata.get("tags", []))) for c in read_source(card.path).cells]
     payload = {"cells": cells, "parameters": results.jsonable(injected), "profile": profile,
                "library": fingerprint or results.library_fingerprint(),
@@ -106,11 +102,7 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
             results_root: Path, kernel: str, force: bool = False, timeout: float | None = None,
             command_line: dict | None = None, progress: bool = False) -> Outcome:
     """Run (or keep, when ``key`` is unchanged and its files exist) one notebook; write its ``run.json``.
-
-    ``params`` are all the run's parameters, ``injected`` those papermill injects, ``command_line``
-    those of ``-p``; ``progress`` shows papermill's cell progress bar. The kernel learns its notebook
-    and parameters from ``$GCC_RUN`` (:class:`gcc.results.RunContext`).
-    """
+    The kernel learns its notebook and parameters from ``$GCC_RUN`` (:class:`gcc.results.RunContext`)."""
     import papermill
 
     output, folder = Path(output_dir) / f"{card.name}.ipynb", Path(results_root) / card.name
@@ -167,8 +159,7 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
 
 
 def parse_value(text: str):
-    """A ``-p`` value as papermill reads it (True, False, None, int, float, else str), and a list or
-    mapping written in YAML (``[16, 32, 4096]``), which papermill's ``-y`` would take."""
+    """A ``-p`` value as papermill reads it (bool, None, int, float, str), or a YAML list or mapping."""
     import yaml
     from papermill.cli import _resolve_type
 
@@ -186,14 +177,9 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
               output_dir: Path | None = None, results_root: Path | None = None, kernel: str | None = None,
               timeout: float | None = None, stream=None) -> list[Outcome]:
-    """Run the notebooks ``only`` names (and what they depend on; default all) in ``profile``.
-
-    ``overrides`` (``-p``) apply to the notebooks ``only`` names (default: all). Folders default to
-    ``$GCC_NOTEBOOKS_DIR``, ``$GCC_GENERATED_DIR``, ``$GCC_RESULTS_ROOT`` (else ``notebooks/``,
-    ``book/generated/``, ``_build/results/``), the kernel to :data:`KERNEL_NAME`, ``timeout`` (per
-    cell) to each card's. Every argument, card and parameter is checked before the first notebook
-    runs. Returns the outcomes in run order.
-    """
+    """Run the notebooks ``only`` names (and what they depend on; default all) in ``profile``, with the
+    ``overrides`` (``-p``) on the notebooks ``only`` names; every input is checked before the first run.
+    Returns the outcomes in run order."""
     stream = stream or sys.stdout
     if profile not in PROFILES:
         raise invalid("profile", "run_batch", f"one of {', '.join(map(repr, PROFILES))}", profile)

@@ -1,10 +1,5 @@
-"""The book page of an executed notebook, and the value files its run leaves for the chapters.
-
-:func:`finish_page` turns an executed notebook into its page: code behind a toggle, the run's
-parameters collapsed in place of the parameters cell, ``{{ run.<name> }}`` and ``{{ value.<key> }}``
-filled in, the headline figure after the result box, each figure in a cell with its caption.
-:func:`write_values` writes the values a run recorded as ``values/<notebook>.json`` and includes.
-"""
+"""The book page of an executed notebook (:func:`finish_page`), and the value files its run leaves
+for the chapters (:func:`write_values`)."""
 from __future__ import annotations
 
 import json
@@ -108,16 +103,10 @@ def _show_run_parameters(cells: list, profile: str, parameters: dict) -> None:
 
 def finish_page(output: Path, kernel: str, profile: str | None = None, parameters: dict | None = None,
                 values: dict | None = None) -> None:
-    """Prepare the executed notebook ``output`` (if readable) for its book page, in place.
-
-    Code cells get ``hide-input`` unless they chose their visibility, papermill's injected cell
-    ``remove-cell``; stderr leaves the page (kept in the cell's ``gcc_stderr`` metadata); the
-    headline figure follows the result box (:func:`headline_first`), each figure gets a cell with
-    its caption (:func:`figure_cells`); ``kernel`` names a kernelspec the notebook lacks. With
-    ``profile``, the run's ``parameters`` replace the parameters cell in a collapsed table and
-    fill ``{{ run.<name> }}`` (``run.profile``, ``run.machine`` too); ``values`` (``run.json``'s)
-    fill ``{{ value.<key> }}``. An unknown name or key stays a visible hole.
-    """
+    """Prepare the executed notebook ``output`` (if readable) for its book page, in place: code hidden,
+    stderr removed, the headline figure first (:func:`headline_first`), figures captioned (:func:`figure_cells`);
+    with ``profile``, the run's ``parameters`` in place of the parameters cell and in ``{{ run.<name> }}``,
+    ``values`` in ``{{ value.<key> }}`` (an unknown name stays a visible hole)."""
     try:
         nb = json.loads(Path(output).read_text())
     except (OSError, json.JSONDecodeError):
@@ -206,13 +195,8 @@ def _output_cell(outputs: list, tags: list, **metadata) -> dict:
 
 
 def figure_cells(cells: list, values: dict | None = None) -> list:
-    """The ``cells`` of a page (nbformat 4 JSON), each figure of ``save_figure`` in a cell of its own.
-
-    A code cell with figure outputs keeps its source and the outputs before the first figure;
-    then come one cell per figure (``remove-input``, with the ``mystnb`` metadata myst-nb reads:
-    caption, label, alt text; a ``{{ key }}`` recorded after the figure filled from ``values``)
-    and cells with the outputs that followed.
-    """
+    """The ``cells`` of a page (nbformat 4 JSON), each figure of ``save_figure`` in a cell of its own with
+    the ``mystnb`` caption, label and alt text (``{{ key }}`` filled from ``values``)."""
     result = []
     for cell in cells:
         outputs = cell.get("outputs") or []
@@ -275,10 +259,8 @@ def collapse_large_table(text: str) -> str:
 
 
 def write_values(name: str, record: dict, generated_dir: Path) -> None:
-    """Write the value files of the run ``record`` (a ``run.json``) into ``<generated_dir>/values``,
-    after removing the old ones: ``<name>.json`` (``{key: text}``, the book's substitutions), the
-    include ``<name>.md`` and one ``<name>.<table>.md`` per table of ``record["includes"]``.
-    """
+    """Replace the value files of the run ``record`` in ``<generated_dir>/values``: ``<name>.json`` (the
+    substitutions), the include ``<name>.md`` and one ``<name>.<table>.md`` per table of its includes."""
     folder = Path(generated_dir) / VALUES_DIR
     for old in [*folder.glob(f"{name}.json"), *folder.glob(f"{name}.md"), *folder.glob(f"{name}.*.md")]:
         old.unlink()
