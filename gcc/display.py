@@ -1,7 +1,5 @@
-"""How measured numbers and result tables read on a book page: :func:`format_value` (the text a
-chapter quotes), :func:`display_table` (a notebook page's table) and :func:`markdown_table` (a
-chapter's include). :mod:`gcc.results` re-exports all three.
-"""
+"""How measured numbers (:func:`format_value`) and result tables (:func:`display_table`, :func:`markdown_table`)
+read on a book page."""
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -51,7 +49,7 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     unit : str
         Appended after a space (``"ms"``); ``"%"`` without one.
     digits : int in [1, 17]
-        Significant digits of a float (an integer is shown whole, a float of ``digits`` or more integer digits too).
+        Significant digits of a float (a float of ``digits`` or more integer digits is shown whole).
     fmt : str, optional
         A format specification that replaces ``digits`` (``".1f"``, ``".0%"``).
 
@@ -111,8 +109,7 @@ def _styled(shown, digits: int, headers=None):
 
 
 def _page_table(shown, full, digits: int, name: str, headers: dict):
-    """A long, wide or reduced table: its first rows and columns, the whole table collapsed, a CSV
-    download embedded in the link (a ``data:`` URI: it works on the built site offline)."""
+    """A long, wide or reduced table: its first rows and columns, the whole collapsed, a ``data:`` CSV link."""
     import base64
     import html
 
@@ -146,9 +143,8 @@ def _page_table(shown, full, digits: int, name: str, headers: dict):
 @validate_params({"digits": DIGITS, "name": TEXT,
                   "headers": NoneOr(InstanceOf(dict, "a dict {column: header text}"))})
 def display_table(frame, digits: int = 3, columns=None, name: str = "table", headers=None):
-    """A result table as a page shows it: no index, whole floats as integers, floats to ``digits`` digits,
-    missing values as a dash; over :data:`MAX_ROWS` rows or :data:`MAX_COLUMNS` columns, or reduced to
-    ``columns``, its first rows and columns with the whole table collapsed and a CSV download.
+    """A result table as a page shows it: no index, floats to ``digits`` digits, missing values as a dash;
+    a long, wide or reduced table shows its first rows and columns, the whole collapsed, and a CSV download.
 
     Parameters
     ----------
@@ -200,8 +196,7 @@ def display_table(frame, digits: int = 3, columns=None, name: str = "table", hea
 
 @validate_params({"digits": DIGITS})
 def markdown_table(frame, digits: int = 4) -> str:
-    """A result table as MyST markdown, formatted as :func:`display_table` (``digits`` significant
-    digits, a non-trivial index as the first columns, a missing value as a dash).
+    """A result table as MyST markdown, formatted as :func:`display_table`.
 
     Examples
     --------

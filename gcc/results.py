@@ -113,10 +113,9 @@ class RunContext:
     Parameters
     ----------
     notebook : str, optional
-        Its name (its results folder). Default: the notebook the runner executes (``$GCC_RUN``), else
-        the one JupyterLab runs (``$JPY_SESSION_NAME``), else ``"scratch"``.
+        Its name; default: the runner's (``$GCC_RUN``), else JupyterLab's (``$JPY_SESSION_NAME``), else "scratch".
     parameters : mapping, optional
-        Default: the runner's, else, by hand, the values of the names the parameters cell assigns.
+        Default: the runner's, else the values of the names the parameters cell assigns.
     root : path, optional
         Results root (default: :func:`results_root`).
 
