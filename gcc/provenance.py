@@ -49,17 +49,12 @@ def library_fingerprint() -> str:
 
 def git_revision() -> str | None:
     """The git commit of the companion, with ``-dirty`` for changed tracked files; None outside git."""
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
-
     try:
-        rev = git("rev-parse", "HEAD")
-        if rev.returncode != 0:
-            return None
-        return rev.stdout.strip() + ("-dirty" if git("status", "--porcelain", "--untracked-files=no").stdout.strip()
-                                     else "")
+        rev = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40", "--exclude=*"], cwd=repo_root(),
+                             capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
+    return rev.stdout.strip() if rev.returncode == 0 else None
 
 
 def package_versions() -> dict[str, str]:
