@@ -20,8 +20,19 @@ __all__ = ["PROFILES", "OVERRIDES", "Card", "load_yaml", "load_card", "discover"
 PROFILES = ("ci", "default", "paper")
 #: The profiles a run card may override (``default`` is the parameters cell).
 OVERRIDES = ("ci", "paper")
-# The entries a run card may have.
-_ENTRIES = ("title", "order", "depends", "profiles", "timeout")
+
+def _real(value) -> bool:
+    """Whether ``value`` is a finite real number (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# The entries a run card may have: their default, their check and how a message names a valid value.
+_ENTRIES = {"title": (None, lambda v: isinstance(v, str), "a str"),
+            "order": (1000, _real, "a finite real number"),
+            "depends": ([], lambda v: isinstance(v, list) and all(isinstance(d, str) for d in v),
+                        "a notebook name or a list of notebook names"),
+            "profiles": ({}, lambda v: isinstance(v, dict), "a mapping of profiles to parameter mappings"),
+            "timeout": (None, lambda v: v is None or _real(v) and v > 0, "a finite real number > 0 or None")}
 
 
 @dataclass(frozen=True)
@@ -80,14 +91,6 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
     return data
 
 
-def _entry(data: dict, key: str, kinds, default, owner: str, what: str, check=lambda v: True):
-    """The card's entry ``key`` (``default`` when absent), of ``kinds`` (no bool) and passing ``check``."""
-    value = data.get(key, default)
-    if not isinstance(value, kinds) or isinstance(value, bool) or not check(value):
-        raise invalid(key, owner, what, value)
-    return value
-
-
 def load_card(notebook: Path) -> Card:
     """The run card ``<name>.yaml`` beside the source notebook ``<name>.md`` or ``.ipynb`` (none: defaults)."""
     notebook = Path(notebook)
@@ -97,11 +100,17 @@ def load_card(notebook: Path) -> Card:
     card_path = notebook.with_suffix(".yaml")
     card = Card(notebook.stem, notebook, card_path=card_path if card_path.exists() else None)
     data = load_yaml(card_path, card.owner) if card.card_path else {}
+    data = {"title": card.name, **data, "depends": data.get("depends") or [], "profiles": data.get("profiles") or {}}
+    data["depends"] = [data["depends"]] if isinstance(data["depends"], str) else data["depends"]
+    for key, (default, check, what) in _ENTRIES.items():
+        if key not in data:
+            data[key] = default
+        elif not check(data[key]):
+            raise invalid(key, card.owner, what, data[key])
     for key in data:
         if key not in _ENTRIES:
             raise invalid("entries", card.owner, f"among {', '.join(_ENTRIES)}", key, _closest(key, _ENTRIES))
-    profiles = _entry(data, "profiles", dict, {}, card.owner, "a mapping of profiles to parameter mappings")
-    for profile, params in profiles.items():
+    for profile, params in data["profiles"].items():
         if profile not in OVERRIDES:
             detail = ("the notebook's parameters cell holds the defaults" if profile == "default"
                       else _closest(profile, OVERRIDES))
@@ -112,16 +121,8 @@ def load_card(notebook: Path) -> Card:
             k for k in params if not (isinstance(k, str) and k.isidentifier())]
         if bad:
             raise invalid(f"profiles.{profile}", card.owner, "a mapping whose keys are parameter names", bad[0])
-    depends = data.get("depends") or []
-    depends = [depends] if isinstance(depends, str) else depends
-    if not (isinstance(depends, list) and all(isinstance(d, str) for d in depends)):
-        raise invalid("depends", card.owner, "a notebook name or a list of notebook names", depends)
-    finite = (int, float)
-    return Card(card.name, notebook, title=_entry(data, "title", str, card.name, card.owner, "a str"),
-                order=_entry(data, "order", finite, 1000, card.owner, "a finite real number", math.isfinite),
-                depends=tuple(depends), profiles={k: dict(v or {}) for k, v in profiles.items()},
-                timeout=_entry(data, "timeout", finite + (type(None),), None, card.owner,
-                               "a finite real number > 0 or None", lambda v: v is None or 0 < v < math.inf),
+    return Card(card.name, notebook, title=data["title"], order=data["order"], depends=tuple(data["depends"]),
+                profiles={k: dict(v or {}) for k, v in data["profiles"].items()}, timeout=data["timeout"],
                 card_path=card.card_path)
 
 
