@@ -24,7 +24,7 @@ from gcc.validation import invalid
 from .book import build_book, write_parameters_page, write_status
 from .cards import (PROFILES, Card, check_notebooks_dir, check_output_dir, discover, order_notebooks,
                     resolve_parameters)
-from .pages import finish_page, values_written, write_values
+from .pages import finish_page, write_values
 
 __all__ = ["KERNEL_NAME", "Outcome", "ensure_kernel", "cache_key", "run_one", "parse_value", "run_batch", "main"]
 
@@ -109,8 +109,7 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
     previous = results.read_run_record(folder)
     if (not force and previous.get("status") == "ok" and previous.get("cache_key") == key and output.exists()
             and all((folder / f).is_file() for f in results.saved_files(previous))):
-        if not values_written(card.name, previous, output_dir):  # removed since: rewritten from the record
-            write_values(card.name, previous, output_dir)
+        write_values(card.name, previous, output_dir)  # from the record, should they have been removed since
         return Outcome(card.name, "cached", float(previous.get("seconds", 0.0)))
 
     folder.mkdir(parents=True, exist_ok=True)

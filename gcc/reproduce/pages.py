@@ -12,7 +12,7 @@ from gcc.figures import fill_values
 from gcc.notebooks import assigned_names
 
 __all__ = ["VALUES_DIR", "RESULT_CLASS", "finish_page", "headline_first", "figure_cells", "collapse_large_table",
-           "write_values", "values_written"]
+           "write_values"]
 
 #: Folder of the generated value files, inside the executed-notebooks folder.
 VALUES_DIR = "values"
@@ -277,10 +277,3 @@ def write_values(name: str, record: dict, generated_dir: Path) -> None:
         rows.append(f"| {note} | {v['text']} | `{{{{ {name}.{key} }}}}` |")
     rows += ["", f"Measured by {{doc}}`/book/generated/{name}` (its last run; see {{doc}}`/book/generated/status`)."]
     write_text(folder / f"{name}.md", "\n".join(rows) + "\n")
-
-
-def values_written(name: str, record: dict, generated_dir: Path) -> bool:
-    """Whether every value file that the run ``record`` implies exists in ``generated_dir``."""
-    files = [f"{name}.{table}.md" for table in record.get("includes") or {}]
-    files += [f"{name}.json", f"{name}.md"] if record.get("values") else []
-    return all((Path(generated_dir) / VALUES_DIR / f).is_file() for f in files)
