@@ -51,13 +51,6 @@ def _prose_text(value) -> str:
     return _value_text(value)
 
 
-def _recorded_text(entry, hole: str) -> str:
-    """The text of a recorded value (``{"text": ...}`` or a str); ``hole`` when there is none."""
-    if isinstance(entry, dict) and isinstance(entry.get("text"), str):
-        return entry["text"]
-    return entry if isinstance(entry, str) else hole
-
-
 def _parameters_markdown(profile: str, parameters: dict, source: str) -> str:
     """The dropdown "Parameters of this run (profile ...)": parameter, value, and the cell's comment."""
     meaning = {}
@@ -123,7 +116,7 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
         _show_run_parameters(cells, profile, parameters or {})
     for cell in cells:
         if values and cell.get("cell_type") == "markdown":
-            cell["source"] = _RECORDED_VALUE.sub(lambda m: _recorded_text(values.get(m.group(1)), m.group(0)),
+            cell["source"] = _RECORDED_VALUE.sub(lambda m: (values.get(m.group(1)) or {}).get("text", m.group(0)),
                                                  "".join(cell.get("source", "")))
     headline_first(cells)  # before any figure captioning, so that figures are numbered in page order
     cells = nb["cells"] = figure_cells(cells, values)
