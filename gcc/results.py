@@ -183,7 +183,7 @@ class RunContext:
         self._write()
 
     def value(self, key: str, number, unit: str = "", digits: int = 3, fmt: str | None = None, note: str = ""):
-        """Record a finite number (or a text) that the prose quotes as ``{{ <notebook>.<key> }}`` (:func:`format_value`)."""
+        """Record a finite number (or a text) that the prose quotes as ``{{ <notebook>.<key> }}``."""
         if not isinstance(key, str) or not key.isidentifier():
             raise invalid("key", "RunContext.value", "a Python identifier", key)
         owner = f"RunContext.value({key!r})"

@@ -137,12 +137,13 @@ JSON_CELL = {"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": 
 
 @pytest.mark.parametrize("content, pattern", [
     ('{"cells": [\n  {"cell_type": "code",}\n]}', r"^The 'path' parameter of notebook .*bad\.ipynb must be a notebook "
-                                                 r"that jupytext and nbformat read \(Expecting property name enclosed in "
-                                                 r"double quotes: line 2 column 24"),
+                                                 r"that jupytext and nbformat read \(Expecting property name "
+                                                 r"enclosed in double quotes: line 2 column 24"),
     ("", r"'path' .* \(Expecting value: line 1 column 1"),
     ("[1, 2]", r"'path' .* must be a notebook that jupytext and nbformat read"),
     (json.dumps({"cells": [JSON_CELL, {**JSON_CELL, "cell_type": "cod"}], "metadata": {}, "nbformat": 4,
-                 "nbformat_minor": 4}), r"^The 'path' parameter .* \(at cells\.1: .* is not valid under any of the given schemas\)"),
+                 "nbformat_minor": 4}), r"^The 'path' parameter .* \(at cells\.1: .* is not valid under any of the "
+                                      r"given schemas\)"),
     (json.dumps({"cells": [{**JSON_CELL, "metadata": {"tags": "parameters"}}], "metadata": {}, "nbformat": 4,
                  "nbformat_minor": 4}), r"^The 'path' parameter .* \(at cells\.0\.metadata\.tags: 'parameters' is "
                                         r"not of type 'array'\)"),
