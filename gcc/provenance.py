@@ -1,6 +1,7 @@
 """Provenance: what produced a result (library, git revision, packages, machine), and :func:`repo_root`."""
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import platform
@@ -68,10 +69,8 @@ def package_versions() -> dict[str, str]:
     """
     versions = {"python": platform.python_version()}
     for name in _TRACKED_PACKAGES:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
     return versions
 
 
