@@ -1,11 +1,4 @@
-"""Atomic file writes: a temporary file in the same folder, then :func:`os.replace`.
-
-Every result the companion writes goes through here, so that a process killed in the middle of
-a write leaves either the previous file or the new one, never half of one. The temporary file is
-hidden (``.<name>.partial-<token><suffix>``: the book build and the runner's globs skip it) and
-keeps the target's suffix (matplotlib and papermill choose the format by it). A write killed by
-``SIGKILL`` leaves it behind; :func:`remove_partials` deletes such leftovers. Standard library only.
-"""
+"""Atomic file writes: a hidden temporary file beside the target, then :func:`os.replace`."""
 from __future__ import annotations
 
 import contextlib
@@ -37,9 +30,7 @@ def partial_path(path: Path) -> Path:
 
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
-    """Yield a temporary path to write, then move it onto ``path`` (its folder is created).
-
-    If the block raises, the temporary file is removed and ``path`` keeps its previous content.
+    """Yield a temporary path to write, then move it onto ``path``; if the block raises, ``path`` is unchanged.
 
     Examples
     --------
@@ -71,10 +62,7 @@ def write_text(path: Path, text: str, encoding: str = "utf-8") -> Path:
 
 
 def remove_partials(folder: Path, prefix: str = "") -> list[Path]:
-    """Delete (and return) the temporary files that killed writes left in ``folder``.
-
-    Only those of targets whose name starts with ``prefix`` (e.g. ``"quickstart."`` in a folder
-    several notebooks share), so that another notebook's write in progress is not touched.
+    """Delete (and return) the temporary files of killed writes in ``folder``, of targets named ``prefix*``.
 
     Examples
     --------

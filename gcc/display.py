@@ -1,21 +1,12 @@
-"""How measured numbers and result tables read on a book page.
-
-* :func:`format_value` -- a number with its significant digits and its unit (the text a chapter
-  quotes through :meth:`gcc.results.RunContext.value`);
-* :func:`display_table` -- a result table for a notebook page: no index, integers as integers,
-  3 significant digits; a long table collapsed behind its first rows, with a CSV download;
-* :func:`markdown_table` -- the same table as MyST markdown, for a chapter's include
-  (:meth:`gcc.results.RunContext.include`).
-
-:mod:`gcc.results` re-exports all three.
-"""
+"""How measured numbers (:func:`format_value`) and result tables (:func:`display_table`, :func:`markdown_table`)
+read on a book page."""
 from __future__ import annotations
 
 from numbers import Integral, Real
 
 from .validation import AnyOf, InstanceOf, Interval, NoneOr, invalid, validate_params
 
-__all__ = ["format_value", "display_table", "markdown_table", "PageTable", "MAX_ROWS", "MAX_COLUMNS"]
+__all__ = ["format_value", "display_table", "markdown_table", "MAX_ROWS", "MAX_COLUMNS"]
 
 #: what a page may quote: a finite number (a NaN or an infinity would be quoted as "nan") or a text
 NUMBER = AnyOf(Interval(Integral), Interval(Real), InstanceOf(str),
@@ -26,16 +17,12 @@ TEXT = InstanceOf(str, "a str")
 
 
 def _frame(frame, owner: str):
+    """``frame`` with a non-trivial index (a pivot's) as its first columns, and whole floats as integers."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
         raise invalid("frame", owner, "a pandas.DataFrame", frame)
-    return frame
-
-
-def _integral_columns(frame):
-    """``frame`` with float columns whose values are all whole numbers as nullable integers."""
-    shown = frame.copy()
+    shown = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame.copy()
     for column in shown.columns:
         values = shown[column]
         if values.dtype.kind == "f" and values.notna().any():
@@ -46,6 +33,7 @@ def _integral_columns(frame):
 
 
 def _float_text(v, digits: int) -> str:
+    """A float of a table to ``digits`` significant digits (whole below 1e9, exponent below 1e-3)."""
     if abs(v) >= 10 ** digits and abs(v) < 1e9:
         return f"{v:.0f}"  # 1033, not 1.03e+03
     return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{digits - 1}e}"
@@ -53,23 +41,22 @@ def _float_text(v, digits: int) -> str:
 
 @validate_params({"number": NUMBER, "unit": TEXT, "digits": DIGITS, "fmt": NoneOr(TEXT)})
 def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None) -> str:
-    """The text a page shows for a measured number: ``digits`` significant digits, then the unit.
+    """The text a page shows for a measured ``number`` (finite, or a text shown as it is).
 
     Parameters
     ----------
     number : int, float or str
-        Finite (a text is shown as it is).
     unit : str
-        Appended after a space (``"ms"``, ``"s"``); ``"%"`` is appended without one.
+        Appended after a space (``"ms"``); ``"%"`` without one.
     digits : int in [1, 17]
-        Significant digits of a float (an integer is shown whole).
+        Significant digits of a float (a float of ``digits`` or more integer digits is shown whole).
     fmt : str, optional
-        A format specification that replaces ``digits`` (e.g. ``".1f"``, ``".0%"``).
+        A format specification that replaces ``digits`` (``".1f"``, ``".0%"``).
 
     Returns
     -------
     str
-        A minus sign is the typographic one (U+2212), as in the book's formulas.
+        With the typographic minus sign (U+2212), as in the book's formulas.
 
     Examples
     --------
@@ -102,15 +89,15 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     return text + unit if unit == "%" else f"{text} {unit}"
 
 
-#: rows a page shows outright; a longer table shows its first rows and the rest behind a dropdown
+#: rows and columns a page shows outright (a larger table shows its first ones, the whole collapsed)
 MAX_ROWS = 25
-#: columns a page shows outright; a wider table shows its first columns and the rest behind a dropdown
 MAX_COLUMNS = 8
 #: rows shown above the dropdown of a long table
 HEAD_ROWS = 10
 
 
 def _styled(shown, digits: int, headers=None):
+    """The Styler of a table as a page shows it (no index, floats to ``digits``, headers in words)."""
     headers = headers or {}
     formats = {c: (lambda v, d=digits: _float_text(v, d)) for c in shown.columns if shown[c].dtype.kind == "f"}
     import html
@@ -121,87 +108,58 @@ def _styled(shown, digits: int, headers=None):
             .set_table_attributes('class="dataframe"'))  # styled like pandas tables by the theme
 
 
-class PageTable:
-    """A long or reduced result table on a page: its first rows, the full table collapsed, a CSV link.
+def _page_table(shown, full, digits: int, name: str, headers: dict):
+    """A long, wide or reduced table: its first rows and columns, the whole collapsed, a ``data:`` CSV link."""
+    import base64
+    import html
 
-    Made by :func:`display_table`; renders as HTML (``_repr_html_``). The CSV is embedded in the
-    link (a ``data:`` URI), so the download works on the built site offline.
+    from IPython.display import HTML
 
-    Attributes
-    ----------
-    data : pandas.DataFrame
-        The table as the page shows it (the chosen columns, every row).
-    full : pandas.DataFrame
-        Every column and row (the CSV).
-    """
-
-    def __init__(self, shown, full, digits: int, name: str, head: int, headers=None):
-        self.data, self.full, self.digits, self.name, self.head = shown, full, digits, name, head
-        self.headers = headers or {}
-
-    def _repr_html_(self) -> str:
-        import base64
-        import html
-
-        rows, columns = self.full.shape
-        csv = base64.b64encode(self.full.to_csv(index=False).encode("utf-8")).decode("ascii")
-        size = f"{rows} row{'s' if rows != 1 else ''}, {columns} column{'s' if columns != 1 else ''}"
-        link = (f'<a download="{html.escape(self.name)}.csv" href="data:text/csv;base64,{csv}">'
-                f"Download the full table ({size}, CSV)</a>")
-        n_shown, n_columns = len(self.data), self.data.shape[1]
-        long = n_shown > self.head and n_shown > MAX_ROWS
-        wide = n_columns > MAX_COLUMNS
-        visible = self.data.iloc[:, :MAX_COLUMNS] if wide else self.data
-        notes = []
-        if long:
-            visible = visible.head(self.head)
-            notes.append(f"First {self.head} of {n_shown} rows.")
-        if wide:
-            notes.append(f"First {MAX_COLUMNS} of {n_columns} columns.")
-        dropped = self.full.shape[1] - n_columns
-        if dropped:
-            notes.append(f"{dropped} more column{'s' if dropped > 1 else ''} in the full table.")
-        parts = [_styled(visible, self.digits, self.headers).to_html(), f'<p class="gcc-table-note">{" ".join(notes)} {link}</p>']
-        if long or wide:
-            summary = f"All {n_shown} rows" if not wide else f"All {n_columns} columns, {n_shown} rows"
-            parts.append(f'<details class="gcc-full-table"><summary>{summary}</summary>'
-                         f"<div>{_styled(self.data, self.digits, self.headers).to_html()}</div></details>")
-        return "\n".join(parts)
+    rows, columns = full.shape
+    csv = base64.b64encode(full.to_csv(index=False).encode("utf-8")).decode("ascii")
+    size = f"{rows} row{'s' if rows != 1 else ''}, {columns} column{'s' if columns != 1 else ''}"
+    link = (f'<a download="{html.escape(name)}.csv" href="data:text/csv;base64,{csv}">'
+            f"Download the full table ({size}, CSV)</a>")
+    n_shown, n_columns = shown.shape
+    long, wide = n_shown > MAX_ROWS, n_columns > MAX_COLUMNS
+    visible = shown.iloc[:, :MAX_COLUMNS] if wide else shown
+    notes = []
+    if long:
+        visible = visible.head(HEAD_ROWS)
+        notes.append(f"First {HEAD_ROWS} of {n_shown} rows.")
+    if wide:
+        notes.append(f"First {MAX_COLUMNS} of {n_columns} columns.")
+    dropped = columns - n_columns
+    if dropped:
+        notes.append(f"{dropped} more column{'s' if dropped > 1 else ''} in the full table.")
+    parts = [_styled(visible, digits, headers).to_html(), f'<p class="gcc-table-note">{" ".join(notes)} {link}</p>']
+    if long or wide:
+        summary = f"All {n_shown} rows" if not wide else f"All {n_columns} columns, {n_shown} rows"
+        parts.append(f'<details class="gcc-full-table"><summary>{summary}</summary>'
+                     f"<div>{_styled(shown, digits, headers).to_html()}</div></details>")
+    return HTML("\n".join(parts))
 
 
-@validate_params({"digits": DIGITS, "max_rows": Interval(Integral, 1, None), "name": TEXT,
+@validate_params({"digits": DIGITS, "name": TEXT,
                   "headers": NoneOr(InstanceOf(dict, "a dict {column: header text}"))})
-def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS, name: str = "table",
-                  headers=None):
-    """A result table as a page shows it: no index, integers as integers, floats to ``digits`` digits.
-
-    Float columns whose values are all whole numbers (counts that a pivot or a NaN turned into
-    floats) become integer columns; missing values are shown as a dash. A table of more than
-    ``max_rows`` rows shows its first rows, and one of more than :data:`MAX_COLUMNS` columns its
-    first columns, with the whole table behind a collapsed dropdown and a CSV download link; a table
-    reduced to ``columns`` links the CSV of every column.
+def display_table(frame, digits: int = 3, columns=None, name: str = "table", headers=None):
+    """A result table as a page shows it: no index, floats to ``digits`` digits, missing values as a dash;
+    a long, wide or reduced table shows its first rows and columns, the whole collapsed, and a CSV download.
 
     Parameters
     ----------
     frame : pandas.DataFrame
     digits : int
-        Significant digits of the remaining float columns.
     columns : list of str, optional
-        The columns a reader needs (after a non-trivial index became columns); the others are
-        in the CSV only.
-    max_rows : int
-        Longest table shown outright.
+        The columns a reader needs (the others are in the CSV only).
     name : str
         File name (without ``.csv``) of the download.
     headers : dict, optional
-        Header text of shown columns (``{"improvement_pct": "GCC vs BACC (%)"}``); the CSV keeps
-        the column keys.
+        Header text of shown columns (``{"improvement_pct": "GCC vs BACC (%)"}``; the CSV keeps the keys).
 
     Returns
     -------
-    pandas.io.formats.style.Styler or PageTable
-        Renders as an HTML table in a notebook and on the book's page (a :class:`PageTable` when
-        the table is long or reduced).
+    pandas.io.formats.style.Styler or IPython.display.HTML
 
     Examples
     --------
@@ -215,18 +173,14 @@ def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS
     (True, True, True, False)
     >>> long = display_table(pd.DataFrame({"n": range(40), "loss": 0.5, "note": "x"}), columns=["n", "loss"])
     >>> html = long._repr_html_()
-    >>> "<details" in html, "First 10 of 40 rows" in html, 'download="table.csv"' in html, list(long.data.columns)
-    (True, True, True, ['n', 'loss'])
+    >>> "<details" in html, "First 10 of 40 rows" in html, 'download="table.csv"' in html, ">note<" in html
+    (True, True, True, False)
     >>> display_table(pd.DataFrame({"n": [1]}), columns=["m"])
     Traceback (most recent call last):
     ...
     gcc.validation.InvalidParameterError: The 'columns' parameter of display_table must be columns of the table (n). Got ['m'] instead.
     """
-    import pandas as pd
-
-    frame = _frame(frame, "display_table")
-    full = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
-    shown = full
+    full = shown = _frame(frame, "display_table")
     if columns is not None:
         wanted = [columns] if isinstance(columns, str) else list(columns)
         if not wanted or any(c not in full.columns for c in wanted):
@@ -235,26 +189,14 @@ def display_table(frame, digits: int = 3, columns=None, max_rows: int = MAX_ROWS
         shown = full[wanted]
     if headers is not None and any(c not in full.columns for c in headers):
         raise invalid("headers", "display_table", "a dict whose keys are columns of the table", headers)
-    if len(shown) <= max_rows and shown.shape[1] == full.shape[1] <= MAX_COLUMNS:
+    if len(shown) <= MAX_ROWS and shown.shape[1] == full.shape[1] <= MAX_COLUMNS:
         return _styled(shown, digits, headers)
-    return PageTable(shown, full, digits, name, min(HEAD_ROWS, max_rows), headers)
+    return _page_table(shown, full, digits, name, headers)
 
 
 @validate_params({"digits": DIGITS})
 def markdown_table(frame, digits: int = 4) -> str:
-    """A result table as a MyST (GitHub-style) markdown table, formatted as :func:`display_table`.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        A non-trivial index (a pivot's) becomes the first columns.
-    digits : int
-        Significant digits of the float columns.
-
-    Returns
-    -------
-    str
-        Header, rule and one line per row; a missing value is a dash.
+    """A result table as MyST markdown, formatted as :func:`display_table`.
 
     Examples
     --------
@@ -269,8 +211,7 @@ def markdown_table(frame, digits: int = 4) -> str:
     """
     import pandas as pd
 
-    frame = _frame(frame, "markdown_table")
-    shown = _integral_columns(frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame)
+    shown = _frame(frame, "markdown_table")
 
     def cell(v, kind):
         if v is None or v is pd.NA or (isinstance(v, float) and v != v):

@@ -1,17 +1,6 @@
-"""How a figure looks and reads on a book page: one style, one colour per scheme, caption and source.
-
-* :data:`STYLE_FILE` and :func:`use_book_style` -- the book's matplotlib style (``gcc/book.mplstyle``):
-  figures 6.7 in wide (within the 688 px text column), every text at least 9 pt;
-* :data:`SCHEME_STYLES`, :func:`scheme_style` -- one colour and one marker per scheme (the codes of
-  :mod:`gcc.codes`, the CPGC schemes of :mod:`gcc.cpgc.codes`, the serving baselines), the same in
-  every figure; :data:`REFERENCE` -- the look of theory and reference lines (grey, never a
-  scheme's colour);
-* :func:`figure_record` -- the caption, alt text and source link of a saved figure
-  (:meth:`gcc.results.RunContext.save_figure`), and :func:`show_figure`, which puts the figure on
-  the page carrying that record, for the page step (:mod:`gcc.reproduce.figure_cells`) to turn
-  into a numbered caption ("Figure N. ..."), alt text and a link to the code that drew it.
-
-matplotlib is imported inside the functions (``import gcc`` stays light).
+"""How a figure looks and reads on a book page: the book's matplotlib style (``gcc/book.mplstyle``),
+one colour and marker per scheme (:data:`SCHEME_STYLES`), grey reference lines (:data:`REFERENCE`),
+and a saved figure's caption, alt text and source link (:func:`figure_record`, :func:`show_figure`).
 """
 from __future__ import annotations
 
@@ -24,7 +13,7 @@ from .validation import invalid
 
 __all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES",
            "REFERENCE",
-           "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style", "drawn_by_name",
+           "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style",
            "source_link", "fill_values", "pending_keys", "figure_metrics", "figure_record", "show_figure"]
 
 #: the book's matplotlib style
@@ -69,7 +58,7 @@ _ALIASES = {"letcc": "gcc", "spline": "gcc", "berrut": "bacc", "b-spline": "bspl
 
 
 def use_book_style() -> None:
-    """Apply :data:`STYLE_FILE` to matplotlib's rcParams (nothing happens without matplotlib).
+    """Apply :data:`STYLE_FILE` to matplotlib's rcParams (after pyplot's import; nothing without matplotlib).
 
     Examples
     --------
@@ -79,6 +68,7 @@ def use_book_style() -> None:
     [6.7, 3.0]
     """
     try:
+        import matplotlib.pyplot  # noqa: F401 - the inline backend sets its rc on import; ours comes after
         import matplotlib.style
     except ImportError:
         return
@@ -91,8 +81,8 @@ def scheme_style(name) -> tuple[str, str] | None:
     Parameters
     ----------
     name : str
-        A scheme key or alias (any case): ``"GCC"``, ``"bacc"``, ``"UC-MMC"``, ``"uncoded"``; a
-        serving variant ``"gcc_s2"`` takes the style of its family (``"gcc"``).
+        A scheme key or alias, any case (``"GCC"``, ``"UC-MMC"``, ``"uncoded"``); a serving variant
+        ``"gcc_s2"`` takes the style of its family.
 
     Returns
     -------
@@ -119,32 +109,13 @@ def scheme_style(name) -> tuple[str, str] | None:
     return SCHEME_STYLES.get(key)
 
 
-def drawn_by_name(function) -> str | None:
-    """The dotted name of a plot function (``"gcc.experiments.quickstart.plot_loss_vs_n"``).
-
-    Parameters
-    ----------
-    function : callable, str or None
-        A function, or its dotted name already.
-    """
-    if function is None or isinstance(function, str):
-        return function
-    function = inspect.unwrap(function)
-    return f"{function.__module__}.{function.__qualname__}"
-
-
 def source_link(drawn_by: str) -> dict:
-    """Where the code of ``drawn_by`` lives: its path in the repository, its lines and their URL.
-
-    Parameters
-    ----------
-    drawn_by : str
-        Dotted name of a function of the ``gcc`` package.
+    """Where the code of the function ``drawn_by`` (a dotted name in ``gcc``) lives.
 
     Returns
     -------
     dict
-        ``function``, ``path`` (relative to the repository root), ``start``, ``end`` and ``url``
+        ``function``, ``path`` (from the repository root), ``start``, ``end`` and ``url``
         (``REPOSITORY_URL/blob/SOURCE_BRANCH/<path>#L<start>-L<end>``).
 
     Examples
@@ -168,28 +139,17 @@ _VALUE = re.compile(r"\{\{\s*((?:run\.)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 def fill_values(text: str, values: dict, owner: str = "fill_values", argument: str = "caption",
-                parameters: dict | None = None, strict: bool = True) -> str:
-    """``text`` with every ``{{ key }}`` replaced by the text of the run's value ``key``.
+                parameters: dict | None = None) -> str:
+    """``text`` with every ``{{ key }}`` replaced by the text of the run's value ``key``
+    (``values``: ``run.json``'s) and every ``{{ run.name }}`` by the run's parameter ``name``.
 
-    ``{{ run.name }}`` is the run's parameter ``name`` (as in a notebook's prose).
-
-    Parameters
-    ----------
-    text : str
-        A caption or alt text.
-    values : dict
-        ``key -> {"text": ...}`` (the ``values`` of ``run.json``,
-        :meth:`gcc.results.RunContext.value`).
-    parameters : dict, optional
-        The run's parameters.
-    strict : bool
-        A key without a value is an error; with ``strict=False`` it stays in the text (a value the
-        notebook records after the figure: the page step fills it in from ``run.json``).
+    A key without a value stays in the text (a value recorded after the figure: the page step
+    fills it in; the book's tests fail on a hole left).
 
     Raises
     ------
     ValueError
-        For a key the run did not record (the caption would show a hole).
+        For a ``{{ run.name }}`` that is no parameter, naming ``argument`` of ``owner``.
 
     Examples
     --------
@@ -207,10 +167,7 @@ def fill_values(text: str, values: dict, owner: str = "fill_values", argument: s
             value = parameters[key[4:]]
             return f"{value:g}" if isinstance(value, float) else str(value)
         if key not in values:
-            if not strict:
-                return match.group(0)
-            known = ", ".join(sorted(values)) or "none yet"
-            raise invalid(argument, owner, f"a text whose {{{{ key }}}} are values of the run ({known})", key)
+            return match.group(0)
         return str(values[key].get("text", values[key]))
 
     return _VALUE.sub(one, text)
@@ -222,26 +179,18 @@ def pending_keys(text: str) -> list[str]:
 
 
 def figure_metrics(fig) -> dict:
-    """How ``fig`` reads on a page: displayed width, smallest text, panels per row, scheme colours.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
+    """How ``fig`` (a matplotlib Figure) reads on a page.
 
     Returns
     -------
     dict
-        ``width_px``: the width of the image the page shows (tight bounding box and padding at
-        100 dpi, as the inline backend writes it); ``scale``: the factor the 688 px column shrinks it
-        by (1 when it fits); ``min_font_pt``: the smallest visible text at displayed size;
-        ``panels_per_row``: the most axes side by side; ``colour_mismatches``: legend entries
-        named after a scheme (``"GCC"``, ``"BACC: slope -3"``) whose colour is not the
-        scheme's (:data:`SCHEME_STYLES`).
+        ``width_px`` (of the image the inline backend writes at 100 dpi), ``scale`` (by which the
+        688 px column shrinks it), ``min_font_pt`` (smallest visible text at displayed size),
+        ``panels_per_row``, and ``colour_mismatches``: legend entries named after a scheme whose
+        colour is not the scheme's (:data:`SCHEME_STYLES`).
     """
-    import matplotlib.colors as mcolors
-    from matplotlib.text import Text
-
     import matplotlib
+    from matplotlib.text import Text
 
     fig.canvas.draw()
     pad = matplotlib.rcParams["savefig.pad_inches"]
@@ -264,8 +213,7 @@ def figure_metrics(fig) -> dict:
                 continue
             for handle, text in zip(legend.legend_handles, legend.get_texts()):
                 style = scheme_style(text.get_text().split(":")[0].split(",")[0].split(" (")[0].strip())
-                colour = _handle_colour(handle)
-                if style and colour is not None and not _same_colour(colour, style[0], mcolors):
+                if style and _colour_differs(handle, style[0]):
                     mismatches.append(text.get_text())
     return {"width_px": round(float(width_px), 1), "scale": round(float(scale), 3),
             "min_font_pt": round(float(min(sizes) * scale), 2) if sizes else None,
@@ -273,58 +221,36 @@ def figure_metrics(fig) -> dict:
             "colour_mismatches": mismatches}
 
 
-def _handle_colour(handle):
+def _colour_differs(handle, colour: str) -> bool:
+    """Whether a legend ``handle`` is drawn in a colour (its line's, face's or edge's) other than ``colour``."""
+    import matplotlib.colors as mcolors
+
     for getter in ("get_color", "get_facecolor", "get_edgecolor"):
         if hasattr(handle, getter):
-            colour = getattr(handle, getter)()
-            if hasattr(colour, "ndim") and getattr(colour, "ndim", 0) == 2:
-                colour = colour[0] if len(colour) else None
-            if colour is not None and not (isinstance(colour, str) and colour == "none"):
-                return colour
-    return None
+            drawn = getattr(handle, getter)()
+            if hasattr(drawn, "ndim") and getattr(drawn, "ndim", 0) == 2:
+                drawn = drawn[0] if len(drawn) else None
+            if drawn is not None and not (isinstance(drawn, str) and drawn == "none"):
+                try:
+                    return mcolors.to_hex(drawn) != mcolors.to_hex(colour)
+                except ValueError:
+                    return True
+    return False
 
 
-def _same_colour(a, b, mcolors) -> bool:
-    try:
-        return mcolors.to_hex(a) == mcolors.to_hex(b)
-    except ValueError:
-        return False
-
-
-def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=None, run=None) -> dict:
-    """The caption, alt text and source of a figure, as the page step reads them.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-    label : str
-        The figure's name on the page (a unique target, e.g. ``"quickstart-loss_vs_n"``).
-    caption : str
-        What the figure shows and its key number (MyST markdown: math and links work).
-    alt : str
-        Alt text: what a reader who cannot see the figure needs from it.
-    drawn_by : callable or str, optional
-        The library function that drew it; by default the one recorded by
-        :func:`gcc.experiments.plotting.figure` on ``fig``.
-    run : gcc.results.RunContext, optional
-        ``{{ key }}`` (a value of the run) and ``{{ run.name }}`` (a parameter) in ``caption`` and
-        ``alt`` become their texts (:func:`fill_values`); a value the notebook records only after
-        the figure is filled in by the page step from the run's ``run.json`` (``run_record``).
-
-    Returns
-    -------
-    dict
-        ``label``, ``caption``, ``alt``, ``metrics`` (:func:`figure_metrics`), and ``function``,
-        ``path``, ``start``, ``end``, ``url`` of the source when the function is known.
+def figure_record(fig, label: str, caption: str, alt: str, drawn_by, run) -> dict:
+    """The caption, alt text and source of ``fig`` as the page step reads them: ``label`` (its unique
+    name on the page), ``caption`` and ``alt`` with ``{{ key }}`` and ``{{ run.name }}`` filled from
+    the ``run`` (:func:`fill_values`), ``metrics`` (:func:`figure_metrics`) and, when the function
+    that drew it is known (``drawn_by``, else the one :func:`gcc.experiments.plotting.figure`
+    recorded), its :func:`source_link`.
     """
-    values = run.record.get("values", {}) if run is not None else {}
-    parameters = run.parameters if run is not None else {}
-    caption, alt = (fill_values(text, values, "RunContext.save_figure", argument, parameters, strict=False)
+    caption, alt = (fill_values(text, run.record["values"], "RunContext.save_figure", argument, run.parameters)
                     for text, argument in ((caption, "caption"), (alt, "alt")))
     record = {"label": label, "caption": caption.strip(), "alt": alt.strip(), "metrics": figure_metrics(fig)}
-    if run is not None and pending_keys(caption + alt):
-        record["run_record"] = str(run.folder / "run.json")
-    name = drawn_by_name(drawn_by) or getattr(fig, "gcc_drawn_by", None)
+    if drawn_by is not None and not isinstance(drawn_by, str):
+        drawn_by = f"{inspect.unwrap(drawn_by).__module__}.{inspect.unwrap(drawn_by).__qualname__}"
+    name = drawn_by or getattr(fig, "gcc_drawn_by", None)
     if name:
         try:
             record.update(source_link(name))
@@ -334,12 +260,7 @@ def figure_record(fig, label: str, caption: str = "", alt: str = "", drawn_by=No
 
 
 def show_figure(fig, record: dict) -> None:
-    """Show ``fig`` once, at this point of the page, with ``record`` in the output's metadata.
-
-    In a Jupyter kernel the figure is displayed (its image output carries ``gcc_figure``:
-    ``record``) and closed, so the inline backend does not show it a second time; elsewhere
-    nothing happens.
-    """
+    """Show ``fig`` once at this point of the page, ``record`` in its output's metadata (only in a kernel)."""
     try:
         from IPython import get_ipython
         from IPython.display import display

@@ -1,23 +1,15 @@
-"""Source notebooks: MyST-markdown text (read by jupytext) or JSON, and their parameters cell.
-
-:func:`read_source` turns ``notebooks/<name>.md`` (or ``.ipynb``) into the ``nbformat`` notebook
-papermill executes; :func:`parameters` is papermill's own inspection of the cell tagged
-``parameters`` (names and default source text), after a syntax check that names the line. A
-notebook that cannot be read is the contract's ``ValueError`` naming the file and the line.
-jupytext, nbformat and papermill are imported inside the functions.
-"""
+"""Source notebooks (MyST text via jupytext, or JSON) and their parameters cell (papermill's inspection)."""
 from __future__ import annotations
 
 import ast
 import os
-import re
 from pathlib import Path
 
 from .provenance import repo_root
 from .validation import invalid
 
-__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "find_source", "read_source",
-           "yaml_error", "parameters_cell", "parameters", "assigned_names"]
+__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "read_source", "complaint",
+           "parameters_cell", "parameters", "assigned_names"]
 
 #: Suffixes of source notebooks, preferred first: a text notebook wins over a JSON one of the same name.
 SOURCE_SUFFIXES = (".md", ".ipynb")
@@ -45,6 +37,7 @@ def shown_path(path: Path) -> str:
 
 
 def _read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``; the contract's error naming the byte that cannot be decoded."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
@@ -62,43 +55,15 @@ def is_text_notebook(path: Path) -> bool:
     return head.startswith("---") and end > 0 and ("jupytext:" in head[:end] or "kernelspec:" in head[:end])
 
 
-def find_source(name: str, folder: Path | None = None) -> Path | None:
-    """``<folder>/<name>.md`` (a text notebook) or ``<name>.ipynb``; None if neither exists.
-
-    Examples
-    --------
-    >>> from gcc.notebooks import find_source
-    >>> find_source("quickstart").suffix, find_source("no_such_notebook")
-    ('.md', None)
-    """
-    folder = Path(folder) if folder else notebooks_dir()
-    if is_text_notebook(folder / f"{name}.md"):
-        return folder / f"{name}.md"
-    return folder / f"{name}.ipynb" if (folder / f"{name}.ipynb").is_file() else None
-
-
-def _line(text: str, number: int) -> str:
-    lines = text.splitlines()
-    return lines[number - 1] if 1 <= number <= len(lines) else ""
-
-
-def yaml_error(err, text: str, owner: str, first_line: int = 1, what: str = "valid YAML") -> ValueError:
-    """The contract's ValueError for the YAML error ``err`` in ``text`` (starting at ``first_line``), naming the line."""
-    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-    if mark is None:
-        return invalid("text", owner, what, text[:200], str(err))
-    problem = "; ".join(p for p in (getattr(err, "context", None), getattr(err, "problem", None)) if p)
-    return invalid(f"line {mark.line + first_line}", owner, what, _line(text, mark.line + 1),
-                   f"{problem or err}, at column {mark.column + 1}")
+def complaint(err: BaseException) -> str:
+    """The first lines of a reader's error (json, PyYAML, jupytext) in one line."""
+    lines = str(err).replace('in "<unicode string>", ', "").splitlines()  # PyYAML quotes the line 4 spaces in
+    return "; ".join(line.strip().rstrip(":") for line in lines if line.strip() and line[:4] != "    ")[:300]
 
 
 def read_source(path: Path):
-    """The notebook at ``path`` (``.md`` via jupytext, ``.ipynb`` via nbformat), every cell with a tags list.
-
-    Raises
-    ------
-    ValueError
-        Naming the file and the line of a JSON or YAML error, or the nbformat schema's complaint.
+    """The notebook at ``path`` (``.md`` via jupytext, ``.ipynb`` via nbformat), every cell with a tags list;
+    a ``ValueError`` naming the file and jupytext's, json's, PyYAML's or nbformat's complaint.
 
     Examples
     --------
@@ -111,15 +76,14 @@ def read_source(path: Path):
     ...     read_source(bad)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    gcc.validation.InvalidParameterError: The 'line 2' parameter of notebook .../bad.ipynb must be valid JSON (...). Got '  {"cell_type": "code",}' instead.
+    gcc.validation.InvalidParameterError: The 'path' parameter of notebook ... (Expecting ...: line 2 column 24 ...
     """
     import json
 
     import jupytext
     import nbformat
-    import yaml
 
-    path, owner = Path(path), f"notebook {shown_path(path)}"
+    path = Path(path)
     text = _read_text(path)
     try:
         if path.suffix == ".md":
@@ -127,20 +91,10 @@ def read_source(path: Path):
         else:
             nb = nbformat.reads(json.dumps(json.loads(text)), as_version=4)  # json first: its error names the line
             nbformat.validate(nb)
-    except json.JSONDecodeError as err:
-        raise invalid(f"line {err.lineno}", owner, "valid JSON", _line(text, err.lineno),
-                      f"{err.msg}, at column {err.colno}") from None
-    except yaml.YAMLError as err:  # the front matter
-        raise yaml_error(err, text, owner, what="valid YAML front matter") from None
-    except Exception as err:  # noqa: BLE001 - jupytext and nbformat raise several kinds
-        cell = re.match(r"(Code|Markdown|Raw) cell (\d+) at line (\d+)", str(err))
-        if cell and isinstance(err.__context__, yaml.YAMLError):  # a cell's MyST options
-            fence = int(cell.group(3)) + (2 if _line(text, int(cell.group(3)) + 1).strip() == "---" else 1)
-            raise invalid(f"line {fence}", owner, f"valid YAML options of {cell.group(1).lower()} cell "
-                          f"{cell.group(2)}", _line(text, fence), getattr(err.__context__, "problem", "")) from None
-        where = ".".join(str(p) for p in getattr(err, "absolute_path", [])) or "notebook"
-        raise invalid(where, owner, "a notebook that jupytext and nbformat read",
-                      getattr(err, "instance", text[:80]), str(getattr(err, "message", err)).split("\n")[0]) from None
+    except Exception as err:  # noqa: BLE001 - jupytext, json, PyYAML and nbformat raise several kinds
+        field = ".".join(str(p) for p in getattr(err, "absolute_path", []))
+        raise invalid("path", f"notebook {shown_path(path)}", "a notebook that jupytext and nbformat read",
+                      shown_path(path), f"at {field}: {err.message}" if field else complaint(err)) from None
     for cell in nb.cells:  # papermill looks for tags on every cell
         cell.metadata.setdefault("tags", [])
     return nb
@@ -151,21 +105,13 @@ def parameters_cell(nb):
     return next((c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])), None)
 
 
-def parameters(path: Path, nb=None) -> dict[str, str]:
-    """Papermill's inspection of the ``parameters`` cell: ``{name: default source text}`` ({} without one).
-
-    Raises
-    ------
-    ValueError
-        For a syntax error in the cell, naming the file and the line (of the file for a text
-        notebook, of the cell for JSON), e.g. ``The 'line 47' parameter of notebook
-        notebooks/x.md must be valid Python in the cell tagged 'parameters' (invalid syntax, at
-        column 12). Got 'n_trials = = 5' instead.``
-    """
+def parameters(path: Path) -> dict[str, str]:
+    """Papermill's inspection of the ``parameters`` cell: ``{name: default source text}`` ({} without one);
+    a ``ValueError`` naming the line of a syntax error or of a line papermill's inspection cannot read."""
     from papermill.translators import PythonTranslator
 
     path = Path(path)
-    cell = parameters_cell(read_source(path) if nb is None else nb)
+    cell = parameters_cell(read_source(path))
     if cell is None:
         return {}
     try:
@@ -176,14 +122,14 @@ def parameters(path: Path, nb=None) -> dict[str, str]:
             at = _read_text(path).find(cell.source)
             where = f"line {_read_text(path)[:max(at, 0)].count(chr(10)) + number}"
         raise invalid(where, f"notebook {shown_path(path)}", "valid Python in the cell tagged 'parameters'",
-                      _line(cell.source, number), f"{err.msg}, at column {err.offset or 1}") from None
+                      (err.text or "").rstrip("\n"), f"{err.msg}, at column {err.offset or 1}") from None
     found = {p.name: p.default for p in PythonTranslator.inspect(cell)}
     for node in tree.body:  # a name papermill does not see could not be overridden: say which line
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and not all(getattr(t, "id", None) in found for t in targets):
             raise invalid(f"line {node.lineno} of the cell", f"notebook {shown_path(path)}", "one parameter per line, "
                           "`name = value  # comment`, which papermill's inspection reads (no '=' in the comment)",
-                          _line(cell.source, node.lineno))
+                          cell.source.splitlines()[node.lineno - 1])
     return found
 
 

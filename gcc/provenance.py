@@ -1,11 +1,7 @@
-"""Provenance: what produced a result (library, git revision, packages, machine, parameters).
-
-:func:`provenance` is the record every run writes once (``run.json``, through
-:class:`gcc.results.RunContext` and the runner); :func:`library_fingerprint` is part of the
-runner's cache key; :func:`repo_root` is the one definition of where the companion lives.
-"""
+"""Provenance: what produced a result (library, git revision, packages, machine), and :func:`repo_root`."""
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import platform
@@ -16,7 +12,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .machine import describe
-from .validation import invalid
 
 __all__ = ["repo_root", "library_fingerprint", "git_revision", "package_versions", "jsonable", "provenance"]
 
@@ -25,7 +20,7 @@ _TRACKED_PACKAGES = ("numpy", "scipy", "pandas", "matplotlib", "torch", "torchvi
 
 
 def repo_root() -> Path:
-    """The companion's root folder: the parent of the ``gcc`` package (``notebooks/``, ``book/``).
+    """The companion's root folder: the parent of the ``gcc`` package.
 
     Examples
     --------
@@ -37,7 +32,7 @@ def repo_root() -> Path:
 
 
 def library_fingerprint() -> str:
-    """SHA-256 over the path and source of every ``gcc/**/*.py``: a changed library reruns notebooks.
+    """SHA-256 over the path and source of every ``gcc/**/*.py`` (a changed library reruns notebooks).
 
     Examples
     --------
@@ -55,21 +50,16 @@ def library_fingerprint() -> str:
 
 def git_revision() -> str | None:
     """The git commit of the companion, with ``-dirty`` for changed tracked files; None outside git."""
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10)
-
     try:
-        rev = git("rev-parse", "HEAD")
-        if rev.returncode != 0:
-            return None
-        return rev.stdout.strip() + ("-dirty" if git("status", "--porcelain", "--untracked-files=no").stdout.strip()
-                                     else "")
+        rev = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40", "--exclude=*"], cwd=repo_root(),
+                             capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
+    return rev.stdout.strip() if rev.returncode == 0 else None
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of Python and of the installed packages that can change a result (absent ones left out).
+    """Versions of Python and of the installed packages that can change a result.
 
     Examples
     --------
@@ -79,15 +69,13 @@ def package_versions() -> dict[str, str]:
     """
     versions = {"python": platform.python_version()}
     for name in _TRACKED_PACKAGES:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
     return versions
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as what :func:`json.dumps` accepts: numpy values as numbers and lists, paths as text.
+    """``value`` as :func:`json.dumps` takes it: numpy values as numbers and lists, paths as text.
 
     Examples
     --------
@@ -110,29 +98,19 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None, **extra: Any) -> dict:
-    """Everything needed to tell how a result was produced (JSON-safe).
-
-    Returns
-    -------
-    dict
-        ``created_utc``, ``seed``, ``parameters``, ``gcc_version``, ``library_fingerprint``,
-        ``git_revision``, ``packages``, ``machine`` (:func:`gcc.machine.describe`),
-        ``python_executable`` and the ``extra`` entries.
+def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None) -> dict:
+    """How a result was produced (JSON-safe): time, seed, parameters, library, git revision, packages, machine.
 
     Examples
     --------
     >>> from gcc.provenance import provenance
-    >>> record = provenance({"n_workers": 40}, seed=0, note="demo")
-    >>> record["parameters"], record["seed"], record["note"], "cpu_count" in record["machine"]
-    ({'n_workers': 40}, 0, 'demo', True)
+    >>> record = provenance({"n_workers": 40}, seed=0)
+    >>> record["parameters"], record["seed"], "cpu_count" in record["machine"]
+    ({'n_workers': 40}, 0, True)
     """
     from gcc import __version__
 
-    if params is not None and not isinstance(params, Mapping):
-        raise invalid("params", "provenance", "a mapping of parameter names to values or None", params)
     return {"created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "seed": seed,
             "parameters": jsonable(dict(params or {})), "gcc_version": __version__,
             "library_fingerprint": library_fingerprint(), "git_revision": git_revision(),
-            "packages": package_versions(), "machine": describe(), "python_executable": sys.executable,
-            **jsonable(extra)}
+            "packages": package_versions(), "machine": describe(), "python_executable": sys.executable}

@@ -1,25 +1,4 @@
-"""Result data and provenance: where every notebook writes what it measured.
-
-A notebook opens its run with one line after its imports::
-
-    run = RunContext()
-
-The runner (:mod:`gcc.reproduce`) tells the kernel which notebook runs and with which
-parameters (``$GCC_RUN``); run by hand in JupyterLab, the notebook's name comes from
-JupyterLab's session and its parameters from the notebook's ``parameters`` cell. The run
-context holds the results folder ``<results root>/<notebook>/`` and the provenance record
-``run.json`` there (parameters, seed, git revision, package versions, machine, and what the run
-saved). Through it the notebook saves tidy CSV tables, figures and the numbers the book quotes::
-
-    run.save_table(frame, "results")           # results.csv, listed in run.json
-    run.save_figure(fig, "loss_vs_n")          # loss_vs_n.png and .svg
-    run.value("gcc_slope", slope, unit="")     # quoted by chapters as {{ quickstart.gcc_slope }}
-    run.include(table, "slopes")               # a chapter's {include} of a markdown table
-
-The runner adds its own entries (profile, status, seconds, cache key) to the same ``run.json``.
-Later notebooks, the tests and outside checks read the tables back (:func:`load_table`). The
-results root is ``$GCC_RESULTS_ROOT`` or ``<repo>/_build/results``.
-"""
+"""Where every notebook writes what it measured: ``run = RunContext()``, its folder and ``run.json``."""
 from __future__ import annotations
 
 import contextlib
@@ -35,9 +14,9 @@ from .figures import figure_record, show_figure, use_book_style
 from .provenance import jsonable, library_fingerprint, provenance, repo_root
 from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
 
-__all__ = ["RUN_RECORD", "RUN_ENV", "PAGE_STYLE", "repo_root", "results_root", "results_dir", "plain_name",
-           "table_frame", "RunContext", "format_value", "display_table", "markdown_table", "read_run_record",
-           "library_fingerprint", "jsonable", "provenance", "load_table"]
+__all__ = ["RUN_RECORD", "RUN_ENV", "repo_root", "results_root", "results_dir", "RunContext", "format_value",
+           "display_table", "markdown_table", "read_run_record", "saved_files", "library_fingerprint", "jsonable",
+           "provenance", "load_table"]
 
 #: File name of a run's provenance record in ``<results root>/<notebook>/``.
 RUN_RECORD = "run.json"
@@ -45,16 +24,12 @@ RUN_RECORD = "run.json"
 #: The environment variable through which the runner tells a kernel its notebook, profile and parameters.
 RUN_ENV = "GCC_RUN"
 
-#: The name of a run context outside any notebook the runner or JupyterLab names.
-SCRATCH = "scratch"
+# The name of a run context outside any notebook the runner or JupyterLab names.
+_SCRATCH = "scratch"
 
 _MAPPING = InstanceOf(Mapping, "a mapping")
 _FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
 _DPI = Interval(Integral, 1, 2400)
-
-#: main settings of the book's style (gcc/book.mplstyle, applied by every run context): within the 688 px column
-PAGE_STYLE = {"figure.figsize": (6.7, 3.0), "figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
-              "axes.titlesize": 10, "legend.fontsize": 9}
 
 
 def results_root() -> Path:
@@ -72,7 +47,7 @@ def results_dir(notebook: str, create: bool = True) -> Path:
     >>> results_dir("worst_case_rate", create=False).name
     'worst_case_rate'
     """
-    path = results_root() / plain_name(notebook, "notebook", "results_dir")
+    path = results_root() / _plain_name(notebook, "notebook", "results_dir")
     if create:
         with _writable(path, "GCC_RESULTS_ROOT", "results_dir"):
             path.mkdir(parents=True, exist_ok=True)
@@ -81,7 +56,7 @@ def results_dir(notebook: str, create: bool = True) -> Path:
 
 @contextlib.contextmanager
 def _writable(folder: Path, name: str, owner: str):
-    """Turn a PermissionError (or another OS error) while preparing ``folder`` into the contract error."""
+    """An OS error (a PermissionError) while preparing ``folder`` as the contract's error."""
     try:
         yield
     except OSError as err:
@@ -90,8 +65,8 @@ def _writable(folder: Path, name: str, owner: str):
                       "to a writable folder") from None
 
 
-def plain_name(name, param: str, owner: str) -> str:
-    """``name`` if it can name a file of a results folder (non-empty, no ``/``, no leading dot), else the ValueError."""
+def _plain_name(name, param: str, owner: str) -> str:
+    """``name`` if it can name a file of a results folder (non-empty, no ``/``, no leading dot)."""
     if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
         raise invalid(param, owner, "a plain non-empty name without '/'", name)
     return name
@@ -105,16 +80,25 @@ def read_run_record(folder: Path) -> dict:
         return {}
 
 
+def saved_files(record: dict) -> list[str]:
+    """The files of its results folder that the run ``record`` (a ``run.json``) lists as saved."""
+    names = [e.get("file") for e in (record.get("tables") or {}).values() if isinstance(e, dict)]
+    names += [f for files in (record.get("figures") or {}).values() for f in files]
+    names += list((record.get("files") or {}).values())
+    return [n for n in names if isinstance(n, str) and "/" not in n]
+
+
 def _by_hand() -> tuple[str, dict]:
-    """Name and parameters of a notebook run by hand: JupyterLab's session path, the parameters cell's names."""
+    """Name and parameters of a notebook run by hand in JupyterLab (its session's path, its parameters cell)."""
     import ast
 
-    from .notebooks import find_source, parameters
+    from .notebooks import SOURCE_SUFFIXES, notebooks_dir, parameters
 
-    session = Path(os.environ.get("JPY_SESSION_NAME") or SCRATCH)   # JupyterLab's path of the notebook
-    source = session if session.suffix in (".md", ".ipynb") and session.is_file() else find_source(session.stem)
+    session = Path(os.environ.get("JPY_SESSION_NAME") or _SCRATCH)   # JupyterLab's path of the notebook
+    found = [session] + [notebooks_dir() / f"{session.stem}{suffix}" for suffix in SOURCE_SUFFIXES]
+    source = next((p for p in found if p.suffix in SOURCE_SUFFIXES and p.is_file()), None)
     if source is None:
-        return SCRATCH, {}
+        return _SCRATCH, {}
     try:
         namespace = __import__("IPython").get_ipython().user_ns   # the values the cells set
     except (ImportError, AttributeError):
@@ -124,17 +108,14 @@ def _by_hand() -> tuple[str, dict]:
 
 
 class RunContext:
-    """One run of one notebook: its parameters, its results folder and its provenance record.
+    """One run of one notebook: its parameters, its results folder and its provenance record ``run.json``.
 
     Parameters
     ----------
     notebook : str, optional
-        The notebook's name (its results folder). Default: the notebook the runner executes
-        (``$GCC_RUN``), else the one JupyterLab runs (``$JPY_SESSION_NAME``), else ``"scratch"``.
+        Its name; default: the runner's (``$GCC_RUN``), else JupyterLab's (``$JPY_SESSION_NAME``), else "scratch".
     parameters : mapping, optional
-        The run's parameters, recorded once in ``run.json``. Default: the runner's (the notebook's
-        parameters cell with the profile's and the command line's overrides), else, by hand, the
-        values of the names that the notebook's parameters cell assigns.
+        Default: the runner's, else the values of the names the parameters cell assigns.
     root : path, optional
         Results root (default: :func:`results_root`).
 
@@ -155,30 +136,23 @@ class RunContext:
         given = json.loads(os.environ.get(RUN_ENV) or "{}")
         if notebook is None and parameters is None:
             notebook, parameters = (given["notebook"], given["parameters"]) if given else _by_hand()
-            _page_style()
-        self.notebook = plain_name(notebook if notebook is not None else SCRATCH, "notebook", "RunContext")
+            use_book_style()
+        self.notebook = _plain_name(notebook if notebook is not None else _SCRATCH, "notebook", "RunContext")
         self.parameters = dict(validate(parameters or {}, _MAPPING, "parameters", "RunContext"))
         self.folder = (Path(root) if root is not None else results_root()) / self.notebook
         with _writable(self.folder, "root" if root is not None else "GCC_RESULTS_ROOT", "RunContext"):
             self.folder.mkdir(parents=True, exist_ok=True)
             remove_partials(self.folder)  # what a killed run was writing
-            self._remove_previous_outputs()
+            for name in saved_files(read_run_record(self.folder)):  # what the previous run saved
+                (self.folder / name).unlink(missing_ok=True)
             self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
             self.record.update(notebook=self.notebook, tables={}, figures={}, files={}, values={}, includes={})
             self._write()
 
-    @property
-    def seed(self):
-        """The ``seed`` parameter (None when the notebook has none)."""
-        return self.parameters.get("seed")
-
-    def __getitem__(self, name: str):
-        return self.parameters[name]
-
     def save_table(self, table, name: str = "results", **notes: Any) -> None:
         """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``."""
-        frame = table_frame(table, "RunContext.save_table")
-        path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_table')}.csv"
+        frame = _table_frame(table, "RunContext.save_table")
+        path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_table')}.csv"
         with replacing(path) as tmp:
             frame.to_csv(tmp, index=False)
         self.record["tables"][name] = jsonable({"file": path.name, "rows": len(frame),
@@ -191,10 +165,9 @@ class RunContext:
 
     def save_figure(self, fig, name: str, dpi: int | None = None, caption: str = "", alt: str = "",
                     drawn_by=None) -> None:
-        """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it on the page with
-        ``caption`` and ``alt`` (``{{ key }}``: a value of the run) and its source (:func:`gcc.figures.figure_record`)."""
-        path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_figure')}.png"
-        _save_figure(fig, path, dpi or PAGE_STYLE["savefig.dpi"], "RunContext.save_figure")
+        """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it with ``caption``, ``alt``."""
+        path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_figure')}.png"
+        _save_figure(fig, path, dpi or 150, "RunContext.save_figure")  # 150: savefig.dpi of the book's style
         self.record["figures"][name] = [path.name, f"{name}.svg"]
         self.record.setdefault("figure_captions", {})[name] = record = figure_record(
             fig, f"{self.notebook}-{name}", caption, alt, drawn_by, run=self)
@@ -203,18 +176,14 @@ class RunContext:
 
     def save_json(self, data: Mapping[str, Any], name: str) -> None:
         """Write ``<name>.json`` (made JSON-safe, keys sorted) and list it in ``run.json``."""
-        path = self.folder / f"{plain_name(name, 'name', 'RunContext.save_json')}.json"
+        path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_json')}.json"
         write_text(path, json.dumps(jsonable(dict(validate(data, _MAPPING, "data", "RunContext.save_json"))),
                                     indent=2, sort_keys=True))
         self.record["files"][name] = path.name
         self._write()
 
     def value(self, key: str, number, unit: str = "", digits: int = 3, fmt: str | None = None, note: str = ""):
-        """Record a finite number (or a text) that the book's prose quotes as ``{{ <notebook>.<key> }}``.
-
-        ``unit``, ``digits`` and ``fmt`` as in :func:`format_value`; ``note`` says what the number is
-        (shown in the include ``book/generated/values/<notebook>.md`` the runner writes).
-        """
+        """Record a finite number (or a text) that the prose quotes as ``{{ <notebook>.<key> }}``."""
         if not isinstance(key, str) or not key.isidentifier():
             raise invalid("key", "RunContext.value", "a Python identifier", key)
         owner = f"RunContext.value({key!r})"
@@ -239,20 +208,11 @@ class RunContext:
                              for k, v in self.record["values"].items()], columns=["key", "text", "note"])
 
     def _write(self) -> None:
+        """Write ``run.json`` (atomically)."""
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
 
-    def _remove_previous_outputs(self) -> None:
-        """Delete what the previous run of this notebook saved, so no stale file outlives it."""
-        old = read_run_record(self.folder)
-        stale = [entry["file"] for entry in (old.get("tables") or {}).values() if isinstance(entry, dict)]
-        stale += [f for files in (old.get("figures") or {}).values() for f in files]
-        stale += list((old.get("files") or {}).values())
-        for name in stale:
-            if isinstance(name, str) and "/" not in name:
-                (self.folder / name).unlink(missing_ok=True)
 
-
-def table_frame(table, owner: str):
+def _table_frame(table, owner: str):
     """``table`` as a DataFrame: a DataFrame as it is, a list or tuple of row mappings as rows."""
     import pandas as pd
 
@@ -272,21 +232,8 @@ def _save_figure(fig, png: Path, dpi, owner: str) -> None:
             fig.savefig(tmp, format=path.suffix[1:], bbox_inches="tight", **kwargs)
 
 
-def _page_style() -> None:
-    try:
-        import matplotlib.pyplot  # noqa: F401 - the inline backend sets its rc on import; ours comes after
-    except ImportError:
-        return
-    use_book_style()
-
-
 def load_table(notebook: str, name: str = "results", root: Path | None = None):
-    """Read ``<results root>/<notebook>/<name>.csv`` as a pandas DataFrame.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the notebook has not saved that table yet; the message says how to run it.
+    """Read ``<results root>/<notebook>/<name>.csv``; a ``FileNotFoundError`` giving the command when it is missing.
 
     Examples
     --------
@@ -301,8 +248,8 @@ def load_table(notebook: str, name: str = "results", root: Path | None = None):
     """
     import pandas as pd
 
-    folder = (Path(root) if root is not None else results_root()) / plain_name(notebook, "notebook", "load_table")
-    path = folder / f"{plain_name(name, 'name', 'load_table')}.csv"
+    folder = (Path(root) if root is not None else results_root()) / _plain_name(notebook, "notebook", "load_table")
+    path = folder / f"{_plain_name(name, 'name', 'load_table')}.csv"
     if not path.exists():
         raise FileNotFoundError(f"No saved results at {path}. Run the notebook first: "
                                 f"python -m gcc.reproduce --only {notebook}")

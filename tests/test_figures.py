@@ -62,10 +62,8 @@ def test_style_file_is_shipped_and_keeps_text_at_9_pt():
 
 
 def test_run_context_applies_the_book_style():
-    from gcc.results import _page_style
-
     matplotlib.rcdefaults()
-    _page_style()
+    figures.use_book_style()
     assert list(matplotlib.rcParams["figure.figsize"]) == [figures.FIGURE_WIDTH_IN, 3.0]
     assert matplotlib.rcParams["xtick.labelsize"] >= figures.MIN_FONT_PT
 
@@ -186,13 +184,14 @@ def test_drawn_figures_read_at_page_width_in_the_registry_colours():
     plt.close("all")
 
 
-def test_a_caption_with_a_hole_is_an_error_that_names_the_key():
-    with pytest.raises(ValueError, match=r"'caption' parameter of RunContext.save_figure .*Got 'gcc_slope'"):
-        figures.fill_values("slope {{ gcc_slope }}", {}, "RunContext.save_figure")
+def test_a_value_not_recorded_yet_stays_a_hole_and_an_unknown_parameter_is_an_error():
+    assert figures.fill_values("slope {{ gcc_slope }}", {}, "RunContext.save_figure") == "slope {{ gcc_slope }}"
+    with pytest.raises(ValueError, match=r"'caption' parameter of RunContext.save_figure .*Got 'run.S'"):
+        figures.fill_values("S = {{ run.S }}", {}, "RunContext.save_figure", parameters={"N": 2})
 
 
 def test_save_figure_records_caption_alt_and_source_and_the_page_gets_one_cell_per_figure(tmp_path):
-    from gcc.reproduce.figure_cells import figure_cells
+    from gcc.reproduce.pages import figure_cells
     from gcc.results import RunContext
     from gcc.experiments import quickstart
 
@@ -206,14 +205,14 @@ def test_save_figure_records_caption_alt_and_source_and_the_page_gets_one_cell_p
     run.value("later", 7)  # recorded after the figure: the page step fills it in from run.json
     record = json.loads((run.folder / "run.json").read_text())["figure_captions"]["loss"]
     assert record["caption"] == "Loss against N, K = 4: slope \u22123.04, {{ later }} later."
-    assert record["run_record"] == str(run.folder / "run.json")
     assert record["function"] == "gcc.experiments.quickstart.plot_loss_vs_n"
     assert record["url"].startswith(f"{figures.REPOSITORY_URL}/blob/main/gcc/experiments/quickstart.py#L")
     assert record["metrics"]["min_font_pt"] >= figures.MIN_FONT_PT
     image = {"output_type": "display_data", "data": {"image/png": "x"}, "metadata": {"gcc_figure": record}}
     table = {"output_type": "execute_result", "data": {"text/html": "<table/>"}, "metadata": {}}
+    values = json.loads((run.folder / "run.json").read_text())["values"]
     cells = figure_cells([{"cell_type": "code", "id": "a", "source": "x", "metadata": {},
-                           "outputs": [table, image, dict(image), table]}])
+                           "outputs": [table, image, dict(image), table]}], values)
     assert [len(c["outputs"]) for c in cells] == [1, 1, 1, 1]
     shown = [c["metadata"]["mystnb"] for c in cells if "mystnb" in c["metadata"]]
     assert len(shown) == 2 and shown[0]["figure"]["name"] == "fig-demo-loss"

@@ -311,9 +311,9 @@ def test_invalid_arguments_and_run_cards_get_the_contract_message(tmp_path, caps
         reproduce.run_batch("huge", notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'timeout' parameter of run_batch must be a finite real number > 0"):
         reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path / "nb")
-    # The command line names the option as the user typed it, with exit status 2.
+    # The command line passes the option to run_batch, with exit status 2.
     assert reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--timeout", "0"]) == 2
-    assert ("The '--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0. Got 0.0 instead."
+    assert ("The 'timeout' parameter of run_batch must be a finite real number > 0 or None. Got 0.0 instead."
             in capsys.readouterr().err)
     tiny(tmp_path / "a", "late", {"order": "soon"})
     with pytest.raises(ValueError, match=r"^The 'order' parameter of run card .*late\.yaml must be a finite real "
@@ -330,6 +330,9 @@ def test_list_shows_order_and_parameters(tmp_path):
     proc = run(tmp_path, "--profile", "ci", "--list")
     assert proc.returncode == 0
     assert "tiny" in proc.stdout and '"n": 2' in proc.stdout
+    tiny(tmp_path / "nb", "other")
+    proc = run(tmp_path, "--profile", "ci", "--list", "--only", "tiny,other")  # names by comma or space
+    assert proc.returncode == 0 and "tiny" in proc.stdout and "other" in proc.stdout
 
 
 def test_repository_run_cards_are_valid():
@@ -344,6 +347,11 @@ def test_repository_run_cards_are_valid():
         nb = read_source(card.path)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
             f"{card.path.name} must be stored without outputs"
+
+
+def test_every_notebook_is_listed_in_the_toc():
+    listed = yaml.safe_load((REPO / "_toc.yml").read_text())
+    assert not [n for n in reproduce.discover(REPO / "notebooks") if f"'book/generated/{n}'" not in str(listed)]
 
 
 def test_parameters_page_lists_every_profile_and_command(tmp_path):
@@ -413,7 +421,7 @@ def test_pages_not_run_yet_say_so_and_give_their_command(tmp_path):
 # --------------------------------------------------------------------------- text notebooks
 def text_notebook(folder: Path, name: str = "texty", card: dict | None = None) -> Path:
     return write_text_notebook(folder, name, (
-        f"# {name}\n\nA text notebook.\n\n"
+        f"# {name}\n\nA text notebook.\n\nReproduce: `python -m gcc.reproduce --profile default --only {name}`\n\n"
         + code_cell("seed = 0\nn = 3\nlow = -1.0   # range\nhigh = 1.0", ["parameters"])
         + code_cell("from gcc.results import RunContext\n"
                     "run = RunContext()\n"
@@ -450,7 +458,10 @@ def test_executed_pages_hide_code_and_remove_the_injected_cell(tmp_path):
     assert tags[0] == ["parameters", "remove-cell"]
     shown = next(c for c in nb.cells if "run-parameters" in c.metadata.get("tags", []))
     assert "Parameters of this run (profile ci)" in shown.source
-    assert "python -m gcc.reproduce --profile ci --only texty" in shown.source
+    # One "Reproduce" line: the prose's, naming the run's profile (the parameters' dropdown repeats none).
+    assert "Reproduce" not in shown.source
+    prose = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert prose.count("Reproduce: `python -m gcc.reproduce --profile ci --only texty`") == 1
     assert "injected-parameters" in tags[1] and "remove-cell" in tags[1]
     assert tags[2] == ["hide-input"] and tags[3] == ["show-input"]
     assert nb.metadata.kernelspec.name == "gcc-companion"

@@ -1,10 +1,6 @@
-"""The columns a page shows of its wider tables, headed in words (the rest stays in the CSV).
-
-A notebook page shows a table with ``display_table(frame, **spec("notebook.table"))`` and a
-chapter's include with ``run.include(in_words(frame, "notebook.table"), ...)``: the columns a reader
-needs, in this order, each headed as :data:`PAGE_TABLES` says, so that the table fits the text
-column (688 px at 1280 x 900) and the notebook stays thin. The CSV download keeps every column
-under its key.
+"""The columns a page shows of its wider tables, headed in words (every column stays in the CSV):
+``display_table(frame, **spec("notebook.table"))`` on a page, ``run.include(in_words(frame, key), ...)``
+for a chapter.
 
 Examples
 --------
@@ -44,13 +40,8 @@ PAGE_TABLES: dict[str, dict[str, str]] = {
 
 
 def spec(key: str) -> dict:
-    """The keyword arguments of :func:`gcc.display.display_table` for the table `key` (``"notebook.table"``).
-
-    Returns
-    -------
-    dict
-        ``name`` (the CSV's file name: the table part of `key`), ``columns`` and ``headers``.
-    """
+    """The keyword arguments of :func:`gcc.display.display_table` for the table ``key`` (``"notebook.table"``):
+    ``name`` (the CSV's file name), ``columns`` and ``headers``."""
     check_choice(key, "key", "spec", tuple(PAGE_TABLES))
     words = PAGE_TABLES[key]
     return {"name": key.split(".", 1)[1], "columns": list(words),

@@ -1,17 +1,6 @@
-"""Shared figure helpers of the experiments: one style, one colour and marker per scheme, bands.
-
-Every plot function of the book (:mod:`gcc.experiments`, :mod:`gcc.dnn`) makes its figure with
-:func:`figure` and draws a scheme with :func:`scheme_color` / :func:`scheme_marker`, so that
-
-* every figure has the book's style (:data:`gcc.figures.STYLE_FILE`): the width of the text column,
-  text of at least 9 pt on the page, at most three panels per row;
-* a scheme has the same colour, marker and label (:data:`gcc.codes.LABELS`) in every figure;
-  reference lines (theory slopes, diagonals, thresholds) are grey (:data:`REFERENCE`);
-* the page can link each figure to the function that drew it (:func:`figure` records it).
-
-:func:`band` shades a summary's confidence interval; :func:`finish` tidies log axes.
-
-matplotlib is imported inside the functions (figures are drawn only by notebooks).
+"""Figure helpers of the experiments: every plot function makes its figure with :func:`figure` (the
+book's style and width, at most three panels per row, the drawing function recorded for the page's
+source link) and draws a scheme in its colour and marker (:func:`scheme_color`, :func:`scheme_kw`).
 """
 from __future__ import annotations
 
@@ -41,23 +30,21 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
     Parameters
     ----------
     n_panels : int
-        Number of axes.
     ncols : int, optional
         Panels per row (at most 3; default ``min(n_panels, 3)``).
     height : float, optional
-        Height of the figure in inches (default 2.35 in per row, 3.0 in for a single panel).
+        In inches (default 2.35 in per row, 3.0 in for a single panel).
     wide_last : bool
-        The last panel spans the whole last row (a headline panel under smaller ones).
+        The last panel spans the whole last row.
     **subplots
         Passed to :func:`matplotlib.pyplot.subplots` (``sharex``, ``sharey``, ...).
 
     Returns
     -------
     fig : matplotlib.figure.Figure
-        6.7 in wide (within the 688 px text column), constrained layout; ``fig.gcc_drawn_by`` names
-        the function that called :func:`figure` (the page links the figure to its source).
+        6.7 in wide, constrained layout; ``fig.gcc_drawn_by`` names the function that called :func:`figure`.
     axes : numpy.ndarray of Axes, shape (n_panels,)
-        Flat, in reading order; grid cells beyond ``n_panels`` are removed.
+        Flat, in reading order.
 
     Examples
     --------
@@ -90,18 +77,7 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
 
 
 def scheme_color(name):
-    """The colour of a scheme in every figure.
-
-    Parameters
-    ----------
-    name : str
-        A scheme key or alias (any case): codes of :mod:`gcc.codes`, CPGC schemes, ``"uncoded"``,
-        ``"replication"``.
-
-    Returns
-    -------
-    str or None
-        A matplotlib colour; None for a name that is no scheme.
+    """The colour of a scheme (a key or alias of :func:`gcc.figures.scheme_style`) in every figure (None: no scheme).
 
     Examples
     --------
@@ -126,10 +102,7 @@ def scheme_kw(name) -> dict:
 
 
 def scheme_shades(name, n: int) -> list:
-    """``n`` shades of a scheme's colour, light to dark (e.g. one per S inside a scheme's panel).
-
-    A name that is no scheme gets greys. The darkest shade is the scheme's colour itself.
-    """
+    """``n`` shades of a scheme's colour, light to dark, the darkest the colour itself (greys for no scheme)."""
     import matplotlib.colors as mcolors
 
     base = np.array(mcolors.to_rgb(scheme_color(name) or "0.25"))
@@ -138,25 +111,11 @@ def scheme_shades(name, n: int) -> list:
 
 
 def band(ax, x, summary_rows, color, alpha: float = 0.15):
-    """Shade the confidence interval of a summary table's rows around their mean.
+    """Shade the confidence interval of ``summary_rows`` (``mean``, ``ci_low``, ``ci_high``; else nothing)
+    around their mean at abscissae ``x``, in ``color``.
 
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-    x : array_like, shape (n,)
-        Abscissae of the rows.
-    summary_rows : pandas.DataFrame, n rows
-        With ``mean``, ``ci_low``, ``ci_high`` (:func:`gcc.summary.summarize`); nothing is drawn
-        without these columns.
-    color : matplotlib colour
-    alpha : float
-        Opacity of the band.
-
-    Notes
-    -----
-    A group of one measurement (the deterministic worst case) has a NaN interval: no band is
-    drawn for the line then. A t interval of a heavy-tailed loss can reach below 0; on log axes
-    the band then shows its upper half only (mean to upper end) instead of running off the axis.
+    A group of one measurement has a NaN interval: no band. A lower end at or below 0 (a t interval
+    of a heavy-tailed loss) is drawn from the mean, so that a log axis shows the upper half.
     """
     if not {"mean", "ci_low", "ci_high"} <= set(summary_rows.columns):
         return
@@ -169,10 +128,7 @@ def band(ax, x, summary_rows, color, alpha: float = 0.15):
 
 
 def log_ticks(ax, values, axis: str = "x") -> None:
-    """Label a log axis at ``values`` (e.g. the grid of N), plain numbers, no minor labels.
-
-    matplotlib labels only the decades of a log axis: N = 20..640 gets a single label (100).
-    """
+    """Label a log axis at ``values`` (the grid of N: matplotlib labels only decades), plain numbers."""
     from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
     values = sorted({float(v) for v in np.asarray(values, float).ravel() if np.isfinite(v) and v > 0})
@@ -187,11 +143,8 @@ def log_ticks(ax, values, axis: str = "x") -> None:
 
 
 def log_axis(ax, axis: str = "x") -> None:
-    """A log axis labelled at 1, 2 and 5 times the powers of ten (more on a short range), plain numbers.
-
-    For ranges under two decades (e.g. 250-2500 ms), where matplotlib labels the minor ticks
-    and their labels collide. Call it after the data are drawn (it reads the axis' range).
-    """
+    """Label a log axis of under two decades at 1, 2 and 5 times the powers of ten (more on a shorter
+    range), plain numbers, where matplotlib's minor labels collide; call it after the data are drawn."""
     from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
 
     target = ax.xaxis if axis == "x" else ax.yaxis
@@ -205,17 +158,8 @@ def log_axis(ax, axis: str = "x") -> None:
 
 
 def legend_outside(fig, axes=None, ncol: int | None = None, **kw):
-    """One legend for the whole figure, below the panels (entries taken once from ``axes``).
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        Made by :func:`figure` (constrained layout makes room for the legend).
-    axes : sequence of Axes, optional
-        Where to collect the entries (default all axes of ``fig``); a label seen twice is shown once.
-    ncol : int, optional
-        Columns of the legend (default: up to 4).
-    """
+    """One legend below the panels of ``fig`` (made by :func:`figure`), each label of ``axes`` (default
+    all) once, in ``ncol`` columns (default up to 4)."""
     handles, labels = {}, []
     for ax in fig.axes if axes is None else axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -229,20 +173,8 @@ def legend_outside(fig, axes=None, ncol: int | None = None, **kw):
 
 
 def finish(fig):
-    """Tidy a finished figure: readable log axes; tight layout unless it has a layout already.
-
-    Minor tick labels of log axes (2x10^1, 3x10^1, ...) overlap on short ranges: they are dropped,
-    and a log axis of under two decades is labelled at 1, 2, 5 x 10^k instead (:func:`log_axis`).
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The same figure, for ``return finish(fig)``.
-    """
+    """Tidy a finished figure: no minor labels on log axes, :func:`log_axis` on those under two decades,
+    tight layout unless it has a layout; returns ``fig``."""
     from matplotlib.ticker import FixedLocator, NullFormatter
 
     for ax in fig.axes:

@@ -1,13 +1,8 @@
-"""The verdicts a notebook page's result box quotes, counted from the claims table.
-
-A rate notebook's page opens with a result box (see :mod:`gcc.reproduce.pages`) that states the
-verdict of the claims it tests. The verdicts are those of the claims table
-(:func:`gcc.experiments.claims.build_claims_table`, the book's one rule), restricted to the rows
-that the notebook's own saved tables produce, so the page and the claims page cannot disagree.
+"""The verdicts a notebook page's result box quotes: the claims table's
+(:func:`gcc.experiments.claims.build_claims_table`), restricted to the notebook's rows, so the page
+and the claims page cannot disagree.
 """
 from __future__ import annotations
-
-import re
 
 from gcc.validation import invalid
 
@@ -34,28 +29,22 @@ def verdict_text(verdicts) -> str:
     return ", ".join(f"{verdicts.count(v)} {v}" for v in order) or "none"
 
 
-def _key(text: str) -> str:
-    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()
-
-
 def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list[dict]:
     """The counted verdicts of ``notebook``'s rows in the claims table, as ``RunContext.value`` arguments.
 
     Parameters
     ----------
     notebook : str
-        The notebook whose rows are counted (its saved ``slopes`` or ``summary`` tables must be in ``root``).
+        Its saved tables must be in ``root``, the results root (a run context's ``run.folder.parent``).
     root : path-like, optional
-        The results root (a run context's is ``run.folder.parent``).
     claims : dict, optional
         ``{key: claim id}``: also quote these claims one by one, as ``verdicts_<key>``.
 
     Returns
     -------
     list of dict
-        ``verdicts`` (all counted rows, e.g. ``"36 loose, 6 undecided"``), ``verdicts_counted``
-        (their number), ``verdicts_<word>`` for each of tight, loose, violated and undecided, and one
-        ``verdicts_<key>`` per entry of ``claims`` (a claim with no counted row reads ``"none"``).
+        ``verdicts`` (e.g. ``"36 loose, 6 undecided"``), ``verdicts_counted``, ``verdicts_<word>`` for
+        tight, loose, violated and undecided, and one ``verdicts_<key>`` per claim (``"none"`` without a row).
     """
     if not isinstance(notebook, str) or not notebook.isidentifier():
         raise invalid("notebook", "verdict_values", "a notebook name (a Python identifier)", notebook)
@@ -67,7 +56,7 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
     out = [{"key": "verdicts", "number": verdict_text(rows["verdict"]),
             "note": f"counted verdicts of the claims table's rows from {notebook}"},
            {"key": "verdicts_counted", "number": int(len(rows)), "note": "counted rows of the claims table"}]
-    out += [{"key": f"verdicts_{_key(v)}", "number": int((rows["verdict"] == v).sum()),
+    out += [{"key": f"verdicts_{v}", "number": int((rows["verdict"] == v).sum()),
              "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
     for key, claim in (claims or {}).items():
         if not isinstance(key, str) or not key.isidentifier():
@@ -78,15 +67,6 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
 
 
 def record_verdicts(run, claims: dict | None = None) -> None:
-    """Record :func:`verdict_values` of the run's notebook in the run (``run.value``), for its result box.
-
-    Parameters
-    ----------
-    run : gcc.results.RunContext
-        The notebook's run; its tables must be saved first (the claims table reads them from
-        ``run.folder.parent``).
-    claims : dict, optional
-        As in :func:`verdict_values`.
-    """
+    """Record :func:`verdict_values` of the ``run``'s notebook (its tables saved first) in the run, for its box."""
     for value in verdict_values(run.folder.name, run.folder.parent, claims):
         run.value(**value)

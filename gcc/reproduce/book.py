@@ -1,16 +1,9 @@
-"""The book's run pages and the Jupyter Book build of the static site from the executed notebooks.
-
-Notebooks are never executed by Jupyter Book. Every notebook that has not run yet gets a page
-saying so, with the command that runs it, so that a build after a partial run has no unknown
-document; executed notebooks missing from ``_toc.yml`` are added under "Other notebooks". The
-values the runs recorded become the MyST substitutions of the build (``{{ notebook.key }}``),
-through an effective copy of ``_config.yml``. A build from another folder of executed notebooks
-(the test suite's) stages the book in ``<output>/_site`` with ``book/generated`` pointing there.
-"""
+"""The status and parameters pages, and the Jupyter Book build of the site from the executed notebooks."""
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -25,12 +18,16 @@ from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
 from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks, resolve_parameters
-from .pages import placeholder_includes, referenced_includes, referenced_values, substitutions
+from .pages import VALUES_DIR
 
-__all__ = ["format_params", "write_status", "write_parameters_page", "write_placeholders", "build_book"]
+__all__ = ["write_status", "write_parameters_page", "write_placeholders", "build_book"]
+
+# {{ notebook.key }} in a chapter, and ```{include} ../generated/values/<notebook>[.<table>].md
+_REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 
-def format_params(params: dict) -> str:
+def _params_text(params: dict) -> str:
     """``params`` as inline code for a table cell (long values shortened, bars escaped)."""
     texts = {k: json.dumps(v, default=str) for k, v in params.items()}
     parts = [f"`{k}={t if len(t) <= 40 else t[:37] + '...'}`" for k, t in texts.items()]
@@ -49,7 +46,7 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
         link = f"[{card.name}]({card.name}.ipynb)" if (Path(path).parent / f"{card.name}.ipynb").exists() else card.name
         rows.append(f"| {link}: {card.title.replace('|', '/')} | {record.get('status', '-')}, "
                     f"{record.get('profile', '-')} ({state}) | {record.get('seconds', '-')} "
-                    f"| {format_params(record.get('parameters') or {}) if record else '-'} |")
+                    f"| {_params_text(record.get('parameters') or {}) if record else '-'} |")
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     write_text(path, "\n".join([
         "# Run status", "",
@@ -72,7 +69,7 @@ def write_parameters_page(cards: dict[str, Card], path: Path) -> Path:
         deps = f" (after {', '.join(card.depends)})" if card.depends else ""
         changed = {k for p in card.profiles.values() for k in p}  # the cell's value of what a profile changes
         defaults = {k: v for k, v in resolve_parameters(card, "default")[0].items() if k in changed}
-        cells = [format_params(defaults if p == "default" else card.profiles.get(p, {})) for p in PROFILES]
+        cells = [_params_text(defaults if p == "default" else card.profiles.get(p, {})) for p in PROFILES]
         lines.append(f"| `{card.name}`{deps} | " + " | ".join(cells) + " |")
     lines += ["", "The `default` column is the notebook's parameters cell (its values of what the other profiles "
               "change; every other parameter keeps that cell's value in every profile). Reproduce one notebook in one profile: "
@@ -97,17 +94,6 @@ def write_placeholders(cards: dict[str, Card], generated: Path) -> list[str]:
     return missing
 
 
-def _toc(source: Path) -> dict:
-    """``_toc.yml`` plus an "Other notebooks" part for executed notebooks it does not list."""
-    toc = load_yaml(source / "_toc.yml")
-    listed = json.dumps(toc)
-    added = [f"book/generated/{nb.stem}" for nb in sorted((source / "book" / "generated").glob("*.ipynb"))
-             if not nb.name.startswith(".") and f'"book/generated/{nb.stem}"' not in listed]
-    if added:
-        toc.setdefault("parts", []).append({"caption": "Other notebooks", "chapters": [{"file": e} for e in added]})
-    return toc
-
-
 def _stage(root: Path, generated: Path, site: Path) -> Path:
     """A book tree at ``site`` whose pages link to ``root``'s and whose ``book/generated`` is ``generated``."""
     shutil.rmtree(site, ignore_errors=True)
@@ -120,22 +106,30 @@ def _stage(root: Path, generated: Path, site: Path) -> Path:
     return site
 
 
+def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
+    """The MyST substitutions ``{notebook: {key: text}}``, and what the chapters quote that no run measured."""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((root / "book").rglob("*.md"))
+                   if "generated" not in p.relative_to(root / "book").parts)
+    folder = generated / VALUES_DIR
+    subs = {p.stem: {str(k): str(v) for k, v in json.loads(p.read_text()).items()}
+            for p in sorted(folder.glob("*.json"))}
+    missing = []
+    for notebook, key in sorted(set(_REFERENCE.findall(text))):
+        if key not in subs.get(notebook, {}):
+            subs.setdefault(notebook, {})[key] = f"[not measured yet: python -m gcc.reproduce --only {notebook}]"
+            missing.append(f"{notebook}.{key}")
+    for file in sorted(set(_INCLUDE.findall(text))):
+        if not (folder / file).exists():
+            write_text(folder / file, f"[not measured yet: python -m gcc.reproduce --only {file.split('.')[0]}]\n")
+            missing.append(file)
+    return subs, missing
+
+
 def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False, output: Path | None = None,
                stream=None, generated_dir: Path | None = None, results_root: Path | None = None) -> int:
-    """Build the static site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); its exit status.
+    """Build the site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); its exit status.
 
-    Parameters
-    ----------
-    root : path, optional
-        The book's root (default: the repository).
-    strict, all_pages : bool
-        Warnings are errors; rebuild every page (an incremental build repeats no old warning).
-    output : path, optional
-        Folder that receives ``_build/html`` (default: the root); needed with ``generated_dir``.
-    stream : file, optional
-        Where the notes go (default: stdout).
-    generated_dir, results_root : path, optional
-        The executed notebooks (default ``<root>/book/generated``) and the runs' records.
+    ``generated_dir`` other than ``<root>/book/generated`` needs an ``output`` folder of its own.
     """
     import yaml
 
@@ -164,13 +158,9 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
         print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}",
               file=stream, flush=True)
     source = _stage(root, generated, build / "_site") if generated != own.resolve() else root
-    toc_path, config_path = build / "_toc.effective.yml", build / "_config.effective.yml"
-    write_text(toc_path, "# Written by gcc.reproduce from _toc.yml; do not edit.\n"
-               + yaml.safe_dump(_toc(source), sort_keys=False))
+    config_path = build / "_config.effective.yml"
     config = load_yaml(root / "_config.yml")
-    pages = [p for p in (root / "book").rglob("*.md") if "generated" not in p.relative_to(root / "book").parts]
-    subs, unmeasured = substitutions(generated, referenced_values(pages))
-    unmeasured += placeholder_includes(generated, referenced_includes(pages))
+    subs, unmeasured = _substitutions(root, generated)
     parse = config.setdefault("parse", {})
     parse["myst_substitutions"] = {**(parse.get("myst_substitutions") or {}), **subs}
     write_text(config_path, "# Written by gcc.reproduce from _config.yml and the runs' values; do not edit.\n"
@@ -182,7 +172,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(source.resolve()),
            *(["-W", "-n", "--keep-going"] if strict else []), *(["--all"] if all_pages else []),
            *(["--path-output", str(Path(output).resolve())] if output is not None else []),
-           "--toc", str(toc_path), "--config", str(config_path)]
+           "--config", str(config_path)]
     print("$ " + " ".join(cmd), file=stream, flush=True)
     t0 = time.perf_counter()
     rc = subprocess.call(cmd, cwd=root)

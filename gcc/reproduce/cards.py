@@ -1,12 +1,5 @@
-"""Run cards: the notebooks of a batch, their order, and the parameters a profile gives them.
-
-Beside each source notebook ``notebooks/<name>.md`` lies its run card ``<name>.yaml``: ``title``,
-``order``, ``depends``, ``timeout`` and ``profiles``, which holds only the ``ci`` and ``paper``
-overrides. The notebook's ``parameters`` cell is the one source of defaults (the ``default``
-profile runs it as it is), read by papermill's inspection (:func:`gcc.notebooks.parameters`).
-Every problem is the contract's ``ValueError`` naming the card, the entry and the closest valid
-name; a value of another type than the cell's default is refused before anything runs.
-"""
+"""Run cards: ``notebooks/<name>.yaml`` beside a source notebook (``title``, ``order``, ``depends``,
+``timeout``, and the ``ci`` and ``paper`` overrides of its parameters cell)."""
 from __future__ import annotations
 
 import ast
@@ -17,18 +10,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gcc.notebooks import SOURCE_SUFFIXES, is_text_notebook, parameters, shown_path, yaml_error
+from gcc.notebooks import SOURCE_SUFFIXES, complaint, is_text_notebook, parameters, shown_path
 from gcc.validation import invalid
 
-__all__ = ["PROFILES", "OVERRIDES", "CARD_ENTRIES", "Card", "load_yaml", "load_card", "find_notebooks", "discover",
-           "order_notebooks", "resolve_parameters", "check_notebooks_dir", "check_output_dir"]
+__all__ = ["PROFILES", "OVERRIDES", "Card", "load_yaml", "load_card", "discover", "order_notebooks",
+           "resolve_parameters", "check_notebooks_dir", "check_output_dir"]
 
 #: The profiles of a batch: ``ci`` (minutes on two cores), ``default`` (a laptop: the book), ``paper``.
 PROFILES = ("ci", "default", "paper")
 #: The profiles a run card may override (``default`` is the parameters cell).
 OVERRIDES = ("ci", "paper")
-#: The entries a run card may have.
-CARD_ENTRIES = ("title", "order", "depends", "profiles", "timeout")
+
+def _real(value) -> bool:
+    """Whether ``value`` is a finite real number (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# The entries a run card may have: their default, their check and how a message names a valid value.
+_ENTRIES = {"title": (None, lambda v: isinstance(v, str), "a str"),
+            "order": (1000, _real, "a finite real number"),
+            "depends": ([], lambda v: isinstance(v, list) and all(isinstance(d, str) for d in v),
+                        "a notebook name or a list of notebook names"),
+            "profiles": ({}, lambda v: isinstance(v, dict), "a mapping of profiles to parameter mappings"),
+            "timeout": (None, lambda v: v is None or _real(v) and v > 0, "a finite real number > 0 or None")}
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class Card:
 
 
 def _closest(name, names) -> str:
+    """The hint "did you mean ...?" with the closest of ``names``, else the list of them."""
     close = difflib.get_close_matches(str(name), list(names), n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}?" if close else f"valid names: {', '.join(names) or 'there is none'}"
 
@@ -79,18 +84,11 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
     try:
         data = yaml.load(text, Loader=Unique) or {}
     except yaml.YAMLError as err:
-        raise yaml_error(err, text, owner) from None
+        raise invalid("path", owner, "valid YAML", shown_path(path), complaint(err)) from None
     if not isinstance(data, dict):
         raise invalid("path", owner, "a YAML file holding a mapping", shown_path(path),
                       f"it holds a {type(data).__name__}")
     return data
-
-
-def _entry(data: dict, key: str, kinds, default, owner: str, what: str, check=lambda v: True):
-    value = data.get(key, default)
-    if not isinstance(value, kinds) or isinstance(value, bool) or not check(value):
-        raise invalid(key, owner, what, value)
-    return value
 
 
 def load_card(notebook: Path) -> Card:
@@ -102,11 +100,17 @@ def load_card(notebook: Path) -> Card:
     card_path = notebook.with_suffix(".yaml")
     card = Card(notebook.stem, notebook, card_path=card_path if card_path.exists() else None)
     data = load_yaml(card_path, card.owner) if card.card_path else {}
+    data = {"title": card.name, **data, "depends": data.get("depends") or [], "profiles": data.get("profiles") or {}}
+    data["depends"] = [data["depends"]] if isinstance(data["depends"], str) else data["depends"]
+    for key, (default, check, what) in _ENTRIES.items():
+        if key not in data:
+            data[key] = default
+        elif not check(data[key]):
+            raise invalid(key, card.owner, what, data[key])
     for key in data:
-        if key not in CARD_ENTRIES:
-            raise invalid("entries", card.owner, f"among {', '.join(CARD_ENTRIES)}", key, _closest(key, CARD_ENTRIES))
-    profiles = _entry(data, "profiles", dict, {}, card.owner, "a mapping of profiles to parameter mappings")
-    for profile, params in profiles.items():
+        if key not in _ENTRIES:
+            raise invalid("entries", card.owner, f"among {', '.join(_ENTRIES)}", key, _closest(key, _ENTRIES))
+    for profile, params in data["profiles"].items():
         if profile not in OVERRIDES:
             detail = ("the notebook's parameters cell holds the defaults" if profile == "default"
                       else _closest(profile, OVERRIDES))
@@ -117,22 +121,13 @@ def load_card(notebook: Path) -> Card:
             k for k in params if not (isinstance(k, str) and k.isidentifier())]
         if bad:
             raise invalid(f"profiles.{profile}", card.owner, "a mapping whose keys are parameter names", bad[0])
-    depends = data.get("depends") or []
-    depends = [depends] if isinstance(depends, str) else depends
-    if not (isinstance(depends, list) and all(isinstance(d, str) for d in depends)):
-        raise invalid("depends", card.owner, "a notebook name or a list of notebook names", depends)
-    finite = (int, float)
-    return Card(card.name, notebook, title=_entry(data, "title", str, card.name, card.owner, "a str"),
-                order=_entry(data, "order", finite, 1000, card.owner, "a finite real number", math.isfinite),
-                depends=tuple(depends), profiles={k: dict(v or {}) for k, v in profiles.items()},
-                timeout=_entry(data, "timeout", finite + (type(None),), None, card.owner,
-                               "a finite real number > 0 or None", lambda v: v is None or 0 < v < math.inf),
+    return Card(card.name, notebook, title=data["title"], order=data["order"], depends=tuple(data["depends"]),
+                profiles={k: dict(v or {}) for k, v in data["profiles"].items()}, timeout=data["timeout"],
                 card_path=card.card_path)
 
 
-def find_notebooks(folder: Path) -> dict[str, Path]:
-    """The source notebooks of ``folder`` by name: text notebooks (``.md`` with a jupytext front
-    matter) win over ``.ipynb``; hidden ones (``.x``, ``_x``) and checkpoints are left out."""
+def _find_notebooks(folder: Path) -> dict[str, Path]:
+    """The source notebooks of ``folder`` by name (a text notebook wins over ``.ipynb``; hidden ones left out)."""
     found: dict[str, Path] = {}
     for suffix in reversed(SOURCE_SUFFIXES):
         for path in sorted(Path(folder).glob(f"*{suffix}")):
@@ -148,39 +143,33 @@ def check_notebooks_dir(path, name: str, owner: str) -> Path:
     if not folder.is_dir():
         raise invalid(name, owner, "an existing folder of source notebooks", str(path),
                       "it is a file" if folder.exists() else "it does not exist")
-    if not find_notebooks(folder):
+    if not _find_notebooks(folder):
         raise invalid(name, owner, "a folder holding at least one source notebook (<name>.md or <name>.ipynb)",
                       str(path), "it holds none")
     return folder
 
 
 def check_output_dir(path, name: str, owner: str) -> Path:
-    """``path`` (absolute) if it is a folder that exists or can be created and written, else the ValueError."""
-    folder = parent = Path(path).expanduser().resolve()
-    if folder.exists() and not folder.is_dir():
-        raise invalid(name, owner, "a folder that exists or can be created", str(path), "it is a file")
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise invalid(name, owner, "a folder that exists or can be created", str(path), f"{parent} is a file")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise invalid(name, owner, "a folder that can be written", str(path), f"{parent} is not writable")
+    """``path`` (absolute), created if missing, if this process can write a file there, else the ValueError."""
+    folder = Path(path).expanduser().resolve()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f".probe-{os.getpid()}").touch()
+        (folder / f".probe-{os.getpid()}").unlink()
+    except OSError as err:
+        raise invalid(name, owner, "a folder this process can create and write", str(path),
+                      err.strerror or type(err).__name__) from None
     return folder
 
 
 def discover(folder: Path) -> dict[str, Card]:
     """Every source notebook of ``folder`` with its run card, by name."""
-    return {name: load_card(path) for name, path in find_notebooks(folder).items()}
+    return {name: load_card(path) for name, path in _find_notebooks(folder).items()}
 
 
 def order_notebooks(cards: dict[str, Card], only: list[str] | None = None) -> list[Card]:
-    """Dependencies first, then (``order``, name); ``only`` adds what its notebooks depend on.
-
-    Raises
-    ------
-    ValueError
-        If ``only`` or a ``depends`` entry names no notebook, or the ``depends`` form a cycle.
-    """
+    """Dependencies first, then (``order``, name); ``only`` adds what its notebooks depend on; a
+    ``ValueError`` for an unknown name in ``only`` or ``depends``, or a cycle."""
     only = [only] if isinstance(only, str) else only
     missing = [n for n in only or [] if n not in cards]
     if missing:
@@ -206,7 +195,7 @@ def order_notebooks(cards: dict[str, Card], only: list[str] | None = None) -> li
     return done
 
 
-#: a default of this type -> (the types a value may have, how the message names them)
+# a default of this type -> (the types a value may have, how the message names them)
 _KINDS = ((bool, (bool,), "a bool"), (int, (int,), "an int"), (float, (int, float), "a number"),
           (str, (str,), "a str"), ((list, tuple), (list, tuple), "a list"), (dict, (dict,), "a mapping"))
 
@@ -221,29 +210,14 @@ def _check(name: str, value, default, text: str, owner: str, where: str) -> None
 
 
 def resolve_parameters(card: Card, profile: str, overrides: dict | None = None) -> tuple[dict, dict]:
-    """Every parameter of the run and the ones papermill injects.
-
-    Parameters
-    ----------
-    card : Card
-    profile : {"ci", "default", "paper"}
-    overrides : dict, optional
-        From the command line (``-p NAME VALUE``), over the card's.
+    """The parameters of ``card``'s run in ``profile``, with ``overrides`` (``-p NAME VALUE``) over the card's.
 
     Returns
     -------
     parameters : dict
-        The cell's defaults with the card's profile and ``overrides`` over them (``profile``
-        included when the cell declares it): what ``run.json`` records.
+        The parameters cell's defaults with the overrides over them: what ``run.json`` records.
     injected : dict
-        What papermill injects (the card's, the command line's and ``profile``).
-
-    Raises
-    ------
-    ValueError
-        If the cell has a syntax error or a default that is not a literal, or a profile of the
-        card (any of them) or the command line sets a parameter the cell does not declare or a
-        value of another type than its default.
+        What papermill injects (the overrides, and ``profile`` when the cell declares it).
     """
     declared = parameters(card.path)
     owner = f"notebook {shown_path(card.path)}"

@@ -1,80 +1,200 @@
-"""The batch and the command line ``python -m gcc.reproduce``.
-
-Everything that can be checked before a notebook runs is checked first (folders, options, the
-kernel, every run card of the plan, every ``-p``), so a mistake fails in seconds: exit status 2
-with a message naming the option, the file and the entry. Then the notebooks run one after
-another in dependency order, one line each (and papermill's cell progress bar on a terminal); a
-notebook whose dependency failed is ``skipped``, and without ``--keep-going`` the first error
-skips the rest (exit 1). Ctrl-C or SIGTERM exits 130: the notebook that was running is not
-recorded as ok, so the next batch redoes it and only it.
-"""
+"""The batch and the command line ``python -m gcc.reproduce``: every notebook run with papermill, or kept
+when its cache key is unchanged; ``run.json`` saying ``ok`` is written last, so a killed batch reruns it."""
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
+import hashlib
 import json
 import math
 import os
 import signal
 import sys
 import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
-from gcc import notebooks, results
+from gcc import atomic, notebooks, results
+from gcc.notebooks import read_source, shown_path
 from gcc.provenance import repo_root
 from gcc.validation import invalid
 
 from .book import build_book, write_parameters_page, write_status
-from .cards import PROFILES, check_notebooks_dir, check_output_dir, discover, order_notebooks, resolve_parameters
-from .execute import KERNEL_NAME, Outcome, cache_key, check_kernel, ensure_kernel, format_error, run_one
+from .cards import (PROFILES, Card, check_notebooks_dir, check_output_dir, discover, order_notebooks,
+                    resolve_parameters)
+from .pages import finish_page, write_values
 
-__all__ = ["COMMAND", "parse_value", "run_batch", "main"]
+__all__ = ["KERNEL_NAME", "Outcome", "ensure_kernel", "cache_key", "run_one", "parse_value", "run_batch", "main"]
 
-#: How the messages name the command.
-COMMAND = "python -m gcc.reproduce"
+#: The Jupyter kernel the runner asks papermill for (``make install`` installs it).
+KERNEL_NAME = "gcc-companion"
+# How the messages name the command.
+_COMMAND = "python -m gcc.reproduce"
+
+
+def ensure_kernel(name: str = KERNEL_NAME) -> str:
+    """``name``, installed into this prefix if missing; ``"python3"`` (with a note) if that fails."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    if name in KernelSpecManager().find_kernel_specs():
+        return name
+    try:
+        from ipykernel.kernelspec import install
+
+        install(kernel_name=name, display_name="Python (gcc companion)", prefix=sys.prefix)
+        return name
+    except Exception as exc:  # noqa: BLE001 - any failure falls back to the generic kernel
+        print(f"note: could not install kernel {name!r} ({exc}); using 'python3'", file=sys.stderr)
+        return "python3"
+
+
+@dataclass
+class Outcome:
+    """What happened to one notebook: ``status`` ``ok``, ``cached``, ``error`` or ``skipped``."""
+
+    name: str
+    status: str
+    seconds: float = 0.0
+    error: dict | None = None
+
+
+def cache_key(card: Card, injected: dict, profile: str, upstream: dict | None = None,
+              fingerprint: str | None = None) -> str:
+    """sha256 over the cells (no outputs), the injected parameters, the library, the profile and the upstream keys."""
+    cells = [(c.cell_type, c.source, sorted(c.metadata.get("tags", []))) for c in read_source(card.path).cells]
+    payload = {"cells": cells, "parameters": results.jsonable(injected), "profile": profile,
+               "library": fingerprint or results.library_fingerprint(),
+               "upstream": dict(sorted((upstream or {}).items()))}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _error_details(exc: BaseException, output: Path, source: str) -> dict:
+    """The failing cell of a run: its index in the source notebook and the executed one, its head, the error."""
+    from papermill.exceptions import PapermillExecutionError
+
+    if not isinstance(exc, PapermillExecutionError):
+        return {"cell_index": None, "source_cell_index": None, "ename": type(exc).__name__, "evalue": str(exc),
+                "source": source}
+    try:  # papermill inserts the injected-parameters cell: the source notebook's index is one less after it
+        tags = [c.get("metadata", {}).get("tags", []) for c in json.loads(output.read_text())["cells"]]
+        injected = next(i for i, t in enumerate(tags) if "injected-parameters" in t)
+    except (OSError, ValueError, KeyError, StopIteration):
+        injected = exc.cell_index
+    index = exc.cell_index
+    return {"cell_index": index, "source_cell_index": index - 1 if index > injected else index,
+            "execution_count": exc.exec_count, "source_head": "\n".join((exc.source or "").splitlines()[:5]),
+            "ename": exc.ename, "evalue": exc.evalue, "source": source}
+
+
+def _format_error(name: str, error: dict) -> str:
+    """A failed notebook for a reader: name, cell, first lines of the cell, error."""
+    lines = [f"FAILED notebook {name!r}"]
+    if error.get("source_cell_index") is not None:
+        lines.append(f"  cell {error['source_cell_index']} of {error.get('source') or name} "
+                     f"(cell {error['cell_index']} of the executed notebook):")
+        lines += [f"    | {src}" for src in (error.get("source_head") or "").splitlines()]
+    return "\n".join(lines + [f"  {error.get('ename')}: {error.get('evalue')}"])
+
+
+def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *, output_dir: Path,
+            results_root: Path, kernel: str, force: bool = False, timeout: float | None = None,
+            command_line: dict | None = None, progress: bool = False) -> Outcome:
+    """Run (or keep, when ``key`` is unchanged and its files exist) one notebook; write its ``run.json``.
+    The kernel learns its notebook and parameters from ``$GCC_RUN`` (:class:`gcc.results.RunContext`)."""
+    import papermill
+
+    output, folder = Path(output_dir) / f"{card.name}.ipynb", Path(results_root) / card.name
+    previous = results.read_run_record(folder)
+    if (not force and previous.get("status") == "ok" and previous.get("cache_key") == key and output.exists()
+            and all((folder / f).is_file() for f in results.saved_files(previous))):
+        write_values(card.name, previous, output_dir)  # from the record, should they have been removed since
+        return Outcome(card.name, "cached", float(previous.get("seconds", 0.0)))
+
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic.remove_partials(folder)  # what a killed run left, and a record that must not leak into this one
+    atomic.remove_partials(output_dir, prefix=f"{card.name}.")
+    (folder / results.RUN_RECORD).unlink(missing_ok=True)
+    partial = atomic.partial_path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    started = _dt.datetime.now(_dt.timezone.utc)
+    t0 = time.perf_counter()
+    error, status = None, "ok"
+    run = json.dumps({"notebook": card.name, "profile": profile, "parameters": results.jsonable(params)})
+    try:
+        try:  # progress bars stay off the pages (the runner's own bar is passed disable=False)
+            with mock.patch.dict(os.environ, {results.RUN_ENV: run, "GCC_RESULTS_ROOT": str(results_root),
+                                              "GCC_NOTEBOOKS_DIR": str(card.path.parent), "TQDM_DISABLE": "1",
+                                              "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+                                              "PYDEVD_DISABLE_FILE_VALIDATION": "1"}):
+                papermill.execute_notebook(
+                    read_source(card.path), str(partial), parameters=injected, kernel_name=kernel, language="python",
+                    cwd=str(repo_root()), log_output=False, execution_timeout=timeout or card.timeout,
+                    progress_bar={"disable": False, "desc": card.name, "leave": False} if progress else False,
+                    # ipykernel's own log (a notice at every start) is noise on the runner's stderr.
+                    extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+        except Exception as exc:  # noqa: BLE001 - every failure of the notebook is reported
+            status, error = "error", _error_details(exc, partial, shown_path(card.path))
+        seconds = time.perf_counter() - t0
+        own = results.read_run_record(folder)  # written by the notebook's RunContext, if it has one
+        finish_page(partial, kernel, profile, own.get("parameters", results.jsonable(params)), own.get("values"))
+        if partial.exists():  # the page of a failed run shows its error
+            os.replace(partial, output)
+    finally:  # an interrupted run leaves neither a half-written page nor a record saying ok
+        partial.unlink(missing_ok=True)
+
+    record = {**results.provenance(params, seed=params.get("seed")), **own}
+    record.update(notebook=card.name, title=card.title, source=shown_path(card.path),
+                  executed_notebook=shown_path(output), profile=profile, parameters=results.jsonable(params),
+                  injected_parameters=results.jsonable(injected),
+                  command_line_parameters=results.jsonable(command_line or {}), kernel=kernel,
+                  started_utc=started.isoformat(timespec="seconds"), seconds=round(seconds, 3), status=status,
+                  cache_key=key, depends=list(card.depends), error=error)
+    if status == "ok":  # a failed run keeps the values of the last good one on the pages
+        write_values(card.name, record, output_dir)
+    atomic.write_text(folder / results.RUN_RECORD, json.dumps(record, indent=2, sort_keys=True))  # last: the commit
+    return Outcome(card.name, status, seconds, error=error)
 
 
 def parse_value(text: str):
-    """A ``-p`` value as papermill reads it (True, False, None, int, float, else str), and a list or
-    mapping written in YAML (``[16, 32, 4096]``), which papermill's ``-y`` would take."""
+    """A ``-p`` value as papermill reads it (bool, None, int, float, str), or a YAML list or mapping."""
     import yaml
     from papermill.cli import _resolve_type
 
     return yaml.safe_load(text) if text.lstrip()[:1] in ("[", "{") else _resolve_type(text)
 
 
-def _folders(notebooks_dir, output_dir, results_root, owner: str,
-             names=("notebooks_dir", "output_dir", "results_root")):
-    return (check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), names[0], owner),
-            check_output_dir(output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated",
-                             names[1], owner),
-            check_output_dir(results_root or results.results_root(), names[2], owner))
+def _output_dirs(output_dir, results_root) -> tuple[Path, Path]:
+    """The two output folders of a batch, with their defaults, created and checked."""
+    return (check_output_dir(output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated",
+                             "output_dir", "run_batch"),
+            check_output_dir(results_root or results.results_root(), "results_root", "run_batch"))
 
 
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: dict | None = None,
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
               output_dir: Path | None = None, results_root: Path | None = None, kernel: str | None = None,
               timeout: float | None = None, stream=None) -> list[Outcome]:
-    """Run the selected notebooks (``only`` and what they depend on; default all) in ``profile``.
-
-    ``overrides`` (``-p``) apply to the notebooks ``only`` names (default: all), each of which must
-    declare them. Folders default to ``$GCC_NOTEBOOKS_DIR``, ``$GCC_GENERATED_DIR`` and
-    ``$GCC_RESULTS_ROOT`` (else ``notebooks/``, ``book/generated/``, ``_build/results/``); the kernel
-    to :data:`KERNEL_NAME`, installed if missing; ``timeout`` (seconds per cell) to each card's.
-    Returns the outcomes in run order; every argument, folder, card and parameter is checked
-    before the first notebook runs (the ``ValueError`` names it).
-    """
+    """Run the notebooks ``only`` names (and what they depend on; default all) in ``profile``, with the
+    ``overrides`` (``-p``) on the notebooks ``only`` names; every input is checked before the first run.
+    Returns the outcomes in run order."""
     stream = stream or sys.stdout
     if profile not in PROFILES:
         raise invalid("profile", "run_batch", f"one of {', '.join(map(repr, PROFILES))}", profile)
     if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
         raise invalid("timeout", "run_batch", "a finite real number > 0 or None", timeout)
-    notebooks_dir, output_dir, results_root = _folders(notebooks_dir, output_dir, results_root, "run_batch")
     if kernel is not None:
-        check_kernel(kernel, "kernel", "run_batch")
-    cards = discover(notebooks_dir)
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        names = sorted(KernelSpecManager().find_kernel_specs())
+        if kernel not in names:
+            raise invalid("kernel", "run_batch", f"an installed Jupyter kernel ({', '.join(names) or 'none'})", kernel)
+    cards = discover(check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch"))
     plan = order_notebooks(cards, only)
     asked = {c.name: overrides or {} for c in plan if not only or c.name in only}
     resolved = {c.name: resolve_parameters(c, profile, asked.get(c.name)) for c in plan}
+    output_dir, results_root = _output_dirs(output_dir, results_root)
     kernel = kernel or ensure_kernel()
     progress = stream.isatty() and sys.stderr.isatty()
     fingerprint = results.library_fingerprint()
@@ -99,7 +219,7 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
         print(f"{head}  cached  (ran {outcome.seconds:.1f} s)" if outcome.status == "cached"
               else f"{head}  {outcome.status:<7} {outcome.seconds:8.1f} s", file=stream, flush=True)
         if outcome.error:
-            print(format_error(card.name, outcome.error), file=stream, flush=True)
+            print(_format_error(card.name, outcome.error), file=stream, flush=True)
     ordered = [outcomes[c.name] for c in plan]
     write_status(cards, profile, output_dir / "status.md", results_root, ordered)
     write_parameters_page(cards, output_dir / "parameters.md")
@@ -107,10 +227,12 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=COMMAND, description="Run the companion's notebooks with papermill and "
+    """The options of ``python -m gcc.reproduce``."""
+    p = argparse.ArgumentParser(prog=_COMMAND, description="Run the companion's notebooks with papermill and "
                                 "(optionally) build the book.")
     p.add_argument("--profile", default="default", choices=PROFILES, help="parameter profile (default: %(default)s)")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks (and what they depend on)")
+    p.add_argument("--only", nargs="+", metavar="NAME",
+                   help="run only these notebooks, by space or comma (and what they depend on)")
     p.add_argument("-p", "--parameters", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
                    help="override a parameter of the notebooks --only names (papermill's spelling; a list in YAML)")
     p.add_argument("--force", action="store_true", help="rerun even when the cache key is unchanged")
@@ -130,60 +252,61 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _list(args, overrides: dict) -> None:
-    cards = discover(args.notebooks_dir)
-    for card in order_notebooks(cards, args.only):
+    """Print every selected notebook: order, name, last status, title and its effective parameters."""
+    folder = check_notebooks_dir(args.notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch")
+    for card in order_notebooks(discover(folder), args.only):
         params, _ = resolve_parameters(card, args.profile, overrides if not args.only or card.name in args.only else {})
-        status = results.read_run_record(args.results_root / card.name).get("status", "never run")
+        root = args.results_root or results.results_root()
+        status = results.read_run_record(root / card.name).get("status", "never run")
         deps = f" depends={list(card.depends)}" if card.depends else ""
         print(f"{card.order:>6g}  {card.name:<24} {status:<9} {card.title}{deps}\n"
               f"        {args.profile}: {json.dumps(params, default=str)}")
+
+
+def _run(args) -> int:
+    """The command line after parsing: checks, the batch, the book; the exit status."""
+    overrides = {name: parse_value(value) for name, value in args.parameters}
+    args.only = [name for names in args.only for name in names.split(",") if name] if args.only else None
+    if args.list:
+        _list(args, overrides)
+        return 0
+    for option, value in (("--no-run", args.no_run), ("--all-pages", args.all_pages),
+                          ("--book-output", args.book_output)):
+        if value and not args.build_book:
+            raise invalid(option, _COMMAND, "given with --build-book", option, "it is an option of the book build")
+    if args.book_output is not None:
+        check_output_dir(args.book_output, "--book-output", _COMMAND)
+    rc = 0
+    if not args.no_run:
+        outcomes = run_batch(args.profile, args.only, overrides=overrides, force=args.force,
+                             keep_going=args.keep_going, notebooks_dir=args.notebooks_dir, output_dir=args.output_dir,
+                             results_root=args.results_root, kernel=args.kernel, timeout=args.timeout)
+        counts = {s: sum(o.status == s for o in outcomes) for s in ("ok", "cached", "error", "skipped")}
+        print("gcc.reproduce: " + ", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
+        failed = [o for o in outcomes if o.status == "error"]
+        if failed:
+            print("gcc.reproduce: FAILED: " + ", ".join(o.name for o in failed)
+                  + "".join(f"\n{_format_error(o.name, o.error or {})}" for o in failed), file=sys.stderr)
+            rc = 1
+    if args.build_book:
+        rc = build_book(all_pages=args.all_pages, output=args.book_output, results_root=args.results_root,
+                        generated_dir=args.output_dir) or rc
+    return rc
+
+
+def _interrupt(signum, frame):
+    """SIGTERM unwinds like Ctrl-C."""
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m gcc.reproduce``: 0, 1 (a notebook or the book failed), 2 (invalid input), 130."""
     args = _parser().parse_args(argv)
     previous = None
-    if threading.current_thread() is threading.main_thread():  # SIGTERM unwinds like Ctrl-C
+    if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        def flag(option: str, given, env: str) -> str:
-            return option if given is not None or env not in os.environ else f"{option} (${env})"
-
-        args.notebooks_dir, output_dir, args.results_root = _folders(
-            args.notebooks_dir, args.output_dir, args.results_root, COMMAND,
-            (flag("--notebooks-dir", args.notebooks_dir, "GCC_NOTEBOOKS_DIR"),
-             flag("--output-dir", args.output_dir, "GCC_GENERATED_DIR"),
-             flag("--results-root", args.results_root, "GCC_RESULTS_ROOT")))
-        overrides = {name: parse_value(value) for name, value in args.parameters}
-        if args.list:
-            _list(args, overrides)
-            return 0
-        if args.timeout is not None and not 0 < args.timeout < math.inf:
-            raise invalid("--timeout", COMMAND, "a finite real number > 0", args.timeout)
-        if args.kernel is not None:
-            check_kernel(args.kernel, "--kernel", COMMAND)
-        for option, value in (("--no-run", args.no_run), ("--all-pages", args.all_pages),
-                              ("--book-output", args.book_output)):
-            if value and not args.build_book:
-                raise invalid(option, COMMAND, "given with --build-book", option, "it is an option of the book build")
-        if args.book_output is not None:
-            check_output_dir(args.book_output, "--book-output", COMMAND)
-        rc = 0
-        if not args.no_run:
-            outcomes = run_batch(args.profile, args.only, overrides=overrides, force=args.force,
-                                 keep_going=args.keep_going, notebooks_dir=args.notebooks_dir, output_dir=output_dir,
-                                 results_root=args.results_root, kernel=args.kernel, timeout=args.timeout)
-            counts = {s: sum(o.status == s for o in outcomes) for s in ("ok", "cached", "error", "skipped")}
-            print("gcc.reproduce: " + ", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
-            if counts["error"]:
-                print("gcc.reproduce: FAILED: " + ", ".join(o.name for o in outcomes if o.status == "error")
-                      + "".join(f"\n{format_error(o.name, o.error or {})}" for o in outcomes if o.status == "error"),
-                      file=sys.stderr)
-                rc = 1
-        if args.build_book:
-            rc = build_book(all_pages=args.all_pages, output=args.book_output, results_root=args.results_root,
-                            generated_dir=output_dir if args.output_dir else None) or rc
-        return rc
+        return _run(args)
     except ValueError as exc:
         print(f"gcc.reproduce: error: {exc}", file=sys.stderr)
         return 2
@@ -199,7 +322,3 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt

@@ -1,30 +1,5 @@
-"""What an executed notebook's page shows, and the values the chapters quote.
-
-:func:`finish_page` prepares an executed notebook for its book page: papermill's injected
-parameters cell is removed from the page (``remove-cell``; it stays in the notebook) and every
-other code cell's input goes behind a toggle (``hide-input``) unless the source cell chose
-otherwise (``show-input``, ``remove-input``, ``remove-cell``, ``hide-cell``). It also gives the
-notebook a kernelspec when its source had none, since myst-nb picks the code lexer from it.
-Given the run's profile and parameters, it shows them in place of the notebook's defaults: the
-``parameters`` cell leaves the page and a "Parameters of this run (profile ...)" table with the
-"Reproduce:" command of that profile takes its place (:func:`parameters_markdown`); the prose's
-``python -m gcc.reproduce --profile X`` commands name the run's profile, and ``{{ run.<name> }}``
-in the prose becomes the run's value of that parameter (``{{ run.profile }}``: the profile;
-``{{ run.machine }}``: :func:`gcc.machine.summary_line` of the machine that ran it). The table is collapsed (a dropdown) so that
-it never pushes the page's headline figure out of the first screen; the "Reproduce:" line stays
-visible. Given the run's recorded values, ``{{ value.<key> }}`` in the prose becomes the text of
-that value (the same text a chapter's ``{{ <notebook>.<key> }}`` shows); an unknown key stays a
-visible hole. The page's result box (an admonition of class ``gcc-result``, right after the
-title) is followed by the headline figure: the output of the first figure of the page (or the
-``n``-th, named by a MyST comment ``% headline-figure: n`` in the box's cell) moves up to a cell
-of its own after the box (:func:`headline_first`).
-
-:func:`write_values` turns the values a run recorded (:meth:`gcc.results.RunContext.value`) into
-``<generated>/values/<notebook>.json`` and the include ``<generated>/values/<notebook>.md``;
-:func:`substitutions` gathers the JSON files into the MyST substitutions of the book build, so a
-chapter writes ``{{ dask_latency.gcc_p99 }}`` instead of typing a measured number.
-Every file is written atomically (:mod:`gcc.atomic`).
-"""
+"""The book page of an executed notebook (:func:`finish_page`), and the value files its run leaves
+for the chapters (:func:`write_values`)."""
 from __future__ import annotations
 
 import json
@@ -33,48 +8,40 @@ from pathlib import Path
 
 from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
+from gcc.figures import fill_values
+from gcc.notebooks import assigned_names
 
-from .figure_cells import figure_cells
-
-__all__ = ["VISIBILITY_TAGS", "VALUES_DIR", "RESULT_CLASS", "finish_page", "parameters_markdown", "headline_first",
-           "write_values", "values_written", "substitutions", "referenced_values", "referenced_includes",
-           "placeholder_includes", "collapse_large_table"]
-
-#: Cell tags by which a source cell decides its own visibility on the page.
-VISIBILITY_TAGS = frozenset({"show-input", "hide-input", "remove-input", "remove-cell", "hide-cell"})
+__all__ = ["VALUES_DIR", "RESULT_CLASS", "finish_page", "headline_first", "figure_cells", "collapse_large_table",
+           "write_values"]
 
 #: Folder of the generated value files, inside the executed-notebooks folder.
 VALUES_DIR = "values"
-
 #: Class of a notebook page's result box (``:class: gcc-result`` on its admonition; styled in gcc-pages.css).
 RESULT_CLASS = "gcc-result"
 
-# {{ notebook.key }} in a chapter; the notebook part is a notebook name, the key an identifier.
-_REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-# ```{include} ../generated/values/<notebook>[.<table>].md in a chapter
-_INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
-
-
+# Cell tags by which a source cell decides its own visibility on the page.
+_VISIBILITY_TAGS = frozenset({"show-input", "hide-input", "remove-input", "remove-cell", "hide-cell"})
 # `python -m gcc.reproduce --profile <name>` in a page's prose: the profile the run used replaces <name>.
 _COMMAND_PROFILE = re.compile(r"(python -m gcc\.reproduce\b[^`\n]*?--profile )([A-Za-z0-9_-]+)")
-# {{ run.<parameter> }} in a notebook's prose: the value of that parameter in the run of the page
+# {{ run.<parameter> }} and {{ value.<key> }} in a notebook's prose
 _RUN_VALUE = re.compile(r"\{\{\s*run\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-# {{ value.<key> }} in a notebook's prose: the text of a value the run recorded (RunContext.value)
 _RECORDED_VALUE = re.compile(r"\{\{\s*value\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-# `% headline-figure: 2` (a MyST comment) in the result box's cell: which figure of the page is the headline
-_HEADLINE = re.compile(r"^%\s*headline-figure:\s*(\d+)\s*$", re.M)
 # `name = value   # meaning` in a parameters cell: the meaning of each name
 _COMMENTED = re.compile(r"^[ \t]*([A-Za-z_][\w \t,]*?)[ \t]*(?::[^=\n]*)?=[^#\n]*#[ \t]*(.+?)[ \t]*$", re.M)
+# The source of the headline figure's cell and of a figure's own cell (myst-nb skips a cell without source).
+_HEADLINE_SOURCE = "# The headline figure: drawn by a cell further down the page, whose code shows how."
+_OUTPUT_SOURCE = "# outputs of the cell above (gcc.reproduce.figure_cells)"
 
 
 def _value_text(value) -> str:
+    """A parameter's value in a table cell: JSON (a str quoted), at most 80 characters."""
     text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
     text = text if len(text) <= 80 else text[:77] + "..."
     return text.replace("|", "\\|").replace("`", "'")
 
 
 def _prose_text(value) -> str:
-    """A parameter's value as prose: a str as it is, a list as ``20, 40, 80``, a dict as ``low: 100, 60; high: 60, 20``."""
+    """A parameter's value in prose: a str as it is, a list as ``20, 40``, a dict as ``low: 100, 60; high: 60``."""
     if isinstance(value, str):
         return value
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, int, float)) for v in value):
@@ -84,102 +51,57 @@ def _prose_text(value) -> str:
     return _value_text(value)
 
 
-def _prose_value(parameters: dict, match) -> str:
-    """The text of ``{{ run.<name> }}``: the run's value (:func:`_prose_text`); an unknown name stays a hole.
-
-    Examples
-    --------
-    >>> import re
-    >>> from gcc.reproduce.pages import _RUN_VALUE, _prose_value
-    >>> run = {"n": [20, 40], "regimes": {"low": [100, 60]}, "f": "tanh"}
-    >>> _RUN_VALUE.sub(lambda m: _prose_value(run, m), "N = {{ run.n }}, {{ run.regimes }}, {{ run.f }}, {{ run.x }}")
-    'N = 20, 40, low: 100, 60, tanh, {{ run.x }}'
-    """
-    if match.group(1) not in parameters:
-        return match.group(0)
-    return _prose_text(parameters[match.group(1)])
-
-
-def _recorded_text(values: dict, match) -> str:
-    """The text of ``{{ value.<key> }}``: the recorded value's text; an unknown key stays a hole."""
-    entry = values.get(match.group(1))
-    if isinstance(entry, dict) and isinstance(entry.get("text"), str):
-        return entry["text"]
-    return entry if isinstance(entry, str) else match.group(0)
-
-
-def parameters_markdown(name: str, profile: str, parameters: dict, source: str = "") -> str:
-    """The page's "Parameters of this run" cell: the run's values, their meaning and the command.
-
-    Parameters
-    ----------
-    name : str
-        The notebook.
-    profile : str
-        The profile that produced the page.
-    parameters : dict
-        The run's parameters (``run.json``'s ``parameters``: defaults overridden by the injected ones).
-    source : str
-        The notebook's parameters cell, whose end-of-line comments give each name's meaning.
-
-    Returns
-    -------
-    str
-        MyST markdown: a collapsed dropdown "Parameters of this run (profile ...)" holding the table
-        (parameter, value, meaning), then the "Reproduce:" line (outside the dropdown).
-
-    Examples
-    --------
-    >>> print(parameters_markdown("quickstart", "ci", {"n_stragglers": 5, "seed": 0}, "seed = 0\\nn_stragglers = 2   # S"))
-    :::{dropdown} Parameters of this run (profile ci): 2 values
-    | Parameter | Value | Meaning |
-    |---|---|---|
-    | `seed` | `0` |  |
-    | `n_stragglers` | `5` | S |
-    :::
-    <BLANKLINE>
-    Reproduce: `python -m gcc.reproduce --profile ci --only quickstart`
-    """
+def _parameters_markdown(profile: str, parameters: dict, source: str) -> str:
+    """The dropdown "Parameters of this run (profile ...)": parameter, value, and the cell's comment."""
     meaning = {}
-    for names, comment in _COMMENTED.findall(source or ""):
+    for names, comment in _COMMENTED.findall(source):
         for one in names.split(","):
             meaning.setdefault(one.strip(), comment.replace("|", "\\|"))
-    from gcc.notebooks import assigned_names
-
-    declared = [k for k in assigned_names(source or "") if k in parameters]
-    order = declared + [k for k in parameters if k not in declared]
-    parameters = {k: parameters[k] for k in order}
+    declared = [k for k in assigned_names(source) if k in parameters]
+    parameters = {k: parameters[k] for k in declared + [k for k in parameters if k not in declared]}
     title = f"Parameters of this run (profile {profile})"
-    if parameters:
-        count = f"{len(parameters)} value{'s' * (len(parameters) != 1)}"
-        lines = [f":::{{dropdown}} {title}: {count}", "| Parameter | Value | Meaning |", "|---|---|---|"]
-        lines += [f"| `{k}` | `{_value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
-        lines += [":::", ""]
-    else:
-        lines = [f"**{title}**: none", ""]
-    lines.append(f"Reproduce: `python -m gcc.reproduce --profile {profile} --only {name}`")
-    return "\n".join(lines)
+    if not parameters:
+        return f"**{title}**: none"
+    count = f"{len(parameters)} value{'s' * (len(parameters) != 1)}"
+    lines = [f":::{{dropdown}} {title}: {count}", "| Parameter | Value | Meaning |", "|---|---|---|"]
+    lines += [f"| `{k}` | `{_value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
+    return "\n".join(lines + [":::"])
+
+
+def _show_run_parameters(cells: list, profile: str, parameters: dict) -> None:
+    """Fill ``{{ run.<name> }}`` and the profile of commands in the prose; collapse the parameters cell."""
+    prose = {"profile": profile, **parameters}
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, "".join(cell.get("source", "")))
+            if "machine" not in prose and re.search(r"\{\{\s*run\.machine\s*\}\}", text):
+                from gcc.machine import summary_line
+
+                prose["machine"] = summary_line()  # the machine that ran the notebook (finish_page runs there)
+            cell["source"] = _RUN_VALUE.sub(
+                lambda m: _prose_text(prose[m.group(1)]) if m.group(1) in prose else m.group(0), text)
+    if any("run-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
+        return  # already shown
+    for i, cell in enumerate(cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.get("cell_type") == "code" and "parameters" in tags:
+            cell["metadata"]["tags"] = [t for t in tags if t not in _VISIBILITY_TAGS] + ["remove-cell"]
+            shown = {"cell_type": "markdown", "metadata": {"tags": ["run-parameters"]},
+                     "source": _parameters_markdown(profile, parameters, "".join(cell.get("source", "")))}
+            if "id" in cell:
+                shown["id"] = f"{cell['id']}-run"[:64]
+            cells.insert(i + 1, shown)
+            return
 
 
 def finish_page(output: Path, kernel: str, profile: str | None = None, parameters: dict | None = None,
                 values: dict | None = None) -> None:
-    """Tag the cells of the executed notebook ``output`` for its page; complete its kernelspec.
-
-    With ``profile``, the page shows the run's parameters instead of the notebook's defaults: the
-    ``parameters`` cell is removed from the page (it stays in the notebook) and a markdown cell
-    from :func:`parameters_markdown` (``parameters``: the run's values) takes its place; every
-    ``python -m gcc.reproduce ... --profile X`` in the prose names ``profile``, and every
-    ``{{ run.<parameter> }}`` in the prose becomes that parameter's value in this run (so a
-    sentence says "K = 10 workers", never the name of the parameter). With ``values`` (``run.json``'s
-    ``values``: ``{key: {"text", ...}}``), every ``{{ value.<key> }}`` in the prose becomes that
-    value's text. The headline figure follows the result box (:func:`headline_first`). Stderr outputs
-    (library logs) leave the page and are kept in the cell's ``gcc_stderr`` metadata.
-    """
-    output = Path(output)
-    if not output.exists():
-        return
+    """Prepare the executed notebook ``output`` (if readable) for its book page, in place: code hidden,
+    stderr removed, the headline figure first (:func:`headline_first`), figures captioned (:func:`figure_cells`);
+    with ``profile``, the run's ``parameters`` in place of the parameters cell and in ``{{ run.<name> }}``,
+    ``values`` in ``{{ value.<key> }}`` (an unknown name stays a visible hole)."""
     try:
-        nb = json.loads(output.read_text())
+        nb = json.loads(Path(output).read_text())
     except (OSError, json.JSONDecodeError):
         return
     cells = nb.get("cells", [])
@@ -191,12 +113,13 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
             cell.setdefault("metadata", {}).setdefault("gcc_stderr", []).extend(
                 "".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "") for o in stderr)
     if profile is not None:
-        _show_run_parameters(cells, output.name.lstrip(".").split(".")[0], profile, parameters or {})
+        _show_run_parameters(cells, profile, parameters or {})
     for cell in cells:
         if values and cell.get("cell_type") == "markdown":
-            cell["source"] = _RECORDED_VALUE.sub(lambda m: _recorded_text(values, m), "".join(cell.get("source", "")))
+            cell["source"] = _RECORDED_VALUE.sub(lambda m: (values.get(m.group(1)) or {}).get("text", m.group(0)),
+                                                 "".join(cell.get("source", "")))
     headline_first(cells)  # before any figure captioning, so that figures are numbered in page order
-    cells = nb["cells"] = figure_cells(cells)  # each figure in its own cell: numbered caption, alt text, source link
+    cells = nb["cells"] = figure_cells(cells, values)
     for cell in cells:
         if cell.get("cell_type") != "code":
             continue
@@ -204,7 +127,7 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
         if "injected-parameters" in tags:
             if "remove-cell" not in tags:
                 tags.append("remove-cell")
-        elif not VISIBILITY_TAGS.intersection(tags):
+        elif not _VISIBILITY_TAGS.intersection(tags):
             tags.append("hide-input")
     meta = nb.setdefault("metadata", {})
     spec = meta.get("kernelspec") or {}
@@ -214,87 +137,9 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
     write_text(output, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
-def _literal_defaults(source: str) -> dict:
-    """The literal values a parameters cell assigns (``a, b = 1, 2`` included); others are left out."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return {}
-    found: dict = {}
-    for node in tree.body:
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-            continue
-        target, value = node.targets[0], node.value
-        pairs = [(target, value)]
-        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
-            pairs = list(zip(target.elts, value.elts))
-        for t, v in pairs:
-            if isinstance(t, ast.Name):
-                try:
-                    found[t.id] = ast.literal_eval(v)
-                except (ValueError, SyntaxError, TypeError):
-                    continue
-    return found
-
-
-def _show_run_parameters(cells: list, name: str, profile: str, parameters: dict) -> None:
-    defaults = next((_literal_defaults("".join(c.get("source", ""))) for c in cells if c.get("cell_type") == "code"
-                     and "parameters" in c.get("metadata", {}).get("tags", [])), {})
-    parameters = {**defaults, **parameters}
-    prose = {"profile": profile, **parameters}  # {{ run.profile }}, {{ run.machine }}: the run's, not parameters
-    for cell in cells:
-        if cell.get("cell_type") == "markdown":
-            text = "".join(cell.get("source", ""))
-            text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, text)
-            if "machine" not in prose and re.search(r"\{\{\s*run\.machine\s*\}\}", text):
-                from gcc.machine import summary_line
-
-                prose["machine"] = summary_line()  # the machine that ran the notebook (finish_page runs there)
-            cell["source"] = _RUN_VALUE.sub(lambda m: _prose_value(prose, m), text)
-    if any("run-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
-        return  # already shown
-    for i, cell in enumerate(cells):
-        tags = cell.get("metadata", {}).get("tags", [])
-        if cell.get("cell_type") == "code" and "parameters" in tags:
-            cell["metadata"]["tags"] = [t for t in tags if t not in VISIBILITY_TAGS] + ["remove-cell"]
-            source = "".join(cell.get("source", ""))
-            shown = {"cell_type": "markdown", "metadata": {"tags": ["run-parameters"]},
-                     "source": parameters_markdown(name, profile, parameters, source)}
-            if "id" in cell:
-                shown["id"] = f"{cell['id']}-run"[:64]
-            cells.insert(i + 1, shown)
-            return
-
-
-#: The source of the headline figure's cell (hidden; myst-nb skips a cell without source).
-_HEADLINE_SOURCE = "# The headline figure: drawn by a cell further down the page, whose code shows how."
-
-
-def _is_figure(output: dict) -> bool:
-    return output.get("output_type") in ("display_data", "execute_result") and "image/png" in output.get("data", {})
-
-
 def headline_first(cells: list) -> bool:
-    """Move the page's headline figure to a cell of its own right after its result box.
-
-    The result box is the first markdown cell holding an admonition of class :data:`RESULT_CLASS`;
-    the headline figure is the first figure output (PNG) of the page, or the ``n``-th when the box's
-    cell says ``% headline-figure: n``. The figure's output leaves its cell (so it is shown once)
-    and a code cell whose source is only a comment (``remove-input``, ``headline-figure``) shows it
-    after the box.
-    A page that has already been finished is left as it is.
-
-    Parameters
-    ----------
-    cells : list of dict
-        The notebook's cells (changed in place).
-
-    Returns
-    -------
-    bool
-        Whether a figure was moved.
+    """Move the first figure after the result box (the first admonition of class :data:`RESULT_CLASS`)
+    to a cell of its own right after the box; whether one moved (the ``cells`` change in place).
 
     Examples
     --------
@@ -311,31 +156,84 @@ def headline_first(cells: list) -> bool:
                 and re.search(rf"^:class:.*\b{RESULT_CLASS}\b", "".join(c.get("source", "")), re.M)), None)
     if box is None:
         return False
-    chosen = _HEADLINE.search("".join(cells[box].get("source", "")))
-    wanted = int(chosen.group(1)) if chosen else 1
-    seen = 0
     for cell in cells[box + 1:]:
         for j, output in enumerate(cell.get("outputs", []) if cell.get("cell_type") == "code" else []):
-            if _is_figure(output):
-                seen += 1
-                if seen == wanted:
-                    del cell["outputs"][j]
-                    moved = {"cell_type": "code", "execution_count": None, "source": _HEADLINE_SOURCE,
-                             "metadata": {"tags": ["remove-input", "headline-figure"]}, "outputs": [output]}
-                    if "id" in cell:  # nbformat >= 4.5: every cell has a unique id
-                        moved["id"] = f"{cell['id']}-headline"[:64]
-                    cells.insert(box + 1, moved)
-                    return True
+            image = output.get("output_type") in ("display_data", "execute_result")
+            if image and "image/png" in output.get("data", {}):
+                del cell["outputs"][j]
+                moved = {"cell_type": "code", "execution_count": None, "source": _HEADLINE_SOURCE,
+                         "metadata": {"tags": ["remove-input", "headline-figure"]}, "outputs": [output]}
+                if "id" in cell:  # nbformat >= 4.5: every cell has a unique id
+                    moved["id"] = f"{cell['id']}-headline"[:64]
+                cells.insert(box + 1, moved)
+                return True
     return False
 
 
+def _caption(record: dict) -> str:
+    """A figure's caption on its page: its text, then "Drawn by [`function`](url) (`path`, lines a-b)."."""
+    parts = [record.get("caption") or "(no caption)"]
+    if record.get("url"):
+        parts.append(f"Drawn by [`{record['function']}`]({record['url']}) "
+                     f"(`{record['path']}`, lines {record['start']}-{record['end']}).")
+    elif record.get("function"):
+        parts.append(f"Drawn by `{record['function']}`.")
+    return "\n\n".join(parts)
+
+
+def _output_cell(outputs: list, tags: list, **metadata) -> dict:
+    """A code cell showing ``outputs`` only."""
+    return {"cell_type": "code", "execution_count": None, "metadata": {"tags": tags, **metadata},
+            "outputs": outputs, "source": _OUTPUT_SOURCE}
+
+
+def figure_cells(cells: list, values: dict | None = None) -> list:
+    """The ``cells`` of a page (nbformat 4 JSON), each figure of ``save_figure`` in a cell of its own with
+    the ``mystnb`` caption, label and alt text (``{{ key }}`` filled from ``values``)."""
+    result = []
+    for cell in cells:
+        outputs = cell.get("outputs") or []
+        if cell.get("cell_type") != "code" or not any("gcc_figure" in (o.get("metadata") or {}) for o in outputs):
+            result.append(cell)
+            continue
+        head, pending, tail = None, [], []
+        for output in outputs:
+            record = (output.get("metadata") or {}).get("gcc_figure")
+            if record is None:
+                pending.append(output)
+                continue
+            if head is None:
+                head = pending
+            elif pending:
+                tail.append(_output_cell(pending, ["remove-input"]))
+            pending = []
+            record = {k: v for k, v in record.items() if k != "run_record"}
+            for field in ("caption", "alt"):
+                record[field] = fill_values(record.get(field, ""), values or {})
+            output = dict(output, metadata={k: v for k, v in output["metadata"].items() if k != "gcc_figure"})
+            alt = record.get("alt") or record.get("caption") or record.get("label", "figure")
+            headline = "headline-figure" in cell.get("metadata", {}).get("tags", []) and not any(
+                "gcc_figure" in c["metadata"] for c in tail)  # the page's headline keeps its tag (headline_first)
+            target = "fig-" + "".join(c if c.isalnum() else "-" for c in record.get("label", "").lower()).strip("-")
+            tail.append(_output_cell([output], ["remove-input"] + ["headline-figure"] * headline, mystnb={
+                "figure": {"caption": _caption(record), "name": target},
+                "image": {"alt": " ".join(alt.split())}}, gcc_figure=record))
+        if pending:
+            tail.append(_output_cell(pending, ["remove-input"]))
+        if "id" in cell:  # nbformat >= 4.5: every cell has a unique id
+            for i, extra in enumerate(tail):
+                extra["id"] = f"{cell['id']}-out{i}"
+        result.append(dict(cell, outputs=head))
+        result.extend(tail)
+    return result
+
+
 def collapse_large_table(text: str) -> str:
-    r"""A markdown include as a page shows it: a table over :data:`gcc.display.MAX_ROWS` rows or
-    :data:`gcc.display.MAX_COLUMNS` columns (the limits of :func:`gcc.display.display_table`) goes behind a collapsed dropdown that says its size; anything else is returned unchanged.
+    r"""A markdown table over :data:`gcc.display.MAX_ROWS` rows or :data:`gcc.display.MAX_COLUMNS`
+    columns behind a collapsed dropdown that says its size; anything else unchanged.
 
     Examples
     --------
-    >>> from gcc.reproduce.pages import collapse_large_table
     >>> small = "| a | b |\n|---|---|\n| 1 | 2 |"
     >>> collapse_large_table(small) == small
     True
@@ -353,119 +251,22 @@ def collapse_large_table(text: str) -> str:
     return f":::{{dropdown}} The table ({size}): expand\n{text}\n:::"
 
 
-def write_values(name: str, values: dict, generated_dir: Path, includes: dict | None = None) -> list[Path]:
-    """Write ``values/<name>.json`` (``{key: text}``), the include ``values/<name>.md`` and the tables.
-
-    Parameters
-    ----------
-    name : str
-        The notebook.
-    values : dict
-        ``run.json``'s ``values``: ``{key: {"value", "unit", "text", "note"}}``.
-    generated_dir : path
-        The executed-notebooks folder (``book/generated``).
-    includes : dict, optional
-        ``run.json``'s ``includes``: ``{table name: markdown}``, written as ``values/<name>.<table>.md``.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written. The notebook's old value files are removed first.
-    """
+def write_values(name: str, record: dict, generated_dir: Path) -> None:
+    """Replace the value files of the run ``record`` in ``<generated_dir>/values``: ``<name>.json`` (the
+    substitutions), the include ``<name>.md`` and one ``<name>.<table>.md`` per table of its includes."""
     folder = Path(generated_dir) / VALUES_DIR
-    for old in list(folder.glob(f"{name}.json")) + list(folder.glob(f"{name}.md")) + list(folder.glob(f"{name}.*.md")):
+    for old in [*folder.glob(f"{name}.json"), *folder.glob(f"{name}.md"), *folder.glob(f"{name}.*.md")]:
         old.unlink()
-    written = []
-    if includes:
-        folder.mkdir(parents=True, exist_ok=True)
-        for table, text in includes.items():
-            path = folder / f"{name}.{table}.md"
-            write_text(path, collapse_large_table(text) + "\n")
-            written.append(path)
+    for table, text in (record.get("includes") or {}).items():
+        write_text(folder / f"{name}.{table}.md", collapse_large_table(text) + "\n")
+    values = record.get("values") or {}
     if not values:
-        return written
-    paths = [folder / f"{name}.json", folder / f"{name}.md"]
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text(paths[0], json.dumps({k: v["text"] for k, v in values.items()}, indent=2, sort_keys=True) + "\n")
+        return
+    write_text(folder / f"{name}.json", json.dumps({k: v["text"] for k, v in values.items()}, indent=2,
+                                                   sort_keys=True) + "\n")
     rows = ["| Quantity | Value | Substitution |", "|---|---|---|"]
     for key, v in values.items():
         note = (v.get("note") or key).replace("|", "\\|")
         rows.append(f"| {note} | {v['text']} | `{{{{ {name}.{key} }}}}` |")
     rows += ["", f"Measured by {{doc}}`/book/generated/{name}` (its last run; see {{doc}}`/book/generated/status`)."]
-    write_text(paths[1], "\n".join(rows) + "\n")
-    return written + paths
-
-
-def values_written(name: str, record: dict, generated_dir: Path) -> bool:
-    """Whether every value file that the run ``record`` (a ``run.json``) implies exists in ``generated_dir``."""
-    folder = Path(generated_dir) / VALUES_DIR
-    files = [f"{name}.{table}.md" for table in record.get("includes") or {}]
-    if record.get("values"):
-        files += [f"{name}.json", f"{name}.md"]
-    return all((folder / f).is_file() for f in files)
-
-
-def referenced_includes(pages: list[Path]) -> set[str]:
-    """File names under ``values/`` that the markdown ``pages`` include (``{include}`` directives)."""
-    found: set[str] = set()
-    for page in pages:
-        try:
-            found.update(_INCLUDE.findall(Path(page).read_text(encoding="utf-8")))
-        except OSError:
-            continue
-    return found
-
-
-def placeholder_includes(generated_dir: Path, wanted: set[str]) -> list[str]:
-    """Write a visible placeholder for each included value file no run has written yet; their names."""
-    folder = Path(generated_dir) / VALUES_DIR
-    missing = []
-    for file in sorted(wanted):
-        path = folder / file
-        if not path.exists():
-            folder.mkdir(parents=True, exist_ok=True)
-            notebook = file.split(".")[0]
-            write_text(path, f"[not measured yet: python -m gcc.reproduce --only {notebook}]\n")
-            missing.append(file)
-    return missing
-
-
-def referenced_values(pages: list[Path]) -> set[tuple[str, str]]:
-    """Every ``{{ notebook.key }}`` the markdown ``pages`` quote, as ``(notebook, key)`` pairs."""
-    found: set[tuple[str, str]] = set()
-    for page in pages:
-        try:
-            found.update(_REFERENCE.findall(Path(page).read_text(encoding="utf-8")))
-        except OSError:
-            continue
-    return found
-
-
-def substitutions(generated_dir: Path, wanted: set[tuple[str, str]] = frozenset()) -> tuple[dict, list[str]]:
-    """MyST substitutions ``{notebook: {key: text}}`` from ``<generated_dir>/values/*.json``.
-
-    Parameters
-    ----------
-    generated_dir : path
-    wanted : set of (notebook, key)
-        Values the chapters quote (:func:`referenced_values`). One without a measured value gets
-        a visible placeholder that names the command to run, so the build still completes.
-
-    Returns
-    -------
-    subs : dict
-    missing : list of str
-        ``"notebook.key"`` of the placeholders.
-    """
-    subs: dict[str, dict[str, str]] = {}
-    for path in sorted((Path(generated_dir) / VALUES_DIR).glob("*.json")):
-        try:
-            subs[path.stem] = {str(k): str(v) for k, v in json.loads(path.read_text()).items()}
-        except (OSError, json.JSONDecodeError, AttributeError):
-            continue
-    missing = []
-    for notebook, key in sorted(wanted):
-        if key not in subs.get(notebook, {}):
-            subs.setdefault(notebook, {})[key] = f"[not measured yet: python -m gcc.reproduce --only {notebook}]"
-            missing.append(f"{notebook}.{key}")
-    return subs, missing
+    write_text(folder / f"{name}.md", "\n".join(rows) + "\n")
