@@ -804,7 +804,7 @@ def _notebook(folder, name="demo", card="profiles:\n  ci: {n_trials: 3}\n", sour
 
 
 RUNNER_CASES = [
-    pytest.param(lambda tmp: ["--list", "--notebooks-dir", str(tmp / "nowhere")], ("notebooks-dir",),
+    pytest.param(lambda tmp: ["--list", "--notebooks-dir", str(tmp / "nowhere")], ("notebooks-dir", "notebooks_dir"),
                  id="notebooks-dir-missing"),
     pytest.param(lambda tmp: ["--notebooks-dir", str(_notebook(tmp / "nb")), "--timeout", "-5"], ("timeout",),
                  id="timeout-negative"),
