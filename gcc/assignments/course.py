@@ -95,6 +95,8 @@ def student_seed(student_id: str) -> int:
 def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     """A parameters cell's source with its ``seed = ...`` line set to ``seed``.
 
+    A cell without that line gets it first: a student who deleted it is still graded with their seed.
+
     Parameters
     ----------
     parameters : str
