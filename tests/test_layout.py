@@ -30,6 +30,13 @@ def test_problems_of_a_measured_page():
         == ["p.html: table 650 px wide (column 600): "]
 
 
+def test_redirect_pages_are_not_measured(tmp_path):
+    (tmp_path / "index.html").write_text('<meta http-equiv="Refresh" content="0; url=book/index.html" />')
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "index.html").write_text("<html><body><p>a page</p></body></html>")
+    assert check_layout.pages_of(tmp_path) == ["book/index.html"]
+
+
 #: Pages whose remaining layout problems are known (page: why). Empty: every page fits; it only shrinks.
 KNOWN_PAGES: dict[str, str] = {}
 
