@@ -154,8 +154,8 @@ def headline_first(cells: list) -> bool:
         return False
     box = next((i for i, c in enumerate(cells) if c.get("cell_type") == "markdown"
                 and re.search(rf"^:class:.*\b{RESULT_CLASS}\b", "".join(c.get("source", "")), re.M)), None)
-    if box is None:
-        return False
+    if box is None or re.search(r"^% headline-figure: none\b", "".join(cells[box].get("source", "")), re.M):
+        return False    # the page's own headline (a table) follows the box
     for cell in cells[box + 1:]:
         for j, output in enumerate(cell.get("outputs", []) if cell.get("cell_type") == "code" else []):
             image = output.get("output_type") in ("display_data", "execute_result")
