@@ -79,8 +79,8 @@ from gcc.distributed.latency import run_requests, simulated_completion, summariz
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: Injection(slow_workers=[1.5]), r"'slow_workers' parameter of Injection.*1.5 is not a position"),
-    (lambda: Injection(kill=[1, 1]), r"'kill'.*repeated"), (lambda: Injection(kill=3), "'kill'"),
+    (lambda: Injection(slow_workers=[1.5]), r"'slow_workers' parameter of Injection.*1.5 is not an int"),
+    (lambda: Injection(kill=[1, 1]), r"'kill'.*repeats"), (lambda: Injection(kill=3), "'kill'"),
     (lambda: Injection(n_random_slow=-1), "'n_random_slow'"), (lambda: Injection(delay="fast"), "'delay'"),
     (lambda: Injection(interruptible=None), "'interruptible'"),
     (lambda: Injection().plan(0, np.random.default_rng(0)), "'n_tasks' parameter of Injection.plan"),

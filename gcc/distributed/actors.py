@@ -1,10 +1,9 @@
 """The engine of :func:`gcc.distributed.coded_compute`: one kept :class:`CodedWorker` actor per worker.
 
-A batch is one coroutine on the client's event loop (:func:`dispatch_batch`): it sends the N calls
-straight to the workers (the ``actor_execute`` message of a :class:`distributed.Actor`, without the
-scheduler relaying it), feeds the answers to the master as they come, and the moment the master can
-decode tells the workers still busy to stop. Where only the scheduler is reachable, set Dask's
-``distributed.client.direct-to-workers`` to ``False`` and the calls go through the scheduler.
+A batch is one coroutine on the client's event loop (:func:`dispatch_batch`): the N calls go straight
+to the workers (a :class:`distributed.Actor`'s ``actor_execute``; through the scheduler when Dask's
+``distributed.client.direct-to-workers`` is ``False``), and the workers still busy once the master
+can decode are told to stop.
 """
 from __future__ import annotations
 
@@ -69,19 +68,8 @@ _POOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def actor_pool(client, addresses: Sequence[str], timeout: float = 60.0) -> list:
     """One :class:`CodedWorker` actor per address, made once per client and kept.
 
-    Parameters
-    ----------
-    client : distributed.Client
-    addresses : sequence of str
-        Worker addresses, one actor pinned to each.
-    timeout : float
-        Seconds to wait for the actors (a worker lost meanwhile gets none).
-
-    Returns
-    -------
-    list
-        ``(worker address, actor key)`` per address, what :func:`dispatch_batch` calls; None where
-        the worker did not make its actor in time (then the pool is not kept).
+    Returns ``(worker address, actor key)`` per address; None where the worker did not make its
+    actor within ``timeout`` seconds (then the pool is not kept).
     """
     from distributed import wait
 
@@ -130,26 +118,10 @@ def _worker_rpc(client, address: str):
 async def dispatch_batch(client, targets, calls, indices, arrive, remaining: float, batch: str) -> bool:
     """One batch on the client's loop: call, feed ``arrive`` until it says stop, stop the rest.
 
-    Parameters
-    ----------
-    client : distributed.Client
-    targets : sequence of (str, str) or None
-        ``(worker address, actor key)`` per call (:func:`actor_pool`); None: a failed call.
-    calls : sequence of tuple
-        ``(f, x, fault)`` per call: :meth:`CodedWorker.run`'s arguments but the batch.
-    indices : sequence of int
-        Coded worker of each call.
-    arrive : callable
-        ``arrive(index, result, failed) -> bool``; True stops the wait.
-    remaining : float
-        Seconds before giving up.
-    batch : str
-        The batch's tag (:meth:`CodedWorker.cancel` stops only this batch's sleep).
-
-    Returns
-    -------
-    bool
-        True if ``arrive`` asked to stop; False when time ran out or every call answered.
+    ``targets`` are :func:`actor_pool`'s (None: a failed call), ``calls`` the ``(f, x, fault)`` of
+    each, ``indices`` their coded workers; ``arrive(index, result, failed)`` returns True to stop.
+    ``batch`` tags the calls (:meth:`CodedWorker.cancel` stops only its sleeps). Returns True if
+    ``arrive`` stopped it, False when ``remaining`` seconds ran out or every call answered.
     """
     from distributed.protocol import to_serialize
 

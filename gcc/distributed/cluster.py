@@ -1,9 +1,6 @@
-"""Cluster lifecycle: a loopback LocalCluster by default, or an existing scheduler.
+"""Cluster lifecycle: a loopback LocalCluster by default (one thread per worker process), or an existing scheduler.
 
-The default cluster is small, bound to 127.0.0.1, and has one thread per worker process (a worker
-*is* one coded worker of the paper). It runs under :data:`LOADED_MACHINE_CONFIG`; a failed start is
-retried; a worker that dies is restarted by its Nanny, and a batch started meanwhile waits for the
-replacement at most :data:`REPLACEMENT_WAIT_S` seconds (:func:`await_workers`).
+A failed start is retried; a batch waits for a lost worker's replacement at most :data:`REPLACEMENT_WAIT_S`.
 """
 from __future__ import annotations
 
@@ -58,28 +55,23 @@ _SINGLE_THREAD_ENV = {
 @contextlib.contextmanager
 @validate_params({"n_workers": WORKER_COUNT, "timeout": SECONDS}, owner="open_cluster")
 def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: float = 60.0,
-                 memory_limit: str | int = "1GiB", processes: bool = True,
-                 silence_logs: int = logging.ERROR) -> Iterator["distributed.Client"]:
+                 processes: bool = True) -> Iterator["distributed.Client"]:
     """Start a local Dask cluster (or connect to one) and always shut it down.
+
+    The local cluster runs under :data:`LOADED_MACHINE_CONFIG` on 127.0.0.1, 1 GiB per worker, its
+    workers under a Nanny (which restarts a dead one). A cluster of several machines: see the book's
+    Distributed chapter.
 
     Parameters
     ----------
     n_workers : int
-        Number of worker processes of the local cluster (one thread each). With
-        ``address`` given, the context waits until that many workers are connected.
+        Worker processes of the local cluster (one thread each), or workers awaited at ``address``.
     address : str, optional
-        Address of an existing scheduler, e.g. ``"tcp://10.0.0.5:8786"``. Then no
-        local cluster is started and only the client is closed on exit (the
-        remote cluster belongs to whoever started it).
+        An existing scheduler (``"tcp://10.0.0.5:8786"``): only the client is closed on exit.
     timeout : float
         Seconds to wait for the cluster to start and for the workers to connect.
-    memory_limit : str or int
-        Memory limit per worker of the local cluster.
     processes : bool
-        Workers as separate processes (default; needed for real parallelism and
-        for fault injection that kills a worker process).
-    silence_logs : int
-        Logging level of the cluster's own loggers.
+        Workers as processes (default; needed for parallelism and for killing a worker process).
 
     Yields
     ------
@@ -90,23 +82,6 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     ------
     RuntimeError
         The local cluster did not start in :data:`START_ATTEMPTS` attempts.
-
-    Notes
-    -----
-    The local cluster runs under :data:`LOADED_MACHINE_CONFIG`, listens on 127.0.0.1 only (ports and
-    its HTTP endpoint chosen by the OS); workers run under a Nanny, which restarts a dead one.
-
-    A cluster of several machines is started with Dask's own command-line tools and passed by its
-    address (one worker process per coded worker, one thread each)::
-
-        # on the scheduler's machine (10.0.0.5 here)
-        dask scheduler --host 10.0.0.5 --port 8786
-        # on each worker machine, as many times as it has coded workers
-        dask worker tcp://10.0.0.5:8786 --nthreads 1 --nworkers 1
-
-    then ``open_cluster(n_workers=N, address="tcp://10.0.0.5:8786")``. The workers need this
-    package importable (and, to serve a network, its weight file at the same path). Only the client
-    is closed on exit. ``tests/test_distributed_serving.py`` takes this path on 127.0.0.1.
     """
     from distributed import Client
 
@@ -118,9 +93,9 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
 
     import dask
 
-    extra = {"env": dict(_SINGLE_THREAD_ENV), "memory_limit": memory_limit} if processes else {}
+    extra = {"env": dict(_SINGLE_THREAD_ENV), "memory_limit": "1GiB"} if processes else {}
     with dask.config.set(LOADED_MACHINE_CONFIG):
-        cluster = _start_local(n_workers, processes, silence_logs, timeout, extra)
+        cluster = _start_local(n_workers, processes, timeout, extra)
         try:
             with Client(cluster, timeout=timeout) as client:
                 client.wait_for_workers(n_workers, timeout=timeout)
@@ -129,7 +104,7 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
             cluster.close(timeout=timeout)
 
 
-def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: float, extra: dict):
+def _start_local(n_workers: int, processes: bool, timeout: float, extra: dict):
     """A LocalCluster with ``n_workers`` up, tried :data:`START_ATTEMPTS` times (the last failure raised)."""
     from distributed import LocalCluster
 
@@ -139,7 +114,7 @@ def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: fl
             cluster = LocalCluster(
                 n_workers=n_workers, threads_per_worker=1, processes=processes,
                 host="127.0.0.1", scheduler_port=0, protocol="tcp://",  # TCP even with processes=False
-                dashboard_address="127.0.0.1:0", silence_logs=silence_logs, **extra,
+                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR, **extra,
             )
             cluster.wait_for_workers(n_workers, timeout=timeout)
             return cluster
@@ -156,47 +131,17 @@ def _start_local(n_workers: int, processes: bool, silence_logs: int, timeout: fl
 
 
 def worker_addresses(client) -> list[str]:
-    """Addresses of the connected workers, sorted (the order coded workers are numbered in).
-
-    Parameters
-    ----------
-    client : distributed.Client
-
-    Returns
-    -------
-    list of str
-    """
+    """Addresses of the connected workers, sorted (the order coded workers are numbered in)."""
     # n_workers=-1: recent distributed versions list only the first few workers otherwise.
     return sorted(client.scheduler_info(n_workers=-1)["workers"])
 
 
 def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = (),
                      exact: bool = True) -> list[str]:
-    """Wait until ``n_workers`` workers are connected and none of ``gone`` is listed.
+    """Wait until ``n_workers`` workers (exactly, or at least) are connected and none of ``gone`` is listed.
 
-    After a worker process dies its Nanny starts a new one under a new address; for a moment the
-    scheduler may list the new worker while the dead one is still registered.
-
-    Parameters
-    ----------
-    client : distributed.Client
-    n_workers : int
-    timeout : float
-        Seconds before giving up.
-    gone : tuple of str
-        Addresses that must have left.
-    exact : bool
-        Exactly ``n_workers`` (else at least that many).
-
-    Returns
-    -------
-    list of str
-        The sorted addresses.
-
-    Raises
-    ------
-    TimeoutError
-        The cluster did not reach that state within ``timeout`` seconds.
+    A dead worker's Nanny starts a new one under a new address; for a moment the scheduler may list
+    both. Returns the sorted addresses; raises TimeoutError after ``timeout`` seconds.
     """
     end = time.monotonic() + timeout
     while True:
@@ -211,11 +156,7 @@ def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[
 
 
 def await_workers(client, n_workers: int, wait: float = REPLACEMENT_WAIT_S) -> list[str]:
-    """The sorted worker addresses, after waiting up to ``wait`` seconds for at least ``n_workers``.
-
-    After ``wait`` seconds it gets whatever is connected (the caller treats the missing workers as
-    stragglers).
-    """
+    """The sorted worker addresses after waiting up to ``wait`` seconds for ``n_workers`` (then whatever is up)."""
     try:
         return wait_for_workers(client, n_workers, wait, exact=False)
     except TimeoutError:

@@ -27,7 +27,7 @@ import numpy as np
 from gcc.backend import to_numpy
 from gcc.distributed.actors import CodedWorker, actor_pool, dispatch_batch
 from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers
-from gcc.distributed.inject import Injection, TaskFault
+from gcc.distributed.inject import Injection
 from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
                             Interval, NoneOr, check_int, invalid, validate_params)
 
@@ -35,8 +35,8 @@ __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPl
            "actor_pool", "demo_mlp", "loaded_model", "model_load_counts", "payload_bytes", "stack_outputs"]
 
 #: what :func:`coded_compute` needs of a code (checked before the client is touched)
-CODE = HasAttributes(("encode", "decode"), callables=("encode", "decode"),
-                     description="a code with encode() and decode() (e.g. gcc.SplineCode)")
+CODE = HasAttributes(("encode", "decode", "n_workers"), callables=("encode", "decode"),
+                     description="a code with encode(), decode() and n_workers (e.g. gcc.SplineCode)")
 
 
 class DeadlineError(TimeoutError):
@@ -248,15 +248,6 @@ class CodedResult:
 
 
 
-def _n_workers_of(code) -> int | None:
-    """N of a code that states it (``n_workers`` or ``N``), else None."""
-    for attr in ("n_workers", "N"):
-        value = getattr(code, attr, None)
-        if isinstance(value, (int, np.integer)):
-            return int(value)
-    return None
-
-
 @validate_params({"code": CODE, "f": CallableConstraint(), "deadline": NoneOr(SECONDS), "timeout": SECONDS,
                   "replacement_wait": Interval(Real, 0, None),
                   "injection": NoneOr(InstanceOf(Injection, "a gcc.distributed.Injection")),
@@ -272,9 +263,8 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     ----------
     client : distributed.Client
     code : object
-        Any code with ``encode(X) -> (N, ...)`` and ``decode(Y, received) -> (K, ...)`` (the codes
-        of :mod:`gcc.codes`, :mod:`gcc.distributed.baselines`); one with ``is_decodable(received)``
-        decides itself when it has enough.
+        Any code with ``n_workers``, ``encode(X) -> (N, ...)`` and ``decode(Y, received)`` (those of
+        :mod:`gcc.codes`, :mod:`gcc.distributed.baselines`); ``is_decodable(received)``, if any, decides.
     X : numpy.ndarray or torch.Tensor, shape (K, *in)
         The master's inputs.
     f : callable
@@ -284,11 +274,9 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     n_wait : int, optional
         Number of results to wait for, overriding ``N - n_stragglers``.
     deadline : float, optional
-        Seconds after the start at which to decode with whatever arrived (at least
-        ``min_results``), unless ``n_wait`` arrived earlier.
+        Seconds after which to decode what arrived (at least ``min_results``), if ``n_wait`` did not.
     min_results : int, optional
-        Fewest results that may be decoded at the deadline (default: ``n_wait`` without a
-        deadline, ``code.n_inputs`` or 1 with one).
+        Fewest results decoded at the deadline (default ``code.n_inputs`` or 1; ``n_wait`` without one).
     injection : Injection, optional
         Straggler / fault scenario acted out in the workers.
     seed : int or numpy.random.Generator, optional
@@ -298,8 +286,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     workers : sequence of str, optional
         Worker addresses of the N coded workers (default: the first N connected, sorted).
     replacement_wait : float
-        Seconds to wait, before encoding, for lost workers' replacements; a worker still missing,
-        or lost mid-batch, is a straggler.
+        Seconds to wait for lost workers' replacements; one still missing, or lost mid-batch, is a straggler.
 
     Returns
     -------
@@ -315,56 +302,46 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     """
     owner = "coded_compute"
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    wanted = _n_workers_of(code)
+    n = int(code.n_workers)
     # Counts are checked before the cluster is used: a bad one must not cost a wait for workers.
-    top = None if wanted is None else wanted - 1
-    for name, value, low, high in (("n_stragglers", n_stragglers, 0, top), ("n_wait", n_wait, 1, wanted),
-                                   ("min_results", min_results, 1, wanted)):
-        if value is not None:
-            check_int(value, name, owner, low, high)
+    if n_stragglers is not None:
+        check_int(n_stragglers, "n_stragglers", owner, 0, n - 1)
+    n_wait = check_int(n - (n_stragglers or 0) if n_wait is None else n_wait, "n_wait", owner, 1, n)
+    if min_results is None:
+        min_results = n_wait if deadline is None else min(n_wait, int(getattr(code, "n_inputs", 1) or 1))
+    min_results = check_int(min_results, "min_results", owner, 1, n_wait)
 
     # Setup, not part of the latency: the workers, their actors and the injection's draws (it
     # emulates the environment, it is no work of the master's) are known before a request arrives.
     if workers is not None:
         addresses = list(workers)
+        if len(addresses) < n:
+            raise invalid("workers", owner, f"at least n_workers={n} distinct Dask worker addresses", addresses,
+                          f"it has {len(addresses)}")
     else:
-        addresses = await_workers(client, wanted or 1, 0.0)
+        addresses = await_workers(client, n, 0.0)
         # Only a cluster meant to have N workers waits: one made too small is a caller's error.
-        if wanted is not None and len(addresses) < wanted <= _planned_workers(client, len(addresses)):
-            addresses = await_workers(client, wanted, replacement_wait)
+        if len(addresses) < n <= _planned_workers(client, len(addresses)):
+            addresses = await_workers(client, n, replacement_wait)
+        elif len(addresses) < n:
+            raise invalid("client", owner,
+                          f"a client of a cluster with at least n_workers={n} distinct Dask workers", client,
+                          f"it has {len(addresses)}; start one with n_workers >= {n}")
     bound = float(deadline) if deadline is not None else float(timeout)
-    targets = actor_pool(client, addresses[:wanted], timeout=bound) if wanted is not None else None
-    drawn = injection.plan(max(len(addresses), wanted), rng) if injection is not None and wanted else None
+    targets = actor_pool(client, addresses[:n], timeout=bound)
+    # The plan covers every worker of the cluster (its positions are cluster workers, sorted), so
+    # "worker 7 is slow" means the same machine for a scheme of 8 workers and one of 4.
+    faults = injection.plan(max(len(addresses), n), rng)[:n] if injection is not None else [None] * n
 
     t0 = time.perf_counter()
     coded = code.encode(X)
     encode_s = time.perf_counter() - t0
-    n = wanted or len(coded)
     if len(coded) != n:
         raise invalid("code", owner, f"a code whose encoder gives n_workers={n} coded inputs", code,
                       f"it gave {len(coded)}")
     decodable = getattr(code, "is_decodable", None)
-    if n_wait is None:
-        n_wait = n - (0 if n_stragglers is None else check_int(n_stragglers, "n_stragglers", owner, 0, n - 1))
-    n_wait = check_int(n_wait, "n_wait", owner, 1, n)
-    if min_results is None:
-        min_results = n_wait if deadline is None else min(n_wait, int(getattr(code, "n_inputs", 1) or 1))
-    min_results = check_int(min_results, "min_results", owner, 1, n_wait)
-    if len(addresses) < n:
-        if workers is not None:
-            raise invalid("workers", owner, f"at least n_workers={n} distinct Dask worker addresses", addresses,
-                          f"it has {len(addresses)}")
-        if _planned_workers(client, len(addresses)) < n:
-            raise invalid("client", owner,
-                          f"a client of a cluster with at least n_workers={n} distinct Dask workers", client,
-                          f"it has {len(addresses)}; start one with n_workers >= {n}")
     # Positions past the connected workers belong to workers lost and not yet replaced: stragglers.
-    # The plan covers every worker of the cluster (its positions are cluster workers, sorted), so
-    # "worker 7 is slow" means the same machine for a scheme of 8 workers and one of 4.
     live = list(range(min(len(addresses), n)))
-    faults: list[TaskFault | None] = [None] * n
-    if injection is not None:
-        faults = (drawn if drawn is not None else injection.plan(max(len(addresses), n), rng))[:n]
     addresses = addresses[:n] + [None] * (n - len(live))
     outputs: dict[int, Any] = {}
     records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False,
@@ -392,7 +369,6 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
 
     stop = False
     if decodable is not None or len(live) >= min_results:
-        targets = targets or actor_pool(client, addresses[:len(live)], timeout=bound)
         stop = client.sync(dispatch_batch, client, targets, [(f, coded[i], faults[i]) for i in live], live,
                            arrive, bound - (time.perf_counter() - t0 - encode_s), uuid.uuid4().hex[:12])
     stopped_by = "condition" if stop and ready() else None

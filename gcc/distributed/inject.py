@@ -1,20 +1,20 @@
 """Straggler and fault injection acted out inside the Dask workers.
 
-The master draws, with an explicit seed, what each task of a request will suffer (a
-:class:`TaskFault`: emulated compute, a slow-down, a delay from one of :mod:`gcc.stragglers`'
-models, the authors' EC2 rule "sleep ``sleep_s`` with probability ``sleep_prob``", or a process
-that dies mid-task), ships it with the task, and the worker acts it out. Injected sleeps are
-interruptible: once the master has decoded it stops the stragglers, as a real system would.
+The master draws, with an explicit seed, what each task of a request will suffer (a :class:`TaskFault`)
+and ships it with the task; the worker acts it out. Injected sleeps are interruptible: once the master
+has decoded it stops the stragglers, as a real system would.
 """
 from __future__ import annotations
 
 import dataclasses
 import time
+from numbers import Integral, Real
 from typing import Any, Sequence
 
 import numpy as np
 
-from gcc.validation import BOOL, check_int, check_real, check_rng, invalid, validate
+from gcc.validation import (BOOL, Interval, ListOf, NoneOr, Satisfies, check_int, check_real, check_rng, invalid,
+                            validate)
 
 __all__ = ["TaskFault", "Injection", "sample_delays", "interruptible_sleep"]
 
@@ -52,31 +52,15 @@ class TaskFault:
 
 
 def sample_delays(model: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Draw ``n`` per-task delays in seconds from a delay model.
+    """Draw ``n`` per-task delays in seconds (shape (n,), >= 0) from a delay model.
 
-    Parameters
-    ----------
-    model : object or callable
-        One of :mod:`gcc.stragglers`' delay models (anything with ``sample_times(rng, n, trials)``),
-        or a callable ``(rng, n) -> array of n seconds``.
-    n : int
-        Number of tasks.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        Non-negative delays.
+    ``model``: one of :mod:`gcc.stragglers`' delay models (``sample_times(rng, n, trials)``), or a
+    callable ``(rng, n) -> array of n seconds``.
     """
     n = check_int(n, "n", "sample_delays", minimum=0)
     rng = check_rng(rng, "rng", "sample_delays")
-    if hasattr(model, "sample_times"):
-        times = np.asarray(model.sample_times(rng, n, 1))[0]
-    elif callable(model):
-        times = model(rng, n)
-    else:
-        raise invalid("delay", "Injection", "a gcc.stragglers delay model or a callable (rng, n) -> seconds", model)
-    times = np.asarray(times)
+    model = validate(model, _DELAY, "delay", "Injection")
+    times = np.asarray(model.sample_times(rng, n, 1)[0] if hasattr(model, "sample_times") else model(rng, n))
     if (times.dtype.kind not in "biuf" or times.shape != (n,) or not np.all(np.isfinite(times))
             or np.any(times < 0)):
         raise invalid("delay", "Injection", f"a delay model that gives {n} finite delays >= 0", model,
@@ -84,18 +68,16 @@ def sample_delays(model: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     return times.astype(float)
 
 
-def _positions(value: Any, name: str) -> tuple:
-    """Distinct worker positions (ints >= 0) as a tuple; the upper bound is checked per request."""
-    want = "a sequence of distinct worker positions (ints >= 0)"
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise invalid(name, "Injection", want, value)
-    for i in value:
-        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or i < 0:
-            raise invalid(name, "Injection", want, value, f"{i!r} is not a position")
-    positions = tuple(int(i) for i in value)
-    if len(set(positions)) != len(positions):
-        raise invalid(name, "Injection", want, value, "a position is repeated")
-    return positions
+_DELAY = Satisfies(lambda d: hasattr(d, "sample_times") or callable(d),
+                   "a gcc.stragglers delay model or a callable (rng, n) -> seconds")
+_POSITIONS = ListOf(Interval(Integral, 0, None), min_len=0, distinct=True, as_tuple=True,
+                    description="a sequence of distinct worker positions (ints >= 0)")
+_SECONDS = Interval(Real, 0, None)
+#: the constraints of :class:`Injection`'s fields
+_FIELDS = {"base_s": _SECONDS, "delay": NoneOr(_DELAY), "delay_scale": _SECONDS, "slow_workers": _POSITIONS,
+           "n_random_slow": Interval(Integral, 0, None), "slowdown": Interval(Real, 1, None),
+           "sleep_prob": Interval(Real, 0, 1), "sleep_s": _SECONDS, "kill": _POSITIONS, "kill_after_s": _SECONDS,
+           "interruptible": BOOL}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,8 +99,8 @@ class Injection:
     slowdown : float
         Slow-down factor of slowed workers (e.g. 10 for "slowed 10x").
     sleep_prob, sleep_s : float
-        The authors' rule: each task sleeps ``sleep_s`` seconds with probability
-        ``sleep_prob`` (they used 6 ms with probability 0.2 on EC2).
+        The authors' rule: each task sleeps ``sleep_s`` seconds with probability ``sleep_prob``
+        (they used 6 ms with probability 0.2 on EC2).
     kill : sequence of int
         Worker positions whose process dies mid-task (once per request that includes them).
     kill_after_s : float
@@ -140,34 +122,11 @@ class Injection:
     interruptible: bool = True
 
     def __post_init__(self):
-        values = {name: check_real(getattr(self, name), name, "Injection", minimum=0)
-                  for name in ("base_s", "delay_scale", "sleep_s", "kill_after_s")}
-        values.update(slowdown=check_real(self.slowdown, "slowdown", "Injection", minimum=1),
-                      sleep_prob=check_real(self.sleep_prob, "sleep_prob", "Injection", 0, 1),
-                      n_random_slow=check_int(self.n_random_slow, "n_random_slow", "Injection", minimum=0),
-                      slow_workers=_positions(self.slow_workers, "slow_workers"),
-                      kill=_positions(self.kill, "kill"),
-                      interruptible=bool(validate(self.interruptible, BOOL, "interruptible", "Injection")))
-        if self.delay is not None and not hasattr(self.delay, "sample_times") and not callable(self.delay):
-            raise invalid("delay", "Injection",
-                          "a gcc.stragglers delay model or a callable (rng, n) -> seconds", self.delay)
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
+        for name, constraint in _FIELDS.items():
+            object.__setattr__(self, name, validate(getattr(self, name), constraint, name, "Injection"))
 
     def plan(self, n_tasks: int, rng: np.random.Generator) -> list[TaskFault]:
-        """Draw the faults of the ``n_tasks`` tasks of one request.
-
-        Parameters
-        ----------
-        n_tasks : int
-            Number of tasks (= workers used by the request); task i runs on worker position i.
-        rng : numpy.random.Generator
-            Source of every random choice, so a seed fixes the whole scenario.
-
-        Returns
-        -------
-        list of TaskFault, length n_tasks
-        """
+        """The :class:`TaskFault` of each of the ``n_tasks`` tasks of one request (task i on worker i), drawn from ``rng``."""
         n_tasks = check_int(n_tasks, "n_tasks", "Injection.plan", minimum=1)
         rng = check_rng(rng, "rng", "Injection.plan")
         check_int(self.n_random_slow, "n_random_slow", "Injection", 0, n_tasks)
@@ -191,13 +150,7 @@ class Injection:
                           interruptible=self.interruptible) for i in range(n_tasks)]
 
     def expected_task_s(self, n_tasks: int, rng: np.random.Generator, compute_s: float = 0.0) -> np.ndarray:
-        """Simulated busy time of each task of one request: the same plan, the waits added up (no Dask).
-
-        Returns
-        -------
-        numpy.ndarray, shape (n_tasks,)
-            Seconds each task would take; ``inf`` for a task whose worker dies.
-        """
+        """Simulated busy seconds of each task (shape (n_tasks,), ``inf`` where the worker dies): the same plan, no Dask."""
         compute_s = check_real(compute_s, "compute_s", "Injection.expected_task_s", minimum=0)
         faults = self.plan(n_tasks, rng)
         return np.array([np.inf if f.die else compute_s + max(f.injected_s(compute_s), 0.0) for f in faults])
@@ -210,16 +163,9 @@ _POLL_S = 0.004
 def interruptible_sleep(seconds: float, interruptible: bool = True) -> tuple[float, bool]:
     """Sleep ``seconds`` inside a Dask task, or less if the task is cancelled meanwhile.
 
-    Cancellation is read from the worker's own state for the running task (it leaves
-    ``"executing"`` once the scheduler frees it), polled every few ms. Outside a Dask worker (or
-    with ``interruptible=False``) it is a plain sleep.
-
-    Parameters
-    ----------
-    seconds : float
-        How long to sleep, finite; nothing happens for ``seconds <= 0``.
-    interruptible : bool
-        Stop as soon as the running task is cancelled.
+    Cancellation is read from the worker's state of the running task (it leaves ``"executing"`` once
+    the scheduler frees it), polled every few ms. Outside a Dask worker (or with
+    ``interruptible=False``) it is a plain sleep; nothing happens for ``seconds <= 0``.
 
     Returns
     -------
