@@ -168,3 +168,17 @@ def reference_completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 
     times[reached] = row_times[np.flatnonzero(reached), order[reached, done_step[reached]]]
     messages = (msg_times <= times[:, None, None]).sum(axis=(1, 2))
     return times, messages, rec_out
+
+
+def brute_force_recoverable(rows) -> np.ndarray:
+    """Blocks k with ``e_k`` in the row space of ``rows`` (n_rows, n_blocks), by ``rank([rows; e_k]) == rank(rows)``.
+
+    The independent oracle of the tests (the library decides with elimination).
+    """
+    rows = np.asarray(rows, dtype=float)
+    B = rows.shape[1]
+    if rows.shape[0] == 0:
+        return np.zeros(B, dtype=bool)
+    base = np.linalg.matrix_rank(rows)
+    eye = np.eye(B)
+    return np.array([np.linalg.matrix_rank(np.vstack([rows, eye[k]])) == base for k in range(B)])

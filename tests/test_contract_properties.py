@@ -353,8 +353,6 @@ CPGC = [
           dict(n_workers=ints(3), n_tasks=ints(1), k_bar=ints(1, 6, none_ok=True), mu=_MU, alpha=_ALPHA)),
     Entry("cpgc.closed_forms.gc_mean_time", cf.gc_mean_time, dict(n_workers=6, load=2, mu=2.0, alpha=0.1),
           dict(n_workers=ints(2), load=ints(1, 6), mu=_MU, alpha=_ALPHA)),
-    Entry("cpgc.enumeration.brute_force_recoverable", en.brute_force_recoverable, dict(rows=[[1, 1, 0], [0, 1, 0]]),
-          dict(rows=st.one_of(real_arrays((2, 3), extra_axis=True, wrong_len=False), st.just([1, 2])))),
     Entry("cpgc.enumeration.is_complete", en.is_complete, dict(code=K4, scores=[1, 1, 2, 0], tolerance=0.0),
           dict(code=_CPGC_CODE, scores=st.sampled_from([[1, 2], [1, 2, 0, -1], [1, 2, 0, 0.5], None, "1120",
                                                         [1, 2, 0, np.nan]]), tolerance=_TOL)),

@@ -7,10 +7,9 @@ import pytest
 
 from gcc import cpgc
 from gcc.cpgc import elimination
-from gcc.cpgc.enumeration import brute_force_recoverable
 from gcc.cpgc.master import IncrementalRREF
 
-from cpgc_reference import reference_completion
+from cpgc_reference import brute_force_recoverable, reference_completion
 
 sim = importlib.import_module("gcc.cpgc.simulate")           # the module (gcc.cpgc.simulate is the function)
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from gcc import cpgc
 from gcc.cpgc import CPGCCode
-from gcc.cpgc.enumeration import brute_force_recoverable
+from cpgc_reference import brute_force_recoverable
 
 
 def _random_binary_code(rng, K, R, max_deg):

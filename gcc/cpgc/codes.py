@@ -165,11 +165,6 @@ class CPGCCode:
         """Ready time of each message in task units, shape (n_messages,)."""
         return np.array([self.row_units[self.message_rows(j)[0]] for j in range(self.n_messages)])
 
-    def is_uncoded(self) -> bool:
-        """True when every row is a single block with coefficient 1 (recovery is a set union)."""
-        deg = self.degrees
-        return bool(np.all(deg == 1) and np.all(self.coefficients[self.coefficients != 0] == 1))
-
 
 @validate_params({"n_workers": _WORKERS, "degrees": DEGREES, "setting": SETTING, "seed": SEED_OR_GENERATOR})
 def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> CPGCCode:

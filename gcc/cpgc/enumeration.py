@@ -8,8 +8,8 @@ score), so
     P(T > t) = sum over types  (#non-recoverable vectors of that type) * prod_s p_s(t)^(N_s),
 
 with ``p_s(t)`` of :func:`gcc.cpgc.delay.prob_tasks_done`, and ``E[T] = int_0^inf P(T > t) dt``.
-Recoverability is decided here by an independent brute-force rank test (``numpy.linalg.matrix_rank``),
-not by the incremental master.
+Recoverability is decided by :func:`gcc.cpgc.rref_recoverable` on all the rows delivered, not by the
+incremental master.
 """
 from __future__ import annotations
 
@@ -22,45 +22,12 @@ import numpy as np
 from ..validation import ArrayLike, InstanceOf, Interval, invalid, validate, validate_params
 from .codes import CPGCCode
 from .delay import ALPHA, MU, prob_tasks_done
-from .master import TOLERANCE, required_blocks
+from .master import TOLERANCE, required_blocks, rref_recoverable
 
 #: the codes enumerated here
 CODE = InstanceOf(CPGCCode, "a CPGCCode (gcc.cpgc.make_code(...))")
-_ROWS = ArrayLike(ndim=2, dtype=float, finite=True,
-                  description="a 2-D array of finite reals (n_rows, n_blocks)")
 
-__all__ = ["brute_force_recoverable", "is_complete", "type_counts", "exact_mean_time"]
-
-
-@validate_params({"rows": _ROWS})
-def brute_force_recoverable(rows: np.ndarray) -> np.ndarray:
-    """Blocks k with ``e_k`` in the row space of ``rows``, by ``rank([rows; e_k]) == rank(rows)``.
-
-    Parameters
-    ----------
-    rows : ndarray, shape (n_rows, n_blocks)
-
-    Returns
-    -------
-    ndarray of bool, shape (n_blocks,)
-
-    Examples
-    --------
-    >>> from gcc.cpgc.enumeration import brute_force_recoverable
-    >>> brute_force_recoverable([[1, 1, 0], [0, 1, 0]])
-    array([ True,  True, False])
-    """
-    return _recoverable(rows)
-
-
-def _recoverable(rows: np.ndarray) -> np.ndarray:
-    """:func:`brute_force_recoverable` of a checked float array."""
-    B = rows.shape[1]
-    if rows.shape[0] == 0:
-        return np.zeros(B, dtype=bool)
-    base = np.linalg.matrix_rank(rows)
-    eye = np.eye(B)
-    return np.array([np.linalg.matrix_rank(np.vstack([rows, eye[k]])) == base for k in range(B)])
+__all__ = ["is_complete", "type_counts", "exact_mean_time"]
 
 
 @validate_params({"code": CODE, "tolerance": TOLERANCE})
@@ -103,7 +70,7 @@ def _is_complete(code, scores, tolerance: float) -> bool:
             for j in range(code.n_rows) if code.row_units[j] <= scores[i]]
     if len(rows) == 0:
         return need == 0
-    return int(_recoverable(np.array(rows, dtype=float)).sum()) >= need
+    return int(rref_recoverable(np.array(rows, dtype=float))[0].sum()) >= need
 
 
 @validate_params({"code": CODE, "tolerance": TOLERANCE, "max_vectors": Interval(Integral, 1, None)})

@@ -73,12 +73,6 @@ class SimulationResult:
         ci = mean_ci(self.times)
         return (ci.low, ci.high)
 
-    @property
-    def messages_ci(self) -> tuple[float, float]:
-        """95 % Student-t confidence interval of the mean number of messages."""
-        ci = mean_ci(self.messages.astype(float))
-        return (ci.low, ci.high)
-
     def labels(self) -> dict:
         """What identifies the result in a table: scheme, setting and the parameters of the run."""
         return {"scheme": self.scheme, "setting": self.code.setting, "n_workers": self.code.n_workers,
@@ -277,8 +271,7 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     Returns
     -------
     SimulationResult
-        ``.mean_time``, ``.mean_messages``, ``.time_ci``, ``.messages_ci``, per-trial ``.times`` and
-        ``.messages``.
+        ``.mean_time``, ``.mean_messages``, ``.time_ci``, per-trial ``.times`` and ``.messages``.
 
     Examples
     --------

@@ -40,10 +40,8 @@ class CPGCRun:
     masks : numpy.ndarray of bool, shape (iterations, n_blocks)
         Blocks recovered (and updated) at each iteration.
     iterations : list of dict
-        Per iteration: ``iteration``, ``time_s`` (measured: from submitting to the
-        decision), ``simulated_s`` (same delays, :func:`gcc.cpgc.completion`,
-        scaled), ``messages`` (used), ``dropped`` (late messages of older
-        iterations received meanwhile), ``recovered``, ``decode_s``.
+        Per iteration: ``iteration``, ``time_s`` (submit to decision), ``simulated_s`` (same delays,
+        :func:`gcc.cpgc.completion`), ``messages`` used, ``dropped`` (late ones), ``recovered``, ``decode_s``.
     dropped_total : int
         Late messages dropped by their iteration tag over the whole run.
     """
@@ -107,12 +105,11 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     Parameters
     ----------
     client : distributed.Client
-        Needs at least ``code.n_workers`` workers; worker i of the code runs on the
-        i-th worker (sorted addresses).
+        At least ``code.n_workers`` workers; coded worker i runs on the i-th (sorted addresses).
     problem : gcc.cpgc.regression.RegressionProblem
         Training and test data; ``d`` must be a multiple of ``code.n_blocks``.
     code : gcc.cpgc.CPGCCode
-        Task assignment (``gcc.cpgc.make_code("rcsc", n_workers=K)``, ``"uc-mmc"``, ``"mds"``, ...).
+        Task assignment (:func:`gcc.cpgc.make_code`).
     tolerance : float
         q in [0, 1): the master updates once ``ceil(K (1 - q))`` blocks are recoverable.
     iterations : int
@@ -122,13 +119,11 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
     mu, alpha : float
         Delay model ``t_{i,j} = j (alpha + X_i)``, ``X_i ~ Exp(mu)``, in task units.
     time_scale : float
-        Seconds per task unit of the delay model (1.0: the paper's units read as seconds).
+        Seconds per task unit of the delay model.
     seed : int
         Seed of the delay draws (one ``X_i`` per worker and iteration).
     cancel_stragglers : bool
-        Cancel an iteration's tasks once it is decided (their pending messages are
-        then never sent); with False they run to the end and their messages
-        arrive late and are dropped by their iteration tag.
+        Cancel an iteration's tasks once it is decided (else their messages arrive late and are dropped).
     timeout : float
         Bound in seconds on each iteration.
 

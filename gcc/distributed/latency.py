@@ -1,11 +1,8 @@
 """Repeated requests on a cluster: tidy latency tables, and the matching simulation.
 
-Each request draws a fresh batch of K inputs and a fresh injection plan from
-``numpy.random.default_rng([seed, request])``, then runs every scheme on it in
-turn, so the schemes face the same inputs, the same straggler draws and the
-same machine-load drift. The simulation replays *the same* plans with the
-waits added up instead of slept (no Dask), so measured minus simulated is what
-the real system adds: scheduling, serialisation, transfers, decoding.
+Request r draws its K inputs and its injection plan from ``default_rng([seed, r, ...])`` and runs every
+scheme on them in turn (the same inputs, straggler draws and load drift). The simulation replays the
+same plans with the waits added up (no Dask): measured minus simulated is what the real system adds.
 """
 from __future__ import annotations
 
@@ -44,21 +41,10 @@ def _loss(est, true) -> float:
 
 
 def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) -> float:
-    """When the master could decode if the tasks took exactly ``task_s`` seconds.
+    """The first arrival time (``inf`` if none) at which ``code`` could decode, the tasks taking ``task_s``.
 
-    Parameters
-    ----------
-    code : object
-        The scheme (its ``is_decodable`` if it has one, else a count).
-    task_s : numpy.ndarray, shape (N,)
-        Busy time of each task (``inf`` for a worker that dies).
-    n_wait : int, optional
-        Results needed for codes without ``is_decodable`` (default N).
-
-    Returns
-    -------
-    float
-        The arrival time that first satisfies the decoding condition (``inf`` if none).
+    ``task_s``, shape (N,): busy seconds per task (``inf``: the worker dies). The condition is the
+    code's ``is_decodable`` if it has one, else ``n_wait`` results (default N).
     """
     owner = "simulated_completion"
     task_s = validate(task_s, _TASK_S, "task_s", owner)
@@ -89,9 +75,7 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     ----------
     client : distributed.Client
     schemes : mapping of str to mapping
-        Scheme name to keyword arguments of :func:`~gcc.distributed.coded_compute`;
-        each must hold ``code`` and may hold ``n_stragglers``, ``n_wait``,
-        ``deadline``, ``min_results``.
+        Scheme name to keyword arguments of :func:`~gcc.distributed.coded_compute` (with ``code``).
     make_batch : callable
         ``make_batch(rng) -> X`` of shape (K, ...): the inputs of one request.
     f : callable
@@ -109,19 +93,15 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     exact : callable, optional
         Computes the exact ``f(X)`` at the master for the loss (default ``f``).
     score : callable, optional
-        Extra per-request columns: then ``make_batch(rng)`` returns ``(X, labels)`` and
-        ``score(estimates, exact_outputs, labels) -> dict`` is called on every decoded request
-        (e.g. the accuracy of a classifier's decoded outputs); its keys are NaN for a request
-        that failed.
+        ``score(estimates, exact_outputs, labels) -> dict`` of extra columns per decoded request (NaN
+        if it failed); ``make_batch(rng)`` then returns ``(X, labels)``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`LATENCY_COLUMNS` plus ``n_coded`` (N of the scheme),
-        ``simulated_s`` (same plan, no system), ``overhead_s``, ``encode_s``,
-        ``decode_s``, ``slowest_used_s``, ``stopped_by``, ``received``, ``bytes_sent``,
-        ``bytes_received`` (payload of the coded inputs and outputs), ``error`` (the message of a
-        :class:`DeadlineError`, else empty) and the columns of ``score``.
+        :data:`LATENCY_COLUMNS`, ``n_coded`` (N), ``simulated_s``, the timings and byte counts of
+        :class:`~gcc.distributed.CodedResult`, ``received``, ``error`` (a :class:`DeadlineError`'s
+        message) and the columns of ``score``.
     """
     import pandas as pd
 
@@ -207,11 +187,8 @@ def summarize_latency(table, by=("scheme",), level: float = 0.95):
     Returns
     -------
     pandas.DataFrame
-        ``by`` plus :data:`LATENCY_SUMMARY_COLUMNS`: ``n_requests``, ``n_failed`` (no decode before
-        the deadline), ``latency_p50_ms``, ``latency_p99_ms``, ``latency_mean_ms`` (answered
-        requests), with a ``simulated_s`` column ``simulated_p50_ms`` and ``simulated_p99_ms``, with
-        an ``overhead_s`` column ``overhead_p50_ms``, and ``loss_mean``, ``loss_ci_low``,
-        ``loss_ci_high`` (:func:`gcc.summary.summarize` of the ``loss`` column).
+        ``by`` plus :data:`LATENCY_SUMMARY_COLUMNS` (latency of the answered requests; ``n_failed``:
+        no decode in time; the loss by :func:`gcc.summary.summarize`).
     """
     import pandas as pd
 

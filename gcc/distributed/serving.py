@@ -1,11 +1,9 @@
 """Coded serving of trained networks: each Dask worker holds the network, the master codes the requests.
 
-A request is K labelled images: the master encodes them (GCC, BACC, or a baseline of
-:mod:`gcc.distributed.baselines`), sends one coded image to each of N workers
-(:func:`gcc.distributed.coded_compute`), decodes the softmax outputs from the first answers and
-scores the decoded predictions. Every worker loads the network once, from the weight cache of
-:mod:`gcc.dnn.training`, on its best device (:func:`network_ref`, :func:`load_on_workers`); on a
-cluster of several machines the checkpoint must be readable at the same path on every worker.
+A request is K labelled images, coded (GCC, BACC, or a baseline of :mod:`gcc.distributed.baselines`)
+for N workers (:func:`gcc.distributed.coded_compute`); the decoded softmax outputs are scored. Every
+worker loads the network once, from the weight cache of :mod:`gcc.dnn.training` (the same path on
+every machine), on its best device (:func:`network_ref`, :func:`load_on_workers`).
 """
 from __future__ import annotations
 
@@ -63,25 +61,11 @@ class ImageFunction:
 
 @validate_params({"key": InstanceOf(str, "a cache key or its prefix (str)"), "folder": NoneOr(_PATH)})
 def checkpoint_file(key: str, folder=None) -> Path:
-    """The weight file of a cached network from its cache key (or a unique prefix of it).
+    """The weight file ``<folder>/<key>.pt`` (absolute; its ``.json`` beside it) of a cached network.
 
-    Parameters
-    ----------
-    key : str
-        :attr:`gcc.dnn.training.TrainedModel.key`, or the 16-character prefix a models table
-        holds (``key`` column of :meth:`TrainedModel.summary`).
-    folder : path, optional
-        Cache folder (default :func:`gcc.dnn.training.cache_dir`).
-
-    Returns
-    -------
-    pathlib.Path
-        ``<folder>/<key>.pt``, absolute; its ``.json`` beside it holds the configuration.
-
-    Raises
-    ------
-    ValueError
-        No entry, or several, start with ``key``.
+    ``key`` is :attr:`gcc.dnn.training.TrainedModel.key` or a unique prefix of it (a models table's
+    ``key`` column); ``folder`` defaults to :func:`gcc.dnn.training.cache_dir`. No match, or several:
+    ValueError.
     """
     if folder is None:
         from gcc.dnn.training import cache_dir
@@ -95,22 +79,12 @@ def checkpoint_file(key: str, folder=None) -> Path:
     return hits[0]
 
 
-def load_network(path: str, device: str | None = None, threads: int = 1) -> ImageFunction:
-    """Build a cached network from its weight file, on ``device``: what a worker runs once.
+def load_network(path: str, device: str | None = None) -> ImageFunction:
+    """Build a cached network from its weight file on ``device``, one torch thread: what a worker runs once.
 
-    Parameters
-    ----------
-    path : str
-        A ``<key>.pt`` of the weight cache (:func:`checkpoint_file`); ``<key>.json`` beside it
-        gives the configuration. A RepVGG is deployed (re-parameterised), as the DNN chapter runs it.
-    device : str, optional
-        Default :func:`gcc.dnn.inference.best_device` of the machine loading it (the GPU if any).
-    threads : int
-        Torch CPU threads of the process (one coded task at a time per worker: 1).
-
-    Returns
-    -------
-    ImageFunction
+    ``path`` is a ``<key>.pt`` of the weight cache (:func:`checkpoint_file`), its configuration in
+    ``<key>.json``; a RepVGG is deployed (re-parameterised). ``device`` defaults to
+    :func:`gcc.dnn.inference.best_device` of the loading machine.
     """
     import torch
 
@@ -120,7 +94,7 @@ def load_network(path: str, device: str | None = None, threads: int = 1) -> Imag
     path = Path(path)
     meta = json.loads(path.with_suffix(".json").read_text())
     config = dict(meta["config"])
-    torch.set_num_threads(int(threads))
+    torch.set_num_threads(1)     # one coded task at a time per worker
     model = load_checkpoint(build_model(config), path, architecture=f"{meta.get('name', '')} {config}")
     model = deploy(model) if config.get("arch") == "repvgg" else model.eval()
     side = int(config.get("img_size", 28))
@@ -129,19 +103,10 @@ def load_network(path: str, device: str | None = None, threads: int = 1) -> Imag
 
 @validate_params({"path": _PATH, "device": _DEVICE})
 def network_ref(path, device: str | None = None) -> ModelRef:
-    """A :class:`~gcc.distributed.ModelRef` of a cached network: loaded once per worker, keyed by its file.
+    """A :class:`~gcc.distributed.ModelRef` ``gcc-net-<file stem>-<device or auto>`` of a cached network.
 
-    Parameters
-    ----------
-    path : path
-        The weight file (:func:`checkpoint_file`); it must be readable at this path on the workers.
-    device : str, optional
-        Device on the workers (default: each worker's best device).
-
-    Returns
-    -------
-    ModelRef
-        Named ``gcc-net-<file stem>-<device or auto>``; only the path and the device travel with a task.
+    The weight file (:func:`checkpoint_file`) must be readable at ``path`` on the workers; only the
+    path and the device (default: each worker's best) travel with a task.
     """
     path = Path(path)
     if path.suffix != ".pt" or not path.with_suffix(".json").exists():
@@ -162,16 +127,8 @@ def worker_devices(client, refs: Sequence[ModelRef]) -> dict:
 
 @validate_params({"refs": ListOf(InstanceOf(ModelRef, "a gcc.distributed.ModelRef"))})
 def load_on_workers(client, refs: Sequence[ModelRef]) -> dict:
-    """Load every network on every worker now, and on any worker that joins later.
-
-    One :class:`~gcc.distributed.ModelPlugin` per network: a worker loads it in the plugin's
-    ``setup``, so no request pays the loading time.
-
-    Returns
-    -------
-    dict
-        :func:`worker_devices` once loaded.
-    """
+    """Load every network on every worker now and on any that joins later (a :class:`~gcc.distributed.ModelPlugin`
+    each); returns :func:`worker_devices`."""
     for ref in refs:
         client.register_plugin(ModelPlugin(ref))
     return worker_devices(client, refs)
@@ -189,16 +146,12 @@ def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, 
                    warmup: int = 1, timeout: float = 60.0):
     """Serve ``n_requests`` requests of K labelled images with every scheme; one row per (scheme, request).
 
-    Request ``r`` draws K distinct images of ``images`` from ``default_rng([seed, r, 0])``: every
-    scheme (and every call with the same seed) serves the same images under the same straggler
-    draws (:func:`gcc.distributed.run_requests`).
+    Request ``r`` draws K distinct images of the pool from ``default_rng([seed, r, 0])``: every scheme
+    serves the same images under the same straggler draws (:func:`gcc.distributed.run_requests`,
+    whose arguments these are).
 
     Parameters
     ----------
-    client : distributed.Client
-    schemes : mapping of str to mapping
-        Scheme name to keyword arguments of :func:`gcc.distributed.coded_compute` (``code``,
-        ``n_stragglers`` ...).
     f : callable
         What the workers compute on one coded image: a :func:`network_ref`.
     images : array_like, shape (n, C, H, W)
@@ -206,25 +159,14 @@ def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, 
     labels : array_like of int, shape (n,)
     n_inputs : int
         K, at most n.
-    n_requests : int
-        Measured requests per scheme (after ``warmup`` unrecorded ones).
-    injection : Injection, optional
-        Straggler scenario (:func:`gcc.experiments.dask_latency.straggler_injection`).
-    seed : int
     exact : callable, optional
-        The uncoded network at the master, on a batch (default ``f``, computed in this process):
-        the reference of ``loss`` and of ``accuracy_base``.
-    warmup : int
-    timeout : float
-        Per-request bound.
+        The uncoded network at the master (default ``f``): the reference of ``loss`` and ``accuracy_base``.
 
     Returns
     -------
     pandas.DataFrame
-        The columns of :func:`gcc.distributed.run_requests` plus :data:`SERVING_COLUMNS`:
-        ``correct`` (decoded predictions equal to the label, of K), ``base_correct`` (the uncoded
-        network's, on the same images), their fractions ``accuracy`` and ``accuracy_base``, and
-        ``bytes_moved``.
+        The columns of :func:`gcc.distributed.run_requests` plus :data:`SERVING_COLUMNS` (decoded and
+        uncoded predictions right, of K, and their fractions) and ``bytes_moved``.
     """
     owner = "serve_requests"
     images = validate(images, _IMAGES, "images", owner)
@@ -254,24 +196,10 @@ def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, 
 def summarize_serving(table, by: Sequence[str] = ("scheme",)):
     """Latency quantiles, accuracy and RelAcc per group of :func:`serve_requests`' rows.
 
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Rows of :func:`serve_requests` (or read back from their CSV).
-    by : sequence of str
-        Grouping columns (their order of first appearance is kept).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by`` plus :data:`SERVING_SUMMARY_COLUMNS`: ``requests``; ``p50_ms``, ``p99_ms``,
-        ``p999_ms`` and ``mean_ms`` of the answered requests' latency; ``accuracy`` (decoded
-        predictions right, pooled over every image of the answered requests, in [0, 1]);
-        ``relacc`` (that count over the uncoded network's on the same images);
-        ``accuracy_base``; ``n_failed`` (no decode in time); ``workers_used`` (mean results
-        decoded from) and ``n_coded`` (workers a request occupies); ``bytes_per_request``
-        (payload both ways, mean); ``simulated_p50_ms`` / ``simulated_p99_ms`` (the same
-        injected waits added up, no engine; NaN without an injection) and ``overhead_p50_ms``.
+    Returns ``by`` (groups in order of first appearance) plus :data:`SERVING_SUMMARY_COLUMNS`: latency
+    quantiles of the answered requests, ``accuracy`` (pooled over their images), ``relacc`` (right
+    over the uncoded network's right), ``n_failed``, mean ``workers_used`` and bytes per request; the
+    ``simulated_*`` columns are NaN without an injection.
     """
     import pandas as pd
 
