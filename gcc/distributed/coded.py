@@ -1,13 +1,8 @@
 """One coded batch on a Dask cluster: encode, one call per coded input on its own worker, decode the fastest.
 
-The master encodes the K inputs into N coded inputs and sends coded input i to the
-:class:`~gcc.distributed.actors.CodedWorker` actor of worker i (a coded worker of the paper is a
-machine: nothing moves a straggler's work elsewhere). The calls go straight to the workers, the
-scheduler off the path (:func:`gcc.distributed.actors.dispatch_batch`); the master decodes as soon
-as its condition holds and tells the busy workers to stop. Decoding conditions: the fastest
-``n_wait`` results (default ``N - n_stragglers``, the paper's setting); a ``deadline`` (decode with
-what arrived, at least ``min_results``); or a scheme's own ``is_decodable(received)`` (uncoded: all
-K; replication: one copy of every input).
+Coded input i goes to the :class:`~gcc.distributed.actors.CodedWorker` of worker i (a coded worker
+is a machine: nothing moves a straggler's work elsewhere), the scheduler off the path; the master
+decodes as soon as its condition holds (:func:`coded_compute`) and tells the busy workers to stop.
 
 References
 ----------

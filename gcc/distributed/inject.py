@@ -126,7 +126,7 @@ class Injection:
             object.__setattr__(self, name, validate(getattr(self, name), constraint, name, "Injection"))
 
     def plan(self, n_tasks: int, rng: np.random.Generator) -> list[TaskFault]:
-        """The :class:`TaskFault` of each of the ``n_tasks`` tasks of one request (task i on worker i), drawn from ``rng``."""
+        """The :class:`TaskFault` of each of the ``n_tasks`` tasks of one request (task i on worker i)."""
         n_tasks = check_int(n_tasks, "n_tasks", "Injection.plan", minimum=1)
         rng = check_rng(rng, "rng", "Injection.plan")
         check_int(self.n_random_slow, "n_random_slow", "Injection", 0, n_tasks)
@@ -150,7 +150,7 @@ class Injection:
                           interruptible=self.interruptible) for i in range(n_tasks)]
 
     def expected_task_s(self, n_tasks: int, rng: np.random.Generator, compute_s: float = 0.0) -> np.ndarray:
-        """Simulated busy seconds of each task (shape (n_tasks,), ``inf`` where the worker dies): the same plan, no Dask."""
+        """Simulated busy seconds of each task, shape (n_tasks,) (``inf``: the worker dies): the plan, no Dask."""
         compute_s = check_real(compute_s, "compute_s", "Injection.expected_task_s", minimum=0)
         faults = self.plan(n_tasks, rng)
         return np.array([np.inf if f.die else compute_s + max(f.injected_s(compute_s), 0.0) for f in faults])

@@ -35,21 +35,10 @@ LABELS = {"uncoded": "Uncoded", "replication": "Replication", **CODE_LABELS}
 
 
 def standard_schemes(n_inputs: int, n_workers: int, stragglers: int) -> dict:
-    """The four schemes compared at the same worker count.
+    """The four schemes at K inputs, N workers: :data:`SCHEMES` -> arguments of :func:`~gcc.distributed.coded_compute`.
 
-    Parameters
-    ----------
-    n_inputs, n_workers : int
-        K and N.
-    stragglers : int
-        S: GCC and BACC wait for the fastest ``N - S``.
-
-    Returns
-    -------
-    dict
-        :data:`SCHEMES` -> keyword arguments of :func:`~gcc.distributed.coded_compute`:
-        ``uncoded`` (K workers, waits for all K), ``replication`` (N workers, first copy of each
-        input), ``gcc`` and ``bacc`` (``gcc.codes.make("gcc" | "bacc", K, N)``, fastest ``N - S``).
+    ``uncoded`` (K workers, all awaited), ``replication`` (first copy of each input), ``gcc`` and
+    ``bacc`` (:func:`gcc.codes.make`, the fastest ``N - stragglers``).
     """
     codes = make_many(["gcc", "bacc"], n_inputs, n_workers)
     return {
@@ -61,23 +50,10 @@ def standard_schemes(n_inputs: int, n_workers: int, stragglers: int) -> dict:
 
 @validate_params({"name": Options(("tanh", "mlp"))})
 def make_function(name: str, dim: int, seed: int = 0):
-    """The function the workers compute.
+    """The function the workers compute on a batch (K, dim).
 
-    Parameters
-    ----------
-    name : {"tanh", "mlp"}
-        ``"tanh"``: elementwise ``numpy.tanh`` (no dependencies). ``"mlp"``: a fixed-weight torch
-        MLP ``dim -> 32 -> 10`` with softmax output, loaded once per worker through a
-        :class:`~gcc.distributed.ModelRef`.
-    dim : int
-        Input dimension.
-    seed : int
-        Seed of the MLP's weights.
-
-    Returns
-    -------
-    callable
-        ``f`` mapping a batch of shape (K, dim) to its outputs.
+    ``"tanh"``: ``numpy.tanh``; ``"mlp"``: a fixed-weight torch MLP ``dim -> 32 -> 10`` with softmax
+    output (weights from ``seed``), loaded once per worker through a :class:`~gcc.distributed.ModelRef`.
     """
     if name == "tanh":
         return np.tanh
@@ -167,21 +143,8 @@ def cpgc_experiment(client, *, n_workers: int, tolerances=(0.0, 0.3), iterations
 
 
 def latency_summary(table, baseline: str = "uncoded"):
-    """Latency quantiles and mean loss per scheme, with each tail against the baseline's.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        As returned by :func:`latency_experiment` (or read back from its CSV).
-    baseline : str
-        Scheme whose 99th percentile is the unit of ``latency_p99_vs_baseline``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns of :func:`~gcc.distributed.latency.summarize_latency` plus
-        ``latency_p99_vs_baseline``.
-    """
+    """:func:`~gcc.distributed.latency.summarize_latency` of :func:`latency_experiment`'s table, plus
+    ``latency_p99_vs_baseline`` (each p99 over the ``baseline`` scheme's)."""
     summary = summarize_latency(table)
     check_choice(baseline, "baseline", "latency_summary", tuple(summary["scheme"]))
     ref = float(summary.loc[summary.scheme == baseline, "latency_p99_ms"].iloc[0])
@@ -192,12 +155,7 @@ def latency_summary(table, baseline: str = "uncoded"):
 def cpgc_summary(table, level: float = 0.95):
     """Per tolerance: mean measured and simulated time per iteration (with intervals), messages, drops.
 
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        As returned by :func:`cpgc_experiment`.
-    level : float
-        Confidence level of the intervals (:func:`gcc.summary.summarize` over the iterations).
+    ``table`` is :func:`cpgc_experiment`'s; the intervals are :func:`gcc.summary.summarize`'s at ``level``.
 
     Returns
     -------
@@ -225,14 +183,7 @@ def cpgc_summary(table, level: float = 0.95):
 
 
 def plot_latency_cdf(table, schemes=SCHEMES):
-    """Empirical CDFs of the measured latency and of the simulated completion time, side by side.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        As returned by :func:`latency_experiment`.
-    schemes : sequence of str
-        Which schemes, in the legend's order.
+    """Empirical CDFs of the measured latency and of the simulated completion time of ``schemes``, side by side.
 
     Returns
     -------

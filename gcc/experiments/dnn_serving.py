@@ -32,7 +32,6 @@ TABLE_COLUMNS = ["model", "dataset", "scheme", "n_workers", "n_inputs", "straggl
                  "p50_ms", "p99_ms", "p999_ms", "accuracy", "relacc"]
 _FAMILY_LABELS = {"uncoded": "Uncoded", "replication": "Replication", "gcc": "GCC", "bacc": "BACC"}
 _STYLE = {family: SCHEME_STYLES[family] for family in _FAMILY_LABELS}  # the book's colour and marker
-_DATA_NAMES = {"fashion-mnist": "Fashion-MNIST", "mnist": "MNIST", "cifar10": "CIFAR-10"}
 _COUNT = Interval(Integral, 1, None)
 _MS = Interval(Real, 0, None)
 
@@ -45,31 +44,12 @@ def scheme_label(key: str) -> str:
     return _FAMILY_LABELS[family] + (f" (S = {s})" if s else "")
 
 
-def _stragglers_list(stragglers, n_workers: int, owner: str) -> list[int]:
-    """The S list (one int allowed) as distinct ints in [1, N - 1]."""
-    if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
-        stragglers = [stragglers]
-    return validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers",
-                    owner)
-
-
 def served_networks(prepared, models: Sequence[str], device: str | None = None) -> dict:
-    """What :func:`serving_experiment` needs of each network of :func:`gcc.experiments.dnn_models.from_run`.
+    """What :func:`serving_experiment` needs of each of ``models`` of :func:`gcc.experiments.dnn_models.from_run`.
 
-    Parameters
-    ----------
-    prepared : gcc.experiments.dnn_models.PreparedModels
-    models : sequence of str
-        Networks to serve, each one of ``prepared``.
-    device : str, optional
-        Device of the networks on the workers (default: each worker's best).
-
-    Returns
-    -------
-    dict
-        name -> ``ref`` (:func:`gcc.distributed.serving.network_ref` of its cache file), ``exact``
-        (the network at the master), ``images`` / ``labels`` (the test split), ``dataset``,
-        ``n_parameters``, ``file`` (the checkpoint's name).
+    Returns name -> ``ref`` (:func:`gcc.distributed.serving.network_ref` of its cache file, on
+    ``device``, default each worker's best), ``exact`` (the network at the master), ``images`` /
+    ``labels`` (the test split), ``dataset``, ``n_parameters``, ``file`` (the checkpoint's name).
     """
     from gcc.distributed.serving import checkpoint_file, network_ref
 
@@ -92,7 +72,7 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     ----------
     n_inputs, n_workers : int
         K and N (N > K).
-    stragglers : sequence of int
+    stragglers : int or sequence of int
         The S at which GCC waits for the fastest N - S (BACC: the first).
 
     Returns
@@ -103,7 +83,9 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     """
     owner = "serving_schemes"
     n_workers = check_int(n_workers, "n_workers", owner, minimum=n_inputs + 1, constraint="an int > n_inputs")
-    s_gcc = _stragglers_list(stragglers, n_workers, owner)
+    if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
+        stragglers = [stragglers]
+    s_gcc = validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers", owner)
     schemes = {"uncoded": {"code": Uncoded(n_inputs)},
                "replication": {"code": Replication(n_inputs, n_workers)}}
     for family, values in (("gcc", s_gcc), ("bacc", s_gcc[:1])):
@@ -128,22 +110,11 @@ def serving_experiment(client, networks: Mapping[str, Mapping], schemes: Mapping
                        n_inputs: int, n_requests: int, seed: int = 0, warmup: int = 2, timeout: float = 60.0):
     """Serve the same requests with every scheme, per network and injection; one row per request.
 
-    Parameters
-    ----------
-    client : distributed.Client
-    networks : mapping
-        :func:`served_networks` (loaded on the workers: :func:`gcc.distributed.serving.load_on_workers`).
-    schemes, injections : mapping
-        :func:`serving_schemes`, :func:`serving_injections`.
-    n_inputs, n_requests, seed, warmup, timeout
-        See :func:`gcc.distributed.serving.serve_requests` (the same seed: the same images and
-        straggler draws for every network and scenario).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`gcc.distributed.serving.serve_requests`' rows with ``model``, ``dataset``,
-        ``injection``, ``scheme_family`` and ``stragglers`` in front.
+    ``networks``, ``schemes``, ``injections``: :func:`served_networks` (loaded on the workers),
+    :func:`serving_schemes`, :func:`serving_injections`; the rest as in
+    :func:`gcc.distributed.serving.serve_requests` (the same seed: the same images and straggler draws
+    everywhere). Returns its rows with ``model``, ``dataset``, ``injection``, ``scheme_family`` and
+    ``stragglers`` in front.
     """
     import pandas as pd
 
@@ -354,22 +325,11 @@ def plot_measured_vs_simulated(table, injection: str = "straggler"):
 class ServingRun:
     """What one run of the notebook measured (:func:`run_serving`).
 
-    Attributes
-    ----------
-    requests, table, verdicts : pandas.DataFrame
-        :func:`serving_experiment`'s rows, :func:`serving_table`, :func:`tail_verdicts`.
-    overall : str
-        :func:`overall_verdict`.
-    devices : dict
-        Worker index (in sorted address order) -> {network: device}.
-    machine : dict
-        :func:`gcc.machine.describe` of the run, with the cluster.
-    networks : dict
-        Network -> ``{"n_parameters", "dataset"}``.
-    seconds : float
-        Wall time on the cluster (its start, loading the networks, the requests).
-    settings : dict
-        The run's K, N, S list, requests, emulated compute and slow-down.
+    ``requests``, ``table``, ``verdicts``, ``overall``: :func:`serving_experiment`, :func:`serving_table`,
+    :func:`tail_verdicts`, :func:`overall_verdict`; ``devices``: worker index (sorted addresses) ->
+    {network: device}; ``machine``: :func:`gcc.machine.describe` with the cluster; ``networks``: network
+    -> ``{"n_parameters", "dataset"}``; ``seconds``: wall time on the cluster; ``settings``: K, N, the S
+    list, requests, emulated compute and slow-down.
     """
 
     requests: Any
@@ -411,7 +371,7 @@ def run_serving(prepared, models: Sequence[str], *, n_workers: int = 8, n_inputs
                                       n_requests=n_requests, seed=seed, warmup=warmup)
     names = {net["ref"].name: name for name, net in networks.items()}
     devices = {i: {names[ref]: dev for ref, dev in per.items()} for i, per in enumerate(loaded.values())}
-    verdicts = tail_verdicts(requests, scheme=f"gcc_s{_stragglers_list(stragglers, n_workers, 'run_serving')[0]}")
+    verdicts = tail_verdicts(requests, scheme=next(k for k in schemes if k.startswith("gcc_s")))
     settings = {"n_workers": n_workers, "n_inputs": n_inputs, "stragglers": list(stragglers), "n_requests": n_requests,
                 "base_ms": base_ms, "slowdown": slowdown, "n_slow": n_slow}
     return ServingRun(requests=requests, table=serving_table(requests), verdicts=verdicts,
@@ -436,9 +396,11 @@ def record(run, result: ServingRun, profile: str = "default") -> None:
     run.value("profile", str(profile), note="the run card's profile")
     run.value("networks", ", ".join(f"{k} ({n['n_parameters']:,} parameters)" for k, n in result.networks.items()),
               note="the networks served and their sizes")
+    from gcc.dnn.data import DISPLAY_NAMES
+
     name = next(iter(result.networks.values()))["dataset"]
     # a non-breaking hyphen: format_value writes "-" as a minus sign
-    run.value("dataset", _DATA_NAMES.get(name, name).replace("-", "\u2011"), note="the data set of the requests")
+    run.value("dataset", DISPLAY_NAMES.get(name, name).replace("-", "\u2011"), note="the data set of the requests")
     run.value("n_requests", int(result.settings["n_requests"]), note="requests per network, scenario and scheme")
     run.value("base_ms", float(result.settings["base_ms"]), unit="ms", note="emulated compute per task")
     run.value("machine", summary_line(result.machine), note="the machine")
