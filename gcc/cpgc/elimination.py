@@ -1,18 +1,12 @@
 """Which blocks the received coefficient rows determine, for many trials at once.
 
 :func:`gcc.cpgc.simulate.completion` unions single-block rows itself and hands each trial, from its
-first multi-block row on, to one of two exact incremental decoders run for all trials in lock step
-(one arrival per trial per step), on the arrays it has checked and built:
-
-:func:`sparse_recovery`
-    The reduced row-echelon form of the received rows, kept incrementally: a new row is reduced
-    by the pivot rows of its columns, and what is left makes one column (the one held by the
-    fewest rows, which keeps rows short) a pivot. Block k is recoverable when its pivot row has
-    no other entry (peeling is the case of a row reduced to one entry). A row keeps at most
-    :data:`ROW_WIDTH` entries besides the pivot; a trial whose row would outgrow it is handed over.
-:func:`dense_recovery`
-    A basis of the null space of the received rows, shape (B, nullity), updated by a rank-one step
-    per independent arrival (block k is recoverable when row k of the basis is zero).
+first multi-block row on, to one of two exact incremental decoders run for all trials in lock step:
+:func:`sparse_recovery` keeps the reduced row-echelon form (a new row reduced by the pivot rows of its
+columns makes the column held by the fewest rows a pivot; block k is recoverable when its pivot row
+has no other entry; a trial whose rows outgrow :data:`ROW_WIDTH` is handed over), and
+:func:`dense_recovery` a basis of the null space, shape (B, nullity), updated by a rank-one step per
+independent arrival (block k is recoverable when row k of the basis is zero).
 """
 from __future__ import annotations
 
@@ -68,10 +62,8 @@ def sparse_recovery(order, ids, start, known, sup_idx, sup_val, last_of_message,
     ----------
     order : ndarray of int, shape (T, S)
         Row ids of every trial in arrival order.
-    ids : ndarray of int, shape (n,)
-        Trials to decode, sorted by ``start``.
-    start : ndarray of int, shape (n,)
-        Step of each trial's first row to decode (its first multi-block row).
+    ids, start : ndarray of int, shape (n,)
+        Trials to decode, sorted by ``start``, the step of each one's first multi-block row.
     known : ndarray of bool, shape (n, B)
         Blocks recovered before ``start`` (the single-block rows received).
     sup_idx, sup_val : ndarray, shape (rows, D)

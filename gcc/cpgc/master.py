@@ -65,8 +65,7 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
     matrix : array_like, shape (n_rows, n_unknowns)
         Real, finite coefficients.
     values : array_like, shape (n_rows, ...), optional
-        Real, finite right-hand sides, reduced alongside (a row operation costs ``n_unknowns + b``,
-        b the product of the trailing axes).
+        Real, finite right-hand sides, reduced alongside (a row operation costs ``n_unknowns + b``).
     tol : float
         Entries below ``tol`` times the largest entry (at least 1) count as zero; ``> 0``.
 
@@ -148,8 +147,7 @@ class IncrementalRREF:
     n_unknowns : int
         B, the length of a row.
     sparse : bool
-        Keep rows as dicts of their nonzero entries (codes whose rows sum a few blocks: RCSC);
-        otherwise a dense (B, B) array (dense coded rows).
+        Keep rows as dicts of their nonzero entries (rows of a few blocks: RCSC), else a dense (B, B) array.
     scale : float
         Largest coefficient magnitude: entries below ``tol * max(scale, 1)`` count as zero.
 
@@ -347,9 +345,8 @@ class Master:
         worker, message : int
             Which worker sent it and its index among that worker's messages.
         value : array_like, optional
-            The results carried, real and finite: shape (rows_in_message, *block_shape), or
-            (*block_shape) when the message has a single row; every message has the block shape of
-            the first value received. Only the decision is made when omitted.
+            The results carried, real and finite, shape (rows_in_message, *block_shape) (or
+            block_shape for a single row; the first value fixes it); omitted: only the decision.
         """
         code = self.code
         worker = validate(worker, Interval(Integral, 0, code.n_workers - 1), "worker", "Master.receive")
@@ -442,10 +439,9 @@ class Master:
 
     # -- output --------------------------------------------------------------------------------
     def decode(self) -> np.ndarray:
-        """Values of the recoverable blocks, shape (n_blocks, *block_shape); NaN where unrecovered.
+        """Values of the recoverable blocks, shape (n_blocks, *block_shape), NaN where unrecovered.
 
-        Requires that every message was received with its value. Adds the elimination work of the
-        residual (or of the dense MDS solve) to ``ops["rank"]``.
+        Every message must have come with its value; the elimination's work is added to ``ops["rank"]``.
         """
         code = self.code
         if self._valueless:

@@ -243,30 +243,25 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     Parameters
     ----------
     scheme : str
-        ``"rcsc"`` (aliases ``"ccpr"``, ``"cpgc"``), ``"icassp-mds"``, ``"uc-mmc"``, ``"uc-smc"``,
-        ``"mds"`` (alias ``"mcc"``) or ``"gc"``, in any case. Ignored when ``code`` is given.
+        A key or alias of :data:`gcc.cpgc.SCHEMES`, in any case; ignored when ``code`` is given.
     n_workers : int
         K (default 40).
     tolerance : float
-        q in [0, 1): stop at the first arrival after which ``ceil(K (1 - q))`` blocks are recoverable.
-        MDS and GC have no partial recovery and ignore it.
+        q in [0, 1): stop once ``ceil(K (1 - q))`` blocks are recoverable (MDS and GC ignore it).
     trials : int
         Independent iterations simulated.
     seed : int
         Seeds the code construction (unless ``code_seed``) and the delays, independently.
     mu, alpha : float
         Delay model ``t_ij = j (alpha + X_i)``, ``X_i ~ Exp(mu)``; mu > 0, alpha >= 0.
-    degrees : sequence of int
-        RCSC degree vector (default (1, 2, 3)); fixes the default load of the baselines (r = 3 in
-        coded computation, 6 in coded communication).
-    load, setting
+    degrees, load, setting
         See :func:`gcc.cpgc.codes.make_code`.
     code : CPGCCode, optional
         Use this code instead of building one.
     code_seed : int, optional
-        Seed of the code alone (default: derived from ``seed``). One code is drawn per call.
+        Seed of the code alone (default: derived from ``seed``); one code is drawn per call.
     return_recovered : bool
-        Keep the recovered-block mask of every trial (used by the gradient-descent simulation).
+        Keep the recovered-block mask of every trial.
 
     Returns
     -------

@@ -146,19 +146,9 @@ class ModelPlugin(_WorkerPlugin):
 
 
 def demo_mlp(d_in: int, d_hidden: int, d_out: int, seed: int = 0):
-    """A small fixed-weight torch MLP (tanh, softmax output), for examples and tests.
+    """A small fixed-weight torch MLP ``d_in -> d_hidden -> d_out`` (tanh, softmax output), in eval mode.
 
-    Parameters
-    ----------
-    d_in, d_hidden, d_out : int
-        Layer widths.
-    seed : int
-        Seed of the weights, so master and workers build the same network.
-
-    Returns
-    -------
-    torch.nn.Module
-        In eval mode.
+    The weights come from ``seed``, so master and workers build the same network (examples and tests).
     """
     import torch
 

@@ -16,12 +16,17 @@ from gcc.distributed.cluster import SECONDS, worker_addresses
 from gcc.distributed.coded import DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
 from gcc.metrics import mse_loss
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, NoneOr,
+from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, NoneOr, Satisfies,
                             check_int, invalid, validate, validate_params)
 
 #: busy times of the tasks: real, never NaN (``inf`` marks a worker that dies)
 _TASK_S = ArrayLike(ndim=1, dtype=float, description="a 1-D array of task times in seconds (>= 0, inf "
                                                     "for a worker that dies)")
+
+#: what :func:`run_requests` runs
+_SCHEMES = Satisfies(lambda v: isinstance(v, Mapping) and bool(v) and all(
+    isinstance(k, str) and isinstance(a, Mapping) and "code" in a for k, a in v.items()),
+    "a non-empty dict {scheme name (str): {'code': code, ...}} of coded_compute's keyword arguments")
 
 __all__ = ["run_requests", "simulated_completion", "summarize_latency", "LATENCY_COLUMNS",
            "LATENCY_SUMMARY_COLUMNS"]
@@ -61,7 +66,7 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
     return float("inf")
 
 
-@validate_params({"n_requests": Interval(Integral, 1, None), "warmup": Interval(Integral, 0, None),
+@validate_params({"schemes": _SCHEMES, "n_requests": Interval(Integral, 1, None), "warmup": Interval(Integral, 0, None),
                   "timeout": SECONDS, "make_batch": CallableC(), "f": CallableC(), "seed": SEED,
                   "injection": NoneOr(InstanceOf(Injection, "an Injection")), "exact": NoneOr(CallableC()),
                   "score": NoneOr(CallableC())})
@@ -106,13 +111,6 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
     import pandas as pd
 
     owner = "run_requests"
-    if not isinstance(schemes, Mapping) or not schemes:
-        raise invalid("schemes", owner, "a non-empty dict {scheme name: keyword arguments of coded_compute}",
-                      schemes)
-    for name, kwargs in schemes.items():
-        if not isinstance(name, str) or not isinstance(kwargs, Mapping) or "code" not in kwargs:
-            raise invalid("schemes", owner, "a dict {scheme name (str): {'code': code, ...}}", schemes,
-                          f"entry {name!r}")
     exact = exact or f
     addresses = worker_addresses(client)
     n_cluster = len(addresses)

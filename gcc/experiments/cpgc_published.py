@@ -97,9 +97,7 @@ def compare_with_draft(table, band: float = AGREEMENT):
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`gcc.experiments.cpgc_tables.completion_time_table` (columns ``scheme, setting,
-        tolerance, metric, mean, ci_low, ci_high``); every row of :func:`published_table` must be
-        in it.
+        :func:`gcc.experiments.cpgc_tables.completion_time_table`, with every row of :func:`published_table`.
     band : float
         Agreement band (:data:`AGREEMENT`).
 
@@ -154,18 +152,8 @@ def comparison_display(comparison, table: str):
 def page_values(comparison, claims, counting, table_ii) -> list[dict]:
     """The numbers the CPGC chapter quotes, as keyword arguments of :meth:`gcc.results.RunContext.value`.
 
-    Parameters
-    ----------
-    comparison : pandas.DataFrame
-        :func:`compare_with_draft`.
-    claims : pandas.DataFrame
-        :func:`gcc.experiments.cpgc_claims.completion_claims`.
-    counting, table_ii : pandas.DataFrame
-        :func:`gcc.experiments.cpgc_counting.counting_table` and ``recovery_table``.
-
-    Returns
-    -------
-    list of dict
+    From :func:`compare_with_draft`, :func:`gcc.experiments.cpgc_claims.completion_claims` and
+    :mod:`gcc.experiments.cpgc_counting`'s ``counting_table`` and ``recovery_table``.
     """
     worst = comparison.loc[comparison["gap_pct"].abs().idxmax()]
     return [

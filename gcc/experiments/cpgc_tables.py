@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from gcc.cpgc import ALIASES, LABELS, SCHEMES, Master, make_code, simulate, worker_speeds
+from gcc.cpgc import ALIASES, LABELS, Master, make_code, simulate, worker_speeds
 from gcc.cpgc.closed_forms import gc_mean_time, mds_mean_time
 from gcc.cpgc.codes import SCHEME
 from gcc.cpgc.master import TOLERANCE
@@ -24,7 +24,7 @@ from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
 from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
 
 __all__ = [
-    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table",
+    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "CLOSED_FORM_BAND", "completion_time_table",
     "completion_time_wide", "code_variability_table", "plot_completion_time",
     "convergence_experiment", "convergence_curves", "convergence_summary", "time_to_target",
     "plot_convergence",
@@ -35,8 +35,6 @@ __all__ = [
 COMPUTATION_SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds")
 #: Schemes of the coded-communication table (load sum(degrees) partial gradients per worker).
 COMMUNICATION_SCHEMES = ("rcsc", "uc-mmc", "uc-smc", "gc")
-#: one colour per scheme, the book's (:data:`gcc.figures.SCHEME_STYLES`)
-COLORS = {s: scheme_color(s) for s in SCHEMES}
 
 _COUNT = Interval(Integral, 1, None)
 
@@ -69,15 +67,11 @@ def completion_time_table(tolerances=(0.0, 0.15, 0.3), trials: int = 2000, seed:
     Returns
     -------
     pandas.DataFrame
-        Two rows per (scheme, setting, tolerance), ``metric`` = ``"time"`` and ``"messages"``:
-        the columns of :meth:`gcc.cpgc.SimulationResult.summary` plus ``published`` (the draft's
-        Tables III and IV, :mod:`gcc.experiments.cpgc_published`, at K = 40, mu = 10,
-        alpha = 0.01, degrees (1, 2, 3) only; NaN where the draft's table has a dash),
-        ``closed_form`` (MDS, GC), ``reference`` (the published number, else the closed form),
-        ``reference_source`` (``"draft Table III"``, ``"draft Table IV"``, the formula, or
-        ``"not in the draft's tables"``), ``relative_gap`` (to ``reference``) and ``verdict``:
-        :func:`gcc.experiments.cpgc_published.agreement_verdict` of the interval of the gap, within
-        2 % of a published number or 1 % of a closed form (``"not compared"`` without reference).
+        Rows ``metric`` = ``"time"`` and ``"messages"`` per (scheme, setting, tolerance): the columns of
+        :meth:`gcc.cpgc.SimulationResult.summary` plus ``published`` (Tables III and IV at the paper's
+        setup, else NaN), ``closed_form`` (MDS, GC), ``reference`` (published, else closed form) and its
+        ``reference_source``, ``relative_gap`` and ``verdict`` (:mod:`~gcc.experiments.cpgc_published`'s
+        ``agreement_verdict``: within 2 % of a published number, 1 % of a closed form; or ``"not compared"``).
 
     Examples
     --------
@@ -330,12 +324,9 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
     Parameters
     ----------
     scheme : str
-        Any scheme of :func:`gcc.cpgc.make_code` except ``"gc"`` (whose decoder output is a sum, not
-        per-block values).
-    n_workers : int
-        K.
-    dim : int
-        d, the length of ``W theta``.
+        Any scheme of :func:`gcc.cpgc.make_code` but ``"gc"`` (it decodes a sum, not per-block values).
+    n_workers, dim : int
+        K and d, the length of ``W theta``.
     tolerance, trials, seed, mu, alpha, degrees
         As in :func:`gcc.cpgc.simulate`.
 

@@ -192,10 +192,8 @@ def tail_verdicts(requests, scheme: str = "gcc_s1", baseline: str = "uncoded", i
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``p99_ratio``, ``ratio_low``, ``ratio_high``, ``accuracy_drop``, ``drop_low``,
-        ``drop_high``, ``tail_verdict``, ``accuracy_verdict`` and ``verdict``: ``"supported"``
-        (both intervals inside their bands), ``"refuted"`` (either wholly beyond it) or
-        ``"undecided"``.
+        ``model``, the ratio and the drop with their intervals, ``tail_verdict``, ``accuracy_verdict``
+        and ``verdict``: ``"supported"`` (both inside), ``"refuted"`` (either beyond) or ``"undecided"``.
     """
     import pandas as pd
 
