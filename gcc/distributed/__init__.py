@@ -1,11 +1,7 @@
 """Real distributed execution of the coded-computing schemes on Dask: latencies measured, not sampled.
 
-:mod:`~gcc.distributed.cluster` (start or connect to a cluster), :mod:`~gcc.distributed.coded` (one
-coded batch), :mod:`~gcc.distributed.actors` (the workers' side), :mod:`~gcc.distributed.inject`
-(stragglers and faults), :mod:`~gcc.distributed.baselines` (uncoded, replication),
-:mod:`~gcc.distributed.latency` (repeated requests), :mod:`~gcc.distributed.serving` (trained
-networks), :mod:`~gcc.distributed.cpgc` (CPGC). Dask is optional, so ``import gcc`` does not import
-this package: ``from gcc.distributed import open_cluster, coded_compute``.
+Dask is optional, so ``import gcc`` does not import this package: ``from gcc.distributed import
+open_cluster, coded_compute``.
 """
 from gcc.distributed.cluster import open_cluster, worker_addresses
 from gcc.distributed.coded import (

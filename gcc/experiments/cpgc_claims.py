@@ -91,19 +91,10 @@ def early_decoding(scheme: str = "rcsc", trials: int = 200, seed: int = 0, n_wor
 def completion_claims(wide, early=None):
     """The draft's claims on Tables III and IV, measured on a wide completion-time table.
 
-    Parameters
-    ----------
-    wide : pandas.DataFrame
-        :func:`gcc.experiments.cpgc_tables.completion_time_wide` with RCSC, UC-MMC, MCC (``mds``)
-        in coded computation and RCSC, UC-MMC, GC in coded communication at q = 0, 0.15, 0.3.
-    early : array_like, optional
-        :func:`early_decoding` of RCSC (fractions per trial); without it that claim is left out.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``claim, quantity, detail, measured, ci_low, ci_high, band_low, band_high, draft,
-        draft_verdict, verdict`` (:func:`claim_verdict`), one row per measured quantity.
+    ``wide`` is :func:`gcc.experiments.cpgc_tables.completion_time_wide` of the draft's schemes and q;
+    ``early`` the :func:`early_decoding` of RCSC (without it that claim is left out). Returns one row
+    per measured quantity: ``claim, quantity, detail, measured, ci_low, ci_high, band_low, band_high,
+    draft, draft_verdict, verdict`` (:func:`claim_verdict`).
     """
     c = wide.set_index(["scheme", "setting", "tolerance"])
     t3, t4 = ({k: v[0] for k, v in table.items()} for table in (TABLE_III, TABLE_IV))
@@ -176,19 +167,9 @@ def completion_claims(wide, early=None):
 def convergence_claims(data, scheme: str = "rcsc"):
     """The draft's convergence claims (Figs. 8 and 9), measured per ``dim`` on runs of gradient descent.
 
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        :func:`gcc.experiments.cpgc_tables.convergence_experiment` rows with a ``dim`` column,
-        tolerances 0, 0.15 and 0.3.
-    scheme : str
-        The scheme whose curves are compared (RCSC, the draft's).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns of :func:`completion_claims` (``draft`` NaN and ``draft_verdict`` ``"n/a"``:
-        the claim is about the draft's figures), ``detail`` naming ``dim``; one row per (dim, q).
+    ``data``: :func:`gcc.experiments.cpgc_tables.convergence_experiment` rows with a ``dim`` column and
+    q = 0, 0.15, 0.3. Returns the columns of :func:`completion_claims` (``draft`` NaN: the claim is about
+    the draft's figures), one row per (dim, q).
     """
     rows = []
     last = data["iteration"].max()
