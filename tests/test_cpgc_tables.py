@@ -276,7 +276,7 @@ def test_figures_draw():
         assert metrics["min_font_pt"] >= MIN_FONT_PT and metrics["panels_per_row"] <= 3, metrics
         assert not metrics["colour_mismatches"], metrics
         plt.close(f)
-    assert ct.scheme_color("rcsc") == SCHEME_STYLES["rcsc"][0]
+    assert ct.COLORS["rcsc"] == SCHEME_STYLES["rcsc"][0]
 
 
 @pytest.mark.parametrize("module", ["gcc.experiments.cpgc_tables", "gcc.experiments.cpgc_published",

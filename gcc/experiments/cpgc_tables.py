@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from gcc.cpgc import ALIASES, LABELS, Master, make_code, simulate, worker_speeds
+from gcc.cpgc import ALIASES, LABELS, SCHEMES, Master, make_code, simulate, worker_speeds
 from gcc.cpgc.closed_forms import gc_mean_time, mds_mean_time
 from gcc.cpgc.codes import SCHEME
 from gcc.cpgc.master import TOLERANCE
@@ -24,7 +24,7 @@ from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
 from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
 
 __all__ = [
-    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "CLOSED_FORM_BAND", "completion_time_table",
+    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table",
     "completion_time_wide", "code_variability_table", "plot_completion_time",
     "convergence_experiment", "convergence_curves", "convergence_summary", "time_to_target",
     "plot_convergence",
@@ -35,6 +35,8 @@ __all__ = [
 COMPUTATION_SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds")
 #: Schemes of the coded-communication table (load sum(degrees) partial gradients per worker).
 COMMUNICATION_SCHEMES = ("rcsc", "uc-mmc", "uc-smc", "gc")
+#: one colour per scheme, the book's (:data:`gcc.figures.SCHEME_STYLES`)
+COLORS = {s: scheme_color(s) for s in SCHEMES}
 
 _COUNT = Interval(Integral, 1, None)
 
