@@ -45,15 +45,6 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
         6.7 in wide, constrained layout; ``fig.gcc_drawn_by`` names the function that called :func:`figure`.
     axes : numpy.ndarray of Axes, shape (n_panels,)
         Flat, in reading order.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> from gcc.experiments.plotting import figure
-    >>> fig, axes = figure(5)
-    >>> len(axes), axes[0].get_gridspec().ncols, float(fig.get_figwidth())
-    (5, 3, 6.7)
     """
     import matplotlib.pyplot as plt
 
@@ -77,14 +68,7 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
 
 
 def scheme_color(name):
-    """The colour of a scheme (a key or alias of :func:`gcc.figures.scheme_style`) in every figure (None: no scheme).
-
-    Examples
-    --------
-    >>> from gcc.experiments.plotting import scheme_color
-    >>> scheme_color("GCC"), scheme_color("bacc"), scheme_color("UC-MMC")
-    ('#0072B2', '#D55E00', '#17BECF')
-    """
+    """The colour of a scheme (a key or alias of :func:`gcc.figures.scheme_style`) in every figure (None: no scheme)."""
     style = scheme_style(name)
     return None if style is None else style[0]
 

@@ -75,15 +75,6 @@ def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
 
     Rows `index` (``fixed`` labels such as ``"S=10"`` sort by their number), columns `columns`;
     ``"-"`` where no slope could be fitted.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import slope_view
-    >>> s = pd.DataFrame({"scheme": "gcc", "fixed": ["S=10", "S=2"], "slope": [-3.0, -4.0],
-    ...                   "ci_low": [-3.5, -4.5], "ci_high": [-2.5, -3.5]})
-    >>> list(slope_view(s, ["fixed"])["gcc"])
-    ['-4.00 [-4.50, -3.50]', '-3.00 [-3.50, -2.50]']
     """
     table = slopes.assign(slope_ci=slope_text(slopes)).pivot_table(index=list(index), columns=columns,
                                                                    values="slope_ci", aggfunc="first")
@@ -118,15 +109,6 @@ def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | No
     pandas.DataFrame
         Two rows per group: `by`, ``fixed = "joint fit"``, ``variable`` (``"N"``, ``"S+1"``), ``slope,
         ci_low, ci_high, n_points, x_lo, x_hi``; NaN with fewer than 5 cells or collinear N and S.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import joint_fit
-    >>> cells = pd.DataFrame({"N": [16, 64, 256, 64, 256], "S": [1, 1, 1, 7, 31]})
-    >>> cells["mean"] = 2.0 * (cells["S"] + 1) ** 3 / cells["N"] ** 3.0
-    >>> joint_fit(cells.assign(scheme="gcc"), ["scheme"])["slope"].round(6).tolist()
-    [-3.0, 3.0]
     """
     by = list(by)
     rows = []
@@ -179,14 +161,6 @@ def select_rows(df, filters: Mapping[str, Any]):
 
     `filters` maps a column to a value (equality), a list of values (membership) or a callable
     ``series -> boolean mask``; the index is kept.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import select_rows
-    >>> s = pd.DataFrame({"scheme": ["gcc", "bacc", "gcc"], "fixed": ["S=1", "S=1", "N=64"]})
-    >>> select_rows(s, {"scheme": "gcc", "fixed": lambda c: c.str.startswith("S="), "rule": "cv"}).index.tolist()
-    [0]
     """
     mask = np.ones(len(df), dtype=bool)
     for key, value in filters.items():
@@ -220,17 +194,6 @@ def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str =
     -------
     list of dict
         ``{"key", "number", "note", "fmt"}`` each; NaN slopes and missing rows are left out.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import quoted_slopes
-    >>> s = pd.DataFrame({"scheme": "gcc", "fixed": ["S=1", "S=2"], "slope": [-3.02, -3.06],
-    ...                   "ci_low": [-3.1, -3.2], "ci_high": [-2.9, -2.95]})
-    >>> [(v["key"], v["number"]) for v in quoted_slopes(s, "gcc_n", "N-slope", fixed="S=1")]
-    [('gcc_n', -3.02), ('gcc_n_ci', '[−3.10, −2.90]')]
-    >>> [(v["key"], v["number"]) for v in quoted_slopes(s, "gcc_n", "N-slopes", span=True)]
-    [('gcc_n_min', -3.06), ('gcc_n_max', -3.02)]
     """
     rows = select_rows(slopes, filters)
     finite = rows[np.isfinite(rows["slope"].to_numpy(float))]

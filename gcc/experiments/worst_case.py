@@ -37,12 +37,6 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
     ``x sin x`` on K uniform inputs in ``[x_low, x_high]`` and a
     :class:`~gcc.experiments.problems.TanhNetwork` ``R^net_d -> R^net_m`` of width `net_hidden` on
     standard normal inputs, all seeded by `seed`.
-
-    Examples
-    --------
-    >>> from gcc.experiments.worst_case import typical_functions
-    >>> {name: X.shape for name, (f, X) in typical_functions(5).items()}
-    {'x sin x': (5,), 'tanh net R^4->R^3 (h=16)': (5, 4)}
     """
     net = TanhNetwork(net_d, net_m, net_hidden, seed=seed)
     return {"x sin x": (xsinx, scalar_inputs(n_inputs, x_low, x_high, seed=seed)),
@@ -50,14 +44,7 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
 
 
 def function_tag(name: str) -> str:
-    """A short file-name tag of a typical function's label: ``"x sin x"`` -> ``"xsinx"``, the net -> ``"tanh"``.
-
-    Examples
-    --------
-    >>> from gcc.experiments.worst_case import function_tag
-    >>> function_tag("x sin x"), function_tag("tanh net R^4->R^3 (h=16)")
-    ('xsinx', 'tanh')
-    """
+    """A short file-name tag of a typical function's label: ``"x sin x"`` -> ``"xsinx"``, the net -> ``"tanh"``."""
     return "xsinx" if name == "x sin x" else name.split()[0]
 
 
