@@ -200,7 +200,7 @@ def lambda_table(summary):
                             aggfunc="first")
 
 
-def noisy_summary(trials, level: float = 0.95):
+def noisy_summary(trials):
     """:func:`gcc.summary.summarize` of :func:`noisy_sweep` per cell, with its lambda and range flag.
 
     Returns
@@ -210,10 +210,10 @@ def noisy_summary(trials, level: float = 0.95):
         lam_grid_low, lam_grid_high`` and ``in_theorem_range`` (:func:`in_theorem_range` and not clipped).
     """
     keys = ["sweep", "function", "scheme", "rule", "straggler", "N", "S"]
-    summary = summarize(trials, "loss", by=keys, level=level)
-    extra = [c for c in ("lam_dec", "clipped", "lam_grid_low", "lam_grid_high") if c in trials.columns]
+    summary = summarize(trials, "loss", by=keys)
+    extra = ["lam_dec", "clipped", "lam_grid_low", "lam_grid_high"]
     summary = summary.merge(trials.groupby(keys, as_index=False)[extra].first(), on=keys)
-    summary["clipped"] = summary["clipped"].astype(bool) if "clipped" in summary.columns else False
+    summary["clipped"] = summary["clipped"].astype(bool)
     summary["in_theorem_range"] = in_theorem_range(summary["lam_dec"], summary["N"], summary["S"]) & ~summary["clipped"]
     return summary
 
@@ -257,12 +257,10 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     -------
     pandas.DataFrame
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``excluded_cells`` (cells left out)
-        and ``in_theorem_range`` (of every fitted cell; True when the summary has no such column).
+        and ``in_theorem_range`` (of every fitted cell).
     """
-    keys, has_range = ["function", "scheme", "rule", "straggler"], "in_theorem_range" in summary.columns
-    used = summary
-    if has_range:
-        used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
+    keys = ["function", "scheme", "rule", "straggler"]
+    used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
     window = lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"]  # noqa: E731
     out = sweep_slopes(used, keys, s_window=window, path_s=False)
 
@@ -274,10 +272,7 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     by, kept = keys + ["fixed"], cells(used)
     left = cells(summary).groupby(by).size().sub(kept.groupby(by).size(), fill_value=0)
     out = out.merge(left.rename("excluded_cells").reset_index(), on=by, how="left")
-    if has_range:
-        out = out.merge(kept.groupby(by, as_index=False)["in_theorem_range"].all(), on=by)
-    else:
-        out["in_theorem_range"] = True
+    out = out.merge(kept.groupby(by, as_index=False)["in_theorem_range"].all(), on=by)
     return as_rate_slopes(out)
 
 

@@ -12,13 +12,9 @@ from gcc.figures import (FIGURE_WIDTH_IN, MAX_PANELS_PER_ROW, REFERENCE, SCHEME_
                          use_book_style)
 from gcc.validation import Interval, validate
 
-__all__ = ["SCHEME_STYLES", "SCHEME_COLORS", "REFERENCE", "NEUTRALS", "figure", "scheme_color",
-           "scheme_marker", "scheme_kw", "scheme_shades", "band", "finish", "log_ticks", "log_axis", "legend_outside"]
+__all__ = ["SCHEME_STYLES", "REFERENCE", "figure", "scheme_color", "scheme_marker", "scheme_kw", "scheme_shades",
+           "band", "finish", "log_ticks", "log_axis", "legend_outside"]
 
-#: scheme key -> colour (the colour half of :data:`gcc.figures.SCHEME_STYLES`)
-SCHEME_COLORS = {k: v[0] for k, v in SCHEME_STYLES.items()}
-#: colours of categories that are not schemes (lambda rules, tolerances): black and greys
-NEUTRALS = ("black", "0.45", "0.68")
 _PANELS = Interval(int, 1, None)
 _ROW_HEIGHT_IN = 2.35
 

@@ -126,19 +126,19 @@ def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequen
     return pd.concat(frames, ignore_index=True)
 
 
-def summarize_sweeps(trials, keys: Sequence[str] = ("function", "scheme", "straggler"), level: float = 0.95):
-    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), joint ones per gamma.
+def summarize_sweeps(trials):
+    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, function, scheme, straggler, N, S).
 
     Returns
     -------
     pandas.DataFrame
-        ``sweep, *keys, N, S``, the summary columns, and ``gamma``.
+        ``sweep, function, scheme, straggler, N, S``, the summary columns, and ``gamma`` (joint sweeps).
     """
-    by = ["sweep", *keys, "N", "S"]
+    by = ["sweep", "function", "scheme", "straggler", "N", "S"]
     joint = trials["sweep"] == "joint"
-    parts = [summarize(trials[~joint], "loss", by=by, level=level).assign(gamma=np.nan)]
+    parts = [summarize(trials[~joint], "loss", by=by).assign(gamma=np.nan)]
     if joint.any():
-        parts.append(summarize(trials[joint], "loss", by=by + ["gamma"], level=level))
+        parts.append(summarize(trials[joint], "loss", by=by + ["gamma"]))
     return pd.concat(parts, ignore_index=True)
 
 
