@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import gcc
-from gcc.experiments import claims, lambda_sensitivity, worst_case
+from gcc.experiments import claims, claims_page, lambda_sensitivity, worst_case
 
 RATE_NOTEBOOKS = ("worst_case_rate", "worst_case_extremal", "probabilistic_rate", "noisy_rate", "polynomial_lcc",
                   "lambda_sensitivity")
@@ -97,7 +97,7 @@ def test_noisy_rows_outside_the_lambda_range_are_shown_not_counted(tmp_path):
 
 def test_quoted_totals_and_the_page_view(tmp_path):
     table = claims.build_claims_table(_synthetic_root(tmp_path, -2.0))
-    values = {v["key"]: v["number"] for v in claims.quoted_values(table)}
+    values = {v["key"]: v["number"] for v in claims_page.box_values(table) if v["key"].startswith("n_")}
     counted = table[table["counted"]]
     assert values["n_violated"] == int((counted["verdict"] == "violated").sum()) >= 1
     assert values["n_not_counted"] == int((~table["counted"]).sum())
@@ -217,7 +217,7 @@ def test_claims_table_saved_and_complete(ci_results):
     text = {"context": "", "note": "", "reason": "", "notebook": "", "function": ""}  # "" reads back as NaN
     pd.testing.assert_frame_equal(again.reset_index(drop=True).fillna(text), table.fillna(text), check_dtype=False)
     # The verdict counts are integers.
-    assert all(isinstance(v["number"], int) for v in claims.quoted_values(table))
+    assert all(isinstance(v["number"], int) for v in claims_page.box_values(table) if v["key"].startswith("n_"))
     # Theorem 1/4 in N holds for GCC at every S measured in the worst case.
     n_rows = table[table["claim"] == "thm1-N"]
     assert len(n_rows) >= 8 and not (n_rows["verdict"] == "violated").any()

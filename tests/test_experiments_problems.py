@@ -123,9 +123,9 @@ def test_slope_view_sorts_fixed_labels_by_number():
 
 
 def test_scheme_colors_follow_the_registry():
-    assert set(gcc.codes.SCHEMES) <= set(plotting.SCHEME_COLORS)
-    assert plotting.scheme_color("B-spline") == plotting.SCHEME_COLORS["bspline"]
-    assert plotting.scheme_color("uncoded") == plotting.SCHEME_COLORS["uncoded"]
+    assert set(gcc.codes.SCHEMES) <= set(plotting.SCHEME_STYLES)
+    assert plotting.scheme_color("B-spline") == plotting.SCHEME_STYLES["bspline"][0]
+    assert plotting.scheme_color("uncoded") == plotting.SCHEME_STYLES["uncoded"][0]
     assert plotting.scheme_color("lambda_dec") is None
 
 

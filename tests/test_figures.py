@@ -82,10 +82,9 @@ def test_every_scheme_has_one_colour_and_marker_and_no_two_share_a_colour():
     assert all(styles.values()), [s for s, v in styles.items() if v is None]
     colours = [mcolors.to_hex(c) for c, _ in figures.SCHEME_STYLES.values()]
     assert len(set(colours)) == len(colours)
-    # colour means scheme: no scheme is grey, and references and neutrals are grey
+    # colour means scheme: no scheme is grey, and references are grey
     assert min(_saturation(c) for c in colours) > 0.25
     assert _saturation(figures.REFERENCE["color"]) == 0
-    assert all(_saturation(c) == 0 for c in plotting.NEUTRALS)
 
 
 def test_aliases_and_module_palettes_take_the_registry_colour():

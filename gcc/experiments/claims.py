@@ -24,12 +24,12 @@ from gcc import results
 
 from .lambda_sensitivity import optimum_spans, rmse_increase
 from .polynomials import exact_recovery
-from .slopes import select_rows
+from .slopes import select_rows, starts_with
 from .verdicts import DELTA, verdict, verdict_reason
 from ..validation import BOOL, InstanceOf, NoneOr, check_choice, validate_params
 
 __all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
-           "build_claims_table", "claims_view", "open_rows", "quoted_values"]
+           "build_claims_table", "claims_view", "open_rows"]
 
 #: Column order of the saved claims table (``verdict`` is ``verdict(claimed, ci_low, ci_high, sense, delta)``).
 CLAIM_COLUMNS = ["claim", "source", "statement", "function", "code", "scheme", "quantity", "context", "claimed",
@@ -84,14 +84,10 @@ class Claim:
     note: str = ""
 
 
-def _fixed(prefix):
-    return lambda col: col.astype(str).str.startswith(prefix)
-
-
-_N_AT_S = {"variable": "N", "fixed": _fixed("S=")}
+_N_AT_S = {"variable": "N", "fixed": starts_with("S=")}
 _JOINT_FIT_N = {"variable": "N", "fixed": "joint fit"}
-_S_ROWS = {"variable": "S+1", "fixed": lambda col: col.astype(str).str.startswith(("N=", "joint fit"))}
-_PATHS = {"variable": "N", "fixed": _fixed("gamma=")}
+_S_ROWS = {"variable": "S+1", "fixed": starts_with(("N=", "joint fit"))}
+_PATHS = {"variable": "N", "fixed": starts_with("gamma=")}
 _GCC_Q = {"quantity": ["loss", "normalised"]}   # raw loss (typical), R / ||g''||^2 (extremal)
 _BACC_Q = {"quantity": ["loss", "normalised_sup"]}  # the extremal family in the norm of BACC's bound
 _NOISY = {"scheme": "gcc", "rule": ["theory", "cv"], "straggler": ["worst", "random"]}
@@ -416,18 +412,3 @@ def open_rows(table, which: str = "violated"):
     rows = rows[rows["verdict"] == which]
     rows = rows.assign(_order=~rows["counted"].astype(bool)).sort_values("_order", kind="stable")
     return rows[["claim", "function", "code", "context", "measured_ci", "counted", "reason"]].reset_index(drop=True)
-
-
-def quoted_values(table) -> list[dict]:
-    """The verdict totals the page quotes (``n_<verdict>``, ``n_counted``, ...), as ``RunContext.value`` arguments."""
-    rate = table["claim"].isin([c.id for c in CLAIMS])
-    counted = table["counted"].astype(bool) & rate
-    out = [{"key": f"n_{v}", "number": int(((table["verdict"] == v) & counted).sum()),
-            "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
-    out.append({"key": "n_counted", "number": int(sum(o["number"] for o in out)),
-                "note": "counted rows of the rate claims with one of the four verdicts"})
-    out.append({"key": "n_rows", "number": int(len(table)), "note": "rows of the claims table"})
-    out.append({"key": "n_not_counted", "number": int((~table["counted"].astype(bool)).sum()),
-                "note": "rows shown but not counted"})
-    out.append({"key": "n_claims", "number": int(table["claim"].nunique()), "note": "claims in the table"})
-    return out

@@ -70,7 +70,7 @@ STATEMENTS: tuple[Statement, ...] = (
               ("adversarial",), ""),
 )
 
-#: the test functions by role: "family" (attains the bound), "decoder" (tests the decoder), else typical
+#: the test functions by role: "family" (attains the bound), "decoder" (tests the decoder), else "typical"
 _FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}
 
 
@@ -85,11 +85,6 @@ def claim_words(claim: str) -> str:
 def _statement_of(claim: str) -> Statement | None:
     """The :class:`Statement` a claim id belongs to (None for an unknown id)."""
     return next((s for s in STATEMENTS if claim in s.claims), None)
-
-
-def _role(function) -> str:
-    """``"family"``, ``"decoder"`` or ``"typical"``: the role of a test function."""
-    return _FAMILY_WORDS.get(str(function), "typical")
 
 
 def _summary(rows) -> str:
@@ -122,7 +117,7 @@ def headline_table(table, link: str | None = "html"):
     out = []
     for s in STATEMENTS:
         rows = table[table["claim"].isin(s.claims)]
-        role = rows["function"].map(_role)
+        role = rows["function"].map(lambda f: _FAMILY_WORDS.get(str(f), "typical"))
         cells = {name: (_summary(rows[role == key]) if (role == key).any() else "-")
                  for key, name in (("family", "lower-bound family"), ("decoder", "decoder test"))}
         typical = rows[role == "typical"]
@@ -175,20 +170,29 @@ def box_values(table) -> list[dict]:
     Returns
     -------
     list of dict
-        ``{"key", "number", "note"}``: ``n_statements``, ``thm1_family[_tight]``,
-        ``thm1_typical[_loose]``, ``violated_where``, ``n_notebooks``, ``n_points``.
+        ``{"key", "number", "note"}``: ``n_<verdict>``, ``n_counted``, ``n_rows``, ``n_not_counted``,
+        ``n_claims``, ``n_statements``, ``thm1_family[_tight]``, ``thm1_typical[_loose]``,
+        ``violated_where``, ``n_notebooks``, ``n_points``.
     """
     rate = table["claim"].isin([c.id for c in CLAIMS])
     counted = table[rate & table["counted"].astype(bool)]
+    totals = {f"n_{v}": (int((counted["verdict"] == v).sum()), f"counted rows with verdict {v}")
+              for v in ("tight", "loose", "violated", "undecided")}
     thm1 = counted[counted["claim"].isin(STATEMENTS[0].claims)]
-    role = thm1["function"].map(_role)
+    role = thm1["function"].map(lambda f: _FAMILY_WORDS.get(str(f), "typical"))
     family, typical = thm1[role == "family"], thm1[role == "typical"]
     violated = counted.loc[counted["verdict"] == "violated", "claim"].value_counts()
     where = "; ".join(f"{n} on \u201c{_statement_of(c).words}\u201d" for c, n in violated.items()
                       if _statement_of(c) is not None)
     notebooks = {nb for s in table["notebook"].dropna().astype(str) for nb in s.split(",") if nb}
     points = np.asarray(table.loc[rate, "n_points"], dtype=float)
-    numbers = {"n_statements": (len(STATEMENTS), "statements of the papers"),
+    numbers = {**totals,
+               "n_counted": (sum(n for n, _ in totals.values()),
+                             "counted rows of the rate claims with one of the four verdicts"),
+               "n_rows": (len(table), "rows of the claims table"),
+               "n_not_counted": (int((~table["counted"].astype(bool)).sum()), "rows shown but not counted"),
+               "n_claims": (int(table["claim"].nunique()), "claims in the table"),
+               "n_statements": (len(STATEMENTS), "statements of the papers"),
                "thm1_family": (len(family), "Theorem 1's counted rows on the lower-bound family"),
                "thm1_family_tight": (int((family["verdict"] == "tight").sum()), "of them tight"),
                "thm1_typical": (len(typical), "Theorem 1's counted rows on the typical functions"),

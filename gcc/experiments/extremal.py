@@ -67,16 +67,6 @@ class Bump:
     ----------
     energy, sup_d1, sup_d2 : float
         ``int g''(x)^2 dx`` (the support inside the domain), ``sup |g'|`` and ``sup |g''|``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gcc.experiments.extremal import Bump
-    >>> g = Bump(0.0, 0.5)
-    >>> g(np.array([0.0, 0.25, 1.0]))
-    array([1.        , 0.31640625, 0.        ])
-    >>> round(g.energy * 0.5 ** 3, 4)  # PROFILE_ENERGY
-    39.2823
     """
 
     def __init__(self, center: float, half_width: float, height: float = 1.0):
@@ -107,14 +97,6 @@ def gap_room(code, k: int, n_stragglers: int) -> float:
     worker (the ends of Omega count as workers); a bump within it is invisible to every received one.
 
     About ``(S + 1) / 2`` local worker spacings; `k` indexes ``code.alphas``.
-
-    Examples
-    --------
-    >>> import gcc
-    >>> from gcc.experiments.extremal import gap_room
-    >>> code = gcc.SplineCode(2, 5, points="equispaced")   # betas -1, -0.5, 0, 0.5, 1
-    >>> float(code.alphas[1]), gap_room(code, 1, 0), gap_room(code, 1, 1)
-    (0.5, 0.0, 0.5)
     """
     return _widest_hole(code, k, n_stragglers)[0]
 
@@ -137,16 +119,7 @@ def _widest_hole(code, k: int, n_stragglers: int) -> tuple[float, int]:
 
 
 def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
-    """The received workers (ascending) when S contiguous stragglers leave ``alpha_k`` its :func:`gap_room`.
-
-    Examples
-    --------
-    >>> import gcc
-    >>> from gcc.experiments.extremal import hiding_block
-    >>> code = gcc.SplineCode(2, 5, points="equispaced")   # betas -1, -0.5, 0, 0.5, 1; alpha_1 = 0.5
-    >>> hiding_block(code, 1, 1).tolist()
-    [0, 1, 2, 4]
-    """
+    """The received workers (ascending) when S contiguous stragglers leave ``alpha_k`` its :func:`gap_room`."""
     N, S = int(code.n_workers), int(n_stragglers)
     room, start = _widest_hole(code, k, S)
     if S == 0 or start < 0:

@@ -27,14 +27,7 @@ TOLERANCE = 1e-3
 
 
 def decade_grid(exponents: Sequence[int]) -> np.ndarray:
-    """The lambda grid of App. E's study: 0 and every decade ``10^low, ..., 10^high``.
-
-    Examples
-    --------
-    >>> from gcc.experiments.lambda_sensitivity import decade_grid
-    >>> decade_grid([-2, 0]).tolist()
-    [0.0, 0.01, 0.1, 1.0]
-    """
+    """The lambda grid of App. E's study: 0 and every decade ``10^low, ..., 10^high``."""
     low, high = exponents
     return np.concatenate([[0.0], np.logspace(low, high, high - low + 1)])
 
@@ -83,12 +76,6 @@ def _optimal(profile, loss: float, tolerance: float) -> float:
     return float(profile.index[profile.to_numpy() <= loss * (1.0 + tolerance)].max())
 
 
-def _edge(values, chosen: float) -> bool:
-    """Whether `chosen` sits on an edge of the grid `values`: its top, or its bottom when 0 is not in it."""
-    values = np.sort(np.asarray(values, dtype=float))
-    return bool(chosen == values[-1] or (values[0] > 0 and chosen == values[0]))
-
-
 def lambda_optimum(sens, tolerance: float = TOLERANCE):
     """Per S: the grid optimum, the optimal lambdas within `tolerance`, and the loss one grid step away.
 
@@ -103,24 +90,15 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
         relative increase over the four grid neighbours of the arg-min), ``opt_lam_enc, opt_lam_dec``
         (the optimal lambdas within `tolerance`) and ``edge`` (those four columns on an edge of the
         grid, ``""`` when none).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.lambda_sensitivity import lambda_optimum
-    >>> loss = {(0.0, 0.0): 1.0, (0.0, 1e-2): 0.5, (0.0, 1e-1): 0.7, (1e-2, 0.0): 1.0, (1e-2, 1e-2): 0.5004,
-    ...         (1e-2, 1e-1): 0.7, (1e-1, 0.0): 1.2, (1e-1, 1e-2): 0.9, (1e-1, 1e-1): 0.9}
-    >>> sens = pd.DataFrame([{"function": "f", "N": 9, "S": 1, "sigma": 0.0, "lam_enc": e, "lam_dec": d, "loss": v}
-    ...                      for (e, d), v in loss.items()])
-    >>> best = lambda_optimum(sens)[1].iloc[0]
-    >>> [float(best[c]) for c in ("lam_enc", "opt_lam_enc", "opt_lam_dec")], best["edge"]   # 0.5004 within 0.1%
-    ([0.0, 0.01, 0.01], '')
     """
     tolerance = check_real(tolerance, "tolerance", "lambda_optimum", minimum=0.0)
 
     mean_table = sens.groupby(["function", "N", "S", "sigma", "lam_enc", "lam_dec"], as_index=False)["loss"].mean()
     enc_values = np.sort(mean_table["lam_enc"].unique())
     dec_values = np.sort(mean_table["lam_dec"].unique())
+    # a grid's edges: its top, and its bottom unless that is 0 (the domain's boundary)
+    edges = {name: {g[-1]} | ({g[0]} if g[0] > 0 else set()) for name, g in (("lam_enc", enc_values),
+                                                                              ("lam_dec", dec_values))}
     rows = []
     for S, g in mean_table.groupby("S"):
         best = g.loc[g["loss"].idxmin()]
@@ -136,9 +114,8 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
                "worst_increase_x10": max(increases) if increases else np.nan}
         for param in ("lam_enc", "lam_dec"):
             row[f"opt_{param}"] = _optimal(_profile(g, param), loss, tolerance)
-        grids = {"lam_enc": enc_values, "lam_dec": dec_values}
         row["edge"] = ",".join(col for col in ("lam_enc", "lam_dec", "opt_lam_enc", "opt_lam_dec")
-                               if _edge(grids[col.removeprefix("opt_")], row[col]))
+                               if row[col] in edges[col.removeprefix("opt_")])
         rows.append(row)
     return mean_table, pd.DataFrame(rows)
 
@@ -157,12 +134,11 @@ def check_interior(best_table) -> None:
 
 
 def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: Sequence[float],
-                      sigmas: Sequence[float], *, trials: int = 10, seed: int = 0,
-                      function: str = "f", tolerance: float = TOLERANCE):
+                      sigmas: Sequence[float], *, trials: int = 10, seed: int = 0, function: str = "f"):
     """:func:`sensitivity_sweep` over `lam_grid` for both lambdas at every noise level, then :func:`lambda_optimum`.
 
     `lam_grid` is the grid of both lambdas, `sigmas` the noise levels; the rest as in
-    :func:`sensitivity_sweep` and :func:`lambda_optimum`.
+    :func:`sensitivity_sweep`.
 
     Returns
     -------
@@ -174,7 +150,7 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
                      ignore_index=True)
     means, bests = [], []
     for sigma, part in sens.groupby("sigma"):
-        mean, best = lambda_optimum(part, tolerance)
+        mean, best = lambda_optimum(part)
         means.append(mean)
         bests.append(best.assign(sigma=sigma))
     return pd.concat(means, ignore_index=True), pd.concat(bests, ignore_index=True)
@@ -317,8 +293,7 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | No
     b = best_table.sort_values("S")
     # both lambdas belong to GCC: black and grey tell them apart (colour means scheme in this book)
     for param, marker, color in (("lam_enc", "o", "black"), ("lam_dec", "s", "0.5")):
-        col = f"opt_{param}" if f"opt_{param}" in b else param
-        ax.semilogy(b["S"], np.clip(b[col], 1e-12, None), marker + "-", color=color,
+        ax.semilogy(b["S"], np.clip(b[f"opt_{param}"], 1e-12, None), marker + "-", color=color,
                     label=f"optimal {param}")
         ax.semilogy(b["S"], np.clip(b[param], 1e-12, None), marker, color=color, mfc="white", alpha=0.8,
                     label=f"arg-min {param}")

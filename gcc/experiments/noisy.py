@@ -40,12 +40,6 @@ def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarr
     """The grid of lambda_dec: ``logspace(low, high, count)`` from ``[low, high, count]``.
 
     `with_zero` prepends 0 (interpolation, for the bias-variance curve).
-
-    Examples
-    --------
-    >>> from gcc.experiments.noisy import lambda_grid
-    >>> lambda_grid([-2, 0, 3]).tolist(), lambda_grid([-2, 0, 3], with_zero=True).tolist()
-    ([0.01, 0.1, 1.0], [0.0, 0.01, 0.1, 1.0])
     """
     low, high, count = exponents
     grid = np.logspace(low, high, int(count))
@@ -53,14 +47,7 @@ def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarr
 
 
 def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
-    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (a bool array).
-
-    Examples
-    --------
-    >>> from gcc.experiments.noisy import in_theorem_range
-    >>> in_theorem_range([0.0, 1e-8, 1e-4], 100, 0).tolist()
-    [False, True, True]
-    """
+    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (a bool array)."""
     lam = np.asarray(lam_dec, dtype=float)
     floor = (np.asarray(n_workers, dtype=float) - np.asarray(n_stragglers, dtype=float)) ** -4.0
     # The theory schedule is clipped to the floor exactly; allow its round-off.
@@ -213,7 +200,7 @@ def lambda_table(summary):
                             aggfunc="first")
 
 
-def noisy_summary(trials, level: float = 0.95):
+def noisy_summary(trials):
     """:func:`gcc.summary.summarize` of :func:`noisy_sweep` per cell, with its lambda and range flag.
 
     Returns
@@ -223,10 +210,10 @@ def noisy_summary(trials, level: float = 0.95):
         lam_grid_low, lam_grid_high`` and ``in_theorem_range`` (:func:`in_theorem_range` and not clipped).
     """
     keys = ["sweep", "function", "scheme", "rule", "straggler", "N", "S"]
-    summary = summarize(trials, "loss", by=keys, level=level)
-    extra = [c for c in ("lam_dec", "clipped", "lam_grid_low", "lam_grid_high") if c in trials.columns]
+    summary = summarize(trials, "loss", by=keys)
+    extra = ["lam_dec", "clipped", "lam_grid_low", "lam_grid_high"]
     summary = summary.merge(trials.groupby(keys, as_index=False)[extra].first(), on=keys)
-    summary["clipped"] = summary["clipped"].astype(bool) if "clipped" in summary.columns else False
+    summary["clipped"] = summary["clipped"].astype(bool)
     summary["in_theorem_range"] = in_theorem_range(summary["lam_dec"], summary["N"], summary["S"]) & ~summary["clipped"]
     return summary
 
@@ -270,12 +257,10 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     -------
     pandas.DataFrame
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`, ``excluded_cells`` (cells left out)
-        and ``in_theorem_range`` (of every fitted cell; True when the summary has no such column).
+        and ``in_theorem_range`` (of every fitted cell).
     """
-    keys, has_range = ["function", "scheme", "rule", "straggler"], "in_theorem_range" in summary.columns
-    used = summary
-    if has_range:
-        used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
+    keys = ["function", "scheme", "rule", "straggler"]
+    used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
     window = lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"]  # noqa: E731
     out = sweep_slopes(used, keys, s_window=window, path_s=False)
 
@@ -287,10 +272,7 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     by, kept = keys + ["fixed"], cells(used)
     left = cells(summary).groupby(by).size().sub(kept.groupby(by).size(), fill_value=0)
     out = out.merge(left.rename("excluded_cells").reset_index(), on=by, how="left")
-    if has_range:
-        out = out.merge(kept.groupby(by, as_index=False)["in_theorem_range"].all(), on=by)
-    else:
-        out["in_theorem_range"] = True
+    out = out.merge(kept.groupby(by, as_index=False)["in_theorem_range"].all(), on=by)
     return as_rate_slopes(out)
 
 

@@ -1,13 +1,6 @@
 """The columns a page shows of its wider tables, headed in words (every column stays in the CSV):
 ``display_table(frame, **spec("notebook.table"))`` on a page, ``run.include(in_words(frame, key), ...)``
 for a chapter.
-
-Examples
---------
->>> from gcc.experiments.page_tables import spec
->>> s = spec("dask_latency.summary")
->>> s["name"], s["columns"][:2], s["headers"]["latency_p99_ms"]
-('summary', ['scheme', 'latency_p50_ms'], 'p99 (ms)')
 """
 from __future__ import annotations
 

@@ -12,13 +12,9 @@ from gcc.figures import (FIGURE_WIDTH_IN, MAX_PANELS_PER_ROW, REFERENCE, SCHEME_
                          use_book_style)
 from gcc.validation import Interval, validate
 
-__all__ = ["SCHEME_STYLES", "SCHEME_COLORS", "REFERENCE", "NEUTRALS", "figure", "scheme_color",
-           "scheme_marker", "scheme_kw", "scheme_shades", "band", "finish", "log_ticks", "log_axis", "legend_outside"]
+__all__ = ["SCHEME_STYLES", "REFERENCE", "figure", "scheme_color", "scheme_marker", "scheme_kw", "scheme_shades",
+           "band", "finish", "log_ticks", "log_axis", "legend_outside"]
 
-#: scheme key -> colour (the colour half of :data:`gcc.figures.SCHEME_STYLES`)
-SCHEME_COLORS = {k: v[0] for k, v in SCHEME_STYLES.items()}
-#: colours of categories that are not schemes (lambda rules, tolerances): black and greys
-NEUTRALS = ("black", "0.45", "0.68")
 _PANELS = Interval(int, 1, None)
 _ROW_HEIGHT_IN = 2.35
 
@@ -45,15 +41,6 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
         6.7 in wide, constrained layout; ``fig.gcc_drawn_by`` names the function that called :func:`figure`.
     axes : numpy.ndarray of Axes, shape (n_panels,)
         Flat, in reading order.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> from gcc.experiments.plotting import figure
-    >>> fig, axes = figure(5)
-    >>> len(axes), axes[0].get_gridspec().ncols, float(fig.get_figwidth())
-    (5, 3, 6.7)
     """
     import matplotlib.pyplot as plt
 
@@ -77,14 +64,7 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
 
 
 def scheme_color(name):
-    """The colour of a scheme (a key or alias of :func:`gcc.figures.scheme_style`) in every figure (None: no scheme).
-
-    Examples
-    --------
-    >>> from gcc.experiments.plotting import scheme_color
-    >>> scheme_color("GCC"), scheme_color("bacc"), scheme_color("UC-MMC")
-    ('#0072B2', '#D55E00', '#17BECF')
-    """
+    """The colour of a scheme (a key or alias of :func:`gcc.figures.scheme_style`) in every figure (None: no scheme)."""
     style = scheme_style(name)
     return None if style is None else style[0]
 

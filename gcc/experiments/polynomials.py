@@ -82,40 +82,35 @@ def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed
                                             seed=seed) for c in configs], ignore_index=True)
 
 
-def polynomial_summary(df, exact_rtol: float = EXACT_RTOL, level: float = 0.95):
+def polynomial_summary(df):
     """Per (degree, scheme, S): mean loss with its interval, max over trials, exactness tolerance.
 
     Parameters
     ----------
     df : pandas.DataFrame
         :func:`polynomial_comparison` results (with its ``scale`` column).
-    exact_rtol : float
-        A set is exact when its loss is at most ``exact_rtol * scale`` (:data:`EXACT_RTOL`).
-    level : float
 
     Returns
     -------
     pandas.DataFrame
         ``function, degree, scheme, N, K, S``, the :func:`gcc.summary.summarize` columns,
-        ``max_loss, exact_tol``.
+        ``max_loss, exact_tol`` (a set is exact when its loss is at most :data:`EXACT_RTOL` ``* scale``).
     """
-    out = summarize(df, "loss", by=["function", "degree", "scheme", "N", "K", "S"], level=level)
+    out = summarize(df, "loss", by=["function", "degree", "scheme", "N", "K", "S"])
     mx = df.groupby(["degree", "scheme", "S"])["loss"].max().rename("max_loss").reset_index()
     out = out.merge(mx, on=["degree", "scheme", "S"])
     scale = df.groupby("degree")["scale"].first()
-    out["exact_tol"] = [exact_rtol * float(scale[d]) for d in out["degree"]]
+    out["exact_tol"] = [EXACT_RTOL * float(scale[d]) for d in out["degree"]]
     return out
 
 
-def exact_recovery(summary, scheme: str = "lcc"):
-    """Per degree: the largest S up to which every trial is exact, beside LCC's threshold.
+def exact_recovery(summary):
+    """Per degree: the largest S up to which every LCC trial is exact, beside LCC's threshold.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         :func:`polynomial_summary` (the saved ``summary`` table).
-    scheme : str
-        The scheme whose exactness is read (``"lcc"``).
 
     Returns
     -------
@@ -126,7 +121,7 @@ def exact_recovery(summary, scheme: str = "lcc"):
         ``verdict`` (:func:`gcc.experiments.verdicts.verdict`, ``sense="lower"``, ``delta=0``).
     """
     rows = []
-    for degree, g in summary[summary["scheme"] == scheme].groupby("degree"):
+    for degree, g in summary[summary["scheme"] == "lcc"].groupby("degree"):
         N, K = int(g["N"].iloc[0]), int(g["K"].iloc[0])
         threshold = N - (K - 1) * int(degree) - 1
         within, past = g[g["S"] <= threshold], g[g["S"] > threshold]

@@ -159,7 +159,7 @@ def _extremal_rows(cell, received, runs, min_survivors):
     return pd.concat(frames, ignore_index=True)
 
 
-def probabilistic_summary(df, level: float = 0.95):
+def probabilistic_summary(df):
     """Per (scheme, p, N): E[loss] with its interval, draws, too-few counts, runs, normalised ratios.
 
     From :func:`probabilistic_sweep`'s `df`: ``function, scheme, p, N``, :func:`gcc.summary.summarize` of
@@ -167,7 +167,7 @@ def probabilistic_summary(df, level: float = 0.95):
     log_N``, ``ratio_gcc_rate`` (``E N^3 / log^3``), ``ratio_bacc_rate`` (``E N^2 / log^4``), ``ratio``.
     """
     keys = ["function", "scheme", "p", "N"]
-    out = summarize(df, "loss", by=keys, level=level)  # NaN losses (too few survivors) left out
+    out = summarize(df, "loss", by=keys)  # NaN losses (too few survivors) left out
     counts = df.groupby(keys).agg(
         draws=("loss", "size"), too_few=("loss", lambda s: int((~np.isfinite(s)).sum())),
         longest_run_mean=("longest_run", "mean"), longest_run_max=("longest_run", "max")).reset_index()
@@ -180,7 +180,7 @@ def probabilistic_summary(df, level: float = 0.95):
     return out
 
 
-def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
+def probabilistic_slopes(summary, y_floor: float = 1e-26):
     """Slopes in N of both readings' normalised ratios and of E[loss]; the longest run's law.
 
     From :func:`probabilistic_summary`; mean losses at or below `y_floor` are left out of the loss slope.
@@ -196,13 +196,13 @@ def probabilistic_slopes(summary, y_floor: float = 1e-26, level: float = 0.95):
     frames = []
     for quantity, y, floor in (("ratio_log3_n3", "ratio_gcc_rate", 0.0), ("ratio_log4_n2", "ratio_bacc_rate", 0.0),
                                ("loss", "mean", y_floor)):
-        part = slope_table(summary, "N", keys, y=y, y_floor=floor, level=level)
+        part = slope_table(summary, "N", keys, y=y, y_floor=floor)
         frames.append(part.assign(quantity=quantity))
     runs = []
     for (function, p), g in summary.groupby(["function", "p"]):
         g = g[g["scheme"] == g["scheme"].iloc[0]].sort_values("N")  # every scheme shares the draws
         fit = stats.linregress(g["log_N"].to_numpy(float), g["longest_run_mean"].to_numpy(float))
-        half = float(stats.t.ppf(0.5 + level / 2, len(g) - 2)) * float(fit.stderr)
+        half = float(stats.t.ppf(0.975, len(g) - 2)) * float(fit.stderr)  # 95% interval
         runs.append({"function": function, "scheme": "", "p": p, "variable": "log_{1/p} N",
                      "slope": float(fit.slope), "ci_low": float(fit.slope) - half, "ci_high": float(fit.slope) + half,
                      "n_points": len(g), "x_lo": float(g["log_N"].min()), "x_hi": float(g["log_N"].max()),

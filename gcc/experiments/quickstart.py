@@ -35,15 +35,6 @@ def loss_trials(n_inputs: int, n_stragglers: int, n_workers_grid: Sequence[int],
     -------
     pandas.DataFrame
         One row per (scheme, N, trial): ``scheme, n_workers, n_inputs, n_stragglers, trial, loss``.
-
-    Examples
-    --------
-    >>> from gcc.experiments.quickstart import loss_trials
-    >>> table = loss_trials(n_inputs=5, n_stragglers=1, n_workers_grid=[10, 20], n_trials=2)
-    >>> table.shape, sorted(table.scheme.unique())
-    ((8, 6), ['bacc', 'gcc'])
-    >>> bool((table.loss >= 0).all())
-    True
     """
     rng = np.random.default_rng(seed)
     stragglers = FixedCount(n_stragglers)

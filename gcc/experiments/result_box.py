@@ -14,16 +14,7 @@ _ORDER = ("tight", "loose", "violated", "undecided", "consistent", "moves with S
 
 
 def verdict_text(verdicts) -> str:
-    """``"8 tight, 2 undecided"``: how many of the ``verdicts`` (an iterable of str) say what, in book order.
-
-    Examples
-    --------
-    >>> from gcc.experiments.result_box import verdict_text
-    >>> verdict_text(["loose", "tight", "loose", "undecided"])
-    '1 tight, 2 loose, 1 undecided'
-    >>> verdict_text([])
-    'none'
-    """
+    """``"8 tight, 2 undecided"``: how many of the ``verdicts`` (an iterable of str) say what, in book order."""
     verdicts = [str(v) for v in verdicts]
     order = [v for v in _ORDER if v in verdicts] + sorted(set(verdicts) - set(_ORDER))
     return ", ".join(f"{verdicts.count(v)} {v}" for v in order) or "none"

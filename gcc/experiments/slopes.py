@@ -75,15 +75,6 @@ def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
 
     Rows `index` (``fixed`` labels such as ``"S=10"`` sort by their number), columns `columns`;
     ``"-"`` where no slope could be fitted.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import slope_view
-    >>> s = pd.DataFrame({"scheme": "gcc", "fixed": ["S=10", "S=2"], "slope": [-3.0, -4.0],
-    ...                   "ci_low": [-3.5, -4.5], "ci_high": [-2.5, -3.5]})
-    >>> list(slope_view(s, ["fixed"])["gcc"])
-    ['-4.00 [-4.50, -3.50]', '-3.00 [-3.50, -2.50]']
     """
     table = slopes.assign(slope_ci=slope_text(slopes)).pivot_table(index=list(index), columns=columns,
                                                                    values="slope_ci", aggfunc="first")
@@ -96,37 +87,25 @@ def slope_view(slopes, index: Sequence[str], columns: str = "scheme"):
     return table.sort_index(key=key)
 
 
-def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | None = None,
-              level: float = 0.95):
-    """Both exponents of ``y = C (S + 1)^b N^a`` by least squares over every cell of a group.
+def joint_fit(summary, by: Sequence[str], window: Callable | None = None):
+    """Both exponents of ``mean = C (S + 1)^b N^a`` by least squares over every cell of a group.
 
-    ``log y = log C + a log N + b log(S + 1)``, Student-t intervals (``n - 3`` degrees of freedom);
-    N and S must vary independently (the N, S and joint sweeps together).
+    ``log mean = log C + a log N + b log(S + 1)``, 95% Student-t intervals (``n - 3`` degrees of
+    freedom); N and S must vary independently (the N, S and joint sweeps together).
 
     Parameters
     ----------
     summary : pandas.DataFrame
-        One row per cell with columns ``N``, ``S``, `y` and `by` (one fit per group).
+        One row per cell with columns ``N``, ``S``, ``mean`` and `by` (one fit per group).
     by : sequence of str
-    y : str
     window : callable or None
         ``window(frame) -> boolean mask`` of the cells to use.
-    level : float
 
     Returns
     -------
     pandas.DataFrame
         Two rows per group: `by`, ``fixed = "joint fit"``, ``variable`` (``"N"``, ``"S+1"``), ``slope,
         ci_low, ci_high, n_points, x_lo, x_hi``; NaN with fewer than 5 cells or collinear N and S.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import joint_fit
-    >>> cells = pd.DataFrame({"N": [16, 64, 256, 64, 256], "S": [1, 1, 1, 7, 31]})
-    >>> cells["mean"] = 2.0 * (cells["S"] + 1) ** 3 / cells["N"] ** 3.0
-    >>> joint_fit(cells.assign(scheme="gcc"), ["scheme"])["slope"].round(6).tolist()
-    [-3.0, 3.0]
     """
     by = list(by)
     rows = []
@@ -135,16 +114,16 @@ def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | No
         labels = dict(zip(by, key))
         if window is not None:
             g = g[np.asarray(window(g), dtype=bool)]
-        g = g[np.isfinite(g[y]) & (g[y] > 0)]
+        g = g[np.isfinite(g["mean"]) & (g["mean"] > 0)]
         A = np.column_stack([np.ones(len(g)), np.log(g["N"].to_numpy(float)),
                              np.log(g["S"].to_numpy(float) + 1.0)])
         fit = {"N": (np.nan,) * 3, "S+1": (np.nan,) * 3}
         if len(g) >= 5 and np.linalg.matrix_rank(A) == 3:
-            coef, *_ = np.linalg.lstsq(A, np.log(g[y].to_numpy(float)), rcond=None)
-            resid = np.log(g[y].to_numpy(float)) - A @ coef
+            coef, *_ = np.linalg.lstsq(A, np.log(g["mean"].to_numpy(float)), rcond=None)
+            resid = np.log(g["mean"].to_numpy(float)) - A @ coef
             dof = len(g) - 3
             cov = np.linalg.inv(A.T @ A) * float(resid @ resid) / dof
-            t = float(stats.t.ppf(0.5 + level / 2, dof))
+            t = float(stats.t.ppf(0.975, dof))
             for i, name in ((1, "N"), (2, "S+1")):
                 half = t * float(np.sqrt(max(cov[i, i], 0.0)))
                 fit[name] = (float(coef[i]), float(coef[i]) - half, float(coef[i]) + half)
@@ -157,19 +136,18 @@ def joint_fit(summary, by: Sequence[str], y: str = "mean", window: Callable | No
     return pd.DataFrame(rows)
 
 
-def path_slopes(summary, by: Sequence[str], y: str = "mean", window: Callable | None = None,
-                y_floor: float = 0.0, level: float = 0.95):
+def path_slopes(summary, by: Sequence[str], window: Callable | None = None, y_floor: float = 0.0):
     """Slope in N along each joint sweep ``S = c N^gamma``, and the slope of ``log(S+1)`` there.
 
-    `summary` holds the joint-sweep cells (``gamma``, ``N``, ``S``, `y`, `by`); `window` and `y_floor`
-    as in :func:`joint_fit` and :func:`sweep_slopes`. Returns `by`, ``fixed = "gamma=<g>"``, the
-    :func:`gcc.summary.slope_table` columns and ``path_s_slope``.
+    `summary` holds the joint-sweep cells (``gamma``, ``N``, ``S``, ``mean``, `by`); `window` and
+    `y_floor` as in :func:`joint_fit` and :func:`sweep_slopes`. Returns `by`, ``fixed = "gamma=<g>"``,
+    the :func:`gcc.summary.slope_table` columns and ``path_s_slope``.
     """
     sub = summary if window is None else summary[np.asarray(window(summary), dtype=bool)]
-    sub = sub[np.isfinite(sub[y]) & (sub[y] > y_floor)].assign(s_plus_1=lambda d: d["S"] + 1.0)
+    sub = sub[np.isfinite(sub["mean"]) & (sub["mean"] > y_floor)].assign(s_plus_1=lambda d: d["S"] + 1.0)
     keys = list(by) + ["gamma"]
-    out = slope_table(sub, "N", keys, y=y, level=level)
-    out["path_s_slope"] = slope_table(sub, "N", keys, y="s_plus_1", level=level)["slope"].to_numpy()
+    out = slope_table(sub, "N", keys)
+    out["path_s_slope"] = slope_table(sub, "N", keys, y="s_plus_1")["slope"].to_numpy()
     out["fixed"] = ["gamma=" + f"{g:.3g}" for g in out.pop("gamma")]
     return out
 
@@ -179,14 +157,6 @@ def select_rows(df, filters: Mapping[str, Any]):
 
     `filters` maps a column to a value (equality), a list of values (membership) or a callable
     ``series -> boolean mask``; the index is kept.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import select_rows
-    >>> s = pd.DataFrame({"scheme": ["gcc", "bacc", "gcc"], "fixed": ["S=1", "S=1", "N=64"]})
-    >>> select_rows(s, {"scheme": "gcc", "fixed": lambda c: c.str.startswith("S="), "rule": "cv"}).index.tolist()
-    [0]
     """
     mask = np.ones(len(df), dtype=bool)
     for key, value in filters.items():
@@ -220,17 +190,6 @@ def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str =
     -------
     list of dict
         ``{"key", "number", "note", "fmt"}`` each; NaN slopes and missing rows are left out.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from gcc.experiments.slopes import quoted_slopes
-    >>> s = pd.DataFrame({"scheme": "gcc", "fixed": ["S=1", "S=2"], "slope": [-3.02, -3.06],
-    ...                   "ci_low": [-3.1, -3.2], "ci_high": [-2.9, -2.95]})
-    >>> [(v["key"], v["number"]) for v in quoted_slopes(s, "gcc_n", "N-slope", fixed="S=1")]
-    [('gcc_n', -3.02), ('gcc_n_ci', '[−3.10, −2.90]')]
-    >>> [(v["key"], v["number"]) for v in quoted_slopes(s, "gcc_n", "N-slopes", span=True)]
-    [('gcc_n_min', -3.06), ('gcc_n_max', -3.02)]
     """
     rows = select_rows(slopes, filters)
     finite = rows[np.isfinite(rows["slope"].to_numpy(float))]

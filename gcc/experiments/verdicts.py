@@ -42,12 +42,6 @@ def band_verdict(low: float, high: float, band_low: float, band_high: float) -> 
     -------
     str
         One of :data:`BAND_VERDICTS` (``"not measured"``: a bound of the interval is not finite).
-
-    Examples
-    --------
-    >>> from gcc.experiments.verdicts import band_verdict
-    >>> band_verdict(2.0, 4.0, 1.5, 6.0), band_verdict(-9.7, 5.6, 1.5, 6.0), band_verdict(7.0, 9.0, 1.5, 6.0)
-    ('inside', 'undecided', 'above')
     """
     band_low = check_real(band_low, "band_low", "band_verdict")
     band_high = check_real(band_high, "band_high", "band_verdict", minimum=band_low)
@@ -83,14 +77,6 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
     str
         One of :data:`VERDICTS`: ``tight`` (inside the band), ``loose`` / ``violated`` (wholly
         beyond it where the claim holds with room / fails; both sides violate a law), ``undecided``.
-
-    Examples
-    --------
-    >>> from gcc.experiments.verdicts import verdict
-    >>> verdict(-3.0, -3.2, -2.8), verdict(-3.0, -6.5, -5.5), verdict(-3.0, -2.4, -2.0)
-    ('tight', 'loose', 'violated')
-    >>> verdict(-3.0, -4.5, -1.5), verdict(-1.02, -1.06, -0.22), verdict(4.0, 6.0, 6.0, sense="lower")
-    ('undecided', 'undecided', 'loose')
     """
     check_choice(sense, "sense", "verdict", ("upper", "lower", "equal"))
     delta = check_real(delta, "delta", "verdict", minimum=0.0)
@@ -121,16 +107,6 @@ def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upp
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> from gcc.experiments.verdicts import verdict_reason
-    >>> verdict_reason(-2.0, -2.9, -2.1)
-    'interval [-2.9, -2.1] (width 0.8) wider than the band [-2.25, -1.75]'
-    >>> verdict_reason(3.0, 2.7, 2.9)
-    "interval [2.7, 2.9] straddles the band's lower edge 2.75"
-    >>> verdict_reason(1.0, 3.0, 3.0, delta=0.0)
-    'measured 3 lies above the band [1, 1]'
     """
     v = verdict(claimed, low, high, sense=sense, delta=delta)
     if v == "not measured":
@@ -165,12 +141,6 @@ def path_exponent(n_workers, n_stragglers, s_power: float, n_power: float) -> fl
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> from gcc.experiments.verdicts import path_exponent
-    >>> round(path_exponent([64, 256, 1024], [7, 15, 31], 3.0, 3.0), 6)  # S + 1 = sqrt(N)
-    -1.5
     """
     N = np.asarray(n_workers, dtype=float)
     S = np.asarray(n_stragglers, dtype=float)

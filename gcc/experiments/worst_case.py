@@ -37,12 +37,6 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
     ``x sin x`` on K uniform inputs in ``[x_low, x_high]`` and a
     :class:`~gcc.experiments.problems.TanhNetwork` ``R^net_d -> R^net_m`` of width `net_hidden` on
     standard normal inputs, all seeded by `seed`.
-
-    Examples
-    --------
-    >>> from gcc.experiments.worst_case import typical_functions
-    >>> {name: X.shape for name, (f, X) in typical_functions(5).items()}
-    {'x sin x': (5,), 'tanh net R^4->R^3 (h=16)': (5, 4)}
     """
     net = TanhNetwork(net_d, net_m, net_hidden, seed=seed)
     return {"x sin x": (xsinx, scalar_inputs(n_inputs, x_low, x_high, seed=seed)),
@@ -50,14 +44,7 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
 
 
 def function_tag(name: str) -> str:
-    """A short file-name tag of a typical function's label: ``"x sin x"`` -> ``"xsinx"``, the net -> ``"tanh"``.
-
-    Examples
-    --------
-    >>> from gcc.experiments.worst_case import function_tag
-    >>> function_tag("x sin x"), function_tag("tanh net R^4->R^3 (h=16)")
-    ('xsinx', 'tanh')
-    """
+    """A short file-name tag of a typical function's label: ``"x sin x"`` -> ``"xsinx"``, the net -> ``"tanh"``."""
     return "xsinx" if name == "x sin x" else name.split()[0]
 
 
@@ -139,19 +126,19 @@ def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequen
     return pd.concat(frames, ignore_index=True)
 
 
-def summarize_sweeps(trials, keys: Sequence[str] = ("function", "scheme", "straggler"), level: float = 0.95):
-    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, keys, N, S), joint ones per gamma.
+def summarize_sweeps(trials):
+    """:func:`gcc.summary.summarize` of :func:`typical_sweeps` per (sweep, function, scheme, straggler, N, S).
 
     Returns
     -------
     pandas.DataFrame
-        ``sweep, *keys, N, S``, the summary columns, and ``gamma``.
+        ``sweep, function, scheme, straggler, N, S``, the summary columns, and ``gamma`` (joint sweeps).
     """
-    by = ["sweep", *keys, "N", "S"]
+    by = ["sweep", "function", "scheme", "straggler", "N", "S"]
     joint = trials["sweep"] == "joint"
-    parts = [summarize(trials[~joint], "loss", by=by, level=level).assign(gamma=np.nan)]
+    parts = [summarize(trials[~joint], "loss", by=by).assign(gamma=np.nan)]
     if joint.any():
-        parts.append(summarize(trials[joint], "loss", by=by + ["gamma"], level=level))
+        parts.append(summarize(trials[joint], "loss", by=by + ["gamma"]))
     return pd.concat(parts, ignore_index=True)
 
 
