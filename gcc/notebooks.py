@@ -9,7 +9,7 @@ from .provenance import repo_root
 from .validation import invalid
 
 __all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "read_source", "complaint",
-           "parameters_cell", "parameters", "assigned_names"]
+           "parameters_cell", "parameters"]
 
 #: Suffixes of source notebooks, preferred first: a text notebook wins over a JSON one of the same name.
 SOURCE_SUFFIXES = (".md", ".ipynb")
@@ -22,14 +22,7 @@ def notebooks_dir() -> Path:
 
 
 def shown_path(path: Path) -> str:
-    """``path`` as messages show it: relative to the repository root when it lies inside it.
-
-    Examples
-    --------
-    >>> from gcc.notebooks import notebooks_dir, shown_path
-    >>> shown_path(notebooks_dir() / "quickstart.md"), shown_path("/tmp/x.md")
-    ('notebooks/quickstart.md', '/tmp/x.md')
-    """
+    """``path`` as messages show it: relative to the repository root when it lies inside it."""
     try:
         return Path(path).resolve().relative_to(repo_root()).as_posix()
     except ValueError:
@@ -64,19 +57,6 @@ def complaint(err: BaseException) -> str:
 def read_source(path: Path):
     """The notebook at ``path`` (``.md`` via jupytext, ``.ipynb`` via nbformat), every cell with a tags list;
     a ``ValueError`` naming the file and jupytext's, json's, PyYAML's or nbformat's complaint.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from gcc.notebooks import read_source
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     bad = Path(tmp, "bad.ipynb")
-    ...     _ = bad.write_text('{"cells": [\\n  {"cell_type": "code",}\\n]}')
-    ...     read_source(bad)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    gcc.validation.InvalidParameterError: The 'path' parameter of notebook ... (Expecting ...: line 2 column 24 ...
     """
     import json
 
@@ -132,17 +112,3 @@ def parameters(path: Path) -> dict[str, str]:
                           cell.source.splitlines()[node.lineno - 1])
     return found
 
-
-def assigned_names(source: str) -> list[str]:
-    """The parameter names that papermill's inspection finds in the code ``source``, in order.
-
-    Examples
-    --------
-    >>> from gcc.notebooks import assigned_names
-    >>> assigned_names("seed = 0\\nlam = 1e-3   # smoothing\\nimport numpy as np")
-    ['seed', 'lam']
-    """
-    import nbformat
-    from papermill.translators import PythonTranslator
-
-    return [p.name for p in PythonTranslator.inspect(nbformat.v4.new_code_cell(source))]

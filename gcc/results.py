@@ -39,14 +39,7 @@ def results_root() -> Path:
 
 
 def results_dir(notebook: str, create: bool = True) -> Path:
-    """Folder ``<results root>/<notebook>/`` for one notebook's data, created when ``create``.
-
-    Examples
-    --------
-    >>> from gcc.results import results_dir
-    >>> results_dir("worst_case_rate", create=False).name
-    'worst_case_rate'
-    """
+    """Folder ``<results root>/<notebook>/`` for one notebook's data, created when ``create``."""
     path = results_root() / _plain_name(notebook, "notebook", "results_dir")
     if create:
         with _writable(path, "GCC_RESULTS_ROOT", "results_dir"):

@@ -311,10 +311,10 @@ def test_invalid_arguments_and_run_cards_get_the_contract_message(tmp_path, caps
         reproduce.run_batch("huge", notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'timeout' parameter of run_batch must be a finite real number > 0"):
         reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path / "nb")
-    # The command line passes the option to run_batch, with exit status 2.
+    # The command line passes the option to run_batch, with exit status 2; the message names the option.
     assert reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--timeout", "0"]) == 2
-    assert ("The 'timeout' parameter of run_batch must be a finite real number > 0 or None. Got 0.0 instead."
-            in capsys.readouterr().err)
+    assert ("The '--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0 or None. "
+            "Got 0.0 instead." in capsys.readouterr().err)
     tiny(tmp_path / "a", "late", {"order": "soon"})
     with pytest.raises(ValueError, match=r"^The 'order' parameter of run card .*late\.yaml must be a finite real "
                                          r"number\. Got 'soon' instead\.$"):

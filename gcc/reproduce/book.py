@@ -125,9 +125,9 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
     return subs, missing
 
 
-def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False, output: Path | None = None,
-               stream=None, generated_dir: Path | None = None, results_root: Path | None = None) -> int:
-    """Build the site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); its exit status.
+def build_book(root: Path | None = None, all_pages: bool = False, output: Path | None = None,
+               generated_dir: Path | None = None, results_root: Path | None = None) -> int:
+    """Build the site with ``jupyter-book build -W -n --keep-going`` (warnings are errors); its exit status.
 
     ``generated_dir`` other than ``<root>/book/generated`` needs an ``output`` folder of its own.
     """
@@ -135,10 +135,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
 
     from gcc.assignments.build import sync_book
 
-    for name, flag in (("strict", strict), ("all_pages", all_pages)):
-        if not isinstance(flag, bool):
-            raise invalid(name, "build_book", "a bool", flag)
-    stream, root = stream or sys.stdout, Path(root) if root else repo_root()
+    root = Path(root) if root else repo_root()
     if not ((root / "_toc.yml").is_file() and (root / "_config.yml").is_file()):
         raise invalid("root", "build_book", "a book folder (with _toc.yml and _config.yml)", shown_path(root))
     own = root / "book" / "generated"
@@ -155,8 +152,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
         write_status(cards, "default", generated / "status.md", results_root or default_results_root())
     missing = write_placeholders(cards, generated)
     if missing:
-        print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}",
-              file=stream, flush=True)
+        print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}", flush=True)
     source = _stage(root, generated, build / "_site") if generated != own.resolve() else root
     config_path = build / "_config.effective.yml"
     config = load_yaml(root / "_config.yml")
@@ -166,16 +162,15 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     write_text(config_path, "# Written by gcc.reproduce from _config.yml and the runs' values; do not edit.\n"
                + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     if unmeasured:
-        print("note: values quoted by the chapters that no run has measured yet: " + ", ".join(unmeasured),
-              file=stream, flush=True)
+        print("note: values quoted by the chapters that no run has measured yet: " + ", ".join(unmeasured), flush=True)
     exe = Path(sys.executable).parent / "jupyter-book"
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(source.resolve()),
-           *(["-W", "-n", "--keep-going"] if strict else []), *(["--all"] if all_pages else []),
+           "-W", "-n", "--keep-going", *(["--all"] if all_pages else []),
            *(["--path-output", str(Path(output).resolve())] if output is not None else []),
            "--config", str(config_path)]
-    print("$ " + " ".join(cmd), file=stream, flush=True)
+    print("$ " + " ".join(cmd), flush=True)
     t0 = time.perf_counter()
     rc = subprocess.call(cmd, cwd=root)
     print(f"book build: exit {rc} in {time.perf_counter() - t0:.1f} s; open {build / 'html' / 'index.html'}",
-          file=stream, flush=True)
+          flush=True)
     return rc

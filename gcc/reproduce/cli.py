@@ -8,9 +8,8 @@ import hashlib
 import json
 import math
 import os
-import signal
+import re
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,13 +164,6 @@ def parse_value(text: str):
     return yaml.safe_load(text) if text.lstrip()[:1] in ("[", "{") else _resolve_type(text)
 
 
-def _output_dirs(output_dir, results_root) -> tuple[Path, Path]:
-    """The two output folders of a batch, with their defaults, created and checked."""
-    return (check_output_dir(output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated",
-                             "output_dir", "run_batch"),
-            check_output_dir(results_root or results.results_root(), "results_root", "run_batch"))
-
-
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: dict | None = None,
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
               output_dir: Path | None = None, results_root: Path | None = None, kernel: str | None = None,
@@ -194,7 +186,9 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
     plan = order_notebooks(cards, only)
     asked = {c.name: overrides or {} for c in plan if not only or c.name in only}
     resolved = {c.name: resolve_parameters(c, profile, asked.get(c.name)) for c in plan}
-    output_dir, results_root = _output_dirs(output_dir, results_root)
+    output_dir = output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated"
+    output_dir = check_output_dir(output_dir, "output_dir", "run_batch")
+    results_root = check_output_dir(results_root or results.results_root(), "results_root", "run_batch")
     kernel = kernel or ensure_kernel()
     progress = stream.isatty() and sys.stderr.isatty()
     fingerprint = results.library_fingerprint()
@@ -294,21 +288,15 @@ def _run(args) -> int:
     return rc
 
 
-def _interrupt(signum, frame):
-    """SIGTERM unwinds like Ctrl-C."""
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m gcc.reproduce``: 0, 1 (a notebook or the book failed), 2 (invalid input), 130."""
     args = _parser().parse_args(argv)
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args)
-    except ValueError as exc:
-        print(f"gcc.reproduce: error: {exc}", file=sys.stderr)
+    except ValueError as exc:  # run_batch's folders, kernel and timeout are the options of the same names
+        text = re.sub(r"^The '(notebooks_dir|output_dir|results_root|kernel|timeout)' parameter of run_batch",
+                      lambda m: f"The '--{m[1].replace('_', '-')}' parameter of {_COMMAND}", str(exc))
+        print(f"gcc.reproduce: error: {text}", file=sys.stderr)
         return 2
     except OSError as exc:  # e.g. a read-only folder inside the results root: name the folder, no traceback
         what = f"{exc.filename} in the folder {Path(exc.filename).parent}" if exc.filename else "a file"
@@ -319,6 +307,3 @@ def main(argv: list[str] | None = None) -> int:
         print("gcc.reproduce: interrupted; the notebook that was running is not recorded as ok and runs again "
               "next time", file=sys.stderr, flush=True)
         return 130
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)

@@ -9,7 +9,6 @@ from pathlib import Path
 from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
 from gcc.figures import fill_values
-from gcc.notebooks import assigned_names
 
 __all__ = ["VALUES_DIR", "RESULT_CLASS", "finish_page", "headline_first", "figure_cells", "collapse_large_table",
            "write_values"]
@@ -26,8 +25,6 @@ _COMMAND_PROFILE = re.compile(r"(python -m gcc\.reproduce\b[^`\n]*?--profile )([
 # {{ run.<parameter> }} and {{ value.<key> }} in a notebook's prose
 _RUN_VALUE = re.compile(r"\{\{\s*run\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _RECORDED_VALUE = re.compile(r"\{\{\s*value\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-# `name = value   # meaning` in a parameters cell: the meaning of each name
-_COMMENTED = re.compile(r"^[ \t]*([A-Za-z_][\w \t,]*?)[ \t]*(?::[^=\n]*)?=[^#\n]*#[ \t]*(.+?)[ \t]*$", re.M)
 # The source of the headline figure's cell and of a figure's own cell (myst-nb skips a cell without source).
 _HEADLINE_SOURCE = "# The headline figure: drawn by a cell further down the page, whose code shows how."
 _OUTPUT_SOURCE = "# outputs of the cell above (gcc.reproduce.figure_cells)"
@@ -53,11 +50,10 @@ def _prose_text(value) -> str:
 
 def _parameters_markdown(profile: str, parameters: dict, source: str) -> str:
     """The dropdown "Parameters of this run (profile ...)": parameter, value, and the cell's comment."""
-    meaning = {}
-    for names, comment in _COMMENTED.findall(source):
-        for one in names.split(","):
-            meaning.setdefault(one.strip(), comment.replace("|", "\\|"))
-    declared = [k for k in assigned_names(source) if k in parameters]
+    from papermill.translators import PythonTranslator
+
+    meaning = {p.name: p.help.replace("|", "\\|") for p in PythonTranslator.inspect({"source": source})}
+    declared = [k for k in meaning if k in parameters]
     parameters = {k: parameters[k] for k in declared + [k for k in parameters if k not in declared]}
     title = f"Parameters of this run (profile {profile})"
     if not parameters:
@@ -130,6 +126,8 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
         elif not _VISIBILITY_TAGS.intersection(tags):
             tags.append("hide-input")
     meta = nb.setdefault("metadata", {})
+    for key in ("input_path", "output_path"):  # the whole source notebook and a temporary path of this machine
+        meta.get("papermill", {}).pop(key, None)
     spec = meta.get("kernelspec") or {}
     if not (spec.get("language") and spec.get("name")):
         meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
@@ -140,15 +138,6 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
 def headline_first(cells: list) -> bool:
     """Move the first figure after the result box (the first admonition of class :data:`RESULT_CLASS`)
     to a cell of its own right after the box; whether one moved (the ``cells`` change in place).
-
-    Examples
-    --------
-    >>> box = {"cell_type": "markdown", "source": ":::{admonition} Result\\n:class: gcc-result\\nx\\n:::"}
-    >>> fig = {"output_type": "display_data", "data": {"image/png": "..."}, "metadata": {}}
-    >>> code = {"cell_type": "code", "metadata": {}, "source": "plot()", "outputs": [fig]}
-    >>> cells = [box, {"cell_type": "markdown", "source": "Method."}, code]
-    >>> headline_first(cells), [c["cell_type"] for c in cells], code["outputs"]
-    (True, ['markdown', 'code', 'markdown', 'code'], [])
     """
     if any("headline-figure" in c.get("metadata", {}).get("tags", []) for c in cells):
         return False
@@ -231,14 +220,6 @@ def figure_cells(cells: list, values: dict | None = None) -> list:
 def collapse_large_table(text: str) -> str:
     r"""A markdown table over :data:`gcc.display.MAX_ROWS` rows or :data:`gcc.display.MAX_COLUMNS`
     columns behind a collapsed dropdown that says its size; anything else unchanged.
-
-    Examples
-    --------
-    >>> small = "| a | b |\n|---|---|\n| 1 | 2 |"
-    >>> collapse_large_table(small) == small
-    True
-    >>> print(collapse_large_table("| a |\n|---|\n" + "\n".join(["| 1 |"] * 30)).splitlines()[0])
-    :::{dropdown} The table (30 rows, 1 column): expand
     """
     lines = [line for line in text.splitlines() if line.lstrip().startswith("|")]
     if len(lines) < 2:
