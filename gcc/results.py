@@ -83,7 +83,7 @@ def saved_files(record: dict) -> list[str]:
 
 def _by_hand() -> tuple[str, dict]:
     """Name and parameters of a notebook run by hand in JupyterLab (its session's path, its parameters cell)."""
-    import ast
+    from IPython import get_ipython
 
     from .notebooks import SOURCE_SUFFIXES, notebooks_dir, parameters
 
@@ -92,12 +92,8 @@ def _by_hand() -> tuple[str, dict]:
     source = next((p for p in found if p.suffix in SOURCE_SUFFIXES and p.is_file()), None)
     if source is None:
         return _SCRATCH, {}
-    try:
-        namespace = __import__("IPython").get_ipython().user_ns   # the values the cells set
-    except (ImportError, AttributeError):
-        namespace = {}
-    declared = parameters(source)
-    return source.stem, {k: namespace[k] if k in namespace else ast.literal_eval(v) for k, v in declared.items()}
+    namespace = getattr(get_ipython(), "user_ns", {})   # the values the cells set
+    return source.stem, {k: namespace[k] for k in parameters(source) if k in namespace}
 
 
 class RunContext:

@@ -444,8 +444,6 @@ def test_text_notebooks_run_record_their_parameters_once_and_write_value_include
     assert not (tmp_path / "res" / "texty" / "provenance.json").exists()
     assert json.loads((tmp_path / "gen" / "values" / "texty.json").read_text()) == {
         "n_rows": "2 rows", "spread": "2"}
-    include = (tmp_path / "gen" / "values" / "texty.md").read_text()
-    assert "| rows saved | 2 rows | `{{ texty.n_rows }}` |" in include
 
 
 def test_executed_pages_hide_code_and_remove_the_injected_cell(tmp_path):

@@ -18,7 +18,7 @@ from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
 from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks, resolve_parameters
-from .pages import VALUES_DIR
+from .pages import VALUES_DIR, value_text
 
 __all__ = ["write_status", "write_parameters_page", "write_placeholders", "build_book"]
 
@@ -28,10 +28,8 @@ _INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 
 def _params_text(params: dict) -> str:
-    """``params`` as inline code for a table cell (long values shortened, bars escaped)."""
-    texts = {k: json.dumps(v, default=str) for k, v in params.items()}
-    parts = [f"`{k}={t if len(t) <= 40 else t[:37] + '...'}`" for k, t in texts.items()]
-    return " ".join(parts).replace("|", "\\|") or "(notebook defaults)"
+    """``params`` as inline code for a table cell (:func:`~gcc.reproduce.pages.value_text`)."""
+    return " ".join(f"`{k}={value_text(v)}`" for k, v in params.items()) or "(notebook defaults)"
 
 
 def write_status(cards: dict[str, Card], profile: str, path: Path, results_root: Path, outcomes=()) -> Path:

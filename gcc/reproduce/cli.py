@@ -69,22 +69,16 @@ def cache_key(card: Card, injected: dict, profile: str, upstream: dict | None = 
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _error_details(exc: BaseException, output: Path, source: str) -> dict:
+def _error_details(exc: BaseException, card: Card) -> dict:
     """The failing cell of a run: its index in the source notebook and the executed one, its head, the error."""
     from papermill.exceptions import PapermillExecutionError
 
     if not isinstance(exc, PapermillExecutionError):
-        return {"cell_index": None, "source_cell_index": None, "ename": type(exc).__name__, "evalue": str(exc),
-                "source": source}
-    try:  # papermill inserts the injected-parameters cell: the source notebook's index is one less after it
-        tags = [c.get("metadata", {}).get("tags", []) for c in json.loads(output.read_text())["cells"]]
-        injected = next(i for i, t in enumerate(tags) if "injected-parameters" in t)
-    except (OSError, ValueError, KeyError, StopIteration):
-        injected = exc.cell_index
-    index = exc.cell_index
-    return {"cell_index": index, "source_cell_index": index - 1 if index > injected else index,
+        return {"ename": type(exc).__name__, "evalue": str(exc), "source": shown_path(card.path)}
+    cells = [c.source for c in read_source(card.path).cells]  # the executed one has the injected cell too
+    return {"cell_index": exc.cell_index, "source_cell_index": cells.index(exc.source) if exc.source in cells else None,
             "execution_count": exc.exec_count, "source_head": "\n".join((exc.source or "").splitlines()[:5]),
-            "ename": exc.ename, "evalue": exc.evalue, "source": source}
+            "ename": exc.ename, "evalue": exc.evalue, "source": shown_path(card.path)}
 
 
 def _format_error(name: str, error: dict) -> str:
@@ -129,12 +123,12 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
                                               "PYDEVD_DISABLE_FILE_VALIDATION": "1"}):
                 papermill.execute_notebook(
                     read_source(card.path), str(partial), parameters=injected, kernel_name=kernel, language="python",
-                    cwd=str(repo_root()), log_output=False, execution_timeout=timeout or card.timeout,
+                    cwd=str(repo_root()), log_output=False, execution_timeout=timeout,
                     progress_bar={"disable": False, "desc": card.name, "leave": False} if progress else False,
                     # ipykernel's own log (a notice at every start) is noise on the runner's stderr.
                     extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
         except Exception as exc:  # noqa: BLE001 - every failure of the notebook is reported
-            status, error = "error", _error_details(exc, partial, shown_path(card.path))
+            status, error = "error", _error_details(exc, card)
         seconds = time.perf_counter() - t0
         own = results.read_run_record(folder)  # written by the notebook's RunContext, if it has one
         finish_page(partial, kernel, profile, own.get("parameters", results.jsonable(params)), own.get("values"))
@@ -166,22 +160,15 @@ def parse_value(text: str):
 
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: dict | None = None,
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
-              output_dir: Path | None = None, results_root: Path | None = None, kernel: str | None = None,
-              timeout: float | None = None, stream=None) -> list[Outcome]:
+              output_dir: Path | None = None, results_root: Path | None = None,
+              timeout: float | None = None) -> list[Outcome]:
     """Run the notebooks ``only`` names (and what they depend on; default all) in ``profile``, with the
     ``overrides`` (``-p``) on the notebooks ``only`` names; every input is checked before the first run.
     Returns the outcomes in run order."""
-    stream = stream or sys.stdout
     if profile not in PROFILES:
         raise invalid("profile", "run_batch", f"one of {', '.join(map(repr, PROFILES))}", profile)
     if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
         raise invalid("timeout", "run_batch", "a finite real number > 0 or None", timeout)
-    if kernel is not None:
-        from jupyter_client.kernelspec import KernelSpecManager
-
-        names = sorted(KernelSpecManager().find_kernel_specs())
-        if kernel not in names:
-            raise invalid("kernel", "run_batch", f"an installed Jupyter kernel ({', '.join(names) or 'none'})", kernel)
     cards = discover(check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch"))
     plan = order_notebooks(cards, only)
     asked = {c.name: overrides or {} for c in plan if not only or c.name in only}
@@ -189,11 +176,11 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
     output_dir = output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated"
     output_dir = check_output_dir(output_dir, "output_dir", "run_batch")
     results_root = check_output_dir(results_root or results.results_root(), "results_root", "run_batch")
-    kernel = kernel or ensure_kernel()
-    progress = stream.isatty() and sys.stderr.isatty()
+    kernel = ensure_kernel()
+    progress = sys.stdout.isatty() and sys.stderr.isatty()
     fingerprint = results.library_fingerprint()
     print(f"gcc.reproduce: profile {profile!r}, {len(plan)} notebook(s), kernel {kernel!r}, results in {results_root}",
-          file=stream, flush=True)
+          flush=True)
     keys: dict[str, str] = {}
     outcomes: dict[str, Outcome] = {}
     width, stop = max([len(c.name) for c in plan] + [8]), False
@@ -211,9 +198,9 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
         outcomes[card.name] = outcome
         head = f"[{i:>{len(str(len(plan)))}}/{len(plan)}] {card.name:<{width}}"
         print(f"{head}  cached  (ran {outcome.seconds:.1f} s)" if outcome.status == "cached"
-              else f"{head}  {outcome.status:<7} {outcome.seconds:8.1f} s", file=stream, flush=True)
+              else f"{head}  {outcome.status:<7} {outcome.seconds:8.1f} s", flush=True)
         if outcome.error:
-            print(_format_error(card.name, outcome.error), file=stream, flush=True)
+            print(_format_error(card.name, outcome.error), flush=True)
     ordered = [outcomes[c.name] for c in plan]
     write_status(cards, profile, output_dir / "status.md", results_root, ordered)
     write_parameters_page(cards, output_dir / "parameters.md")
@@ -236,7 +223,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", type=Path,
                    help="executed notebooks (default: $GCC_GENERATED_DIR or book/generated/)")
     p.add_argument("--results-root", type=Path, help="result folders (default: $GCC_RESULTS_ROOT or _build/results/)")
-    p.add_argument("--kernel", help=f"Jupyter kernel (default: {KERNEL_NAME}, installed if missing)")
     p.add_argument("--timeout", type=float, help="per-cell timeout in seconds")
     p.add_argument("--build-book", action="store_true", help="build the static site after the batch")
     p.add_argument("--no-run", action="store_true", help="do not run notebooks (use with --build-book)")
@@ -274,7 +260,7 @@ def _run(args) -> int:
     if not args.no_run:
         outcomes = run_batch(args.profile, args.only, overrides=overrides, force=args.force,
                              keep_going=args.keep_going, notebooks_dir=args.notebooks_dir, output_dir=args.output_dir,
-                             results_root=args.results_root, kernel=args.kernel, timeout=args.timeout)
+                             results_root=args.results_root, timeout=args.timeout)
         counts = {s: sum(o.status == s for o in outcomes) for s in ("ok", "cached", "error", "skipped")}
         print("gcc.reproduce: " + ", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
         failed = [o for o in outcomes if o.status == "error"]
@@ -293,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _run(args)
-    except ValueError as exc:  # run_batch's folders, kernel and timeout are the options of the same names
-        text = re.sub(r"^The '(notebooks_dir|output_dir|results_root|kernel|timeout)' parameter of run_batch",
+    except ValueError as exc:  # run_batch's folders and timeout are the options of the same names
+        text = re.sub(r"^The '(notebooks_dir|output_dir|results_root|timeout)' parameter of run_batch",
                       lambda m: f"The '--{m[1].replace('_', '-')}' parameter of {_COMMAND}", str(exc))
         print(f"gcc.reproduce: error: {text}", file=sys.stderr)
         return 2

@@ -10,8 +10,8 @@ from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
 from gcc.figures import fill_values
 
-__all__ = ["VALUES_DIR", "RESULT_CLASS", "finish_page", "headline_first", "figure_cells", "collapse_large_table",
-           "write_values"]
+__all__ = ["VALUES_DIR", "RESULT_CLASS", "value_text", "finish_page", "headline_first", "figure_cells",
+           "collapse_large_table", "write_values"]
 
 #: Folder of the generated value files, inside the executed-notebooks folder.
 VALUES_DIR = "values"
@@ -30,9 +30,9 @@ _HEADLINE_SOURCE = "# The headline figure: drawn by a cell further down the page
 _OUTPUT_SOURCE = "# outputs of the cell above (gcc.reproduce.figure_cells)"
 
 
-def _value_text(value) -> str:
+def value_text(value) -> str:
     """A parameter's value in a table cell: JSON (a str quoted), at most 80 characters."""
-    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
+    text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value)
     text = text if len(text) <= 80 else text[:77] + "..."
     return text.replace("|", "\\|").replace("`", "'")
 
@@ -45,7 +45,7 @@ def _prose_text(value) -> str:
         return ", ".join(_prose_text(v) for v in value)
     if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
         return "; ".join(f"{k}: {_prose_text(v)}" for k, v in value.items())
-    return _value_text(value)
+    return value_text(value)
 
 
 def _parameters_markdown(profile: str, parameters: dict, source: str) -> str:
@@ -60,7 +60,7 @@ def _parameters_markdown(profile: str, parameters: dict, source: str) -> str:
         return f"**{title}**: none"
     count = f"{len(parameters)} value{'s' * (len(parameters) != 1)}"
     lines = [f":::{{dropdown}} {title}: {count}", "| Parameter | Value | Meaning |", "|---|---|---|"]
-    lines += [f"| `{k}` | `{_value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
+    lines += [f"| `{k}` | `{value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
     return "\n".join(lines + [":::"])
 
 
@@ -234,20 +234,12 @@ def collapse_large_table(text: str) -> str:
 
 def write_values(name: str, record: dict, generated_dir: Path) -> None:
     """Replace the value files of the run ``record`` in ``<generated_dir>/values``: ``<name>.json`` (the
-    substitutions), the include ``<name>.md`` and one ``<name>.<table>.md`` per table of its includes."""
+    substitutions) and one include ``<name>.<table>.md`` per table of its includes."""
     folder = Path(generated_dir) / VALUES_DIR
     for old in [*folder.glob(f"{name}.json"), *folder.glob(f"{name}.md"), *folder.glob(f"{name}.*.md")]:
         old.unlink()
     for table, text in (record.get("includes") or {}).items():
         write_text(folder / f"{name}.{table}.md", collapse_large_table(text) + "\n")
-    values = record.get("values") or {}
-    if not values:
-        return
-    write_text(folder / f"{name}.json", json.dumps({k: v["text"] for k, v in values.items()}, indent=2,
-                                                   sort_keys=True) + "\n")
-    rows = ["| Quantity | Value | Substitution |", "|---|---|---|"]
-    for key, v in values.items():
-        note = (v.get("note") or key).replace("|", "\\|")
-        rows.append(f"| {note} | {v['text']} | `{{{{ {name}.{key} }}}}` |")
-    rows += ["", f"Measured by {{doc}}`/book/generated/{name}` (its last run; see {{doc}}`/book/generated/status`)."]
-    write_text(folder / f"{name}.md", "\n".join(rows) + "\n")
+    if record.get("values"):
+        write_text(folder / f"{name}.json", json.dumps({k: v["text"] for k, v in record["values"].items()}, indent=2,
+                                                       sort_keys=True) + "\n")
