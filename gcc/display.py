@@ -72,11 +72,8 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     """
     if isinstance(number, str):
         text = number
-    elif fmt is not None:
-        try:
-            text = format(number, fmt)
-        except (ValueError, TypeError):
-            raise invalid("fmt", "format_value", "a format specification of a number (e.g. '.1f')", fmt) from None
+    elif fmt is not None:  # Python's own error names a bad specification
+        text = format(number, fmt)
     elif isinstance(number, int) or (hasattr(number, "dtype") and number.dtype.kind in "iu"):
         text = str(int(number))
     elif abs(float(number)) >= 10 ** digits:

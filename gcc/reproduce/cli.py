@@ -20,7 +20,7 @@ from gcc.notebooks import read_source, shown_path
 from gcc.provenance import repo_root
 from gcc.validation import invalid
 
-from .book import build_book, write_parameters_page, write_status
+from .book import build_book, write_status
 from .cards import (PROFILES, Card, check_notebooks_dir, check_output_dir, discover, order_notebooks,
                     resolve_parameters)
 from .pages import finish_page, write_values
@@ -34,19 +34,14 @@ _COMMAND = "python -m gcc.reproduce"
 
 
 def ensure_kernel(name: str = KERNEL_NAME) -> str:
-    """``name``, installed into this prefix if missing; ``"python3"`` (with a note) if that fails."""
+    """``name``, installed into this prefix if missing."""
     from jupyter_client.kernelspec import KernelSpecManager
 
-    if name in KernelSpecManager().find_kernel_specs():
-        return name
-    try:
-        from ipykernel.kernelspec import install
+    from ipykernel.kernelspec import install
 
+    if name not in KernelSpecManager().find_kernel_specs():
         install(kernel_name=name, display_name="Python (gcc companion)", prefix=sys.prefix)
-        return name
-    except Exception as exc:  # noqa: BLE001 - any failure falls back to the generic kernel
-        print(f"note: could not install kernel {name!r} ({exc}); using 'python3'", file=sys.stderr)
-        return "python3"
+    return name
 
 
 @dataclass
@@ -203,7 +198,6 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
             print(_format_error(card.name, outcome.error), flush=True)
     ordered = [outcomes[c.name] for c in plan]
     write_status(cards, profile, output_dir / "status.md", results_root, ordered)
-    write_parameters_page(cards, output_dir / "parameters.md")
     return ordered
 
 
@@ -265,8 +259,7 @@ def _run(args) -> int:
         print("gcc.reproduce: " + ", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
         failed = [o for o in outcomes if o.status == "error"]
         if failed:
-            print("gcc.reproduce: FAILED: " + ", ".join(o.name for o in failed)
-                  + "".join(f"\n{_format_error(o.name, o.error or {})}" for o in failed), file=sys.stderr)
+            print("gcc.reproduce: FAILED (see above): " + ", ".join(o.name for o in failed), file=sys.stderr)
             rc = 1
     if args.build_book:
         rc = build_book(all_pages=args.all_pages, output=args.book_output, results_root=args.results_root,
