@@ -21,19 +21,7 @@ def partial_path(path: Path) -> Path:
 
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
-    """Yield a temporary path to write, then move it onto ``path``; if the block raises, ``path`` is unchanged.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from gcc.atomic import replacing
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     with replacing(Path(folder, "table.csv")) as tmp:
-    ...         _ = tmp.write_text("a,b\\n1,2\\n")
-    ...     print([p.name for p in Path(folder).iterdir()])
-    ['table.csv']
-    """
+    """Yield a temporary path to write, then move it onto ``path``; if the block raises, ``path`` is unchanged."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = partial_path(path)
