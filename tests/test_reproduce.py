@@ -354,18 +354,6 @@ def test_every_notebook_is_listed_in_the_toc():
     assert not [n for n in reproduce.discover(REPO / "notebooks") if f"'book/generated/{n}'" not in str(listed)]
 
 
-def test_parameters_page_lists_every_profile_and_command(tmp_path):
-    tiny(tmp_path / "nb", "alpha", {"order": 2, "profiles": {"ci": {"n": 2}, "paper": {"n": 9}}})
-    page = reproduce.write_parameters_page(reproduce.discover(tmp_path / "nb"), tmp_path / "parameters.md")
-    text = page.read_text()
-    header = text.splitlines()[0]
-    assert all(f"`{profile}`" in header for profile in reproduce.PROFILES)
-    row = next(line for line in text.splitlines() if line.startswith("| `alpha`"))
-    assert row.count("|") == len(reproduce.PROFILES) + 2
-    assert "`n=2`" in row and "`n=9`" in row and "`n=3`" in row  # default: the parameters cell's value
-    assert "python -m gcc.reproduce --profile <profile> --only <notebook>" in text
-
-
 def test_the_parameters_cell_is_the_one_source_of_defaults():
     """Cards hold only ci and paper overrides, none repeating the cell's value; papermill's inspection
     sees every name the cell assigns (so each can be overridden) and every default is a literal."""

@@ -1,4 +1,4 @@
-"""The status and parameters pages, and the Jupyter Book build of the site from the executed notebooks."""
+"""The status page, and the Jupyter Book build of the site from the executed notebooks."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -17,10 +17,10 @@ from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
-from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks, resolve_parameters
+from .cards import Card, check_output_dir, discover, load_yaml, order_notebooks
 from .pages import VALUES_DIR, value_text
 
-__all__ = ["write_status", "write_parameters_page", "write_placeholders", "build_book"]
+__all__ = ["write_status", "write_placeholders", "build_book"]
 
 # {{ notebook.key }} in a chapter, and ```{include} ../generated/values/<notebook>[.<table>].md
 _REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -57,23 +57,6 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
         "", "| Notebook | Last run, profile (this batch) | Seconds | Parameters |", "|---|---|---|---|", *rows, "",
         f"Reproduce all of them: `python -m gcc.reproduce --profile {profile}`; one of them: "
         f"`python -m gcc.reproduce --profile {profile} --only <name>`.", ""]))
-    return Path(path)
-
-
-def write_parameters_page(cards: dict[str, Card], path: Path) -> Path:
-    """The ``ci`` and ``paper`` overrides of every notebook beside its parameters cell's values (MyST)."""
-    lines = ["| Notebook | " + " | ".join(f"`{p}`" for p in PROFILES) + " |", "|---|" + "---|" * len(PROFILES)]
-    for card in order_notebooks(cards):
-        deps = f" (after {', '.join(card.depends)})" if card.depends else ""
-        changed = {k for p in card.profiles.values() for k in p}  # the cell's value of what a profile changes
-        defaults = {k: v for k, v in resolve_parameters(card, "default")[0].items() if k in changed}
-        cells = [_params_text(defaults if p == "default" else card.profiles.get(p, {})) for p in PROFILES]
-        lines.append(f"| `{card.name}`{deps} | " + " | ".join(cells) + " |")
-    lines += ["", "The `default` column is the notebook's parameters cell (its values of what the other profiles "
-              "change; every other parameter keeps that cell's value in every profile). Reproduce one notebook in one profile: "
-              "`python -m gcc.reproduce --profile <profile> --only <notebook>`; override one parameter: "
-              "`-p <name> <value>`."]
-    write_text(path, "\n".join(lines) + "\n")
     return Path(path)
 
 
@@ -144,7 +127,6 @@ def build_book(root: Path | None = None, all_pages: bool = False, output: Path |
     build = Path(output if output is not None else root).resolve() / "_build"
     build.mkdir(parents=True, exist_ok=True)
     cards = discover(root / "notebooks")
-    write_parameters_page(cards, generated / "parameters.md")
     sync_book(dest=generated / "assignments")  # the student notebooks, generated here (never committed)
     if not (generated / "status.md").exists():
         write_status(cards, "default", generated / "status.md", results_root or default_results_root())
