@@ -140,7 +140,12 @@ class RunContext:
 
     def save_table(self, table, name: str = "results", **notes: Any) -> None:
         """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``."""
-        frame = _table_frame(table, "RunContext.save_table")
+        import pandas as pd
+
+        if not (isinstance(table, pd.DataFrame) or isinstance(table, (list, tuple))
+                and all(isinstance(row, Mapping) for row in table)):
+            raise invalid("table", "RunContext.save_table", "a pandas.DataFrame or a list of row mappings", table)
+        frame = pd.DataFrame(table)
         path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_table')}.csv"
         with replacing(path) as tmp:
             frame.to_csv(tmp, index=False)
@@ -199,17 +204,6 @@ class RunContext:
     def _write(self) -> None:
         """Write ``run.json`` (atomically)."""
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
-
-
-def _table_frame(table, owner: str):
-    """``table`` as a DataFrame: a DataFrame as it is, a list or tuple of row mappings as rows."""
-    import pandas as pd
-
-    if isinstance(table, pd.DataFrame):
-        return table
-    if not (isinstance(table, (list, tuple)) and all(isinstance(row, Mapping) for row in table)):
-        raise invalid("table", owner, "a pandas.DataFrame or a list of row mappings", table)
-    return pd.DataFrame(list(table))
 
 
 def _save_figure(fig, png: Path, dpi, owner: str) -> None:

@@ -27,11 +27,6 @@ _REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_
 _INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 
-def _params_text(params: dict) -> str:
-    """``params`` as inline code for a table cell (:func:`~gcc.reproduce.pages.value_text`)."""
-    return " ".join(f"`{k}={value_text(v)}`" for k, v in params.items()) or "(notebook defaults)"
-
-
 def write_status(cards: dict[str, Card], profile: str, path: Path, results_root: Path, outcomes=()) -> Path:
     """The status table (MyST) of every notebook: last status and profile, seconds, parameters."""
     this_run = {o.name: o.status for o in outcomes}
@@ -42,9 +37,9 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
             this_run.get(card.name), this_run.get(card.name))
         total += record.get("seconds") or 0.0
         link = f"[{card.name}]({card.name}.ipynb)" if (Path(path).parent / f"{card.name}.ipynb").exists() else card.name
+        params = " ".join(f"`{k}={value_text(v)}`" for k, v in (record.get("parameters") or {}).items())
         rows.append(f"| {link}: {card.title.replace('|', '/')} | {record.get('status', '-')}, "
-                    f"{record.get('profile', '-')} ({state}) | {record.get('seconds', '-')} "
-                    f"| {_params_text(record.get('parameters') or {}) if record else '-'} |")
+                    f"{record.get('profile', '-')} ({state}) | {record.get('seconds', '-')} | {params or '-'} |")
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     write_text(path, "\n".join([
         "# Run status", "",

@@ -21,14 +21,11 @@ PROFILES = ("ci", "default", "paper")
 #: The profiles a run card may override (``default`` is the parameters cell).
 OVERRIDES = ("ci", "paper")
 
-def _real(value) -> bool:
-    """Whether ``value`` is a finite real number (not a bool)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
 
 # The entries a run card may have (defaults: Card's): their check and how a message names a valid value.
 _ENTRIES = {"title": (lambda v: isinstance(v, str), "a str"),
-            "order": (_real, "a finite real number"),
+            "order": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+                      "a finite real number"),
             "depends": (lambda v: isinstance(v, list) and all(isinstance(d, str) for d in v),
                         "a list of notebook names"),
             "profiles": (lambda v: isinstance(v, dict), "a mapping of profiles to parameter mappings")}
