@@ -105,7 +105,6 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
     atomic.remove_partials(output_dir, prefix=f"{card.name}.")
     (folder / results.RUN_RECORD).unlink(missing_ok=True)
     partial = atomic.partial_path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     error, status = None, "ok"

@@ -9,6 +9,7 @@ from pathlib import Path
 from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
 from gcc.figures import fill_values
+from gcc.machine import summary_line
 
 __all__ = ["VALUES_DIR", "RESULT_CLASS", "value_text", "finish_page", "headline_first", "figure_cells",
            "collapse_large_table", "write_values"]
@@ -71,8 +72,6 @@ def _show_run_parameters(cells: list, profile: str, parameters: dict) -> None:
         if cell.get("cell_type") == "markdown":
             text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, "".join(cell.get("source", "")))
             if "machine" not in prose and re.search(r"\{\{\s*run\.machine\s*\}\}", text):
-                from gcc.machine import summary_line
-
                 prose["machine"] = summary_line()  # the machine that ran the notebook (finish_page runs there)
             cell["source"] = _RUN_VALUE.sub(
                 lambda m: _prose_text(prose[m.group(1)]) if m.group(1) in prose else m.group(0), text)
