@@ -14,35 +14,14 @@ PARTIAL_MARK = ".partial-"
 
 
 def partial_path(path: Path) -> Path:
-    """A fresh hidden temporary path beside ``path``, with the same suffix.
-
-    Examples
-    --------
-    >>> from pathlib import Path
-    >>> from gcc.atomic import partial_path
-    >>> tmp = partial_path(Path("out/results.csv"))
-    >>> tmp.parent.as_posix(), tmp.name.startswith(".results.csv.partial-"), tmp.suffix
-    ('out', True, '.csv')
-    """
+    """A fresh hidden temporary path beside ``path``, with the same suffix."""
     path = Path(path)
     return path.with_name(f".{path.name}{PARTIAL_MARK}{secrets.token_hex(4)}{path.suffix}")
 
 
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
-    """Yield a temporary path to write, then move it onto ``path``; if the block raises, ``path`` is unchanged.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from gcc.atomic import replacing
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     with replacing(Path(folder, "table.csv")) as tmp:
-    ...         _ = tmp.write_text("a,b\\n1,2\\n")
-    ...     print([p.name for p in Path(folder).iterdir()])
-    ['table.csv']
-    """
+    """Yield a temporary path to write, then move it onto ``path``; if the block raises, ``path`` is unchanged."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = partial_path(path)
@@ -62,19 +41,7 @@ def write_text(path: Path, text: str, encoding: str = "utf-8") -> Path:
 
 
 def remove_partials(folder: Path, prefix: str = "") -> list[Path]:
-    """Delete (and return) the temporary files of killed writes in ``folder``, of targets named ``prefix*``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from gcc.atomic import partial_path, remove_partials
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     _ = partial_path(Path(folder, "a.csv")).write_text("half a ta")
-    ...     _ = partial_path(Path(folder, "b.csv")).write_text("half")
-    ...     print(len(remove_partials(folder, prefix="a.")), len(remove_partials(folder)))
-    1 1
-    """
+    """Delete (and return) the temporary files of killed writes in ``folder``, of targets named ``prefix*``."""
     folder = Path(folder)
     found = [p for p in folder.glob(f".{prefix}*{PARTIAL_MARK}*") if p.is_file()] if folder.is_dir() else []
     for path in found:

@@ -8,8 +8,8 @@ from pathlib import Path
 from .provenance import repo_root
 from .validation import invalid
 
-__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "is_text_notebook", "read_source", "complaint",
-           "parameters_cell", "parameters", "assigned_names"]
+__all__ = ["SOURCE_SUFFIXES", "notebooks_dir", "shown_path", "read_text", "is_text_notebook", "read_source",
+           "complaint", "parameters_cell", "parameters"]
 
 #: Suffixes of source notebooks, preferred first: a text notebook wins over a JSON one of the same name.
 SOURCE_SUFFIXES = (".md", ".ipynb")
@@ -22,26 +22,19 @@ def notebooks_dir() -> Path:
 
 
 def shown_path(path: Path) -> str:
-    """``path`` as messages show it: relative to the repository root when it lies inside it.
-
-    Examples
-    --------
-    >>> from gcc.notebooks import notebooks_dir, shown_path
-    >>> shown_path(notebooks_dir() / "quickstart.md"), shown_path("/tmp/x.md")
-    ('notebooks/quickstart.md', '/tmp/x.md')
-    """
+    """``path`` as messages show it: relative to the repository root when it lies inside it."""
     try:
         return Path(path).resolve().relative_to(repo_root()).as_posix()
     except ValueError:
         return str(path)
 
 
-def _read_text(path: Path) -> str:
-    """The UTF-8 text of ``path``; the contract's error naming the byte that cannot be decoded."""
+def read_text(path: Path, owner: str | None = None) -> str:
+    """The UTF-8 text of ``path``; the contract's error (of ``owner``, default the notebook) naming the byte."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise invalid("path", f"notebook {shown_path(path)}", "a UTF-8 text file", shown_path(path),
+        raise invalid("path", owner or f"notebook {shown_path(path)}", "a UTF-8 text file", shown_path(path),
                       f"byte {err.start} cannot be decoded") from None
 
 
@@ -50,7 +43,7 @@ def is_text_notebook(path: Path) -> bool:
     path = Path(path)
     if path.suffix != ".md" or not path.is_file():
         return False
-    head = _read_text(path)[:4000]
+    head = read_text(path)[:4000]
     end = head.find("\n---", 3)
     return head.startswith("---") and end > 0 and ("jupytext:" in head[:end] or "kernelspec:" in head[:end])
 
@@ -64,19 +57,6 @@ def complaint(err: BaseException) -> str:
 def read_source(path: Path):
     """The notebook at ``path`` (``.md`` via jupytext, ``.ipynb`` via nbformat), every cell with a tags list;
     a ``ValueError`` naming the file and jupytext's, json's, PyYAML's or nbformat's complaint.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from gcc.notebooks import read_source
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     bad = Path(tmp, "bad.ipynb")
-    ...     _ = bad.write_text('{"cells": [\\n  {"cell_type": "code",}\\n]}')
-    ...     read_source(bad)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    gcc.validation.InvalidParameterError: The 'path' parameter of notebook ... (Expecting ...: line 2 column 24 ...
     """
     import json
 
@@ -84,7 +64,7 @@ def read_source(path: Path):
     import nbformat
 
     path = Path(path)
-    text = _read_text(path)
+    text = read_text(path)
     try:
         if path.suffix == ".md":
             nb = jupytext.reads(text, fmt="md:myst")
@@ -119,8 +99,8 @@ def parameters(path: Path) -> dict[str, str]:
     except SyntaxError as err:
         number, where = err.lineno or 1, f"line {err.lineno or 1} of the cell"
         if path.suffix == ".md":
-            at = _read_text(path).find(cell.source)
-            where = f"line {_read_text(path)[:max(at, 0)].count(chr(10)) + number}"
+            at = read_text(path).find(cell.source)
+            where = f"line {read_text(path)[:max(at, 0)].count(chr(10)) + number}"
         raise invalid(where, f"notebook {shown_path(path)}", "valid Python in the cell tagged 'parameters'",
                       (err.text or "").rstrip("\n"), f"{err.msg}, at column {err.offset or 1}") from None
     found = {p.name: p.default for p in PythonTranslator.inspect(cell)}
@@ -132,17 +112,3 @@ def parameters(path: Path) -> dict[str, str]:
                           cell.source.splitlines()[node.lineno - 1])
     return found
 
-
-def assigned_names(source: str) -> list[str]:
-    """The parameter names that papermill's inspection finds in the code ``source``, in order.
-
-    Examples
-    --------
-    >>> from gcc.notebooks import assigned_names
-    >>> assigned_names("seed = 0\\nlam = 1e-3   # smoothing\\nimport numpy as np")
-    ['seed', 'lam']
-    """
-    import nbformat
-    from papermill.translators import PythonTranslator
-
-    return [p.name for p in PythonTranslator.inspect(nbformat.v4.new_code_cell(source))]

@@ -20,26 +20,12 @@ _TRACKED_PACKAGES = ("numpy", "scipy", "pandas", "matplotlib", "torch", "torchvi
 
 
 def repo_root() -> Path:
-    """The companion's root folder: the parent of the ``gcc`` package.
-
-    Examples
-    --------
-    >>> from gcc.provenance import repo_root
-    >>> (repo_root() / "gcc" / "provenance.py").exists()
-    True
-    """
+    """The companion's root folder: the parent of the ``gcc`` package."""
     return Path(__file__).resolve().parent.parent
 
 
 def library_fingerprint() -> str:
-    """SHA-256 over the path and source of every ``gcc/**/*.py`` (a changed library reruns notebooks).
-
-    Examples
-    --------
-    >>> from gcc.provenance import library_fingerprint
-    >>> len(library_fingerprint())
-    64
-    """
+    """SHA-256 over the path and source of every ``gcc/**/*.py`` (a changed library reruns notebooks)."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*.py")):
@@ -59,14 +45,7 @@ def git_revision() -> str | None:
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of Python and of the installed packages that can change a result.
-
-    Examples
-    --------
-    >>> from gcc.provenance import package_versions
-    >>> {"python", "numpy", "scipy"} <= set(package_versions())
-    True
-    """
+    """Versions of Python and of the installed packages that can change a result."""
     versions = {"python": platform.python_version()}
     for name in _TRACKED_PACKAGES:
         with contextlib.suppress(metadata.PackageNotFoundError):
@@ -99,15 +78,7 @@ def jsonable(value: Any) -> Any:
 
 
 def provenance(params: Mapping[str, Any] | None = None, seed: int | None = None) -> dict:
-    """How a result was produced (JSON-safe): time, seed, parameters, library, git revision, packages, machine.
-
-    Examples
-    --------
-    >>> from gcc.provenance import provenance
-    >>> record = provenance({"n_workers": 40}, seed=0)
-    >>> record["parameters"], record["seed"], "cpu_count" in record["machine"]
-    ({'n_workers': 40}, 0, True)
-    """
+    """How a result was produced (JSON-safe): time, seed, parameters, library, git revision, packages, machine."""
     from gcc import __version__
 
     return {"created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "seed": seed,

@@ -4,7 +4,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from numbers import Integral
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -12,7 +11,7 @@ from .atomic import remove_partials, replacing, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
 from .figures import figure_record, show_figure, use_book_style
 from .provenance import jsonable, library_fingerprint, provenance, repo_root
-from .validation import HasAttributes, InstanceOf, Interval, invalid, validate
+from .validation import HasAttributes, InstanceOf, invalid, validate
 
 __all__ = ["RUN_RECORD", "RUN_ENV", "repo_root", "results_root", "results_dir", "RunContext", "format_value",
            "display_table", "markdown_table", "read_run_record", "saved_files", "library_fingerprint", "jsonable",
@@ -29,7 +28,6 @@ _SCRATCH = "scratch"
 
 _MAPPING = InstanceOf(Mapping, "a mapping")
 _FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
-_DPI = Interval(Integral, 1, 2400)
 
 
 def results_root() -> Path:
@@ -39,14 +37,7 @@ def results_root() -> Path:
 
 
 def results_dir(notebook: str, create: bool = True) -> Path:
-    """Folder ``<results root>/<notebook>/`` for one notebook's data, created when ``create``.
-
-    Examples
-    --------
-    >>> from gcc.results import results_dir
-    >>> results_dir("worst_case_rate", create=False).name
-    'worst_case_rate'
-    """
+    """Folder ``<results root>/<notebook>/`` for one notebook's data, created when ``create``."""
     path = results_root() / _plain_name(notebook, "notebook", "results_dir")
     if create:
         with _writable(path, "GCC_RESULTS_ROOT", "results_dir"):
@@ -90,7 +81,7 @@ def saved_files(record: dict) -> list[str]:
 
 def _by_hand() -> tuple[str, dict]:
     """Name and parameters of a notebook run by hand in JupyterLab (its session's path, its parameters cell)."""
-    import ast
+    from IPython import get_ipython
 
     from .notebooks import SOURCE_SUFFIXES, notebooks_dir, parameters
 
@@ -99,12 +90,8 @@ def _by_hand() -> tuple[str, dict]:
     source = next((p for p in found if p.suffix in SOURCE_SUFFIXES and p.is_file()), None)
     if source is None:
         return _SCRATCH, {}
-    try:
-        namespace = __import__("IPython").get_ipython().user_ns   # the values the cells set
-    except (ImportError, AttributeError):
-        namespace = {}
-    declared = parameters(source)
-    return source.stem, {k: namespace[k] if k in namespace else ast.literal_eval(v) for k, v in declared.items()}
+    namespace = getattr(get_ipython(), "user_ns", {})   # the values the cells set
+    return source.stem, {k: namespace[k] for k in parameters(source) if k in namespace}
 
 
 class RunContext:
@@ -151,7 +138,12 @@ class RunContext:
 
     def save_table(self, table, name: str = "results", **notes: Any) -> None:
         """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``."""
-        frame = _table_frame(table, "RunContext.save_table")
+        import pandas as pd
+
+        if not (isinstance(table, pd.DataFrame) or isinstance(table, (list, tuple))
+                and all(isinstance(row, Mapping) for row in table)):
+            raise invalid("table", "RunContext.save_table", "a pandas.DataFrame or a list of row mappings", table)
+        frame = pd.DataFrame(table)
         path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_table')}.csv"
         with replacing(path) as tmp:
             frame.to_csv(tmp, index=False)
@@ -163,11 +155,10 @@ class RunContext:
         """Read ``<name>.csv`` of this run, or of another ``notebook``'s last run (:func:`load_table`)."""
         return load_table(notebook or self.notebook, name, root=self.folder.parent)
 
-    def save_figure(self, fig, name: str, dpi: int | None = None, caption: str = "", alt: str = "",
-                    drawn_by=None) -> None:
+    def save_figure(self, fig, name: str, caption: str = "", alt: str = "", drawn_by=None) -> None:
         """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it with ``caption``, ``alt``."""
         path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_figure')}.png"
-        _save_figure(fig, path, dpi or 150, "RunContext.save_figure")  # 150: savefig.dpi of the book's style
+        _save_figure(fig, path, "RunContext.save_figure")
         self.record["figures"][name] = [path.name, f"{name}.svg"]
         self.record.setdefault("figure_captions", {})[name] = record = figure_record(
             fig, f"{self.notebook}-{name}", caption, alt, drawn_by, run=self)
@@ -212,22 +203,10 @@ class RunContext:
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
 
 
-def _table_frame(table, owner: str):
-    """``table`` as a DataFrame: a DataFrame as it is, a list or tuple of row mappings as rows."""
-    import pandas as pd
-
-    if isinstance(table, pd.DataFrame):
-        return table
-    if not (isinstance(table, (list, tuple)) and all(isinstance(row, Mapping) for row in table)):
-        raise invalid("table", owner, "a pandas.DataFrame or a list of row mappings", table)
-    return pd.DataFrame(list(table))
-
-
-def _save_figure(fig, png: Path, dpi, owner: str) -> None:
-    """``fig`` as ``png`` and the SVG beside it, each written atomically."""
+def _save_figure(fig, png: Path, owner: str) -> None:
+    """``fig`` as ``png`` (150 dpi: savefig.dpi of the book's style) and the SVG beside it, each written atomically."""
     validate(fig, _FIGURE, "fig", owner)
-    validate(dpi, _DPI, "dpi", owner)
-    for path, kwargs in ((png, {"dpi": dpi}), (png.with_suffix(".svg"), {})):
+    for path, kwargs in ((png, {"dpi": 150}), (png.with_suffix(".svg"), {})):
         with replacing(path) as tmp:
             fig.savefig(tmp, format=path.suffix[1:], bbox_inches="tight", **kwargs)
 

@@ -375,10 +375,9 @@ PROSE_NAME_ALLOWED: frozenset[str] = frozenset({
 
 
 def _parameter_names(name: str) -> list[str]:
-    from gcc.notebooks import assigned_names
+    from gcc.notebooks import parameters
 
-    cell = parameters_cell(read_source(reproduce.discover(REPO / "notebooks")[name].path))
-    return assigned_names(cell.source) if cell is not None else []
+    return list(parameters(reproduce.discover(REPO / "notebooks")[name].path))
 
 
 def page_problems(html_root: Path) -> list[str]:

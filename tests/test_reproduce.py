@@ -311,10 +311,10 @@ def test_invalid_arguments_and_run_cards_get_the_contract_message(tmp_path, caps
         reproduce.run_batch("huge", notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'timeout' parameter of run_batch must be a finite real number > 0"):
         reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path / "nb")
-    # The command line passes the option to run_batch, with exit status 2.
+    # The command line passes the option to run_batch, with exit status 2; the message names the option.
     assert reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--timeout", "0"]) == 2
-    assert ("The 'timeout' parameter of run_batch must be a finite real number > 0 or None. Got 0.0 instead."
-            in capsys.readouterr().err)
+    assert ("The '--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0 or None. "
+            "Got 0.0 instead." in capsys.readouterr().err)
     tiny(tmp_path / "a", "late", {"order": "soon"})
     with pytest.raises(ValueError, match=r"^The 'order' parameter of run card .*late\.yaml must be a finite real "
                                          r"number\. Got 'soon' instead\.$"):
@@ -352,18 +352,6 @@ def test_repository_run_cards_are_valid():
 def test_every_notebook_is_listed_in_the_toc():
     listed = yaml.safe_load((REPO / "_toc.yml").read_text())
     assert not [n for n in reproduce.discover(REPO / "notebooks") if f"'book/generated/{n}'" not in str(listed)]
-
-
-def test_parameters_page_lists_every_profile_and_command(tmp_path):
-    tiny(tmp_path / "nb", "alpha", {"order": 2, "profiles": {"ci": {"n": 2}, "paper": {"n": 9}}})
-    page = reproduce.write_parameters_page(reproduce.discover(tmp_path / "nb"), tmp_path / "parameters.md")
-    text = page.read_text()
-    header = text.splitlines()[0]
-    assert all(f"`{profile}`" in header for profile in reproduce.PROFILES)
-    row = next(line for line in text.splitlines() if line.startswith("| `alpha`"))
-    assert row.count("|") == len(reproduce.PROFILES) + 2
-    assert "`n=2`" in row and "`n=9`" in row and "`n=3`" in row  # default: the parameters cell's value
-    assert "python -m gcc.reproduce --profile <profile> --only <notebook>" in text
 
 
 def test_the_parameters_cell_is_the_one_source_of_defaults():
@@ -444,8 +432,6 @@ def test_text_notebooks_run_record_their_parameters_once_and_write_value_include
     assert not (tmp_path / "res" / "texty" / "provenance.json").exists()
     assert json.loads((tmp_path / "gen" / "values" / "texty.json").read_text()) == {
         "n_rows": "2 rows", "spread": "2"}
-    include = (tmp_path / "gen" / "values" / "texty.md").read_text()
-    assert "| rows saved | 2 rows | `{{ texty.n_rows }}` |" in include
 
 
 def test_executed_pages_hide_code_and_remove_the_injected_cell(tmp_path):

@@ -77,7 +77,7 @@ def test_closest_names_and_notebooks_without_a_parameters_cell(tmp_path):
 
 @pytest.mark.parametrize("card, pattern", [
     ({"depend": ["x"]}, r"^The 'entries' parameter of run card .*t\.yaml must be among title, order, depends, "
-                        r"profiles, timeout \(did you mean 'depends'\?\)\. Got 'depend' instead\.$"),
+                        r"profiles \(did you mean 'depends'\?\)\. Got 'depend' instead\.$"),
     ({"profiles": {"papr": {}}}, r"'profiles' .* among ci, paper \(did you mean 'paper'\?\)\. Got 'papr' instead\.$"),
     ({"profiles": {"default": {"n": 2}}}, r"'profiles' .* \(the notebook's parameters cell holds the defaults\)\. "
                                           r"Got 'default' instead\.$"),
@@ -87,7 +87,6 @@ def test_closest_names_and_notebooks_without_a_parameters_cell(tmp_path):
     ({"order": [1]}, r"'order' .* Got \[1\] instead"),
     ({"order": True}, r"'order' .* Got True instead"),
     ({"order": float("nan")}, r"'order' .* Got nan instead"),
-    ({"timeout": -5}, r"'timeout' .* must be a finite real number > 0 or None\. Got -5 instead"),
     ({"title": ["a"]}, r"'title' .* must be a str\. Got \['a'\] instead"),
     ({"depends": [3]}, r"'depends' .* Got \[3\] instead"),
 ])
@@ -100,7 +99,6 @@ def test_malformed_run_card_entries_name_the_file_and_the_entry(tmp_path, card, 
 
 @pytest.mark.parametrize("text, line, pattern", [
     ("title: x\nprofiles:\n  ci: {n: 2: 3}\n", 3, r"valid YAML \(while parsing a flow mapping; line 3, column 7"),
-    ("title: x\nprofiles:\n  ci:\n    n: 2\n    n: 3\n", 5, r"\('n' is set twice; line 5, column 5"),
     ("title: [unclosed\norder: 1\n", 2, r"\(while parsing a flow sequence; line 1, column 8"),
     ("\tprofiles: {}\n", 1, r"found character '\\t' that cannot start any token"),
 ])
@@ -200,19 +198,18 @@ def test_folders_must_exist_and_hold_notebooks(tmp_path, capsys, monkeypatch):
         for args in ([], ["--list"]):
             rc, err = cli(capsys, "--notebooks-dir", str(tmp_path / folder), *args)
             assert rc == 2, (folder, args)
-            assert "The 'notebooks_dir' parameter of run_batch must be" in err and detail in err
+            assert "The '--notebooks-dir' parameter of python -m gcc.reproduce must be" in err and detail in err
             assert "0 ok" not in err
     monkeypatch.setenv("GCC_NOTEBOOKS_DIR", str(tmp_path / "nowhere"))
     rc, err = cli(capsys, "--list")
-    assert rc == 2 and "'notebooks_dir'" in err and "nowhere" in err
+    assert rc == 2 and "'--notebooks-dir'" in err and "nowhere" in err
     with pytest.raises(ValueError, match=r"^The 'notebooks_dir' parameter of run_batch must be an existing folder"):
         reproduce.run_batch("ci")
 
     tiny(tmp_path / "nb")
     for flag in ("--output-dir", "--results-root"):
         rc, err = cli(capsys, *folders(tmp_path), flag, str(tmp_path / "file" / "below"))
-        param = flag[2:].replace("-", "_")
-        assert rc == 2 and f"'{param}'" in err and "must be a folder this process can create and write" in err
+        assert rc == 2 and f"'{flag}'" in err and "must be a folder this process can create and write" in err
         assert "(Not a directory)" in err
         rc, err = cli(capsys, *folders(tmp_path), flag, str(tmp_path / "file"))
         assert rc == 2 and "(File exists)" in err
@@ -222,11 +219,11 @@ def test_folders_must_exist_and_hold_notebooks(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("args, pattern", [
-    (["--timeout", "-5"], "'timeout' parameter of run_batch must be a finite real number > 0 or None. Got -5.0"),
-    (["--timeout", "0"], "'timeout' .* Got 0.0 instead"),
-    (["--timeout", "nan"], "'timeout' .* Got nan instead"),
-    (["--timeout", "inf"], "'timeout' .* Got inf instead"),
-    (["--kernel", "no-such-kernel"], "'kernel' .* must be an installed Jupyter kernel \\(.*\\). Got 'no-such-kernel'"),
+    (["--timeout", "-5"], "'--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0 or None. "
+                          "Got -5.0"),
+    (["--timeout", "0"], "'--timeout' .* Got 0.0 instead"),
+    (["--timeout", "nan"], "'--timeout' .* Got nan instead"),
+    (["--timeout", "inf"], "'--timeout' .* Got inf instead"),
     (["--no-run"], "'--no-run' .* must be given with --build-book \\(it is an option of the book build\\)"),
     (["--all-pages"], "'--all-pages' .* must be given with --build-book"),
     (["--only", "nosuch"], "'only' parameter of order_notebooks must be a list of existing notebooks"),
@@ -238,10 +235,8 @@ def test_invalid_options_exit_2_with_the_option_named(tmp_path, capsys, args, pa
     assert not (tmp_path / "res").exists()
 
 
-def test_run_batch_checks_its_kernel_and_timeout(tmp_path):
+def test_run_batch_checks_its_timeout(tmp_path):
     tiny(tmp_path / "nb")
-    with pytest.raises(ValueError, match="^The 'kernel' parameter of run_batch must be an installed Jupyter kernel"):
-        reproduce.run_batch("ci", notebooks_dir=tmp_path / "nb", kernel="nope", results_root=tmp_path / "r")
     with pytest.raises(ValueError, match="^The 'timeout' parameter of run_batch must be a finite real number > 0"):
         reproduce.run_batch("ci", notebooks_dir=tmp_path / "nb", timeout=-5)
 
@@ -294,7 +289,7 @@ def test_run_context_writes_atomically_and_checks_names_and_values(tmp_path):
         run.value("p99", float("nan"), unit="ms")
     with pytest.raises(ValueError, match=r"^The 'digits' parameter of format_value must be an int in \[1, 17\]"):
         run.value("p99", 1.5, digits=0)
-    with pytest.raises(ValueError, match=r"^The 'fmt' parameter of format_value must be a format specification"):
+    with pytest.raises(ValueError, match=r"^Unknown format code .z. for object of type .float.$"):
         run.value("p99", 1.5, fmt="zz")
     assert "p99" not in json.loads((run.folder / "run.json").read_text())["values"]
     with pytest.raises(ValueError, match=r"^The 'table' parameter of RunContext.save_table must be a pandas.DataFrame "
@@ -374,26 +369,20 @@ def complete_files(folder: Path) -> None:
             json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
-def test_a_killed_batch_leaves_no_half_result_and_the_rerun_redoes_exactly_what_is_missing(tmp_path, how):
+def test_a_killed_batch_leaves_no_half_result_and_the_rerun_redoes_exactly_what_is_missing(tmp_path):
     gate = tmp_path / "gate"
     gate.touch()
     sleepy(tmp_path / "nb", gate)
     proc = start_batch(tmp_path)
     try:
         wait_for(tmp_path / "inside", proc)
-        proc.send_signal(getattr(signal, how))
-        out, err = proc.communicate(timeout=120)
+        proc.kill()  # SIGKILL: nothing unwinds, only the atomic writes protect the files
+        proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
         end_kernel(tmp_path)
-    if how == "SIGKILL":
-        assert proc.returncode == -signal.SIGKILL
-    else:  # SIGTERM unwinds like Ctrl-C: papermill stops the kernel, temporary files are removed
-        assert proc.returncode == 130, out + err
-        assert "interrupted" in err
-        assert not [p.name for p in (tmp_path / "gen").iterdir() if atomic.PARTIAL_MARK in p.name]
+    assert proc.returncode == -signal.SIGKILL
 
     res = tmp_path / "res"
     assert json.loads((res / "first" / "run.json").read_text())["status"] == "ok"
@@ -460,8 +449,6 @@ def test_library_entry_points_of_the_runner_check_their_arguments(tmp_path):
         reproduce.load_card(tmp_path / "missing.ipynb")
     with pytest.raises(ValueError, match=r"^The 'root' parameter of build_book must be a book folder"):
         reproduce.build_book(root=tmp_path)
-    with pytest.raises(ValueError, match=r"^The 'strict' parameter of build_book must be a bool\. Got 'yes' instead"):
-        reproduce.build_book(strict="yes")
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match=r"^The 'output' parameter of build_book must be a folder this process can"):
         reproduce.build_book(output=tmp_path / "file" / "site")

@@ -6,10 +6,9 @@ Run cards and parameters (:mod:`~gcc.reproduce.cards`), the batch and the comman
 """
 from __future__ import annotations
 
-from .book import build_book, write_parameters_page, write_placeholders, write_status
-from .cards import OVERRIDES, PROFILES, Card, discover, load_card, load_yaml, order_notebooks, resolve_parameters
-from .cli import KERNEL_NAME, Outcome, cache_key, ensure_kernel, main, parse_value, run_batch, run_one
+from .book import build_book, write_placeholders
+from .cards import OVERRIDES, PROFILES, discover, load_card, load_yaml, order_notebooks, resolve_parameters
+from .cli import cache_key, ensure_kernel, main, parse_value, run_batch
 
-__all__ = ["build_book", "write_parameters_page", "write_placeholders", "write_status", "OVERRIDES", "PROFILES",
-           "Card", "discover", "load_card", "load_yaml", "order_notebooks", "resolve_parameters", "KERNEL_NAME",
-           "Outcome", "cache_key", "ensure_kernel", "main", "parse_value", "run_batch", "run_one"]
+__all__ = ["build_book", "write_placeholders", "OVERRIDES", "PROFILES", "discover", "load_card", "load_yaml",
+           "order_notebooks", "resolve_parameters", "cache_key", "ensure_kernel", "main", "parse_value", "run_batch"]

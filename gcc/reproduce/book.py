@@ -1,4 +1,4 @@
-"""The status and parameters pages, and the Jupyter Book build of the site from the executed notebooks."""
+"""The status page, and the Jupyter Book build of the site from the executed notebooks."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -17,21 +17,14 @@ from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
-from .cards import PROFILES, Card, check_output_dir, discover, load_yaml, order_notebooks, resolve_parameters
-from .pages import VALUES_DIR
+from .cards import Card, check_output_dir, discover, load_yaml, order_notebooks
+from .pages import VALUES_DIR, value_text
 
-__all__ = ["write_status", "write_parameters_page", "write_placeholders", "build_book"]
+__all__ = ["write_status", "write_placeholders", "build_book"]
 
 # {{ notebook.key }} in a chapter, and ```{include} ../generated/values/<notebook>[.<table>].md
 _REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
-
-
-def _params_text(params: dict) -> str:
-    """``params`` as inline code for a table cell (long values shortened, bars escaped)."""
-    texts = {k: json.dumps(v, default=str) for k, v in params.items()}
-    parts = [f"`{k}={t if len(t) <= 40 else t[:37] + '...'}`" for k, t in texts.items()]
-    return " ".join(parts).replace("|", "\\|") or "(notebook defaults)"
 
 
 def write_status(cards: dict[str, Card], profile: str, path: Path, results_root: Path, outcomes=()) -> Path:
@@ -44,9 +37,9 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
             this_run.get(card.name), this_run.get(card.name))
         total += record.get("seconds") or 0.0
         link = f"[{card.name}]({card.name}.ipynb)" if (Path(path).parent / f"{card.name}.ipynb").exists() else card.name
+        params = " ".join(f"`{k}={value_text(v)}`" for k, v in (record.get("parameters") or {}).items())
         rows.append(f"| {link}: {card.title.replace('|', '/')} | {record.get('status', '-')}, "
-                    f"{record.get('profile', '-')} ({state}) | {record.get('seconds', '-')} "
-                    f"| {_params_text(record.get('parameters') or {}) if record else '-'} |")
+                    f"{record.get('profile', '-')} ({state}) | {record.get('seconds', '-')} | {params or '-'} |")
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     write_text(path, "\n".join([
         "# Run status", "",
@@ -59,23 +52,6 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
         "", "| Notebook | Last run, profile (this batch) | Seconds | Parameters |", "|---|---|---|---|", *rows, "",
         f"Reproduce all of them: `python -m gcc.reproduce --profile {profile}`; one of them: "
         f"`python -m gcc.reproduce --profile {profile} --only <name>`.", ""]))
-    return Path(path)
-
-
-def write_parameters_page(cards: dict[str, Card], path: Path) -> Path:
-    """The ``ci`` and ``paper`` overrides of every notebook beside its parameters cell's values (MyST)."""
-    lines = ["| Notebook | " + " | ".join(f"`{p}`" for p in PROFILES) + " |", "|---|" + "---|" * len(PROFILES)]
-    for card in order_notebooks(cards):
-        deps = f" (after {', '.join(card.depends)})" if card.depends else ""
-        changed = {k for p in card.profiles.values() for k in p}  # the cell's value of what a profile changes
-        defaults = {k: v for k, v in resolve_parameters(card, "default")[0].items() if k in changed}
-        cells = [_params_text(defaults if p == "default" else card.profiles.get(p, {})) for p in PROFILES]
-        lines.append(f"| `{card.name}`{deps} | " + " | ".join(cells) + " |")
-    lines += ["", "The `default` column is the notebook's parameters cell (its values of what the other profiles "
-              "change; every other parameter keeps that cell's value in every profile). Reproduce one notebook in one profile: "
-              "`python -m gcc.reproduce --profile <profile> --only <notebook>`; override one parameter: "
-              "`-p <name> <value>`."]
-    write_text(path, "\n".join(lines) + "\n")
     return Path(path)
 
 
@@ -125,9 +101,9 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
     return subs, missing
 
 
-def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = False, output: Path | None = None,
-               stream=None, generated_dir: Path | None = None, results_root: Path | None = None) -> int:
-    """Build the site with ``jupyter-book build`` (``-W -n --keep-going`` when ``strict``); its exit status.
+def build_book(root: Path | None = None, all_pages: bool = False, output: Path | None = None,
+               generated_dir: Path | None = None, results_root: Path | None = None) -> int:
+    """Build the site with ``jupyter-book build -W -n --keep-going`` (warnings are errors); its exit status.
 
     ``generated_dir`` other than ``<root>/book/generated`` needs an ``output`` folder of its own.
     """
@@ -135,10 +111,7 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
 
     from gcc.assignments.build import sync_book
 
-    for name, flag in (("strict", strict), ("all_pages", all_pages)):
-        if not isinstance(flag, bool):
-            raise invalid(name, "build_book", "a bool", flag)
-    stream, root = stream or sys.stdout, Path(root) if root else repo_root()
+    root = Path(root) if root else repo_root()
     if not ((root / "_toc.yml").is_file() and (root / "_config.yml").is_file()):
         raise invalid("root", "build_book", "a book folder (with _toc.yml and _config.yml)", shown_path(root))
     own = root / "book" / "generated"
@@ -149,14 +122,12 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     build = Path(output if output is not None else root).resolve() / "_build"
     build.mkdir(parents=True, exist_ok=True)
     cards = discover(root / "notebooks")
-    write_parameters_page(cards, generated / "parameters.md")
     sync_book(dest=generated / "assignments")  # the student notebooks, generated here (never committed)
     if not (generated / "status.md").exists():
         write_status(cards, "default", generated / "status.md", results_root or default_results_root())
     missing = write_placeholders(cards, generated)
     if missing:
-        print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}",
-              file=stream, flush=True)
+        print(f"note: not run yet, shown as pages that give their command: {', '.join(missing)}", flush=True)
     source = _stage(root, generated, build / "_site") if generated != own.resolve() else root
     config_path = build / "_config.effective.yml"
     config = load_yaml(root / "_config.yml")
@@ -166,16 +137,15 @@ def build_book(root: Path | None = None, strict: bool = True, all_pages: bool = 
     write_text(config_path, "# Written by gcc.reproduce from _config.yml and the runs' values; do not edit.\n"
                + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     if unmeasured:
-        print("note: values quoted by the chapters that no run has measured yet: " + ", ".join(unmeasured),
-              file=stream, flush=True)
+        print("note: values quoted by the chapters that no run has measured yet: " + ", ".join(unmeasured), flush=True)
     exe = Path(sys.executable).parent / "jupyter-book"
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(source.resolve()),
-           *(["-W", "-n", "--keep-going"] if strict else []), *(["--all"] if all_pages else []),
+           "-W", "-n", "--keep-going", *(["--all"] if all_pages else []),
            *(["--path-output", str(Path(output).resolve())] if output is not None else []),
            "--config", str(config_path)]
-    print("$ " + " ".join(cmd), file=stream, flush=True)
+    print("$ " + " ".join(cmd), flush=True)
     t0 = time.perf_counter()
     rc = subprocess.call(cmd, cwd=root)
     print(f"book build: exit {rc} in {time.perf_counter() - t0:.1f} s; open {build / 'html' / 'index.html'}",
-          file=stream, flush=True)
+          flush=True)
     return rc

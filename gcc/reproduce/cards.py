@@ -1,16 +1,16 @@
-"""Run cards: ``notebooks/<name>.yaml`` beside a source notebook (``title``, ``order``, ``depends``,
-``timeout``, and the ``ci`` and ``paper`` overrides of its parameters cell)."""
+"""Run cards: ``notebooks/<name>.yaml`` beside a source notebook (``title``, ``order``, ``depends``, and the
+``ci`` and ``paper`` overrides of its parameters cell)."""
 from __future__ import annotations
 
 import ast
 import difflib
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gcc.notebooks import SOURCE_SUFFIXES, complaint, is_text_notebook, parameters, shown_path
+from gcc.notebooks import SOURCE_SUFFIXES, complaint, is_text_notebook, parameters, read_text, shown_path
 from gcc.validation import invalid
 
 __all__ = ["PROFILES", "OVERRIDES", "Card", "load_yaml", "load_card", "discover", "order_notebooks",
@@ -21,18 +21,14 @@ PROFILES = ("ci", "default", "paper")
 #: The profiles a run card may override (``default`` is the parameters cell).
 OVERRIDES = ("ci", "paper")
 
-def _real(value) -> bool:
-    """Whether ``value`` is a finite real number (not a bool)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
-
-# The entries a run card may have: their default, their check and how a message names a valid value.
-_ENTRIES = {"title": (None, lambda v: isinstance(v, str), "a str"),
-            "order": (1000, _real, "a finite real number"),
-            "depends": ([], lambda v: isinstance(v, list) and all(isinstance(d, str) for d in v),
-                        "a notebook name or a list of notebook names"),
-            "profiles": ({}, lambda v: isinstance(v, dict), "a mapping of profiles to parameter mappings"),
-            "timeout": (None, lambda v: v is None or _real(v) and v > 0, "a finite real number > 0 or None")}
+# The entries a run card may have (defaults: Card's): their check and how a message names a valid value.
+_ENTRIES = {"title": (lambda v: isinstance(v, str), "a str"),
+            "order": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+                      "a finite real number"),
+            "depends": (lambda v: isinstance(v, list) and all(isinstance(d, str) for d in v),
+                        "a list of notebook names"),
+            "profiles": (lambda v: isinstance(v, dict), "a mapping of profiles to parameter mappings")}
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,6 @@ class Card:
     order: float = 1000.0
     depends: tuple[str, ...] = ()
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
-    timeout: float | None = None
     card_path: Path | None = None
 
     @property
@@ -61,28 +56,16 @@ def _closest(name, names) -> str:
 
 
 def load_yaml(path: Path, owner: str | None = None) -> dict:
-    """The mapping in the YAML file ``path`` (empty file: {}); a syntax error or a key set twice names its line."""
+    """The mapping in the YAML file ``path`` (empty file: {}); a syntax error names its line."""
     import yaml
 
     path, owner = Path(path), owner or f"YAML file {shown_path(path)}"
     if not path.is_file():
         raise invalid("path", "load_yaml", "an existing YAML file", shown_path(path))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise invalid("path", owner, "a UTF-8 text file", shown_path(path),
-                      f"byte {err.start} cannot be decoded") from None
-
-    class Unique(yaml.SafeLoader):  # PyYAML silently keeps the last of a repeated key
-        def construct_mapping(self, node, deep=False):
-            keys = [self.construct_object(k, deep=True) for k, _ in node.value]
-            for i, (k, _) in enumerate(node.value):
-                if isinstance(keys[i], str) and keys[i] in keys[:i]:
-                    raise yaml.constructor.ConstructorError(None, None, f"{keys[i]!r} is set twice", k.start_mark)
-            return super().construct_mapping(node, deep)
+    text = read_text(path, owner)
 
     try:
-        data = yaml.load(text, Loader=Unique) or {}
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as err:
         raise invalid("path", owner, "valid YAML", shown_path(path), complaint(err)) from None
     if not isinstance(data, dict):
@@ -98,18 +81,14 @@ def load_card(notebook: Path) -> Card:
         raise invalid("notebook", "load_card", "an existing source notebook (<name>.md or <name>.ipynb)",
                       shown_path(notebook))
     card_path = notebook.with_suffix(".yaml")
-    card = Card(notebook.stem, notebook, card_path=card_path if card_path.exists() else None)
+    card = Card(notebook.stem, notebook, title=notebook.stem, card_path=card_path if card_path.exists() else None)
     data = load_yaml(card_path, card.owner) if card.card_path else {}
-    data = {"title": card.name, **data, "depends": data.get("depends") or [], "profiles": data.get("profiles") or {}}
-    data["depends"] = [data["depends"]] if isinstance(data["depends"], str) else data["depends"]
-    for key, (default, check, what) in _ENTRIES.items():
-        if key not in data:
-            data[key] = default
-        elif not check(data[key]):
-            raise invalid(key, card.owner, what, data[key])
-    for key in data:
+    data = {**data, "depends": data.get("depends") or [], "profiles": data.get("profiles") or {}}
+    for key, value in data.items():
         if key not in _ENTRIES:
             raise invalid("entries", card.owner, f"among {', '.join(_ENTRIES)}", key, _closest(key, _ENTRIES))
+        if not _ENTRIES[key][0](value):
+            raise invalid(key, card.owner, _ENTRIES[key][1], value)
     for profile, params in data["profiles"].items():
         if profile not in OVERRIDES:
             detail = ("the notebook's parameters cell holds the defaults" if profile == "default"
@@ -121,9 +100,8 @@ def load_card(notebook: Path) -> Card:
             k for k in params if not (isinstance(k, str) and k.isidentifier())]
         if bad:
             raise invalid(f"profiles.{profile}", card.owner, "a mapping whose keys are parameter names", bad[0])
-    return Card(card.name, notebook, title=data["title"], order=data["order"], depends=tuple(data["depends"]),
-                profiles={k: dict(v or {}) for k, v in data["profiles"].items()}, timeout=data["timeout"],
-                card_path=card.card_path)
+    return replace(card, **{**data, "depends": tuple(data["depends"]),
+                            "profiles": {k: dict(v or {}) for k, v in data["profiles"].items()}})
 
 
 def _find_notebooks(folder: Path) -> dict[str, Path]:

@@ -8,9 +8,8 @@ import hashlib
 import json
 import math
 import os
-import signal
+import re
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from gcc.notebooks import read_source, shown_path
 from gcc.provenance import repo_root
 from gcc.validation import invalid
 
-from .book import build_book, write_parameters_page, write_status
+from .book import build_book, write_status
 from .cards import (PROFILES, Card, check_notebooks_dir, check_output_dir, discover, order_notebooks,
                     resolve_parameters)
 from .pages import finish_page, write_values
@@ -35,19 +34,14 @@ _COMMAND = "python -m gcc.reproduce"
 
 
 def ensure_kernel(name: str = KERNEL_NAME) -> str:
-    """``name``, installed into this prefix if missing; ``"python3"`` (with a note) if that fails."""
+    """``name``, installed into this prefix if missing."""
     from jupyter_client.kernelspec import KernelSpecManager
 
-    if name in KernelSpecManager().find_kernel_specs():
-        return name
-    try:
-        from ipykernel.kernelspec import install
+    from ipykernel.kernelspec import install
 
+    if name not in KernelSpecManager().find_kernel_specs():
         install(kernel_name=name, display_name="Python (gcc companion)", prefix=sys.prefix)
-        return name
-    except Exception as exc:  # noqa: BLE001 - any failure falls back to the generic kernel
-        print(f"note: could not install kernel {name!r} ({exc}); using 'python3'", file=sys.stderr)
-        return "python3"
+    return name
 
 
 @dataclass
@@ -70,22 +64,16 @@ def cache_key(card: Card, injected: dict, profile: str, upstream: dict | None = 
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _error_details(exc: BaseException, output: Path, source: str) -> dict:
+def _error_details(exc: BaseException, card: Card) -> dict:
     """The failing cell of a run: its index in the source notebook and the executed one, its head, the error."""
     from papermill.exceptions import PapermillExecutionError
 
     if not isinstance(exc, PapermillExecutionError):
-        return {"cell_index": None, "source_cell_index": None, "ename": type(exc).__name__, "evalue": str(exc),
-                "source": source}
-    try:  # papermill inserts the injected-parameters cell: the source notebook's index is one less after it
-        tags = [c.get("metadata", {}).get("tags", []) for c in json.loads(output.read_text())["cells"]]
-        injected = next(i for i, t in enumerate(tags) if "injected-parameters" in t)
-    except (OSError, ValueError, KeyError, StopIteration):
-        injected = exc.cell_index
-    index = exc.cell_index
-    return {"cell_index": index, "source_cell_index": index - 1 if index > injected else index,
+        return {"ename": type(exc).__name__, "evalue": str(exc), "source": shown_path(card.path)}
+    cells = [c.source for c in read_source(card.path).cells]  # the executed one has the injected cell too
+    return {"cell_index": exc.cell_index, "source_cell_index": cells.index(exc.source) if exc.source in cells else None,
             "execution_count": exc.exec_count, "source_head": "\n".join((exc.source or "").splitlines()[:5]),
-            "ename": exc.ename, "evalue": exc.evalue, "source": source}
+            "ename": exc.ename, "evalue": exc.evalue, "source": shown_path(card.path)}
 
 
 def _format_error(name: str, error: dict) -> str:
@@ -117,7 +105,6 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
     atomic.remove_partials(output_dir, prefix=f"{card.name}.")
     (folder / results.RUN_RECORD).unlink(missing_ok=True)
     partial = atomic.partial_path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     error, status = None, "ok"
@@ -130,12 +117,12 @@ def run_one(card: Card, profile: str, params: dict, injected: dict, key: str, *,
                                               "PYDEVD_DISABLE_FILE_VALIDATION": "1"}):
                 papermill.execute_notebook(
                     read_source(card.path), str(partial), parameters=injected, kernel_name=kernel, language="python",
-                    cwd=str(repo_root()), log_output=False, execution_timeout=timeout or card.timeout,
+                    cwd=str(repo_root()), log_output=False, execution_timeout=timeout,
                     progress_bar={"disable": False, "desc": card.name, "leave": False} if progress else False,
                     # ipykernel's own log (a notice at every start) is noise on the runner's stderr.
                     extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
         except Exception as exc:  # noqa: BLE001 - every failure of the notebook is reported
-            status, error = "error", _error_details(exc, partial, shown_path(card.path))
+            status, error = "error", _error_details(exc, card)
         seconds = time.perf_counter() - t0
         own = results.read_run_record(folder)  # written by the notebook's RunContext, if it has one
         finish_page(partial, kernel, profile, own.get("parameters", results.jsonable(params)), own.get("values"))
@@ -165,41 +152,29 @@ def parse_value(text: str):
     return yaml.safe_load(text) if text.lstrip()[:1] in ("[", "{") else _resolve_type(text)
 
 
-def _output_dirs(output_dir, results_root) -> tuple[Path, Path]:
-    """The two output folders of a batch, with their defaults, created and checked."""
-    return (check_output_dir(output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated",
-                             "output_dir", "run_batch"),
-            check_output_dir(results_root or results.results_root(), "results_root", "run_batch"))
-
-
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: dict | None = None,
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
-              output_dir: Path | None = None, results_root: Path | None = None, kernel: str | None = None,
-              timeout: float | None = None, stream=None) -> list[Outcome]:
+              output_dir: Path | None = None, results_root: Path | None = None,
+              timeout: float | None = None) -> list[Outcome]:
     """Run the notebooks ``only`` names (and what they depend on; default all) in ``profile``, with the
     ``overrides`` (``-p``) on the notebooks ``only`` names; every input is checked before the first run.
     Returns the outcomes in run order."""
-    stream = stream or sys.stdout
     if profile not in PROFILES:
         raise invalid("profile", "run_batch", f"one of {', '.join(map(repr, PROFILES))}", profile)
     if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
         raise invalid("timeout", "run_batch", "a finite real number > 0 or None", timeout)
-    if kernel is not None:
-        from jupyter_client.kernelspec import KernelSpecManager
-
-        names = sorted(KernelSpecManager().find_kernel_specs())
-        if kernel not in names:
-            raise invalid("kernel", "run_batch", f"an installed Jupyter kernel ({', '.join(names) or 'none'})", kernel)
     cards = discover(check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch"))
     plan = order_notebooks(cards, only)
     asked = {c.name: overrides or {} for c in plan if not only or c.name in only}
     resolved = {c.name: resolve_parameters(c, profile, asked.get(c.name)) for c in plan}
-    output_dir, results_root = _output_dirs(output_dir, results_root)
-    kernel = kernel or ensure_kernel()
-    progress = stream.isatty() and sys.stderr.isatty()
+    output_dir = output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated"
+    output_dir = check_output_dir(output_dir, "output_dir", "run_batch")
+    results_root = check_output_dir(results_root or results.results_root(), "results_root", "run_batch")
+    kernel = ensure_kernel()
+    progress = sys.stdout.isatty() and sys.stderr.isatty()
     fingerprint = results.library_fingerprint()
     print(f"gcc.reproduce: profile {profile!r}, {len(plan)} notebook(s), kernel {kernel!r}, results in {results_root}",
-          file=stream, flush=True)
+          flush=True)
     keys: dict[str, str] = {}
     outcomes: dict[str, Outcome] = {}
     width, stop = max([len(c.name) for c in plan] + [8]), False
@@ -217,12 +192,11 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
         outcomes[card.name] = outcome
         head = f"[{i:>{len(str(len(plan)))}}/{len(plan)}] {card.name:<{width}}"
         print(f"{head}  cached  (ran {outcome.seconds:.1f} s)" if outcome.status == "cached"
-              else f"{head}  {outcome.status:<7} {outcome.seconds:8.1f} s", file=stream, flush=True)
+              else f"{head}  {outcome.status:<7} {outcome.seconds:8.1f} s", flush=True)
         if outcome.error:
-            print(_format_error(card.name, outcome.error), file=stream, flush=True)
+            print(_format_error(card.name, outcome.error), flush=True)
     ordered = [outcomes[c.name] for c in plan]
     write_status(cards, profile, output_dir / "status.md", results_root, ordered)
-    write_parameters_page(cards, output_dir / "parameters.md")
     return ordered
 
 
@@ -242,7 +216,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", type=Path,
                    help="executed notebooks (default: $GCC_GENERATED_DIR or book/generated/)")
     p.add_argument("--results-root", type=Path, help="result folders (default: $GCC_RESULTS_ROOT or _build/results/)")
-    p.add_argument("--kernel", help=f"Jupyter kernel (default: {KERNEL_NAME}, installed if missing)")
     p.add_argument("--timeout", type=float, help="per-cell timeout in seconds")
     p.add_argument("--build-book", action="store_true", help="build the static site after the batch")
     p.add_argument("--no-run", action="store_true", help="do not run notebooks (use with --build-book)")
@@ -280,13 +253,12 @@ def _run(args) -> int:
     if not args.no_run:
         outcomes = run_batch(args.profile, args.only, overrides=overrides, force=args.force,
                              keep_going=args.keep_going, notebooks_dir=args.notebooks_dir, output_dir=args.output_dir,
-                             results_root=args.results_root, kernel=args.kernel, timeout=args.timeout)
+                             results_root=args.results_root, timeout=args.timeout)
         counts = {s: sum(o.status == s for o in outcomes) for s in ("ok", "cached", "error", "skipped")}
         print("gcc.reproduce: " + ", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
         failed = [o for o in outcomes if o.status == "error"]
         if failed:
-            print("gcc.reproduce: FAILED: " + ", ".join(o.name for o in failed)
-                  + "".join(f"\n{_format_error(o.name, o.error or {})}" for o in failed), file=sys.stderr)
+            print("gcc.reproduce: FAILED (see above): " + ", ".join(o.name for o in failed), file=sys.stderr)
             rc = 1
     if args.build_book:
         rc = build_book(all_pages=args.all_pages, output=args.book_output, results_root=args.results_root,
@@ -294,21 +266,15 @@ def _run(args) -> int:
     return rc
 
 
-def _interrupt(signum, frame):
-    """SIGTERM unwinds like Ctrl-C."""
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m gcc.reproduce``: 0, 1 (a notebook or the book failed), 2 (invalid input), 130."""
     args = _parser().parse_args(argv)
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args)
-    except ValueError as exc:
-        print(f"gcc.reproduce: error: {exc}", file=sys.stderr)
+    except ValueError as exc:  # run_batch's folders and timeout are the options of the same names
+        text = re.sub(r"^The '(notebooks_dir|output_dir|results_root|timeout)' parameter of run_batch",
+                      lambda m: f"The '--{m[1].replace('_', '-')}' parameter of {_COMMAND}", str(exc))
+        print(f"gcc.reproduce: error: {text}", file=sys.stderr)
         return 2
     except OSError as exc:  # e.g. a read-only folder inside the results root: name the folder, no traceback
         what = f"{exc.filename} in the folder {Path(exc.filename).parent}" if exc.filename else "a file"
@@ -319,6 +285,3 @@ def main(argv: list[str] | None = None) -> int:
         print("gcc.reproduce: interrupted; the notebook that was running is not recorded as ok and runs again "
               "next time", file=sys.stderr, flush=True)
         return 130
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)

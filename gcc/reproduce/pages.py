@@ -9,10 +9,10 @@ from pathlib import Path
 from gcc.atomic import write_text
 from gcc.display import MAX_COLUMNS, MAX_ROWS
 from gcc.figures import fill_values
-from gcc.notebooks import assigned_names
+from gcc.machine import summary_line
 
-__all__ = ["VALUES_DIR", "RESULT_CLASS", "finish_page", "headline_first", "figure_cells", "collapse_large_table",
-           "write_values"]
+__all__ = ["VALUES_DIR", "RESULT_CLASS", "value_text", "finish_page", "headline_first", "figure_cells",
+           "collapse_large_table", "write_values"]
 
 #: Folder of the generated value files, inside the executed-notebooks folder.
 VALUES_DIR = "values"
@@ -26,16 +26,14 @@ _COMMAND_PROFILE = re.compile(r"(python -m gcc\.reproduce\b[^`\n]*?--profile )([
 # {{ run.<parameter> }} and {{ value.<key> }} in a notebook's prose
 _RUN_VALUE = re.compile(r"\{\{\s*run\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _RECORDED_VALUE = re.compile(r"\{\{\s*value\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-# `name = value   # meaning` in a parameters cell: the meaning of each name
-_COMMENTED = re.compile(r"^[ \t]*([A-Za-z_][\w \t,]*?)[ \t]*(?::[^=\n]*)?=[^#\n]*#[ \t]*(.+?)[ \t]*$", re.M)
 # The source of the headline figure's cell and of a figure's own cell (myst-nb skips a cell without source).
 _HEADLINE_SOURCE = "# The headline figure: drawn by a cell further down the page, whose code shows how."
 _OUTPUT_SOURCE = "# outputs of the cell above (gcc.reproduce.figure_cells)"
 
 
-def _value_text(value) -> str:
+def value_text(value) -> str:
     """A parameter's value in a table cell: JSON (a str quoted), at most 80 characters."""
-    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
+    text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value)
     text = text if len(text) <= 80 else text[:77] + "..."
     return text.replace("|", "\\|").replace("`", "'")
 
@@ -48,23 +46,22 @@ def _prose_text(value) -> str:
         return ", ".join(_prose_text(v) for v in value)
     if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
         return "; ".join(f"{k}: {_prose_text(v)}" for k, v in value.items())
-    return _value_text(value)
+    return value_text(value)
 
 
 def _parameters_markdown(profile: str, parameters: dict, source: str) -> str:
     """The dropdown "Parameters of this run (profile ...)": parameter, value, and the cell's comment."""
-    meaning = {}
-    for names, comment in _COMMENTED.findall(source):
-        for one in names.split(","):
-            meaning.setdefault(one.strip(), comment.replace("|", "\\|"))
-    declared = [k for k in assigned_names(source) if k in parameters]
+    from papermill.translators import PythonTranslator
+
+    meaning = {p.name: p.help.replace("|", "\\|") for p in PythonTranslator.inspect({"source": source})}
+    declared = [k for k in meaning if k in parameters]
     parameters = {k: parameters[k] for k in declared + [k for k in parameters if k not in declared]}
     title = f"Parameters of this run (profile {profile})"
     if not parameters:
         return f"**{title}**: none"
     count = f"{len(parameters)} value{'s' * (len(parameters) != 1)}"
     lines = [f":::{{dropdown}} {title}: {count}", "| Parameter | Value | Meaning |", "|---|---|---|"]
-    lines += [f"| `{k}` | `{_value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
+    lines += [f"| `{k}` | `{value_text(v)}` | {meaning.get(k, '')} |" for k, v in parameters.items()]
     return "\n".join(lines + [":::"])
 
 
@@ -75,8 +72,6 @@ def _show_run_parameters(cells: list, profile: str, parameters: dict) -> None:
         if cell.get("cell_type") == "markdown":
             text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, "".join(cell.get("source", "")))
             if "machine" not in prose and re.search(r"\{\{\s*run\.machine\s*\}\}", text):
-                from gcc.machine import summary_line
-
                 prose["machine"] = summary_line()  # the machine that ran the notebook (finish_page runs there)
             cell["source"] = _RUN_VALUE.sub(
                 lambda m: _prose_text(prose[m.group(1)]) if m.group(1) in prose else m.group(0), text)
@@ -130,6 +125,8 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
         elif not _VISIBILITY_TAGS.intersection(tags):
             tags.append("hide-input")
     meta = nb.setdefault("metadata", {})
+    for key in ("input_path", "output_path"):  # the whole source notebook and a temporary path of this machine
+        meta.get("papermill", {}).pop(key, None)
     spec = meta.get("kernelspec") or {}
     if not (spec.get("language") and spec.get("name")):
         meta["kernelspec"] = {"name": spec.get("name") or kernel, "language": "python",
@@ -140,15 +137,6 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
 def headline_first(cells: list) -> bool:
     """Move the first figure after the result box (the first admonition of class :data:`RESULT_CLASS`)
     to a cell of its own right after the box; whether one moved (the ``cells`` change in place).
-
-    Examples
-    --------
-    >>> box = {"cell_type": "markdown", "source": ":::{admonition} Result\\n:class: gcc-result\\nx\\n:::"}
-    >>> fig = {"output_type": "display_data", "data": {"image/png": "..."}, "metadata": {}}
-    >>> code = {"cell_type": "code", "metadata": {}, "source": "plot()", "outputs": [fig]}
-    >>> cells = [box, {"cell_type": "markdown", "source": "Method."}, code]
-    >>> headline_first(cells), [c["cell_type"] for c in cells], code["outputs"]
-    (True, ['markdown', 'code', 'markdown', 'code'], [])
     """
     if any("headline-figure" in c.get("metadata", {}).get("tags", []) for c in cells):
         return False
@@ -231,14 +219,6 @@ def figure_cells(cells: list, values: dict | None = None) -> list:
 def collapse_large_table(text: str) -> str:
     r"""A markdown table over :data:`gcc.display.MAX_ROWS` rows or :data:`gcc.display.MAX_COLUMNS`
     columns behind a collapsed dropdown that says its size; anything else unchanged.
-
-    Examples
-    --------
-    >>> small = "| a | b |\n|---|---|\n| 1 | 2 |"
-    >>> collapse_large_table(small) == small
-    True
-    >>> print(collapse_large_table("| a |\n|---|\n" + "\n".join(["| 1 |"] * 30)).splitlines()[0])
-    :::{dropdown} The table (30 rows, 1 column): expand
     """
     lines = [line for line in text.splitlines() if line.lstrip().startswith("|")]
     if len(lines) < 2:
@@ -253,20 +233,12 @@ def collapse_large_table(text: str) -> str:
 
 def write_values(name: str, record: dict, generated_dir: Path) -> None:
     """Replace the value files of the run ``record`` in ``<generated_dir>/values``: ``<name>.json`` (the
-    substitutions), the include ``<name>.md`` and one ``<name>.<table>.md`` per table of its includes."""
+    substitutions) and one include ``<name>.<table>.md`` per table of its includes."""
     folder = Path(generated_dir) / VALUES_DIR
     for old in [*folder.glob(f"{name}.json"), *folder.glob(f"{name}.md"), *folder.glob(f"{name}.*.md")]:
         old.unlink()
     for table, text in (record.get("includes") or {}).items():
         write_text(folder / f"{name}.{table}.md", collapse_large_table(text) + "\n")
-    values = record.get("values") or {}
-    if not values:
-        return
-    write_text(folder / f"{name}.json", json.dumps({k: v["text"] for k, v in values.items()}, indent=2,
-                                                   sort_keys=True) + "\n")
-    rows = ["| Quantity | Value | Substitution |", "|---|---|---|"]
-    for key, v in values.items():
-        note = (v.get("note") or key).replace("|", "\\|")
-        rows.append(f"| {note} | {v['text']} | `{{{{ {name}.{key} }}}}` |")
-    rows += ["", f"Measured by {{doc}}`/book/generated/{name}` (its last run; see {{doc}}`/book/generated/status`)."]
-    write_text(folder / f"{name}.md", "\n".join(rows) + "\n")
+    if record.get("values"):
+        write_text(folder / f"{name}.json", json.dumps({k: v["text"] for k, v in record["values"].items()}, indent=2,
+                                                       sort_keys=True) + "\n")
