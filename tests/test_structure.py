@@ -145,12 +145,12 @@ def test_the_core_never_imports_the_experiments_or_optional_parts(path):
 
 #: line budgets of issue 26 ("the lean library"): ceilings that only go down. The issue's goals are
 #: gcc/ <= 22,000, validation <= 800 and notebook infrastructure <= 1,600; these are where the library
-#: stands (2026-12-02), so that it cannot grow back while the rest is cut.
+#: stands (2026-12-02, after the dist, rates and infra cuts), so that it cannot grow back while the rest is cut.
 BUDGETS = {
-    "gcc/": (("",), 24_000),
+    "gcc/": (("",), 23_200),
     "validation machinery": (("validation.py", "dnn/_checks.py"), 880),
     "notebook infrastructure": (("reproduce/", "results.py", "notebooks.py", "provenance.py", "atomic.py",
-                                 "display.py"), 1_900),
+                                 "display.py"), 1_650),
 }
 
 
