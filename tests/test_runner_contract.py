@@ -99,6 +99,7 @@ def test_malformed_run_card_entries_name_the_file_and_the_entry(tmp_path, card, 
 
 @pytest.mark.parametrize("text, line, pattern", [
     ("title: x\nprofiles:\n  ci: {n: 2: 3}\n", 3, r"valid YAML \(while parsing a flow mapping; line 3, column 7"),
+    ("title: x\nprofiles:\n  ci:\n    n: 2\n    n: 3\n", 5, r"\('n' is set twice; line 5, column 5"),
     ("title: [unclosed\norder: 1\n", 2, r"\(while parsing a flow sequence; line 1, column 8"),
     ("\tprofiles: {}\n", 1, r"found character '\\t' that cannot start any token"),
 ])

@@ -56,7 +56,7 @@ def _closest(name, names) -> str:
 
 
 def load_yaml(path: Path, owner: str | None = None) -> dict:
-    """The mapping in the YAML file ``path`` (empty file: {}); a syntax error names its line."""
+    """The mapping in the YAML file ``path`` (empty file: {}); a syntax error or a key set twice names its line."""
     import yaml
 
     path, owner = Path(path), owner or f"YAML file {shown_path(path)}"
@@ -64,8 +64,16 @@ def load_yaml(path: Path, owner: str | None = None) -> dict:
         raise invalid("path", "load_yaml", "an existing YAML file", shown_path(path))
     text = read_text(path, owner)
 
+    class Unique(yaml.SafeLoader):  # PyYAML silently keeps the last of a repeated key
+        def construct_mapping(self, node, deep=False):
+            keys = [self.construct_object(k, deep=True) for k, _ in node.value]
+            for i, (k, _) in enumerate(node.value):
+                if isinstance(keys[i], str) and keys[i] in keys[:i]:
+                    raise yaml.constructor.ConstructorError(None, None, f"{keys[i]!r} is set twice", k.start_mark)
+            return super().construct_mapping(node, deep)
+
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.load(text, Loader=Unique) or {}
     except yaml.YAMLError as err:
         raise invalid("path", owner, "valid YAML", shown_path(path), complaint(err)) from None
     if not isinstance(data, dict):
