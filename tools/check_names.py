@@ -131,16 +131,14 @@ def column_keys(html_root, results_root=None, exclude=()) -> set[str]:
 
 def notebook_names() -> set[str]:
     """The notebooks' names and every parameter name of their parameters cells (left to tests/test_pages.py)."""
-    from gcc.notebooks import assigned_names, parameters_cell, read_source
+    from gcc.notebooks import parameters
     from gcc.reproduce import discover
 
     repo = Path(__file__).resolve().parent.parent
     names = set()
     for name, card in discover(repo / "notebooks").items():
         names.add(name)
-        cell = parameters_cell(read_source(card.path))
-        if cell is not None:
-            names |= set(assigned_names(cell.source))
+        names |= set(parameters(card.path))
     return names
 
 
