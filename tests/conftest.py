@@ -1,8 +1,10 @@
 """Shared fixtures of the test suite.
 
 ``ci_results`` runs the whole notebook batch once per test session in the ``ci`` profile
-(``python -m gcc.reproduce --profile ci``, a subprocess of this interpreter; unchanged notebooks
-are cached by the runner, so a second session costs seconds) and returns the results root, so that
+(``python -m gcc.reproduce --profile ci``, a subprocess of this interpreter, started in the
+background when collection ends while the modules that do not need it run first; unchanged
+notebooks are cached by the runner, so a second session costs seconds) and returns the results
+root, so that
 any test can read ``<root>/<notebook>/*.csv`` and ``run.json`` (the run's one provenance record)::
 
     def test_worst_case_slope(ci_results):
@@ -65,12 +67,46 @@ _START = time.perf_counter()
 
 def pytest_collection_modifyitems(config, items):
     """Mark ``slow`` every test that uses the notebook batch or another process-starting fixture
-    (directly or through a fixture), and the notebook-executing tests of :data:`PROCESS_TESTS`."""
+    (directly or through a fixture), and the notebook-executing tests of :data:`PROCESS_TESTS`; then
+    move the modules that read the batch to the end (a stable sort: modules stay whole), so that the
+    other tests run while the batch does (:func:`pytest_collection_finish`)."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         name = f"{Path(str(item.fspath)).name}::{getattr(item, 'originalname', None) or item.name}"
         if fixtures & (BATCH_FIXTURES | PROCESS_FIXTURES) or name in PROCESS_TESTS:
             item.add_marker(pytest.mark.slow)
+    batch_modules = {str(item.fspath) for item in items if _uses_batch(item)}
+    items.sort(key=lambda item: str(item.fspath) in batch_modules)
+
+
+def _uses_batch(item) -> bool:
+    return bool(set(getattr(item, "fixturenames", ())) & BATCH_FIXTURES)
+
+
+#: the batch started in the background at the end of collection: its process and log files
+_BATCH: dict = {}
+
+
+def pytest_collection_finish(session):
+    """Start the ci batch in the background when a selected test needs it: on 2 cores the unit tests
+    and the notebooks then share the wall time instead of adding up (``ci_batch`` waits for it)."""
+    if (os.environ.get("GCC_SKIP_NOTEBOOKS") or session.config.option.collectonly
+            or not any(_uses_batch(item) for item in session.items)):
+        return
+    TEST_BUILD.mkdir(parents=True, exist_ok=True)
+    _BATCH["book_snapshot"] = book_artifacts()
+    _BATCH["stdout"] = open(TEST_BUILD / "batch.stdout", "w+")
+    _BATCH["stderr"] = open(TEST_BUILD / "batch.stderr", "w+")
+    _BATCH["proc"] = subprocess.Popen(_BATCH_COMMAND, cwd=REPO, env=_batch_env(), text=True,
+                                      stdout=_BATCH["stdout"], stderr=_BATCH["stderr"])
+
+
+def pytest_unconfigure(config):
+    """An interrupted session does not leave its batch running."""
+    proc = _BATCH.get("proc")
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -106,17 +142,26 @@ def repo_root() -> Path:
     return REPO
 
 
+#: the ci batch, as the fixtures run it
+_BATCH_COMMAND = [sys.executable, "-m", "gcc.reproduce", "--profile", "ci", "--keep-going",
+                  "--results-root", str(RESULTS_ROOT), "--output-dir", str(GENERATED)]
+
+
 @pytest.fixture(scope="session")
 def ci_batch() -> subprocess.CompletedProcess:
-    """The completed ``python -m gcc.reproduce --profile ci --keep-going`` run (stdout/stderr kept)."""
+    """The completed ``python -m gcc.reproduce --profile ci --keep-going`` run (stdout/stderr kept):
+    the one started in the background at collection, or, when that did not start it, a run now."""
     if os.environ.get("GCC_SKIP_NOTEBOOKS"):
         pytest.skip("GCC_SKIP_NOTEBOOKS is set: the notebook batch is not run")
-    before = book_artifacts()
-    proc = subprocess.run(
-        [sys.executable, "-m", "gcc.reproduce", "--profile", "ci", "--keep-going",
-         "--results-root", str(RESULTS_ROOT), "--output-dir", str(GENERATED)],
-        cwd=REPO, env=_batch_env(), capture_output=True, text=True, timeout=45 * 60,
-    )
+    if "proc" in _BATCH:
+        returncode = _BATCH["proc"].wait(timeout=45 * 60)
+        out, err = (_BATCH[k].seek(0) or _BATCH[k].read() for k in ("stdout", "stderr"))
+        proc = subprocess.CompletedProcess(_BATCH_COMMAND, returncode, out, err)
+        before = _BATCH["book_snapshot"]
+    else:
+        before = book_artifacts()
+        proc = subprocess.run(_BATCH_COMMAND, cwd=REPO, env=_batch_env(), capture_output=True, text=True,
+                              timeout=45 * 60)
     proc.book_snapshot = before  # what the book's own folders held (tests/test_pages.py compares)
     # Shown by pytest for any failing test that used the batch (without ipykernel's transport notice).
     sys.stdout.write(proc.stdout)
