@@ -336,9 +336,7 @@ def validate_params(constraints: dict, *, skip_nested: bool = False):
             for name, c in constraints.items():
                 if name in bound.arguments:
                     bound.arguments[name] = validate(bound.arguments[name], c, name, named)
-            if not skip_nested:
-                return func(*bound.args, **bound.kwargs)
-            _STATE.skip = True
+            _STATE.skip = skip_nested
             try:
                 return func(*bound.args, **bound.kwargs)
             finally:
@@ -475,16 +473,13 @@ class Points(Constraint):
         return "a 1-D array of strictly increasing finite points" + bounds + length
 
     def convert(self, value, name: str = "value"):
-        arr = ArrayLike(1, dtype=np.float64).convert(value, name)     # complex or strings: rejected, not cast
+        arr = ArrayLike(1, dtype=np.float64, finite=True).convert(value, name)   # complex, strings: rejected, not cast
         n = arr.shape[0]
         if (self.size is not None and n != self.size) or n < self.min_size:
             raise Rejected(f"it has length {n}")
-        if not np.isfinite(arr).all():
-            raise Rejected(_at(name, arr, ~np.isfinite(arr)))
-        if self.low is not None and self.high is not None:
-            if ((arr < self.low) | (arr > self.high)).any():
-                outside = (arr < self.low) | (arr > self.high)
-                raise Rejected(_at(name, arr, outside) + f" is outside [{self.low:g}, {self.high:g}]")
+        if None not in (self.low, self.high) and ((arr < self.low) | (arr > self.high)).any():
+            outside = (arr < self.low) | (arr > self.high)
+            raise Rejected(_at(name, arr, outside) + f" is outside [{self.low:g}, {self.high:g}]")
         if _increasing(name, arr):
             raise Rejected(_increasing(name, arr))
         return arr
