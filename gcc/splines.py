@@ -16,8 +16,8 @@ from numbers import Real
 import numpy as np
 
 from ._reinsch import KNOT_GAP, green_silverman_alpha, reinsch_fit, reinsch_smoother, spline_eval, unit_scale
-from .validation import (BOOL, ArrayLike, as_array, Interval, Points, Rejected, check_finite, check_lam, raise_invalid,
-                         validate)
+from .validation import (BOOL, LAM, AnyOf, ArrayLike, Interval, Options, Points, Rejected, as_array, check_finite,
+                         invalid, validate)
 
 __all__ = ["Knots", "KNOTS", "smoother_matrix", "smoothing_spline", "check_knots", "check_y", "check_x_eval"]
 
@@ -94,7 +94,7 @@ def check_x_eval(x_eval, owner: str, name: str = "x_eval") -> np.ndarray:
     constraint = "a real scalar or 1-D array of finite points"
     arr = validate(x_eval, ArrayLike(dtype=np.float64, finite=True, description=constraint), name, owner)
     if arr.ndim > 1:
-        raise_invalid(name, owner, constraint, x_eval, f"it has shape {arr.shape}")
+        raise invalid(name, owner, constraint, x_eval, f"it has shape {arr.shape}")
     return arr
 
 
@@ -110,11 +110,11 @@ def check_y(y, n, owner):
     try:
         raw = as_array(y, "y")
     except Rejected:
-        raise_invalid("y", owner, "a real or complex array", y)
+        raise invalid("y", owner, "a real or complex array", y) from None
     arr = validate(raw, ArrayLike(dtype=np.complex128 if raw.dtype.kind == "c" else np.float64,
                                   description="a real or complex array"), "y", owner)
     if arr.ndim == 0 or arr.shape[0] != n:
-        raise_invalid("y", owner, f"an array of shape (n, ...) with n = len(x) = {n}", y,
+        raise invalid("y", owner, f"an array of shape (n, ...) with n = len(x) = {n}", y,
                       f"its shape is {arr.shape}")
     return check_finite(arr, "y", owner)
 
@@ -178,7 +178,7 @@ def smoother_matrix(x, lam, x_eval) -> np.ndarray:
     """
     owner = "smoother_matrix"
     x = check_knots(x, "x", owner)
-    lam = check_lam(lam, "lam", owner)
+    lam = validate(lam, LAM, "lam", owner)
     xe = check_x_eval(x_eval, owner)
     xs, alpha, es = scaled_knots(x, lam, xe.reshape(-1))
     return reinsch_smoother(xs, alpha, es)
@@ -227,7 +227,7 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
     """
     owner = "smoothing_spline"
     x = check_knots(x, "x", owner)
-    lam = check_lam(lam, "lam", owner, allow_gcv=True)
+    lam = validate(lam, AnyOf(LAM, Options(("gcv",))), "lam", owner)
     n = x.shape[0]
     y_arr = check_y(y, n, owner)
     xe = check_x_eval(x_eval, owner)

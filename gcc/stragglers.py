@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from .adversary import SEARCHES, worst_case_stragglers
-from .validation import (AnyOf, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, check_rng, invalid,
+from .validation import (GENERATOR, AnyOf, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, invalid, validate,
                          validate_params)
 
 __all__ = ["FixedCount", "Bernoulli", "ContiguousBlock", "WorstCase", "ShiftedExponential", "SlowWorkers"]
@@ -45,7 +45,7 @@ class StragglerModel:
     def _checked(self, rng, n_workers, trials, owner=None, rng_needed=True, below_n=True):
         """Checked ``(rng, N, trials)`` of a sampling method (and ``S < N`` with ``below_n``)."""
         owner = owner or type(self).__name__
-        rng = check_rng(rng, "rng", owner) if rng_needed else rng
+        rng = validate(rng, GENERATOR, "rng", owner) if rng_needed else rng
         n = check_int(n_workers, "n_workers", owner, minimum=1)
         trials = check_int(trials, "trials", owner, minimum=1)
         if below_n and self.stragglers is not None and self.stragglers >= n:

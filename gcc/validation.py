@@ -14,11 +14,10 @@ from collections.abc import Mapping
 import numpy as np
 
 __all__ = ["InvalidParameterError", "Rejected", "Constraint", "Interval", "Options", "InstanceOf", "AnyOf",
-           "NoneOr", "Callable", "ArrayLike", "Points", "ListOf", "HasAttributes", "Satisfies", "Frame",
-           "make_constraint", "as_array", "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR",
-           "NAME", "TEXT", "LAM", "short_repr", "invalid", "raise_invalid", "validate",
-           "validate_params", "entry", "caller", "check_int", "check_real", "check_lam", "check_received",
-           "check_finite", "check_leading_dim", "check_choice", "check_rng", "check_labels"]
+           "NoneOr", "Callable", "ArrayLike", "Points", "ListOf", "HasAttributes", "Satisfies", "Frame", "as_array",
+           "COLUMNS", "GENERATOR", "BOOL", "SEED", "SEED_OR_GENERATOR", "NAME", "TEXT", "LAM", "short_repr",
+           "invalid", "validate", "validate_params", "entry", "caller", "check_int", "check_real",
+           "check_received", "check_finite", "check_labels"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -26,11 +25,11 @@ class InvalidParameterError(ValueError, TypeError):
 
 
 class Rejected(Exception):
-    """A value a constraint rejects: ``detail`` says what is wrong, ``requirement`` rewords the constraint."""
+    """A value a constraint rejects: ``detail`` says what is wrong."""
 
-    def __init__(self, detail: str | None = None, requirement: str | None = None):
+    def __init__(self, detail: str | None = None):
         super().__init__(detail)
-        self.detail, self.requirement = detail, requirement
+        self.detail = detail
 
 
 def short_repr(value) -> str:
@@ -58,11 +57,6 @@ def invalid(name: str, owner: str, constraint, value, detail: str | None = None)
     extra = f" ({detail})" if detail else ""
     return InvalidParameterError(f"The '{name}' parameter of {owner} must be {constraint}{extra}. "
                                  f"Got {short_repr(value)} instead.")
-
-
-def raise_invalid(name: str, owner: str, constraint, value, detail: str | None = None):
-    """Raise :func:`invalid`'s error."""
-    raise invalid(name, owner, constraint, value, detail)
 
 
 _BOOLS = (bool, np.bool_)
@@ -173,11 +167,11 @@ def Callable(description: str | None = None) -> Constraint:
 
 
 class AnyOf(Constraint):
-    """Any of several constraints (the first that accepts the value converts it); a list means the same."""
+    """Any of several constraints (the first that accepts the value converts it); ``None``: the value None."""
 
     def __init__(self, *constraints, description: str | None = None):
         super().__init__(description)
-        self.constraints = tuple(make_constraint(c) for c in constraints)
+        self.constraints = tuple(Satisfies(lambda v: v is None, "None") if c is None else c for c in constraints)
 
     def describe(self) -> str:
         return " or ".join(c.description for c in self.constraints)
@@ -229,7 +223,7 @@ class ListOf(Constraint):
     def __init__(self, entry, min_len: int = 1, distinct: bool = False, as_tuple: bool = False,
                  description: str | None = None):
         super().__init__(description)
-        self.entry, self.min_len = make_constraint(entry), min_len
+        self.entry, self.min_len = entry, min_len
         self.distinct, self.as_tuple = distinct, as_tuple
 
     def describe(self) -> str:
@@ -274,19 +268,6 @@ def Frame(columns=(), description: str | None = None) -> Constraint:
     return Satisfies(test, description or words)
 
 
-def make_constraint(constraint) -> Constraint:
-    """A constraint; None -> the value None; a type (or tuple of types) -> InstanceOf; a list -> AnyOf."""
-    if isinstance(constraint, Constraint):
-        return constraint
-    if constraint is None:
-        return Satisfies(lambda v: v is None, "None")
-    if isinstance(constraint, (type, tuple)):
-        return InstanceOf(constraint)
-    if isinstance(constraint, list):
-        return AnyOf(*constraint)
-    raise TypeError(f"not a constraint: {constraint!r}")
-
-
 #: a random generator argument (never a seed or None: the caller owns the stream)
 GENERATOR = InstanceOf(np.random.Generator, "a numpy.random.Generator (np.random.default_rng(seed))")
 #: a flag
@@ -307,11 +288,10 @@ LAM = Interval(numbers.Real, 0, None)
 
 def validate(value, constraint, name: str, owner: str):
     """Return ``value`` checked against ``constraint`` (converted), or raise :func:`invalid`'s error."""
-    c = make_constraint(constraint)
     try:
-        return c.convert(value, name)
+        return constraint.convert(value, name)
     except Rejected as err:
-        raise invalid(name, owner, err.requirement or c.description, value, err.detail) from None
+        raise invalid(name, owner, constraint.description, value, err.detail) from None
 
 
 _STATE = threading.local()     # .skip: nested calls skip validation; .owner: the entry point called
@@ -333,40 +313,35 @@ def caller(default: str) -> str:
     return getattr(_STATE, "owner", None) or default
 
 
-def validate_params(constraints: dict, owner: str | None = None, *, skip_nested: bool = False):
+def validate_params(constraints: dict, *, skip_nested: bool = False):
     """Decorator of a public entry point: check and convert the arguments passed (defaults are trusted).
 
-    ``owner`` names the messages (default the qualified name, the class for ``__init__``; within
-    :func:`entry`, its name). With
+    Messages name the qualified name (the class for ``__init__``; within :func:`entry`, its name). With
     ``skip_nested``, decorated functions called while this one runs (in this thread) skip theirs."""
-    compiled = {name: make_constraint(c) for name, c in constraints.items()}
 
     def decorator(func):
         sig = inspect.signature(func)
-        unknown = sorted(set(compiled) - set(sig.parameters))
+        unknown = sorted(set(constraints) - set(sig.parameters))
         if unknown:
             raise TypeError(f"validate_params: {func.__qualname__} has no parameter(s) {unknown}")
         parts = func.__qualname__.split(".")
-        who = owner or (func.__name__ if "<locals>" in parts else
-                        parts[-2] if func.__name__ == "__init__" and len(parts) > 1 else func.__qualname__)
+        who = (func.__name__ if "<locals>" in parts else
+               parts[-2] if func.__name__ == "__init__" and len(parts) > 1 else func.__qualname__)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             if getattr(_STATE, "skip", False):
                 return func(*args, **kwargs)
             bound, named = sig.bind(*args, **kwargs), caller(who)
-            for name, c in compiled.items():
+            for name, c in constraints.items():
                 if name in bound.arguments:
                     bound.arguments[name] = validate(bound.arguments[name], c, name, named)
-            if not skip_nested:
-                return func(*bound.args, **bound.kwargs)
-            _STATE.skip = True
+            _STATE.skip = skip_nested
             try:
                 return func(*bound.args, **bound.kwargs)
             finally:
                 _STATE.skip = False
 
-        wrapper.parameter_constraints = compiled
         return wrapper
 
     return decorator
@@ -384,21 +359,6 @@ def check_real(value, name: str, owner: str, minimum: float | None = None, maxim
     closed = ("neither", "right", "left", "both")[2 * bool(include_min) + bool(include_max)]
     return validate(value, Interval(float, minimum, maximum, closed=closed, description=constraint),
                     name, owner)
-
-
-def check_lam(value, name: str, owner: str, allow_gcv: bool = False):
-    """A smoothing parameter (:data:`LAM`, or "gcv" too with ``allow_gcv``)."""
-    return validate(value, AnyOf(LAM, Options(("gcv",))) if allow_gcv else LAM, name, owner)
-
-
-def check_choice(value, name: str, owner: str, choices):
-    """``validate(value, Options(choices), name, owner)`` (an exact match)."""
-    return validate(value, Options(choices), name, owner)
-
-
-def check_rng(rng, name: str, owner: str) -> np.random.Generator:
-    """A ``numpy.random.Generator`` (:data:`GENERATOR`)."""
-    return validate(rng, GENERATOR, name, owner)
 
 
 _DTYPE_WORDS = {"f": "real numbers", "c": "real or complex numbers", "i": "ints",
@@ -508,22 +468,18 @@ class Points(Constraint):
 
     def describe(self) -> str:
         bounds = f" in [{self.low:g}, {self.high:g}]" if None not in (self.low, self.high) else ""
-        return "a 1-D array of strictly increasing finite points" + bounds
+        length = (f" of length {self.size_name or self.size} = {self.size}" if self.size is not None else
+                  f" of length >= {self.min_size}" if self.min_size > 1 else "")
+        return "a 1-D array of strictly increasing finite points" + bounds + length
 
     def convert(self, value, name: str = "value"):
-        arr = ArrayLike(1, dtype=np.float64).convert(value, name)     # complex or strings: rejected, not cast
+        arr = ArrayLike(1, dtype=np.float64, finite=True).convert(value, name)   # complex, strings: rejected, not cast
         n = arr.shape[0]
-        if self.size is not None and n != self.size:
-            raise Rejected(f"it has length {n}", f"{self.description} of length "
-                                                 f"{self.size_name or self.size} = {self.size}")
-        if n < self.min_size:
-            raise Rejected(f"it has length {n}", f"{self.description} of length >= {self.min_size}")
-        if not np.isfinite(arr).all():
-            raise Rejected(_at(name, arr, ~np.isfinite(arr)))
-        if self.low is not None and self.high is not None:
-            if ((arr < self.low) | (arr > self.high)).any():
-                outside = (arr < self.low) | (arr > self.high)
-                raise Rejected(_at(name, arr, outside) + f" is outside [{self.low:g}, {self.high:g}]")
+        if (self.size is not None and n != self.size) or n < self.min_size:
+            raise Rejected(f"it has length {n}")
+        if None not in (self.low, self.high) and ((arr < self.low) | (arr > self.high)).any():
+            outside = (arr < self.low) | (arr > self.high)
+            raise Rejected(_at(name, arr, outside) + f" is outside [{self.low:g}, {self.high:g}]")
         if _increasing(name, arr):
             raise Rejected(_increasing(name, arr))
         return arr
@@ -539,13 +495,12 @@ def check_received(received, n_workers: int, owner: str, name: str = "received")
                           received, f"mask shape {raw.shape}")
         raw = np.flatnonzero(raw)
     idx = validate(raw, ArrayLike(1, dtype=np.int64, description=constraint), name, owner)
-    if idx.size == 0:
-        raise invalid(name, owner, constraint, received, "it is empty")
-    if (idx.size == 1 or bool((idx[1:] > idx[:-1]).all())) and idx[0] >= 0 and idx[-1] < n_workers:
-        return tuple(idx.tolist())                 # ascending: the ends bound the rest
     outside = (idx < 0) | (idx >= n_workers)
-    detail = _at(name, idx, outside) + f" is outside [0, {n_workers - 1}]" if outside.any() else None
-    raise invalid(name, owner, constraint, received, detail or _increasing(name, idx))
+    detail = ("it is empty" if idx.size == 0 else _at(name, idx, outside) + f" is outside [0, {n_workers - 1}]"
+              if outside.any() else _increasing(name, idx))
+    if detail:
+        raise invalid(name, owner, constraint, received, detail)
+    return tuple(idx.tolist())
 
 
 def check_finite(array, name: str, owner: str):
@@ -562,19 +517,10 @@ def check_finite(array, name: str, owner: str):
     raise invalid(name, owner, "free of NaN and inf", array, _at(name, values, ~np.isfinite(values)))
 
 
-def check_leading_dim(array, size: int, name: str, owner: str, size_name: str) -> None:
-    """Require an array whose first axis has length ``size`` (named ``size_name``)."""
-    shape = getattr(array, "shape", None)
-    if shape is None or tuple(shape)[:1] != (size,):
-        raise invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}", array,
-                      f"it is a {type(array).__name__}" if shape is None else f"its shape is {tuple(shape)}")
-
-
-def check_labels(y, n: int | None, name: str, owner: str, n_classes: int | None = None,
-                 requirement: str | None = None) -> np.ndarray:
+def check_labels(y, n: int | None, name: str, owner: str, n_classes: int | None = None) -> np.ndarray:
     """``n`` (None: any number) int labels in [0, ``n_classes``) as an int64 array (``1.7`` is no label)."""
     top = f" in [0, {n_classes})" if n_classes is not None else " >= 0"
-    requirement = requirement or f"a 1-D array of {'' if n is None else f'{n} '}int labels{top}"
+    requirement = f"a 1-D array of {'' if n is None else f'{n} '}int labels{top}"
     labels = validate(_to_numpy(y), ArrayLike(dtype=np.int64, description=requirement), name, owner)
     if labels.ndim != 1 or (n is not None and len(labels) != n):
         raise invalid(name, owner, requirement, y, f"its shape is {labels.shape}")

@@ -96,5 +96,5 @@ def test_a_bad_gcc_device_is_named(monkeypatch):
     with pytest.raises(ValueError, match=r"'\$GCC_DEVICE' parameter of best_device"):
         inference.best_device()
     count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    with pytest.raises(ValueError, match=f"this machine has {count} CUDA device"):
+    with pytest.raises(ValueError, match=rf"a torch device of this machine \(cpu.*\)\. Got 'cuda:{count}' instead"):
         inference.best_device(f"cuda:{count}")

@@ -18,7 +18,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Dict
 from traitlets import validate as trait_validator
 
-from gcc.validation import InstanceOf, check_choice, check_int, invalid, validate
+from gcc.validation import InstanceOf, Options, check_int, invalid, validate
 
 from ..results import repo_root
 from .variants import ASSIGNMENTS
@@ -69,7 +69,7 @@ def course_root() -> Path:
 
 def source_notebook(assignment: str, root: Path | None = None) -> Path:
     """The nbgrader source notebook ``<root>/source/<assignment>/<assignment>.ipynb`` (root: :func:`course_root`)."""
-    check_choice(assignment, "assignment", "source_notebook", tuple(ASSIGNMENTS))
+    validate(assignment, Options(tuple(ASSIGNMENTS)), "assignment", "source_notebook")
     return Path(root or course_root()) / "source" / assignment / f"{assignment}.ipynb"
 
 
@@ -211,7 +211,7 @@ def generate_release(out: Path, assignments: Iterable[str] | None = None, root: 
     ids = list(assignments) if assignments is not None else ["*"]   # one nbgrader run for all
     for a in ids:
         if a != "*":
-            check_choice(a, "assignments", "generate_release", tuple(ASSIGNMENTS))
+            validate(a, Options(tuple(ASSIGNMENTS)), "assignments", "generate_release")
         # An absolute release directory replaces <root>/release (nbgrader joins it with os.path.join).
         run_nbgrader("generate_assignment", a, "--force", f"--CourseDirectory.release_directory={out}",
                      f"--CourseDirectory.db_url=sqlite:///{out / 'gradebook.db'}", root=root)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gcc.validation import InstanceOf, Interval, check_choice, check_int, invalid, validate
+from gcc.validation import InstanceOf, Interval, Options, check_int, invalid, validate
 
 __all__ = ["Variant", "variant", "problem", "ASSIGNMENTS"]
 
@@ -107,7 +107,7 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
     -------
     Variant
     """
-    check_choice(assignment, "assignment", "variant", tuple(ASSIGNMENTS))
+    validate(assignment, Options(tuple(ASSIGNMENTS)), "assignment", "variant")
     seed = check_int(seed, "seed", "variant", minimum=0)
     draw = ASSIGNMENTS[assignment][1]
     probe = Variant(assignment, int(seed))

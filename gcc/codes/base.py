@@ -14,8 +14,8 @@ import numpy as np
 from ..backend import convert, form_of, is_torch, matmul, to_numpy
 from ..points import code_points
 from ..splines import KNOT_GAP, Knots
-from ..validation import (BOOL, ArrayLike, Interval, check_choice, check_finite, check_int, check_leading_dim,
-                          check_received, invalid, raise_invalid, validate, validate_params)
+from ..validation import (BOOL, ArrayLike, Interval, Options, check_finite, check_int, check_received, invalid,
+                          validate, validate_params)
 
 __all__ = ["Code", "block_received", "block_received_many"]
 
@@ -112,9 +112,11 @@ def _check_data(X, size, name, size_name, owner, finite=True):
         except (TypeError, ValueError):
             arr = None
         if arr is None or arr.dtype.kind not in "biufc":
-            raise_invalid(name, owner, "a numeric numpy array or torch tensor", X)
+            raise invalid(name, owner, "a numeric numpy array or torch tensor", X)
         X = arr
-    check_leading_dim(X, size, name, owner, size_name)
+    if tuple(X.shape)[:1] != (size,):
+        raise invalid(name, owner, f"an array of shape ({size_name}, ...) with {size_name} = {size}", X,
+                      f"its shape is {tuple(X.shape)}")
     validate(finite, BOOL, "check_finite", owner)
     return check_finite(X, name, owner) if finite else X
 
@@ -151,7 +153,7 @@ class Code:
         K = check_int(n_inputs, "n_inputs", owner, minimum=1)
         N = check_int(n_workers, "n_workers", owner, minimum=K if self._needs_n_workers_ge_n_inputs else 1,
                       constraint="an int >= n_inputs" if self._needs_n_workers_ge_n_inputs else None)
-        check_choice(points, "points", owner, ("chebyshev", "equispaced"))
+        validate(points, Options(("chebyshev", "equispaced")), "points", owner)
         self._params = {"n_inputs": K, "n_workers": N, "alphas": alphas, "betas": betas, "points": points}
         self._n_inputs, self._n_workers, self._points = K, N, points
         default_alphas, default_betas = code_points(K, N, points)
@@ -207,7 +209,7 @@ class Code:
         params = self.get_params()
         unknown = sorted(set(changes) - set(params))
         if unknown:
-            raise_invalid(unknown[0], f"{type(self).__name__}.with_params",
+            raise invalid(unknown[0], f"{type(self).__name__}.with_params",
                           "a constructor argument (" + ", ".join(params) + ")", changes)
         return type(self)(**{**params, **changes})
 

@@ -53,7 +53,7 @@ _SINGLE_THREAD_ENV = {
 
 
 @contextlib.contextmanager
-@validate_params({"n_workers": WORKER_COUNT, "timeout": SECONDS}, owner="open_cluster")
+@validate_params({"n_workers": WORKER_COUNT, "timeout": SECONDS})
 def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: float = 60.0,
                  processes: bool = True) -> Iterator["distributed.Client"]:
     """Start a local Dask cluster (or connect to one) and always shut it down.

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from gcc.validation import (BOOL, Interval, ListOf, NoneOr, Satisfies, check_int, check_real, check_rng, invalid,
+from gcc.validation import (BOOL, GENERATOR, Interval, ListOf, NoneOr, Satisfies, check_int, check_real, invalid,
                             validate)
 
 __all__ = ["TaskFault", "Injection", "sample_delays", "interruptible_sleep"]
@@ -58,7 +58,7 @@ def sample_delays(model: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     callable ``(rng, n) -> array of n seconds``.
     """
     n = check_int(n, "n", "sample_delays", minimum=0)
-    rng = check_rng(rng, "rng", "sample_delays")
+    rng = validate(rng, GENERATOR, "rng", "sample_delays")
     model = validate(model, _DELAY, "delay", "Injection")
     times = np.asarray(model.sample_times(rng, n, 1)[0] if hasattr(model, "sample_times") else model(rng, n))
     if (times.dtype.kind not in "biuf" or times.shape != (n,) or not np.all(np.isfinite(times))
@@ -128,7 +128,7 @@ class Injection:
     def plan(self, n_tasks: int, rng: np.random.Generator) -> list[TaskFault]:
         """The :class:`TaskFault` of each of the ``n_tasks`` tasks of one request (task i on worker i)."""
         n_tasks = check_int(n_tasks, "n_tasks", "Injection.plan", minimum=1)
-        rng = check_rng(rng, "rng", "Injection.plan")
+        rng = validate(rng, GENERATOR, "rng", "Injection.plan")
         check_int(self.n_random_slow, "n_random_slow", "Injection", 0, n_tasks)
         for name in ("slow_workers", "kill"):
             if any(i >= n_tasks for i in getattr(self, name)):

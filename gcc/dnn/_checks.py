@@ -14,13 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import (COLUMNS, LAM, NAME, TEXT, ArrayLike, Callable, Constraint, Frame, InstanceOf, Interval, ListOf,
-                          NoneOr, Rejected, Satisfies, check_int, check_labels, invalid, validate)
+from ..validation import (COLUMNS, LAM, NAME, TEXT, Callable, Constraint, Frame, InstanceOf, Interval, ListOf, NoneOr,
+                          Rejected, Satisfies, as_array, check_labels, invalid)
 
-__all__ = ["PATH", "MODULE", "NAME", "MAPPING", "DEVICE", "Device", "IntTuple", "available_devices", "check_images",
+__all__ = ["PATH", "MODULE", "NAME", "MAPPING", "DEVICE", "Device", "INT_TUPLE", "available_devices", "check_images",
            "check_keys", "real_tensor", "F", "LEVEL", "LAM", "TRIALS", "COUNT", "TEXT", "Frame", "SCHEMES", "NAMES",
-           "COLUMNS", "GRID", "As", "Splits", "SPLITS", "TEST_SPLITS", "PREPARED", "Setting", "REGIMES",
-           "check_pool", "check_stragglers"]
+           "COLUMNS", "GRID", "As", "Splits", "SPLITS", "TEST_SPLITS", "PREPARED", "Setting", "REGIMES"]
 
 
 def _is_module(value) -> bool:
@@ -33,10 +32,11 @@ MODULE = Satisfies(_is_module, "a torch.nn.Module")
 MAPPING = InstanceOf(Mapping, "a mapping")
 PATH = Satisfies(lambda v: isinstance(v, os.PathLike) or (isinstance(v, str) and bool(v) and "\x00" not in v),
                  "a path (a non-empty str or an os.PathLike)")
-#: the workers' function, a confidence level, trials (repeats, draws), a count (K, N)
+#: the workers' function, a confidence level, trials (repeats, draws), a count (K, N), ints >= 1 as a tuple (a shape)
 F = Callable()
 LEVEL = Interval(numbers.Real, 0, 1, closed="neither")
 TRIALS = COUNT = Interval(numbers.Integral, 1, None)
+INT_TUPLE = ListOf(COUNT, as_tuple=True)
 
 
 def available_devices() -> list[str]:
@@ -68,25 +68,12 @@ class Device(Constraint):
             device = torch.device(value) if isinstance(value, (str, torch.device)) else None
         except (RuntimeError, TypeError, ValueError):
             device = None
-        if device is None:
+        if device is None or (f"cuda:{device.index or 0}" if device.type == "cuda" else device.type) not in available_devices():
             raise Rejected()
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        mps = getattr(torch.backends, "mps", None)
-        if device.type == "cuda" and (device.index or 0) >= count:
-            raise Rejected(f"this machine has {count} CUDA device(s)")
-        if device.type == "mps" and (mps is None or not mps.is_available()):
-            raise Rejected("MPS is not available here")
-        if device.type not in ("cpu", "cuda", "mps"):
-            raise Rejected(f"device type {device.type!r} is not supported")
         return value
 
 
 DEVICE = Device()
-
-
-def IntTuple(minimum: int = 1) -> Constraint:
-    """A non-empty sequence of ints >= ``minimum`` (a shape, widths), as a tuple."""
-    return ListOf(Interval(numbers.Integral, minimum, None), as_tuple=True)
 
 
 class _SchemeName(Constraint):
@@ -115,16 +102,12 @@ def real_tensor(x, name: str, owner: str, ndim: int | None = None, min_ndim: int
     words = f"a {ndim}-D batch" if ndim is not None else f"a batch with at least {min_ndim} ax{'i' if min_ndim == 1 else 'e'}s"
     requirement = f"{words} of real numbers (a numpy array or a torch tensor)"
     torch = sys.modules.get("torch")
-    if torch is not None and isinstance(x, torch.Tensor):
-        arr, kind = x, "c" if x.is_complex() else "f"
-    else:
-        try:
-            arr = validate(x, ArrayLike(), name, owner) if x is not None else None
-        except ValueError:
-            arr = None
-        if arr is None:
-            raise invalid(name, owner, requirement, x)
-        kind = arr.dtype.kind
+    is_tensor = torch is not None and isinstance(x, torch.Tensor)
+    try:
+        arr = x if is_tensor else as_array(x, name)
+    except Rejected:
+        raise invalid(name, owner, requirement, x) from None
+    kind = ("c" if x.is_complex() else "f") if is_tensor else arr.dtype.kind
     if kind not in "biuf":
         raise invalid(name, owner, requirement, x, "it holds complex values" if kind == "c" else f"it holds {arr.dtype} values")
     if (ndim is not None and arr.ndim != ndim) or arr.ndim < min_ndim:
@@ -149,30 +132,9 @@ def check_keys(mapping: Mapping, allowed, name: str, owner: str, what: str) -> N
                           dict(mapping), f"did you mean {close[0]!r}?" if close else f"{key!r} is unknown")
 
 
-def check_pool(x, y, owner: str, x_name: str = "x", y_name: str = "y") -> tuple[np.ndarray, np.ndarray]:
-    """A pool of inputs and their labels: ``x`` with n >= 1 real rows (dtype kept), ``y`` n ints >= 0 (int64)."""
-    arr = real_tensor(x, x_name, owner)
-    if len(arr) == 0:
-        raise invalid(x_name, owner, "an array of real inputs, shape (n, ...) with n >= 1", x, "it is empty")
-    return arr, check_labels(y, len(arr), y_name, owner, requirement=(
-        f"a 1-D array of {len(arr)} int labels >= 0 (one per row of {x_name})"))
-
-
-def check_stragglers(stragglers, n_workers: int, owner: str, name: str = "stragglers") -> int:
-    """A number of stragglers S in [0, N - 1] (at least one worker returns)."""
-    return check_int(stragglers, name, owner, 0, n_workers - 1,
-                     f"an int in [0, n_workers - 1] with n_workers = {n_workers}")
-
-
-class As(Constraint):
+def As(make, description: str) -> Constraint:
     """A value that ``make(value)`` turns into a typed object (a frozen dataclass); ``make`` raises Rejected."""
-
-    def __init__(self, make, description: str):
-        super().__init__(description)
-        self.make = make
-
-    def convert(self, value, name: str = "value"):
-        return self.make(value)
+    return Satisfies(lambda v: True, description, to=make)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..backend import to_numpy
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Rejected, check_choice, check_int, check_labels,
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Options, Rejected, check_int, check_labels,
                           invalid, validate, validate_params)
 from ._checks import NAME, PATH, As
 from .formats import find_idx_files, image_folder, read_cifar10, read_idx
@@ -371,7 +371,7 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
         if (Path(folder) / "data_batch_1").exists():
             return load_cifar10(folder, val_size=val_size, split_seed=split_seed)
         return load_mnist_format(folder, val_size=val_size, split_seed=split_seed)
-    check_choice(dataset, "dataset", "load_images", DATASETS + ("an existing folder",))
+    validate(dataset, Options(DATASETS + ("an existing folder",)), "dataset", "load_images")
     if dataset == "digits":
         if folder is not None:
             raise invalid("folder", "load_images", "None when dataset='digits' (scikit-learn holds them)", folder)

@@ -18,7 +18,7 @@ from torch import nn  # noqa: E402
 
 from ..backend import to_numpy  # noqa: E402
 from ..validation import Interval, NoneOr, invalid, validate, validate_params  # noqa: E402
-from ._checks import DEVICE, MODULE, Device, IntTuple, real_tensor  # noqa: E402
+from ._checks import DEVICE, INT_TUPLE, MODULE, Device, real_tensor  # noqa: E402
 
 __all__ = ["best_device", "SoftmaxFunction"]
 
@@ -77,7 +77,7 @@ class SoftmaxFunction:
     array([1., 1., 1., 1., 1.])
     """
 
-    @validate_params({"model": MODULE, "device": NoneOr(Device(auto=True)), "input_shape": NoneOr(IntTuple()),
+    @validate_params({"model": MODULE, "device": NoneOr(Device(auto=True)), "input_shape": NoneOr(INT_TUPLE),
                       "max_batch": Interval(Integral, 1, None)})
     def __init__(self, model: nn.Module, device: str | torch.device | None = None,
                  input_shape: tuple[int, ...] | None = None, max_batch: int = 1024):

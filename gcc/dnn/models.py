@@ -17,7 +17,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..validation import BOOL, Interval, NoneOr, invalid, validate_params  # noqa: E402
-from ._checks import MAPPING, MODULE, NAME, PATH, IntTuple, check_keys  # noqa: E402
+from ._checks import INT_TUPLE, MAPPING, MODULE, NAME, PATH, check_keys  # noqa: E402
 
 __all__ = ["LeNet5", "small_vit", "repvgg", "deploy", "timm_model", "build_model", "load_checkpoint",
            "n_parameters", "ARCHS", "CONFIG_KEYS"]
@@ -125,8 +125,8 @@ def small_vit(img_size: int = 28, patch_size: int = 7, in_chans: int = 1, num_cl
     )
 
 
-@validate_params({"in_chans": _POSITIVE, "num_classes": _POSITIVE, "stem_chs": _POSITIVE, "widths": IntTuple(),
-                  "depths": IntTuple(), "strides": IntTuple()})
+@validate_params({"in_chans": _POSITIVE, "num_classes": _POSITIVE, "stem_chs": _POSITIVE, "widths": INT_TUPLE,
+                  "depths": INT_TUPLE, "strides": INT_TUPLE})
 def repvgg(in_chans: int = 1, num_classes: int = 10, stem_chs: int = 16, widths: Sequence[int] = (16, 32, 64, 256),
            depths: Sequence[int] = (1, 2, 2, 1), strides: Sequence[int] = (1, 2, 2, 2)) -> nn.Module:
     """A RepVGG of timm's RepVGG family (``ByobNet`` with "rep" blocks), in its multi-branch training form.

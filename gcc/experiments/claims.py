@@ -26,7 +26,7 @@ from .lambda_sensitivity import optimum_spans, rmse_increase
 from .polynomials import exact_recovery
 from .slopes import select_rows, starts_with
 from .verdicts import DELTA, verdict, verdict_reason
-from ..validation import BOOL, InstanceOf, NoneOr, check_choice, validate_params
+from ..validation import BOOL, InstanceOf, NoneOr, Options, validate, validate_params
 
 __all__ = ["Claim", "CLAIMS", "CLAIM_COLUMNS", "EXPONENT_KINDS", "SOURCE_NOTEBOOKS",
            "build_claims_table", "claims_view", "open_rows"]
@@ -407,7 +407,7 @@ def open_rows(table, which: str = "violated"):
     pandas.DataFrame
         ``claim, function, code, context, measured_ci, counted, reason``.
     """
-    check_choice(which, "which", "open_rows", ("violated", "undecided"))
+    validate(which, Options(("violated", "undecided")), "which", "open_rows")
     rows = claims_view(table)
     rows = rows[rows["verdict"] == which]
     rows = rows.assign(_order=~rows["counted"].astype(bool)).sort_values("_order", kind="stable")

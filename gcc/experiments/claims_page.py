@@ -14,7 +14,7 @@ import pandas as pd
 from .claims import CLAIMS, EXPONENT_KINDS
 from .plotting import figure
 from .result_box import verdict_text
-from ..validation import check_choice
+from ..validation import Options, validate
 
 __all__ = ["Statement", "STATEMENTS", "headline_table", "glossary", "box_values", "plot_forest", "readable",
            "claim_words"]
@@ -113,7 +113,7 @@ def headline_table(table, link: str | None = "html"):
         ``statement, source, lower-bound family, decoder test, typical functions, evidence``; each
         verdict cell counts the counted rows per verdict and the rows shown but not counted.
     """
-    check_choice(link, "link", "headline_table", ("html", "doc", None))
+    validate(link, Options(("html", "doc", None)), "link", "headline_table")
     out = []
     for s in STATEMENTS:
         rows = table[table["claim"].isin(s.claims)]

@@ -12,8 +12,8 @@ import pandas as pd
 
 from ..codes import LABELS, canonical, make_many
 from ..summary import summarize
-from ..validation import SEED, ArrayLike, check_choice, invalid, validate, validate_params
-from ..dnn._checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame, check_pool
+from ..validation import SEED, ArrayLike, Options, check_labels, invalid, validate, validate_params
+from ..dnn._checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame
 
 from .plotting import figure, finish
 from .verdicts import band_verdict
@@ -71,7 +71,7 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
     if k == 0:
         raise invalid("x", "coded_samples", "an array of shape (K, C, H, W) with K >= 1", x, "it holds no image")
     if labels is not None:
-        labels = check_pool(x, labels, "coded_samples", "x", "labels")[1]
+        labels = check_labels(labels, k, "labels", "coded_samples")
     # make_many rejects a parameter that no listed code takes: lam_enc goes with GCC only.
     lams = {"lam_enc": lam_enc} if "gcc" in map(canonical, schemes) else {}
     codes = make_many(schemes, k, n_workers, **lams)
@@ -106,7 +106,7 @@ def stack_images(table, scheme: str) -> tuple[np.ndarray, np.ndarray]:
     points : numpy.ndarray, shape (n,)
         alpha_k for ``"input"``, beta_n for a code.
     """
-    check_choice(scheme, "scheme", "stack_images", sorted(table["scheme"].unique()))
+    validate(scheme, Options(sorted(table["scheme"].unique())), "scheme", "stack_images")
     sub = table[table["scheme"] == scheme].sort_values(["index", "channel", "row", "col"])
     n, c, h, w = (int(sub[a].max()) + 1 for a in ("index", "channel", "row", "col"))
     points = sub.groupby("index")["point"].first().to_numpy()

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..codes import canonical, make_many
-from ..validation import SEED, HasAttributes, Interval, invalid, validate, validate_params
-from ..dnn._checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Frame, check_stragglers
+from ..validation import SEED, HasAttributes, Interval, check_int, invalid, validate, validate_params
+from ..dnn._checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Frame
 
 __all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary", "WORKER_FUNCTION", "TIMING_COLUMNS"]
 
@@ -79,7 +79,7 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
 
     owner = "coding_cost"
     x = _check_batch(x, owner)
-    stragglers = check_stragglers(stragglers, n_workers, owner)
+    stragglers = check_int(stragglers, "stragglers", owner, 0, n_workers - 1)
     device = f.device
     xt = torch.as_tensor(x, dtype=torch.float32).to(device)
     k = xt.shape[0]
@@ -155,7 +155,7 @@ def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats:
     from .dnn_stragglers import split_getter
 
     owner = "run_costs"
-    stragglers = check_stragglers(stragglers, n_workers, owner)
+    stragglers = check_int(stragglers, "stragglers", owner, 0, n_workers - 1)
     devices = devices_available(devices)
     for name, p in prepared.items():
         if not hasattr(p["f"], "model"):

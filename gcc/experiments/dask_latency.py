@@ -18,7 +18,7 @@ from gcc.distributed.coded import ModelRef, demo_mlp
 from gcc.distributed.inject import Injection
 from gcc.distributed.latency import run_requests, summarize_latency
 from gcc.summary import summarize
-from gcc.validation import Options, check_choice, validate_params
+from gcc.validation import Options, validate, validate_params
 
 __all__ = [
     "SCHEMES", "LABELS", "CPGC_ATTEMPTS", "standard_schemes", "make_function", "straggler_injection",
@@ -146,7 +146,7 @@ def latency_summary(table, baseline: str = "uncoded"):
     """:func:`~gcc.distributed.latency.summarize_latency` of :func:`latency_experiment`'s table, plus
     ``latency_p99_vs_baseline`` (each p99 over the ``baseline`` scheme's)."""
     summary = summarize_latency(table)
-    check_choice(baseline, "baseline", "latency_summary", tuple(summary["scheme"]))
+    validate(baseline, Options(tuple(summary["scheme"])), "baseline", "latency_summary")
     ref = float(summary.loc[summary.scheme == baseline, "latency_p99_ms"].iloc[0])
     summary["latency_p99_vs_baseline"] = summary["latency_p99_ms"] / ref
     return summary

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from gcc.codes import label
-from gcc.validation import check_choice
+from gcc.validation import Options, validate
 
 from .extremal import DECODER_TEST_FUNCTION, FAMILIES, LOWER_BOUND_FUNCTION
 from .plotting import REFERENCE, figure, finish, log_ticks, scheme_color, scheme_marker, scheme_shades
@@ -75,7 +75,7 @@ def family_view(slopes, quantity: str = "normalised"):
     pandas.DataFrame
         ``"slope [low, high]"`` strings; columns ``"GCC, lower bound"``, ``"GCC, decoder test"``, ...
     """
-    check_choice(quantity, "quantity", "family_view", tuple(NORMS))
+    validate(quantity, Options(tuple(NORMS)), "quantity", "family_view")
     sub = slopes[(slopes["quantity"] == quantity) & slopes["function"].isin(list(FAMILIES))]
     names = {LOWER_BOUND_FUNCTION: "lower bound", DECODER_TEST_FUNCTION: "decoder test"}
     sub = sub.assign(column=[f"{label(s)}, {names[f]}" for s, f in zip(sub["scheme"], sub["function"])])
@@ -174,7 +174,7 @@ def plot_extremal(summary, quantity: str = "normalised", function: str = LOWER_B
     -------
     matplotlib.figure.Figure
     """
-    check_choice(function, "function", "plot_extremal", tuple(FAMILIES))
+    validate(function, Options(tuple(FAMILIES)), "function", "plot_extremal")
     sub = summary[(summary["quantity"] == quantity) & (summary["function"] == function)]
     # Two panels above the headline one (every cell against (S+1)/N), which spans the page's width.
     fig, axes = figure(3, ncols=2, height=5.6, wide_last=True)

@@ -14,7 +14,7 @@ import pandas as pd
 import gcc
 from gcc.codes import make
 
-from gcc.validation import check_choice, check_real
+from gcc.validation import Options, check_real, validate
 
 from .plotting import figure, finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
@@ -170,7 +170,7 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
         ``sigma, param`` (``"lam_enc"`` or ``"lam_dec"``), ``span`` (decades), ``n`` (values of S),
         ``low``, ``high`` (the smallest and largest optimum over S > 0).
     """
-    check_choice(chosen, "chosen", "optimum_spans", ("tolerance", "argmin"))
+    validate(chosen, Options(("tolerance", "argmin")), "chosen", "optimum_spans")
     rows = []
     for sigma, g in best_table.groupby("sigma"):
         for param in ("lam_enc", "lam_dec"):

@@ -15,7 +15,7 @@ import gcc
 from gcc.codes import make
 from gcc.summary import summarize
 from gcc.tuning import select_lambdas
-from gcc.validation import check_choice
+from gcc.validation import Options, validate
 
 from .plotting import REFERENCE, band, figure, finish, log_ticks
 from .problems import as_matrix, child_seed, exact_noisy_loss
@@ -128,10 +128,10 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
         ``lam_grid_low, lam_grid_high`` (the CV rule's final grid).
     """
     owner = "noisy_sweep"
-    check_choice(adversary, "adversary", owner, ("worst", "random"))
+    validate(adversary, Options(("worst", "random")), "adversary", owner)
     for rule in rules:
         if not isinstance(rule, numbers.Real):
-            check_choice(rule, "rules", owner, RULES)
+            validate(rule, Options(RULES), "rules", owner)
     K = len(X)
     lam_grid = np.logspace(-10, 0, 21) if lam_grid is None else np.asarray(lam_grid, dtype=float)
     true = as_matrix(f(X))

@@ -4,7 +4,7 @@ for a chapter.
 """
 from __future__ import annotations
 
-from ..validation import check_choice
+from ..validation import Options, validate
 
 __all__ = ["PAGE_TABLES", "spec", "in_words"]
 
@@ -35,7 +35,7 @@ PAGE_TABLES: dict[str, dict[str, str]] = {
 def spec(key: str) -> dict:
     """The keyword arguments of :func:`gcc.display.display_table` for the table ``key`` (``"notebook.table"``):
     ``name`` (the CSV's file name), ``columns`` and ``headers``."""
-    check_choice(key, "key", "spec", tuple(PAGE_TABLES))
+    validate(key, Options(tuple(PAGE_TABLES)), "key", "spec")
     words = PAGE_TABLES[key]
     return {"name": key.split(".", 1)[1], "columns": list(words),
             "headers": {k: v for k, v in words.items() if k != v}}
@@ -43,6 +43,6 @@ def spec(key: str) -> dict:
 
 def in_words(frame, key: str):
     """`frame` reduced to the columns of `key` and headed in words (a chapter's include)."""
-    check_choice(key, "key", "in_words", tuple(PAGE_TABLES))
+    validate(key, Options(tuple(PAGE_TABLES)), "key", "in_words")
     words = PAGE_TABLES[key]
     return frame[list(words)].rename(columns=words)

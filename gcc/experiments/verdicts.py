@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gcc.validation import check_choice, check_real
+from gcc.validation import Options, check_real, validate
 
 __all__ = ["VERDICTS", "BAND_VERDICTS", "DELTA", "verdict", "band_verdict", "verdict_reason", "path_exponent"]
 
@@ -78,7 +78,7 @@ def verdict(claimed: float, low: float, high: float, *, sense: str = "upper", de
         One of :data:`VERDICTS`: ``tight`` (inside the band), ``loose`` / ``violated`` (wholly
         beyond it where the claim holds with room / fails; both sides violate a law), ``undecided``.
     """
-    check_choice(sense, "sense", "verdict", ("upper", "lower", "equal"))
+    validate(sense, Options(("upper", "lower", "equal")), "sense", "verdict")
     delta = check_real(delta, "delta", "verdict", minimum=0.0)
     claimed = float(claimed)
     if not np.isfinite(claimed):

@@ -14,7 +14,7 @@ import gcc
 from gcc.codes import canonical, label, make_many
 from gcc.harness import run_trials
 from gcc.summary import summarize
-from gcc.validation import check_choice
+from gcc.validation import Options, validate
 
 from .plotting import (REFERENCE, band, figure, finish, legend_outside, log_ticks, scheme_color, scheme_kw,
                        scheme_marker, scheme_shades)
@@ -77,7 +77,7 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     pandas.DataFrame
         ``function, scheme, straggler, N, S, K, trial, loss`` (worst case: and ``block_start``).
     """
-    check_choice(adversary, "adversary", "straggler_sweep", ("worst", "random"))
+    validate(adversary, Options(("worst", "random")), "adversary", "straggler_sweep")
     K = len(X)
     codes = [canonical(c, "straggler_sweep") for c in codes]
     limits = DEFAULT_MAX_WORKERS if max_workers is None else max_workers

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from gcc.validation import check_choice, invalid
+from gcc.validation import Options, invalid, validate
 
 from ..feedback import AssignmentCheckError, Feedback, call_student
 from ..variants import Variant
@@ -127,7 +127,7 @@ def task(assignment: str, number, title, hint) -> Callable:
                               f"(gcc.assignments.variant({assignment!r}, seed))",
                               v.assignment if isinstance(v, Variant) else type(v).__name__)
             if isinstance(number, dict):
-                check_choice(arguments["code"], "code", name, tuple(number))
+                validate(arguments["code"], Options(tuple(number)), "code", name)
             try:
                 problems, note, *shown = compare(*bound.args, **bound.kwargs)
             except _Unanswered as exc:
