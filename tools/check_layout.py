@@ -19,6 +19,7 @@ Exit status 1 when a problem was found. :func:`check_site` is what ``tests/test_
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import re
 import sys
@@ -140,12 +141,12 @@ def check_site(root, pages=None, browser: str | None = None) -> dict:
     if browser is None:
         raise RuntimeError("no chromium on PATH (apt-get install -y chromium)")
     pages = pages or pages_of(root)
-    measured, problems = {}, []
-    with Site(root, inject=_SCRIPT) as server, tempfile.TemporaryDirectory() as tmp:
-        for i, page in enumerate(pages):
-            m = measure_page(browser, f"http://127.0.0.1:{server.port}/{page}", Path(tmp) / f"p{i}")
-            measured[page] = m
-            problems += problems_of(page, m)
+    # Two browsers at a time: a page's load is mostly Chromium's start-up, one process per page.
+    with Site(root, inject=_SCRIPT) as server, tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        profiles = [Path(tmp) / f"p{i}" for i in range(len(pages))]
+        measured = dict(zip(pages, pool.map(measure_page, [browser] * len(pages), map(server.url, pages), profiles)))
+    problems = [problem for page in pages for problem in problems_of(page, measured[page])]
     counts = {"wide_tables": sum(" px wide (column" in p for p in problems),
               "long_tables": sum(" rows shown outright" in p for p in problems),
               "clipped_equations": sum("display equation" in p for p in problems),
