@@ -94,7 +94,7 @@ def test_line_data_make_f_o_u_enc_the_bump_itself(name):
     code = gcc.codes.make(name, 10, 64)
     X = extremal.line_inputs(code)
     assert extremal.reproduces_line(code, X)
-    bump = extremal.bump_for(code, 2, 1.5, X=X)
+    bump = extremal.bump_for(code, 2, 1.5)
     energy, d1, d2 = extremal.curvature_norms(bump, X, code, extremal.bump_grid(code, X, bump))
     assert energy == pytest.approx(bump.energy, rel=1e-3)
     assert (d1, d2) == pytest.approx((bump.sup_d1, bump.sup_d2), rel=1e-3)
@@ -103,11 +103,11 @@ def test_line_data_make_f_o_u_enc_the_bump_itself(name):
 
 def test_gap_room_and_the_hardest_data_point():
     code = gcc.SplineCode(2, 5, points="equispaced")  # betas -1, -0.5, 0, 0.5, 1; alphas -0.5, 0.5
-    assert extremal.gap_room(code, 1, 0) == 0.0 and extremal.gap_room(code, 1, 1) == 0.5
-    assert extremal.gap_room(code, 1, 3) == 0.5  # the end of Omega is a wall
+    assert extremal.gap_room(code, 1, 0)[0] == 0.0 and extremal.gap_room(code, 1, 1) == (0.5, 3)
+    assert extremal.gap_room(code, 1, 3)[0] == 0.5  # the end of Omega is a wall
     cheb = gcc.SplineCode(10, 64)
     k = extremal.hardest_data_point(cheb, 3)
-    rooms = [extremal.gap_room(cheb, j, 3) for j in range(10)]
+    rooms = [extremal.gap_room(cheb, j, 3)[0] for j in range(10)]
     assert rooms[k] == pytest.approx(max(rooms))
     bump = extremal.bump_for(cheb, 3, 1.0)
     # The adversary's block around the hardest point leaves the bump invisible: the decoder outputs 0.
@@ -136,7 +136,7 @@ def test_lower_bound_family_is_the_same_closed_form_for_every_decoder_and_the_ch
     assert (lb["seen"] <= 1e-12).all() and np.allclose(lb["zero_ratio"], 1.0, rtol=1e-12)
     dec = sweep[sweep["function"] == extremal.DECODER_TEST_FUNCTION]
     assert (dec["seen"] > 0.1).all()  # the decoder test's flanks are seen
-    assert set(dec["width"]) == set(extremal.DECODER_TEST_WIDTHS)
+    assert set(dec["width"]) == set(extremal.FAMILIES[extremal.DECODER_TEST_FUNCTION])
     table = extremal_report.lower_bound_check(sweep)
     assert set(table["function"]) == set(extremal.FAMILIES)
     broken = sweep.copy()
@@ -255,9 +255,9 @@ def test_hole_crossing_same_values_both_decoders():
     _, loss = gcc.worst_case_stragglers(code, f, X, 30, return_loss=True)
     assert holes.loc[30, "spline_loss"] == pytest.approx(loss)
     values = {v["key"]: v["number"] for v in worst_case.hole_values(holes.reset_index(), [30])}
-    assert values["hole_xsinx_s30_spline"] == pytest.approx(loss)
+    assert values["hole_xsinx_lo_spline"] == pytest.approx(loss)
     # the profile-independent names the chapters quote: the same numbers
-    assert values["hole_xsinx_lo_spline"] == values["hole_xsinx_hi_spline"] == values["hole_xsinx_s30_spline"]
+    assert values["hole_xsinx_lo_spline"] == values["hole_xsinx_hi_spline"]
     assert values["hole_s_lo"] == 30 and values["hole_n"] == 128
     # At an end, the natural spline continues along a straight line.
     cut = np.arange(8, 128)  # workers 0..7 missing: an end hole

@@ -25,8 +25,7 @@ __all__ = ["adversary_comparison", "adversary_ratios", "adversary_table", "extre
 
 def extremal_problem(code, n_stragglers: int, width: float = 1.5):
     """``(f, X)`` of the extremal family for one code and S: the bump on line data."""
-    X = line_inputs(code)
-    return bump_for(code, n_stragglers, width, X=X), X
+    return bump_for(code, n_stragglers, width), line_inputs(code)
 
 
 def adversary_problems(n_inputs: int, seed: int = 0) -> dict:

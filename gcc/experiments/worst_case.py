@@ -22,13 +22,9 @@ from .problems import TanhNetwork, child_seed, scalar_inputs, vector_inputs, xsi
 from .references import anchor_constant, worst_case_reference
 from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes, starts_with, sweep_slopes
 
-__all__ = ["DEFAULT_MAX_WORKERS", "typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
+__all__ = ["typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
            "summarize_sweeps", "worst_case_slopes", "quoted_values", "hole_crossing", "hole_values", "plot_n_sweep",
            "plot_s_sweep"]
-
-#: largest N per scheme in :func:`straggler_sweep` (see its ``max_workers``)
-DEFAULT_MAX_WORKERS = {"lcc": 40, "bspline": 256}
-
 
 def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, net_d: int = 4, net_m: int = 3,
                       net_hidden: int = 16, seed: int = 0) -> dict:
@@ -68,7 +64,7 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
         uniform S-sets per cell shared by the codes (``child_seed(seed, N, S)``).
     trials, seed : int
     max_workers : mapping of str to int, optional
-        Run a code only for ``N <= max_workers[code]`` (default :data:`DEFAULT_MAX_WORKERS`).
+        Run a code only for ``N <= max_workers[code]`` (default: every N).
     function : str
         The ``function`` column.
 
@@ -80,8 +76,7 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     check_choice(adversary, "adversary", "straggler_sweep", ("worst", "random"))
     K = len(X)
     codes = [canonical(c, "straggler_sweep") for c in codes]
-    limits = DEFAULT_MAX_WORKERS if max_workers is None else max_workers
-    limits = {canonical(k, "straggler_sweep"): v for k, v in limits.items()}
+    limits = {canonical(k, "straggler_sweep"): v for k, v in (max_workers or {}).items()}
     frames = []
     for N in n_grid:
         names = [c for c in codes if N <= limits.get(c, np.inf)]
@@ -249,21 +244,17 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
     return pd.DataFrame(rows)
 
 
-def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
+def hole_values(holes, s_quoted: Sequence[int]) -> list[dict]:
     """The numbers the pages quote from :func:`hole_crossing`, as keyword arguments of ``RunContext.value``.
 
     Per function tag: ``hole_<tag>_cross`` (the smallest S from which Berrut beats the spline at every
-    larger S; NaN if never) and, per S of `s_quoted`, ``hole_<tag>_s<S>_<field>`` for the fields
-    ``end, width, over_data, linear, spline_pt, spline, berrut, bacc``; the same under
-    ``hole_<tag>_lo_...`` / ``_hi_...`` (first and last S of `s_quoted`, ``hole_s_lo`` / ``hole_s_hi``).
+    larger S; NaN if never) and, at the first and last S of `s_quoted` (``hole_s_lo``, ``hole_s_hi``:
+    keys that do not change with the profile), ``hole_<tag>_lo_<field>`` / ``_hi_<field>`` for the
+    fields ``end, width, over_data, linear, spline_pt, spline, berrut, bacc``.
     """
-    s_quoted = [int(S) for S in s_quoted]
-    names = {S: [f"s{S}"] for S in s_quoted}  # S -> its keys: by value, and profile-independent
-    out = []
-    for S, pos in ((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ():
-        names[S].append(pos)
-        out.append({"key": f"hole_s_{pos}", "number": S,
-                    "note": f"the {pos} S at which the pages quote the hole"})
+    picks = {"lo": int(s_quoted[0]), "hi": int(s_quoted[-1])}
+    out = [{"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"}
+           for pos, S in picks.items()]
     if len(holes):
         out.append({"key": "hole_n", "number": int(holes["N"].iloc[0]), "note": "N of the hole measurements"})
     fields = (("width", "hole_width", "width of GCC's worst hole (t units)"),
@@ -281,16 +272,14 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
         cross = float(g["S"].iloc[start]) if start < len(g) else np.nan
         out.append({"key": f"hole_{tag}_cross", "number": cross,
                     "note": f"{function}: smallest S from which Berrut's decoder beats the spline on GCC's worst hole"})
-        for S in s_quoted:
+        for pos, S in picks.items():
             if not (g["S"] == S).any():
                 continue
             r = g[g["S"] == S].iloc[0]
-            where = "at an end of Omega" if r["at_end"] else "interior"
-            out += [{"key": f"hole_{tag}_{name}_end", "number": where,
-                     "note": f"{function}, S={S}: where GCC's worst hole lies"} for name in names[S]]
-            out += [{"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
-                     "note": f"{function}, N={int(r['N'])}, S={S}: {what}"}
-                    for key, col, what in fields for name in names[S]]
+            out.append({"key": f"hole_{tag}_{pos}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
+                        "note": f"{function}, S={S}: where GCC's worst hole lies"})
+            out += [{"key": f"hole_{tag}_{pos}_{key}", "number": float(r[col]),
+                     "note": f"{function}, N={int(r['N'])}, S={S}: {what}"} for key, col, what in fields]
     return out
 
 
