@@ -4,6 +4,8 @@ Library-only (no notebook batch): closed forms, exhaustive loops and synthetic t
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -90,15 +92,16 @@ def test_bump_norms_are_exact():
 
 @pytest.mark.parametrize("name", ["gcc", "bacc", "bspline", "lcc"])
 def test_line_data_make_f_o_u_enc_the_bump_itself(name):
-    """Every encoder here reproduces line data on Chebyshev points, so the numeric norms are the exact ones."""
+    """Every encoder here reproduces line data on Chebyshev points, so the bump's exact norms are those of f o u_enc."""
     code = gcc.codes.make(name, 10, 64)
-    X = extremal.line_inputs(code)
-    assert extremal.reproduces_line(code, X)
-    bump = extremal.bump_for(code, 2, 1.5)
-    energy, d1, d2 = extremal.curvature_norms(bump, X, code, extremal.bump_grid(code, X, bump))
-    assert energy == pytest.approx(bump.energy, rel=1e-3)
-    assert (d1, d2) == pytest.approx((bump.sup_d1, bump.sup_d2), rel=1e-3)
-    assert not extremal.reproduces_line(code, X ** 3)
+    extremal.check_line(code, "test")
+    t = np.linspace(-1.0, 1.0, 2001)
+    u = code.with_params(n_workers=t.size, betas=t).encode(extremal.line_inputs(code))
+    np.testing.assert_allclose(u, t, atol=1e-10)
+    bent = SimpleNamespace(with_params=lambda n_workers, betas: SimpleNamespace(encode=lambda X: betas ** 3),
+                           alphas=code.alphas)
+    with pytest.raises(RuntimeError, match="does not reproduce line data"):
+        extremal.check_line(bent, "test")
 
 
 def test_gap_room_and_the_hardest_data_point():

@@ -23,7 +23,7 @@ from .problems import as_matrix
 from .slopes import as_rate_slopes, joint_fit, path_slopes, sweep_slopes
 
 __all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for", "hiding_block",
-           "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
+           "check_line", "sweep_cells", "extremal_sweep",
            "extremal_summary", "extremal_slopes", "EXTREMAL_FUNCTION", "LOWER_BOUND_FUNCTION",
            "DECODER_TEST_FUNCTION", "FAMILIES"]
 
@@ -144,52 +144,17 @@ def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None
     return Bump(float(code.alphas[k]), float(width) * room)
 
 
-def _encoder_curve(code, X, t) -> np.ndarray:
-    """``u_enc(t)``: the same code with worker points `t` encodes `X`."""
-    t = np.asarray(t, dtype=float)
-    return np.asarray(code.with_params(n_workers=t.size, betas=t).encode(X), dtype=float)
+def check_line(code, caller: str) -> None:
+    """Raise RuntimeError unless the encoder of `code` maps the line data (:func:`line_inputs`) to the line.
 
-
-def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> np.ndarray:
-    """A strictly increasing grid of [-1, 1] resolving ``bump o u_enc`` (`n_fine` points on the bump)."""
-    t = np.linspace(-1.0, 1.0, int(n_coarse))
-    u = as_matrix(_encoder_curve(code, X, t))[:, 0]
-    du = np.abs(np.diff(u))
-    lo, hi = np.minimum(u[:-1], u[1:]) - du, np.maximum(u[:-1], u[1:]) + du
-    c, w = bump.center, bump.half_width
-    touch = np.flatnonzero((hi >= c - w) & (lo <= c + w))
-    if touch.size == 0:
-        return t
-    span = float(t[touch[-1] + 1] - t[touch[0]])
-    step = min(span, 2.0 * w / max(float(np.max(np.abs(np.gradient(u, t)))), 1e-12)) / n_fine
-    pieces = [t]
-    for i in touch:
-        pieces.append(np.arange(t[i], t[i + 1], step))
-    return np.unique(np.concatenate(pieces))
-
-
-def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
-    """``||(f o u_enc)''||^2_{L^2}``, ``sup |(f o u_enc)'|`` and ``sup |(f o u_enc)''|`` on a grid.
-
-    `f` is vectorised on scalars, `X` of shape (K,), `code` gives ``u_enc``, `t` is a strictly
-    increasing grid of [-1, 1] (:func:`bump_grid`): three-point divided differences, trapezoidal energy.
-    Returns ``(energy, sup_d1, sup_d2)``.
+    Then ``f o u_enc = f`` on [-1, 1] and a :class:`Bump`'s exact norms are those of ``f o u_enc`` (every
+    code of :mod:`gcc.codes` passes at ``lam_enc = 0``).
     """
-    t = np.asarray(t, dtype=float)
-    G = as_matrix(f(_encoder_curve(code, X, t)))
-    h1, h2 = np.diff(t)[:-1, None], np.diff(t)[1:, None]
-    d1 = (G[2:] - G[:-2]) / (h1 + h2)
-    d2 = 2.0 * ((G[2:] - G[1:-1]) / h2 - (G[1:-1] - G[:-2]) / h1) / (h1 + h2)
-    energy = float(np.sum(np.trapezoid(d2 ** 2, t[1:-1], axis=0)))
-    return energy, float(np.max(np.abs(d1))), float(np.max(np.abs(d2)))
-
-
-def reproduces_line(code, X, n_grid: int = 2001, rtol: float = 1e-10) -> bool:
-    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line (exact norms)."""
-    slope, offset = np.polyfit(np.asarray(code.alphas, dtype=float), np.asarray(X, dtype=float), 1)
-    t = np.linspace(-1.0, 1.0, int(n_grid))
-    u = as_matrix(_encoder_curve(code, X, t))[:, 0]
-    return bool(np.allclose(u, offset + slope * t, rtol=rtol, atol=rtol * max(1.0, float(np.abs(u).max()))))
+    t = np.linspace(-1.0, 1.0, 2001)
+    u = as_matrix(code.with_params(n_workers=t.size, betas=t).encode(line_inputs(code)))[:, 0]
+    if not np.allclose(u, t, rtol=1e-10, atol=1e-10 * max(1.0, float(np.abs(u).max()))):
+        raise RuntimeError(f"{caller}: the encoder of {code!r} does not reproduce line data, so the bumps' exact "
+                           "norms are not those of f o u_enc.")
 
 
 def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers: int, s_grid: Sequence[int],
@@ -227,7 +192,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
 
     Per cell, code, family and width: :func:`bump_for` on :func:`line_inputs`, its loss on the
     worst received set (:func:`gcc.worst_case_stragglers`) or, for the lower-bound family, on the
-    set that hides it (:func:`hiding_block`), and the norms of ``f o u_enc`` (:func:`curvature_norms`).
+    set that hides it (:func:`hiding_block`), and its exact norms (those of ``f o u_enc``: :func:`check_line`).
 
     Parameters
     ----------
@@ -246,21 +211,21 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
         One row per (cell, scheme, family, width): ``sweep, gamma, function, scheme, straggler, N, S,
         K, width, center, half_width, loss, energy, sup_d1, sup_d2, seen`` (largest received value over
         the height), ``zero_ratio`` (R over the zero decoder's loss), ``normalised`` (``R / ||g''||^2``),
-        ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, BACC's norm), ``norms`` (``"exact"`` or
-        ``"numeric"``), ``block_start``.
+        ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, BACC's norm), ``norms`` (``"exact"``), ``block_start``.
     """
     codes = [canonical(c, "extremal_sweep") for c in codes]
     families = FAMILIES if families is None else families
     K = int(n_inputs)
-    rows, exact = [], {}
+    rows, checked = [], set()
     for cell in cells.itertuples(index=False):
         N, S = int(cell.N), int(cell.S)
         for name in codes:
             code = make(name, K, N)
             X = line_inputs(code)
             k = hardest_data_point(code, S)
-            if name not in exact:
-                exact[name] = reproduces_line(code, X)
+            if name not in checked:
+                check_line(code, "extremal_sweep")
+                checked.add(name)
             encoded = as_matrix(code.encode(X))[:, 0]
             for family, width in ((fam, w) for fam, ws in families.items() for w in ws):
                 bump = bump_for(code, S, width, k)
@@ -269,10 +234,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
                     loss = gcc.evaluate(code, bump, X, received)["loss"]
                 else:
                     received, loss = gcc.worst_case_stragglers(code, bump, X, S, return_loss=True)
-                if exact[name]:
-                    energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
-                else:
-                    energy, d1, d2 = curvature_norms(bump, X, code, bump_grid(code, X, bump))
+                energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
                 missing = np.setdiff1d(np.arange(N), received)
                 zero_loss = float(np.mean(bump(X) ** 2))
                 rows.append({"sweep": cell.sweep, "gamma": cell.gamma, "function": family,
@@ -282,7 +244,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
                              "seen": float(np.max(np.abs(bump(encoded[received])))) / abs(bump.height),
                              "zero_ratio": float(loss) / zero_loss if zero_loss > 0 else np.nan,
                              "normalised": float(loss) / energy, "normalised_sup": float(loss) / (d1 + d2) ** 2,
-                             "norms": "exact" if exact[name] else "numeric",
+                             "norms": "exact",
                              "block_start": int(missing[0]) if missing.size else -1})
     return pd.DataFrame(rows)
 

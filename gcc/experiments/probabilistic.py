@@ -23,7 +23,7 @@ from gcc.codes import canonical, label, make_many
 from gcc.harness import run_trials
 from gcc.summary import slope_table, summarize
 
-from .extremal import EXTREMAL_FUNCTION, Bump, curvature_norms, bump_grid, line_inputs, reproduces_line
+from .extremal import EXTREMAL_FUNCTION, Bump, check_line, line_inputs
 from .plotting import REFERENCE, band, figure, finish, log_ticks, scheme_color, scheme_kw, scheme_marker
 from .problems import as_matrix, child_seed
 from .references import anchor_constant, log_base, log_rate_reference
@@ -65,7 +65,7 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
     ``(normalised, raw)``, arrays of shape (draws,): the normalised loss and the loss at the worst width.
     """
     X = line_inputs(code)
-    exact = reproduces_line(code, X)
+    check_line(code, "extremal_draw_losses")
     alphas = np.asarray(code.alphas, dtype=float)
     betas = np.asarray(code.betas, dtype=float)
     U = as_matrix(code.encode(X))[:, 0]  # u_enc(beta_n)
@@ -82,9 +82,8 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
         for width in widths:
             bump = Bump(float(X[k]), float(width) * float(room[k]))
             loss = float(np.mean((D @ bump(U[rec]) - bump(X)) ** 2))
-            energy = bump.energy if exact else curvature_norms(bump, X, code, bump_grid(code, X, bump))[0]
-            if not loss / energy <= out[0, t]:
-                out[:, t] = loss / energy, loss
+            if not loss / bump.energy <= out[0, t]:
+                out[:, t] = loss / bump.energy, loss
     return out[0], out[1]
 
 
