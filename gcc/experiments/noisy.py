@@ -19,18 +19,15 @@ from gcc.validation import check_choice
 
 from .plotting import REFERENCE, band, figure, finish, log_ticks
 from .problems import as_matrix, child_seed, exact_noisy_loss
-from .references import anchor_constant, curvature_energy, theory_lambda_dec
+from .references import LAMBDA_0, anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes, quoted_slopes, starts_with, sweep_slopes
 
-__all__ = ["RULES", "LAMBDA_0", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior",
+__all__ = ["RULES", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior",
            "noisy_sweep", "noisy_sweeps", "noisy_summary", "schedule_values", "pilot_marks", "lambda_table",
            "curve_summary", "calibrate_theory_constant", "noisy_slopes", "quoted_values", "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
-
-#: the upper end lambda_0 of Theorem 2's range used here (the theory schedule's ``lam_max``)
-LAMBDA_0 = 1.0
 
 #: worker points: Theorem 2 bounds ``Delta_max / Delta_min``, which Chebyshev points break
 POINTS = "equispaced"
@@ -46,24 +43,25 @@ def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarr
     return np.concatenate([[0.0], grid]) if with_zero else grid
 
 
-def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
-    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (a bool array)."""
+def in_theorem_range(lam_dec, n_workers, n_stragglers):
+    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= LAMBDA_0`` (a bool array)."""
     lam = np.asarray(lam_dec, dtype=float)
     floor = (np.asarray(n_workers, dtype=float) - np.asarray(n_stragglers, dtype=float)) ** -4.0
     # The theory schedule is clipped to the floor exactly; allow its round-off.
-    return (lam >= floor * (1.0 - 1e-9)) & (lam <= lam_max)
+    return (lam >= floor * (1.0 - 1e-9)) & (lam <= LAMBDA_0)
 
 
 #: the CV rule's tolerance: the largest lambda whose held-out loss is within this fraction of the minimum
 CV_RTOL = 1e-3
 
 
-def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials, max_extend: int = 6):
-    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum."""
+def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials):
+    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum (the grid
+    extended by four points up to six times where the choice ends it)."""
     K = len(X)
     grid = np.sort(np.asarray(lam_grid, dtype=float))
     step = float(grid[1] / grid[0])
-    for _ in range(int(max_extend) + 1):
+    for _ in range(7):
         sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=POINTS),
                              f, [X], gcc.FixedCount(int(S)), lam_enc_grid=[0.0], lam_dec_grid=list(grid),
                              trials=int(trials), seed=int(seed), noise_std=float(sigma))
@@ -186,11 +184,11 @@ def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_w
     return pd.concat(frames, ignore_index=True)
 
 
-def pilot_marks(summary, n_workers: int, n_stragglers: int, rules: Sequence[str] = ("theory", "cv")) -> dict:
+def pilot_marks(summary, n_workers: int, n_stragglers: int) -> dict:
     """``"<rule> (random F)" -> lambda_dec`` at the pilot cell (random stragglers), for :func:`plot_noisy`."""
     pilot = summary[(summary["N"] == n_workers) & (summary["S"] == n_stragglers) & (summary["straggler"] == "random")]
     return {f"{r} (random F)": float(pilot[pilot["rule"] == r]["lam_dec"].iloc[0])
-            for r in rules if r in set(pilot["rule"])}
+            for r in ("theory", "cv") if r in set(pilot["rule"])}
 
 
 def lambda_table(summary):
@@ -247,11 +245,11 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
     return lam_best / unit, curve
 
 
-def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
+def noisy_slopes(summary):
     """N-slopes at fixed S and (S+1)-slopes at fixed N, per lambda rule, of :func:`noisy_sweep`.
 
     The theory and CV rules are fitted on the cells inside Theorem 2's range only, the ``zero``
-    rule on all; S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
+    rule on all; S-slopes use only ``S + 1 <= N / 4``.
 
     Returns
     -------
@@ -261,7 +259,7 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     """
     keys = ["function", "scheme", "rule", "straggler"]
     used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
-    window = lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"]  # noqa: E731
+    window = lambda d: (d["S"] + 1) <= 0.25 * d["N"]  # noqa: E731
     out = sweep_slopes(used, keys, s_window=window, path_s=False)
 
     def cells(d):  # the fitted cells of each slope, labelled by its ``fixed``

@@ -17,8 +17,11 @@ from gcc.validation import check_real
 
 from .problems import as_matrix
 
-__all__ = ["log_base", "worst_case_reference", "log_rate_reference", "anchor_constant", "curvature_energy",
-           "theory_lambda_dec"]
+__all__ = ["LAMBDA_0", "log_base", "worst_case_reference", "log_rate_reference", "anchor_constant",
+           "curvature_energy", "theory_lambda_dec"]
+
+#: the upper end lambda_0 of Theorem 2's range used here
+LAMBDA_0 = 1.0
 
 
 def log_base(x, p: float):
@@ -39,15 +42,15 @@ def log_base(x, p: float):
     return np.log(np.asarray(x, dtype=float)) / np.log(1.0 / p)
 
 
-def worst_case_reference(n_workers, n_stragglers, const: float = 1.0, power: float = 3.0):
-    """The worst-case bound's shape ``C ((S + 1) / N)^power`` (Thm 1 / Thm 4: power 3).
+def worst_case_reference(n_workers, n_stragglers, const: float = 1.0):
+    """The worst-case bound's shape ``C ((S + 1) / N)^3`` (Thm 1 / Thm 4).
 
     Parameters
     ----------
     n_workers, n_stragglers : array_like
         N and S (broadcast together).
-    const, power : float
-        C (e.g. :func:`anchor_constant`) and the power (3 for the noiseless GCC bound).
+    const : float
+        C (e.g. :func:`anchor_constant`).
 
     Returns
     -------
@@ -55,7 +58,7 @@ def worst_case_reference(n_workers, n_stragglers, const: float = 1.0, power: flo
     """
     N = np.asarray(n_workers, dtype=float)
     S = np.asarray(n_stragglers, dtype=float)
-    return const * ((S + 1.0) / N) ** power
+    return const * ((S + 1.0) / N) ** 3
 
 
 def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, const: float = 1.0):
@@ -122,8 +125,8 @@ def curvature_energy(f, X, code) -> float:
 
 
 def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0, const: float = 1.0,
-                      lam_max: float = 1.0, clip: bool = True):
-    """The decoder smoothing parameter for noisy workers (App. B.2 of [1]_), in ``[(N - S)^-4, lam_max]``.
+                      clip: bool = True):
+    """The decoder smoothing parameter for noisy workers (App. B.2 of [1]_), in ``[(N - S)^-4, LAMBDA_0]``.
 
     Parameters
     ----------
@@ -135,8 +138,6 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
         ``||(f o u_enc)''||^2`` (:func:`curvature_energy`).
     const : float
         The proof's constant (Ragozin's and Utreras's, not numeric): free, recorded in each run.
-    lam_max : float
-        The theorem's ``lambda_0``.
     clip : bool
         Clip to the theorem's range (False: the raw schedule).
 
@@ -154,5 +155,5 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
     S = np.asarray(n_stragglers, dtype=float)
     lam = const * (sigma ** 2 / ((N - S) * (S + 1.0) ** 4 * energy)) ** 0.8
     if clip:
-        lam = np.clip(lam, (N - S) ** -4.0, lam_max)
+        lam = np.clip(lam, (N - S) ** -4.0, LAMBDA_0)
     return float(lam) if lam.ndim == 0 else lam

@@ -101,19 +101,18 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     return out[cols + [c for c in out.columns if c not in cols]]
 
 
-def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequence[str] = ("worst", "random"),
-                   joint_adversaries: Sequence[str] = ("worst",), **common):
+def typical_sweeps(functions: Mapping[str, tuple], cells, **common):
     """:func:`straggler_sweep` over every cell of :func:`~gcc.experiments.extremal.sweep_cells`, per function.
 
-    `functions` maps a label to ``(f, X)``; `adversaries` are the straggler models of the N and S
-    sweeps, `joint_adversaries` those of the joint sweeps; `common` goes to :func:`straggler_sweep`.
-    Returns its rows with ``sweep`` and ``gamma``.
+    `functions` maps a label to ``(f, X)``; worst-case and random stragglers on the N and S sweeps, the
+    worst case only on the joint sweeps; `common` goes to :func:`straggler_sweep`. Returns its rows with
+    ``sweep`` and ``gamma``.
     """
     frames = []
     for name, (f, X) in functions.items():
-        for adversary in adversaries:
+        for adversary in ("worst", "random"):
             for cell in cells.itertuples(index=False):
-                if cell.sweep == "joint" and adversary not in joint_adversaries:
+                if cell.sweep == "joint" and adversary != "worst":
                     continue
                 df = straggler_sweep(f, X, [int(cell.N)], [int(cell.S)], adversary=adversary, function=name,
                                      **common)
@@ -137,8 +136,10 @@ def summarize_sweeps(trials):
     return pd.concat(parts, ignore_index=True)
 
 
-def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-26, s_fit_max_ratio=0.25):
+def worst_case_slopes(summary, fit_min_ratio: float = 4.0):
     """N-slopes at fixed S, (S+1)-slopes at fixed N, slopes along joint sweeps and the joint fit.
+
+    Losses at or below 1e-26 are round-off, left out; S-slopes use only ``S + 1 <= N / 4``.
 
     Parameters
     ----------
@@ -146,10 +147,6 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
         :func:`summarize_sweeps`.
     fit_min_ratio : float
         Fits use only ``N >= fit_min_ratio * (S + 1)`` (the bounds are asymptotic).
-    y_floor : float
-        Losses at or below this are round-off, left out.
-    s_fit_max_ratio : float
-        S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
 
     Returns
     -------
@@ -157,9 +154,9 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``,
         ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
-    keys = ["function", "scheme", "straggler"]
+    keys, y_floor = ["function", "scheme", "straggler"], 1e-26
     frames = [sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor,
-                           s_window=lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"])]
+                           s_window=lambda d: (d["S"] + 1) <= 0.25 * d["N"])]
     asymptotic = lambda d: (d["N"] >= fit_min_ratio * (d["S"] + 1)) & (d["mean"] > y_floor)  # noqa: E731
     if "joint" in set(summary["sweep"]):
         frames.append(path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic, y_floor=y_floor))
@@ -283,14 +280,13 @@ def hole_values(holes, s_quoted: Sequence[int]) -> list[dict]:
     return out
 
 
-def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Sequence[str] = ("worst", "random"),
-                 power: float = 3.0):
-    """Loss against N (log-log), one row per straggler model, one panel per code, one line per S.
+def plot_n_sweep(summary, function: str, codes: Sequence[str]):
+    """Loss against N (log-log), a row per straggler model (worst, random), a panel per code, a line per S.
 
-    The dashed ``C ((S+1)/N)^power`` has one C for all panels, the smallest above every GCC point.
+    The dashed ``C ((S+1)/N)^3`` has one C for all panels, the smallest above every GCC point.
 
     `summary` is :func:`summarize_sweeps` (the saved table), `function` the one drawn, `codes` one panel
-    each (absent ones skipped), `stragglers` one row each.
+    each (absent ones skipped).
 
     Returns
     -------
@@ -300,9 +296,9 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
     present = set(sub["scheme"])
     codes = [c for c in (canonical(c, "plot_n_sweep") for c in codes) if c in present]
     gcc_rows = sub[sub["scheme"] == "gcc"]
-    C = anchor_constant(gcc_rows["mean"], worst_case_reference(gcc_rows["N"], gcc_rows["S"], power=power))
+    C = anchor_constant(gcc_rows["mean"], worst_case_reference(gcc_rows["N"], gcc_rows["S"]))
     s_values = sorted(sub["S"].unique())
-    panels = [(straggler, code) for straggler in stragglers for code in codes]
+    panels = [(straggler, code) for straggler in ("worst", "random") for code in codes]
     fig, axes = figure(len(panels), ncols=2 if len(codes) % 2 == 0 else min(3, len(codes)),
                        height=1.9 * -(-len(panels) // (2 if len(codes) % 2 == 0 else min(3, len(codes)))) + 0.7)
     for ax, (straggler, code) in zip(axes, panels):
@@ -314,7 +310,7 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
                 ax.loglog(g["N"], g["mean"], "-", marker=scheme_marker(code), ms=3, color=color, label=f"S={S}")
                 band(ax, g["N"], g, color)
             n = np.array(sorted(sub[sub["S"] == S]["N"].unique()), dtype=float)
-            ax.loglog(n, worst_case_reference(n, S, C, power), color=color, ls="--", lw=0.8)
+            ax.loglog(n, worst_case_reference(n, S, C), color=color, ls="--", lw=0.8)
         # LCC's loss grows to ~1e21: it gets its own y axis, the others share one
         own = code == "lcc"
         ax.set_title(f"{label(code)}, {straggler}" + (" (own y scale)" if own else ""))
@@ -329,13 +325,13 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
         if ax.get_subplotspec().is_last_row() or ax is axes[-1]:
             ax.set_xlabel("N (workers)")
     legend_outside(fig, axes[:1], ncol=len(s_values) + 1,
-                   title=f"S (light to dark); dashed: C((S+1)/N)$^{power:g}$, one C for all panels")
+                   title="S (light to dark); dashed: C((S+1)/N)$^3$, one C for all panels")
     fig.suptitle(f"{function}: loss against N")
     return finish(fig)
 
 
-def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
-    """Loss against S + 1 at fixed N with ``C (S+1)^power`` through GCC; a panel per (function, straggler).
+def plot_s_sweep(summary, codes: Sequence[str]):
+    """Loss against S + 1 at fixed N with ``C (S+1)^3`` through GCC; a panel per (function, straggler).
 
     `summary` is :func:`summarize_sweeps` (the saved table); `codes` one line each.
 
@@ -361,8 +357,8 @@ def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
         g = part[part["scheme"] == "gcc"]
         if len(g):
             x = np.sort(g["S"].unique()).astype(float) + 1
-            C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** power)
-            ax.loglog(x, C * x ** power, **REFERENCE, label=f"C (S+1)$^{power:g}$ through GCC")
+            C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** 3)
+            ax.loglog(x, C * x ** 3, **REFERENCE, label="C (S+1)$^3$ through GCC")
             log_ticks(ax, x)
         N = int(part["N"].iloc[0]) if len(part) else 0
         ax.set_title(f"{function.split(' R^')[0].split(' (')[0][:16]}: {straggler}, N={N}")
