@@ -23,9 +23,9 @@ __all__ = ["adversary_comparison", "adversary_ratios", "adversary_table", "extre
            "quoted_values"]
 
 
-def extremal_problem(code, n_stragglers: int, width: float = 1.5):
-    """``(f, X)`` of the extremal family for one code and S: the bump on line data."""
-    return bump_for(code, n_stragglers, width), line_inputs(code)
+def extremal_problem(code, n_stragglers: int):
+    """``(f, X)`` of the extremal family for one code and S: the bump on line data (half-width 1.5 rooms)."""
+    return bump_for(code, n_stragglers), line_inputs(code)
 
 
 def adversary_problems(n_inputs: int, seed: int = 0) -> dict:

@@ -265,7 +265,7 @@ def extremal_summary(df):
     return out[keys + ["quantity", "mean", "width", "loss"]]
 
 
-def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0, s_fit_max_ratio: float = 0.25):
+def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0):
     """Exponents of the extremal family: in N at fixed S, in S + 1 at fixed N, along joint paths, jointly.
 
     Parameters
@@ -275,9 +275,7 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     fit_min_ratio : float
         Cells with ``N >= fit_min_ratio (S + 1)`` only.
     s_fit_min : float
-        S-slopes and the joint fit use ``S + 1 >= s_fit_min``.
-    s_fit_max_ratio : float
-        S-slopes use ``S + 1 <= s_fit_max_ratio N``.
+        S-slopes and the joint fit use ``S + 1 >= s_fit_min``; S-slopes also ``S + 1 <= N / 4``.
 
     Returns
     -------
@@ -288,7 +286,7 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     keys = ["function", "scheme", "straggler", "quantity"]
     asymptotic = lambda d: d["N"] >= fit_min_ratio * (d["S"] + 1)  # noqa: E731
     ab = sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1),
-                      s_window=lambda d: (d["S"] + 1 >= s_fit_min) & (d["S"] + 1 <= s_fit_max_ratio * d["N"]))
+                      s_window=lambda d: (d["S"] + 1 >= s_fit_min) & (d["S"] + 1 <= 0.25 * d["N"]))
     c = path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic)
     d = joint_fit(summary, keys, window=lambda g: asymptotic(g) & (g["S"] + 1 >= s_fit_min))
     return as_rate_slopes(pd.concat([ab, c, d], ignore_index=True))

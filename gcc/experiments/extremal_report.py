@@ -29,15 +29,13 @@ LOWER_BOUND_NOTE = ("the normalisation's, not BACC's: on the lower-bound family 
 L2_NOTE = "BACC's bound is stated in (||g'||inf + ||g''||inf)^2; this row reads it in Theorem 1's norm, beside it."
 
 
-def lower_bound_check(sweep, tol: float = 1e-12):
+def lower_bound_check(sweep):
     """That the lower-bound family is one: no received worker sees it, and every loss is the closed form.
 
     Parameters
     ----------
     sweep : pandas.DataFrame
-        :func:`gcc.experiments.extremal.extremal_sweep`.
-    tol : float
-        Largest ``seen`` and ``|zero_ratio - 1|`` accepted.
+        :func:`gcc.experiments.extremal.extremal_sweep`; its ``seen`` and ``|zero_ratio - 1|`` must be <= 1e-12.
 
     Returns
     -------
@@ -52,7 +50,7 @@ def lower_bound_check(sweep, tol: float = 1e-12):
     table = sweep.groupby(["function", "scheme"]).agg(
         rows=("seen", "size"), seen_max=("seen", "max"), zero_ratio_min=("zero_ratio", "min"),
         zero_ratio_max=("zero_ratio", "max")).reset_index()
-    lb = table[table["function"] == LOWER_BOUND_FUNCTION]
+    lb, tol = table[table["function"] == LOWER_BOUND_FUNCTION], 1e-12
     bad = lb[(lb["seen_max"] > tol) | ((lb["zero_ratio_min"] - 1).abs() > tol) | ((lb["zero_ratio_max"] - 1).abs() > tol)]
     if len(bad):
         raise RuntimeError(f"lower_bound_check: the lower-bound family is not one for {bad['scheme'].tolist()}: "

@@ -13,8 +13,7 @@ import pandas as pd
 
 import gcc
 from gcc.codes import make
-
-from gcc.validation import check_choice, check_real
+from gcc.validation import check_choice
 
 from .plotting import figure, finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
@@ -71,16 +70,15 @@ def _profile(g, param: str):
     return g.groupby(param)["loss"].min().sort_index()
 
 
-def _optimal(profile, loss: float, tolerance: float) -> float:
-    """The largest lambda of `profile` whose loss is within ``(1 + tolerance)`` of `loss`."""
-    return float(profile.index[profile.to_numpy() <= loss * (1.0 + tolerance)].max())
+def _optimal(profile, loss: float) -> float:
+    """The largest lambda of `profile` whose loss is within ``(1 + TOLERANCE)`` of `loss`."""
+    return float(profile.index[profile.to_numpy() <= loss * (1.0 + TOLERANCE)].max())
 
 
-def lambda_optimum(sens, tolerance: float = TOLERANCE):
-    """Per S: the grid optimum, the optimal lambdas within `tolerance`, and the loss one grid step away.
+def lambda_optimum(sens):
+    """Per S: the grid optimum, the optimal lambdas within :data:`TOLERANCE`, and the loss one grid step away.
 
-    `sens` is :func:`sensitivity_sweep` of one sigma; `tolerance` (>= 0) the relative loss above the
-    grid minimum within which a lambda counts as optimal.
+    `sens` is :func:`sensitivity_sweep` of one sigma.
 
     Returns
     -------
@@ -88,11 +86,9 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
         ``mean_table``: mean loss per (S, lam_enc, lam_dec). ``best_table``, per S: the arg-min
         ``lam_enc, lam_dec``, its ``loss``, ``loss_at_zero``, ``worst_increase_x10`` (the largest
         relative increase over the four grid neighbours of the arg-min), ``opt_lam_enc, opt_lam_dec``
-        (the optimal lambdas within `tolerance`) and ``edge`` (those four columns on an edge of the
+        (the optimal lambdas within :data:`TOLERANCE`) and ``edge`` (those four columns on an edge of the
         grid, ``""`` when none).
     """
-    tolerance = check_real(tolerance, "tolerance", "lambda_optimum", minimum=0.0)
-
     mean_table = sens.groupby(["function", "N", "S", "sigma", "lam_enc", "lam_dec"], as_index=False)["loss"].mean()
     enc_values = np.sort(mean_table["lam_enc"].unique())
     dec_values = np.sort(mean_table["lam_dec"].unique())
@@ -113,7 +109,7 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
         row = {"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss, "loss_at_zero": float(zero),
                "worst_increase_x10": max(increases) if increases else np.nan}
         for param in ("lam_enc", "lam_dec"):
-            row[f"opt_{param}"] = _optimal(_profile(g, param), loss, tolerance)
+            row[f"opt_{param}"] = _optimal(_profile(g, param), loss)
         row["edge"] = ",".join(col for col in ("lam_enc", "lam_dec", "opt_lam_enc", "opt_lam_dec")
                                if row[col] in edges[col.removeprefix("opt_")])
         rows.append(row)
@@ -202,7 +198,7 @@ def plateau_table(mean_table, s_values: Sequence[int]):
             profile = _profile(g, param)
             zero = float(profile.loc[0.0]) if 0.0 in profile.index else np.nan
             rows.append({"sigma": sigma, "S": int(S), "param": param, "argmin": float(profile.idxmin()),
-                         "optimal": _optimal(profile, loss_min, TOLERANCE),
+                         "optimal": _optimal(profile, loss_min),
                          "loss_min": loss_min, "loss_at_0": zero, "cost_of_0_pct": 100.0 * (zero / loss_min - 1.0)})
     return pd.DataFrame(rows, columns=["sigma", "S", "param", "argmin", "optimal", "loss_min", "loss_at_0",
                                        "cost_of_0_pct"])

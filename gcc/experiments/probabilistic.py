@@ -179,10 +179,10 @@ def probabilistic_summary(df):
     return out
 
 
-def probabilistic_slopes(summary, y_floor: float = 1e-26):
+def probabilistic_slopes(summary):
     """Slopes in N of both readings' normalised ratios and of E[loss]; the longest run's law.
 
-    From :func:`probabilistic_summary`; mean losses at or below `y_floor` are left out of the loss slope.
+    From :func:`probabilistic_summary`; mean losses at or below 1e-26 (round-off) are left out of the loss slope.
 
     Returns
     -------
@@ -194,7 +194,7 @@ def probabilistic_slopes(summary, y_floor: float = 1e-26):
     keys = ["function", "scheme", "p"]
     frames = []
     for quantity, y, floor in (("ratio_log3_n3", "ratio_gcc_rate", 0.0), ("ratio_log4_n2", "ratio_bacc_rate", 0.0),
-                               ("loss", "mean", y_floor)):
+                               ("loss", "mean", 1e-26)):
         part = slope_table(summary, "N", keys, y=y, y_floor=floor)
         frames.append(part.assign(quantity=quantity))
     runs = []

@@ -170,7 +170,7 @@ def select_rows(df, filters: Mapping[str, Any]):
     return df[mask]
 
 
-def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str = ".2f", **filters) -> list[dict]:
+def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, **filters) -> list[dict]:
     """The values a chapter quotes from a slopes table, as keyword arguments of ``RunContext.value``.
 
     Parameters
@@ -182,16 +182,15 @@ def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str =
     span : bool
         False: the filters select one row (ValueError if more), quoted as ``key`` and ``key_ci``
         (its 95% interval as text). True: the range of the selected slopes, ``key_min``, ``key_max``.
-    fmt : str
     **filters
         Column filters of :func:`select_rows`.
 
     Returns
     -------
     list of dict
-        ``{"key", "number", "note", "fmt"}`` each; NaN slopes and missing rows are left out.
+        ``{"key", "number", "note", "fmt"}`` each (two decimals); NaN slopes and missing rows are left out.
     """
-    rows = select_rows(slopes, filters)
+    rows, fmt = select_rows(slopes, filters), ".2f"
     finite = rows[np.isfinite(rows["slope"].to_numpy(float))]
     if span:
         if not len(finite):
