@@ -13,7 +13,7 @@ import pytest
 import gcc
 from gcc.experiments import adversaries, extremal, extremal_report, noisy, probabilistic, problems, worst_case
 from gcc.experiments.slopes import joint_fit, path_slopes
-from gcc.experiments.verdicts import VERDICTS, path_exponent, verdict
+from gcc.experiments.verdicts import VERDICTS, verdict
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -48,13 +48,6 @@ def test_verdict_vocabulary_and_validation():
         verdict(0.0, -1.0, 1.0, sense="both")
 
 
-def test_path_exponent_is_the_bounds_slope_on_the_cells():
-    N = np.array([64, 256, 1024])
-    assert path_exponent(N, np.zeros(3), 3.0, 3.0) == pytest.approx(-3.0)
-    assert path_exponent(N, N - 1, 3.0, 3.0) == pytest.approx(0.0)  # S + 1 = N: the bound is flat
-    assert path_exponent(N, np.sqrt(N) - 1, 4.0, 2.0) == pytest.approx(0.0)
-
-
 # --------------------------------------------------------------------------- joint fits
 def test_joint_fit_recovers_both_exponents_and_needs_independent_cells():
     rng = np.random.default_rng(0)
@@ -75,7 +68,9 @@ def test_path_slopes_report_the_path_of_s():
     t = pd.DataFrame({"scheme": "gcc", "gamma": 0.5, "N": N, "S": S, "mean": ((S + 1) / N) ** 3.0})
     row = path_slopes(t, ["scheme"]).iloc[0]
     assert row["fixed"] == "gamma=0.5"
-    assert row["slope"] == pytest.approx(path_exponent(N, S, 3.0, 3.0), abs=1e-9)
+    bound = np.polyfit(np.log(N), 3.0 * np.log(S + 1.0) - 3.0 * np.log(N), 1)[0]  # the bound's slope on the path
+    assert row["slope"] == pytest.approx(bound, abs=1e-9)
+    assert 3.0 * row["path_s_slope"] - 3.0 == pytest.approx(bound, abs=1e-9)  # the claims table's claimed slope
 
 
 # --------------------------------------------------------------------------- the extremal family
