@@ -179,7 +179,7 @@ def test_lcc_exactness_tolerance_sits_in_the_gap_at_degree_15():
 def test_lambda_sensitivity_grid_and_optimum():
     X = problems.scalar_inputs(10, seed=0)
     grid = [0.0, 1e-8, 1e-6, 1e-4]
-    sens = lambda_sensitivity.sensitivity_sweep(xsinx, X, 40, [0, 5], grid, grid, sigma=0.1, trials=3)
+    sens = lambda_sensitivity.sensitivity_sweep(xsinx, X, 40, [0, 5], grid, sigma=0.1, trials=3)
     assert len(sens) == 2 * 3 * 16
     mean_table, best = lambda_sensitivity.lambda_optimum(sens)
     assert list(best["S"]) == [0, 5]

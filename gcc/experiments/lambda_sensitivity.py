@@ -31,10 +31,9 @@ def decade_grid(exponents: Sequence[int]) -> np.ndarray:
     return np.concatenate([[0.0], np.logspace(low, high, high - low + 1)])
 
 
-def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_grid: Sequence[float],
-                      lam_dec_grid: Sequence[float], *, sigma: float = 0.0, trials: int = 10, seed: int = 0,
-                      function: str = "f"):
-    """GCC loss over a (lambda_enc, lambda_dec) grid, for several S, noise `sigma` averaged exactly.
+def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_grid: Sequence[float], *,
+                      sigma: float = 0.0, trials: int = 10, seed: int = 0, function: str = "f"):
+    """GCC loss over `lam_grid` for both lambdas, for several S, noise `sigma` averaged exactly.
 
     `f` is vectorised ``(n, *in) -> (n, *out)``, `X` of shape (K, *in); `trials` random straggler sets
     per S (``child_seed(seed, N, S)``) are shared by the grid; `function` labels the rows.
@@ -48,11 +47,11 @@ def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_gri
     K, N = len(X), int(n_workers)
     true = as_matrix(f(X))
     outputs = {float(le): as_matrix(f(make("gcc", K, N, lam_enc=float(le)).encode(X)))
-               for le in lam_enc_grid}
+               for le in lam_grid}
     rows = []
     for S in s_values:
         masks = gcc.FixedCount(int(S)).sample_many(np.random.default_rng(child_seed(seed, N, S)), N, int(trials))
-        for ld in lam_dec_grid:
+        for ld in lam_grid:
             code = make("gcc", K, N, lam_dec=float(ld))
             for t, mask in enumerate(masks):
                 received = np.flatnonzero(mask)
@@ -141,7 +140,7 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
     mean_table, best_table : pandas.DataFrame
         :func:`lambda_optimum`'s tables of every sigma (ascending), ``best_table`` with ``sigma``.
     """
-    sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, lam_grid, sigma=sigma, trials=trials,
+    sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, sigma=sigma, trials=trials,
                                         seed=seed, function=function) for sigma in sigmas],
                      ignore_index=True)
     means, bests = [], []
@@ -158,7 +157,7 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
     A lambda of 0 counts as 1e-11, or as the decade below the smallest positive optimum if lower.
 
     `best_table` is :func:`sensitivity_study`'s; `chosen` is ``"tolerance"`` (the book's optimum,
-    ``opt_lam_*`` where present) or ``"argmin"`` (``lam_*``).
+    ``opt_lam_*``) or ``"argmin"`` (``lam_*``).
 
     Returns
     -------
@@ -170,7 +169,7 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
     rows = []
     for sigma, g in best_table.groupby("sigma"):
         for param in ("lam_enc", "lam_dec"):
-            col = f"opt_{param}" if chosen == "tolerance" and f"opt_{param}" in g else param
+            col = f"opt_{param}" if chosen == "tolerance" else param
             lam = g[g["S"] > 0][col].to_numpy(float)
             positive = lam[lam > 0]
             floor = np.log10(positive.min()) - 1 if positive.size else -11.0

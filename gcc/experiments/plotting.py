@@ -15,9 +15,6 @@ from gcc.validation import Interval, validate
 __all__ = ["SCHEME_STYLES", "REFERENCE", "figure", "scheme_color", "scheme_marker", "scheme_kw", "scheme_shades",
            "band", "finish", "log_ticks", "log_axis", "legend_outside"]
 
-_PANELS = Interval(int, 1, None)
-_ROW_HEIGHT_IN = 2.35
-
 
 def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = None, wide_last: bool = False,
            **subplots):
@@ -44,12 +41,12 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
     """
     import matplotlib.pyplot as plt
 
-    n_panels = validate(n_panels, _PANELS, "n_panels", "figure")
+    n_panels = validate(n_panels, Interval(int, 1, None), "n_panels", "figure")
     ncols = min(n_panels, MAX_PANELS_PER_ROW) if ncols is None else validate(
         ncols, Interval(int, 1, MAX_PANELS_PER_ROW), "ncols", "figure")
     nrows = -(-n_panels // ncols)
     if height is None:
-        height = 3.0 if n_panels == 1 else _ROW_HEIGHT_IN * nrows + 0.4
+        height = 3.0 if n_panels == 1 else 2.35 * nrows + 0.4
     use_book_style()
     fig, axes = plt.subplots(nrows, ncols, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
                              layout="constrained", **subplots)

@@ -48,8 +48,8 @@ def starts_with(prefix: str) -> Callable:
     return lambda col: col.astype(str).str.startswith(prefix)
 
 
-def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
-                 s_window: Callable | None = None, y_floor: float = 0.0, path_s: bool = True):
+def sweep_slopes(summary, keys: Sequence[str], *, s_window: Callable, x_min: Callable | None = None,
+                 y_floor: float = 0.0, path_s: bool = True):
     """N-slopes at fixed S on the ``sweep == "N"`` rows and (S+1)-slopes at fixed N on the ``"S"`` rows.
 
     `summary` has one row per cell (``sweep``, `keys`, ``N``, ``S``, ``mean``); `x_min` is
@@ -59,8 +59,7 @@ def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
     """
     keys = list(keys)
     s_rows = summary[summary["sweep"] == "S"]
-    if s_window is not None:
-        s_rows = s_rows[np.asarray(s_window(s_rows), dtype=bool)]
+    s_rows = s_rows[np.asarray(s_window(s_rows), dtype=bool)]
     a = slope_table(summary[summary["sweep"] == "N"], "N", keys + ["S"], x_min=x_min, y_floor=y_floor)
     b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
     a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
