@@ -157,7 +157,7 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
     A lambda of 0 counts as 1e-11, or as the decade below the smallest positive optimum if lower.
 
     `best_table` is :func:`sensitivity_study`'s; `chosen` is ``"tolerance"`` (the book's optimum,
-    ``opt_lam_*``) or ``"argmin"`` (``lam_*``).
+    ``opt_lam_*`` where present) or ``"argmin"`` (``lam_*``).
 
     Returns
     -------
@@ -169,7 +169,7 @@ def optimum_spans(best_table, chosen: str = "tolerance"):
     rows = []
     for sigma, g in best_table.groupby("sigma"):
         for param in ("lam_enc", "lam_dec"):
-            col = f"opt_{param}" if chosen == "tolerance" else param
+            col = f"opt_{param}" if chosen == "tolerance" and f"opt_{param}" in g else param
             lam = g[g["S"] > 0][col].to_numpy(float)
             positive = lam[lam > 0]
             floor = np.log10(positive.min()) - 1 if positive.size else -11.0
