@@ -217,7 +217,7 @@ def test_sensitivity_study_spans_and_rmse_increase():
     assert list(spans["param"]) == ["lam_enc", "lam_dec"] * 2 and (spans["span"] >= 0).all()
     pct = lambda_sensitivity.rmse_increase(best)
     np.testing.assert_allclose(pct, 100 * (np.sqrt(1 + best["worst_increase_x10"]) - 1))
-    keys = [v["key"] for v in lambda_sensitivity.quoted_values(best)]
+    keys = [v["key"] for v in lambda_sensitivity.quoted_values(best, mean_table, 4)]
     assert "span_lam_dec_sigma1" in keys and "rmse_x10_max_sigma0" in keys
     # Synthetic optimum over S > 0: 1e-8 and 0, which counts as 1e-11 (the step below the grid): span 3;
     # with 1e-12 the decade below it, 1e-13.

@@ -213,14 +213,14 @@ def rmse_increase(best_table):
     return 100.0 * (np.sqrt(1.0 + best_table["worst_increase_x10"].to_numpy(float)) - 1.0)
 
 
-def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> list[dict]:
+def quoted_values(best_table, mean_table, s_show: int) -> list[dict]:
     """App. E's two statements as measured, per noise level, as keyword arguments of ``RunContext.value``.
 
     ``tolerance_pct``; per noise level ``i`` (ascending): ``span_<param>_sigma<i>``,
-    ``span_argmin_<param>_sigma<i>``, ``low_/high_<param>_sigma<i>`` (:func:`optimum_spans`) and
-    ``rmse_x10_max_sigma<i>`` (:func:`rmse_increase`). With `mean_table` and `s_show`,
-    :func:`plateau_table`'s numbers at ``S = s_show`` and at the largest S
-    (``<param>_show|smax_sigma<i>_argmin|loss_min|loss_at_0|cost_of_0_pct``, ``s_show``, ``s_smax``).
+    ``span_argmin_<param>_sigma<i>`` (:func:`optimum_spans`) and ``rmse_x10_max_sigma<i>``
+    (:func:`rmse_increase`); :func:`plateau_table`'s cost of lambda = 0 at ``S = s_show`` and at the
+    largest S (``<param>_show|smax_sigma<i>_cost_of_0_pct``, ``s_show``, ``s_smax``). The tables
+    the page shows hold the rest.
     """
     out = [{"key": "tolerance_pct", "number": 100 * TOLERANCE, "unit": "%", "digits": 2,
             "note": "a lambda is optimal when its loss is within this of the grid minimum"}]
@@ -234,28 +234,17 @@ def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> lis
                         "note": f"sigma = {sigma:g}: span of the optimal {row.param} over S > 0 (decades)"})
             out.append({"key": f"span_argmin_{row.param}_sigma{i}", "number": row0.span, "digits": 3,
                         "note": f"sigma = {sigma:g}: span of the arg-min {row.param} over S > 0 (decades)"})
-            out.append({"key": f"low_{row.param}_sigma{i}", "number": row.low, "fmt": "g",
-                        "note": f"sigma = {sigma:g}: smallest optimal {row.param} over S > 0"})
-            out.append({"key": f"high_{row.param}_sigma{i}", "number": row.high, "fmt": "g",
-                        "note": f"sigma = {sigma:g}: largest optimal {row.param} over S > 0"})
         pct = rmse_increase(g)
         if np.isfinite(pct).any():
             out.append({"key": f"rmse_x10_max_sigma{i}", "number": float(np.nanmax(pct)), "unit": "%", "digits": 2,
                         "note": f"sigma = {sigma:g}: largest RMSE increase one decade from the optimum"})
-    if mean_table is not None and s_show is not None:
-        for label, S in (("show", int(s_show)), ("smax", int(mean_table["S"].max()))):
-            out.append({"key": f"s_{label}", "number": S, "note": f"the S of the {label} plateau numbers"})
-            for r in plateau_table(mean_table, [S]).itertuples(index=False):
-                if not np.isfinite(r.cost_of_0_pct):
-                    continue
-                key = f"{r.param}_{label}_sigma{sigmas.index(r.sigma)}"
-                where = f"sigma = {r.sigma:g}, S = {r.S}, {r.param}"
-                out += [{"key": f"{key}_argmin", "number": r.argmin, "fmt": "g", "note": f"{where}: arg-min"},
-                        {"key": f"{key}_loss_min", "number": r.loss_min, "digits": 6, "note": f"{where}: grid minimum"},
-                        {"key": f"{key}_loss_at_0", "number": r.loss_at_0, "digits": 6,
-                         "note": f"{where}: loss at this lambda = 0 (minimised over the other)"},
-                        {"key": f"{key}_cost_of_0_pct", "number": r.cost_of_0_pct, "unit": "%", "digits": 2,
-                         "note": f"{where}: loss at this lambda = 0 above the minimum"}]
+    for label, S in (("show", int(s_show)), ("smax", int(mean_table["S"].max()))):
+        out.append({"key": f"s_{label}", "number": S, "note": f"the S of the {label} plateau numbers"})
+        for r in plateau_table(mean_table, [S]).itertuples(index=False):
+            if np.isfinite(r.cost_of_0_pct):
+                out.append({"key": f"{r.param}_{label}_sigma{sigmas.index(r.sigma)}_cost_of_0_pct",
+                            "number": r.cost_of_0_pct, "unit": "%", "digits": 2, "note": f"sigma = {r.sigma:g}, "
+                            f"S = {r.S}, {r.param}: loss at this lambda = 0 above the minimum"})
     return out
 
 

@@ -34,8 +34,8 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
     Returns
     -------
     list of dict
-        ``verdicts`` (e.g. ``"36 loose, 6 undecided"``), ``verdicts_counted``, ``verdicts_<word>`` for
-        tight, loose, violated and undecided, and one ``verdicts_<key>`` per claim (``"none"`` without a row).
+        ``verdicts`` (e.g. ``"36 loose, 6 undecided"``) and one ``verdicts_<key>`` per claim (``"none"``
+        without a row).
     """
     if not isinstance(notebook, str) or not notebook.isidentifier():
         raise invalid("notebook", "verdict_values", "a notebook name (a Python identifier)", notebook)
@@ -45,10 +45,7 @@ def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list
     table = build_claims_table(root, include_dnn=notebook.startswith("dnn_"))
     rows = table[(table["notebook"] == notebook) & table["counted"].astype(bool)]
     out = [{"key": "verdicts", "number": verdict_text(rows["verdict"]),
-            "note": f"counted verdicts of the claims table's rows from {notebook}"},
-           {"key": "verdicts_counted", "number": int(len(rows)), "note": "counted rows of the claims table"}]
-    out += [{"key": f"verdicts_{v}", "number": int((rows["verdict"] == v).sum()),
-             "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
+            "note": f"counted verdicts of the claims table's rows from {notebook}"}]
     for key, claim in (claims or {}).items():  # a key that is no identifier: RunContext.value refuses it
         out.append({"key": f"verdicts_{key}", "number": verdict_text(rows.loc[rows["claim"] == claim, "verdict"]),
                     "note": f"counted verdicts of: {claim_words(claim)}"})

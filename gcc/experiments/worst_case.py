@@ -247,15 +247,14 @@ def hole_values(holes, s_quoted: Sequence[int]) -> list[dict]:
     Per function tag: ``hole_<tag>_cross`` (the smallest S from which Berrut beats the spline at every
     larger S; NaN if never) and, at the first and last S of `s_quoted` (``hole_s_lo``, ``hole_s_hi``:
     keys that do not change with the profile), ``hole_<tag>_lo_<field>`` / ``_hi_<field>`` for the
-    fields ``end, width, over_data, linear, spline_pt, spline, berrut, bacc``.
+    fields ``end, over_data, linear, spline_pt, spline, berrut, bacc``.
     """
     picks = {"lo": int(s_quoted[0]), "hi": int(s_quoted[-1])}
     out = [{"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"}
            for pos, S in picks.items()]
     if len(holes):
         out.append({"key": "hole_n", "number": int(holes["N"].iloc[0]), "note": "N of the hole measurements"})
-    fields = (("width", "hole_width", "width of GCC's worst hole (t units)"),
-              ("over_data", "hole_over_data", "that width over the largest data spacing"),
+    fields = (("over_data", "hole_over_data", "width of GCC's worst hole over the largest data spacing"),
               ("linear", "linear_point", "squared error of the straight-line continuation"),
               ("spline_pt", "spline_point", "squared error of the spline, same data point"),
               ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
