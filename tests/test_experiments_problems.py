@@ -14,16 +14,9 @@ from gcc.summary import slope_table
 
 
 # --------------------------------------------------------------------------- references
-def test_worst_case_reference_closed_form():
-    N = np.array([10.0, 20.0, 40.0])
-    np.testing.assert_allclose(references.worst_case_reference(N, 1, const=2.0), 2.0 * (2 / N) ** 3)
-    np.testing.assert_allclose(references.worst_case_reference(100, [0, 4]), [1e-6, 0.05 ** 3])
-
-
-def test_log_rate_reference_and_log_base():
+def test_log_base():
     # log_{1/p}(N) with p = 1/2 is log2(N).
     np.testing.assert_allclose(references.log_base([2, 8, 1024], 0.5), [1, 3, 10])
-    np.testing.assert_allclose(references.log_rate_reference(1024, 0.5, 3, 3, const=5.0), 5 * 10 ** 3 / 1024 ** 3)
     with pytest.raises(ValueError, match="The 'p' parameter of log_base must be a float in"):
         references.log_base(10, 1.0)
 

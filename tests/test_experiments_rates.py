@@ -150,7 +150,7 @@ def test_calibrated_constant_reproduces_the_pilot_optimum():
 
 # --------------------------------------------------------------------------- polynomials, lambda grid
 def test_polynomial_comparison_lcc_exact_iff_threshold():
-    df = polynomials.polynomial_comparison(3, 5, 20, [0, 7, 8, 10], trials=6, seed=0)
+    df = polynomials.polynomial_comparisons([dict(degree=3, n_inputs=5, n_workers=20, s_grid=[0, 7, 8, 10])], trials=6)
     assert list(dict.fromkeys(df["scheme"])) == ["gcc", "lcc"]
     summary = polynomials.polynomial_summary(df).set_index(["scheme", "S"])
     exact = summary["max_loss"] <= summary["exact_tol"]
@@ -166,7 +166,7 @@ def test_lcc_exactness_tolerance_sits_in_the_gap_at_degree_15():
     # (the former 1e-20 sat on the past-threshold errors: S = 5 was exact in some runs and not in others).
     # At the notebook's setting (seed 0, 20 straggler sets per S): most sets past the threshold stay at
     # round-off too; the worst one does not.
-    df = polynomials.polynomial_comparison(15, 10, 140, [4, 5], trials=20, seed=0)
+    df = polynomials.polynomial_comparisons([dict(degree=15, n_inputs=10, n_workers=140, s_grid=[4, 5])])
     summary = polynomials.polynomial_summary(df).set_index(["scheme", "S"])
     ratio = summary["max_loss"] / summary["exact_tol"]
     assert ratio[("lcc", 4)] < 0.5 and ratio[("lcc", 5)] > 10
@@ -277,7 +277,7 @@ def test_figures_draw_from_summaries():
     assert [ax.get_title() for ax in fig.axes[:2]] == ["GCC, worst", "B-spline, worst"]
     fig2 = worst_case.plot_s_sweep(summary, ["gcc", "bspline"])
     assert "B-spline" in [t.get_text() for t in fig2.legends[0].get_texts()]
-    poly = polynomials.polynomial_summary(polynomials.polynomial_comparison(2, 3, 10, [0, 2, 5], trials=3))
+    poly = polynomials.polynomial_summary(polynomials.polynomial_comparisons([dict(degree=2, n_inputs=3, n_workers=10, s_grid=[0, 2, 5])], trials=3))
     fig3 = polynomials.plot_polynomial(poly)
     for one in (fig, fig2, fig3):  # the book's style: readable at page width, the registry's colours
         metrics = figure_metrics(one)

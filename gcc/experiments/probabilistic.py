@@ -26,7 +26,7 @@ from gcc.summary import slope_table, summarize
 from .extremal import EXTREMAL_FUNCTION, Bump, check_line, line_inputs
 from .plotting import REFERENCE, band, figure, finish, log_ticks, scheme_color, scheme_kw, scheme_marker
 from .problems import as_matrix, child_seed
-from .references import anchor_constant, log_base, log_rate_reference
+from .references import anchor_constant, log_base
 from .slopes import as_rate_slopes, quoted_slopes, slope_view
 
 __all__ = ["CLAIMED_RATES", "RATIO_COLUMNS", "SUMMARY_VIEW", "probabilistic_sweep", "extremal_draw_losses",
@@ -293,9 +293,9 @@ def plot_probabilistic(summary, function: str, runs: bool = True):
         for code, style in (("gcc", "--"), ("bacc", ":")):
             lp, npow = CLAIMED_RATES[code]
             g = part[part["scheme"] == code]
-            if len(g):
-                C = anchor_constant(g["mean"], log_rate_reference(g["N"], p, lp, npow))
-                ax.loglog(n, log_rate_reference(n, p, lp, npow, C), color="k", ls=style, lw=0.8)
+            if len(g):  # the claimed rate C log^lp_{1/p}(N) / N^npow, C through the highest point
+                C = anchor_constant(g["mean"], log_base(g["N"], p) ** lp / g["N"].to_numpy(float) ** npow)
+                ax.loglog(n, C * log_base(n, p) ** lp / n ** npow, color="k", ls=style, lw=0.8)
         ax.set_title(f"p = {p:g}")
         log_ticks(ax, n)
         ax = axes[1, j]

@@ -1,7 +1,8 @@
-"""The theorems' reference curves, the constants that anchor them, and the noisy-worker schedule.
+"""The constants that anchor the theorems' reference curves, and the noisy-worker schedule.
 
-``C ((S + 1) / N)^3`` of [1]_, ``C log_{1/p}(N)^a / N^b`` of [2]_, ``||(f o u_enc)''||^2`` and
-the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_, lambda as in eq. (4)).
+The logarithm of the rates of [2]_, the constant C of a curve such as ``C ((S + 1) / N)^3`` of [1]_,
+``||(f o u_enc)''||^2`` and the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_,
+lambda as in eq. (4)).
 
 References
 ----------
@@ -17,8 +18,7 @@ from gcc.validation import check_real
 
 from .problems import as_matrix
 
-__all__ = ["LAMBDA_0", "log_base", "worst_case_reference", "log_rate_reference", "anchor_constant",
-           "curvature_energy", "theory_lambda_dec"]
+__all__ = ["LAMBDA_0", "log_base", "anchor_constant", "curvature_energy", "theory_lambda_dec"]
 
 #: the upper end lambda_0 of Theorem 2's range used here
 LAMBDA_0 = 1.0
@@ -40,43 +40,6 @@ def log_base(x, p: float):
     p = check_real(p, "p", "log_base", minimum=0.0, maximum=1.0, include_min=False, include_max=False,
                    constraint="a float in (0, 1)")
     return np.log(np.asarray(x, dtype=float)) / np.log(1.0 / p)
-
-
-def worst_case_reference(n_workers, n_stragglers, const: float = 1.0):
-    """The worst-case bound's shape ``C ((S + 1) / N)^3`` (Thm 1 / Thm 4).
-
-    Parameters
-    ----------
-    n_workers, n_stragglers : array_like
-        N and S (broadcast together).
-    const : float
-        C (e.g. :func:`anchor_constant`).
-
-    Returns
-    -------
-    ndarray, the broadcast shape of N and S
-    """
-    N = np.asarray(n_workers, dtype=float)
-    S = np.asarray(n_stragglers, dtype=float)
-    return const * ((S + 1.0) / N) ** 3
-
-
-def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, const: float = 1.0):
-    """The probabilistic bounds' shape ``C log_{1/p}(N)^log_power / N^n_power`` (GCC: (3, 3); BACC: (4, 2)).
-
-    Parameters
-    ----------
-    n_workers : array_like
-        N (> 1).
-    p : float in (0, 1)
-    log_power, n_power, const : float
-
-    Returns
-    -------
-    ndarray, same shape as `n_workers`
-    """
-    N = np.asarray(n_workers, dtype=float)
-    return const * log_base(N, p) ** log_power / N ** n_power
 
 
 def anchor_constant(measured, reference) -> float:
