@@ -127,8 +127,7 @@ def quoted_values(slopes) -> list[dict]:
 
     From :func:`gcc.experiments.extremal.extremal_slopes`, lower-bound family: ``gcc_joint_n/_s``,
     ``bacc_joint_n/_s`` (Theorem 1's norm), ``bacc_sup_joint_n/_s`` (BACC's), each with ``_ci``;
-    ``gcc_n_slope_min/_max`` (fixed S >= 1), ``gcc_s_slope``, ``bacc[_sup]_s_slope`` (fixed N). The
-    decoder test: the same keys prefixed ``dec_``.
+    ``bacc[_sup]_s_slope`` (fixed N). The decoder test: the same keys prefixed ``dec_``.
     """
     out = []
     for function, prefix in ((LOWER_BOUND_FUNCTION, ""), (DECODER_TEST_FUNCTION, "dec_")):
@@ -140,11 +139,6 @@ def quoted_values(slopes) -> list[dict]:
                 out += quoted_slopes(fam, f"{prefix}{key}_joint_{axis}", f"{label(scheme)}, {name}, "
                                      f"{NORMS[quantity]}: joint-fit exponent in {variable}", scheme=scheme,
                                      quantity=quantity, fixed="joint fit", variable=variable)
-        rows = fam[(fam["scheme"] == "gcc") & (fam["quantity"] == "normalised")]
-        out += quoted_slopes(rows, f"{prefix}gcc_n_slope", f"GCC, {name}: N-slopes at fixed S >= 1", span=True,
-                             variable="N", fixed=lambda c: starts_with("S=")(c) & (c != "S=0"))
-        out += quoted_slopes(rows, f"{prefix}gcc_s_slope", f"GCC, {name}: slope in S+1 at fixed N",
-                             variable="S+1", fixed=starts_with("N="))
         for quantity, tag in (("normalised", ""), ("normalised_sup", "_sup")):
             rows = fam[(fam["scheme"] == "bacc") & (fam["quantity"] == quantity)]
             out += quoted_slopes(rows, f"{prefix}bacc{tag}_s_slope", f"BACC, {name}, "

@@ -295,8 +295,8 @@ def quoted_values(slopes, const: float) -> list[dict]:
 def schedule_values(summary) -> list[dict]:
     """How far the theory schedule is from cross-validation at S = 0, largest N (random stragglers).
 
-    ``s0_N``, ``s0_theory_loss``, ``s0_cv_loss``, ``s0_loss_ratio``, ``s0_lambda_ratio``; ``excluded_theory``,
-    ``excluded_cv`` (N-sweep cells left out of the fits) and ``cv_cells``.
+    ``s0_loss_ratio``, ``s0_lambda_ratio`` (theory over CV); ``excluded_theory``, ``excluded_cv`` (N-sweep
+    cells left out of the fits).
     """
     part = summary[(summary["sweep"] == "N") & (summary["S"] == 0) & (summary["straggler"] == "random")]
     out = []
@@ -304,19 +304,15 @@ def schedule_values(summary) -> list[dict]:
         N = int(part["N"].max())
         cell = part[part["N"] == N].set_index("rule")
         t, c = cell.loc["theory"], cell.loc["cv"]
-        out += [{"key": "s0_N", "number": N, "note": "N of the S = 0 comparison"},
-                {"key": "s0_theory_loss", "number": float(t["mean"]), "note": "theory schedule, S = 0: mean loss"},
-                {"key": "s0_cv_loss", "number": float(c["mean"]), "note": "CV, S = 0: mean loss"},
-                {"key": "s0_loss_ratio", "number": float(t["mean"] / c["mean"]), "note": "theory over CV loss, S = 0"},
+        out += [{"key": "s0_loss_ratio", "number": float(t["mean"] / c["mean"]),
+                 "note": f"theory over CV loss, S = 0, N = {N}"},
                 {"key": "s0_lambda_ratio", "number": float(t["lam_dec"] / c["lam_dec"]),
-                 "note": "theory over CV lambda_dec, S = 0"}]
+                 "note": f"theory over CV lambda_dec, S = 0, N = {N}"}]
     n_part = summary[summary["sweep"] == "N"]
     for rule in ("theory", "cv"):
         g = n_part[n_part["rule"] == rule]
         out.append({"key": f"excluded_{rule}", "number": int((~g["in_theorem_range"].astype(bool)).sum()),
                     "note": f"rule {rule}: N-sweep cells outside Theorem 2's range or clipped (not fitted)"})
-    out.append({"key": "cv_cells", "number": int((summary["rule"] == "cv").sum()),
-                "note": "CV cells, each choice interior to its (extended) grid"})
     return out
 
 

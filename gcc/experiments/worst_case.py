@@ -20,7 +20,7 @@ from .plotting import (REFERENCE, band, figure, finish, legend_outside, log_tick
                        scheme_marker, scheme_shades)
 from .problems import TanhNetwork, child_seed, scalar_inputs, xsinx
 from .references import anchor_constant
-from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes, starts_with, sweep_slopes
+from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes, sweep_slopes
 
 __all__ = ["typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
            "summarize_sweeps", "worst_case_slopes", "quoted_values", "hole_crossing", "hole_values", "plot_n_sweep",
@@ -169,7 +169,7 @@ def quoted_values(slopes) -> list[dict]:
     """The typical case's numbers the chapters quote, as keyword arguments of ``RunContext.value``.
 
     From :func:`worst_case_slopes`, worst case: ``<scheme>_<tag>_joint_n`` / ``_joint_s`` (GCC and BACC,
-    joint fit, with ``_ci``) and ``gcc_n_slope_min`` / ``_max`` (GCC's N-slopes at fixed S).
+    joint fit, with ``_ci``).
     """
     out = []
     worst = slopes[slopes["straggler"] == "worst"]
@@ -180,8 +180,6 @@ def quoted_values(slopes) -> list[dict]:
                 out += quoted_slopes(worst, f"{scheme}_{tag}_joint_{axis}",
                                      f"{label(scheme)}, {function}, worst case: joint-fit exponent in {variable}",
                                      function=function, scheme=scheme, fixed="joint fit", variable=variable)
-    out += quoted_slopes(worst, "gcc_n_slope", "GCC, typical functions, worst case: N-slopes at fixed S", span=True,
-                         scheme="gcc", variable="N", fixed=starts_with("S="))
     return out
 
 
