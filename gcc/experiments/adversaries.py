@@ -7,7 +7,6 @@ local search beyond, :func:`adversary_ratios` and :func:`adversary_table` their 
 from __future__ import annotations
 
 import math
-import time
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -60,8 +59,7 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
     Returns
     -------
     pandas.DataFrame
-        One row per (function, scheme, N, S, search): ``function, scheme, N, S, K, search, loss,
-        seconds``.
+        One row per (function, scheme, N, S, search): ``function, scheme, N, S, K, search, loss``.
     """
     codes = [canonical(c, "adversary_comparison") for c in codes]
     K = int(n_inputs)
@@ -77,11 +75,10 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
                 for search in ("contiguous", "greedy", "exhaustive"):
                     if search == "exhaustive" and math.comb(N, S) > max_sets:
                         continue
-                    started = time.perf_counter()
                     _, loss = gcc.worst_case_stragglers(code, f, X, S, search=search, return_loss=True,
                                                         max_sets=max_sets)
                     rows.append({"function": name, "scheme": scheme, "N": N, "S": S, "K": K, "search": search,
-                                 "loss": float(loss), "seconds": time.perf_counter() - started})
+                                 "loss": float(loss)})
     return pd.DataFrame(rows)
 
 

@@ -248,10 +248,10 @@ def quoted_values(best_table, mean_table, s_show: int) -> list[dict]:
     return out
 
 
-def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | None = None):
+def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str):
     """Heat map of log10 loss over both lambdas at ``S = s_show``; optimal (filled) and arg-min lambdas vs S.
 
-    `mean_table`, `best_table`: :func:`lambda_optimum` of one sigma; `title` optional.
+    `mean_table`, `best_table`: :func:`lambda_optimum` of one sigma.
 
     Returns
     -------
@@ -285,6 +285,5 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | No
     ax.set_ylabel("lambda (0 drawn at 1e-12)")
     ax.set_title(f"optimal: largest within {100 * TOLERANCE:g}% of min")
     ax.legend(loc="best")
-    if title:
-        fig.suptitle(title)
+    fig.suptitle(title)
     return finish(fig)

@@ -97,11 +97,8 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
 
     Parameters
     ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
-    n_grid, s_grid : sequences of int
-        Cells with ``N - S < K`` are skipped.
+    f, X, n_grid, s_grid
+        As in :func:`~gcc.experiments.worst_case.straggler_sweep` (cells with ``N - S < K`` skipped).
     sigma : float
         Worker noise standard deviation (averaged exactly).
     rules : sequence of {"theory", "cv", "zero"} or float
@@ -316,7 +313,7 @@ def schedule_values(summary) -> list[dict]:
     return out
 
 
-def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None, title: str | None = None):
+def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float], title: str):
     """Loss against N and S + 1 per rule (with ``C (S+1)^{8/5} N^{-3/5}``) and the bias-variance curve.
 
     Parameters
@@ -325,9 +322,9 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
         :func:`noisy_summary` of one straggler model.
     curve_summary : pandas.DataFrame
         :func:`curve_summary`.
-    lam_marks : mapping of str to float, optional
-        Vertical marks on the curve (name -> lambda).
-    title : str, optional
+    lam_marks : mapping of str to float
+        Vertical marks on the curve (name -> lambda; :func:`pilot_marks`).
+    title : str
 
     Returns
     -------
@@ -379,13 +376,12 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
     zero = c[c["lam_dec"] == 0]
     if len(zero):
         ax.axhline(float(zero["loss"].iloc[0]), color="0.7", lw=1, label="loss at lambda = 0")
-    for (name, lam), ls in zip((lam_marks or {}).items(), ("-.", (0, (5, 2, 1, 2, 1, 2)), (0, (1, 1)))):
+    for (name, lam), ls in zip(lam_marks.items(), ("-.", (0, (5, 2, 1, 2, 1, 2)), (0, (1, 1)))):
         ax.axvline(lam, color="0.25", lw=0.9, ls=ls, label=f"{name}: {lam:.1e}")
     ax.set_xlabel("lambda_dec")
     ax.set_title(f"bias and variance against lambda_dec, N = {int(c['N'].iloc[0])}, S = {int(c['S'].iloc[0])}")
     ax.legend(ncol=2, loc="best")
     axes[0].text(0.98, 0.98, "dash-dot: C (S+1)$^{8/5}$ N$^{-3/5}$", transform=axes[0].transAxes,
                  ha="right", va="top", fontsize=9, color="0.3")
-    if title:
-        fig.suptitle(title)
+    fig.suptitle(title)
     return finish(fig)

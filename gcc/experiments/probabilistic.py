@@ -94,9 +94,8 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
 
     Parameters
     ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
+    f, X
+        As in :func:`~gcc.experiments.worst_case.straggler_sweep`.
     n_grid : sequence of int
     p_values : sequence of float in (0, 1)
     draws : int

@@ -66,9 +66,8 @@ def curvature_energy(f, X, code) -> float:
 
     Parameters
     ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
+    f, X
+        As in :func:`~gcc.experiments.worst_case.straggler_sweep`.
     code : SplineCode
         Its encoder ``u_enc`` is evaluated on 4001 points of [-1, 1] (second differences, trapezoids).
 
