@@ -89,14 +89,14 @@ def test_bump_norms_are_exact():
 def test_line_data_make_f_o_u_enc_the_bump_itself(name):
     """Every encoder here reproduces line data on Chebyshev points, so the bump's exact norms are those of f o u_enc."""
     code = gcc.codes.make(name, 10, 64)
-    extremal.check_line(code, "test")
+    extremal.check_line(code)
     t = np.linspace(-1.0, 1.0, 2001)
     u = code.with_params(n_workers=t.size, betas=t).encode(extremal.line_inputs(code))
     np.testing.assert_allclose(u, t, atol=1e-10)
     bent = SimpleNamespace(with_params=lambda n_workers, betas: SimpleNamespace(encode=lambda X: betas ** 3),
                            alphas=code.alphas)
     with pytest.raises(RuntimeError, match="does not reproduce line data"):
-        extremal.check_line(bent, "test")
+        extremal.check_line(bent)
 
 
 def test_gap_room_and_the_hardest_data_point():

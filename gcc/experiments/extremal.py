@@ -144,7 +144,7 @@ def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None
     return Bump(float(code.alphas[k]), float(width) * room)
 
 
-def check_line(code, caller: str) -> None:
+def check_line(code) -> None:
     """Raise RuntimeError unless the encoder of `code` maps the line data (:func:`line_inputs`) to the line.
 
     Then ``f o u_enc = f`` on [-1, 1] and a :class:`Bump`'s exact norms are those of ``f o u_enc`` (every
@@ -153,8 +153,8 @@ def check_line(code, caller: str) -> None:
     t = np.linspace(-1.0, 1.0, 2001)
     u = as_matrix(code.with_params(n_workers=t.size, betas=t).encode(line_inputs(code)))[:, 0]
     if not np.allclose(u, t, rtol=1e-10, atol=1e-10 * max(1.0, float(np.abs(u).max()))):
-        raise RuntimeError(f"{caller}: the encoder of {code!r} does not reproduce line data, so the bumps' exact "
-                           "norms are not those of f o u_enc.")
+        raise RuntimeError(f"The encoder of {code!r} does not reproduce line data: the bumps' exact norms would "
+                           "not be those of f o u_enc.")
 
 
 def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers: int, s_grid: Sequence[int],
@@ -224,7 +224,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
             X = line_inputs(code)
             k = hardest_data_point(code, S)
             if name not in checked:
-                check_line(code, "extremal_sweep")
+                check_line(code)
                 checked.add(name)
             encoded = as_matrix(code.encode(X))[:, 0]
             for family, width in ((fam, w) for fam, ws in families.items() for w in ws):

@@ -65,7 +65,7 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
     ``(normalised, raw)``, arrays of shape (draws,): the normalised loss and the loss at the worst width.
     """
     X = line_inputs(code)
-    check_line(code, "extremal_draw_losses")
+    check_line(code)
     alphas = np.asarray(code.alphas, dtype=float)
     betas = np.asarray(code.betas, dtype=float)
     U = as_matrix(code.encode(X))[:, 0]  # u_enc(beta_n)
