@@ -374,7 +374,7 @@ def entries(ns: dict) -> list:
         Entry("coded_samples.coded_roughness", cs.coded_roughness, dict(table=coded),
               dict(table=tables(coded[coded["scheme"] != "input"], coded.assign(value=1.0)))),
         Entry("coded_samples.plot_coded_samples", cs.plot_coded_samples, dict(table=coded),
-              dict(table=tables(), n_show=ints(1), schemes=bad(3, "gcc", [3])), run_valid=False),
+              dict(table=tables(), n_show=ints(1)), run_valid=False),
         Entry("coding_cost.coding_cost", cc.coding_cost,
               dict(f=sf, x=x16[:3], n_workers=6, stragglers=1, schemes=("gcc", "bacc"), lam_enc=1e-4, lam_dec=1e-4,
                    repeats=2, warmup=0, seed=0, model="lenet", dataset="toy"),

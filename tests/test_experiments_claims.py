@@ -289,8 +289,6 @@ def test_optimal_lambda_is_the_largest_within_the_tolerance():
     # closed form: lambda_enc = 0 costs 1 / 0.9999 - 1; lambda_dec = 0 costs 1.8 / 1.0 - 1
     assert plateau_rows.loc["lam_enc", "cost_of_0_pct"] == pytest.approx(100 * (1 / 0.9999 - 1))
     assert plateau_rows.loc["lam_dec", "cost_of_0_pct"] == pytest.approx(80.0)
-    # With no tolerance the optimum is the arg-min.
-    assert ls.lambda_optimum(table, tolerance=0.0)[1].iloc[0]["opt_lam_enc"] == 1e-8
 
 
 def test_a_choice_on_the_grid_edge_fails_the_run():

@@ -4,6 +4,8 @@ Library-only (no notebook batch): closed forms, exhaustive loops and synthetic t
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,7 +13,7 @@ import pytest
 import gcc
 from gcc.experiments import adversaries, extremal, extremal_report, noisy, probabilistic, problems, worst_case
 from gcc.experiments.slopes import joint_fit, path_slopes
-from gcc.experiments.verdicts import VERDICTS, path_exponent, verdict
+from gcc.experiments.verdicts import VERDICTS, verdict
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -46,13 +48,6 @@ def test_verdict_vocabulary_and_validation():
         verdict(0.0, -1.0, 1.0, sense="both")
 
 
-def test_path_exponent_is_the_bounds_slope_on_the_cells():
-    N = np.array([64, 256, 1024])
-    assert path_exponent(N, np.zeros(3), 3.0, 3.0) == pytest.approx(-3.0)
-    assert path_exponent(N, N - 1, 3.0, 3.0) == pytest.approx(0.0)  # S + 1 = N: the bound is flat
-    assert path_exponent(N, np.sqrt(N) - 1, 4.0, 2.0) == pytest.approx(0.0)
-
-
 # --------------------------------------------------------------------------- joint fits
 def test_joint_fit_recovers_both_exponents_and_needs_independent_cells():
     rng = np.random.default_rng(0)
@@ -73,7 +68,9 @@ def test_path_slopes_report_the_path_of_s():
     t = pd.DataFrame({"scheme": "gcc", "gamma": 0.5, "N": N, "S": S, "mean": ((S + 1) / N) ** 3.0})
     row = path_slopes(t, ["scheme"]).iloc[0]
     assert row["fixed"] == "gamma=0.5"
-    assert row["slope"] == pytest.approx(path_exponent(N, S, 3.0, 3.0), abs=1e-9)
+    bound = np.polyfit(np.log(N), 3.0 * np.log(S + 1.0) - 3.0 * np.log(N), 1)[0]  # the bound's slope on the path
+    assert row["slope"] == pytest.approx(bound, abs=1e-9)
+    assert 3.0 * row["path_s_slope"] - 3.0 == pytest.approx(bound, abs=1e-9)  # the claims table's claimed slope
 
 
 # --------------------------------------------------------------------------- the extremal family
@@ -90,24 +87,25 @@ def test_bump_norms_are_exact():
 
 @pytest.mark.parametrize("name", ["gcc", "bacc", "bspline", "lcc"])
 def test_line_data_make_f_o_u_enc_the_bump_itself(name):
-    """Every encoder here reproduces line data on Chebyshev points, so the numeric norms are the exact ones."""
+    """Every encoder here reproduces line data on Chebyshev points, so the bump's exact norms are those of f o u_enc."""
     code = gcc.codes.make(name, 10, 64)
-    X = extremal.line_inputs(code)
-    assert extremal.reproduces_line(code, X)
-    bump = extremal.bump_for(code, 2, 1.5, X=X)
-    energy, d1, d2 = extremal.curvature_norms(bump, X, code, extremal.bump_grid(code, X, bump))
-    assert energy == pytest.approx(bump.energy, rel=1e-3)
-    assert (d1, d2) == pytest.approx((bump.sup_d1, bump.sup_d2), rel=1e-3)
-    assert not extremal.reproduces_line(code, X ** 3)
+    extremal.check_line(code)
+    t = np.linspace(-1.0, 1.0, 2001)
+    u = code.with_params(n_workers=t.size, betas=t).encode(extremal.line_inputs(code))
+    np.testing.assert_allclose(u, t, atol=1e-10)
+    bent = SimpleNamespace(with_params=lambda n_workers, betas: SimpleNamespace(encode=lambda X: betas ** 3),
+                           alphas=code.alphas)
+    with pytest.raises(RuntimeError, match="does not reproduce line data"):
+        extremal.check_line(bent)
 
 
 def test_gap_room_and_the_hardest_data_point():
     code = gcc.SplineCode(2, 5, points="equispaced")  # betas -1, -0.5, 0, 0.5, 1; alphas -0.5, 0.5
-    assert extremal.gap_room(code, 1, 0) == 0.0 and extremal.gap_room(code, 1, 1) == 0.5
-    assert extremal.gap_room(code, 1, 3) == 0.5  # the end of Omega is a wall
+    assert extremal.gap_room(code, 1, 0)[0] == 0.0 and extremal.gap_room(code, 1, 1) == (0.5, 3)
+    assert extremal.gap_room(code, 1, 3)[0] == 0.5  # the end of Omega is a wall
     cheb = gcc.SplineCode(10, 64)
     k = extremal.hardest_data_point(cheb, 3)
-    rooms = [extremal.gap_room(cheb, j, 3) for j in range(10)]
+    rooms = [extremal.gap_room(cheb, j, 3)[0] for j in range(10)]
     assert rooms[k] == pytest.approx(max(rooms))
     bump = extremal.bump_for(cheb, 3, 1.0)
     # The adversary's block around the hardest point leaves the bump invisible: the decoder outputs 0.
@@ -136,7 +134,7 @@ def test_lower_bound_family_is_the_same_closed_form_for_every_decoder_and_the_ch
     assert (lb["seen"] <= 1e-12).all() and np.allclose(lb["zero_ratio"], 1.0, rtol=1e-12)
     dec = sweep[sweep["function"] == extremal.DECODER_TEST_FUNCTION]
     assert (dec["seen"] > 0.1).all()  # the decoder test's flanks are seen
-    assert set(dec["width"]) == set(extremal.DECODER_TEST_WIDTHS)
+    assert set(dec["width"]) == set(extremal.FAMILIES[extremal.DECODER_TEST_FUNCTION])
     table = extremal_report.lower_bound_check(sweep)
     assert set(table["function"]) == set(extremal.FAMILIES)
     broken = sweep.copy()
@@ -255,9 +253,9 @@ def test_hole_crossing_same_values_both_decoders():
     _, loss = gcc.worst_case_stragglers(code, f, X, 30, return_loss=True)
     assert holes.loc[30, "spline_loss"] == pytest.approx(loss)
     values = {v["key"]: v["number"] for v in worst_case.hole_values(holes.reset_index(), [30])}
-    assert values["hole_xsinx_s30_spline"] == pytest.approx(loss)
+    assert values["hole_xsinx_lo_spline"] == pytest.approx(loss)
     # the profile-independent names the chapters quote: the same numbers
-    assert values["hole_xsinx_lo_spline"] == values["hole_xsinx_hi_spline"] == values["hole_xsinx_s30_spline"]
+    assert values["hole_xsinx_lo_spline"] == values["hole_xsinx_hi_spline"]
     assert values["hole_s_lo"] == 30 and values["hole_n"] == 128
     # At an end, the natural spline continues along a straight line.
     cut = np.arange(8, 128)  # workers 0..7 missing: an end hole

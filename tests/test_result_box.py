@@ -94,17 +94,20 @@ def test_the_run_parameters_are_collapsed(tmp_path):
     assert "| `n` | `5` | N |" in shown["source"] and shown["source"].endswith("\n:::")
 
 
-def test_verdict_values_count_a_notebooks_rows_of_the_claims_table(tmp_path):
+def test_record_verdicts_count_a_notebooks_rows_of_the_claims_table(tmp_path):
     """Independent count: the rows the claims table gives the notebook, counted here by hand."""
+    from types import SimpleNamespace
+
     from gcc.experiments import claims, result_box
 
     table = claims.build_claims_table(tmp_path, include_dnn=False)  # no results: every row "not measured"
-    values = {v["key"]: v["number"] for v in result_box.verdict_values("worst_case_rate", tmp_path, {"thm1": "thm1-N"})}
-    assert values["verdicts"] == "none" and values["verdicts_counted"] == 0 and values["verdicts_thm1"] == "none"
+    values = {}
+    run = SimpleNamespace(folder=tmp_path / "worst_case_rate",
+                          value=lambda key, number, note="": values.update({key: number}))
+    result_box.record_verdicts(run, {"thm1": "thm1-N"})
+    assert values == {"verdicts": "none", "verdicts_thm1": "none"}
     assert not table["counted"].astype(bool).any()
     assert result_box.verdict_text(["undecided", "tight", "agrees", "tight"]) == "2 tight, 1 undecided, 1 agrees"
-    with pytest.raises(ValueError, match="notebook"):
-        result_box.verdict_values("not a name", tmp_path)
 
 
 # --------------------------------------------------------------------------- the built ci book

@@ -7,7 +7,6 @@ local search beyond, :func:`adversary_ratios` and :func:`adversary_table` their 
 from __future__ import annotations
 
 import math
-import time
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -23,10 +22,9 @@ __all__ = ["adversary_comparison", "adversary_ratios", "adversary_table", "extre
            "quoted_values"]
 
 
-def extremal_problem(code, n_stragglers: int, width: float = 1.5):
-    """``(f, X)`` of the extremal family for one code and S: the bump on line data."""
-    X = line_inputs(code)
-    return bump_for(code, n_stragglers, width, X=X), X
+def extremal_problem(code, n_stragglers: int):
+    """``(f, X)`` of the extremal family for one code and S: the bump on line data (half-width 1.5 rooms)."""
+    return bump_for(code, n_stragglers), line_inputs(code)
 
 
 def adversary_problems(n_inputs: int, seed: int = 0) -> dict:
@@ -61,8 +59,7 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
     Returns
     -------
     pandas.DataFrame
-        One row per (function, scheme, N, S, search): ``function, scheme, N, S, K, search, loss,
-        seconds``.
+        One row per (function, scheme, N, S, search): ``function, scheme, N, S, K, search, loss``.
     """
     codes = [canonical(c, "adversary_comparison") for c in codes]
     K = int(n_inputs)
@@ -78,11 +75,10 @@ def adversary_comparison(functions: Mapping[str, tuple | Callable], cells: Seque
                 for search in ("contiguous", "greedy", "exhaustive"):
                     if search == "exhaustive" and math.comb(N, S) > max_sets:
                         continue
-                    started = time.perf_counter()
                     _, loss = gcc.worst_case_stragglers(code, f, X, S, search=search, return_loss=True,
                                                         max_sets=max_sets)
                     rows.append({"function": name, "scheme": scheme, "N": N, "S": S, "K": K, "search": search,
-                                 "loss": float(loss), "seconds": time.perf_counter() - started})
+                                 "loss": float(loss)})
     return pd.DataFrame(rows)
 
 

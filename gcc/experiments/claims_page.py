@@ -97,15 +97,15 @@ def _summary(rows) -> str:
     return text or ", ".join(sorted(set(rows["verdict"].astype(str)))) or "-"
 
 
-def headline_table(table, link: str | None = "html"):
+def headline_table(table, link: str = "html"):
     """One row per paper statement: its source, the verdicts per kind of test function, the evidence.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`gcc.experiments.claims.build_claims_table`.
-    link : {"html", "doc", None}
-        ``evidence`` as an HTML link (a notebook page), a MyST ``{doc}`` link (a chapter), or the name.
+    link : {"html", "doc"}
+        ``evidence`` as an HTML link (a notebook page) or a MyST ``{doc}`` link (a chapter).
 
     Returns
     -------
@@ -113,7 +113,7 @@ def headline_table(table, link: str | None = "html"):
         ``statement, source, lower-bound family, decoder test, typical functions, evidence``; each
         verdict cell counts the counted rows per verdict and the rows shown but not counted.
     """
-    validate(link, Options(("html", "doc", None)), "link", "headline_table")
+    validate(link, Options(("html", "doc")), "link", "headline_table")
     out = []
     for s in STATEMENTS:
         rows = table[table["claim"].isin(s.claims)]
@@ -129,10 +129,8 @@ def headline_table(table, link: str | None = "html"):
             evidence = "not tested"
         elif link == "html":
             evidence = f'<a href="{s.evidence}.html">{escape(s.evidence.replace("_", " "))}</a>'
-        elif link == "doc":
-            evidence = f"{{doc}}`{s.evidence.replace('_', ' ')} </book/generated/{s.evidence}>`"
         else:
-            evidence = s.evidence
+            evidence = f"{{doc}}`{s.evidence.replace('_', ' ')} </book/generated/{s.evidence}>`"
         out.append({"statement": s.words, "source": s.source, **cells, "evidence": evidence})
     return pd.DataFrame(out)
 
@@ -148,14 +146,11 @@ def glossary(table):
 
 
 def readable(frame):
-    """`frame` (a ``claim`` column or index) with ``statement, test`` in words first, ``code`` dropped."""
-    frame = frame.reset_index() if "claim" not in frame.columns else frame
-    words = [_statement_of(c).words if _statement_of(c) else str(c) for c in frame["claim"]]
-    test = [_TEST_WORDS.get(c, "") for c in frame["claim"]]
-    rest = frame.drop(columns=[c for c in ("claim", "code") if c in frame.columns])
-    out = rest.rename(columns={"measured_ci": "measured (95% CI)"})
-    out.insert(0, "test", test)
-    out.insert(0, "statement", words)
+    """`frame` (:func:`~gcc.experiments.claims.open_rows`) with ``statement, test`` in words first for
+    ``claim``, ``code`` dropped."""
+    out = frame.drop(columns=["claim", "code"]).rename(columns={"measured_ci": "measured (95% CI)"})
+    out.insert(0, "test", [_TEST_WORDS.get(c, "") for c in frame["claim"]])
+    out.insert(0, "statement", [getattr(_statement_of(c), "words", str(c)) for c in frame["claim"]])
     return out
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 from ..codes import LABELS, canonical, make_many
 from ..summary import summarize
 from ..validation import SEED, ArrayLike, Options, check_labels, invalid, validate, validate_params
-from ..dnn._checks import COUNT, LAM, NAMES, SCHEMES, TEXT, Frame
+from ..dnn._checks import COUNT, LAM, SCHEMES, TEXT, Frame
 
 from .plotting import figure, finish
 from .verdicts import band_verdict
@@ -151,11 +151,11 @@ def coded_roughness(table) -> Any:
     return pd.DataFrame(rows)
 
 
-@validate_params({"table": Frame(PIXEL_COLUMNS), "n_show": COUNT, "schemes": NAMES})
-def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc", "bacc")):
+@validate_params({"table": Frame(PIXEL_COLUMNS), "n_show": COUNT})
+def plot_coded_samples(table, n_show: int = 10):
     """Fig. 7-like grid of a :func:`coded_samples` table: `n_show` inputs, then `n_show` images per scheme.
 
-    The workers shown are those nearest evenly spaced points of [-1, 1]; absent schemes are skipped.
+    The workers shown are those nearest evenly spaced points of [-1, 1].
 
     Returns
     -------
@@ -163,7 +163,7 @@ def plot_coded_samples(table, n_show: int = 10, schemes: Sequence[str] = ("gcc",
     """
     if INPUT not in set(table["scheme"]):
         raise invalid("table", "plot_coded_samples", "a coded_samples() table with the 'input' rows", table)
-    rows = [INPUT] + [s for s in schemes if s in set(table["scheme"])]
+    rows = [INPUT] + [s for s in table["scheme"].unique() if s != INPUT]
     # One panel per row: the row's images side by side in one strip (readable labels, one axis each).
     fig, axes = figure(len(rows), ncols=1, height=0.95 * len(rows) + 0.5)
     base, _ = stack_images(table, INPUT)
@@ -226,7 +226,7 @@ def roughness_batches(x, n_workers: int, n_inputs: int, n_batches: int, seed: in
 
 
 @validate_params({"batches": Frame(("gcc", "bacc", "diff"))})
-def noisier_verdict(batches, level: float = 0.95):
+def noisier_verdict(batches):
     """Paired verdict on "BACC's coded images are noisier than GCC's" over :func:`roughness_batches`.
 
     The 95% t-interval of the mean ``bacc - gcc`` against 0 (:func:`gcc.experiments.verdicts.band_verdict`):
@@ -249,7 +249,7 @@ def noisier_verdict(batches, level: float = 0.95):
     ['', '', 'BACC noisier (as the paper)']
     """
     long = batches[["gcc", "bacc", "diff"]].melt(var_name="quantity", value_name="value")
-    table = summarize(long, "value", by=["quantity"], level=level).set_index("quantity").loc[["gcc", "bacc", "diff"]]
+    table = summarize(long, "value", by=["quantity"]).set_index("quantity").loc[["gcc", "bacc", "diff"]]
     table = table.reset_index()[["quantity", "mean", "ci_low", "ci_high", "n"]]
     where = band_verdict(table["ci_low"].iloc[2], table["ci_high"].iloc[2], 0.0, 0.0)
     words = {"above": "BACC noisier (as the paper)", "below": "GCC noisier (against the paper)"}

@@ -23,9 +23,9 @@ from .problems import as_matrix
 from .slopes import as_rate_slopes, joint_fit, path_slopes, sweep_slopes
 
 __all__ = ["PROFILE_ENERGY", "Bump", "line_inputs", "gap_room", "hardest_data_point", "bump_for", "hiding_block",
-           "bump_grid", "curvature_norms", "reproduces_line", "sweep_cells", "extremal_sweep",
+           "check_line", "sweep_cells", "extremal_sweep",
            "extremal_summary", "extremal_slopes", "EXTREMAL_FUNCTION", "LOWER_BOUND_FUNCTION",
-           "DECODER_TEST_FUNCTION", "DECODER_TEST_WIDTHS", "FAMILIES"]
+           "DECODER_TEST_FUNCTION", "FAMILIES"]
 
 _PROFILE = np.polynomial.Polynomial([1.0, 0.0, -1.0]) ** 4  # (1 - s^2)^4 on [-1, 1]
 _D1, _D2 = _PROFILE.deriv(1), _PROFILE.deriv(2)
@@ -48,10 +48,9 @@ EXTREMAL_FUNCTION = "bump (extremal)"
 
 #: the ``function`` labels of the lower-bound family and of the decoder test
 LOWER_BOUND_FUNCTION, DECODER_TEST_FUNCTION = "bump (lower bound)", "bump (decoder test)"
-#: half-widths of the decoder test, in units of the room the stragglers leave (:func:`gap_room`)
-DECODER_TEST_WIDTHS = (2.0, 2.5, 3.0, 3.5, 4.0)
-#: the two families, ``function`` label -> half-widths (the lower bound's: exactly the room)
-FAMILIES = {LOWER_BOUND_FUNCTION: (1.0,), DECODER_TEST_FUNCTION: DECODER_TEST_WIDTHS}
+#: the two families, ``function`` label -> half-widths in units of the room the stragglers leave
+#: (:func:`gap_room`): the lower bound's exactly the room, the decoder test's 2-4 times it
+FAMILIES = {LOWER_BOUND_FUNCTION: (1.0,), DECODER_TEST_FUNCTION: (2.0, 2.5, 3.0, 3.5, 4.0)}
 
 
 class Bump:
@@ -90,19 +89,15 @@ def line_inputs(code) -> np.ndarray:
     return np.asarray(code.alphas, dtype=float)
 
 
-def gap_room(code, k: int, n_stragglers: int) -> float:
+def gap_room(code, k: int, n_stragglers: int) -> tuple[float, int]:
     """The widest clean neighbourhood of data point ``alpha_k`` that S contiguous stragglers can leave.
 
     The largest, over blocks of S stragglers around ``alpha_k``, distance to the nearest received
     worker (the ends of Omega count as workers); a bump within it is invisible to every received one.
-
     About ``(S + 1) / 2`` local worker spacings; `k` indexes ``code.alphas``.
+
+    Returns ``(room, start)``: that distance and the first straggler of the block (-1: none).
     """
-    return _widest_hole(code, k, n_stragglers)[0]
-
-
-def _widest_hole(code, k: int, n_stragglers: int) -> tuple[float, int]:
-    """(room, first straggler) of the block of S workers that leaves ``alpha_k`` the most room."""
     betas = np.concatenate([[-1.0], np.asarray(code.betas, dtype=float), [1.0]])
     a = float(code.alphas[k])
     N, S = betas.size - 2, int(n_stragglers)
@@ -121,7 +116,7 @@ def _widest_hole(code, k: int, n_stragglers: int) -> tuple[float, int]:
 def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
     """The received workers (ascending) when S contiguous stragglers leave ``alpha_k`` its :func:`gap_room`."""
     N, S = int(code.n_workers), int(n_stragglers)
-    room, start = _widest_hole(code, k, S)
+    start = gap_room(code, k, S)[1]
     if S == 0 or start < 0:
         return np.arange(N)
     return np.setdiff1d(np.arange(N), np.arange(start, start + S))
@@ -130,78 +125,36 @@ def hiding_block(code, k: int, n_stragglers: int) -> np.ndarray:
 def hardest_data_point(code, n_stragglers: int) -> int:
     """The index of the data point around which S contiguous stragglers leave the most room (ties: near 0)."""
     alphas = np.asarray(code.alphas, dtype=float)
-    room = np.array([gap_room(code, k, n_stragglers) for k in range(alphas.size)])
+    room = np.array([gap_room(code, k, n_stragglers)[0] for k in range(alphas.size)])
     best = np.flatnonzero(room >= room.max() * (1 - 1e-9))
     return int(best[np.argmin(np.abs(alphas[best]))])
 
 
-def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None = None,
-             X=None) -> Bump:
-    """The extremal bump of a cell: on the hardest data point, half-width ``width`` times its room.
+def bump_for(code, n_stragglers: int, width: float = 1.5, data_point: int | None = None) -> Bump:
+    """The extremal bump of a cell: on data point ``alpha_k`` (the line data), half-width ``width`` times its room.
 
-    `width` is in units of :func:`gap_room`; `data_point` defaults to :func:`hardest_data_point`, the
-    scalar data `X` (shape (K,); the bump is centred on ``X_k``) to :func:`line_inputs`.
+    `width` is in units of :func:`gap_room`; `data_point` k defaults to :func:`hardest_data_point`.
     """
     S = int(n_stragglers)
     k = hardest_data_point(code, S) if data_point is None else int(data_point)
-    X = line_inputs(code) if X is None else np.asarray(X, dtype=float)
-    room = gap_room(code, k, S)
+    room = gap_room(code, k, S)[0]
     if room <= 0.0:  # the data point sits on a worker point: use half its spacing to the next
         betas = np.asarray(code.betas, dtype=float)
         room = 0.5 * float(np.min(np.abs(betas[betas != code.alphas[k]] - code.alphas[k])))
-    return Bump(float(X[k]), float(width) * room)
+    return Bump(float(code.alphas[k]), float(width) * room)
 
 
-def _encoder_curve(code, X, t) -> np.ndarray:
-    """``u_enc(t)``: the same code with worker points `t` encodes `X`."""
-    t = np.asarray(t, dtype=float)
-    return np.asarray(code.with_params(n_workers=t.size, betas=t).encode(X), dtype=float)
+def check_line(code) -> None:
+    """Raise RuntimeError unless the encoder of `code` maps the line data (:func:`line_inputs`) to the line.
 
-
-def bump_grid(code, X, bump: Bump, n_coarse: int = 4001, n_fine: int = 2001) -> np.ndarray:
-    """A strictly increasing grid of [-1, 1] resolving ``bump o u_enc`` (`n_fine` points on the bump)."""
-    t = np.linspace(-1.0, 1.0, int(n_coarse))
-    u = as_matrix(_encoder_curve(code, X, t))[:, 0]
-    du = np.abs(np.diff(u))
-    lo, hi = np.minimum(u[:-1], u[1:]) - du, np.maximum(u[:-1], u[1:]) + du
-    c, w = bump.center, bump.half_width
-    touch = np.flatnonzero((hi >= c - w) & (lo <= c + w))
-    if touch.size == 0:
-        return t
-    span = float(t[touch[-1] + 1] - t[touch[0]])
-    step = min(span, 2.0 * w / max(float(np.max(np.abs(np.gradient(u, t)))), 1e-12)) / n_fine
-    pieces = [t]
-    for i in touch:
-        pieces.append(np.arange(t[i], t[i + 1], step))
-    return np.unique(np.concatenate(pieces))
-
-
-def curvature_norms(f, X, code, t) -> tuple[float, float, float]:
-    """``||(f o u_enc)''||^2_{L^2}``, ``sup |(f o u_enc)'|`` and ``sup |(f o u_enc)''|`` on a grid.
-
-    `f` is vectorised on scalars, `X` of shape (K,), `code` gives ``u_enc``, `t` is a strictly
-    increasing grid of [-1, 1] (:func:`bump_grid`): three-point divided differences, trapezoidal energy.
-    Returns ``(energy, sup_d1, sup_d2)``.
+    Then ``f o u_enc = f`` on [-1, 1] and a :class:`Bump`'s exact norms are those of ``f o u_enc`` (every
+    code of :mod:`gcc.codes` passes at ``lam_enc = 0``).
     """
-    t = np.asarray(t, dtype=float)
-    G = as_matrix(f(_encoder_curve(code, X, t)))
-    h1, h2 = np.diff(t)[:-1, None], np.diff(t)[1:, None]
-    d1 = (G[2:] - G[:-2]) / (h1 + h2)
-    d2 = 2.0 * ((G[2:] - G[1:-1]) / h2 - (G[1:-1] - G[:-2]) / h1) / (h1 + h2)
-    energy = float(np.sum(np.trapezoid(d2 ** 2, t[1:-1], axis=0)))
-    return energy, float(np.max(np.abs(d1))), float(np.max(np.abs(d2)))
-
-
-def reproduces_line(code, X, n_grid: int = 2001, rtol: float = 1e-10) -> bool:
-    """Whether the code's encoder maps the line data `X` (:func:`line_inputs`) to the line (exact norms)."""
-    alphas = np.asarray(code.alphas, dtype=float)
-    X = np.asarray(X, dtype=float)
-    slope, offset = np.polyfit(alphas, X, 1)
-    if not np.allclose(X, offset + slope * alphas, rtol=rtol, atol=rtol * max(1.0, float(np.abs(X).max()))):
-        return False
-    t = np.linspace(-1.0, 1.0, int(n_grid))
-    u = as_matrix(_encoder_curve(code, X, t))[:, 0]
-    return bool(np.allclose(u, offset + slope * t, rtol=rtol, atol=rtol * max(1.0, float(np.abs(u).max()))))
+    t = np.linspace(-1.0, 1.0, 2001)
+    u = as_matrix(code.with_params(n_workers=t.size, betas=t).encode(line_inputs(code)))[:, 0]
+    if not np.allclose(u, t, rtol=1e-10, atol=1e-10 * max(1.0, float(np.abs(u).max()))):
+        raise RuntimeError(f"The encoder of {code!r} does not reproduce line data: the bumps' exact norms would "
+                           "not be those of f o u_enc.")
 
 
 def sweep_cells(n_grid: Sequence[int], s_values: Sequence[int], s_sweep_workers: int, s_grid: Sequence[int],
@@ -239,7 +192,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
 
     Per cell, code, family and width: :func:`bump_for` on :func:`line_inputs`, its loss on the
     worst received set (:func:`gcc.worst_case_stragglers`) or, for the lower-bound family, on the
-    set that hides it (:func:`hiding_block`), and the norms of ``f o u_enc`` (:func:`curvature_norms`).
+    set that hides it (:func:`hiding_block`), and its exact norms (those of ``f o u_enc``: :func:`check_line`).
 
     Parameters
     ----------
@@ -258,36 +211,30 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
         One row per (cell, scheme, family, width): ``sweep, gamma, function, scheme, straggler, N, S,
         K, width, center, half_width, loss, energy, sup_d1, sup_d2, seen`` (largest received value over
         the height), ``zero_ratio`` (R over the zero decoder's loss), ``normalised`` (``R / ||g''||^2``),
-        ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, BACC's norm), ``norms`` (``"exact"`` or
-        ``"numeric"``), ``block_start``.
+        ``normalised_sup`` (``R / (sup|g'| + sup|g''|)^2``, BACC's norm), ``norms`` (``"exact"``), ``block_start``.
     """
     codes = [canonical(c, "extremal_sweep") for c in codes]
-    families = dict(FAMILIES if families is None else families)
-    for family, widths in families.items():
-        for w in widths:
-            check_real(w, f"families[{family!r}]", "extremal_sweep", minimum=0.0, include_min=False)
+    families = FAMILIES if families is None else families
     K = int(n_inputs)
-    rows, exact = [], {}
+    rows, checked = [], set()
     for cell in cells.itertuples(index=False):
         N, S = int(cell.N), int(cell.S)
         for name in codes:
             code = make(name, K, N)
             X = line_inputs(code)
             k = hardest_data_point(code, S)
-            if name not in exact:
-                exact[name] = reproduces_line(code, X)
+            if name not in checked:
+                check_line(code)
+                checked.add(name)
             encoded = as_matrix(code.encode(X))[:, 0]
             for family, width in ((fam, w) for fam, ws in families.items() for w in ws):
-                bump = bump_for(code, S, width, k, X)
+                bump = bump_for(code, S, width, k)
                 if family == LOWER_BOUND_FUNCTION:  # on the set that hides it: a lower bound for every decoder
                     received = hiding_block(code, k, S)
                     loss = gcc.evaluate(code, bump, X, received)["loss"]
                 else:
                     received, loss = gcc.worst_case_stragglers(code, bump, X, S, return_loss=True)
-                if exact[name]:
-                    energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
-                else:
-                    energy, d1, d2 = curvature_norms(bump, X, code, bump_grid(code, X, bump))
+                energy, d1, d2 = bump.energy, bump.sup_d1, bump.sup_d2
                 missing = np.setdiff1d(np.arange(N), received)
                 zero_loss = float(np.mean(bump(X) ** 2))
                 rows.append({"sweep": cell.sweep, "gamma": cell.gamma, "function": family,
@@ -297,7 +244,7 @@ def extremal_sweep(cells, codes: Sequence[str] = ("gcc", "bacc"), *, n_inputs: i
                              "seen": float(np.max(np.abs(bump(encoded[received])))) / abs(bump.height),
                              "zero_ratio": float(loss) / zero_loss if zero_loss > 0 else np.nan,
                              "normalised": float(loss) / energy, "normalised_sup": float(loss) / (d1 + d2) ** 2,
-                             "norms": "exact" if exact[name] else "numeric",
+                             "norms": "exact",
                              "block_start": int(missing[0]) if missing.size else -1})
     return pd.DataFrame(rows)
 
@@ -318,7 +265,7 @@ def extremal_summary(df):
     return out[keys + ["quantity", "mean", "width", "loss"]]
 
 
-def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0, s_fit_max_ratio: float = 0.25):
+def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0):
     """Exponents of the extremal family: in N at fixed S, in S + 1 at fixed N, along joint paths, jointly.
 
     Parameters
@@ -328,9 +275,7 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     fit_min_ratio : float
         Cells with ``N >= fit_min_ratio (S + 1)`` only.
     s_fit_min : float
-        S-slopes and the joint fit use ``S + 1 >= s_fit_min``.
-    s_fit_max_ratio : float
-        S-slopes use ``S + 1 <= s_fit_max_ratio N``.
+        S-slopes and the joint fit use ``S + 1 >= s_fit_min``; S-slopes also ``S + 1 <= N / 4``.
 
     Returns
     -------
@@ -341,7 +286,7 @@ def extremal_slopes(summary, fit_min_ratio: float = 4.0, s_fit_min: float = 4.0,
     keys = ["function", "scheme", "straggler", "quantity"]
     asymptotic = lambda d: d["N"] >= fit_min_ratio * (d["S"] + 1)  # noqa: E731
     ab = sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1),
-                      s_window=lambda d: (d["S"] + 1 >= s_fit_min) & (d["S"] + 1 <= s_fit_max_ratio * d["N"]))
+                      s_window=lambda d: (d["S"] + 1 >= s_fit_min) & (d["S"] + 1 <= 0.25 * d["N"]))
     c = path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic)
     d = joint_fit(summary, keys, window=lambda g: asymptotic(g) & (g["S"] + 1 >= s_fit_min))
     return as_rate_slopes(pd.concat([ab, c, d], ignore_index=True))

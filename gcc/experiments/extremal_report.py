@@ -29,15 +29,13 @@ LOWER_BOUND_NOTE = ("the normalisation's, not BACC's: on the lower-bound family 
 L2_NOTE = "BACC's bound is stated in (||g'||inf + ||g''||inf)^2; this row reads it in Theorem 1's norm, beside it."
 
 
-def lower_bound_check(sweep, tol: float = 1e-12):
+def lower_bound_check(sweep):
     """That the lower-bound family is one: no received worker sees it, and every loss is the closed form.
 
     Parameters
     ----------
     sweep : pandas.DataFrame
-        :func:`gcc.experiments.extremal.extremal_sweep`.
-    tol : float
-        Largest ``seen`` and ``|zero_ratio - 1|`` accepted.
+        :func:`gcc.experiments.extremal.extremal_sweep`; its ``seen`` and ``|zero_ratio - 1|`` must be <= 1e-12.
 
     Returns
     -------
@@ -52,7 +50,7 @@ def lower_bound_check(sweep, tol: float = 1e-12):
     table = sweep.groupby(["function", "scheme"]).agg(
         rows=("seen", "size"), seen_max=("seen", "max"), zero_ratio_min=("zero_ratio", "min"),
         zero_ratio_max=("zero_ratio", "max")).reset_index()
-    lb = table[table["function"] == LOWER_BOUND_FUNCTION]
+    lb, tol = table[table["function"] == LOWER_BOUND_FUNCTION], 1e-12
     bad = lb[(lb["seen_max"] > tol) | ((lb["zero_ratio_min"] - 1).abs() > tol) | ((lb["zero_ratio_max"] - 1).abs() > tol)]
     if len(bad):
         raise RuntimeError(f"lower_bound_check: the lower-bound family is not one for {bad['scheme'].tolist()}: "
@@ -129,8 +127,7 @@ def quoted_values(slopes) -> list[dict]:
 
     From :func:`gcc.experiments.extremal.extremal_slopes`, lower-bound family: ``gcc_joint_n/_s``,
     ``bacc_joint_n/_s`` (Theorem 1's norm), ``bacc_sup_joint_n/_s`` (BACC's), each with ``_ci``;
-    ``gcc_n_slope_min/_max`` (fixed S >= 1), ``gcc_s_slope``, ``bacc[_sup]_s_slope`` (fixed N). The
-    decoder test: the same keys prefixed ``dec_``.
+    ``bacc[_sup]_s_slope`` (fixed N). The decoder test: the same keys prefixed ``dec_``.
     """
     out = []
     for function, prefix in ((LOWER_BOUND_FUNCTION, ""), (DECODER_TEST_FUNCTION, "dec_")):
@@ -142,11 +139,6 @@ def quoted_values(slopes) -> list[dict]:
                 out += quoted_slopes(fam, f"{prefix}{key}_joint_{axis}", f"{label(scheme)}, {name}, "
                                      f"{NORMS[quantity]}: joint-fit exponent in {variable}", scheme=scheme,
                                      quantity=quantity, fixed="joint fit", variable=variable)
-        rows = fam[(fam["scheme"] == "gcc") & (fam["quantity"] == "normalised")]
-        out += quoted_slopes(rows, f"{prefix}gcc_n_slope", f"GCC, {name}: N-slopes at fixed S >= 1", span=True,
-                             variable="N", fixed=lambda c: starts_with("S=")(c) & (c != "S=0"))
-        out += quoted_slopes(rows, f"{prefix}gcc_s_slope", f"GCC, {name}: slope in S+1 at fixed N",
-                             variable="S+1", fixed=starts_with("N="))
         for quantity, tag in (("normalised", ""), ("normalised_sup", "_sup")):
             rows = fam[(fam["scheme"] == "bacc") & (fam["quantity"] == quantity)]
             out += quoted_slopes(rows, f"{prefix}bacc{tag}_s_slope", f"BACC, {name}, "

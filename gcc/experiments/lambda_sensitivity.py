@@ -14,7 +14,7 @@ import pandas as pd
 import gcc
 from gcc.codes import make
 
-from gcc.validation import Options, check_real, validate
+from gcc.validation import Options, validate
 
 from .plotting import figure, finish
 from .problems import as_matrix, child_seed, exact_noisy_loss
@@ -32,10 +32,9 @@ def decade_grid(exponents: Sequence[int]) -> np.ndarray:
     return np.concatenate([[0.0], np.logspace(low, high, high - low + 1)])
 
 
-def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_grid: Sequence[float],
-                      lam_dec_grid: Sequence[float], *, sigma: float = 0.0, trials: int = 10, seed: int = 0,
-                      function: str = "f"):
-    """GCC loss over a (lambda_enc, lambda_dec) grid, for several S, noise `sigma` averaged exactly.
+def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_grid: Sequence[float], *,
+                      sigma: float = 0.0, trials: int = 10, seed: int = 0, function: str = "f"):
+    """GCC loss over `lam_grid` for both lambdas, for several S, noise `sigma` averaged exactly.
 
     `f` is vectorised ``(n, *in) -> (n, *out)``, `X` of shape (K, *in); `trials` random straggler sets
     per S (``child_seed(seed, N, S)``) are shared by the grid; `function` labels the rows.
@@ -49,11 +48,11 @@ def sensitivity_sweep(f, X, n_workers: int, s_values: Sequence[int], lam_enc_gri
     K, N = len(X), int(n_workers)
     true = as_matrix(f(X))
     outputs = {float(le): as_matrix(f(make("gcc", K, N, lam_enc=float(le)).encode(X)))
-               for le in lam_enc_grid}
+               for le in lam_grid}
     rows = []
     for S in s_values:
         masks = gcc.FixedCount(int(S)).sample_many(np.random.default_rng(child_seed(seed, N, S)), N, int(trials))
-        for ld in lam_dec_grid:
+        for ld in lam_grid:
             code = make("gcc", K, N, lam_dec=float(ld))
             for t, mask in enumerate(masks):
                 received = np.flatnonzero(mask)
@@ -71,16 +70,15 @@ def _profile(g, param: str):
     return g.groupby(param)["loss"].min().sort_index()
 
 
-def _optimal(profile, loss: float, tolerance: float) -> float:
-    """The largest lambda of `profile` whose loss is within ``(1 + tolerance)`` of `loss`."""
-    return float(profile.index[profile.to_numpy() <= loss * (1.0 + tolerance)].max())
+def _optimal(profile, loss: float) -> float:
+    """The largest lambda of `profile` whose loss is within ``(1 + TOLERANCE)`` of `loss`."""
+    return float(profile.index[profile.to_numpy() <= loss * (1.0 + TOLERANCE)].max())
 
 
-def lambda_optimum(sens, tolerance: float = TOLERANCE):
-    """Per S: the grid optimum, the optimal lambdas within `tolerance`, and the loss one grid step away.
+def lambda_optimum(sens):
+    """Per S: the grid optimum, the optimal lambdas within :data:`TOLERANCE`, and the loss one grid step away.
 
-    `sens` is :func:`sensitivity_sweep` of one sigma; `tolerance` (>= 0) the relative loss above the
-    grid minimum within which a lambda counts as optimal.
+    `sens` is :func:`sensitivity_sweep` of one sigma.
 
     Returns
     -------
@@ -88,11 +86,9 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
         ``mean_table``: mean loss per (S, lam_enc, lam_dec). ``best_table``, per S: the arg-min
         ``lam_enc, lam_dec``, its ``loss``, ``loss_at_zero``, ``worst_increase_x10`` (the largest
         relative increase over the four grid neighbours of the arg-min), ``opt_lam_enc, opt_lam_dec``
-        (the optimal lambdas within `tolerance`) and ``edge`` (those four columns on an edge of the
+        (the optimal lambdas within :data:`TOLERANCE`) and ``edge`` (those four columns on an edge of the
         grid, ``""`` when none).
     """
-    tolerance = check_real(tolerance, "tolerance", "lambda_optimum", minimum=0.0)
-
     mean_table = sens.groupby(["function", "N", "S", "sigma", "lam_enc", "lam_dec"], as_index=False)["loss"].mean()
     enc_values = np.sort(mean_table["lam_enc"].unique())
     dec_values = np.sort(mean_table["lam_dec"].unique())
@@ -113,7 +109,7 @@ def lambda_optimum(sens, tolerance: float = TOLERANCE):
         row = {"S": int(S), "lam_enc": le, "lam_dec": ld, "loss": loss, "loss_at_zero": float(zero),
                "worst_increase_x10": max(increases) if increases else np.nan}
         for param in ("lam_enc", "lam_dec"):
-            row[f"opt_{param}"] = _optimal(_profile(g, param), loss, tolerance)
+            row[f"opt_{param}"] = _optimal(_profile(g, param), loss)
         row["edge"] = ",".join(col for col in ("lam_enc", "lam_dec", "opt_lam_enc", "opt_lam_dec")
                                if row[col] in edges[col.removeprefix("opt_")])
         rows.append(row)
@@ -145,7 +141,7 @@ def sensitivity_study(f, X, n_workers: int, s_values: Sequence[int], lam_grid: S
     mean_table, best_table : pandas.DataFrame
         :func:`lambda_optimum`'s tables of every sigma (ascending), ``best_table`` with ``sigma``.
     """
-    sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, lam_grid, sigma=sigma, trials=trials,
+    sens = pd.concat([sensitivity_sweep(f, X, n_workers, s_values, lam_grid, sigma=sigma, trials=trials,
                                         seed=seed, function=function) for sigma in sigmas],
                      ignore_index=True)
     means, bests = [], []
@@ -202,7 +198,7 @@ def plateau_table(mean_table, s_values: Sequence[int]):
             profile = _profile(g, param)
             zero = float(profile.loc[0.0]) if 0.0 in profile.index else np.nan
             rows.append({"sigma": sigma, "S": int(S), "param": param, "argmin": float(profile.idxmin()),
-                         "optimal": _optimal(profile, loss_min, TOLERANCE),
+                         "optimal": _optimal(profile, loss_min),
                          "loss_min": loss_min, "loss_at_0": zero, "cost_of_0_pct": 100.0 * (zero / loss_min - 1.0)})
     return pd.DataFrame(rows, columns=["sigma", "S", "param", "argmin", "optimal", "loss_min", "loss_at_0",
                                        "cost_of_0_pct"])
@@ -218,14 +214,14 @@ def rmse_increase(best_table):
     return 100.0 * (np.sqrt(1.0 + best_table["worst_increase_x10"].to_numpy(float)) - 1.0)
 
 
-def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> list[dict]:
+def quoted_values(best_table, mean_table, s_show: int) -> list[dict]:
     """App. E's two statements as measured, per noise level, as keyword arguments of ``RunContext.value``.
 
     ``tolerance_pct``; per noise level ``i`` (ascending): ``span_<param>_sigma<i>``,
-    ``span_argmin_<param>_sigma<i>``, ``low_/high_<param>_sigma<i>`` (:func:`optimum_spans`) and
-    ``rmse_x10_max_sigma<i>`` (:func:`rmse_increase`). With `mean_table` and `s_show`,
-    :func:`plateau_table`'s numbers at ``S = s_show`` and at the largest S
-    (``<param>_show|smax_sigma<i>_argmin|loss_min|loss_at_0|cost_of_0_pct``, ``s_show``, ``s_smax``).
+    ``span_argmin_<param>_sigma<i>`` (:func:`optimum_spans`) and ``rmse_x10_max_sigma<i>``
+    (:func:`rmse_increase`); :func:`plateau_table`'s cost of lambda = 0 at ``S = s_show`` and at the
+    largest S (``<param>_show|smax_sigma<i>_cost_of_0_pct``, ``s_show``, ``s_smax``). The tables
+    the page shows hold the rest.
     """
     out = [{"key": "tolerance_pct", "number": 100 * TOLERANCE, "unit": "%", "digits": 2,
             "note": "a lambda is optimal when its loss is within this of the grid minimum"}]
@@ -239,35 +235,24 @@ def quoted_values(best_table, mean_table=None, s_show: int | None = None) -> lis
                         "note": f"sigma = {sigma:g}: span of the optimal {row.param} over S > 0 (decades)"})
             out.append({"key": f"span_argmin_{row.param}_sigma{i}", "number": row0.span, "digits": 3,
                         "note": f"sigma = {sigma:g}: span of the arg-min {row.param} over S > 0 (decades)"})
-            out.append({"key": f"low_{row.param}_sigma{i}", "number": row.low, "fmt": "g",
-                        "note": f"sigma = {sigma:g}: smallest optimal {row.param} over S > 0"})
-            out.append({"key": f"high_{row.param}_sigma{i}", "number": row.high, "fmt": "g",
-                        "note": f"sigma = {sigma:g}: largest optimal {row.param} over S > 0"})
         pct = rmse_increase(g)
         if np.isfinite(pct).any():
             out.append({"key": f"rmse_x10_max_sigma{i}", "number": float(np.nanmax(pct)), "unit": "%", "digits": 2,
                         "note": f"sigma = {sigma:g}: largest RMSE increase one decade from the optimum"})
-    if mean_table is not None and s_show is not None:
-        for label, S in (("show", int(s_show)), ("smax", int(mean_table["S"].max()))):
-            out.append({"key": f"s_{label}", "number": S, "note": f"the S of the {label} plateau numbers"})
-            for r in plateau_table(mean_table, [S]).itertuples(index=False):
-                if not np.isfinite(r.cost_of_0_pct):
-                    continue
-                key = f"{r.param}_{label}_sigma{sigmas.index(r.sigma)}"
-                where = f"sigma = {r.sigma:g}, S = {r.S}, {r.param}"
-                out += [{"key": f"{key}_argmin", "number": r.argmin, "fmt": "g", "note": f"{where}: arg-min"},
-                        {"key": f"{key}_loss_min", "number": r.loss_min, "digits": 6, "note": f"{where}: grid minimum"},
-                        {"key": f"{key}_loss_at_0", "number": r.loss_at_0, "digits": 6,
-                         "note": f"{where}: loss at this lambda = 0 (minimised over the other)"},
-                        {"key": f"{key}_cost_of_0_pct", "number": r.cost_of_0_pct, "unit": "%", "digits": 2,
-                         "note": f"{where}: loss at this lambda = 0 above the minimum"}]
+    for label, S in (("show", int(s_show)), ("smax", int(mean_table["S"].max()))):
+        out.append({"key": f"s_{label}", "number": S, "note": f"the S of the {label} plateau numbers"})
+        for r in plateau_table(mean_table, [S]).itertuples(index=False):
+            if np.isfinite(r.cost_of_0_pct):
+                out.append({"key": f"{r.param}_{label}_sigma{sigmas.index(r.sigma)}_cost_of_0_pct",
+                            "number": r.cost_of_0_pct, "unit": "%", "digits": 2, "note": f"sigma = {r.sigma:g}, "
+                            f"S = {r.S}, {r.param}: loss at this lambda = 0 above the minimum"})
     return out
 
 
-def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | None = None):
+def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str):
     """Heat map of log10 loss over both lambdas at ``S = s_show``; optimal (filled) and arg-min lambdas vs S.
 
-    `mean_table`, `best_table`: :func:`lambda_optimum` of one sigma; `title` optional.
+    `mean_table`, `best_table`: :func:`lambda_optimum` of one sigma.
 
     Returns
     -------
@@ -301,6 +286,5 @@ def plot_lambda_sensitivity(mean_table, best_table, s_show: int, title: str | No
     ax.set_ylabel("lambda (0 drawn at 1e-12)")
     ax.set_title(f"optimal: largest within {100 * TOLERANCE:g}% of min")
     ax.legend(loc="best")
-    if title:
-        fig.suptitle(title)
+    fig.suptitle(title)
     return finish(fig)

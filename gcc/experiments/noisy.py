@@ -19,18 +19,15 @@ from gcc.validation import Options, validate
 
 from .plotting import REFERENCE, band, figure, finish, log_ticks
 from .problems import as_matrix, child_seed, exact_noisy_loss
-from .references import anchor_constant, curvature_energy, theory_lambda_dec
+from .references import LAMBDA_0, anchor_constant, curvature_energy, theory_lambda_dec
 from .slopes import as_rate_slopes, quoted_slopes, starts_with, sweep_slopes
 
-__all__ = ["RULES", "LAMBDA_0", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior",
+__all__ = ["RULES", "POINTS", "CV_RTOL", "lambda_grid", "in_theorem_range", "check_interior",
            "noisy_sweep", "noisy_sweeps", "noisy_summary", "schedule_values", "pilot_marks", "lambda_table",
            "curve_summary", "calibrate_theory_constant", "noisy_slopes", "quoted_values", "plot_noisy"]
 
 #: the ways :func:`noisy_sweep` sets lambda_dec
 RULES = ("theory", "cv", "zero")
-
-#: the upper end lambda_0 of Theorem 2's range used here (the theory schedule's ``lam_max``)
-LAMBDA_0 = 1.0
 
 #: worker points: Theorem 2 bounds ``Delta_max / Delta_min``, which Chebyshev points break
 POINTS = "equispaced"
@@ -46,24 +43,25 @@ def lambda_grid(exponents: Sequence[float], with_zero: bool = False) -> np.ndarr
     return np.concatenate([[0.0], grid]) if with_zero else grid
 
 
-def in_theorem_range(lam_dec, n_workers, n_stragglers, lam_max: float = LAMBDA_0):
-    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= lam_max`` (a bool array)."""
+def in_theorem_range(lam_dec, n_workers, n_stragglers):
+    """Whether lambda_dec lies in Theorem 2's range ``(N - S)^-4 <= lambda <= LAMBDA_0`` (a bool array)."""
     lam = np.asarray(lam_dec, dtype=float)
     floor = (np.asarray(n_workers, dtype=float) - np.asarray(n_stragglers, dtype=float)) ** -4.0
     # The theory schedule is clipped to the floor exactly; allow its round-off.
-    return (lam >= floor * (1.0 - 1e-9)) & (lam <= lam_max)
+    return (lam >= floor * (1.0 - 1e-9)) & (lam <= LAMBDA_0)
 
 
 #: the CV rule's tolerance: the largest lambda whose held-out loss is within this fraction of the minimum
 CV_RTOL = 1e-3
 
 
-def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials, max_extend: int = 6):
-    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum."""
+def _cv_lambda_dec(f, X, N, S, sigma, lam_grid, seed, trials):
+    """(lambda, grid low, grid high): the largest lambda within CV_RTOL of the held-out minimum (the grid
+    extended by four points up to six times where the choice ends it)."""
     K = len(X)
     grid = np.sort(np.asarray(lam_grid, dtype=float))
     step = float(grid[1] / grid[0])
-    for _ in range(int(max_extend) + 1):
+    for _ in range(7):
         sel = select_lambdas(lambda le, ld: gcc.SplineCode(K, int(N), lam_enc=le, lam_dec=ld, points=POINTS),
                              f, [X], gcc.FixedCount(int(S)), lam_enc_grid=[0.0], lam_dec_grid=list(grid),
                              trials=int(trials), seed=int(seed), noise_std=float(sigma))
@@ -99,11 +97,8 @@ def noisy_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *, sigma: fl
 
     Parameters
     ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
-    n_grid, s_grid : sequences of int
-        Cells with ``N - S < K`` are skipped.
+    f, X, n_grid, s_grid
+        As in :func:`~gcc.experiments.worst_case.straggler_sweep` (cells with ``N - S < K`` skipped).
     sigma : float
         Worker noise standard deviation (averaged exactly).
     rules : sequence of {"theory", "cv", "zero"} or float
@@ -186,11 +181,11 @@ def noisy_sweeps(f, X, n_grid: Sequence[int], s_values: Sequence[int], s_sweep_w
     return pd.concat(frames, ignore_index=True)
 
 
-def pilot_marks(summary, n_workers: int, n_stragglers: int, rules: Sequence[str] = ("theory", "cv")) -> dict:
+def pilot_marks(summary, n_workers: int, n_stragglers: int) -> dict:
     """``"<rule> (random F)" -> lambda_dec`` at the pilot cell (random stragglers), for :func:`plot_noisy`."""
     pilot = summary[(summary["N"] == n_workers) & (summary["S"] == n_stragglers) & (summary["straggler"] == "random")]
     return {f"{r} (random F)": float(pilot[pilot["rule"] == r]["lam_dec"].iloc[0])
-            for r in rules if r in set(pilot["rule"])}
+            for r in ("theory", "cv") if r in set(pilot["rule"])}
 
 
 def lambda_table(summary):
@@ -247,11 +242,11 @@ def calibrate_theory_constant(f, X, n_workers: int, n_stragglers: int, lam_grid:
     return lam_best / unit, curve
 
 
-def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
+def noisy_slopes(summary):
     """N-slopes at fixed S and (S+1)-slopes at fixed N, per lambda rule, of :func:`noisy_sweep`.
 
     The theory and CV rules are fitted on the cells inside Theorem 2's range only, the ``zero``
-    rule on all; S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
+    rule on all; S-slopes use only ``S + 1 <= N / 4``.
 
     Returns
     -------
@@ -261,7 +256,7 @@ def noisy_slopes(summary, s_fit_max_ratio: float = 0.25):
     """
     keys = ["function", "scheme", "rule", "straggler"]
     used = summary[summary["in_theorem_range"].astype(bool) | (summary["rule"] == "zero")]
-    window = lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"]  # noqa: E731
+    window = lambda d: (d["S"] + 1) <= 0.25 * d["N"]  # noqa: E731
     out = sweep_slopes(used, keys, s_window=window, path_s=False)
 
     def cells(d):  # the fitted cells of each slope, labelled by its ``fixed``
@@ -297,8 +292,8 @@ def quoted_values(slopes, const: float) -> list[dict]:
 def schedule_values(summary) -> list[dict]:
     """How far the theory schedule is from cross-validation at S = 0, largest N (random stragglers).
 
-    ``s0_N``, ``s0_theory_loss``, ``s0_cv_loss``, ``s0_loss_ratio``, ``s0_lambda_ratio``; ``excluded_theory``,
-    ``excluded_cv`` (N-sweep cells left out of the fits) and ``cv_cells``.
+    ``s0_loss_ratio``, ``s0_lambda_ratio`` (theory over CV); ``excluded_theory``, ``excluded_cv`` (N-sweep
+    cells left out of the fits).
     """
     part = summary[(summary["sweep"] == "N") & (summary["S"] == 0) & (summary["straggler"] == "random")]
     out = []
@@ -306,23 +301,19 @@ def schedule_values(summary) -> list[dict]:
         N = int(part["N"].max())
         cell = part[part["N"] == N].set_index("rule")
         t, c = cell.loc["theory"], cell.loc["cv"]
-        out += [{"key": "s0_N", "number": N, "note": "N of the S = 0 comparison"},
-                {"key": "s0_theory_loss", "number": float(t["mean"]), "note": "theory schedule, S = 0: mean loss"},
-                {"key": "s0_cv_loss", "number": float(c["mean"]), "note": "CV, S = 0: mean loss"},
-                {"key": "s0_loss_ratio", "number": float(t["mean"] / c["mean"]), "note": "theory over CV loss, S = 0"},
+        out += [{"key": "s0_loss_ratio", "number": float(t["mean"] / c["mean"]),
+                 "note": f"theory over CV loss, S = 0, N = {N}"},
                 {"key": "s0_lambda_ratio", "number": float(t["lam_dec"] / c["lam_dec"]),
-                 "note": "theory over CV lambda_dec, S = 0"}]
+                 "note": f"theory over CV lambda_dec, S = 0, N = {N}"}]
     n_part = summary[summary["sweep"] == "N"]
     for rule in ("theory", "cv"):
         g = n_part[n_part["rule"] == rule]
         out.append({"key": f"excluded_{rule}", "number": int((~g["in_theorem_range"].astype(bool)).sum()),
                     "note": f"rule {rule}: N-sweep cells outside Theorem 2's range or clipped (not fitted)"})
-    out.append({"key": "cv_cells", "number": int((summary["rule"] == "cv").sum()),
-                "note": "CV cells, each choice interior to its (extended) grid"})
     return out
 
 
-def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = None, title: str | None = None):
+def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float], title: str):
     """Loss against N and S + 1 per rule (with ``C (S+1)^{8/5} N^{-3/5}``) and the bias-variance curve.
 
     Parameters
@@ -331,9 +322,9 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
         :func:`noisy_summary` of one straggler model.
     curve_summary : pandas.DataFrame
         :func:`curve_summary`.
-    lam_marks : mapping of str to float, optional
-        Vertical marks on the curve (name -> lambda).
-    title : str, optional
+    lam_marks : mapping of str to float
+        Vertical marks on the curve (name -> lambda; :func:`pilot_marks`).
+    title : str
 
     Returns
     -------
@@ -385,13 +376,12 @@ def plot_noisy(summary, curve_summary, lam_marks: Mapping[str, float] | None = N
     zero = c[c["lam_dec"] == 0]
     if len(zero):
         ax.axhline(float(zero["loss"].iloc[0]), color="0.7", lw=1, label="loss at lambda = 0")
-    for (name, lam), ls in zip((lam_marks or {}).items(), ("-.", (0, (5, 2, 1, 2, 1, 2)), (0, (1, 1)))):
+    for (name, lam), ls in zip(lam_marks.items(), ("-.", (0, (5, 2, 1, 2, 1, 2)), (0, (1, 1)))):
         ax.axvline(lam, color="0.25", lw=0.9, ls=ls, label=f"{name}: {lam:.1e}")
     ax.set_xlabel("lambda_dec")
     ax.set_title(f"bias and variance against lambda_dec, N = {int(c['N'].iloc[0])}, S = {int(c['S'].iloc[0])}")
     ax.legend(ncol=2, loc="best")
     axes[0].text(0.98, 0.98, "dash-dot: C (S+1)$^{8/5}$ N$^{-3/5}$", transform=axes[0].transAxes,
                  ha="right", va="top", fontsize=9, color="0.3")
-    if title:
-        fig.suptitle(title)
+    fig.suptitle(title)
     return finish(fig)

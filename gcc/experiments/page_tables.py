@@ -43,6 +43,4 @@ def spec(key: str) -> dict:
 
 def in_words(frame, key: str):
     """`frame` reduced to the columns of `key` and headed in words (a chapter's include)."""
-    validate(key, Options(tuple(PAGE_TABLES)), "key", "in_words")
-    words = PAGE_TABLES[key]
-    return frame[list(words)].rename(columns=words)
+    return frame[spec(key)["columns"]].rename(columns=PAGE_TABLES[key])

@@ -15,9 +15,6 @@ from gcc.validation import Interval, validate
 __all__ = ["SCHEME_STYLES", "REFERENCE", "figure", "scheme_color", "scheme_marker", "scheme_kw", "scheme_shades",
            "band", "finish", "log_ticks", "log_axis", "legend_outside"]
 
-_PANELS = Interval(int, 1, None)
-_ROW_HEIGHT_IN = 2.35
-
 
 def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = None, wide_last: bool = False,
            **subplots):
@@ -44,12 +41,12 @@ def figure(n_panels: int = 1, ncols: int | None = None, height: float | None = N
     """
     import matplotlib.pyplot as plt
 
-    n_panels = validate(n_panels, _PANELS, "n_panels", "figure")
+    n_panels = validate(n_panels, Interval(int, 1, None), "n_panels", "figure")
     ncols = min(n_panels, MAX_PANELS_PER_ROW) if ncols is None else validate(
         ncols, Interval(int, 1, MAX_PANELS_PER_ROW), "ncols", "figure")
     nrows = -(-n_panels // ncols)
     if height is None:
-        height = 3.0 if n_panels == 1 else _ROW_HEIGHT_IN * nrows + 0.4
+        height = 3.0 if n_panels == 1 else 2.35 * nrows + 0.4
     use_book_style()
     fig, axes = plt.subplots(nrows, ncols, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
                              layout="constrained", **subplots)
@@ -69,10 +66,10 @@ def scheme_color(name):
     return None if style is None else style[0]
 
 
-def scheme_marker(name, default: str = "o") -> str:
-    """The marker of a scheme in every figure (``default`` for a name that is no scheme)."""
+def scheme_marker(name) -> str:
+    """The marker of a scheme in every figure (``"o"`` for a name that is no scheme)."""
     style = scheme_style(name)
-    return default if style is None else style[1]
+    return "o" if style is None else style[1]
 
 
 def scheme_kw(name) -> dict:
@@ -107,19 +104,18 @@ def band(ax, x, summary_rows, color, alpha: float = 0.15):
         ax.fill_between(x, lo, hi, color=color, alpha=alpha, lw=0)
 
 
-def log_ticks(ax, values, axis: str = "x") -> None:
-    """Label a log axis at ``values`` (the grid of N: matplotlib labels only decades), plain numbers."""
+def log_ticks(ax, values) -> None:
+    """Label a log x axis at ``values`` (the grid of N: matplotlib labels only decades), plain numbers."""
     from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
     values = sorted({float(v) for v in np.asarray(values, float).ravel() if np.isfinite(v) and v > 0})
     if len(values) > 7:  # every other value keeps the labels apart
         values = values[::-(-len(values) // 7)]
-    target = ax.xaxis if axis == "x" else ax.yaxis
-    target.set_major_locator(FixedLocator(values))
+    ax.xaxis.set_major_locator(FixedLocator(values))
     formatter = ScalarFormatter()
     formatter.set_scientific(False)
-    target.set_major_formatter(formatter)
-    target.set_minor_formatter(NullFormatter())
+    ax.xaxis.set_major_formatter(formatter)
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def log_axis(ax, axis: str = "x") -> None:

@@ -24,7 +24,7 @@ from .plotting import REFERENCE, figure, legend_outside, scheme_kw, band, finish
 from .problems import Polynomial, child_seed, scalar_inputs
 from .verdicts import verdict as threshold_verdict
 
-__all__ = ["EXACT_RTOL", "polynomial_comparison", "polynomial_comparisons", "polynomial_summary", "exact_recovery",
+__all__ = ["EXACT_RTOL", "polynomial_comparisons", "polynomial_summary", "exact_recovery",
            "exactness_view", "quoted_values", "plot_polynomial"]
 
 #: A set is recovered exactly when its loss is at most ``EXACT_RTOL`` times the mean of f(x_k)^2 (a
@@ -33,18 +33,15 @@ __all__ = ["EXACT_RTOL", "polynomial_comparison", "polynomial_comparisons", "pol
 EXACT_RTOL = 1e-22
 
 
-def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Sequence[int], *,
-                          trials: int = 20, seed: int = 0):
-    """Loss against the number of stragglers for LCC and GCC on a fixed polynomial.
+def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed: int = 0):
+    """Loss against the number of stragglers for LCC and GCC on fixed polynomials, one per configuration.
 
     Parameters
     ----------
-    degree : int
-        Degree of f (:class:`~gcc.experiments.problems.Polynomial` with seed `seed`).
-    n_inputs, n_workers : int
-        K and N; LCC decodes with a polynomial of degree ``(K - 1) * degree``.
-    s_grid : sequence of int
-        Values ``S > N - 2`` are skipped.
+    configs : sequence of mapping
+        ``degree`` (of f: :class:`~gcc.experiments.problems.Polynomial` with seed `seed`), ``n_inputs``
+        and ``n_workers`` (K and N; LCC decodes with a polynomial of degree ``(K - 1) * degree``) and
+        ``s_grid`` (values ``S > N - 2`` are skipped).
     trials : int
         Random straggler sets per S, identical for both codes.
     seed : int
@@ -53,33 +50,24 @@ def polynomial_comparison(degree: int, n_inputs: int, n_workers: int, s_grid: Se
     Returns
     -------
     pandas.DataFrame
-        One row per (scheme, S, trial): ``scheme, trial, loss, function, degree, N, S, K, scale``
-        (``mean_k f(x_k)^2``), ``lcc_exact`` (S within LCC's threshold).
+        One row per (configuration, scheme, S, trial), in order: ``scheme, trial, loss, function, degree, N, S,
+        K, scale`` (``mean_k f(x_k)^2``), ``lcc_exact`` (S within LCC's threshold).
     """
-    f = Polynomial(degree, seed=seed)
-    X = scalar_inputs(n_inputs, -1.0, 1.0, seed=seed)
-    K, N = int(n_inputs), int(n_workers)
-    codes = make_many(["gcc", "lcc"], K, N, degree=(K - 1) * int(degree))
-    scale = float(np.mean(np.asarray(f(X), dtype=float) ** 2))
     frames = []
-    for S in s_grid:
-        if N - S < 2:
-            continue
-        df = run_trials(codes, f, X, gcc.FixedCount(int(S)), trials=int(trials), seed=child_seed(seed, degree, S))
-        frames.append(df[["scheme", "trial", "loss"]].assign(
-            function=repr(f), degree=int(degree), N=N, S=int(S), K=K, scale=scale,
-            lcc_exact=bool(N - S >= (K - 1) * degree + 1)))
+    for c in configs:
+        degree, K, N = int(c["degree"]), int(c["n_inputs"]), int(c["n_workers"])
+        f = Polynomial(degree, seed=seed)
+        X = scalar_inputs(K, -1.0, 1.0, seed=seed)
+        codes = make_many(["gcc", "lcc"], K, N, degree=(K - 1) * degree)
+        scale = float(np.mean(np.asarray(f(X), dtype=float) ** 2))
+        for S in c["s_grid"]:
+            if N - S < 2:
+                continue
+            df = run_trials(codes, f, X, gcc.FixedCount(int(S)), trials=int(trials), seed=child_seed(seed, degree, S))
+            frames.append(df[["scheme", "trial", "loss"]].assign(
+                function=repr(f), degree=degree, N=N, S=int(S), K=K, scale=scale,
+                lcc_exact=bool(N - S >= (K - 1) * degree + 1)))
     return pd.concat(frames, ignore_index=True)
-
-
-def polynomial_comparisons(configs: Sequence[Mapping], *, trials: int = 20, seed: int = 0):
-    """:func:`polynomial_comparison` for each configuration, in one table.
-
-    `configs`: mappings with ``degree``, ``n_inputs``, ``n_workers`` and ``s_grid``; `trials`, `seed`
-    as in :func:`polynomial_comparison`. Returns the rows of every configuration, in order.
-    """
-    return pd.concat([polynomial_comparison(c["degree"], c["n_inputs"], c["n_workers"], c["s_grid"], trials=trials,
-                                            seed=seed) for c in configs], ignore_index=True)
 
 
 def polynomial_summary(df):
@@ -88,7 +76,7 @@ def polynomial_summary(df):
     Parameters
     ----------
     df : pandas.DataFrame
-        :func:`polynomial_comparison` results (with its ``scale`` column).
+        :func:`polynomial_comparisons` results (with its ``scale`` column).
 
     Returns
     -------

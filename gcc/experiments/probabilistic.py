@@ -23,10 +23,10 @@ from gcc.codes import canonical, label, make_many
 from gcc.harness import run_trials
 from gcc.summary import slope_table, summarize
 
-from .extremal import EXTREMAL_FUNCTION, Bump, curvature_norms, bump_grid, line_inputs, reproduces_line
+from .extremal import EXTREMAL_FUNCTION, Bump, check_line, line_inputs
 from .plotting import REFERENCE, band, figure, finish, log_ticks, scheme_color, scheme_kw, scheme_marker
 from .problems import as_matrix, child_seed
-from .references import anchor_constant, log_base, log_rate_reference
+from .references import anchor_constant, log_base
 from .slopes import as_rate_slopes, quoted_slopes, slope_view
 
 __all__ = ["CLAIMED_RATES", "RATIO_COLUMNS", "SUMMARY_VIEW", "probabilistic_sweep", "extremal_draw_losses",
@@ -65,7 +65,7 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
     ``(normalised, raw)``, arrays of shape (draws,): the normalised loss and the loss at the worst width.
     """
     X = line_inputs(code)
-    exact = reproduces_line(code, X)
+    check_line(code)
     alphas = np.asarray(code.alphas, dtype=float)
     betas = np.asarray(code.betas, dtype=float)
     U = as_matrix(code.encode(X))[:, 0]  # u_enc(beta_n)
@@ -82,9 +82,8 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
         for width in widths:
             bump = Bump(float(X[k]), float(width) * float(room[k]))
             loss = float(np.mean((D @ bump(U[rec]) - bump(X)) ** 2))
-            energy = bump.energy if exact else curvature_norms(bump, X, code, bump_grid(code, X, bump))[0]
-            if not loss / energy <= out[0, t]:
-                out[:, t] = loss / energy, loss
+            if not loss / bump.energy <= out[0, t]:
+                out[:, t] = loss / bump.energy, loss
     return out[0], out[1]
 
 
@@ -95,9 +94,8 @@ def probabilistic_sweep(f, X, n_grid: Sequence[int], p_values: Sequence[float], 
 
     Parameters
     ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
+    f, X
+        As in :func:`~gcc.experiments.worst_case.straggler_sweep`.
     n_grid : sequence of int
     p_values : sequence of float in (0, 1)
     draws : int
@@ -180,10 +178,10 @@ def probabilistic_summary(df):
     return out
 
 
-def probabilistic_slopes(summary, y_floor: float = 1e-26):
+def probabilistic_slopes(summary):
     """Slopes in N of both readings' normalised ratios and of E[loss]; the longest run's law.
 
-    From :func:`probabilistic_summary`; mean losses at or below `y_floor` are left out of the loss slope.
+    From :func:`probabilistic_summary`; mean losses at or below 1e-26 (round-off) are left out of the loss slope.
 
     Returns
     -------
@@ -195,7 +193,7 @@ def probabilistic_slopes(summary, y_floor: float = 1e-26):
     keys = ["function", "scheme", "p"]
     frames = []
     for quantity, y, floor in (("ratio_log3_n3", "ratio_gcc_rate", 0.0), ("ratio_log4_n2", "ratio_bacc_rate", 0.0),
-                               ("loss", "mean", y_floor)):
+                               ("loss", "mean", 1e-26)):
         part = slope_table(summary, "N", keys, y=y, y_floor=floor)
         frames.append(part.assign(quantity=quantity))
     runs = []
@@ -294,9 +292,9 @@ def plot_probabilistic(summary, function: str, runs: bool = True):
         for code, style in (("gcc", "--"), ("bacc", ":")):
             lp, npow = CLAIMED_RATES[code]
             g = part[part["scheme"] == code]
-            if len(g):
-                C = anchor_constant(g["mean"], log_rate_reference(g["N"], p, lp, npow))
-                ax.loglog(n, log_rate_reference(n, p, lp, npow, C), color="k", ls=style, lw=0.8)
+            if len(g):  # the claimed rate C log^lp_{1/p}(N) / N^npow, C through the highest point
+                C = anchor_constant(g["mean"], log_base(g["N"], p) ** lp / g["N"].to_numpy(float) ** npow)
+                ax.loglog(n, C * log_base(n, p) ** lp / n ** npow, color="k", ls=style, lw=0.8)
         ax.set_title(f"p = {p:g}")
         log_ticks(ax, n)
         ax = axes[1, j]

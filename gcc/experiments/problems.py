@@ -9,8 +9,7 @@ import numpy as np
 
 from gcc.validation import check_int, invalid
 
-__all__ = ["xsinx", "TanhNetwork", "Polynomial", "scalar_inputs", "vector_inputs", "child_seed",
-           "as_matrix", "exact_noisy_loss"]
+__all__ = ["xsinx", "TanhNetwork", "Polynomial", "scalar_inputs", "child_seed", "as_matrix", "exact_noisy_loss"]
 
 
 def xsinx(x):
@@ -83,11 +82,6 @@ def scalar_inputs(n_inputs: int, low: float = -3.0, high: float = 3.0, seed: int
         In drawing order (not sorted).
     """
     return np.random.default_rng(seed).uniform(low, high, size=int(n_inputs))
-
-
-def vector_inputs(n_inputs: int, d: int, seed: int = 0) -> np.ndarray:
-    """K standard-normal data points in ``R^d``, shape ``(n_inputs, d)``."""
-    return np.random.default_rng(seed).normal(size=(int(n_inputs), int(d)))
 
 
 def child_seed(seed: int, *keys: int) -> int:

@@ -1,7 +1,8 @@
-"""The theorems' reference curves, the constants that anchor them, and the noisy-worker schedule.
+"""The constants that anchor the theorems' reference curves, and the noisy-worker schedule.
 
-``C ((S + 1) / N)^3`` of [1]_, ``C log_{1/p}(N)^a / N^b`` of [2]_, ``||(f o u_enc)''||^2`` and
-the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_, lambda as in eq. (4)).
+The logarithm of the rates of [2]_, the constant C of a curve such as ``C ((S + 1) / N)^3`` of [1]_,
+``||(f o u_enc)''||^2`` and the decoder's smoothing parameter of the noisy proof (App. B.2 of [1]_,
+lambda as in eq. (4)).
 
 References
 ----------
@@ -17,8 +18,10 @@ from gcc.validation import check_real
 
 from .problems import as_matrix
 
-__all__ = ["log_base", "worst_case_reference", "log_rate_reference", "anchor_constant", "curvature_energy",
-           "theory_lambda_dec"]
+__all__ = ["LAMBDA_0", "log_base", "anchor_constant", "curvature_energy", "theory_lambda_dec"]
+
+#: the upper end lambda_0 of Theorem 2's range used here
+LAMBDA_0 = 1.0
 
 
 def log_base(x, p: float):
@@ -37,43 +40,6 @@ def log_base(x, p: float):
     p = check_real(p, "p", "log_base", minimum=0.0, maximum=1.0, include_min=False, include_max=False,
                    constraint="a float in (0, 1)")
     return np.log(np.asarray(x, dtype=float)) / np.log(1.0 / p)
-
-
-def worst_case_reference(n_workers, n_stragglers, const: float = 1.0, power: float = 3.0):
-    """The worst-case bound's shape ``C ((S + 1) / N)^power`` (Thm 1 / Thm 4: power 3).
-
-    Parameters
-    ----------
-    n_workers, n_stragglers : array_like
-        N and S (broadcast together).
-    const, power : float
-        C (e.g. :func:`anchor_constant`) and the power (3 for the noiseless GCC bound).
-
-    Returns
-    -------
-    ndarray, the broadcast shape of N and S
-    """
-    N = np.asarray(n_workers, dtype=float)
-    S = np.asarray(n_stragglers, dtype=float)
-    return const * ((S + 1.0) / N) ** power
-
-
-def log_rate_reference(n_workers, p: float, log_power: float, n_power: float, const: float = 1.0):
-    """The probabilistic bounds' shape ``C log_{1/p}(N)^log_power / N^n_power`` (GCC: (3, 3); BACC: (4, 2)).
-
-    Parameters
-    ----------
-    n_workers : array_like
-        N (> 1).
-    p : float in (0, 1)
-    log_power, n_power, const : float
-
-    Returns
-    -------
-    ndarray, same shape as `n_workers`
-    """
-    N = np.asarray(n_workers, dtype=float)
-    return const * log_base(N, p) ** log_power / N ** n_power
 
 
 def anchor_constant(measured, reference) -> float:
@@ -100,9 +66,8 @@ def curvature_energy(f, X, code) -> float:
 
     Parameters
     ----------
-    f : callable
-        Vectorised ``(n, *in) -> (n, *out)``.
-    X : ndarray, shape (K, *in)
+    f, X
+        As in :func:`~gcc.experiments.worst_case.straggler_sweep`.
     code : SplineCode
         Its encoder ``u_enc`` is evaluated on 4001 points of [-1, 1] (second differences, trapezoids).
 
@@ -122,8 +87,8 @@ def curvature_energy(f, X, code) -> float:
 
 
 def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0, const: float = 1.0,
-                      lam_max: float = 1.0, clip: bool = True):
-    """The decoder smoothing parameter for noisy workers (App. B.2 of [1]_), in ``[(N - S)^-4, lam_max]``.
+                      clip: bool = True):
+    """The decoder smoothing parameter for noisy workers (App. B.2 of [1]_), in ``[(N - S)^-4, LAMBDA_0]``.
 
     Parameters
     ----------
@@ -135,8 +100,6 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
         ``||(f o u_enc)''||^2`` (:func:`curvature_energy`).
     const : float
         The proof's constant (Ragozin's and Utreras's, not numeric): free, recorded in each run.
-    lam_max : float
-        The theorem's ``lambda_0``.
     clip : bool
         Clip to the theorem's range (False: the raw schedule).
 
@@ -154,5 +117,5 @@ def theory_lambda_dec(n_workers, n_stragglers, sigma: float, energy: float = 1.0
     S = np.asarray(n_stragglers, dtype=float)
     lam = const * (sigma ** 2 / ((N - S) * (S + 1.0) ** 4 * energy)) ** 0.8
     if clip:
-        lam = np.clip(lam, (N - S) ** -4.0, lam_max)
+        lam = np.clip(lam, (N - S) ** -4.0, LAMBDA_0)
     return float(lam) if lam.ndim == 0 else lam

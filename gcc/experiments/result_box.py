@@ -4,9 +4,7 @@ and the claims page cannot disagree.
 """
 from __future__ import annotations
 
-from gcc.validation import invalid
-
-__all__ = ["verdict_values", "verdict_text", "record_verdicts"]
+__all__ = ["verdict_text", "record_verdicts"]
 
 #: Verdict words in the order a page lists them (the rate verdicts first, then the networks' words).
 _ORDER = ("tight", "loose", "violated", "undecided", "consistent", "moves with S", "GCC faster", "BACC faster",
@@ -20,44 +18,30 @@ def verdict_text(verdicts) -> str:
     return ", ".join(f"{verdicts.count(v)} {v}" for v in order) or "none"
 
 
-def verdict_values(notebook: str, root=None, claims: dict | None = None) -> list[dict]:
-    """The counted verdicts of ``notebook``'s rows in the claims table, as ``RunContext.value`` arguments.
+def record_verdicts(run, claims: dict | None = None) -> None:
+    """Record in ``run`` the counted verdicts of its notebook's rows in the claims table, for its result box.
 
     Parameters
     ----------
-    notebook : str
-        Its saved tables must be in ``root``, the results root (a run context's ``run.folder.parent``).
-    root : path-like, optional
+    run : gcc.results.RunContext
+        The notebook's run, its tables saved first: the notebook is ``run.folder.name``, the results root
+        ``run.folder.parent``.
     claims : dict, optional
         ``{key: claim id}``: also quote these claims one by one, as ``verdicts_<key>``.
 
-    Returns
-    -------
-    list of dict
-        ``verdicts`` (e.g. ``"36 loose, 6 undecided"``), ``verdicts_counted``, ``verdicts_<word>`` for
-        tight, loose, violated and undecided, and one ``verdicts_<key>`` per claim (``"none"`` without a row).
+    Notes
+    -----
+    Records ``verdicts`` (e.g. ``"36 loose, 6 undecided"``) and one ``verdicts_<key>`` per claim (``"none"``
+    without a row).
     """
-    if not isinstance(notebook, str) or not notebook.isidentifier():
-        raise invalid("notebook", "verdict_values", "a notebook name (a Python identifier)", notebook)
     from gcc.experiments.claims import build_claims_table
     from gcc.experiments.claims_page import claim_words
 
-    table = build_claims_table(root, include_dnn=notebook.startswith("dnn_"))
+    notebook = run.folder.name
+    table = build_claims_table(run.folder.parent, include_dnn=notebook.startswith("dnn_"))
     rows = table[(table["notebook"] == notebook) & table["counted"].astype(bool)]
-    out = [{"key": "verdicts", "number": verdict_text(rows["verdict"]),
-            "note": f"counted verdicts of the claims table's rows from {notebook}"},
-           {"key": "verdicts_counted", "number": int(len(rows)), "note": "counted rows of the claims table"}]
-    out += [{"key": f"verdicts_{v}", "number": int((rows["verdict"] == v).sum()),
-             "note": f"counted rows with verdict {v}"} for v in ("tight", "loose", "violated", "undecided")]
+    run.value("verdicts", verdict_text(rows["verdict"]),
+              note=f"counted verdicts of the claims table's rows from {notebook}")
     for key, claim in (claims or {}).items():
-        if not isinstance(key, str) or not key.isidentifier():
-            raise invalid("claims", "verdict_values", "a dict whose keys are Python identifiers", key)
-        out.append({"key": f"verdicts_{key}", "number": verdict_text(rows.loc[rows["claim"] == claim, "verdict"]),
-                    "note": f"counted verdicts of: {claim_words(claim)}"})
-    return out
-
-
-def record_verdicts(run, claims: dict | None = None) -> None:
-    """Record :func:`verdict_values` of the ``run``'s notebook (its tables saved first) in the run, for its box."""
-    for value in verdict_values(run.folder.name, run.folder.parent, claims):
-        run.value(**value)
+        run.value(f"verdicts_{key}", verdict_text(rows.loc[rows["claim"] == claim, "verdict"]),
+                  note=f"counted verdicts of: {claim_words(claim)}")

@@ -48,8 +48,8 @@ def starts_with(prefix: str) -> Callable:
     return lambda col: col.astype(str).str.startswith(prefix)
 
 
-def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
-                 s_window: Callable | None = None, y_floor: float = 0.0, path_s: bool = True):
+def sweep_slopes(summary, keys: Sequence[str], *, s_window: Callable, x_min: Callable | None = None,
+                 y_floor: float = 0.0, path_s: bool = True):
     """N-slopes at fixed S on the ``sweep == "N"`` rows and (S+1)-slopes at fixed N on the ``"S"`` rows.
 
     `summary` has one row per cell (``sweep``, `keys`, ``N``, ``S``, ``mean``); `x_min` is
@@ -59,8 +59,7 @@ def sweep_slopes(summary, keys: Sequence[str], *, x_min: Callable | None = None,
     """
     keys = list(keys)
     s_rows = summary[summary["sweep"] == "S"]
-    if s_window is not None:
-        s_rows = s_rows[np.asarray(s_window(s_rows), dtype=bool)]
+    s_rows = s_rows[np.asarray(s_window(s_rows), dtype=bool)]
     a = slope_table(summary[summary["sweep"] == "N"], "N", keys + ["S"], x_min=x_min, y_floor=y_floor)
     b = slope_table(s_rows, "S", keys + ["N"], shift=1.0, y_floor=y_floor)
     a["fixed"] = "S=" + a.pop("S").astype(int).astype(str)
@@ -170,7 +169,7 @@ def select_rows(df, filters: Mapping[str, Any]):
     return df[mask]
 
 
-def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str = ".2f", **filters) -> list[dict]:
+def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, **filters) -> list[dict]:
     """The values a chapter quotes from a slopes table, as keyword arguments of ``RunContext.value``.
 
     Parameters
@@ -182,16 +181,15 @@ def quoted_slopes(slopes, key: str, note: str, *, span: bool = False, fmt: str =
     span : bool
         False: the filters select one row (ValueError if more), quoted as ``key`` and ``key_ci``
         (its 95% interval as text). True: the range of the selected slopes, ``key_min``, ``key_max``.
-    fmt : str
     **filters
         Column filters of :func:`select_rows`.
 
     Returns
     -------
     list of dict
-        ``{"key", "number", "note", "fmt"}`` each; NaN slopes and missing rows are left out.
+        ``{"key", "number", "note", "fmt"}`` each (two decimals); NaN slopes and missing rows are left out.
     """
-    rows = select_rows(slopes, filters)
+    rows, fmt = select_rows(slopes, filters), ".2f"
     finite = rows[np.isfinite(rows["slope"].to_numpy(float))]
     if span:
         if not len(finite):

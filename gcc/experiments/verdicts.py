@@ -16,7 +16,7 @@ import numpy as np
 
 from gcc.validation import Options, check_real, validate
 
-__all__ = ["VERDICTS", "BAND_VERDICTS", "DELTA", "verdict", "band_verdict", "verdict_reason", "path_exponent"]
+__all__ = ["VERDICTS", "BAND_VERDICTS", "DELTA", "verdict", "band_verdict", "verdict_reason"]
 
 #: every verdict :func:`verdict` can return, the decisive three first
 VERDICTS = ("tight", "loose", "violated", "undecided", "not measured")
@@ -125,24 +125,3 @@ def verdict_reason(claimed: float, low: float, high: float, *, sense: str = "upp
     edge = ("lower", a) if lo < a else ("upper", b)
     return f"{what} straddles the band's {edge[0]} edge {edge[1]:.3g}"
 
-
-def path_exponent(n_workers, n_stragglers, s_power: float, n_power: float) -> float:
-    """The least-squares slope in N of ``(S+1)^s_power N^-n_power`` along a sweep path ``(N_i, S_i)``.
-
-    Rounding of S and the ``+1`` included: ``s_power gamma - n_power`` only asymptotically.
-
-    Parameters
-    ----------
-    n_workers, n_stragglers : array_like, shape (n,), n >= 2
-        The path's N and S.
-    s_power, n_power : float
-        The bound's exponents, e.g. (3, 3) for ``O(S^3 N^-3)``.
-
-    Returns
-    -------
-    float
-    """
-    N = np.asarray(n_workers, dtype=float)
-    S = np.asarray(n_stragglers, dtype=float)
-    y = s_power * np.log(S + 1.0) - n_power * np.log(N)
-    return float(np.polyfit(np.log(N), y, 1)[0])

@@ -18,17 +18,13 @@ from gcc.validation import Options, validate
 
 from .plotting import (REFERENCE, band, figure, finish, legend_outside, log_ticks, scheme_color, scheme_kw,
                        scheme_marker, scheme_shades)
-from .problems import TanhNetwork, child_seed, scalar_inputs, vector_inputs, xsinx
-from .references import anchor_constant, worst_case_reference
-from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes, starts_with, sweep_slopes
+from .problems import TanhNetwork, child_seed, scalar_inputs, xsinx
+from .references import anchor_constant
+from .slopes import as_rate_slopes, joint_fit, path_slopes, quoted_slopes, sweep_slopes
 
-__all__ = ["DEFAULT_MAX_WORKERS", "typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
+__all__ = ["typical_functions", "function_tag", "straggler_sweep", "typical_sweeps",
            "summarize_sweeps", "worst_case_slopes", "quoted_values", "hole_crossing", "hole_values", "plot_n_sweep",
            "plot_s_sweep"]
-
-#: largest N per scheme in :func:`straggler_sweep` (see its ``max_workers``)
-DEFAULT_MAX_WORKERS = {"lcc": 40, "bspline": 256}
-
 
 def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, net_d: int = 4, net_m: int = 3,
                       net_hidden: int = 16, seed: int = 0) -> dict:
@@ -39,8 +35,9 @@ def typical_functions(n_inputs: int, x_low: float = -3.0, x_high: float = 3.0, n
     standard normal inputs, all seeded by `seed`.
     """
     net = TanhNetwork(net_d, net_m, net_hidden, seed=seed)
+    Z = np.random.default_rng(seed).normal(size=(int(n_inputs), int(net_d)))
     return {"x sin x": (xsinx, scalar_inputs(n_inputs, x_low, x_high, seed=seed)),
-            f"tanh net R^{net_d}->R^{net_m} (h={net_hidden})": (net, vector_inputs(n_inputs, net_d, seed=seed))}
+            f"tanh net R^{net_d}->R^{net_m} (h={net_hidden})": (net, Z)}
 
 
 def function_tag(name: str) -> str:
@@ -68,7 +65,7 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
         uniform S-sets per cell shared by the codes (``child_seed(seed, N, S)``).
     trials, seed : int
     max_workers : mapping of str to int, optional
-        Run a code only for ``N <= max_workers[code]`` (default :data:`DEFAULT_MAX_WORKERS`).
+        Run a code only for ``N <= max_workers[code]`` (default: every N).
     function : str
         The ``function`` column.
 
@@ -80,8 +77,7 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     validate(adversary, Options(("worst", "random")), "adversary", "straggler_sweep")
     K = len(X)
     codes = [canonical(c, "straggler_sweep") for c in codes]
-    limits = DEFAULT_MAX_WORKERS if max_workers is None else max_workers
-    limits = {canonical(k, "straggler_sweep"): v for k, v in limits.items()}
+    limits = {canonical(k, "straggler_sweep"): v for k, v in (max_workers or {}).items()}
     frames = []
     for N in n_grid:
         names = [c for c in codes if N <= limits.get(c, np.inf)]
@@ -106,19 +102,18 @@ def straggler_sweep(f, X, n_grid: Sequence[int], s_grid: Sequence[int], *,
     return out[cols + [c for c in out.columns if c not in cols]]
 
 
-def typical_sweeps(functions: Mapping[str, tuple], cells, *, adversaries: Sequence[str] = ("worst", "random"),
-                   joint_adversaries: Sequence[str] = ("worst",), **common):
+def typical_sweeps(functions: Mapping[str, tuple], cells, **common):
     """:func:`straggler_sweep` over every cell of :func:`~gcc.experiments.extremal.sweep_cells`, per function.
 
-    `functions` maps a label to ``(f, X)``; `adversaries` are the straggler models of the N and S
-    sweeps, `joint_adversaries` those of the joint sweeps; `common` goes to :func:`straggler_sweep`.
-    Returns its rows with ``sweep`` and ``gamma``.
+    `functions` maps a label to ``(f, X)``; worst-case and random stragglers on the N and S sweeps, the
+    worst case only on the joint sweeps; `common` goes to :func:`straggler_sweep`. Returns its rows with
+    ``sweep`` and ``gamma``.
     """
     frames = []
     for name, (f, X) in functions.items():
-        for adversary in adversaries:
+        for adversary in ("worst", "random"):
             for cell in cells.itertuples(index=False):
-                if cell.sweep == "joint" and adversary not in joint_adversaries:
+                if cell.sweep == "joint" and adversary != "worst":
                     continue
                 df = straggler_sweep(f, X, [int(cell.N)], [int(cell.S)], adversary=adversary, function=name,
                                      **common)
@@ -142,8 +137,10 @@ def summarize_sweeps(trials):
     return pd.concat(parts, ignore_index=True)
 
 
-def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-26, s_fit_max_ratio=0.25):
+def worst_case_slopes(summary, fit_min_ratio: float = 4.0):
     """N-slopes at fixed S, (S+1)-slopes at fixed N, slopes along joint sweeps and the joint fit.
+
+    Losses at or below 1e-26 are round-off, left out; S-slopes use only ``S + 1 <= N / 4``.
 
     Parameters
     ----------
@@ -151,10 +148,6 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
         :func:`summarize_sweeps`.
     fit_min_ratio : float
         Fits use only ``N >= fit_min_ratio * (S + 1)`` (the bounds are asymptotic).
-    y_floor : float
-        Losses at or below this are round-off, left out.
-    s_fit_max_ratio : float
-        S-slopes use only ``S + 1 <= s_fit_max_ratio * N``.
 
     Returns
     -------
@@ -162,9 +155,9 @@ def worst_case_slopes(summary, fit_min_ratio: float = 4.0, y_floor: float = 1e-2
         Columns :data:`gcc.experiments.slopes.RATE_SLOPE_COLUMNS`; ``fixed`` is ``"S=<s>"``,
         ``"N=<n>"``, ``"gamma=<g>"`` or ``"joint fit"``.
     """
-    keys = ["function", "scheme", "straggler"]
+    keys, y_floor = ["function", "scheme", "straggler"], 1e-26
     frames = [sweep_slopes(summary, keys, x_min=lambda g: fit_min_ratio * (g["S"] + 1), y_floor=y_floor,
-                           s_window=lambda d: (d["S"] + 1) <= s_fit_max_ratio * d["N"])]
+                           s_window=lambda d: (d["S"] + 1) <= 0.25 * d["N"])]
     asymptotic = lambda d: (d["N"] >= fit_min_ratio * (d["S"] + 1)) & (d["mean"] > y_floor)  # noqa: E731
     if "joint" in set(summary["sweep"]):
         frames.append(path_slopes(summary[summary["sweep"] == "joint"], keys, window=asymptotic, y_floor=y_floor))
@@ -176,7 +169,7 @@ def quoted_values(slopes) -> list[dict]:
     """The typical case's numbers the chapters quote, as keyword arguments of ``RunContext.value``.
 
     From :func:`worst_case_slopes`, worst case: ``<scheme>_<tag>_joint_n`` / ``_joint_s`` (GCC and BACC,
-    joint fit, with ``_ci``) and ``gcc_n_slope_min`` / ``_max`` (GCC's N-slopes at fixed S).
+    joint fit, with ``_ci``).
     """
     out = []
     worst = slopes[slopes["straggler"] == "worst"]
@@ -187,8 +180,6 @@ def quoted_values(slopes) -> list[dict]:
                 out += quoted_slopes(worst, f"{scheme}_{tag}_joint_{axis}",
                                      f"{label(scheme)}, {function}, worst case: joint-fit exponent in {variable}",
                                      function=function, scheme=scheme, fixed="joint fit", variable=variable)
-    out += quoted_slopes(worst, "gcc_n_slope", "GCC, typical functions, worst case: N-slopes at fixed S", span=True,
-                         scheme="gcc", variable="N", fixed=starts_with("S="))
     return out
 
 
@@ -249,25 +240,20 @@ def hole_crossing(functions: Mapping[str, tuple], n_workers: int, s_grid: Sequen
     return pd.DataFrame(rows)
 
 
-def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
+def hole_values(holes, s_quoted: Sequence[int]) -> list[dict]:
     """The numbers the pages quote from :func:`hole_crossing`, as keyword arguments of ``RunContext.value``.
 
     Per function tag: ``hole_<tag>_cross`` (the smallest S from which Berrut beats the spline at every
-    larger S; NaN if never) and, per S of `s_quoted`, ``hole_<tag>_s<S>_<field>`` for the fields
-    ``end, width, over_data, linear, spline_pt, spline, berrut, bacc``; the same under
-    ``hole_<tag>_lo_...`` / ``_hi_...`` (first and last S of `s_quoted`, ``hole_s_lo`` / ``hole_s_hi``).
+    larger S; NaN if never) and, at the first and last S of `s_quoted` (``hole_s_lo``, ``hole_s_hi``:
+    keys that do not change with the profile), ``hole_<tag>_lo_<field>`` / ``_hi_<field>`` for the
+    fields ``end, over_data, linear, spline_pt, spline, berrut, bacc``.
     """
-    s_quoted = [int(S) for S in s_quoted]
-    names = {S: [f"s{S}"] for S in s_quoted}  # S -> its keys: by value, and profile-independent
-    out = []
-    for S, pos in ((s_quoted[0], "lo"), (s_quoted[-1], "hi")) if s_quoted else ():
-        names[S].append(pos)
-        out.append({"key": f"hole_s_{pos}", "number": S,
-                    "note": f"the {pos} S at which the pages quote the hole"})
+    picks = {"lo": int(s_quoted[0]), "hi": int(s_quoted[-1])}
+    out = [{"key": f"hole_s_{pos}", "number": S, "note": f"the {pos} S at which the pages quote the hole"}
+           for pos, S in picks.items()]
     if len(holes):
         out.append({"key": "hole_n", "number": int(holes["N"].iloc[0]), "note": "N of the hole measurements"})
-    fields = (("width", "hole_width", "width of GCC's worst hole (t units)"),
-              ("over_data", "hole_over_data", "that width over the largest data spacing"),
+    fields = (("over_data", "hole_over_data", "width of GCC's worst hole over the largest data spacing"),
               ("linear", "linear_point", "squared error of the straight-line continuation"),
               ("spline_pt", "spline_point", "squared error of the spline, same data point"),
               ("spline", "spline_loss", "loss of the natural-spline decoder (GCC)"),
@@ -281,27 +267,24 @@ def hole_values(holes, s_quoted: Sequence[int] = (64, 127)) -> list[dict]:
         cross = float(g["S"].iloc[start]) if start < len(g) else np.nan
         out.append({"key": f"hole_{tag}_cross", "number": cross,
                     "note": f"{function}: smallest S from which Berrut's decoder beats the spline on GCC's worst hole"})
-        for S in s_quoted:
+        for pos, S in picks.items():
             if not (g["S"] == S).any():
                 continue
             r = g[g["S"] == S].iloc[0]
-            where = "at an end of Omega" if r["at_end"] else "interior"
-            out += [{"key": f"hole_{tag}_{name}_end", "number": where,
-                     "note": f"{function}, S={S}: where GCC's worst hole lies"} for name in names[S]]
-            out += [{"key": f"hole_{tag}_{name}_{key}", "number": float(r[col]),
-                     "note": f"{function}, N={int(r['N'])}, S={S}: {what}"}
-                    for key, col, what in fields for name in names[S]]
+            out.append({"key": f"hole_{tag}_{pos}_end", "number": "at an end of Omega" if r["at_end"] else "interior",
+                        "note": f"{function}, S={S}: where GCC's worst hole lies"})
+            out += [{"key": f"hole_{tag}_{pos}_{key}", "number": float(r[col]),
+                     "note": f"{function}, N={int(r['N'])}, S={S}: {what}"} for key, col, what in fields]
     return out
 
 
-def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Sequence[str] = ("worst", "random"),
-                 power: float = 3.0):
-    """Loss against N (log-log), one row per straggler model, one panel per code, one line per S.
+def plot_n_sweep(summary, function: str, codes: Sequence[str]):
+    """Loss against N (log-log), a row per straggler model (worst, random), a panel per code, a line per S.
 
-    The dashed ``C ((S+1)/N)^power`` has one C for all panels, the smallest above every GCC point.
+    The dashed ``C ((S+1)/N)^3`` has one C for all panels, the smallest above every GCC point.
 
     `summary` is :func:`summarize_sweeps` (the saved table), `function` the one drawn, `codes` one panel
-    each (absent ones skipped), `stragglers` one row each.
+    each (absent ones skipped).
 
     Returns
     -------
@@ -311,9 +294,9 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
     present = set(sub["scheme"])
     codes = [c for c in (canonical(c, "plot_n_sweep") for c in codes) if c in present]
     gcc_rows = sub[sub["scheme"] == "gcc"]
-    C = anchor_constant(gcc_rows["mean"], worst_case_reference(gcc_rows["N"], gcc_rows["S"], power=power))
+    C = anchor_constant(gcc_rows["mean"], ((gcc_rows["S"].to_numpy(float) + 1) / gcc_rows["N"].to_numpy(float)) ** 3)
     s_values = sorted(sub["S"].unique())
-    panels = [(straggler, code) for straggler in stragglers for code in codes]
+    panels = [(straggler, code) for straggler in ("worst", "random") for code in codes]
     fig, axes = figure(len(panels), ncols=2 if len(codes) % 2 == 0 else min(3, len(codes)),
                        height=1.9 * -(-len(panels) // (2 if len(codes) % 2 == 0 else min(3, len(codes)))) + 0.7)
     for ax, (straggler, code) in zip(axes, panels):
@@ -325,7 +308,7 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
                 ax.loglog(g["N"], g["mean"], "-", marker=scheme_marker(code), ms=3, color=color, label=f"S={S}")
                 band(ax, g["N"], g, color)
             n = np.array(sorted(sub[sub["S"] == S]["N"].unique()), dtype=float)
-            ax.loglog(n, worst_case_reference(n, S, C, power), color=color, ls="--", lw=0.8)
+            ax.loglog(n, C * ((S + 1) / n) ** 3, color=color, ls="--", lw=0.8)
         # LCC's loss grows to ~1e21: it gets its own y axis, the others share one
         own = code == "lcc"
         ax.set_title(f"{label(code)}, {straggler}" + (" (own y scale)" if own else ""))
@@ -340,13 +323,13 @@ def plot_n_sweep(summary, function: str, codes: Sequence[str], stragglers: Seque
         if ax.get_subplotspec().is_last_row() or ax is axes[-1]:
             ax.set_xlabel("N (workers)")
     legend_outside(fig, axes[:1], ncol=len(s_values) + 1,
-                   title=f"S (light to dark); dashed: C((S+1)/N)$^{power:g}$, one C for all panels")
+                   title="S (light to dark); dashed: C((S+1)/N)$^3$, one C for all panels")
     fig.suptitle(f"{function}: loss against N")
     return finish(fig)
 
 
-def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
-    """Loss against S + 1 at fixed N with ``C (S+1)^power`` through GCC; a panel per (function, straggler).
+def plot_s_sweep(summary, codes: Sequence[str]):
+    """Loss against S + 1 at fixed N with ``C (S+1)^3`` through GCC; a panel per (function, straggler).
 
     `summary` is :func:`summarize_sweeps` (the saved table); `codes` one line each.
 
@@ -372,8 +355,8 @@ def plot_s_sweep(summary, codes: Sequence[str], power: float = 3.0):
         g = part[part["scheme"] == "gcc"]
         if len(g):
             x = np.sort(g["S"].unique()).astype(float) + 1
-            C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** power)
-            ax.loglog(x, C * x ** power, **REFERENCE, label=f"C (S+1)$^{power:g}$ through GCC")
+            C = anchor_constant(g["mean"], (g["S"].to_numpy(float) + 1) ** 3)
+            ax.loglog(x, C * x ** 3, **REFERENCE, label="C (S+1)$^3$ through GCC")
             log_ticks(ax, x)
         N = int(part["N"].iloc[0]) if len(part) else 0
         ax.set_title(f"{function.split(' R^')[0].split(' (')[0][:16]}: {straggler}, N={N}")
