@@ -227,14 +227,12 @@ CORE = [
                shift=reals(0), rate=reals(0, lo_open=True), stragglers=ints(0))),
     Entry("FixedCount.sample_many", lambda rng, n_workers, trials: gcc.FixedCount(2).sample_many(rng, n_workers, trials),
           dict(rng=RNG(0), n_workers=6, trials=3), dict(rng=RNGS, n_workers=ints(3), trials=ints(1))),
-    Entry("ShiftedExponential.sample_with_time",
-          lambda rng, n_workers, n_wait: gcc.ShiftedExponential().sample_with_time(rng, n_workers, n_wait),
+    Entry("ShiftedExponential.sample_many_with_time",
+          lambda rng, n_workers, n_wait: gcc.ShiftedExponential().sample_many_with_time(rng, n_workers, n_wait, 1),
           dict(rng=RNG(0), n_workers=6, n_wait=3), dict(rng=RNGS, n_workers=ints(3), n_wait=ints(1, 6))),
     Entry("ShiftedExponential.expected_time",
           lambda n_workers, n_wait: gcc.ShiftedExponential().expected_time(n_workers, n_wait),
           dict(n_workers=6, n_wait=3), dict(n_workers=ints(3), n_wait=ints(1, 6))),
-    Entry("Bernoulli.probability_too_few", lambda n_workers: gcc.Bernoulli(0.3).probability_too_few(n_workers),
-          dict(n_workers=6), dict(n_workers=ints(1))),
     Entry("longest_run", straggler_runs.longest_run, dict(mask=np.array([1, 1, 0, 1]), axis=0),
           dict(mask=masks((4,)), axis=ints(-1, 0))),
     Entry("longest_straggler_run", straggler_runs.longest_straggler_run, dict(received_mask=np.ones((2, 4), bool), axis=1),
@@ -242,9 +240,6 @@ CORE = [
     Entry("expected_longest_run", straggler_runs.expected_longest_run, dict(n_workers=100, p=0.3),
           dict(n_workers=st.sampled_from([1.4, "100", np.inf]),
                p=reals(0, 1, True, True))),
-    Entry("mask_to_received", straggler_runs.mask_to_received, dict(mask=np.ones((2, 4), bool)), dict(mask=masks((2, 4)))),
-    Entry("received_to_mask", straggler_runs.received_to_mask, dict(received=[0, 2], n_workers=4),
-          dict(received=index_arrays(4, 3, ordered=False), n_workers=ints(3))),
     Entry("worst_case_stragglers", worst_case_stragglers,
           dict(code=BERRUT, f=np.sin, X=X3, stragglers=2, search="greedy", return_loss=True, max_sets=100,
                max_rounds=2, fast=True, outputs=None),
@@ -728,8 +723,6 @@ def test_codes_are_linear_in_complex_data(cls):
 def test_masks_runs_and_received_sets_agree(mask):
     TRIED["laws"] += 1
     N_ = mask.shape[1]
-    for row, received in zip(mask, straggler_runs.mask_to_received(mask)):
-        np.testing.assert_array_equal(straggler_runs.received_to_mask(received, N_), row)
     brute = [max((len(r) for r in "".join("1" if v else "0" for v in row).split("0")), default=0) for row in mask]
     np.testing.assert_array_equal(straggler_runs.longest_run(mask), brute)
     assert (straggler_runs.longest_straggler_run(mask) <= N_ - mask.sum(axis=1)).all()

@@ -141,8 +141,8 @@ def test_delay_model_time_column():
     assert (df.stragglers == 4).all() and (df.time > 1.0).all()
     t = df.pivot(index="trial", columns="scheme", values="time")
     np.testing.assert_array_equal(t["GCC"], t["BACC"])
-    _, waited = model.sample_with_time(trial_rngs(2, 0)[1], 20, 16)
-    assert t["GCC"].iloc[0] == pytest.approx(waited)
+    _, waited = model.sample_many_with_time(trial_rngs(2, 0)[1], 20, 16, 1)
+    assert t["GCC"].iloc[0] == pytest.approx(waited[0])
 
 
 def test_worst_case_model():
