@@ -5,7 +5,7 @@ gcc/gcv.py, gcc/backend.py, gcc/codes and gcc/cpgc/{master, simulate, eliminatio
 module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, ``check_x_eval``,
 ``check_y``, the ``Knots`` constraint), the operators (``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
-``clear_cache``, ``with_params``, ``decoder_cache_bytes``, the ``check_finite`` flags,
+``clear_cache``, ``with_params``, the ``check_finite`` flags,
 ``block_received_many``) and the CPGC master's parts (``IncrementalRREF``,
 ``SimulationResult.summary``). Every message must be in the contract's form.
 
@@ -79,8 +79,6 @@ def entries(ns: dict) -> list:
                   dict(encoder=True), dict(encoder=FLAGS)),
             Entry(f"{name}.with_params", lambda n_workers, code=code: code().with_params(n_workers=n_workers),
                   dict(n_workers=N + 1), dict(n_workers=ints(K))),
-            Entry(f"{name}.decoder_cache_bytes", lambda value, code=code: setattr(code(), "decoder_cache_bytes", value),
-                  dict(value=2 ** 20), dict(value=ints(0)), names={"value": "decoder_cache_bytes"}),
             Entry(f"{name}.encode(check_finite)", lambda check_finite, code=code: code().encode(
                 np.ones(K), check_finite=check_finite), dict(check_finite=True), dict(check_finite=FLAGS)),
             Entry(f"{name}.decode(check_finite)", lambda check_finite, code=code: code().decode(

@@ -123,7 +123,7 @@ class Code:
     """Base class of a linear coded-computing scheme.
 
     The instance is read-only (:meth:`with_params` makes a modified copy); the decoders of the
-    received sets seen are cached within :attr:`decoder_cache_bytes`.
+    received sets seen last are cached, as many as fit in :attr:`DECODER_CACHE_BYTES`.
 
     Parameters
     ----------
@@ -142,8 +142,7 @@ class Code:
 
     _needs_n_workers_ge_n_inputs = False   # LCC: N >= K
     _operators_may_overflow = False        # LCC: each operator is checked once, when built
-    _decoder_cache_size = 4096             # most cached decoders
-    DECODER_CACHE_BYTES = 256 * 2 ** 20
+    DECODER_CACHE_BYTES = 256 * 2 ** 20    # what the cached decoders may hold
     block_chunk_elements = 4_000_000       # floats per chunk of blocks in block_estimates
 
     def __init__(self, n_inputs, n_workers, alphas=None, betas=None, points="chebyshev"):
@@ -163,8 +162,8 @@ class Code:
         self._betas.flags.writeable = False
         self._encoder = {}                 # form (backend.form_of) -> encoder matrix
         self._decoders = OrderedDict()     # (received, form) -> decoder matrix, least recent first
-        self._decoder_bytes = 0
-        self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
+        # a decoder (or copy) holds at most K x N floats of 8 bytes (longdouble aside): this many fit
+        self._decoder_cache_size = max(1, min(4096, self.DECODER_CACHE_BYTES // (8 * K * N)))
 
     # ------------------------------------------------------------------ parameters
     n_inputs = parameter("n_inputs")
@@ -172,30 +171,6 @@ class Code:
     points = parameter("points")
     alphas = property(lambda self: self._alphas, doc="Data points, shape (K,) (read-only).")
     betas = property(lambda self: self._betas, doc="Worker points, shape (N,) (read-only).")
-
-    @property
-    def decoder_cache_bytes(self) -> int:
-        """Memory the cached decoders may hold, in bytes (default 256 MiB; settable, 0 caches none).
-
-        Examples
-        --------
-        >>> import gcc
-        >>> code = gcc.BerrutCode(3, 8)
-        >>> code.decoder_cache_bytes // 2 ** 20
-        256
-        >>> code.decoder_cache_bytes = 2 ** 20
-        """
-        return self._decoder_cache_bytes
-
-    @decoder_cache_bytes.setter
-    def decoder_cache_bytes(self, value):
-        self._decoder_cache_bytes = check_int(value, "decoder_cache_bytes", type(self).__name__, minimum=0)
-        self._trim_decoders()
-
-    @property
-    def cached_decoder_bytes(self) -> int:
-        """Bytes the cached decoders hold now (at most :attr:`decoder_cache_bytes`)."""
-        return self._decoder_bytes
 
     def get_params(self) -> dict:
         """Constructor arguments of this code (scikit-learn style), in signature order."""
@@ -218,7 +193,7 @@ class Code:
 
     def __getstate__(self):
         state = self.__dict__.copy()   # caches may hold device tensors: rebuilt after unpickling
-        state.update(_encoder={}, _decoders=OrderedDict(), _decoder_bytes=0)
+        state.update(_encoder={}, _decoders=OrderedDict())
         return state
 
     # ------------------------------------------------------------------ operators
@@ -271,17 +246,9 @@ class Code:
         else:
             op = convert(self._decoder_op(received, owner), form)
         self._decoders[(received, form)] = op
-        self._decoder_bytes += op.element_size() * op.nelement() if is_torch(op) else op.nbytes
-        self._trim_decoders()
+        if len(self._decoders) > self._decoder_cache_size:
+            self._decoders.popitem(last=False)
         return op
-
-    def _trim_decoders(self):
-        """Drop least recently used decoders beyond the count or the byte bound."""
-        decoders = self._decoders
-        while decoders and (len(decoders) > self._decoder_cache_size
-                            or self._decoder_bytes > self._decoder_cache_bytes):
-            op = decoders.popitem(last=False)[1]
-            self._decoder_bytes -= op.element_size() * op.nelement() if is_torch(op) else op.nbytes
 
     def clear_cache(self, encoder=True) -> None:
         """Drop the cached decoders (and their copies), and the encoder unless ``encoder=False``."""
@@ -289,7 +256,6 @@ class Code:
         if encoder:
             self._encoder = {}
         self._decoders.clear()
-        self._decoder_bytes = 0
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""
