@@ -2,7 +2,7 @@
 
 :func:`entries` builds one :class:`Entry` per public function, class or method of gcc/splines.py,
 gcc/gcv.py, gcc/backend.py, gcc/codes and gcc/cpgc/{master, simulate, elimination} that the shared
-module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, ``check_x_eval``,
+module does not list yet: the smoothing helpers (``check_knots``, ``check_x_eval``,
 ``check_y``, the ``Knots`` constraint), the operators (``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
 ``clear_cache``, ``with_params``, the ``check_finite`` flags,
@@ -35,7 +35,6 @@ def entries(ns: dict) -> list:
     from gcc.codes.bspline import banded_decoder
     from gcc.codes.lagrange import lagrange_matrix
     from gcc.cpgc.master import IncrementalRREF
-    from gcc.gcv import gcv_grid
     from gcc.splines import Knots, check_knots, check_x_eval, check_y
 
     Entry, ints, reals, FLAGS, real_arrays, index_arrays = (
@@ -44,9 +43,6 @@ def entries(ns: dict) -> list:
     xs = st.sampled_from([[-0.5, 0.2, 0.1], [0.0, 0.0, 0.5], [0.0, 1e-300, 0.5], [-0.5, 0.5j, 0.9],
                           [np.nan, 0, 1], "abc", [[0.1, 0.2, 0.3]], None])
     out = [
-        Entry("gcv_grid", gcv_grid, dict(x=XN, num=5, low=1e-6, high=1.0),
-              dict(x=xs, num=ints(1), low=reals(0, lo_open=True),
-                   high=reals(1e-6))),
         Entry("splines.check_knots", check_knots, dict(x=XN, name="x", owner="f"), dict(x=xs)),
         Entry("splines.check_x_eval", check_x_eval, dict(x_eval=X3, owner="f"),
               dict(x_eval=real_arrays((K,), extra_axis=True, wrong_len=False))),
