@@ -211,8 +211,6 @@ def test_bad_search_arguments():
         block_losses(code, f_scalar, X, 8)
     with pytest.raises(ValueError, match="'search'"):
         worst_case_stragglers(code, f_scalar, X, 2, search="smart")
-    with pytest.raises(ValueError, match="'max_rounds'"):
-        worst_case_stragglers(code, f_scalar, X, 2, search="greedy", max_rounds=-1)
     with pytest.raises(ValueError, match="max_sets"):
         worst_case_stragglers(gcc.SplineCode(4, 60), f_scalar, X, 10, search="exhaustive")
     assert math.comb(60, 10) > 200_000
