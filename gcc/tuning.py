@@ -18,8 +18,10 @@ import numpy as np
 from .harness import CODE, TrialContext, run_trials, scores
 from .stragglers import WorstCase
 from .summary import summarize
-from .validation import ArrayLike, Interval, Options, Rejected, entry, invalid, validate, validate_params
+from .validation import (TEXT, ArrayLike, Frame, Interval, Options, Rejected, caller, entry, invalid, validate,
+                         validate_params)
 
+_EDGES = ("lam_enc_edge", "lam_dec_edge")
 _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
                   description="a non-empty sequence of finite floats >= 0")
 
@@ -114,38 +116,33 @@ def _step_beyond(grid: Sequence[float], edge: str) -> float:
     return float(f"{positive[0] / ratio:.12g}")
 
 
-def require_interior(lambdas: Any, owner: str, name: str = "lambdas",
-                     columns: Sequence[str] = ("lam_enc_edge", "lam_dec_edge")) -> None:
+@validate_params({"lambdas": Frame(_EDGES), "name": TEXT})
+def require_interior(lambdas: Any, name: str = "lambdas") -> None:
     """Raise InvalidParameterError when a tuned lambda of ``lambdas`` sits on an edge of its grid.
 
     Parameters
     ----------
     lambdas : pandas.DataFrame
-        Tuned values with the edge columns (values of :func:`grid_edge`).
-    owner, name : str
-        The function and the table named in the message.
-    columns : sequence of str
-        The edge columns.
+        Tuned values with the edge columns ``lam_enc_edge`` and ``lam_dec_edge`` (values of
+        :func:`grid_edge`).
+    name : str
+        The table named in the message.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from gcc.tuning import require_interior
-    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["interior"]}), "doc")
-    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["top"]}), "doc")
+    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["interior"]}))
+    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["top"]}))
     Traceback (most recent call last):
     ...
-    gcc.validation.InvalidParameterError: The 'lambdas' parameter of doc must be a table of tuned lambdas none of which sits on an edge of its grid (top, or smallest positive value) (row 0: lam_dec_edge = 'top'). Got 'a table with 1 rows' instead.
+    gcc.validation.InvalidParameterError: The 'lambdas' parameter of require_interior must be a table of tuned lambdas none of which sits on an edge of its grid (top, or smallest positive value) (row 0: lam_dec_edge = 'top'). Got 'a table with 1 rows' instead.
     """
-    missing = [c for c in columns if c not in getattr(lambdas, "columns", ())]
-    if missing:
-        raise invalid(name, owner, f"a table with the edge columns {', '.join(columns)}",
-                      type(lambdas).__name__, f"no {missing[0]!r}")
-    bad = [(i, c, v) for c in columns for i, v in zip(range(len(lambdas)), lambdas[c]) if v in ("top", "bottom")]
+    bad = [(i, c, v) for c in _EDGES for i, v in zip(range(len(lambdas)), lambdas[c]) if v in ("top", "bottom")]
     if bad:
         shown = "; ".join(f"row {i}: {c} = {v!r}" for i, c, v in bad[:5])
         more = f"; {len(bad) - 5} more" if len(bad) > 5 else ""
-        raise invalid(name, owner, "a table of tuned lambdas none of which sits on an edge of its grid "
+        raise invalid(name, caller("require_interior"), "a table of tuned lambdas none of which sits on an edge of its grid "
                       "(top, or smallest positive value)", f"a table with {len(lambdas)} rows",
                       shown + more)
 
