@@ -5,8 +5,7 @@ gcc/gcv.py, gcc/backend.py, gcc/codes and gcc/cpgc/{master, simulate, eliminatio
 module does not list yet: the smoothing helpers (``check_knots``, ``check_x_eval``,
 ``check_y``, the ``Knots`` constraint), the operators (``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
-``clear_cache``, ``with_params``, the ``check_finite`` flags,
-``block_received_many``) and the CPGC master's parts (``IncrementalRREF``,
+``clear_cache``, ``with_params``, the ``check_finite`` flags) and the CPGC master's parts (``IncrementalRREF``,
 ``SimulationResult.summary``). Every message must be in the contract's form.
 
 Kept apart from the shared module so that these cases can change without touching the others.
@@ -30,7 +29,6 @@ def entries(ns: dict) -> list:
 
     import gcc
     from gcc import cpgc
-    from gcc.codes.base import block_received_many
     from gcc.codes.berrut import berrut_matrix
     from gcc.codes.bspline import banded_decoder
     from gcc.codes.lagrange import lagrange_matrix
@@ -57,9 +55,6 @@ def entries(ns: dict) -> list:
         Entry("banded_decoder", banded_decoder, dict(nodes=XN, alphas=X3, natural=False),
               dict(nodes=st.one_of(xs, st.just(XN[:3])), alphas=real_arrays((K,), extra_axis=True, wrong_len=False),
                    natural=FLAGS)),
-        Entry("codes.block_received_many", block_received_many, dict(n_workers=N, stragglers=2, starts=[0, 3]),
-              dict(n_workers=ints(3), stragglers=ints(0, N - 1),
-                   starts=st.sampled_from([3, [0, 7], [-1], [0.5], [[0, 1]], "01", None, [True]]))),
     ]
     for cls, extra in ((gcc.SplineCode, dict(lam_dec=1e-3)), (gcc.BerrutCode, {}), (gcc.LagrangeCode, {}),
                        (gcc.BSplineCode, {})):

@@ -21,7 +21,7 @@ import pytest
 import gcc
 from gcc import cpgc
 from gcc.codes import bspline, lagrange
-from gcc.codes.base import block_received, block_received_many
+from gcc.codes.base import block_received
 from gcc.cpgc.master import IncrementalRREF
 
 
@@ -207,15 +207,11 @@ def test_lcc_below_its_recovery_threshold():
     np.testing.assert_allclose(code.decode(Y[:4], [0, 1, 2, 3]), np.linspace(-1, 1, 4), atol=1e-9)
 
 
-def test_block_received_takes_one_block_and_block_received_many_several():
+def test_block_received_takes_one_block():
     np.testing.assert_array_equal(block_received(6, 2, 1), [0, 3, 4, 5])
-    np.testing.assert_array_equal(block_received_many(6, 2, [1, 4]), [[0, 3, 4, 5], [0, 1, 2, 3]])
     for bad in ([3], np.array([2]), 1.0, 5):
         with pytest.raises(ValueError, match="^The 'start' parameter of block_received must be an int in"):
             block_received(6, 2, bad)
-    for bad in ([5], [[1]], [0.5], 3):
-        with pytest.raises(ValueError, match="^The 'starts' parameter of block_received_many"):
-            block_received_many(6, 2, bad)
 
 
 # ----------------------------------------------------------------------------- the CPGC master

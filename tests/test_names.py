@@ -106,7 +106,7 @@ def test_a_number_of_stragglers_is_called_stragglers():
         assert "n_stragglers" not in params, where
         if "stragglers" in params:
             seen.append(where)
-    assert {"gcc.codes.base.block_received", "gcc.codes.base.block_received_many",
+    assert {"gcc.codes.base.block_received",
             "gcc.codes.base.Code.block_estimates", "gcc.codes.lagrange.LagrangeCode.recovery_threshold",
             "gcc.stragglers.FixedCount", "gcc.stragglers.ContiguousBlock", "gcc.stragglers.WorstCase",
             "gcc.adversary.worst_case_stragglers", "gcc.adversary.block_losses"} <= set(seen)

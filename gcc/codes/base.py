@@ -14,24 +14,16 @@ import numpy as np
 from ..backend import convert, form_of, is_torch, matmul, to_numpy
 from ..points import code_points
 from ..splines import KNOT_GAP, Knots
-from ..validation import (BOOL, ArrayLike, Interval, check_choice, check_finite, check_int, check_leading_dim,
+from ..validation import (BOOL, Interval, check_choice, check_finite, check_int, check_leading_dim,
                           check_received, invalid, raise_invalid, validate, validate_params)
 
-__all__ = ["Code", "block_received", "block_received_many"]
+__all__ = ["Code", "block_received"]
 
 #: smallest spacing of user-given points: KNOT_GAP of the domain [-1, 1]
 _CODE_POINT_GAP = 2 * KNOT_GAP
 
-_SIZES = {"n_workers": Interval(Integral, 1, None), "stragglers": Interval(Integral, 0, None)}
 
-
-def _check_stragglers(N, S, owner):
-    """S < N, or the contract's error."""
-    if S >= N:
-        raise invalid("stragglers", owner, "an int in [0, n_workers - 1]", S)
-
-
-@validate_params(_SIZES)
+@validate_params({"n_workers": Interval(Integral, 1, None), "stragglers": Interval(Integral, 0, None)})
 def block_received(n_workers, stragglers, start):
     """Received workers when the ``S`` consecutive workers ``start .. start+S-1`` straggle.
 
@@ -56,47 +48,12 @@ def block_received(n_workers, stragglers, start):
     array([0, 3, 4, 5])
     """
     N, S = n_workers, stragglers
-    _check_stragglers(N, S, "block_received")
+    if S >= N:
+        raise invalid("stragglers", "block_received", "an int in [0, n_workers - 1]", S)
     s = check_int(start, "start", "block_received", minimum=0, maximum=N - S,
-                  constraint=f"an int in [0, n_workers - stragglers] = [0, {N - S}] (several blocks: "
-                             "block_received_many)")
+                  constraint=f"an int in [0, n_workers - stragglers] = [0, {N - S}]")
     j = np.arange(N - S)
     return j + np.where(j >= s, S, 0)
-
-
-@validate_params(_SIZES)
-def block_received_many(n_workers, stragglers, starts):
-    """:func:`block_received` for b blocks at once: one row per first straggler.
-
-    Parameters
-    ----------
-    n_workers, stragglers : int
-        N and S, ``0 <= S < N``.
-    starts : array_like of int, shape (b,)
-        First stragglers, in ``[0, N - S]``.
-
-    Returns
-    -------
-    ndarray of int, shape (b, N - S)
-
-    Examples
-    --------
-    >>> from gcc.codes.base import block_received_many
-    >>> block_received_many(4, 1, [0, 3])
-    array([[1, 2, 3],
-           [0, 1, 2]])
-    """
-    N, S = n_workers, stragglers
-    _check_stragglers(N, S, "block_received_many")
-    want = f"a 1-D array of ints in [0, {N - S}]"
-    starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=want), "starts",
-                      "block_received_many")
-    bad = np.flatnonzero((starts < 0) | (starts > N - S))
-    if bad.size:
-        raise invalid("starts", "block_received_many", want, starts,
-                      f"starts[{int(bad[0])}] = {int(starts[bad[0]])} is out of range")
-    j = np.arange(N - S)
-    return j + np.where(j >= starts[:, None], S, 0)
 
 
 def parameter(name):
