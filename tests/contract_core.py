@@ -52,9 +52,8 @@ def entries(ns: dict) -> list:
               dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
         Entry("berrut_matrix", berrut_matrix, dict(nodes=X3, z=XN),
               dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
-        Entry("banded_decoder", banded_decoder, dict(nodes=XN, alphas=X3, natural=False),
-              dict(nodes=st.one_of(xs, st.just(XN[:3])), alphas=real_arrays((K,), extra_axis=True, wrong_len=False),
-                   natural=FLAGS)),
+        Entry("banded_decoder", banded_decoder, dict(nodes=XN, alphas=X3),
+              dict(nodes=st.one_of(xs, st.just(XN[:3])), alphas=real_arrays((K,), extra_axis=True, wrong_len=False))),
     ]
     for cls, extra in ((gcc.SplineCode, dict(lam_dec=1e-3)), (gcc.BerrutCode, {}), (gcc.LagrangeCode, {}),
                        (gcc.BSplineCode, {})):
