@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from gcc import cpgc, mean_ci
+from gcc import cpgc
 from gcc.cpgc import closed_forms as cf
 from gcc.cpgc import enumeration as en
 
@@ -47,7 +47,8 @@ def test_elimination_engine_on_an_mds_code_equals_its_order_statistic():
 def test_monte_carlo_matches_exact_enumeration(code, q):
     exact = en.exact_mean_time(code, q, mu=10.0, alpha=0.01)
     res = cpgc.simulate(code=code, n_workers=code.n_workers, tolerance=q, trials=40000, seed=11)
-    half = mean_ci(res.times).half_width
+    lo, hi = res.time_ci
+    half = (hi - lo) / 2
     assert abs(res.mean_time - exact) < 2.0 * half, (res.mean_time, exact, half)
 
 
@@ -56,13 +57,15 @@ def test_result_object_and_reproducibility():
     b = cpgc.simulate("ccpr", n_workers=40, tolerance=0.15, trials=300, seed=7)
     np.testing.assert_array_equal(a.times, b.times)
     assert a.times.shape == (300,) and a.messages.shape == (300,)
+    lo, hi = a.time_ci
+    assert lo < a.mean_time < hi
     summary = a.summary()
     assert list(summary["metric"]) == ["time", "messages"]
     assert (summary["scheme"] == "rcsc").all() and (summary["tolerance"] == 0.15).all()
     assert (summary["trials"] == 300).all() and (summary["n"] == 300).all()
     time_row = summary.iloc[0]
     assert time_row["mean"] == a.mean_time
-    assert time_row["ci_low"] < a.mean_time < time_row["ci_high"]
+    assert (time_row["ci_low"], time_row["ci_high"]) == pytest.approx(a.time_ci, rel=1e-12)
     assert summary.iloc[1]["mean"] == a.mean_messages
     assert summary.iloc[1]["ci_low"] < a.mean_messages < summary.iloc[1]["ci_high"]
     # Tolerance can only shorten an iteration; RCSC with m = (1, 2, 3) beats UC-MMC at q = 0.
@@ -149,9 +152,11 @@ def test_scheme_names_are_case_insensitive_and_options_exact():
     assert cpgc.canonical_scheme("UC-MMC") == "uc-mmc" and cpgc.make_code("Mcc").name == "mds"
 
 
-def test_more_distinct_shifts_than_workers():
+def test_more_distinct_shifts_than_workers_and_bad_shifts():
     with pytest.raises(ValueError, match="'degrees' parameter of rcsc_code"):
         cpgc.rcsc_code(4, (1, 2, 3))
+    with pytest.raises(ValueError, match="'shifts' parameter of rcsc_code"):
+        cpgc.rcsc_code(8, (1, 2), shifts=[0, 0, 1])
     with pytest.raises(ValueError, match="'setting' parameter of simulate"):
         cpgc.simulate("mds", setting="communication", trials=5)
 

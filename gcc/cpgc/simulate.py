@@ -11,6 +11,7 @@ from numbers import Integral
 
 import numpy as np
 
+from ..metrics import mean_ci
 from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, InstanceOf, Interval, NoneOr, entry, invalid,
                           validate, validate_params)
 from .codes import DEGREES, SCHEME, SETTING, CPGCCode, make_code
@@ -65,6 +66,12 @@ class SimulationResult:
     @property
     def mean_messages(self) -> float:
         return float(np.mean(self.messages))
+
+    @property
+    def time_ci(self) -> tuple[float, float]:
+        """95 % Student-t confidence interval of the mean completion time (:func:`gcc.metrics.mean_ci`)."""
+        ci = mean_ci(self.times)
+        return (ci.low, ci.high)
 
     def labels(self) -> dict:
         """What identifies the result in a table: scheme, setting and the parameters of the run."""
@@ -259,7 +266,7 @@ def simulate(scheme="rcsc", n_workers: int = 40, tolerance: float = 0.0, trials:
     Returns
     -------
     SimulationResult
-        ``.mean_time``, ``.mean_messages``, :meth:`~SimulationResult.summary`, per-trial ``.times`` and ``.messages``.
+        ``.mean_time``, ``.mean_messages``, ``.time_ci``, per-trial ``.times`` and ``.messages``.
 
     Examples
     --------
