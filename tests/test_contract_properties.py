@@ -332,8 +332,6 @@ CPGC = [
           dict(s=ints(0, 3), t=st.sampled_from([np.nan, [0.1, np.nan], 1j, "0.1", None, [[0.1], [0.1, 0.2]]]),
                mu=_MU, alpha=_ALPHA, r=ints(1))),
     Entry("cpgc.closed_forms.harmonic", cf.harmonic, dict(n=4), dict(n=ints(0))),
-    Entry("cpgc.closed_forms.order_statistic_mean", cf.order_statistic_mean, dict(n_workers=4, k=2, mu=2.0),
-          dict(n_workers=ints(2), k=ints(1, 4), mu=_MU)),
     Entry("cpgc.closed_forms.threshold_mean_time", cf.threshold_mean_time,
           dict(n_workers=4, k=2, units=3, mu=2.0, alpha=0.1),
           dict(n_workers=ints(2), k=ints(1, 4), units=reals(0, lo_open=True), mu=_MU, alpha=_ALPHA)),
@@ -735,7 +733,7 @@ def test_cpgc_probabilities_are_a_distribution(r, mu, alpha, t):
 def test_closed_forms_and_speeds_are_positive_and_finite(K_, data, mu, alpha):
     k = data.draw(hst.integers(1, K_))
     TRIED["laws"] += 1
-    for value in (cf.order_statistic_mean(K_, k, mu), cf.threshold_mean_time(K_, k, 2, mu, alpha),
+    for value in (cf.threshold_mean_time(K_, k, 1, mu, alpha), cf.threshold_mean_time(K_, k, 2, mu, alpha),
                   cf.mds_mean_time(K_, 1, mu=mu, alpha=alpha), cf.gc_mean_time(K_, k, mu, alpha)):
         assert np.isfinite(value) and value > 0
     speeds = cpgc.worker_speeds(RNG(0), 3, K_, mu, alpha)
