@@ -25,7 +25,7 @@ _EDGES = ("lam_enc_edge", "lam_dec_edge")
 _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
                   description="a non-empty sequence of finite floats >= 0")
 
-__all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection", "grid_edge", "require_interior",
+__all__ = ["select_lambdas", "DEFAULT_LAMBDA_GRID", "LambdaSelection", "grid_edge", "require_interior",
            "tolerant_optimum"]
 
 #: a bottom choice within this relative distance of the score at lambda = 0 is a ``"plateau"``
@@ -36,20 +36,9 @@ _NEEDS_LABELS = ("relacc", "relacc_literal", "accuracy")
 _METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal", "accuracy")
 
 
-def default_lambda_grid() -> np.ndarray:
-    """``[0, 1e-8, 1e-7, ..., 1e0]``: zero (interpolation) and one point per decade.
-
-    Returns
-    -------
-    ndarray, shape (10,)
-
-    Examples
-    --------
-    >>> from gcc.tuning import default_lambda_grid
-    >>> default_lambda_grid()[[0, 1, -1]].tolist()
-    [0.0, 1e-08, 1.0]
-    """
-    return np.concatenate([[0.0], np.logspace(-8, 0, 9)])
+#: the default grid of each lambda: zero (interpolation) and one point per decade, 1e-8 .. 1
+DEFAULT_LAMBDA_GRID = np.concatenate([[0.0], np.logspace(-8, 0, 9)])
+DEFAULT_LAMBDA_GRID.flags.writeable = False
 
 
 class LambdaSelection(NamedTuple):
@@ -148,9 +137,9 @@ def require_interior(lambdas: Any, name: str = "lambdas") -> None:
 
 
 def _check_grid(grid: Any, name: str) -> np.ndarray:
-    """The grid (default :func:`default_lambda_grid`): non-empty, values >= 0, no duplicates."""
+    """The grid (default :data:`DEFAULT_LAMBDA_GRID`): non-empty, values >= 0, no duplicates."""
     if grid is None:
-        return default_lambda_grid()
+        return DEFAULT_LAMBDA_GRID
     g = validate(grid, _GRID, name, "select_lambdas")
     if g.size == 0 or np.any(g < 0):
         raise invalid(name, "select_lambdas", _GRID, grid)
@@ -200,7 +189,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         Held-out batches; trial ``t`` uses ``batches[t % len(batches)]``.
     straggler_model : a random model of :mod:`gcc.stragglers` (not ``WorstCase``)
     lam_enc_grid, lam_dec_grid : sequence of float >= 0, optional
-        Default :func:`default_lambda_grid`.
+        Default :data:`DEFAULT_LAMBDA_GRID`.
     trials : int >= 1
         Draws per grid point.
     seed : int >= 0

@@ -5,7 +5,7 @@ import pandas as pd
 
 import gcc
 from gcc.harness import run_trials
-from gcc.tuning import default_lambda_grid, select_lambdas
+from gcc.tuning import DEFAULT_LAMBDA_GRID, select_lambdas
 
 
 def f(x):
@@ -13,7 +13,7 @@ def f(x):
 
 
 def test_default_grid():
-    g = default_lambda_grid()
+    g = DEFAULT_LAMBDA_GRID
     assert g[0] == 0.0 and np.allclose(np.log10(g[1:]), np.arange(-8, 1))
 
 
