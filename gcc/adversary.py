@@ -162,12 +162,8 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
 
     Parameters
     ----------
-    code : coded-computing scheme
-        ``n_workers`` (N), ``encode(X)``, ``decode(Y, received)``.
-    f : callable
-        Vectorised over the leading axis (numpy or torch).
-    X : array (K, *in)
-    stragglers : int, 0 <= S < N
+    code, f, X, stragglers, outputs
+        As in :func:`block_losses` (numpy or torch).
     search : {"contiguous", "greedy", "exhaustive"}
         The exact maximum over the ``N - S + 1`` contiguous blocks (ties to the first), a local
         search over general sets (Notes), or all ``C(N, S)`` sets (at most ``max_sets``).
@@ -175,8 +171,6 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
         Also return the loss of the returned set.
     max_sets : int
         Limit on ``C(N, S)`` for the exhaustive search.
-    outputs : (f(X), f(code.encode(X))), optional
-        Already computed outputs (numpy or torch).
 
     Returns
     -------

@@ -432,8 +432,6 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
     df = pd.DataFrame(rows)
     df.attrs["n_too_few_survivors"] = n_too_few
-    df.attrs["trials"] = trials
-    df.attrs["seed"] = seed
     if n_too_few:
         warnings.warn(f"{owner}: {n_too_few} of {trials} trials drew fewer than "
                       f"{min_survivors} received workers under {model_repr}; their rows are "

@@ -206,25 +206,8 @@ class WorstCase(StragglerModel):
                                      outputs=outputs, return_loss=return_loss)
 
     def sample_many(self, rng, n_workers, trials, *, code=None, f=None, X=None):
-        """The set of :meth:`resolve` as masks of shape ``(trials, N)`` (``rng`` is not drawn from).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator or None
-        n_workers : int
-            ``N``, equal to ``code.n_workers``.
-        trials : int >= 1
-        code, f, X
-            As in :meth:`resolve`; required.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import gcc
-        >>> code = gcc.SplineCode(n_inputs=3, n_workers=10)
-        >>> gcc.WorstCase(2).sample(None, 10, code=code, f=np.sin, X=np.array([-1.0, 0.2, 0.9]))
-        array([0, 1, 2, 3, 6, 7, 8, 9])
-        """
+        """The set of :meth:`resolve` as masks of shape ``(trials, N)``; ``code``, ``f`` and ``X`` are
+        required (as in :meth:`resolve`), ``n_workers`` is ``code.n_workers`` and ``rng`` is not drawn from."""
         owner = "WorstCase.sample_many"
         _, n, trials = self._checked(rng, n_workers, trials, owner, rng is not None, below_n=False)
         for name, value in (("code", code), ("f", f), ("X", X)):
