@@ -12,7 +12,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, caller,
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, caller, entry,
                           invalid, validate, validate_params)
 
 __all__ = ["CPGCCode", "SCHEMES", "ALIASES", "LABELS", "SETTINGS", "SCHEME", "SETTING", "DEGREES",
@@ -64,13 +64,6 @@ def canonical_scheme(scheme) -> str:
     ('rcsc', 'mds', 'uc-mmc')
     """
     return ALIASES.get(scheme.lower(), scheme.lower())
-
-
-def _check_shift_count(L: int, K: int, degrees, owner: str) -> None:
-    """The L = sum(m) shifts are distinct values in {0, ..., K-1}."""
-    if L > K:
-        raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, {L}) "
-                      f"is at most n_workers={K}", tuple(degrees))
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,10 +197,11 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, setting: str = "computa
     >>> code.row_units, code.n_messages
     (array([1., 2.]), 2)
     """
-    owner = "rcsc_code"
     K, m = n_workers, tuple(map(int, degrees))
     L = sum(m)
-    _check_shift_count(L, K, m, owner)
+    if L > K:   # the L shifts are distinct values in {0, ..., K-1}
+        raise invalid("degrees", caller("rcsc_code"), f"a degree vector whose sum (the number of distinct "
+                      f"shifts, {L}) is at most n_workers={K}", m)
     shifts = np.random.default_rng(seed).choice(K, size=L, replace=False)
     A = np.array([np.roll(np.arange(K), int(s)) for s in shifts])
     coef = np.zeros((K, len(m), K))
@@ -395,8 +389,8 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
                           f"in coded {setting} (or pass a smaller load or degrees)", K)
     validate(load, Interval(Integral, 1, K), "load", owner)
     if name == "rcsc":
-        _check_shift_count(sum(m), K, m, owner)
-        return rcsc_code(K, m, seed=seed, setting=setting)
+        with entry(owner):
+            return rcsc_code(K, m, seed=seed, setting=setting)
     if name == "icassp-mds":
         return icassp_mds_code(K, load, seed=seed)
     if name in ("uc-mmc", "uc-smc"):
