@@ -412,7 +412,7 @@ def _code_entries():
     for cls, extra, bad in ((gcc.SplineCode, dict(lam_enc=0.0, lam_dec=1e-3),
                              dict(lam_enc=reals(0), lam_dec=reals(0))),
                             (gcc.BerrutCode, {}, {}), (gcc.LagrangeCode, dict(degree=None), dict(degree=ints(0, none_ok=True))),
-                            (gcc.BSplineCode, dict(bc_type="natural"), dict(bc_type=choices(("not-a-knot", "natural"))))):
+                            (gcc.BSplineCode, {}, {})):
         name = cls.__name__
         args = {**_CODE_ARGS, **bad}
         out.append(Entry(name, cls, dict(n_inputs=K, n_workers=N, **extra), args))
