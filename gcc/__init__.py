@@ -19,5 +19,5 @@ from .metrics import (mse_loss, rmse_mean_of_norms, rmse_root_mean_square, accur
                       relacc, mean_ci, loglog_slope)
 from .harness import run_trials, evaluate  # noqa: E402
 from .summary import summarize, slope_table  # noqa: E402
-from .tuning import select_lambdas, default_lambda_grid  # noqa: E402
+from .tuning import select_lambdas, DEFAULT_LAMBDA_GRID  # noqa: E402
 from . import codes, machine, summary  # noqa: E402,F401  (gcc.codes.make, gcc.machine.describe)

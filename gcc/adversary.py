@@ -25,6 +25,7 @@ SEARCHES = ("contiguous", "greedy", "exhaustive")
 _CODE = HasAttributes(("n_workers", "encode", "decode"), callables=("encode", "decode"),
                      description="a code (with n_workers, encode() and decode())")
 _ARGS = {"code": _CODE, "stragglers": Interval(Integral, 0, None), "fast": BOOL}
+_MAX_ROUNDS = 50        # swap rounds of the greedy search
 
 
 def _worker_outputs(code, f, X, stragglers, outputs, owner):
@@ -150,11 +151,10 @@ def _block_losses(code, true, Y_all, S, fast):
                      for s in range(N - S + 1)])
 
 
-@validate_params({**_ARGS, "search": Options(SEARCHES), "return_loss": BOOL,
-                  "max_sets": Interval(Integral, 1, None), "max_rounds": Interval(Integral, 0, None)})
+@validate_params({"code": _CODE, "stragglers": _ARGS["stragglers"], "search": Options(SEARCHES),
+                  "return_loss": BOOL, "max_sets": Interval(Integral, 1, None)})
 def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous", *,
                           return_loss: bool = False, max_sets: int = 200_000,
-                          max_rounds: int = 50, fast: bool = True,
                           outputs: tuple[Any, Any] | None = None):
     """The received set that maximises the loss (eq. 1) for ``code``, ``f`` and ``X``.
 
@@ -162,12 +162,8 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
 
     Parameters
     ----------
-    code : coded-computing scheme
-        ``n_workers`` (N), ``encode(X)``, ``decode(Y, received)``.
-    f : callable
-        Vectorised over the leading axis (numpy or torch).
-    X : array (K, *in)
-    stragglers : int, 0 <= S < N
+    code, f, X, stragglers, outputs
+        As in :func:`block_losses` (numpy or torch).
     search : {"contiguous", "greedy", "exhaustive"}
         The exact maximum over the ``N - S + 1`` contiguous blocks (ties to the first), a local
         search over general sets (Notes), or all ``C(N, S)`` sets (at most ``max_sets``).
@@ -175,12 +171,6 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
         Also return the loss of the returned set.
     max_sets : int
         Limit on ``C(N, S)`` for the exhaustive search.
-    max_rounds : int
-        Limit on swap rounds of the greedy search.
-    fast : bool
-        Passed to :func:`block_losses`.
-    outputs : (f(X), f(code.encode(X))), optional
-        Already computed outputs (numpy or torch).
 
     Returns
     -------
@@ -193,7 +183,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
     -----
     The greedy search starts from the better of greedy insertion (add the straggler that raises
     the loss most, S times) and the worst block, then makes the best swap of a straggler with a
-    received worker while one raises the loss: ``contiguous <= greedy <= exhaustive``.
+    received worker while one raises the loss (at most 50 rounds): ``contiguous <= greedy <= exhaustive``.
 
     Examples
     --------
@@ -232,7 +222,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
         _release_decoders(code)
         return (best, best_loss) if return_loss else best
 
-    losses = _block_losses(code, true, Y_all, S, fast)
+    losses = _block_losses(code, true, Y_all, S, True)
     start = int(np.argmax(losses))
     best, best_loss = block_received(N, S, start), float(losses[start])
     if search == "contiguous" or S == 0:
@@ -255,7 +245,7 @@ def worst_case_stragglers(code, f, X, stragglers: int, search: str = "contiguous
         best, best_loss = np.setdiff1d(np.arange(N), out), cand_loss
 
     # Best-improvement swaps.
-    for _ in range(max_rounds):
+    for _ in range(_MAX_ROUNDS):
         stragglers_now = np.setdiff1d(np.arange(N), best)
         move_loss, move = best_loss, None
         for i in stragglers_now:

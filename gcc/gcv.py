@@ -6,57 +6,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from numbers import Real
-
 from ._reinsch import reinsch_fit, reinsch_smoother, smoother_band
 from .splines import as_real_columns, scaled_knots, check_knots, check_y
-from .validation import ArrayLike, Interval, check_int, invalid, validate
+from .validation import ArrayLike, invalid, validate
 
-__all__ = ["gcv_grid", "gcv_lambda"]
+__all__ = ["GCV_GRID", "gcv_lambda"]
 
 #: up to this many knots the scores use the n x n smoother (the seeded numbers' arithmetic)
 DENSE_MAX_POINTS = 2048
 
-_POSITIVE = Interval(Real, 0, None, closed="neither")
+#: the default grid of :func:`gcv_lambda`, scale-free: ``lam / r**3`` for knots of range r (the same
+#: smoothness in any units)
+GCV_GRID = np.logspace(-10.0, 2.0, 61)
 _GRID = ArrayLike(ndim=1, dtype=np.float64, finite=True,
                   description="a non-empty 1-D array of finite reals >= 0")
-
-
-def gcv_grid(x, num=61, low=1e-10, high=1e2) -> np.ndarray:
-    """Default scale-free log-spaced lam grid of :func:`gcv_lambda`.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Knots (:class:`gcc.splines.Knots`); only their range r = max x - min x is used.
-    num : int
-        Number of grid points, ``>= 1``.
-    low, high : float
-        Range of the scale-free ``lam / r**3``, ``0 < low <= high``.
-
-    Returns
-    -------
-    ndarray, shape (num,)
-        ``logspace(log10(low), log10(high), num) * r**3`` (the same smoothness in any units).
-
-    Examples
-    --------
-    >>> from gcc.gcv import gcv_grid
-    >>> gcv_grid([0.0, 2.0], num=3)
-    array([8.e-10, 8.e-04, 8.e+02])
-    """
-    owner = "gcv_grid"
-    x = check_knots(x, "x", owner)
-    num = check_int(num, "num", owner, minimum=1)
-    low = validate(low, _POSITIVE, "low", owner)
-    high = validate(high, Interval(Real, low, None, description="a finite real number >= low"), "high", owner)
-    r = float(x[-1] - x[0]) if x.shape[0] > 1 else 1.0
-    with np.errstate(over="ignore"):
-        grid = np.logspace(np.log10(low), np.log10(high), num) * r ** 3
-    if not np.isfinite(grid).all():
-        raise invalid("high", owner, f"a value whose lam = high * r**3 is finite for the knots' range r = {r:g}",
-                      high)
-    return grid
 
 
 def gcv_lambda(x, y, grid=None):
@@ -69,7 +32,7 @@ def gcv_lambda(x, y, grid=None):
     y : array_like, shape (n, ...)
         Finite real or complex data; all columns share one lam (scores summed over columns).
     grid : array_like, shape (g,), optional
-        Candidate lam values (eq. (4) convention, >= 0). Default :func:`gcv_grid`.
+        Candidate lam values (eq. (4) convention, >= 0). Default ``GCV_GRID * r**3``, r = max x - min x.
 
     Returns
     -------
@@ -103,7 +66,7 @@ def gcv_lambda(x, y, grid=None):
     n = x.shape[0]
     y_arr = check_y(y, n, owner)
     if grid is None:
-        grid = gcv_grid(x)
+        grid = GCV_GRID * float(x[-1] - x[0]) ** 3
     else:
         grid = validate(grid, _GRID, "grid", owner)
         if grid.size == 0 or (grid < 0).any():

@@ -12,11 +12,9 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from . import metrics as _m
-from .backend import to_numpy
 from .stragglers import WorstCase, DelayModel
-from .validation import (BOOL, SEED, ArrayLike, Callable as CallableC, HasAttributes, Interval, NoneOr,
-                         Rejected, caller, check_int, check_labels, check_received, invalid, validate,
-                         validate_params)
+from .validation import (BOOL, SEED, Callable as CallableC, HasAttributes, Interval, NoneOr, Rejected, caller,
+                         check_int, check_labels, check_received, invalid, validate_params)
 
 __all__ = ["run_trials", "evaluate", "scores", "trial_rngs", "TrialContext", "CODE", "MEASURED_COLUMNS"]
 
@@ -138,11 +136,19 @@ def _batch(X: Any, rng: np.random.Generator, trial: int, K: int, owner: str):
             raise invalid("X", owner, "an array, or a callable returning an array or (array, labels)", out,
                           f"a tuple of length {len(out)}")
         out, labels = out
-    shape = tuple(getattr(out, "shape", ()))
+    return _check_inputs(out, K, owner), labels
+
+
+def _check_inputs(X: Any, K: int, owner: str):
+    """``X`` as given: an array of numbers of shape (K, ...) with no empty axis."""
+    shape = tuple(getattr(X, "shape", ()))
     if len(shape) == 0 or shape[0] != K or 0 in shape:
-        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...) with no empty axis", out,
+        raise invalid("X", owner, f"an array of shape (n_inputs={K}, ...) with no empty axis", X,
                       f"its shape is {shape}")
-    return out, labels
+    if getattr(X.dtype, "kind", "f") not in "biufc":    # torch dtypes: no kind
+        raise invalid("X", owner, "an array of numbers (bool, int, float or complex)", X,
+                      f"its dtype is {X.dtype}")
+    return X
 
 
 def _noise_like(Y: Any, noise: np.ndarray):
@@ -198,8 +204,7 @@ def scores(est: Any, true: Any, labels: Any = None) -> dict:
 
 
 @validate_params({"code": CODE, "f": _F})
-def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any = None,
-             noise: Any = None) -> dict:
+def evaluate(code, f: Callable, X: Any, received: Sequence[int]) -> dict:
     """Run one scheme once, for a given received set.
 
     Parameters
@@ -211,10 +216,6 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     X : array (K, *in)
     received : sequence of int
         Strictly ascending indices of the workers that returned.
-    labels : int array (K,), optional
-        Adds the accuracy columns of :func:`scores`.
-    noise : array (N, *out), optional
-        Real noise added to every worker's output before decoding (no broadcasting).
 
     Returns
     -------
@@ -237,17 +238,10 @@ def evaluate(code, f: Callable, X: Any, received: Sequence[int], *, labels: Any 
     N = check_int(code.n_workers, "code.n_workers", owner, minimum=1)
     received = np.array(check_received(received, N, owner), dtype=np.int64)
     K = int(code.n_inputs)
-    true = _check_output(f(X), f, K, "f(X)", owner)
+    true = _check_output(f(_check_inputs(X, K, owner)), f, K, "f(X)", owner)
     Y = _check_output(f(code.encode(X)), f, N, "f(code.encode(X))", owner, like=true)
-    labels = _labels(labels, K, owner, true)
-    if noise is not None:
-        shape = tuple(Y.shape)
-        real = ArrayLike(shape=shape, dtype=np.float64, finite=True,
-                         description=f"a real array of the outputs' shape {shape}")
-        noise = validate(to_numpy(noise) if hasattr(noise, "detach") else noise, real, "noise", owner)
-        Y = Y + _noise_like(Y, noise)
     est = code.decode(Y[received], received)
-    return {"estimate": est, "true": true, **scores(est, true, labels)}
+    return {"estimate": est, "true": true, **scores(est, true)}
 
 
 class TrialContext(NamedTuple):
@@ -309,12 +303,12 @@ def _check_model(straggler_model, codes, N: int, owner: str) -> int:
 @validate_params({"f": _F, "trials": Interval(int, 1, None), "seed": SEED, "straggler_model": _MODEL,
                   "noise_std": Interval(float, 0, None, description="a finite float >= 0"),
                   "on_trial": NoneOr(CallableC("a callable (TrialContext) -> dict or None")),
-                  "return_received": BOOL, "progress": BOOL})
+                  "return_received": BOOL})
 def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, trials: int,
                seed: int, labels: Any = None, noise_std: float = 0.0, *,
                extra_columns: Mapping[str, Any] | None = None,
                on_trial: Callable[[TrialContext], Mapping[str, Any] | None] | None = None,
-               return_received: bool = False, progress: bool = False):
+               return_received: bool = False):
     """Compare schemes on identical inputs, straggler sets and noise.
 
     Parameters
@@ -340,8 +334,6 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
         Called per (trial, scheme) in row order; a returned dict adds new columns to the row.
     return_received : bool
         Also return the received sets.
-    progress : bool
-        Show a tqdm bar over trials.
 
     Returns
     -------
@@ -389,12 +381,7 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
     rows, received_sets = [], []
     n_too_few = 0
-    iterator = range(trials)
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(iterator, desc="trials")
-    for t in iterator:
+    for t in range(trials):
         rngs = _rngs(seed, t)
         rng_data, rng_strag, rng_noise = rngs
         Xt, batch_labels = _batch(X, rng_data, t, K, owner)
@@ -445,8 +432,6 @@ def run_trials(codes: Mapping[str, Any], f: Callable, X: Any, straggler_model, t
 
     df = pd.DataFrame(rows)
     df.attrs["n_too_few_survivors"] = n_too_few
-    df.attrs["trials"] = trials
-    df.attrs["seed"] = seed
     if n_too_few:
         warnings.warn(f"{owner}: {n_too_few} of {trials} trials drew fewer than "
                       f"{min_survivors} received workers under {model_repr}; their rows are "

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_torch, to_numpy
-from .validation import ArrayLike, Interval, Options, check_labels, invalid, validate, validate_params
+from .validation import ArrayLike, Interval, check_labels, invalid, validate, validate_params
 
 __all__ = ["mse_loss", "rmse_mean_of_norms", "rmse_root_mean_square", "accuracy", "relacc", "mean_ci",
            "loglog_slope", "ConfidenceInterval", "SlopeFit"]
@@ -197,14 +197,12 @@ def _accuracy(scores: Any, labels: Any, owner: str, name: str) -> np.ndarray | f
     return float(out) if np.ndim(out) == 0 else out
 
 
-@validate_params({"reading": Options(("accuracy_ratio", "literal"))})
-def relacc(est: Any, true_outputs: Any, labels: Any,
-           reading: str = "accuracy_ratio") -> np.ndarray | float:
+def relacc(est: Any, true_outputs: Any, labels: Any) -> np.ndarray | float:
     """Relative accuracy of the decoded classifier outputs (the paper's "RelAcc").
 
-    The paper's sentence [1]_ admits two readings: ``"accuracy_ratio"`` (default) is
-    ``acc(f_hat) / acc(f)``, the share of the base accuracy that survives coding; ``"literal"`` is
-    ``acc(f) / acc(f_hat)``, as the sentence reads. A zero denominator gives ``nan``.
+    ``acc(f_hat) / acc(f)``, the share of the base accuracy that survives coding (the paper's
+    sentence [1]_ also reads as the inverse: the harness's ``relacc_literal``). A zero base
+    accuracy gives ``nan``.
 
     Parameters
     ----------
@@ -213,7 +211,6 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
     true_outputs : array, shape (K, C) or (..., K, C)
         Base model outputs ``f(x_k)``.
     labels : array of int, shape (K,)
-    reading : {"accuracy_ratio", "literal"}
 
     Returns
     -------
@@ -228,13 +225,12 @@ def relacc(est: Any, true_outputs: Any, labels: Any,
     >>> labels = np.array([0, 1, 1, 0])
     >>> base = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])
     >>> est = np.array([[0.4, 0.6], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])
-    >>> round(relacc(est, base, labels), 4), relacc(est, base, labels, reading="literal")
-    (0.6667, 1.5)
+    >>> round(relacc(est, base, labels), 4)
+    0.6667
     """
     acc_est = np.asarray(_accuracy(est, labels, "relacc", "est"), dtype=float)
     acc_base = np.asarray(_accuracy(true_outputs, labels, "relacc", "true_outputs"), dtype=float)
-    num, den = (acc_est, acc_base) if reading == "accuracy_ratio" else (acc_base, acc_est)
-    num, den = np.broadcast_arrays(num, den)
+    num, den = np.broadcast_arrays(acc_est, acc_base)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return float(out) if out.ndim == 0 else out

@@ -9,78 +9,15 @@ References
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from .validation import ArrayLike, check_int, check_real, invalid, validate
 
-__all__ = ["MASK", "INDICES", "longest_run", "longest_straggler_run", "expected_longest_run",
-           "mask_to_received", "received_to_mask"]
+__all__ = ["MASK", "longest_run", "longest_straggler_run", "expected_longest_run"]
 
 
 #: a received mask: booleans (or 0/1), never NaN read as True
 MASK = ArrayLike(dtype=bool, description="a boolean array (True/False or 0/1)")
-#: worker indices: ints (1.7 is no worker), one axis
-INDICES = ArrayLike(ndim=1, dtype=np.int64, description="a 1-D sequence of int worker indices")
-
-
-def mask_to_received(mask: np.ndarray) -> np.ndarray | list[np.ndarray]:
-    """Ascending indices of the received workers of a mask.
-
-    Parameters
-    ----------
-    mask : ndarray of bool, shape (N,) or (trials, N)
-        ``True`` where the worker returned.
-
-    Returns
-    -------
-    ndarray of int, shape (|F|,), or a list of them (one per trial)
-
-    Examples
-    --------
-    >>> from gcc.straggler_runs import mask_to_received
-    >>> mask_to_received([True, False, True])
-    array([0, 2])
-    """
-    m = validate(mask, MASK, "mask", "mask_to_received")
-    if m.ndim not in (1, 2):
-        raise invalid("mask", "mask_to_received", "a 1-D or 2-D boolean array", mask,
-                      f"it has shape {m.shape}")
-    return np.flatnonzero(m) if m.ndim == 1 else [np.flatnonzero(row) for row in m]
-
-
-def received_to_mask(received: Sequence[int], n_workers: int) -> np.ndarray:
-    """Boolean mask of shape ``(n_workers,)``, ``True`` at the received indices.
-
-    Parameters
-    ----------
-    received : sequence of int, shape (|F|,)
-        Distinct worker indices in ``[0, n_workers)``, in any order (may be empty).
-    n_workers : int >= 1
-
-    Returns
-    -------
-    ndarray of bool, shape (n_workers,)
-
-    Examples
-    --------
-    >>> from gcc.straggler_runs import received_to_mask
-    >>> received_to_mask([0, 2], 4)
-    array([ True, False,  True, False])
-    """
-    owner = "received_to_mask"
-    n_workers = check_int(n_workers, "n_workers", owner, minimum=1)
-    idx = validate(received, INDICES, "received", owner)
-    requirement = f"distinct worker indices in [0, {n_workers - 1}]"
-    if idx.size and (idx.min() < 0 or idx.max() >= n_workers):
-        k = int(np.flatnonzero((idx < 0) | (idx >= n_workers))[0])
-        raise invalid("received", owner, requirement, received, f"received[{k}] = {int(idx[k])}")
-    if np.unique(idx).size != idx.size:
-        raise invalid("received", owner, requirement, received, "an index is repeated")
-    mask = np.zeros(n_workers, dtype=bool)
-    mask[idx] = True
-    return mask
 
 
 def longest_run(mask: np.ndarray, axis: int = -1) -> np.ndarray | int:

@@ -109,8 +109,6 @@ class Bernoulli(StragglerModel):
     >>> model = gcc.Bernoulli(0.3)
     >>> model.sample(np.random.default_rng(1), n_workers=8)
     array([0, 1, 3, 4, 5, 6, 7])
-    >>> round(model.probability_too_few(4), 4)  # P(fewer than 2 of 4 workers return)
-    0.0837
     """
 
     @validate_params({"p": Interval(Real, 0, 1, closed="left"), "min_survivors": Interval(Integral, 1, None)})
@@ -123,13 +121,6 @@ class Bernoulli(StragglerModel):
     def _masks(self, rng, n, trials):
         """Each entry True w.p. ``1 - p``."""
         return rng.random((trials, n)) >= self.p
-
-    def probability_too_few(self, n_workers: int) -> float:
-        """P(|F| < min_survivors) = P(Binomial(N, 1-p) < min_survivors)."""
-        from scipy import stats
-
-        n = check_int(n_workers, "n_workers", "Bernoulli", minimum=1)
-        return float(stats.binom.cdf(self.min_survivors - 1, n, 1 - self.p))
 
 
 class ContiguousBlock(StragglerModel):
@@ -215,25 +206,8 @@ class WorstCase(StragglerModel):
                                      outputs=outputs, return_loss=return_loss)
 
     def sample_many(self, rng, n_workers, trials, *, code=None, f=None, X=None):
-        """The set of :meth:`resolve` as masks of shape ``(trials, N)`` (``rng`` is not drawn from).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator or None
-        n_workers : int
-            ``N``, equal to ``code.n_workers``.
-        trials : int >= 1
-        code, f, X
-            As in :meth:`resolve`; required.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import gcc
-        >>> code = gcc.SplineCode(n_inputs=3, n_workers=10)
-        >>> gcc.WorstCase(2).sample(None, 10, code=code, f=np.sin, X=np.array([-1.0, 0.2, 0.9]))
-        array([0, 1, 2, 3, 6, 7, 8, 9])
-        """
+        """The set of :meth:`resolve` as masks of shape ``(trials, N)``; ``code``, ``f`` and ``X`` are
+        required (as in :meth:`resolve`), ``n_workers`` is ``code.n_workers`` and ``rng`` is not drawn from."""
         owner = "WorstCase.sample_many"
         _, n, trials = self._checked(rng, n_workers, trials, owner, rng is not None, below_n=False)
         for name, value in (("code", code), ("f", f), ("X", X)):
@@ -271,12 +245,6 @@ class DelayModel(StragglerModel):
         waited = np.take_along_axis(times, order[:, n_wait - 1: n_wait], axis=1)[:, 0]
         return mask, waited
 
-    def sample_with_time(self, rng: np.random.Generator, n_workers: int,
-                         n_wait: int) -> tuple[np.ndarray, float]:
-        """The fastest ``n_wait`` workers (ascending indices) and the ``n_wait``-th completion time."""
-        mask, waited = self.sample_many_with_time(rng, n_workers, n_wait, 1)
-        return np.flatnonzero(mask[0]), float(waited[0])
-
     def _masks(self, rng, n, trials):
         """The fastest ``N - S`` workers."""
         return self._with_time(rng, n, n - self.stragglers, trials)[0]
@@ -297,8 +265,8 @@ class ShiftedExponential(DelayModel):
     >>> import numpy as np
     >>> import gcc
     >>> model = gcc.ShiftedExponential(shift=1.0, rate=2.0)
-    >>> received, time = model.sample_with_time(np.random.default_rng(0), 5, n_wait=3)
-    >>> received, round(time, 4), round(model.expected_time(5, 3), 4)
+    >>> mask, time = model.sample_many_with_time(np.random.default_rng(0), 5, n_wait=3, trials=1)
+    >>> np.flatnonzero(mask[0]), round(float(time[0]), 4), round(model.expected_time(5, 3), 4)
     (array([2, 3, 4]), 1.2752, 1.3917)
     """
 
@@ -340,7 +308,7 @@ class SlowWorkers(DelayModel):
     >>> import numpy as np
     >>> import gcc
     >>> model = gcc.SlowWorkers([0, 1], factor=100.0)  # workers 0 and 1 are slow
-    >>> model.sample_with_time(np.random.default_rng(0), 6, n_wait=4)[0]
+    >>> np.flatnonzero(model.sample_many_with_time(np.random.default_rng(0), 6, n_wait=4, trials=1)[0])
     array([2, 3, 4, 5])
     """
 

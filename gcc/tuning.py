@@ -18,12 +18,14 @@ import numpy as np
 from .harness import CODE, TrialContext, run_trials, scores
 from .stragglers import WorstCase
 from .summary import summarize
-from .validation import ArrayLike, Interval, Options, Rejected, entry, invalid, validate, validate_params
+from .validation import (TEXT, ArrayLike, Frame, Interval, Options, Rejected, caller, entry, invalid, validate,
+                         validate_params)
 
+_EDGES = ("lam_enc_edge", "lam_dec_edge")
 _GRID = ArrayLike(ndim=1, dtype=float, finite=True,
                   description="a non-empty sequence of finite floats >= 0")
 
-__all__ = ["select_lambdas", "default_lambda_grid", "LambdaSelection", "grid_edge", "require_interior",
+__all__ = ["select_lambdas", "DEFAULT_LAMBDA_GRID", "LambdaSelection", "grid_edge", "require_interior",
            "tolerant_optimum"]
 
 #: a bottom choice within this relative distance of the score at lambda = 0 is a ``"plateau"``
@@ -34,20 +36,9 @@ _NEEDS_LABELS = ("relacc", "relacc_literal", "accuracy")
 _METRICS = ("loss", "rmse_norms", "rmse_rms", "relacc", "relacc_literal", "accuracy")
 
 
-def default_lambda_grid() -> np.ndarray:
-    """``[0, 1e-8, 1e-7, ..., 1e0]``: zero (interpolation) and one point per decade.
-
-    Returns
-    -------
-    ndarray, shape (10,)
-
-    Examples
-    --------
-    >>> from gcc.tuning import default_lambda_grid
-    >>> default_lambda_grid()[[0, 1, -1]].tolist()
-    [0.0, 1e-08, 1.0]
-    """
-    return np.concatenate([[0.0], np.logspace(-8, 0, 9)])
+#: the default grid of each lambda: zero (interpolation) and one point per decade, 1e-8 .. 1
+DEFAULT_LAMBDA_GRID = np.concatenate([[0.0], np.logspace(-8, 0, 9)])
+DEFAULT_LAMBDA_GRID.flags.writeable = False
 
 
 class LambdaSelection(NamedTuple):
@@ -114,46 +105,41 @@ def _step_beyond(grid: Sequence[float], edge: str) -> float:
     return float(f"{positive[0] / ratio:.12g}")
 
 
-def require_interior(lambdas: Any, owner: str, name: str = "lambdas",
-                     columns: Sequence[str] = ("lam_enc_edge", "lam_dec_edge")) -> None:
+@validate_params({"lambdas": Frame(_EDGES), "name": TEXT})
+def require_interior(lambdas: Any, name: str = "lambdas") -> None:
     """Raise InvalidParameterError when a tuned lambda of ``lambdas`` sits on an edge of its grid.
 
     Parameters
     ----------
     lambdas : pandas.DataFrame
-        Tuned values with the edge columns (values of :func:`grid_edge`).
-    owner, name : str
-        The function and the table named in the message.
-    columns : sequence of str
-        The edge columns.
+        Tuned values with the edge columns ``lam_enc_edge`` and ``lam_dec_edge`` (values of
+        :func:`grid_edge`).
+    name : str
+        The table named in the message.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from gcc.tuning import require_interior
-    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["interior"]}), "doc")
-    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["top"]}), "doc")
+    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["interior"]}))
+    >>> require_interior(pd.DataFrame({"lam_enc_edge": ["zero"], "lam_dec_edge": ["top"]}))
     Traceback (most recent call last):
     ...
-    gcc.validation.InvalidParameterError: The 'lambdas' parameter of doc must be a table of tuned lambdas none of which sits on an edge of its grid (top, or smallest positive value) (row 0: lam_dec_edge = 'top'). Got 'a table with 1 rows' instead.
+    gcc.validation.InvalidParameterError: The 'lambdas' parameter of require_interior must be a table of tuned lambdas none of which sits on an edge of its grid (top, or smallest positive value) (row 0: lam_dec_edge = 'top'). Got 'a table with 1 rows' instead.
     """
-    missing = [c for c in columns if c not in getattr(lambdas, "columns", ())]
-    if missing:
-        raise invalid(name, owner, f"a table with the edge columns {', '.join(columns)}",
-                      type(lambdas).__name__, f"no {missing[0]!r}")
-    bad = [(i, c, v) for c in columns for i, v in zip(range(len(lambdas)), lambdas[c]) if v in ("top", "bottom")]
+    bad = [(i, c, v) for c in _EDGES for i, v in zip(range(len(lambdas)), lambdas[c]) if v in ("top", "bottom")]
     if bad:
         shown = "; ".join(f"row {i}: {c} = {v!r}" for i, c, v in bad[:5])
         more = f"; {len(bad) - 5} more" if len(bad) > 5 else ""
-        raise invalid(name, owner, "a table of tuned lambdas none of which sits on an edge of its grid "
+        raise invalid(name, caller("require_interior"), "a table of tuned lambdas none of which sits on an edge of its grid "
                       "(top, or smallest positive value)", f"a table with {len(lambdas)} rows",
                       shown + more)
 
 
 def _check_grid(grid: Any, name: str) -> np.ndarray:
-    """The grid (default :func:`default_lambda_grid`): non-empty, values >= 0, no duplicates."""
+    """The grid (default :data:`DEFAULT_LAMBDA_GRID`): non-empty, values >= 0, no duplicates."""
     if grid is None:
-        return default_lambda_grid()
+        return DEFAULT_LAMBDA_GRID
     g = validate(grid, _GRID, name, "select_lambdas")
     if g.size == 0 or np.any(g < 0):
         raise invalid(name, "select_lambdas", _GRID, grid)
@@ -203,7 +189,7 @@ def select_lambdas(make_code: Callable[[float, float], Any] | Any, f: Callable,
         Held-out batches; trial ``t`` uses ``batches[t % len(batches)]``.
     straggler_model : a random model of :mod:`gcc.stragglers` (not ``WorstCase``)
     lam_enc_grid, lam_dec_grid : sequence of float >= 0, optional
-        Default :func:`default_lambda_grid`.
+        Default :data:`DEFAULT_LAMBDA_GRID`.
     trials : int >= 1
         Draws per grid point.
     seed : int >= 0

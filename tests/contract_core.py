@@ -2,11 +2,10 @@
 
 :func:`entries` builds one :class:`Entry` per public function, class or method of gcc/splines.py,
 gcc/gcv.py, gcc/backend.py, gcc/codes and gcc/cpgc/{master, simulate, elimination} that the shared
-module does not list yet: the smoothing helpers (``gcv_grid``, ``check_knots``, ``check_x_eval``,
+module does not list yet: the smoothing helpers (``check_knots``, ``check_x_eval``,
 ``check_y``, the ``Knots`` constraint), the operators (``lagrange_matrix``,
 ``berrut_matrix``, ``banded_decoder``), what a code offers besides encode/decode (``decoder_matrix``,
-``clear_cache``, ``with_params``, ``decoder_cache_bytes``, the ``check_finite`` flags,
-``block_received_many``) and the CPGC master's parts (``IncrementalRREF``,
+``clear_cache``, ``with_params``, the ``check_finite`` flags) and the CPGC master's parts (``IncrementalRREF``,
 ``SimulationResult.summary``). Every message must be in the contract's form.
 
 Kept apart from the shared module so that these cases can change without touching the others.
@@ -30,12 +29,10 @@ def entries(ns: dict) -> list:
 
     import gcc
     from gcc import cpgc
-    from gcc.codes.base import block_received_many
     from gcc.codes.berrut import berrut_matrix
     from gcc.codes.bspline import banded_decoder
     from gcc.codes.lagrange import lagrange_matrix
     from gcc.cpgc.master import IncrementalRREF
-    from gcc.gcv import gcv_grid
     from gcc.splines import Knots, check_knots, check_x_eval, check_y
 
     Entry, ints, reals, FLAGS, real_arrays, index_arrays = (
@@ -44,9 +41,6 @@ def entries(ns: dict) -> list:
     xs = st.sampled_from([[-0.5, 0.2, 0.1], [0.0, 0.0, 0.5], [0.0, 1e-300, 0.5], [-0.5, 0.5j, 0.9],
                           [np.nan, 0, 1], "abc", [[0.1, 0.2, 0.3]], None])
     out = [
-        Entry("gcv_grid", gcv_grid, dict(x=XN, num=5, low=1e-6, high=1.0),
-              dict(x=xs, num=ints(1), low=reals(0, lo_open=True),
-                   high=reals(1e-6))),
         Entry("splines.check_knots", check_knots, dict(x=XN, name="x", owner="f"), dict(x=xs)),
         Entry("splines.check_x_eval", check_x_eval, dict(x_eval=X3, owner="f"),
               dict(x_eval=real_arrays((K,), extra_axis=True, wrong_len=False))),
@@ -58,12 +52,8 @@ def entries(ns: dict) -> list:
               dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
         Entry("berrut_matrix", berrut_matrix, dict(nodes=X3, z=XN),
               dict(nodes=xs, z=real_arrays((N,), extra_axis=True, wrong_len=False))),
-        Entry("banded_decoder", banded_decoder, dict(nodes=XN, alphas=X3, natural=False),
-              dict(nodes=st.one_of(xs, st.just(XN[:3])), alphas=real_arrays((K,), extra_axis=True, wrong_len=False),
-                   natural=FLAGS)),
-        Entry("codes.block_received_many", block_received_many, dict(n_workers=N, stragglers=2, starts=[0, 3]),
-              dict(n_workers=ints(3), stragglers=ints(0, N - 1),
-                   starts=st.sampled_from([3, [0, 7], [-1], [0.5], [[0, 1]], "01", None, [True]]))),
+        Entry("banded_decoder", banded_decoder, dict(nodes=XN, alphas=X3),
+              dict(nodes=st.one_of(xs, st.just(XN[:3])), alphas=real_arrays((K,), extra_axis=True, wrong_len=False))),
     ]
     for cls, extra in ((gcc.SplineCode, dict(lam_dec=1e-3)), (gcc.BerrutCode, {}), (gcc.LagrangeCode, {}),
                        (gcc.BSplineCode, {})):
@@ -79,8 +69,6 @@ def entries(ns: dict) -> list:
                   dict(encoder=True), dict(encoder=FLAGS)),
             Entry(f"{name}.with_params", lambda n_workers, code=code: code().with_params(n_workers=n_workers),
                   dict(n_workers=N + 1), dict(n_workers=ints(K))),
-            Entry(f"{name}.decoder_cache_bytes", lambda value, code=code: setattr(code(), "decoder_cache_bytes", value),
-                  dict(value=2 ** 20), dict(value=ints(0)), names={"value": "decoder_cache_bytes"}),
             Entry(f"{name}.encode(check_finite)", lambda check_finite, code=code: code().encode(
                 np.ones(K), check_finite=check_finite), dict(check_finite=True), dict(check_finite=FLAGS)),
             Entry(f"{name}.decode(check_finite)", lambda check_finite, code=code: code().decode(

@@ -13,7 +13,7 @@ from scipy.interpolate import make_interp_spline, make_smoothing_spline
 
 import gcc
 from gcc.adversary import SEARCHES, block_losses, worst_case_stragglers
-from gcc.codes.base import block_received, block_received_many
+from gcc.codes.base import block_received
 
 
 def f_scalar(x):
@@ -61,9 +61,6 @@ def test_block_received_against_a_loop():
     for N, S in ((1, 0), (7, 0), (7, 3), (9, 8)):
         for s in range(N - S + 1):
             np.testing.assert_array_equal(block_received(N, S, s), _without_block(N, S, s))
-        rows = block_received_many(N, S, np.arange(N - S + 1))
-        assert rows.shape == (N - S + 1, N - S)
-        np.testing.assert_array_equal(rows[-1], np.arange(N - S))
     for bad, name in (((5, 5, 0), "'stragglers'"), ((5, 2, 4), "'start'"),
                       ((5, 2, 1.0), "'start'"), ((0, 0, 0), "'n_workers'")):
         with pytest.raises(ValueError, match=name):
@@ -211,8 +208,6 @@ def test_bad_search_arguments():
         block_losses(code, f_scalar, X, 8)
     with pytest.raises(ValueError, match="'search'"):
         worst_case_stragglers(code, f_scalar, X, 2, search="smart")
-    with pytest.raises(ValueError, match="'max_rounds'"):
-        worst_case_stragglers(code, f_scalar, X, 2, search="greedy", max_rounds=-1)
     with pytest.raises(ValueError, match="max_sets"):
         worst_case_stragglers(gcc.SplineCode(4, 60), f_scalar, X, 10, search="exhaustive")
     assert math.comb(60, 10) > 200_000

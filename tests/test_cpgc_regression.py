@@ -56,7 +56,6 @@ def test_masks_and_eta_are_validated():
     (lambda p: rg.gradient_descent(3, np.ones((1, 2, 2), bool)), "'problem' parameter of gradient_descent"),
     (lambda p: rg.gradient_descent(p, np.full((1, 2, 2), 0.5)), r"'masks'.*0.5 is not a bool"),
     (lambda p: rg.gradient_descent(p, np.ones((1, 2, 9), bool)), r"'masks'.*n_blocks <= d = 4"),
-    (lambda p: rg.gradient_descent(p, np.ones((1, 2, 2), bool), theta0=np.nan), "'theta0'"),
     (lambda p: rg.synthetic_regression(20, 5, 4, seed="a"), "'seed' parameter of synthetic_regression"),
     (lambda p: rg.synthetic_regression(20, 5, 4, seed=-1), "'seed'"),
     (lambda p: rg.RegressionProblem(p.X_train, p.y_train[:3], p.X_test, p.y_test, p.theta_star), "'y_train'"),

@@ -141,8 +141,8 @@ def test_delay_model_time_column():
     assert (df.stragglers == 4).all() and (df.time > 1.0).all()
     t = df.pivot(index="trial", columns="scheme", values="time")
     np.testing.assert_array_equal(t["GCC"], t["BACC"])
-    _, waited = model.sample_with_time(trial_rngs(2, 0)[1], 20, 16)
-    assert t["GCC"].iloc[0] == pytest.approx(waited)
+    _, waited = model.sample_many_with_time(trial_rngs(2, 0)[1], 20, 16, 1)
+    assert t["GCC"].iloc[0] == pytest.approx(waited[0])
 
 
 def test_worst_case_model():
@@ -185,6 +185,9 @@ def test_tables_summarize_with_the_one_summary():
     (dict(noise_std=float("inf")), "'noise_std'"), (dict(codes={}), "'codes'"),
     (dict(codes={"a": gcc.SplineCode(6, 20), "b": gcc.SplineCode(6, 21)}), "'codes'"),
     (dict(codes={"a": object()}), "'codes'"), (dict(X=np.ones(5)), "'X'"),
+    # strings would reach f and fail there with numpy's message
+    (dict(X=X0.astype(str)), r"'X' parameter of run_trials must be an array of numbers.*dtype is <U"),
+    (dict(X=lambda rng, t: X0.astype(str)), r"'X' parameter of run_trials must be an array of numbers"),
     (dict(labels=np.zeros(5, int)), "'labels'"), (dict(labels=np.zeros(6)), "'labels'"),
     (dict(model=gcc.WorstCase(20)), "'straggler_model'"),
     (dict(model=gcc.WorstCase(2, against="LCC")), "'straggler_model'"),
@@ -351,12 +354,12 @@ def _bad_sample_model(mask):
     (dict(model=gcc.FixedCount(20)), r"'straggler_model'.*stragglers < n_workers \(= 20\)"),
     (dict(seed="0"), "'seed'"), (dict(seed=np.random.default_rng(0)), "'seed'"),
     (dict(codes={"a": 3}), r"'codes'.*scheme 'a': it has no 'n_inputs'"),
-    (dict(return_received=1), "'return_received'"), (dict(progress="yes"), "'progress'"),
+    (dict(return_received=1), "'return_received'"),
 ])
 def test_bad_callables_models_and_seeds_get_the_contract_message(kwargs, message):
     args = dict(codes={"a": RecordingCode(6, 20)}, f=f, X=X0, model=gcc.FixedCount(2), trials=2, seed=0)
     args.update(kwargs)
-    extra = {k: args.pop(k) for k in ("return_received", "progress") if k in args}
+    extra = {k: args.pop(k) for k in ("return_received",) if k in args}
     with pytest.raises(ValueError, match=message):
         run_trials(args["codes"], args["f"], args["X"], args["model"], args["trials"], args["seed"], **extra)
 
@@ -365,16 +368,12 @@ def test_labels_must_be_classes_of_f():
     scores = lambda x: np.stack([np.sin(x), np.cos(x)], axis=-1)  # noqa: E731
     with pytest.raises(ValueError, match=r"'labels' parameter of run_trials must be a 1-D array of 6 int labels in \[0, 2\)"):
         run_trials({"a": RecordingCode(6, 20)}, scores, X0, gcc.FixedCount(2), 2, 0, labels=np.arange(6))
-    code = gcc.BerrutCode(6, 20)
-    with pytest.raises(ValueError, match=r"'labels' parameter of evaluate.*labels\[0\] = -1"):
-        evaluate(code, scores, X0, range(18), labels=-np.ones(6, int))
 
 
 @pytest.mark.parametrize("kwargs,name", [
     (dict(received=[0, 1.7, 3, 4]), r"'received' parameter of evaluate.*1.7 is not an int"),
     (dict(received=[3, 1, 2]), "'received'"), (dict(received=[0, 0, 1]), "'received'"),
-    (dict(received=[0, 20]), "'received'"), (dict(noise=np.zeros((20, 2))), "'noise'"),
-    (dict(noise=np.zeros(20) * 1j), r"'noise'.*complex"), (dict(noise=np.full(20, np.nan)), "'noise'"),
+    (dict(received=[0, 20]), "'received'"), (dict(X=X0.astype(str)), r"'X' parameter of evaluate.*numbers"),
     (dict(f=3), "'f'"), (dict(f=lambda x: x[:2]), "'f'"), (dict(code=object()), "'code'"),
 ])
 def test_evaluate_checks_its_arguments(kwargs, name):

@@ -45,11 +45,10 @@ def test_accuracy_and_relacc_readings():
     est = np.array([[0.4, 0.6], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])   # 2/4 correct
     assert accuracy(base, labels) == 0.75 and accuracy(est, labels) == 0.5
     assert relacc(est, base, labels) == pytest.approx(0.5 / 0.75)
-    assert relacc(est, base, labels, reading="literal") == pytest.approx(0.75 / 0.5)
     np.testing.assert_allclose(relacc(np.stack([est, base]), base, labels), [2 / 3, 1.0])
     wrong = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # 0 correct
     assert np.isnan(relacc(est, wrong, labels))
-    assert np.isnan(relacc(wrong, base, labels, reading="literal"))
+    assert relacc(wrong, base, labels) == 0.0
 
 
 def test_mean_ci_matches_scipy_t():
@@ -85,8 +84,6 @@ def test_loglog_slope_recovers_known_slope():
 @pytest.mark.parametrize("call,name", [
     (lambda: mse_loss(np.ones((3, 2)), np.ones((3, 3))), "'true'"),
     (lambda: mse_loss(np.ones(3), 1.0), "'true'"),
-    (lambda: relacc(np.ones((3, 2)), np.ones((3, 2)), np.array([0, 1, 0]), reading="ratio"),
-     "'reading'"),
     (lambda: accuracy(np.ones((3, 2)), np.array([0, 1])), "'labels'"),
     (lambda: accuracy(np.ones((3, 2)), np.array([0.0, 1.0, 0.0])), "'labels'"),
     (lambda: mean_ci([1.0, 2.0], level=1.5), "'level'"),

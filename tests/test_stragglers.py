@@ -7,8 +7,7 @@ import pytest
 from scipy import stats
 
 import gcc
-from gcc.straggler_runs import (expected_longest_run, longest_run, longest_straggler_run, mask_to_received,
-                                received_to_mask)
+from gcc.straggler_runs import expected_longest_run, longest_run, longest_straggler_run
 from gcc.stragglers import Bernoulli, ContiguousBlock, FixedCount, ShiftedExponential, SlowWorkers, WorstCase
 
 
@@ -39,7 +38,6 @@ def test_bernoulli_rate_in_binomial_ci():
         lo, hi = stats.binom.interval(0.999, T * N, p)
         assert lo <= n_strag <= hi
     model = Bernoulli(0.9, min_survivors=3)
-    assert model.probability_too_few(5) == pytest.approx(stats.binom.cdf(2, 5, 0.1))
     assert "p=0.9" in repr(model) and "min_survivors=3" in repr(model)
 
 
@@ -87,13 +85,6 @@ def test_longest_run_follows_erdos_renyi():
     assert abs(runs.mean() - mean_expected) < 0.5
 
 
-def test_mask_helpers():
-    m = received_to_mask([0, 2, 3], 5)
-    np.testing.assert_array_equal(m, [True, False, True, True, False])
-    np.testing.assert_array_equal(mask_to_received(m), [0, 2, 3])
-    assert [r.tolist() for r in mask_to_received(np.stack([m, ~m]))] == [[0, 2, 3], [1, 4]]
-
-
 # --------------------------------------------------------------------------- delay models
 def test_shifted_exponential_order_statistic_mean():
     rng = np.random.default_rng(4)
@@ -111,9 +102,9 @@ def test_delay_models_received_are_the_fastest():
     N, n_wait = 15, 11
     for model in (ShiftedExponential(1.0, 1.0), SlowWorkers(3, factor=5.0)):
         times = model.sample_times(np.random.default_rng(5), N, 1)[0]
-        received, waited = model.sample_with_time(np.random.default_rng(5), N, n_wait)
-        np.testing.assert_array_equal(received, np.sort(np.argsort(times)[:n_wait]))
-        assert waited == pytest.approx(np.sort(times)[n_wait - 1])
+        mask, waited = model.sample_many_with_time(np.random.default_rng(5), N, n_wait, 1)
+        np.testing.assert_array_equal(np.flatnonzero(mask[0]), np.sort(np.argsort(times)[:n_wait]))
+        assert waited[0] == pytest.approx(np.sort(times)[n_wait - 1])
 
 
 def test_slow_workers_fixed_indices_never_received():
@@ -155,9 +146,9 @@ def test_bad_sampling_arguments():
     with pytest.raises(ValueError, match="'rng'"):
         Bernoulli(0.1).sample(0, 5)
     with pytest.raises(ValueError, match="'n_wait'"):
-        ShiftedExponential().sample_with_time(rng, 5, 6)
+        ShiftedExponential().sample_many_with_time(rng, 5, 6, 1)
     with pytest.raises(ValueError, match="'slow'"):
-        SlowWorkers([9]).sample_with_time(rng, 5, 3)
+        SlowWorkers([9]).sample_many_with_time(rng, 5, 3, 1)
     with pytest.raises(ValueError, match="^The 'code' parameter of WorstCase.sample_many must be given"):
         WorstCase(2).sample(rng, 5)
     with pytest.raises(ValueError, match="'n_workers' parameter of WorstCase.sample_many"):
@@ -185,8 +176,8 @@ def test_every_model_honours_the_interface(model):
                                                                              **data)[0]))
     assert received.size == 0 or 0 <= received[0] <= received[-1] < N
     if isinstance(model, WorstCase):      # the adversary's set, on every row
-        np.testing.assert_array_equal(masks, np.tile(received_to_mask(
-            model.resolve(code, f_scalar, data["X"]), N), (trials, 1)))
+        np.testing.assert_array_equal(masks, np.tile(np.isin(
+            np.arange(N), model.resolve(code, f_scalar, data["X"])), (trials, 1)))
     elif not isinstance(model, Bernoulli):
         assert np.all(masks.sum(axis=1) == N - model.stragglers)   # exactly S stragglers
 
@@ -211,15 +202,6 @@ def test_worst_case_model_resolves_with_the_adversary():
     (lambda: longest_run([1, 1, 0], axis=1), r"'axis' parameter of longest_run must be an int in \[-1, 0\]"),
     (lambda: longest_run([1, 1, 0], axis=0.0), "'axis'"),
     (lambda: longest_run(True), "'mask'"),
-    (lambda: mask_to_received([3, 0]), "'mask'"),
-    (lambda: mask_to_received(np.ones((2, 2, 2), bool)), r"'mask'.*1-D or 2-D"),
-    # float indices are not truncated (1.7 is no worker), as in the codes' decode
-    (lambda: received_to_mask([0, 1.7], 3), r"'received'.*received\[1\] = 1.7 is not an int"),
-    (lambda: received_to_mask([0.0, 2.0], 3), r"'received'.*received\[0\] = 0.0 is not an int"),
-    (lambda: received_to_mask([True, False], 3), "'received'"),
-    (lambda: received_to_mask([0, 3], 3), r"'received'.*received\[1\] = 3"),
-    (lambda: received_to_mask([1, 1], 3), r"'received'.*repeated"),
-    (lambda: received_to_mask("01", 3), "'received'"),
     # the Erdos-Renyi expansion is negative (or -inf) below N (1 - p) = 1
     (lambda: expected_longest_run(0, 0.5), r"'n_workers'.*N \(1 - p\) >= 1"),
     (lambda: expected_longest_run([100, 1], 0.5), "'n_workers'"),
@@ -233,8 +215,6 @@ def test_masks_and_runs_reject_what_they_would_misread(call, message):
 
 def test_masks_and_runs_accept_zero_one_arrays():
     assert longest_run([1.0, 1.0, 0.0]) == 2 and longest_straggler_run(np.array([1, 0, 0])) == 2
-    np.testing.assert_array_equal(received_to_mask(np.array([], dtype=int), 3), [False] * 3)
-    np.testing.assert_array_equal(received_to_mask([2, 0], 3), [True, False, True])
     assert expected_longest_run(2, 0.5) == 0.0
     assert gcc.straggler_runs.longest_run is gcc.longest_run
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 import gcc
 from gcc.harness import run_trials
-from gcc.tuning import default_lambda_grid, select_lambdas
+from gcc.tuning import DEFAULT_LAMBDA_GRID, select_lambdas
 
 
 def f(x):
@@ -13,7 +13,7 @@ def f(x):
 
 
 def test_default_grid():
-    g = default_lambda_grid()
+    g = DEFAULT_LAMBDA_GRID
     assert g[0] == 0.0 and np.allclose(np.log10(g[1:]), np.arange(-8, 1))
 
 
@@ -140,8 +140,8 @@ def test_edge_is_reported_and_the_check_fails_the_run():
     assert sel.lam_dec == 1e-7 and sel.dec_edge == "top" and sel.enc_edge == "zero" and sel.on_edge
     assert sel.lam_dec_grid == (0.0, 1e-8, 1e-7)
     table = pd.DataFrame({"lam_enc_edge": [sel.enc_edge], "lam_dec_edge": [sel.dec_edge]})
-    with pytest.raises(ValueError, match=r"'lambdas' parameter of run.*row 0: lam_dec_edge = 'top'"):
-        require_interior(table, "run")
+    with pytest.raises(ValueError, match=r"'lambdas' parameter of require_interior.*row 0: lam_dec_edge = 'top'"):
+        require_interior(table)
 
 
 def test_extension_reaches_an_interior_optimum_equal_to_the_search_on_the_final_grid():

@@ -89,7 +89,6 @@ CASES = [
     ("lagrange degree", lambda: gcc.LagrangeCode(3, 6, degree=-1), "degree", "Got -1 instead"),
     ("threshold deg_f", lambda: gcc.LagrangeCode(3, 6).recovery_threshold(-2, 1), "deg_f", "Got -2 instead"),
     ("threshold stragglers", lambda: gcc.LagrangeCode(3, 6).recovery_threshold(2, 1.5), "stragglers", "1.5"),
-    ("bspline bc_type", lambda: gcc.BSplineCode(3, 6, bc_type="clamped"), "bc_type", "'clamped'"),
     ("with_params unknown", lambda: gcc.SplineCode(3, 6).with_params(lam=1.0), "lam", "'lam': 1.0"),
 ]
 

@@ -14,24 +14,16 @@ import numpy as np
 from ..backend import convert, form_of, is_torch, matmul, to_numpy
 from ..points import code_points
 from ..splines import KNOT_GAP, Knots
-from ..validation import (BOOL, ArrayLike, Interval, Options, check_finite, check_int, check_received, invalid,
+from ..validation import (BOOL, Interval, Options, check_finite, check_int, check_received, invalid,
                           validate, validate_params)
 
-__all__ = ["Code", "block_received", "block_received_many"]
+__all__ = ["Code", "block_received"]
 
 #: smallest spacing of user-given points: KNOT_GAP of the domain [-1, 1]
 _CODE_POINT_GAP = 2 * KNOT_GAP
 
-_SIZES = {"n_workers": Interval(Integral, 1, None), "stragglers": Interval(Integral, 0, None)}
 
-
-def _check_stragglers(N, S, owner):
-    """S < N, or the contract's error."""
-    if S >= N:
-        raise invalid("stragglers", owner, "an int in [0, n_workers - 1]", S)
-
-
-@validate_params(_SIZES)
+@validate_params({"n_workers": Interval(Integral, 1, None), "stragglers": Interval(Integral, 0, None)})
 def block_received(n_workers, stragglers, start):
     """Received workers when the ``S`` consecutive workers ``start .. start+S-1`` straggle.
 
@@ -56,47 +48,12 @@ def block_received(n_workers, stragglers, start):
     array([0, 3, 4, 5])
     """
     N, S = n_workers, stragglers
-    _check_stragglers(N, S, "block_received")
+    if S >= N:
+        raise invalid("stragglers", "block_received", "an int in [0, n_workers - 1]", S)
     s = check_int(start, "start", "block_received", minimum=0, maximum=N - S,
-                  constraint=f"an int in [0, n_workers - stragglers] = [0, {N - S}] (several blocks: "
-                             "block_received_many)")
+                  constraint=f"an int in [0, n_workers - stragglers] = [0, {N - S}]")
     j = np.arange(N - S)
     return j + np.where(j >= s, S, 0)
-
-
-@validate_params(_SIZES)
-def block_received_many(n_workers, stragglers, starts):
-    """:func:`block_received` for b blocks at once: one row per first straggler.
-
-    Parameters
-    ----------
-    n_workers, stragglers : int
-        N and S, ``0 <= S < N``.
-    starts : array_like of int, shape (b,)
-        First stragglers, in ``[0, N - S]``.
-
-    Returns
-    -------
-    ndarray of int, shape (b, N - S)
-
-    Examples
-    --------
-    >>> from gcc.codes.base import block_received_many
-    >>> block_received_many(4, 1, [0, 3])
-    array([[1, 2, 3],
-           [0, 1, 2]])
-    """
-    N, S = n_workers, stragglers
-    _check_stragglers(N, S, "block_received_many")
-    want = f"a 1-D array of ints in [0, {N - S}]"
-    starts = validate(starts, ArrayLike(ndim=1, dtype=np.intp, description=want), "starts",
-                      "block_received_many")
-    bad = np.flatnonzero((starts < 0) | (starts > N - S))
-    if bad.size:
-        raise invalid("starts", "block_received_many", want, starts,
-                      f"starts[{int(bad[0])}] = {int(starts[bad[0]])} is out of range")
-    j = np.arange(N - S)
-    return j + np.where(j >= starts[:, None], S, 0)
 
 
 def parameter(name):
@@ -125,7 +82,7 @@ class Code:
     """Base class of a linear coded-computing scheme.
 
     The instance is read-only (:meth:`with_params` makes a modified copy); the decoders of the
-    received sets seen are cached within :attr:`decoder_cache_bytes`.
+    received sets seen last are cached, as many as fit in :attr:`DECODER_CACHE_BYTES`.
 
     Parameters
     ----------
@@ -144,8 +101,7 @@ class Code:
 
     _needs_n_workers_ge_n_inputs = False   # LCC: N >= K
     _operators_may_overflow = False        # LCC: each operator is checked once, when built
-    _decoder_cache_size = 4096             # most cached decoders
-    DECODER_CACHE_BYTES = 256 * 2 ** 20
+    DECODER_CACHE_BYTES = 256 * 2 ** 20    # what the cached decoders may hold
     block_chunk_elements = 4_000_000       # floats per chunk of blocks in block_estimates
 
     def __init__(self, n_inputs, n_workers, alphas=None, betas=None, points="chebyshev"):
@@ -165,8 +121,8 @@ class Code:
         self._betas.flags.writeable = False
         self._encoder = {}                 # form (backend.form_of) -> encoder matrix
         self._decoders = OrderedDict()     # (received, form) -> decoder matrix, least recent first
-        self._decoder_bytes = 0
-        self._decoder_cache_bytes = self.DECODER_CACHE_BYTES
+        # a decoder (or copy) holds at most K x N floats of 8 bytes (longdouble aside): this many fit
+        self._decoder_cache_size = max(1, min(4096, self.DECODER_CACHE_BYTES // (8 * K * N)))
 
     # ------------------------------------------------------------------ parameters
     n_inputs = parameter("n_inputs")
@@ -174,30 +130,6 @@ class Code:
     points = parameter("points")
     alphas = property(lambda self: self._alphas, doc="Data points, shape (K,) (read-only).")
     betas = property(lambda self: self._betas, doc="Worker points, shape (N,) (read-only).")
-
-    @property
-    def decoder_cache_bytes(self) -> int:
-        """Memory the cached decoders may hold, in bytes (default 256 MiB; settable, 0 caches none).
-
-        Examples
-        --------
-        >>> import gcc
-        >>> code = gcc.BerrutCode(3, 8)
-        >>> code.decoder_cache_bytes // 2 ** 20
-        256
-        >>> code.decoder_cache_bytes = 2 ** 20
-        """
-        return self._decoder_cache_bytes
-
-    @decoder_cache_bytes.setter
-    def decoder_cache_bytes(self, value):
-        self._decoder_cache_bytes = check_int(value, "decoder_cache_bytes", type(self).__name__, minimum=0)
-        self._trim_decoders()
-
-    @property
-    def cached_decoder_bytes(self) -> int:
-        """Bytes the cached decoders hold now (at most :attr:`decoder_cache_bytes`)."""
-        return self._decoder_bytes
 
     def get_params(self) -> dict:
         """Constructor arguments of this code (scikit-learn style), in signature order."""
@@ -220,7 +152,7 @@ class Code:
 
     def __getstate__(self):
         state = self.__dict__.copy()   # caches may hold device tensors: rebuilt after unpickling
-        state.update(_encoder={}, _decoders=OrderedDict(), _decoder_bytes=0)
+        state.update(_encoder={}, _decoders=OrderedDict())
         return state
 
     # ------------------------------------------------------------------ operators
@@ -273,17 +205,9 @@ class Code:
         else:
             op = convert(self._decoder_op(received, owner), form)
         self._decoders[(received, form)] = op
-        self._decoder_bytes += op.element_size() * op.nelement() if is_torch(op) else op.nbytes
-        self._trim_decoders()
+        if len(self._decoders) > self._decoder_cache_size:
+            self._decoders.popitem(last=False)
         return op
-
-    def _trim_decoders(self):
-        """Drop least recently used decoders beyond the count or the byte bound."""
-        decoders = self._decoders
-        while decoders and (len(decoders) > self._decoder_cache_size
-                            or self._decoder_bytes > self._decoder_cache_bytes):
-            op = decoders.popitem(last=False)[1]
-            self._decoder_bytes -= op.element_size() * op.nelement() if is_torch(op) else op.nbytes
 
     def clear_cache(self, encoder=True) -> None:
         """Drop the cached decoders (and their copies), and the encoder unless ``encoder=False``."""
@@ -291,7 +215,6 @@ class Code:
         if encoder:
             self._encoder = {}
         self._decoders.clear()
-        self._decoder_bytes = 0
 
     def encoder_matrix(self) -> np.ndarray:
         """Encoder operator E, shape (N, K): ``coded = E @ X`` along axis 0 (read-only)."""

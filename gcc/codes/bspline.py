@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.interpolate import BSpline, make_interp_spline
-from scipy.sparse import csc_matrix, vstack
+from scipy.sparse import csc_matrix
 from scipy.sparse.linalg import splu
 
-from ..validation import BOOL, ArrayLike, Options, Points, validate_params
-from .base import Code, parameter
+from ..validation import ArrayLike, Points, validate_params
+from .base import Code
 from .berrut import berrut_matrix
 
 __all__ = ["BSplineCode", "banded_decoder"]
@@ -17,11 +17,11 @@ DENSE_MAX_RECEIVED = 2048
 
 
 @validate_params({"nodes": Points(low=None, high=None, min_size=4),
-                  "alphas": ArrayLike(ndim=1, dtype=np.float64, finite=True), "natural": BOOL})
-def banded_decoder(nodes, alphas, natural=False):
-    """The cubic B-spline interpolation operator from ``nodes`` to ``alphas``, in O(n K) memory.
+                  "alphas": ArrayLike(ndim=1, dtype=np.float64, finite=True)})
+def banded_decoder(nodes, alphas):
+    """The cubic (not-a-knot) B-spline interpolation operator from ``nodes`` to ``alphas``, in O(n K) memory.
 
-    ``make_interp_spline(nodes, eye(n), k=3, bc_type)(alphas)`` without the n x n arrays: Z^T,
+    ``make_interp_spline(nodes, eye(n), k=3)(alphas)`` without the n x n arrays: Z^T,
     ``A^T Z = B^T`` (A the banded collocation matrix, B the basis at the alphas), by sparse LU.
 
     Parameters
@@ -30,8 +30,6 @@ def banded_decoder(nodes, alphas, natural=False):
         Strictly increasing finite real nodes, n >= 4.
     alphas : array_like, shape (K,)
         Finite real evaluation points (cubic end pieces beyond the nodes, as scipy).
-    natural : bool
-        Natural end conditions instead of not-a-knot.
 
     Returns
     -------
@@ -47,21 +45,11 @@ def banded_decoder(nodes, alphas, natural=False):
     True
     """
     nodes, alphas, k = np.asarray(nodes, dtype=np.float64), np.asarray(alphas, dtype=np.float64), 3
-    t = (np.r_[(nodes[0],) * 3, nodes, (nodes[-1],) * 3] if natural else
-         np.r_[(nodes[0],) * 4, nodes[2:-2], (nodes[-1],) * 4])        # scipy's knots
-    nt = t.size - k - 1
+    t = np.r_[(nodes[0],) * 4, nodes[2:-2], (nodes[-1],) * 4]           # scipy's not-a-knot knots
     A = BSpline.design_matrix(nodes, t, k)
-    if natural:
-        rows = []
-        for at, cols in ((nodes[0], np.arange(4)), (nodes[-1], np.arange(nt - 4, nt))):
-            c = np.zeros((nt, 4))
-            c[cols, np.arange(4)] = 1.0
-            d2 = BSpline(t, c, k).derivative(2)(at)                  # u''(end) = 0
-            rows.append(csc_matrix((d2, (np.zeros(4, dtype=int), cols)), shape=(1, nt)))
-        A = vstack([rows[0], A, rows[1]])
     B = BSpline.design_matrix(alphas, t, k, extrapolate=True).toarray()   # (K, nt)
     Z = splu(csc_matrix(A.T), permc_spec="NATURAL").solve(np.asfortranarray(B.T))
-    return np.ascontiguousarray((Z[1:-1] if natural else Z).T)
+    return np.ascontiguousarray(Z.T)
 
 
 class BSplineCode(Code):
@@ -71,14 +59,13 @@ class BSplineCode(Code):
     ----------
     n_inputs, n_workers, alphas, betas, points
         See :class:`gcc.codes.base.Code`.
-    bc_type : {"not-a-knot", "natural"}
-        End conditions of the decoder's cubic interpolant (not-a-knot: O(h^4) up to the ends).
 
     Notes
     -----
     Encoder: Berrut's, as :class:`BerrutCode` (the reference allows Lagrange's too), so that
     the comparison with BACC differs only in the decoder: the cubic interpolating B-spline of
-    the received outputs (scipy's), below 4 received points the interpolating polynomial.
+    the received outputs (scipy's, not-a-knot: O(h^4) up to the ends), below 4 received points
+    the interpolating polynomial.
 
     References
     ----------
@@ -95,14 +82,6 @@ class BSplineCode(Code):
     array([1.   , 2.01 , 4.001])
     """
 
-    bc_type = parameter("bc_type")
-
-    @validate_params({"bc_type": Options(("not-a-knot", "natural"))})
-    def __init__(self, n_inputs, n_workers, bc_type="not-a-knot", alphas=None, betas=None,
-                 points="chebyshev"):
-        super().__init__(n_inputs, n_workers, alphas=alphas, betas=betas, points=points)
-        self._bc_type = self._params["bc_type"] = bc_type
-
     def _build_encoder(self):
         return berrut_matrix(self._alphas, self._betas)
 
@@ -113,7 +92,5 @@ class BSplineCode(Code):
             return np.ones((self._n_inputs, 1))
         k = min(3, n - 1)
         if n > DENSE_MAX_RECEIVED and k == 3:
-            return banded_decoder(nodes, self._alphas, natural=self._bc_type == "natural")
-        bc = "natural" if (self._bc_type == "natural" and k == 3) else None
-        spl = make_interp_spline(nodes, np.eye(n), k=k, bc_type=bc)
-        return spl(self._alphas)
+            return banded_decoder(nodes, self._alphas)
+        return make_interp_spline(nodes, np.eye(n), k=k)(self._alphas)

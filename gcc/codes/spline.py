@@ -16,7 +16,7 @@ from ..backend import is_torch
 from .._reinsch import (green_silverman_alpha, reinsch_fit, reinsch_fit_many, reinsch_smoother,
                         reinsch_solve, smoother_band, spline_eval)
 from ..validation import LAM, validate_params
-from .base import Code, block_received_many, parameter
+from .base import Code, parameter
 
 __all__ = ["SplineCode"]
 
@@ -250,9 +250,10 @@ def _blocks_lockstep(betas, alphas, Y, S, a, chunk_elements):
     n = N - S
     out = np.empty((n + 1, alphas.size, Y.shape[1]))
     chunk = max(1, chunk_elements // (n * max(Y.shape[1], 1)))
+    j = np.arange(n)[:, None]
     for lo in range(0, n + 1, chunk):
         starts = np.arange(lo, min(n + 1, lo + chunk))
-        idx = block_received_many(N, S, starts).T                             # (n, b)
+        idx = j + np.where(j >= starts, S, 0)                                 # (n, b): block_received
         x, y = betas[idx], Y[idx]
         est = spline_eval(x, *reinsch_fit_many(x, y, a), alphas,
                           _block_intervals(betas, alphas, S, starts))

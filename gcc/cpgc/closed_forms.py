@@ -15,7 +15,7 @@ from scipy.special import digamma
 from ..validation import Interval, validate, validate_params
 from .delay import ALPHA, MU
 
-__all__ = ["harmonic", "order_statistic_mean", "threshold_mean_time", "mds_mean_time", "gc_mean_time"]
+__all__ = ["harmonic", "threshold_mean_time", "mds_mean_time", "gc_mean_time"]
 
 
 _COUNT = Interval(Integral, 1, None)
@@ -35,33 +35,20 @@ def harmonic(n: int) -> float:
     return float(digamma(n + 1) + np.euler_gamma)
 
 
-@validate_params({"n_workers": _COUNT, "mu": MU})
-def order_statistic_mean(n_workers: int, k: int, mu: float = 10.0) -> float:
-    """Mean of the k-th smallest of ``n_workers`` i.i.d. Exp(mu) variables: ``(H_K - H_{K-k}) / mu``.
-
-    Examples
-    --------
-    >>> from gcc.cpgc.closed_forms import order_statistic_mean
-    >>> round(order_statistic_mean(2, 2, mu=1.0), 12)      # the larger of two: 1 + 1/2
-    1.5
-    """
-    K = n_workers
-    k = validate(k, Interval(Integral, 1, K), "k", "order_statistic_mean")
-    return (harmonic(K) - harmonic(K - k)) / mu
-
-
 @validate_params({"n_workers": _COUNT, "units": _UNITS, "mu": MU, "alpha": ALPHA})
 def threshold_mean_time(n_workers: int, k: int, units: float, mu: float = 10.0, alpha: float = 0.01) -> float:
     """``E[T] = units (alpha + (H_K - H_{K-k}) / mu)`` for a scheme needing any k one-message workers.
 
+    ``(H_K - H_{K-k}) / mu`` is the mean of the k-th smallest of K i.i.d. Exp(mu) variables.
+
     Examples
     --------
     >>> from gcc.cpgc.closed_forms import threshold_mean_time
-    >>> round(threshold_mean_time(2, 2, units=3, mu=1.0, alpha=0.5), 12)    # 3 (0.5 + 1.5)
+    >>> round(threshold_mean_time(2, 2, units=3, mu=1.0, alpha=0.5), 12)    # 3 (0.5 + 1 + 1/2)
     6.0
     """
     k = validate(k, Interval(Integral, 1, n_workers), "k", "threshold_mean_time")
-    return float(units) * (alpha + order_statistic_mean(n_workers, k, mu))
+    return float(units) * (alpha + (harmonic(n_workers) - harmonic(n_workers - k)) / mu)
 
 
 @validate_params({"n_workers": _COUNT, "n_tasks": _COUNT, "mu": MU, "alpha": ALPHA})

@@ -12,7 +12,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, caller,
+from ..validation import (BOOL, SEED_OR_GENERATOR, ArrayLike, Interval, NoneOr, Options, Satisfies, caller, entry,
                           invalid, validate, validate_params)
 
 __all__ = ["CPGCCode", "SCHEMES", "ALIASES", "LABELS", "SETTINGS", "SCHEME", "SETTING", "DEGREES",
@@ -64,13 +64,6 @@ def canonical_scheme(scheme) -> str:
     ('rcsc', 'mds', 'uc-mmc')
     """
     return ALIASES.get(scheme.lower(), scheme.lower())
-
-
-def _check_shift_count(L: int, K: int, degrees, owner: str) -> None:
-    """The L = sum(m) shifts are distinct values in {0, ..., K-1}."""
-    if L > K:
-        raise invalid("degrees", owner, f"a degree vector whose sum (the number of distinct shifts, {L}) "
-                      f"is at most n_workers={K}", tuple(degrees))
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,7 +160,7 @@ class CPGCCode:
 
 
 @validate_params({"n_workers": _WORKERS, "degrees": DEGREES, "setting": SETTING, "seed": SEED_OR_GENERATOR})
-def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: str = "computation") -> CPGCCode:
+def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, setting: str = "computation") -> CPGCCode:
     """Random circularly shifted code (RCSC) of the CCPR scheme.
 
     Parameters
@@ -178,9 +171,7 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
         Degree vector m = (1, m_2, ..., m_r), non-decreasing: message j of a worker is the sum of
         m_j blocks. L = sum(m) must not exceed K (the shifts are distinct).
     seed : int or numpy.random.Generator
-        Draws the L distinct shifts (ignored when ``shifts`` is given).
-    shifts : sequence of int, length L, optional
-        Explicit distinct circular shifts in {0, ..., K-1}.
+        Draws the L distinct circular shifts in {0, ..., K-1}.
     setting : {"computation", "communication"}
         Coded computation: message j is ready after j task units (one pre-summed coded product
         each). Coded communication: the L partial gradients are computed in A-order and the sum of
@@ -199,24 +190,19 @@ def rcsc_code(n_workers: int, degrees=(1, 2, 3), seed=0, shifts=None, setting: s
     Examples
     --------
     >>> from gcc.cpgc import rcsc_code
-    >>> code = rcsc_code(4, degrees=(1, 2), shifts=[0, 1, 3])
-    >>> code.coefficients[0]        # worker 0: W_0, then W_1 + W_3
-    array([[1., 0., 0., 0.],
-           [0., 1., 0., 1.]])
+    >>> code = rcsc_code(4, degrees=(1, 2), seed=2)
+    >>> code.params["shifts"], code.coefficients[0]        # worker 0: W_0, then W_1 + W_3
+    ([0, 3, 1], array([[1., 0., 0., 0.],
+           [0., 1., 0., 1.]]))
     >>> code.row_units, code.n_messages
     (array([1., 2.]), 2)
     """
-    owner = "rcsc_code"
     K, m = n_workers, tuple(map(int, degrees))
     L = sum(m)
-    _check_shift_count(L, K, m, owner)
-    if shifts is None:
-        shifts = np.random.default_rng(seed).choice(K, size=L, replace=False)
-    else:
-        shifts = validate(shifts, ArrayLike(ndim=1, dtype=np.int64, description=f"{L} distinct ints in "
-                                            f"[0, {K - 1}]"), "shifts", owner)
-        if shifts.shape != (L,) or len(set(shifts.tolist())) != L or shifts.min() < 0 or shifts.max() >= K:
-            raise invalid("shifts", owner, f"{L} distinct ints in [0, {K - 1}]", shifts.tolist())
+    if L > K:   # the L shifts are distinct values in {0, ..., K-1}
+        raise invalid("degrees", caller("rcsc_code"), f"a degree vector whose sum (the number of distinct "
+                      f"shifts, {L}) is at most n_workers={K}", m)
+    shifts = np.random.default_rng(seed).choice(K, size=L, replace=False)
     A = np.array([np.roll(np.arange(K), int(s)) for s in shifts])
     coef = np.zeros((K, len(m), K))
     start = 0
@@ -403,8 +389,8 @@ def make_code(scheme: str, n_workers: int = 40, degrees=(1, 2, 3), load: int | N
                           f"in coded {setting} (or pass a smaller load or degrees)", K)
     validate(load, Interval(Integral, 1, K), "load", owner)
     if name == "rcsc":
-        _check_shift_count(sum(m), K, m, owner)
-        return rcsc_code(K, m, seed=seed, setting=setting)
+        with entry(owner):
+            return rcsc_code(K, m, seed=seed, setting=setting)
     if name == "icassp-mds":
         return icassp_mds_code(K, load, seed=seed)
     if name in ("uc-mmc", "uc-smc"):

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from numbers import Integral
 
 import numpy as np
 
-from ..validation import ArrayLike, InstanceOf, Interval, invalid, validate, validate_params
+from ..validation import ArrayLike, InstanceOf, invalid, validate, validate_params
 from .codes import CPGCCode
 from .delay import ALPHA, MU, prob_tasks_done
 from .master import TOLERANCE, required_blocks, rref_recoverable
 
 #: the codes enumerated here
 CODE = InstanceOf(CPGCCode, "a CPGCCode (gcc.cpgc.make_code(...))")
+#: most score vectors :func:`type_counts` enumerates
+MAX_VECTORS = 200_000
 
 __all__ = ["is_complete", "type_counts", "exact_mean_time"]
 
@@ -73,8 +74,8 @@ def _is_complete(code, scores, tolerance: float) -> bool:
     return int(rref_recoverable(np.array(rows, dtype=float))[0].sum()) >= need
 
 
-@validate_params({"code": CODE, "tolerance": TOLERANCE, "max_vectors": Interval(Integral, 1, None)})
-def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dict:
+@validate_params({"code": CODE, "tolerance": TOLERANCE})
+def type_counts(code, tolerance: float = 0.0) -> dict:
     """Count recoverable score vectors per type.
 
     Returns
@@ -92,8 +93,8 @@ def type_counts(code, tolerance: float = 0.0, max_vectors: int = 200_000) -> dic
     ((12, 12), (0, 4))
     """
     K, load = code.n_workers, int(code.load)
-    if (load + 1) ** K > max_vectors:
-        raise invalid("code", "type_counts", f"small enough to enumerate ((load+1)^K <= {max_vectors})",
+    if (load + 1) ** K > MAX_VECTORS:
+        raise invalid("code", "type_counts", f"small enough to enumerate ((load+1)^K <= {MAX_VECTORS})",
                       f"K={K}, load={load}")
     rec, tot = Counter(), Counter()
     for scores in itertools.product(range(load + 1), repeat=K):

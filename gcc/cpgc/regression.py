@@ -120,10 +120,9 @@ def block_slices(dim: int, n_blocks: int) -> list[slice]:
 
 
 @validate_params({"problem": InstanceOf(RegressionProblem, "a RegressionProblem (synthetic_regression(...))"),
-                  "masks": MASKS, "eta": Interval(Real, 0, None, closed="neither"), "theta0": Interval(Real)})
-def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float = 0.1,
-                     theta0: float = 0.1) -> np.ndarray:
-    """Run gradient descent with partial recovery for several recovery sequences at once.
+                  "masks": MASKS, "eta": Interval(Real, 0, None, closed="neither")})
+def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float = 0.1) -> np.ndarray:
+    """Run gradient descent with partial recovery for several recovery sequences at once, from theta = 0.1.
 
     Parameters
     ----------
@@ -133,8 +132,6 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
         (booleans or 0/1; ``n_blocks <= d``).
     eta : float > 0
         Step size.
-    theta0 : float
-        Initial value of every coordinate (finite).
 
     Returns
     -------
@@ -162,7 +159,7 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
     b = X.T @ y
     slices = block_slices(d, K)
     coord_block = np.concatenate([np.full(sl.stop - sl.start, k) for k, sl in enumerate(slices)])
-    theta = np.full((d, S), float(theta0))
+    theta = np.full((d, S), 0.1)
     errors = np.empty((S, iters + 1))
 
     def test_error(th):

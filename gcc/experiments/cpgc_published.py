@@ -91,15 +91,13 @@ def published_table():
     return pd.DataFrame(rows)
 
 
-def compare_with_draft(table, band: float = AGREEMENT):
+def compare_with_draft(table):
     """A measured completion-time table beside every number of Tables III and IV.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`gcc.experiments.cpgc_tables.completion_time_table`, with every row of :func:`published_table`.
-    band : float
-        Agreement band (:data:`AGREEMENT`).
 
     Returns
     -------
@@ -128,7 +126,7 @@ def compare_with_draft(table, band: float = AGREEMENT):
     out = pub.join(measured.rename(columns={"mean": "measured"}), on=keys)
     for col, src in (("gap_pct", "measured"), ("gap_low_pct", "ci_low"), ("gap_high_pct", "ci_high")):
         out[col] = 100.0 * (out[src] / out["published"] - 1.0)
-    out["verdict"] = [agreement_verdict(lo / 100.0, hi / 100.0, band)
+    out["verdict"] = [agreement_verdict(lo / 100.0, hi / 100.0)
                       for lo, hi in zip(out["gap_low_pct"], out["gap_high_pct"])]
     return out.reset_index(drop=True)
 

@@ -43,7 +43,7 @@ def require_interior(lambdas, name: str = "lambdas") -> None:
     """
     from ..tuning import require_interior as check
 
-    check(lambdas.reset_index(drop=True), "require_interior", name)
+    check(lambdas.reset_index(drop=True), name)
 
 
 @validate_params({"prepared": PREPARED, "regimes": REGIMES, "trials": TRIALS, "seed": SEED, "lam_grid": GRID,
