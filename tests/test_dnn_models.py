@@ -294,6 +294,18 @@ def test_timm_model_rejects_missing_file(tmp_path):
         models.timm_model("vit_tiny_patch16_224", pretrained=True, weights_file=tmp_path / "nope.pth")
 
 
+def test_timm_model_weights_need_pretrained_and_are_never_downloaded(tmp_path):
+    path = tmp_path / "weights.pth"
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match=r"'weights_file' parameter of timm_model must be None when "
+                                         r"pretrained=False .*weights.pth"):
+        models.timm_model("vit_tiny_patch16_224", weights_file=path)
+    # test_vit's weights are on the Hub only, never in this offline cache
+    with pytest.raises(ValueError, match=r"'pretrained' parameter of timm_model must be False, or True with "
+                                         r"weights_file=.*not downloaded.*'test_vit'.*Got True"):
+        models.timm_model("test_vit", pretrained=True)
+
+
 # --- arguments (issue 15) ----------------------------------------------------------------------
 
 def test_build_model_refuses_keys_it_would_ignore():

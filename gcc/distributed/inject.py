@@ -21,7 +21,7 @@ __all__ = ["TaskFault", "Injection", "sample_delays", "interruptible_sleep"]
 
 @dataclasses.dataclass(frozen=True)
 class TaskFault:
-    """What one task suffers on its worker, as :meth:`Injection.plan` draws it (not checked again).
+    """What one task suffers on its worker, as :meth:`Injection.plan` draws it.
 
     Attributes
     ----------
@@ -45,6 +45,10 @@ class TaskFault:
     die: bool = False
     die_after_s: float = 0.0
     interruptible: bool = False
+
+    def __post_init__(self):
+        for name, constraint in _FAULT_FIELDS.items():
+            object.__setattr__(self, name, validate(getattr(self, name), constraint, name, "TaskFault"))
 
     def injected_s(self, compute_s: float) -> float:
         """Seconds to sleep after a compute of ``compute_s`` seconds."""
@@ -78,6 +82,9 @@ _FIELDS = {"base_s": _SECONDS, "delay": NoneOr(_DELAY), "delay_scale": _SECONDS,
            "n_random_slow": Interval(Integral, 0, None), "slowdown": Interval(Real, 1, None),
            "sleep_prob": Interval(Real, 0, 1), "sleep_s": _SECONDS, "kill": _POSITIONS, "kill_after_s": _SECONDS,
            "interruptible": BOOL}
+#: the constraints of :class:`TaskFault`'s fields
+_FAULT_FIELDS = {"base_s": _SECONDS, "slowdown": Interval(Real, 1, None), "delay_s": _SECONDS, "die": BOOL,
+                 "die_after_s": _SECONDS, "interruptible": BOOL}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -226,9 +226,18 @@ def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.Pa
         if value is not None and not Path(value).is_file():
             raise invalid(arg, "timm_model", "an existing file", str(value))
     if weights_file is not None:
+        if not pretrained:
+            raise invalid("weights_file", "timm_model", "None when pretrained=False (the file would be ignored)",
+                          str(weights_file))
         kwargs["pretrained_cfg_overlay"] = dict(file=str(weights_file))
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
     try:
         model = timm.create_model(name, pretrained=pretrained, **kwargs)
+    except LocalEntryNotFoundError:
+        raise invalid("pretrained", "timm_model", "False, or True with weights_file= the local weights file (weights "
+                      "are not downloaded: HF_HUB_OFFLINE=1)", pretrained,
+                      f"the pretrained weights of {name!r} are not in the local Hugging Face cache") from None
     except RuntimeError as err:  # timm's load_state_dict on a file of another architecture
         if weights_file is None:
             raise
