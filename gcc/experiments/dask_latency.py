@@ -245,7 +245,7 @@ def plot_cpgc_times(table):
     -------
     matplotlib.figure.Figure
     """
-    from .plotting import figure, finish, scheme_marker, scheme_shades
+    from .plotting import figure, finish, scheme_shades
 
     fig, (ax,) = figure(1, height=3.6)
     scheme = str(table["scheme"].iloc[0]) if "scheme" in table and table["scheme"].nunique() == 1 else ""

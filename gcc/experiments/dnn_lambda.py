@@ -20,12 +20,12 @@ import pandas as pd
 from ..codes import make
 from ..harness import run_trials
 from ..stragglers import FixedCount
-from ..summary import summarize
 from ..validation import SEED, Interval, ListOf, Options, Rejected, invalid, validate, validate_params
-from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
+from ..dnn._checks import COLUMNS, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
 from .dnn_claims import X10_BAND, claim_rows, x10_verdict
 from .dnn_models import family_of
-from .dnn_runs import LAMBDA_GRID, batch_source, dataset_of, lambdas_at, middle_stragglers, tune_lambdas
+from .dnn_runs import (LAMBDA_GRID, batch_source, dataset_of, lambdas_at, middle_stragglers, paired_differences,
+                       tune_lambdas)
 
 __all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "X10_COLUMNS",
            "lambda_movement", "sensitivity_summary", "x10_verdicts", "recovery_comparison", "plot_sensitivity",
@@ -170,22 +170,6 @@ def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: 
     return table
 
 
-def _paired_change(table, variant: str, baseline, metric: str, by: Sequence[str], trial: str = "trial",
-                   level: float = 0.95):
-    """Percent change of ``metric`` from the ``variant == baseline`` rows per ``by`` group, paired."""
-    by = list(by)
-    base = table[table[variant] == baseline][by + [trial, metric]].rename(columns={metric: "_base"})
-    merged = table.merge(base, on=by + [trial])
-    merged["_diff"] = merged[metric] - merged["_base"]
-    diffs = summarize(merged, "_diff", by=by + [variant], level=level).rename(columns={"mean": "diff_mean"})
-    means = merged.groupby(by + [variant], sort=True).agg(mean=(metric, "mean"), baseline_mean=("_base", "mean"))
-    out = diffs.merge(means.reset_index(), on=by + [variant])
-    scale = 100.0 / out["baseline_mean"]
-    return pd.DataFrame({**{c: out[c] for c in by + [variant]}, "mean": out["mean"],
-                         "baseline_mean": out["baseline_mean"], "change_pct": out["diff_mean"] * scale,
-                         "ci_low": out["ci_low"] * scale, "ci_high": out["ci_high"] * scale, "n": out["n"]})
-
-
 @validate_params({"table": Frame(("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor",
                                    "trial", "lam_enc", "lam_dec")), "metrics": COLUMNS, "level": LEVEL})
 def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms", "loss"), level: float = 0.95):
@@ -211,10 +195,15 @@ def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms
                       metrics)
     frames = []
     for metric in metrics:
-        change = _paired_change(table, "factor", 1.0, metric, by, level=level)
-        change.insert(len(by) + 1, "metric", metric)
-        frames.append(change)
-    out = pd.concat(frames, ignore_index=True)
+        for factor in sorted(set(table["factor"])):   # the change from the optimum (factor 1), paired
+            d = paired_differences(table, "factor", factor, 1.0, metric, by, level)
+            scale = 100.0 / d["b_mean"]
+            frames.append(pd.DataFrame({**{c: d[c] for c in by}, "factor": factor, "metric": metric,
+                                        "mean": d["a_mean"], "baseline_mean": d["b_mean"],
+                                        "change_pct": d["mean"] * scale, "ci_low": d["ci_low"] * scale,
+                                        "ci_high": d["ci_high"] * scale, "n": d["n"]}))
+    out = pd.concat(frames).sort_values(by + ["factor"], kind="stable")     # metrics kept in their order
+    out = out.sort_values("metric", key=lambda m: m.map(metrics.index), kind="stable").reset_index(drop=True)
     lams = table.groupby(by + ["factor"], sort=False)[["lam_enc", "lam_dec"]].first().reset_index()
     return out.merge(lams, on=by + ["factor"], how="left")
 
@@ -286,20 +275,14 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
     if missing:
         raise invalid("table", "recovery_comparison", "recovery_runs() rows with the tunings per_s, single and none",
                       table, f"no {missing[0]!r} rows")
-    wide = table.pivot_table(index=by + ["trial"], columns="tuning", values=metric).reset_index()
     rows = []
     for label, a, b in (("gcc per-S - bacc", "per_s", "none"), ("gcc single - bacc", "single", "none"),
                         ("gcc per-S - gcc single", "per_s", "single")):
-        w = wide.copy()
-        w["_d"] = w[a] - w[b]
-        s = summarize(w, "_d", by=by, level=level)
-        means = w.groupby(by, sort=True)[[a, b]].mean().reset_index()
-        s = s.merge(means, on=by)
-        for _, r in s.iterrows():
+        for r in paired_differences(table, "tuning", a, b, metric, by, level).to_dict("records"):
             verdict = ("lower" if r["ci_high"] < 0 else "higher" if r["ci_low"] > 0 else "no significant difference")
             rows.append({**{c: r[c] for c in by}, "comparison": label, "metric": metric, "diff_mean": r["mean"],
-                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"]), "a_mean": r[a],
-                         "b_mean": r[b], "verdict": verdict})
+                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"]), "a_mean": r["a_mean"],
+                         "b_mean": r["b_mean"], "verdict": verdict})
     return pd.DataFrame(rows)
 
 
@@ -312,7 +295,7 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
     -------
     matplotlib.figure.Figure
     """
-    from .plotting import REFERENCE, figure, finish, legend_outside
+    from .plotting import figure, finish, legend_outside
 
     _metric_of(summary, metric, "plot_sensitivity")
     sub = summary[summary["metric"] == metric]
