@@ -71,7 +71,6 @@ def entries(ns: dict) -> list:
     import pandas as pd
     import torch
     import contract_table as st
-    from torchvision.transforms import ToTensor
 
     from gcc.dnn import data, formats, inference, models, training
     from gcc.experiments import coded_samples as cs
@@ -162,9 +161,8 @@ def entries(ns: dict) -> list:
         Entry("dnn.find_idx_files", formats.find_idx_files, dict(folder=files["mnist"]), dict(folder=PATHS)),
         Entry("dnn.read_cifar10", formats.read_cifar10, dict(folder=files["cifar"]), dict(folder=PATHS)),
         Entry("dnn.image_folder", formats.image_folder,
-              dict(root=files["images"], model=None, transform=ToTensor(), max_images=3, seed=0),
-              dict(root=PATHS, model=bad(3, "x", np.sin), transform=bad(3, "x", [1]),
-                   max_images=ints(1, none_ok=True), seed=seeds())),
+              dict(root=files["images"], model=lenet, max_images=3, seed=0),
+              dict(root=PATHS, model=bad(3, "x", np.sin, None), max_images=ints(1, none_ok=True), seed=seeds())),
         # ------------------------------------------------------------ gcc.dnn.data
         Entry("dnn.load_images", data.load_images, dict(dataset="digits", folder=None, val_size=5000, split_seed=0),
               dict(dataset=bad(3, None, b"x", "", "no-such-data-set", object()), folder=bad(3, b"x", "", "/tmp"),
@@ -263,9 +261,9 @@ def entries(ns: dict) -> list:
                 dict(notebook=bad(3, "", None), root=bad(3, b"x")), run_valid=False)
           for func in (dm.from_run, dm.data_from_run, dm.header_from_run)],
         Entry("dnn_models.page_header", dm.page_header,
-              dict(models_table=models_table, datasets=None, banners=(), machine="a machine"),
+              dict(models_table=models_table, datasets=None, banners=()),
               dict(models_table=tables(models_table.drop(columns="test_accuracy")), datasets=bad(3, {"a": 3}),
-                   banners=bad("warn", 3, [3]), machine=bad(3, b"m"))),
+                   banners=bad("warn", 3, [3]))),
         # ------------------------------------------------------------ gcc.experiments.dnn_stragglers
         Entry("dnn_stragglers.run_sweeps", ds.run_sweeps,
               dict(prepared=prep, regimes={"r": (8, 3)}, stragglers={"r": [1, 2]}, trials=2, seed=0, lam_grid=grid,

@@ -307,7 +307,7 @@ def test_prepare_models_header_and_fallback_banner(monkeypatch, tmp_path):
     header = prepared.header()
     assert header.startswith("> **Warning.** Fallback data") and "61,706 parameters" in header
     assert "Hardware." in header and "LeNet5 on MNIST" in header
-    assert prepared.fallback and prepared.summary()["banners"] == prepared.banners
+    assert prepared.banners and prepared.summary()["banners"] == prepared.banners
 
 
 def test_prepare_models_paper_path_offline(tmp_path):

@@ -139,9 +139,9 @@ def test_image_folder_without_images(tmp_path):
     (tmp_path / "val" / "class_0").mkdir(parents=True)
     (tmp_path / "val" / "class_0" / "readme.txt").write_text("no image here")
     with pytest.raises(FileNotFoundError, match="holds no images"):
-        data.image_folder(tmp_path / "val", transform=lambda im: im)
+        data.image_folder(tmp_path / "val", models.LeNet5())
     with pytest.raises(FileNotFoundError, match="image folder not found"):
-        data.image_folder(tmp_path / "absent", transform=lambda im: im)
+        data.image_folder(tmp_path / "absent", models.LeNet5())
 
 
 # --- fallback --------------------------------------------------------------------------------
