@@ -52,17 +52,6 @@ SENSITIVITY_FACTORS = (0.0, 0.01, 0.1, 1.0, 10.0, 100.0)
 _REALS = ListOf(Interval(Real, 0, None), distinct=True)
 
 
-def _band(value) -> tuple[float, float]:
-    pair = ListOf(Interval(Real)).convert(value)
-    if len(pair) != 2 or not pair[0] < pair[1]:
-        raise Rejected()
-    return tuple(pair)
-
-
-#: a band (low, high) of finite reals, low < high
-BAND = As(_band, "a pair (low, high) of finite reals with low < high")
-
-
 def _grid_step(values, grid) -> np.ndarray:
     """Position of each lambda on the (possibly extended) grid in decades, 0 for lambda = 0."""
     values = np.asarray(values, dtype=float)
@@ -78,11 +67,9 @@ def _grid_step(values, grid) -> np.ndarray:
 _LAMBDAS = Frame(("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec"))
 
 
-@validate_params({"lambdas": _LAMBDAS, "grid": _REALS, "steps": Interval(int, 0, None),
-                  "min_stragglers": Interval(int, 0, None)})
-def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = MOVEMENT_STEPS,
-                    min_stragglers: int = 1, tolerant: bool = True):
-    """How far the cross-validated lambdas move with S, per (model, dataset, regime, lambda).
+@validate_params({"lambdas": _LAMBDAS, "grid": _REALS})
+def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, tolerant: bool = True):
+    """How far the cross-validated lambdas move with S > 0, per (model, dataset, regime, lambda).
 
     With ``tolerant`` and ``lam_enc_tol``/``lam_dec_tol`` columns the optimum is the largest lambda within
     0.1% of the best score (:func:`gcc.tuning.tolerant_optimum`), else the argmin.
@@ -93,10 +80,6 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
         A lambdas table tuned per S.
     grid : sequence of float
         The grid the lambdas were chosen from (one point per decade, optionally with 0).
-    steps : int
-        The largest span (in grid steps) read as "barely moves".
-    min_stragglers : int
-        Only S >= this count.
 
     Returns
     -------
@@ -120,7 +103,7 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
         values = lambdas[column].to_numpy()
         if values.dtype.kind not in "iuf" or not (np.isfinite(values) & (values >= 0)).all():
             raise invalid("lambdas", "lambda_movement", f"a lambdas table whose {column} are finite reals >= 0", values)
-    sub = lambdas[lambdas["stragglers"] >= min_stragglers]
+    sub = lambdas[lambdas["stragglers"] > 0]
     rows = []
     keys = ["model", "dataset", "regime", "n_workers", "n_inputs"]
     for key, g in sub.groupby(keys, sort=False):
@@ -134,7 +117,7 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
                          "definition": "within 0.1% of the best" if column != parameter else "argmin",
                          "lam_min": float(values.min()), "lam_max": float(values.max()), "lam_mode": float(mode),
                          "span_steps": span, "share_at_mode": float(np.mean(values == mode)),
-                         "verdict": "consistent" if span <= steps else "moves with S"})
+                         "verdict": "consistent" if span <= MOVEMENT_STEPS else "moves with S"})
     return pd.DataFrame(rows)
 
 
@@ -216,9 +199,9 @@ def _metric_of(table, metric: str, owner: str) -> None:
 
 
 @validate_params({"summary": Frame(("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor",
-                                     "metric", "change_pct", "ci_low", "ci_high")), "metric": TEXT, "band": BAND})
-def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
-    """The change at x10 and x0.1 per (model, lambda), with the verdict against "about 3%".
+                                     "metric", "change_pct", "ci_low", "ci_high")), "metric": TEXT})
+def x10_verdicts(summary, metric: str = "rmse_rms"):
+    """The change at x10 and x0.1 per (model, lambda), with the verdict against "about 3%" (:data:`ABOUT_3PCT`).
 
     Parameters
     ----------
@@ -226,8 +209,6 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
         :func:`sensitivity_summary`.
     metric : str
         The RMSE reading judged (``"rmse_rms"`` or ``"rmse_norms"``).
-    band : (float, float)
-        The band read as "about 3%", in percent.
 
     Returns
     -------
@@ -236,7 +217,7 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
     """
     _metric_of(summary, metric, "x10_verdicts")
     sub = summary[(summary["metric"] == metric) & summary["factor"].isin([10.0, 0.1])].copy()
-    sub["verdict"] = [x10_verdict(lo, hi, band) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
+    sub["verdict"] = [x10_verdict(lo, hi, ABOUT_3PCT) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
     return sub[list(X10_COLUMNS)].reset_index(drop=True)
 
 
@@ -287,8 +268,8 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
 
 
 @validate_params({"summary": Frame(("model", "metric", "parameter", "factor", "change_pct", "ci_low", "ci_high",
-                                     "n_workers", "n_inputs", "stragglers")), "metric": TEXT, "band": BAND})
-def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
+                                     "n_workers", "n_inputs", "stragglers")), "metric": TEXT})
+def plot_sensitivity(summary, metric: str = "rmse_rms"):
     """Fig. 6 analogue: the paired change of the metric against the factor on one lambda, per model.
 
     Returns
@@ -303,7 +284,7 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
     fig, axes = figure(len(models), height=2.5 * -(-len(models) // 3) + 0.9, sharey=True)
     for ax, model in zip(axes, models):
         m = sub[sub["model"] == model]
-        ax.axhspan(*band, color="0.88", zorder=0, label="'about 3%' band")
+        ax.axhspan(*ABOUT_3PCT, color="0.88", zorder=0, label="'about 3%' band")
         # both lambdas are GCC's: black and grey tell them apart (colour means scheme in this book)
         for parameter, color, marker in (("lam_enc", "black", "o"), ("lam_dec", "0.5", "s")):
             p = m[m["parameter"] == parameter].sort_values("factor")

@@ -235,13 +235,12 @@ def tail_verdicts(requests, scheme: str = "gcc_s1", baseline: str = "uncoded", i
     return pd.DataFrame(rows)
 
 
-def overall_verdict(verdicts, at_least: int = 2) -> str:
-    """``"supported"`` when at least ``at_least`` networks support the claim, ``"refuted"`` when so many refute it."""
-    at_least = check_int(at_least, "at_least", "overall_verdict", minimum=1)
+def overall_verdict(verdicts) -> str:
+    """``"supported"`` when at least two networks support the claim, ``"refuted"`` when two refute it."""
     counts = verdicts["verdict"].value_counts()
-    if counts.get("supported", 0) >= at_least:
+    if counts.get("supported", 0) >= 2:
         return "supported"
-    if counts.get("refuted", 0) >= at_least:
+    if counts.get("refuted", 0) >= 2:
         return "refuted"
     return "undecided"
 

@@ -160,10 +160,9 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
 
 
 @validate_params({"results": Frame(("regime", "model", "scheme", "stragglers", "n_workers", "n_inputs")),
-                  "metrics": COLUMNS, "level": LEVEL, "logy": COLUMNS})
-def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss"), level: float = 0.95,
-               logy: Sequence[str] = ("loss", "rmse_norms", "rmse_rms")):
-    """Figure of ``metrics`` against S in one regime: rows = metrics, columns = models (Figs. 3-4).
+                  "metrics": COLUMNS, "level": LEVEL})
+def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss"), level: float = 0.95):
+    """Figure of ``metrics`` against S in one regime: rows = metrics, columns = models (Figs. 3-4); losses on a log axis.
 
     Parameters
     ----------
@@ -175,8 +174,6 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
         Columns to plot, one row of panels each.
     level : float in (0, 1)
         Confidence level of the bands.
-    logy : sequence of str
-        Metrics drawn on a log axis.
 
     Returns
     -------
@@ -204,7 +201,7 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
             ax.plot(sc["stragglers"], sc["mean"], ls="-", marker=scheme_marker(scheme), ms=3, color=color,
                     label=LABELS.get(scheme, scheme))
             band(ax, sc["stragglers"], sc, color, alpha=0.2)
-        if metric in logy:
+        if metric in ("loss", "rmse_norms", "rmse_rms"):
             ax.set_yscale("log")
         if ax.get_subplotspec().is_first_col():
             ax.set_ylabel(METRIC_LABELS.get(metric, metric))
