@@ -295,10 +295,10 @@ def entries(ns: dict) -> list:
               dict(summary=summary, metrics=None),
               dict(summary=tables(summary.drop(columns="metric")), metrics=bad("nope", 3, ["loss", "nope"]))),
         Entry("dnn_summary.improvement_intervals", dsum.improvement_intervals,
-              dict(results=table1, metrics=["rmse_norms"], scheme="gcc", baseline="bacc",
-                   by=("model", "dataset", "n_workers", "n_inputs"), n_boot=100, level=0.95, seed=0),
+              dict(results=table1, metrics=["rmse_norms"], by=("model", "dataset", "n_workers", "n_inputs"), n_boot=100,
+                   level=0.95, seed=0),
               dict(results=tables(table1.drop(columns="trial")), metrics=bad("nope", 3, [], ["nope"]),
-                   scheme=bad("nope", 3, "lcc"), baseline=bad("gcc", "nope"), by=bad(3, ["scheme"], ["model", "nope"]),
+                   by=bad(3, ["scheme"], ["model", "nope"]),
                    n_boot=ints(100), level=reals(0, 1, lo_open=True, hi_open=True), seed=seeds()),
               run_valid=False),
         # ------------------------------------------------------------ gcc.experiments.dnn_lambda

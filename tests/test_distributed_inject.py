@@ -86,7 +86,6 @@ from gcc.distributed.latency import run_requests, simulated_completion, summariz
     (lambda: Injection(interruptible=None), "'interruptible'"),
     (lambda: Injection().plan(0, np.random.default_rng(0)), "'n_tasks' parameter of Injection.plan"),
     (lambda: Injection().plan(4, 0), "'rng' parameter of Injection.plan"),
-    (lambda: Injection().expected_task_s(4, np.random.default_rng(0), compute_s=-1), "'compute_s'"),
     (lambda: Injection(delay=lambda rng, n: np.ones(n) * 1j).plan(3, np.random.default_rng(0)), "'delay'"),
     (lambda: Injection(delay=lambda rng, n: ["a"] * n).plan(3, np.random.default_rng(0)), "'delay'"),
     (lambda: sample_delays(ShiftedExponential(), -1, np.random.default_rng(0)), "'n' parameter of sample_delays"),

@@ -156,11 +156,9 @@ class Injection:
                           delay_s=float(delay[i]), die=bool(die[i]), die_after_s=self.kill_after_s,
                           interruptible=self.interruptible) for i in range(n_tasks)]
 
-    def expected_task_s(self, n_tasks: int, rng: np.random.Generator, compute_s: float = 0.0) -> np.ndarray:
+    def expected_task_s(self, n_tasks: int, rng: np.random.Generator) -> np.ndarray:
         """Simulated busy seconds of each task, shape (n_tasks,) (``inf``: the worker dies): the plan, no Dask."""
-        compute_s = check_real(compute_s, "compute_s", "Injection.expected_task_s", minimum=0)
-        faults = self.plan(n_tasks, rng)
-        return np.array([np.inf if f.die else compute_s + max(f.injected_s(compute_s), 0.0) for f in faults])
+        return np.array([np.inf if f.die else f.injected_s(0.0) for f in self.plan(n_tasks, rng)])
 
 
 #: granularity of interruptible sleeps: short against the delays injected (tens of ms and up)
