@@ -487,7 +487,7 @@ DISTRIBUTED = [
     Entry("distributed.Injection.plan", lambda n_tasks, rng: inject.Injection(slow_workers=(1,)).plan(n_tasks, rng),
           dict(n_tasks=4, rng=RNG(0)), dict(n_tasks=ints(2), rng=RNGS)),
     Entry("distributed.Injection.expected_task_s",
-          lambda n_tasks, rng, compute_s: inject.Injection().expected_task_s(n_tasks, rng, compute_s),
+          lambda n_tasks, rng: inject.Injection().expected_task_s(n_tasks, rng),
           dict(n_tasks=4, rng=RNG(0)), dict(n_tasks=ints(1), rng=RNGS)),
     Entry("distributed.sample_delays", inject.sample_delays,
           dict(model=gcc.ShiftedExponential(), n=3, rng=RNG(0)),

@@ -23,7 +23,7 @@ from gcc.backend import to_numpy
 from gcc.distributed.actors import CodedWorker, actor_pool, dispatch_batch
 from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers, check_client
 from gcc.distributed.inject import Injection
-from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
+from gcc.validation import (NAME, SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
                             Interval, NoneOr, check_int, invalid, validate_params)
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
@@ -102,11 +102,8 @@ class ModelRef:
         so a torch model can be fed numpy-coded inputs; run under ``torch.no_grad``.
     """
 
+    @validate_params({"name": NAME, "loader": CallableConstraint()})
     def __init__(self, name: str, loader: Callable[[], Any], torch_io: bool = False):
-        if not isinstance(name, str) or not name:
-            raise invalid("name", "ModelRef", "a non-empty str", name)
-        if not callable(loader):
-            raise invalid("loader", "ModelRef", "callable", loader)
         self.name, self.loader, self.torch_io = name, loader, torch_io
 
     def __call__(self, x):

@@ -72,7 +72,7 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     ----------
     n_inputs, n_workers : int
         K and N (N > K).
-    stragglers : int or sequence of int
+    stragglers : sequence of int
         The S at which GCC waits for the fastest N - S (BACC: the first).
 
     Returns
@@ -83,8 +83,6 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     """
     owner = "serving_schemes"
     n_workers = check_int(n_workers, "n_workers", owner, minimum=n_inputs + 1, constraint="an int > n_inputs")
-    if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
-        stragglers = [stragglers]
     s_gcc = validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers", owner)
     schemes = {"uncoded": {"code": Uncoded(n_inputs)},
                "replication": {"code": Replication(n_inputs, n_workers)}}
