@@ -178,15 +178,16 @@ def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms
                       metrics)
     frames = []
     for metric in metrics:
+        parts = []
         for factor in sorted(set(table["factor"])):   # the change from the optimum (factor 1), paired
             d = paired_differences(table, "factor", factor, 1.0, metric, by, level)
             scale = 100.0 / d["b_mean"]
-            frames.append(pd.DataFrame({**{c: d[c] for c in by}, "factor": factor, "metric": metric,
-                                        "mean": d["a_mean"], "baseline_mean": d["b_mean"],
-                                        "change_pct": d["mean"] * scale, "ci_low": d["ci_low"] * scale,
-                                        "ci_high": d["ci_high"] * scale, "n": d["n"]}))
-    out = pd.concat(frames).sort_values(by + ["factor"], kind="stable")     # metrics kept in their order
-    out = out.sort_values("metric", key=lambda m: m.map(metrics.index), kind="stable").reset_index(drop=True)
+            parts.append(pd.DataFrame({**{c: d[c] for c in by}, "factor": factor, "metric": metric,
+                                       "mean": d["a_mean"], "baseline_mean": d["b_mean"],
+                                       "change_pct": d["mean"] * scale, "ci_low": d["ci_low"] * scale,
+                                       "ci_high": d["ci_high"] * scale, "n": d["n"]}))
+        frames.append(pd.concat(parts).sort_values(by + ["factor"], kind="stable"))
+    out = pd.concat(frames, ignore_index=True)
     lams = table.groupby(by + ["factor"], sort=False)[["lam_enc", "lam_dec"]].first().reset_index()
     return out.merge(lams, on=by + ["factor"], how="left")
 

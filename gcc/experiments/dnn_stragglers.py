@@ -148,14 +148,15 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     scheme, baseline = scheme_pair(results, scheme, baseline, owner)
     by = [c for c in by if c in results.columns]
     higher = metric in HIGHER_IS_BETTER
-    rows = [{**{c: ci[c] for c in by}, "scheme": scheme, "baseline": baseline, "metric": metric,
-             "scheme_mean": am, "baseline_mean": bm, "diff_mean": ci["mean"],
-             "diff_ci_low": ci["ci_low"], "diff_ci_high": ci["ci_high"], "n": int(ci["n"]),
-             "improvement_pct": 100.0 * (am - bm if higher else bm - am) / bm if bm != 0 else np.nan,
-             "below": bool(am < bm), "better": bool(am > bm) if higher else bool(am < bm),
-             "significant": bool(ci["ci_high"] < 0 or ci["ci_low"] > 0)}
-            for ci in paired_differences(results, "scheme", scheme, baseline, metric, by, level).to_dict("records")
-            for am, bm in [(ci["a_mean"], ci["b_mean"])]]
+    rows = []
+    for ci in paired_differences(results, "scheme", scheme, baseline, metric, by, level).to_dict("records"):
+        am, bm = ci["a_mean"], ci["b_mean"]
+        rows.append({**{c: ci[c] for c in by}, "scheme": scheme, "baseline": baseline, "metric": metric,
+                     "scheme_mean": am, "baseline_mean": bm, "diff_mean": ci["mean"],
+                     "diff_ci_low": ci["ci_low"], "diff_ci_high": ci["ci_high"], "n": int(ci["n"]),
+                     "improvement_pct": 100.0 * (am - bm if higher else bm - am) / bm if bm != 0 else np.nan,
+                     "below": bool(am < bm), "better": bool(am > bm) if higher else bool(am < bm),
+                     "significant": bool(ci["ci_high"] < 0 or ci["ci_low"] > 0)})
     return pd.DataFrame(rows)
 
 
