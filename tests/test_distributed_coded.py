@@ -50,15 +50,12 @@ class PolyCode:
 
 
 def _codes():
-    """The stand-in plus every real gcc code that has landed."""
+    """The stand-in and the real gcc codes."""
     import gcc
 
-    codes = [("poly", lambda K, N: PolyCode(K, N))]
-    for name in ("SplineCode", "BerrutCode", "LagrangeCode", "BSplineCode"):
-        cls = getattr(gcc, name, None)
-        if cls is not None:
-            codes.append((name, lambda K, N, cls=cls: cls(n_inputs=K, n_workers=N)))
-    return codes
+    return [("poly", lambda K, N: PolyCode(K, N))] + [
+        (name, lambda K, N, cls=getattr(gcc, name): cls(n_inputs=K, n_workers=N))
+        for name in ("SplineCode", "BerrutCode", "LagrangeCode", "BSplineCode")]
 
 
 def _in_process(code, X, f, received):
