@@ -50,15 +50,12 @@ class PolyCode:
 
 
 def _codes():
-    """The stand-in plus every real gcc code that has landed."""
+    """The stand-in and the real gcc codes."""
     import gcc
 
-    codes = [("poly", lambda K, N: PolyCode(K, N))]
-    for name in ("SplineCode", "BerrutCode", "LagrangeCode", "BSplineCode"):
-        cls = getattr(gcc, name, None)
-        if cls is not None:
-            codes.append((name, lambda K, N, cls=cls: cls(n_inputs=K, n_workers=N)))
-    return codes
+    return [("poly", lambda K, N: PolyCode(K, N))] + [
+        (name, lambda K, N, cls=getattr(gcc, name): cls(n_inputs=K, n_workers=N))
+        for name in ("SplineCode", "BerrutCode", "LagrangeCode", "BSplineCode")]
 
 
 def _in_process(code, X, f, received):
@@ -274,6 +271,24 @@ def test_cluster_is_shut_down():
     with socket.socket() as s:
         s.settimeout(2)
         assert s.connect_ex((host, int(port))) != 0   # the scheduler's port is closed
+
+
+def test_no_client_and_no_scheduler_are_named_at_once():
+    with pytest.raises(ValueError, match=r"'client' parameter of coded_compute must be a distributed.Client "
+                                         r".*Got None instead"):
+        coded_compute(None, PolyCode(3, 8), np.zeros((3, 2)), np.negative)
+    with socket.socket() as s:       # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"'address' parameter of open_cluster must be the address of a running "
+                                         r"Dask scheduler.*nothing answers there"):
+        with open_cluster(n_workers=2, address=address, timeout=30):
+            pass
+    assert time.perf_counter() - t0 < 10          # refused at once, not after the timeout
+    with pytest.raises(ValueError, match="'address' parameter of open_cluster.*Got 'foo' instead"):
+        with open_cluster(address="foo"):
+            pass
 
 
 def test_import_gcc_does_not_import_dask():

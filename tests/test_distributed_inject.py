@@ -73,6 +73,7 @@ def test_bad_injections_name_the_parameter(kwargs, match):
 
 
 # --------------------------------------------------------------------------- issue 15: the contract
+import gcc  # noqa: E402
 from gcc.distributed.baselines import Replication, Uncoded  # noqa: E402
 from gcc.distributed.inject import interruptible_sleep  # noqa: E402
 from gcc.distributed.latency import run_requests, simulated_completion, summarize_latency  # noqa: E402
@@ -85,7 +86,6 @@ from gcc.distributed.latency import run_requests, simulated_completion, summariz
     (lambda: Injection(interruptible=None), "'interruptible'"),
     (lambda: Injection().plan(0, np.random.default_rng(0)), "'n_tasks' parameter of Injection.plan"),
     (lambda: Injection().plan(4, 0), "'rng' parameter of Injection.plan"),
-    (lambda: Injection().expected_task_s(4, np.random.default_rng(0), compute_s=-1), "'compute_s'"),
     (lambda: Injection(delay=lambda rng, n: np.ones(n) * 1j).plan(3, np.random.default_rng(0)), "'delay'"),
     (lambda: Injection(delay=lambda rng, n: ["a"] * n).plan(3, np.random.default_rng(0)), "'delay'"),
     (lambda: sample_delays(ShiftedExponential(), -1, np.random.default_rng(0)), "'n' parameter of sample_delays"),
@@ -93,7 +93,15 @@ from gcc.distributed.latency import run_requests, simulated_completion, summariz
     (lambda: interruptible_sleep(float("inf")), "'seconds' parameter of interruptible_sleep"),
     (lambda: interruptible_sleep(float("nan")), "'seconds'"), (lambda: interruptible_sleep(0.0, "no"), "'interruptible'"),
     (lambda: Replication(0, 3), "'n_inputs' parameter of Replication"),
-    (lambda: Replication(3, 2), r"'n_workers' parameter of Replication must be an int >= n_inputs"),
+    (lambda: Replication(3, 2), r"'n_workers' parameter of Replication must be an int >= 2 \* n_inputs"),
+    (lambda: Replication(2, 3), r"'n_workers' parameter of Replication must be an int >= 2 \* n_inputs \(two "
+                                r"copies of every input\)\. Got 3 instead"),
+    (lambda: TaskFault(slowdown=0.0), r"'slowdown' parameter of TaskFault must be .*>= 1\. Got 0.0 instead"),
+    (lambda: TaskFault(slowdown=float("nan")), r"'slowdown' parameter of TaskFault.*Got nan instead"),
+    (lambda: TaskFault(slowdown="2"), r"'slowdown' parameter of TaskFault.*Got '2' instead"),
+    (lambda: TaskFault(delay_s=-0.1), r"'delay_s' parameter of TaskFault must be .*>= 0\. Got -0.1 instead"),
+    (lambda: TaskFault(delay_s=float("nan")), r"'delay_s' parameter of TaskFault.*Got nan instead"),
+    (lambda: TaskFault(delay_s=float("inf")), r"'delay_s' parameter of TaskFault.*Got inf instead"),
     (lambda: Uncoded(1.5), "'n_inputs' parameter of Uncoded"),
     (lambda: Replication(2, 4).is_decodable([0, 1.7]), r"'received'.*1.7 is not an int"),
     (lambda: Replication(2, 4).is_decodable([0, 4]), "'received'"),
@@ -102,6 +110,12 @@ from gcc.distributed.latency import run_requests, simulated_completion, summariz
     (lambda: simulated_completion(Uncoded(3), [0.1, np.nan, 0.2]), "'task_s' parameter of simulated_completion"),
     (lambda: simulated_completion(Uncoded(3), [0.1, -1.0, 0.2]), "'task_s'"),
     (lambda: simulated_completion(object(), [0.1, 0.2], n_wait=3), "'n_wait'"),
+    (lambda: simulated_completion(Replication(2, 4), [0.1, 0.2, 0.3]),
+     r"'task_s' parameter of simulated_completion must be one time per worker of the code \(n_workers = 4\) "
+     r"\(it has 3\)"),
+    (lambda: simulated_completion(gcc.SplineCode(n_inputs=4, n_workers=8), np.ones(8), n_wait=3),
+     r"'n_wait' parameter of simulated_completion must be an int in \[n_inputs, n_workers\] = \[4, 8\]\. "
+     r"Got 3 instead"),
     (lambda: run_requests(None, {}, lambda rng: 0, np.sin, n_requests=1), "'schemes' parameter of run_requests"),
     (lambda: run_requests(None, {"a": {"code": Uncoded(2)}}, 3, np.sin, n_requests=1), "'make_batch'"),
     (lambda: run_requests(None, {"a": {"code": Uncoded(2)}}, np.sin, np.sin, n_requests=1, seed=0.5), "'seed'"),

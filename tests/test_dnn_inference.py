@@ -78,6 +78,13 @@ def test_inputs_the_network_cannot_take_are_named(f):
         f(np.zeros((2, 1, 16, 16)))
     with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction must be a non-empty batch"):
         f(np.zeros((0, 1, 28, 28)))
+    x = np.zeros((2, 1, 28, 28))
+    x[1, 0, 3, 4] = np.nan
+    with pytest.raises(ValueError, match=r"'x' parameter of SoftmaxFunction must be free of NaN and inf "
+                                         r"\(x\[1, 0, 3, 4\] = nan"):
+        f(x)
+    with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction.forward_tensor must be free of NaN"):
+        f.forward_tensor(torch.full((2, 1, 28, 28), float("inf")))
     bare = inference.SoftmaxFunction(models.LeNet5(), device="cpu")
     with pytest.raises(ValueError, match="'x' parameter of SoftmaxFunction must be a batch that LeNet5 takes"):
         bare(np.zeros((2, 3, 28, 28), np.float32))

@@ -23,15 +23,15 @@ class Replication:
     n_inputs : int
         K.
     n_workers : int
-        N >= K. With N a multiple of K every input has N/K copies; otherwise the
-        first ``N mod K`` inputs get one more.
+        N >= 2K: two copies of every input at least (N = K is :class:`Uncoded`). With N a multiple
+        of K every input has N/K copies; otherwise the first ``N mod K`` inputs get one more.
     """
 
     def __init__(self, n_inputs: int, n_workers: int):
         owner = type(self).__name__
         self.n_inputs = check_int(n_inputs, "n_inputs", owner, minimum=1)
-        self.n_workers = check_int(n_workers, "n_workers", owner, minimum=self.n_inputs,
-                                   constraint="an int >= n_inputs")
+        self.n_workers = check_int(n_workers, "n_workers", owner, minimum=2 * self.n_inputs,
+                                   constraint="an int >= 2 * n_inputs (two copies of every input)")
         #: (N,) index of the input each worker holds
         self.assignment = np.arange(self.n_workers) % self.n_inputs
 
@@ -78,4 +78,5 @@ class Uncoded(Replication):
     """
 
     def __init__(self, n_inputs: int):
-        super().__init__(n_inputs, n_inputs)
+        self.n_inputs = self.n_workers = check_int(n_inputs, "n_inputs", type(self).__name__, minimum=1)
+        self.assignment = np.arange(self.n_workers)

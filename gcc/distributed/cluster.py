@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import time
 from numbers import Integral, Real
 from typing import Iterator
 
-from gcc.validation import Interval, validate_params
+from gcc.validation import NAME, Interval, NoneOr, invalid, validate_params
 
 __all__ = ["SECONDS", "WORKER_COUNT", "LOADED_MACHINE_CONFIG", "START_ATTEMPTS", "REPLACEMENT_WAIT_S",
            "open_cluster", "worker_addresses", "wait_for_workers", "await_workers"]
@@ -53,7 +54,7 @@ _SINGLE_THREAD_ENV = {
 
 
 @contextlib.contextmanager
-@validate_params({"n_workers": WORKER_COUNT, "timeout": SECONDS})
+@validate_params({"n_workers": WORKER_COUNT, "address": NoneOr(NAME), "timeout": SECONDS})
 def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: float = 60.0,
                  processes: bool = True) -> Iterator["distributed.Client"]:
     """Start a local Dask cluster (or connect to one) and always shut it down.
@@ -82,10 +83,13 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
     ------
     RuntimeError
         The local cluster did not start in :data:`START_ATTEMPTS` attempts.
+    ValueError
+        No scheduler answers at ``address``.
     """
     from distributed import Client
 
     if address is not None:
+        _probe(address, timeout)
         with Client(address, timeout=timeout) as client:
             client.wait_for_workers(n_workers, timeout=timeout)
             yield client
@@ -102,6 +106,27 @@ def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: flo
                 yield client
         finally:
             cluster.close(timeout=timeout)
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Raise at once if nothing listens at a scheduler ``address`` (Dask would retry until ``timeout``)."""
+    from distributed.comm import get_address_host_port
+
+    requirement = "the address of a running Dask scheduler, e.g. 'tcp://10.0.0.5:8786'"
+    try:
+        host, port = get_address_host_port(address)
+        socket.create_connection((host, port), timeout=timeout).close()
+    except (OSError, ValueError) as err:
+        raise invalid("address", "open_cluster", requirement, address, f"nothing answers there: {err}") from None
+
+
+def check_client(client, owner: str):
+    """Require a ``distributed.Client`` (before any use: a wrong one would fail deep inside Dask)."""
+    from distributed import Client
+
+    if not isinstance(client, Client):
+        raise invalid("client", owner, "a distributed.Client (open_cluster() yields one)", client)
+    return client
 
 
 def _start_local(n_workers: int, processes: bool, timeout: float, extra: dict):

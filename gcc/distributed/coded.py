@@ -21,9 +21,9 @@ import numpy as np
 
 from gcc.backend import to_numpy
 from gcc.distributed.actors import CodedWorker, actor_pool, dispatch_batch
-from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers
+from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers, check_client
 from gcc.distributed.inject import Injection
-from gcc.validation import (SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
+from gcc.validation import (NAME, SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
                             Interval, NoneOr, check_int, invalid, validate_params)
 
 __all__ = ["coded_compute", "CodedResult", "DeadlineError", "ModelRef", "ModelPlugin", "CodedWorker",
@@ -102,11 +102,8 @@ class ModelRef:
         so a torch model can be fed numpy-coded inputs; run under ``torch.no_grad``.
     """
 
+    @validate_params({"name": NAME, "loader": CallableConstraint()})
     def __init__(self, name: str, loader: Callable[[], Any], torch_io: bool = False):
-        if not isinstance(name, str) or not name:
-            raise invalid("name", "ModelRef", "a non-empty str", name)
-        if not callable(loader):
-            raise invalid("loader", "ModelRef", "callable", loader)
         self.name, self.loader, self.torch_io = name, loader, torch_io
 
     def __call__(self, x):
@@ -295,6 +292,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     if min_results is None:
         min_results = n_wait if deadline is None else min(n_wait, int(getattr(code, "n_inputs", 1) or 1))
     min_results = check_int(min_results, "min_results", owner, 1, n_wait)
+    check_client(client, owner)
 
     # Setup, not part of the latency: the workers, their actors and the injection's draws (it
     # emulates the environment, it is no work of the master's) are known before a request arrives.

@@ -21,7 +21,7 @@ __all__ = ["TaskFault", "Injection", "sample_delays", "interruptible_sleep"]
 
 @dataclasses.dataclass(frozen=True)
 class TaskFault:
-    """What one task suffers on its worker, as :meth:`Injection.plan` draws it (not checked again).
+    """What one task suffers on its worker, as :meth:`Injection.plan` draws it.
 
     Attributes
     ----------
@@ -45,6 +45,10 @@ class TaskFault:
     die: bool = False
     die_after_s: float = 0.0
     interruptible: bool = False
+
+    def __post_init__(self):
+        for name, constraint in _FAULT_FIELDS.items():
+            object.__setattr__(self, name, validate(getattr(self, name), constraint, name, "TaskFault"))
 
     def injected_s(self, compute_s: float) -> float:
         """Seconds to sleep after a compute of ``compute_s`` seconds."""
@@ -78,6 +82,9 @@ _FIELDS = {"base_s": _SECONDS, "delay": NoneOr(_DELAY), "delay_scale": _SECONDS,
            "n_random_slow": Interval(Integral, 0, None), "slowdown": Interval(Real, 1, None),
            "sleep_prob": Interval(Real, 0, 1), "sleep_s": _SECONDS, "kill": _POSITIONS, "kill_after_s": _SECONDS,
            "interruptible": BOOL}
+#: the constraints of :class:`TaskFault`'s fields
+_FAULT_FIELDS = {"base_s": _SECONDS, "slowdown": Interval(Real, 1, None), "delay_s": _SECONDS, "die": BOOL,
+                 "die_after_s": _SECONDS, "interruptible": BOOL}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,11 +156,9 @@ class Injection:
                           delay_s=float(delay[i]), die=bool(die[i]), die_after_s=self.kill_after_s,
                           interruptible=self.interruptible) for i in range(n_tasks)]
 
-    def expected_task_s(self, n_tasks: int, rng: np.random.Generator, compute_s: float = 0.0) -> np.ndarray:
+    def expected_task_s(self, n_tasks: int, rng: np.random.Generator) -> np.ndarray:
         """Simulated busy seconds of each task, shape (n_tasks,) (``inf``: the worker dies): the plan, no Dask."""
-        compute_s = check_real(compute_s, "compute_s", "Injection.expected_task_s", minimum=0)
-        faults = self.plan(n_tasks, rng)
-        return np.array([np.inf if f.die else compute_s + max(f.injected_s(compute_s), 0.0) for f in faults])
+        return np.array([np.inf if f.die else f.injected_s(0.0) for f in self.plan(n_tasks, rng)])
 
 
 #: granularity of interruptible sleeps: short against the delays injected (tens of ms and up)

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.distributed.cluster import SECONDS, worker_addresses
+from gcc.distributed.cluster import SECONDS, check_client, worker_addresses
 from gcc.distributed.coded import DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
 from gcc.metrics import mse_loss
@@ -49,13 +49,20 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
     """The first arrival time (``inf`` if none) at which ``code`` could decode, the tasks taking ``task_s``.
 
     ``task_s``, shape (N,): busy seconds per task (``inf``: the worker dies). The condition is the
-    code's ``is_decodable`` if it has one, else ``n_wait`` results (default N).
+    code's ``is_decodable`` if it has one, else ``n_wait`` results (default N; at least the code's K).
     """
     owner = "simulated_completion"
     task_s = validate(task_s, _TASK_S, "task_s", owner)
     if np.isnan(task_s).any() or (task_s < 0).any():
         raise invalid("task_s", owner, _TASK_S, task_s)
-    need = len(task_s) if n_wait is None else check_int(n_wait, "n_wait", owner, 1, max(len(task_s), 1))
+    n = getattr(code, "n_workers", len(task_s))
+    if len(task_s) != n:
+        raise invalid("task_s", owner, f"one time per worker of the code (n_workers = {n})", task_s,
+                      f"it has {len(task_s)}")
+    k = getattr(code, "n_inputs", 1)
+    top = max(n, 1)
+    need = n if n_wait is None else check_int(n_wait, "n_wait", owner, min(k, top), top,
+                                              constraint=f"an int in [n_inputs, n_workers] = [{min(k, top)}, {top}]")
     decodable = getattr(code, "is_decodable", None)
     order = np.argsort(task_s, kind="stable")
     for m in range(1, len(order) + 1):
@@ -112,7 +119,7 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
 
     owner = "run_requests"
     exact = exact or f
-    addresses = worker_addresses(client)
+    addresses = worker_addresses(check_client(client, owner))
     n_cluster = len(addresses)
     # The workers are looked up once per run, not once per request (a scheduler round trip each
     # time, outside the latency but not outside the run's wall time). With process deaths in the

@@ -10,15 +10,14 @@ import hashlib
 import os
 import warnings
 from dataclasses import dataclass
-from numbers import Real
 from pathlib import Path
 
 import numpy as np
 
 from ..backend import to_numpy
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Options, Rejected, check_int, check_labels,
-                          invalid, validate, validate_params)
-from ._checks import NAME, PATH, As
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Options, check_int, check_labels, invalid,
+                          validate, validate_params)
+from ._checks import NAME, PATH
 from .formats import find_idx_files, image_folder, read_cifar10, read_idx
 
 __all__ = ["ImageData", "FallbackDataWarning", "load_images", "load_mnist_format", "load_cifar10", "load_digits16",
@@ -182,13 +181,11 @@ def _looked() -> str:
     return ", ".join(([env] if env else []) + list(FASHION_MNIST_DIRS))
 
 
-_CLASSES = NoneOr(InstanceOf((list, tuple), "a list or tuple of class names"))
 _VAL_SIZE = Interval(int, 1, None)
 
 
-@validate_params({"folder": PATH, "name": NoneOr(NAME), "val_size": _VAL_SIZE, "split_seed": SEED, "classes": _CLASSES})
-def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, split_seed: int = 0,
-                      classes=None) -> ImageData:
+@validate_params({"folder": PATH, "name": NoneOr(NAME), "val_size": _VAL_SIZE, "split_seed": SEED})
+def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, split_seed: int = 0) -> ImageData:
     """An MNIST-format folder (MNIST, Fashion-MNIST, ...) as normalised splits.
 
     Parameters
@@ -201,8 +198,6 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
         Training images held out (seeded) as the validation split.
     split_seed : int
         Seed of that hold-out.
-    classes : sequence of str, optional
-        Class names; default ``"0"`` .. ``"9"``.
 
     Returns
     -------
@@ -232,10 +227,7 @@ def load_mnist_format(folder, name: str | None = None, val_size: int = 5000, spl
     train, val = _hold_out(len(y_all), val_size, split_seed, "load_mnist_format")
     name = name or Path(folder).name
     n_classes = int(max(y_all.max(), arrays[("test", "labels")].max())) + 1
-    if classes is not None and (len(classes) < n_classes or not all(isinstance(c, str) for c in classes)):
-        raise invalid("classes", "load_mnist_format", f"a list of at least {n_classes} class names (str), one per label",
-                      classes)
-    classes = classes or (FASHION_MNIST_CLASSES if name == "fashion-mnist" else [str(c) for c in range(n_classes)])
+    classes = FASHION_MNIST_CLASSES if name == "fashion-mnist" else [str(c) for c in range(n_classes)]
     return _normalised(name, x_all[train], y_all[train], x_all[val], y_all[val],
                        arrays[("test", "images")][:, None].astype(np.float32) / 255.0, arrays[("test", "labels")],
                        classes, Path(folder))
@@ -264,18 +256,8 @@ def _upscale(images: np.ndarray, size: int) -> np.ndarray:
     return to_numpy(t)
 
 
-def _fractions(value) -> tuple:
-    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 3 or not all(
-            isinstance(v, Real) and not isinstance(v, bool) and 0 < v < 1 for v in value) \
-            or abs(sum(value) - 1.0) > 1e-9:
-        raise Rejected()
-    return tuple(value)
-
-
-@validate_params({"size": Interval(int, 8, None), "split_seed": SEED,
-                  "splits": As(_fractions, "three fractions in (0, 1) summing to 1"), "fallback": BOOL})
-def load_digits16(size: int = 16, split_seed: int = 0,
-                  splits: tuple[float, float, float] = DIGITS_SPLITS, fallback: bool = False) -> ImageData:
+@validate_params({"size": Interval(int, 8, None), "split_seed": SEED, "fallback": BOOL})
+def load_digits16(size: int = 16, split_seed: int = 0, fallback: bool = False) -> ImageData:
     """scikit-learn's digits upscaled to ``size`` x ``size``, normalised and split.
 
     Parameters
@@ -283,9 +265,7 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     size : int
         Side of the output images (28 matches Fashion-MNIST).
     split_seed : int
-        Seed of the stratified train / validation / test split.
-    splits : tuple of three floats
-        Fractions (train, validation, test), summing to 1.
+        Seed of the stratified train / validation / test split (:data:`DIGITS_SPLITS`).
     fallback : bool
         Mark the data as the fallback for a missing Fashion-MNIST (:func:`data_banner`).
 
@@ -305,7 +285,7 @@ def load_digits16(size: int = 16, split_seed: int = 0,
     images = digits.images / 16.0  # grey levels 0..16 -> [0, 1]
     labels = digits.target.astype(np.int64)
     idx = np.arange(len(labels))
-    train_frac, val_frac, test_frac = splits
+    train_frac, val_frac, test_frac = DIGITS_SPLITS
     idx_rest, idx_test = train_test_split(idx, test_size=test_frac, stratify=labels, random_state=split_seed)
     idx_train, idx_val = train_test_split(
         idx_rest, test_size=val_frac / (train_frac + val_frac), stratify=labels[idx_rest],

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..validation import SEED, Callable, Interval, NoneOr, invalid, validate_params
+from ..validation import SEED, Interval, NoneOr, invalid, validate_params
 from ._checks import MODULE, PATH
 
 __all__ = ["read_idx", "find_idx_files", "read_cifar10", "image_folder", "IDX_SPLITS", "IMAGE_SUFFIXES"]
@@ -187,19 +187,16 @@ def read_cifar10(folder) -> dict[str, np.ndarray]:
             "x_test": parts["test_batch"][0], "y_test": parts["test_batch"][1]}
 
 
-@validate_params({"root": PATH, "model": NoneOr(MODULE), "transform": NoneOr(Callable()),
-                  "max_images": NoneOr(Interval(int, 1, None)), "seed": SEED})
-def image_folder(root, model=None, transform=None, max_images: int | None = None, seed: int = 0):
+@validate_params({"root": PATH, "model": MODULE, "max_images": NoneOr(Interval(int, 1, None)), "seed": SEED})
+def image_folder(root, model, max_images: int | None = None, seed: int = 0):
     """An ImageNet-style ``root/<class>/<image>`` folder as ``(x, y, classes)``.
 
     Parameters
     ----------
     root : str or pathlib.Path
         Folder in torchvision's ``ImageFolder`` layout.
-    model : torch.nn.Module, optional
+    model : torch.nn.Module
         A timm model whose ``pretrained_cfg`` gives the evaluation transform.
-    transform : callable, optional
-        A torchvision transform from PIL image to tensor (C, H, W); overrides ``model``'s.
     max_images : int, optional
         Keep a seeded random subset of this many images.
     seed : int
@@ -226,13 +223,9 @@ def image_folder(root, model=None, transform=None, max_images: int | None = None
     if not any(p.suffix.lower() in IMAGE_SUFFIXES for d in classes for p in d.iterdir()):
         raise FileNotFoundError(f"{root} holds no images: expected class folders root/<class>/ with "
                                 f"{'/'.join(IMAGE_SUFFIXES)} files ({len(classes)} sub-folders found)")
-    if transform is None:
-        if model is None:
-            raise invalid("model", "image_folder", "a timm model when 'transform' is None", model)
-        import timm.data
+    import timm.data
 
-        config = timm.data.resolve_data_config({}, model=model)
-        transform = timm.data.create_transform(**config, is_training=False)
+    transform = timm.data.create_transform(**timm.data.resolve_data_config({}, model=model), is_training=False)
     # allow_empty: a class folder without images is skipped rather than an error (checked above
     # that the folder as a whole has some).
     dataset = ImageFolder(str(root), transform=transform, allow_empty=True)

@@ -17,7 +17,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..backend import to_numpy  # noqa: E402
-from ..validation import Interval, NoneOr, invalid, validate, validate_params  # noqa: E402
+from ..validation import Interval, NoneOr, check_finite, invalid, validate, validate_params  # noqa: E402
 from ._checks import DEVICE, INT_TUPLE, MODULE, Device, real_tensor  # noqa: E402
 
 __all__ = ["best_device", "SoftmaxFunction"]
@@ -93,8 +93,8 @@ class SoftmaxFunction:
     def __repr__(self) -> str:
         return f"SoftmaxFunction({type(self.model).__name__}, device={self.device}, input_shape={self.input_shape})"
 
-    def _check_shape(self, x, owner: str) -> None:
-        """A non-empty batch of the model's input shape (flattened when ``input_shape`` is known)."""
+    def _check_batch(self, x, owner: str) -> None:
+        """A non-empty, finite batch of the model's input shape (flattened when ``input_shape`` is known)."""
         shape = tuple(x.shape)
         if self.input_shape is not None:
             flat = int(np.prod(self.input_shape))
@@ -103,6 +103,7 @@ class SoftmaxFunction:
                               f"its shape is {shape}")
         if shape[0] == 0:
             raise invalid("x", owner, "a non-empty batch", x, f"its shape is {shape}")
+        check_finite(x, "x", owner)     # softmax of NaN is NaN: the error would surface only in the decode
 
     @torch.no_grad()
     def forward_tensor(self, x: torch.Tensor) -> torch.Tensor:
@@ -111,7 +112,7 @@ class SoftmaxFunction:
         if not isinstance(x, torch.Tensor) or not x.is_floating_point():
             raise invalid("x", owner, "a floating-point torch.Tensor (use SoftmaxFunction(x) for arrays)", x)
         real_tensor(x, "x", owner, min_ndim=2 if self.input_shape is not None else 1)
-        self._check_shape(x, owner)
+        self._check_batch(x, owner)
         return self._forward(x, owner)
 
     @torch.no_grad()
@@ -146,7 +147,7 @@ class SoftmaxFunction:
         """
         owner = "SoftmaxFunction"
         arr = real_tensor(x, "x", owner, min_ndim=2 if self.input_shape is not None else 1)
-        self._check_shape(arr, owner)
+        self._check_batch(arr, owner)
         if isinstance(arr, torch.Tensor):
             out = self._forward(arr.detach().to(device=self.device, dtype=self.dtype), owner)
             dtype = arr.dtype if arr.is_floating_point() else torch.float32

@@ -1,8 +1,8 @@
 """The paper's three networks, whose softmax output is the function f the workers compute.
 
 :class:`LeNet5`, :func:`repvgg` (with :func:`deploy`, its single-branch inference form),
-:func:`small_vit` and :func:`timm_model` (weights from local files only), built from a
-configuration by :func:`build_model`.
+:func:`small_vit` (built from a configuration by :func:`build_model`) and :func:`timm_model`
+(weights from local files only).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ __all__ = ["LeNet5", "small_vit", "repvgg", "deploy", "timm_model", "build_model
            "n_parameters", "ARCHS", "CONFIG_KEYS"]
 
 #: The ``arch`` values of :func:`build_model`.
-ARCHS = ("lenet5", "repvgg", "vit", "timm")
+ARCHS = ("lenet5", "repvgg", "vit")
 
 _POSITIVE = Interval(Integral, 1, None)
 
@@ -226,9 +226,18 @@ def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.Pa
         if value is not None and not Path(value).is_file():
             raise invalid(arg, "timm_model", "an existing file", str(value))
     if weights_file is not None:
+        if not pretrained:
+            raise invalid("weights_file", "timm_model", "None when pretrained=False (the file would be ignored)",
+                          str(weights_file))
         kwargs["pretrained_cfg_overlay"] = dict(file=str(weights_file))
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
     try:
         model = timm.create_model(name, pretrained=pretrained, **kwargs)
+    except LocalEntryNotFoundError:
+        raise invalid("pretrained", "timm_model", "False, or True with weights_file= the local weights file (weights "
+                      "are not downloaded: HF_HUB_OFFLINE=1)", pretrained,
+                      f"the pretrained weights of {name!r} are not in the local Hugging Face cache") from None
     except RuntimeError as err:  # timm's load_state_dict on a file of another architecture
         if weights_file is None:
             raise
@@ -314,8 +323,6 @@ CONFIG_KEYS = {
     "lenet5": ("in_chans", "num_classes", "img_size"),
     "repvgg": ("in_chans", "num_classes", "stem_chs", "widths", "depths", "strides"),
     "vit": ("img_size", "patch_size", "in_chans", "num_classes", "embed_dim", "depth", "num_heads", "mlp_ratio"),
-    "timm": ("name", "pretrained", "checkpoint_path", "weights_file", "num_classes", "img_size", "in_chans",
-             "patch_size", "embed_dim", "depth", "num_heads", "mlp_ratio", "kwargs"),
 }
 
 
@@ -348,18 +355,7 @@ def build_model(config: Mapping[str, Any]) -> nn.Module:
         raise invalid("config", "build_model", f"a configuration whose 'arch' key is one of {list(ARCHS)}", arch)
     check_keys(config, ("arch",) + CONFIG_KEYS[arch], "config", "build_model", f"parameters of {arch}")
     config.pop("arch")
-    if arch == "vit":
-        return small_vit(**config)
-    if arch == "lenet5":
-        return LeNet5(**config)
-    if arch == "repvgg":
-        return repvgg(**config)
-    name = config.pop("name", None)
-    extra = config.pop("kwargs", None) or {}
-    if not isinstance(extra, Mapping):
-        raise invalid("config", "build_model", "a timm configuration whose 'kwargs' is a mapping of timm arguments",
-                      extra, "config['kwargs'] is no mapping")
-    return timm_model(name, **config, **extra)
+    return {"lenet5": LeNet5, "repvgg": repvgg, "vit": small_vit}[arch](**config)
 
 
 @validate_params({"model": MODULE})

@@ -244,7 +244,7 @@ def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
 
 
 def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Mapping[str, Any],
-         rng: np.random.Generator, device: torch.device, verbose: bool) -> None:
+         rng: np.random.Generator, device: torch.device) -> None:
     epochs, bs = int(recipe["epochs"]), int(recipe["batch_size"])
     per_epoch = min(len(x), int(recipe.get("train_images") or len(x)))
     opt = torch.optim.AdamW(model.parameters(), lr=float(recipe["lr"]), weight_decay=float(recipe["weight_decay"]))
@@ -262,9 +262,8 @@ def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Mapping[str
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=float(recipe.get("label_smoothing", 0.0)))
     model.train()
-    for epoch in range(epochs):
+    for _ in range(epochs):
         order = rng.permutation(len(x))[:per_epoch]
-        running = 0.0
         for start in range(0, per_epoch, bs):
             idx = torch.as_tensor(order[start:start + bs])
             xb, yb = x[idx].to(device), y[idx].to(device)
@@ -273,9 +272,6 @@ def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Mapping[str
             loss.backward()
             opt.step()
             sched.step()
-            running += float(loss.detach()) * len(idx)
-        if verbose:
-            print(f"epoch {epoch + 1}/{epochs} loss {running / per_epoch:.4f}")
     model.eval()
 
 
@@ -286,11 +282,11 @@ def _inference_form(model: nn.Module, config: Mapping[str, Any]) -> nn.Module:
 
 @validate_params({"config": MAPPING, "name": NoneOr(NAME), "recipe": NoneOr(MAPPING), "seed": SEED,
                   "data_id": InstanceOf(str, "a str"), "use_cache": BOOL, "threads": NoneOr(Interval(Integral, 1, None)),
-                  "device": NoneOr(DEVICE), "verbose": BOOL})
+                  "device": NoneOr(DEVICE)})
 def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_test, y_test, *,
                 name: str | None = None, recipe: Mapping[str, Any] | None = None, seed: int = 0,
                 data_id: str = "custom", use_cache: bool = True, threads: int | None = None,
-                device: str | torch.device | None = None, verbose: bool = False) -> TrainedModel:
+                device: str | torch.device | None = None) -> TrainedModel:
     """Train (or load from the cache) a classifier, deterministically from ``seed``.
 
     Parameters
@@ -313,8 +309,6 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
         Torch CPU threads (default the recipe's, 1); part of the cache key.
     device : str or torch.device, optional
         Training device; default CPU.
-    verbose : bool
-        Print the loss per epoch.
 
     Returns
     -------
@@ -367,7 +361,7 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
         t0 = time.perf_counter()
         with _deterministic(seed + 1, threads):
             model.to(dev)
-            _fit(model, x_tr, y_tr, full_recipe, np.random.default_rng(seed), dev, verbose)
+            _fit(model, x_tr, y_tr, full_recipe, np.random.default_rng(seed), dev)
             model.to("cpu")
         seconds = time.perf_counter() - t0
         state = model.state_dict()
@@ -464,11 +458,10 @@ def _cached_meta(path: Path) -> dict | None:
 @validate_params({"name": Options(sorted(EMBEDDED_MODELS)),
                   "data": NoneOr(InstanceOf(ImageData, "a gcc.dnn.data.ImageData (load_images())")), "seed": SEED,
                   "recipe": NoneOr(MAPPING), "config": NoneOr(MAPPING), "use_cache": BOOL,
-                  "threads": NoneOr(Interval(Integral, 1, None)), "verbose": BOOL, "device": NoneOr(Device(auto=True))})
+                  "threads": NoneOr(Interval(Integral, 1, None)), "device": NoneOr(Device(auto=True))})
 def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe: Mapping[str, Any] | None = None,
                          config: Mapping[str, Any] | None = None, use_cache: bool = True,
-                         threads: int | None = None, verbose: bool = False,
-                         device: str | None = None) -> TrainedModel:
+                         threads: int | None = None, device: str | None = None) -> TrainedModel:
     """Train one of the embedded models on ``data`` (or load it from the cache).
 
     Parameters
@@ -481,7 +474,7 @@ def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe:
         Training seed.
     recipe, config : mapping, optional
         Overrides of the default recipe / model configuration.
-    use_cache, threads, verbose, device
+    use_cache, threads, device
         As :func:`train_model` (``device="auto"``: the GPU when there is one).
 
     Returns
@@ -499,5 +492,4 @@ def train_embedded_model(name: str = "lenet5", data=None, seed: int = 0, recipe:
         cfg["img_size"] = data.size
     return train_model(cfg, data.x_train, data.y_train, data.x_val, data.y_val, data.x_test, data.y_test,
                        name=name, recipe=recipe, seed=seed, data_id=data.data_id, use_cache=use_cache,
-                       threads=threads, verbose=verbose,
-                       device=best_device() if device == "auto" else device)
+                       threads=threads, device=best_device() if device == "auto" else device)

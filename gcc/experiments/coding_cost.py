@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from ..codes import canonical, make_many
-from ..validation import SEED, HasAttributes, Interval, check_int, invalid, validate, validate_params
-from ..dnn._checks import COUNT, LAM, NAMES, PREPARED, SCHEMES, TEXT, TRIALS, Frame
+from ..validation import SEED, AnyOf, HasAttributes, Interval, ListOf, Options, check_int, invalid, validate_params
+from ..dnn._checks import COUNT, DEVICE, LAM, PREPARED, SCHEMES, TEXT, TRIALS, Frame, Splits, check_images
 
-__all__ = ["coding_cost", "run_costs", "devices_available", "cost_summary", "WORKER_FUNCTION", "TIMING_COLUMNS"]
+__all__ = ["coding_cost", "run_costs", "cost_summary", "WORKER_FUNCTION", "TIMING_COLUMNS"]
 
 
 def _clock(device) -> float:
@@ -33,14 +33,6 @@ WORKER_FUNCTION = HasAttributes(("device", "forward_tensor"), callables=("forwar
 #: the timing columns of :func:`coding_cost`
 TIMING_COLUMNS = ("encode_s", "decode_s", "decode_apply_s", "forward_s", "forward_workers_s", "overhead",
                   "overhead_workers")
-
-
-def _check_batch(x, owner: str) -> np.ndarray:
-    arr = x if isinstance(x, np.ndarray) else np.asarray(x) if not isinstance(x, (str, bytes)) else None
-    requirement = "a batch of shape (K, C, H, W) of real numbers, K >= 1"
-    if arr is None or arr.dtype.kind not in "biuf" or arr.ndim != 4 or len(arr) == 0:
-        raise invalid("x", owner, requirement, x, None if arr is None else f"its shape is {arr.shape}, dtype {arr.dtype}")
-    return arr
 
 
 @validate_params({"f": WORKER_FUNCTION, "n_workers": COUNT, "schemes": SCHEMES, "lam_enc": LAM, "lam_dec": LAM,
@@ -78,7 +70,7 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
     import torch
 
     owner = "coding_cost"
-    x = _check_batch(x, owner)
+    x = check_images(x, "x", owner)
     stragglers = check_int(stragglers, "stragglers", owner, 0, n_workers - 1)
     device = f.device
     xt = torch.as_tensor(x, dtype=torch.float32).to(device)
@@ -121,52 +113,36 @@ def coding_cost(f, x, n_workers: int, stragglers: int, schemes: Sequence[str] = 
     return out
 
 
-def devices_available(devices="auto") -> list[str]:
-    """``["cpu"]`` plus ``"cuda"`` when torch sees a GPU (``devices="auto"``), else ``list(devices)``.
-
-    `devices` is ``"auto"`` or a sequence of device names of this machine (``"cpu"``, ``"cuda:1"`` ...).
-    """
-    import torch
-
-    from ..dnn._checks import DEVICE
-
-    if not (isinstance(devices, str) and devices == "auto"):
-        names = validate(devices, NAMES, "devices", "devices_available") if not isinstance(devices, str) else None
-        if names is None:
-            raise invalid("devices", "devices_available", "'auto' or a non-empty sequence of device names", devices)
-        for name in names:
-            validate(name, DEVICE, "devices", "devices_available")
-        return names
-
-    return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-
-
 @validate_params({"prepared": PREPARED, "n_workers": COUNT, "n_inputs": COUNT, "repeats": TRIALS, "seed": SEED,
+                  "devices": AnyOf(Options(("auto",)), ListOf(DEVICE), description="'auto' or a non-empty "
+                                   "sequence of device names of this machine ('cpu', 'cuda:1', ...)"),
                   "schemes": SCHEMES})
 def run_costs(prepared, n_workers: int, n_inputs: int, stragglers: int, repeats: int, seed: int = 0,
               devices="auto", schemes: Sequence[str] = ("gcc", "bacc")):
     """:func:`coding_cost` for every prepared network (its first `n_inputs` test images) on every device.
 
-    `prepared` is a :class:`gcc.experiments.dnn_models.PreparedModels`, `devices` as in
-    :func:`devices_available`; the rest as in :func:`coding_cost`. Returns the rows of every
-    (network, device).
+    `prepared` is a :class:`gcc.experiments.dnn_models.PreparedModels`, `devices` ``"auto"`` (the CPU,
+    and CUDA when torch sees a GPU) or a list of device names; the rest as in :func:`coding_cost`.
+    Returns the rows of every (network, device).
     """
+    import torch
+
     from ..dnn.inference import SoftmaxFunction
-    from .dnn_stragglers import split_getter
 
     owner = "run_costs"
     stragglers = check_int(stragglers, "stragglers", owner, 0, n_workers - 1)
-    devices = devices_available(devices)
+    if devices == "auto":
+        devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     for name, p in prepared.items():
         if not hasattr(p["f"], "model"):
             raise invalid("prepared", owner, "networks whose f is a SoftmaxFunction (with a model)", dict(prepared),
                           f"prepared[{name!r}]['f'] has no model")
-        size = len(split_getter(p["splits"])("x_test"))
+        size = len(Splits.of(p["splits"]).x_test)
         if n_inputs > size:
             raise invalid("n_inputs", owner, f"an int in [1, {size}] (the test images of {name})", n_inputs)
     frames = []
     for name, p in prepared.items():
-        x = split_getter(p["splits"])("x_test")[:n_inputs]
+        x = Splits.of(p["splits"]).x_test[:n_inputs]
         for dev in devices:
             f = SoftmaxFunction(p["f"].model, device=dev)
             frames.append(coding_cost(f, x, n_workers, stragglers, schemes=schemes, repeats=repeats, seed=seed,

@@ -102,9 +102,10 @@ def latency_experiment(client, *, n_inputs: int, n_workers: int, dim: int, strag
 
 
 def cpgc_experiment(client, *, n_workers: int, tolerances=(0.0, 0.3), iterations: int = 10, dim: int = 80,
-                    n_train: int = 400, n_test: int = 100, mu: float = 10.0, alpha: float = 0.01,
-                    time_scale: float = 1.0, scheme: str = "rcsc", seed: int = 0):
-    """Distributed CPGC runs, one per tolerance: measured and simulated time per iteration.
+                    time_scale: float = 1.0, seed: int = 0):
+    """Distributed CPGC runs of the RCSC code, one per tolerance: measured and simulated time per iteration.
+
+    The problem: :func:`gcc.cpgc.regression.synthetic_regression` with 400 training and 100 test points.
 
     Returns
     -------
@@ -119,16 +120,16 @@ def cpgc_experiment(client, *, n_workers: int, tolerances=(0.0, 0.3), iterations
     from gcc.cpgc.regression import synthetic_regression
     from gcc.distributed.cpgc import LateMessages, run_cpgc
 
-    problem = synthetic_regression(n_train=n_train, n_test=n_test, dim=dim, seed=seed)
-    code = cpgc.make_code(scheme, n_workers=n_workers, seed=seed)
+    problem = synthetic_regression(n_train=400, n_test=100, dim=dim, seed=seed)
+    code = cpgc.make_code("rcsc", n_workers=n_workers, seed=seed)
     frames = []
     for q in tolerances:
         # A worker lost mid-run takes its scattered blocks with it and the run stalls
         # (LateMessages); the rerun, on the nanny's replacement, uses the same seeds.
         for attempt in range(CPGC_ATTEMPTS):
             try:
-                run = run_cpgc(client, problem, code, tolerance=float(q), iterations=iterations, mu=mu,
-                               alpha=alpha, time_scale=time_scale, seed=seed + 1)
+                run = run_cpgc(client, problem, code, tolerance=float(q), iterations=iterations,
+                               time_scale=time_scale, seed=seed + 1)
                 break
             except LateMessages:
                 if attempt == CPGC_ATTEMPTS - 1:
@@ -245,7 +246,7 @@ def plot_cpgc_times(table):
     -------
     matplotlib.figure.Figure
     """
-    from .plotting import figure, finish, scheme_marker, scheme_shades
+    from .plotting import figure, finish, scheme_shades
 
     fig, (ax,) = figure(1, height=3.6)
     scheme = str(table["scheme"].iloc[0]) if "scheme" in table and table["scheme"].nunique() == 1 else ""

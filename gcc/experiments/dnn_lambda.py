@@ -20,12 +20,12 @@ import pandas as pd
 from ..codes import make
 from ..harness import run_trials
 from ..stragglers import FixedCount
-from ..summary import summarize
 from ..validation import SEED, Interval, ListOf, Options, Rejected, invalid, validate, validate_params
-from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
+from ..dnn._checks import COLUMNS, LEVEL, PREPARED, TEXT, TRIALS, As, Frame, Setting, Splits
 from .dnn_claims import X10_BAND, claim_rows, x10_verdict
 from .dnn_models import family_of
-from .dnn_runs import LAMBDA_GRID, batch_source, dataset_of, lambdas_at, middle_stragglers, tune_lambdas
+from .dnn_runs import (LAMBDA_GRID, batch_source, dataset_of, lambdas_at, middle_stragglers, paired_differences,
+                       tune_lambdas)
 
 __all__ = ["MOVEMENT_STEPS", "ABOUT_3PCT", "SENSITIVITY_CONFIGS", "SENSITIVITY_FACTORS", "X10_COLUMNS",
            "lambda_movement", "sensitivity_summary", "x10_verdicts", "recovery_comparison", "plot_sensitivity",
@@ -52,17 +52,6 @@ SENSITIVITY_FACTORS = (0.0, 0.01, 0.1, 1.0, 10.0, 100.0)
 _REALS = ListOf(Interval(Real, 0, None), distinct=True)
 
 
-def _band(value) -> tuple[float, float]:
-    pair = ListOf(Interval(Real)).convert(value)
-    if len(pair) != 2 or not pair[0] < pair[1]:
-        raise Rejected()
-    return tuple(pair)
-
-
-#: a band (low, high) of finite reals, low < high
-BAND = As(_band, "a pair (low, high) of finite reals with low < high")
-
-
 def _grid_step(values, grid) -> np.ndarray:
     """Position of each lambda on the (possibly extended) grid in decades, 0 for lambda = 0."""
     values = np.asarray(values, dtype=float)
@@ -78,11 +67,9 @@ def _grid_step(values, grid) -> np.ndarray:
 _LAMBDAS = Frame(("model", "dataset", "regime", "n_workers", "n_inputs", "stragglers", "lam_enc", "lam_dec"))
 
 
-@validate_params({"lambdas": _LAMBDAS, "grid": _REALS, "steps": Interval(int, 0, None),
-                  "min_stragglers": Interval(int, 0, None)})
-def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = MOVEMENT_STEPS,
-                    min_stragglers: int = 1, tolerant: bool = True):
-    """How far the cross-validated lambdas move with S, per (model, dataset, regime, lambda).
+@validate_params({"lambdas": _LAMBDAS, "grid": _REALS})
+def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, tolerant: bool = True):
+    """How far the cross-validated lambdas move with S > 0, per (model, dataset, regime, lambda).
 
     With ``tolerant`` and ``lam_enc_tol``/``lam_dec_tol`` columns the optimum is the largest lambda within
     0.1% of the best score (:func:`gcc.tuning.tolerant_optimum`), else the argmin.
@@ -93,10 +80,6 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
         A lambdas table tuned per S.
     grid : sequence of float
         The grid the lambdas were chosen from (one point per decade, optionally with 0).
-    steps : int
-        The largest span (in grid steps) read as "barely moves".
-    min_stragglers : int
-        Only S >= this count.
 
     Returns
     -------
@@ -120,7 +103,7 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
         values = lambdas[column].to_numpy()
         if values.dtype.kind not in "iuf" or not (np.isfinite(values) & (values >= 0)).all():
             raise invalid("lambdas", "lambda_movement", f"a lambdas table whose {column} are finite reals >= 0", values)
-    sub = lambdas[lambdas["stragglers"] >= min_stragglers]
+    sub = lambdas[lambdas["stragglers"] > 0]
     rows = []
     keys = ["model", "dataset", "regime", "n_workers", "n_inputs"]
     for key, g in sub.groupby(keys, sort=False):
@@ -134,7 +117,7 @@ def lambda_movement(lambdas, grid: Sequence[float] = LAMBDA_GRID, steps: int = M
                          "definition": "within 0.1% of the best" if column != parameter else "argmin",
                          "lam_min": float(values.min()), "lam_max": float(values.max()), "lam_mode": float(mode),
                          "span_steps": span, "share_at_mode": float(np.mean(values == mode)),
-                         "verdict": "consistent" if span <= steps else "moves with S"})
+                         "verdict": "consistent" if span <= MOVEMENT_STEPS else "moves with S"})
     return pd.DataFrame(rows)
 
 
@@ -170,22 +153,6 @@ def _sensitivity_runs(f, splits: Splits, model: str, setting: Setting, lam_enc: 
     return table
 
 
-def _paired_change(table, variant: str, baseline, metric: str, by: Sequence[str], trial: str = "trial",
-                   level: float = 0.95):
-    """Percent change of ``metric`` from the ``variant == baseline`` rows per ``by`` group, paired."""
-    by = list(by)
-    base = table[table[variant] == baseline][by + [trial, metric]].rename(columns={metric: "_base"})
-    merged = table.merge(base, on=by + [trial])
-    merged["_diff"] = merged[metric] - merged["_base"]
-    diffs = summarize(merged, "_diff", by=by + [variant], level=level).rename(columns={"mean": "diff_mean"})
-    means = merged.groupby(by + [variant], sort=True).agg(mean=(metric, "mean"), baseline_mean=("_base", "mean"))
-    out = diffs.merge(means.reset_index(), on=by + [variant])
-    scale = 100.0 / out["baseline_mean"]
-    return pd.DataFrame({**{c: out[c] for c in by + [variant]}, "mean": out["mean"],
-                         "baseline_mean": out["baseline_mean"], "change_pct": out["diff_mean"] * scale,
-                         "ci_low": out["ci_low"] * scale, "ci_high": out["ci_high"] * scale, "n": out["n"]})
-
-
 @validate_params({"table": Frame(("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor",
                                    "trial", "lam_enc", "lam_dec")), "metrics": COLUMNS, "level": LEVEL})
 def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms", "loss"), level: float = 0.95):
@@ -211,9 +178,15 @@ def sensitivity_summary(table, metrics: Sequence[str] = ("rmse_rms", "rmse_norms
                       metrics)
     frames = []
     for metric in metrics:
-        change = _paired_change(table, "factor", 1.0, metric, by, level=level)
-        change.insert(len(by) + 1, "metric", metric)
-        frames.append(change)
+        parts = []
+        for factor in sorted(set(table["factor"])):   # the change from the optimum (factor 1), paired
+            d = paired_differences(table, "factor", factor, 1.0, metric, by, level)
+            scale = 100.0 / d["b_mean"]
+            parts.append(pd.DataFrame({**{c: d[c] for c in by}, "factor": factor, "metric": metric,
+                                       "mean": d["a_mean"], "baseline_mean": d["b_mean"],
+                                       "change_pct": d["mean"] * scale, "ci_low": d["ci_low"] * scale,
+                                       "ci_high": d["ci_high"] * scale, "n": d["n"]}))
+        frames.append(pd.concat(parts).sort_values(by + ["factor"], kind="stable"))
     out = pd.concat(frames, ignore_index=True)
     lams = table.groupby(by + ["factor"], sort=False)[["lam_enc", "lam_dec"]].first().reset_index()
     return out.merge(lams, on=by + ["factor"], how="left")
@@ -227,9 +200,9 @@ def _metric_of(table, metric: str, owner: str) -> None:
 
 
 @validate_params({"summary": Frame(("model", "dataset", "n_workers", "n_inputs", "stragglers", "parameter", "factor",
-                                     "metric", "change_pct", "ci_low", "ci_high")), "metric": TEXT, "band": BAND})
-def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
-    """The change at x10 and x0.1 per (model, lambda), with the verdict against "about 3%".
+                                     "metric", "change_pct", "ci_low", "ci_high")), "metric": TEXT})
+def x10_verdicts(summary, metric: str = "rmse_rms"):
+    """The change at x10 and x0.1 per (model, lambda), with the verdict against "about 3%" (:data:`ABOUT_3PCT`).
 
     Parameters
     ----------
@@ -237,8 +210,6 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
         :func:`sensitivity_summary`.
     metric : str
         The RMSE reading judged (``"rmse_rms"`` or ``"rmse_norms"``).
-    band : (float, float)
-        The band read as "about 3%", in percent.
 
     Returns
     -------
@@ -247,7 +218,7 @@ def x10_verdicts(summary, metric: str = "rmse_rms", band: tuple[float, float] = 
     """
     _metric_of(summary, metric, "x10_verdicts")
     sub = summary[(summary["metric"] == metric) & summary["factor"].isin([10.0, 0.1])].copy()
-    sub["verdict"] = [x10_verdict(lo, hi, band) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
+    sub["verdict"] = [x10_verdict(lo, hi, ABOUT_3PCT) for lo, hi in zip(sub["ci_low"], sub["ci_high"])]
     return sub[list(X10_COLUMNS)].reset_index(drop=True)
 
 
@@ -286,33 +257,27 @@ def recovery_comparison(table, metric: str = "loss", level: float = 0.95):
     if missing:
         raise invalid("table", "recovery_comparison", "recovery_runs() rows with the tunings per_s, single and none",
                       table, f"no {missing[0]!r} rows")
-    wide = table.pivot_table(index=by + ["trial"], columns="tuning", values=metric).reset_index()
     rows = []
     for label, a, b in (("gcc per-S - bacc", "per_s", "none"), ("gcc single - bacc", "single", "none"),
                         ("gcc per-S - gcc single", "per_s", "single")):
-        w = wide.copy()
-        w["_d"] = w[a] - w[b]
-        s = summarize(w, "_d", by=by, level=level)
-        means = w.groupby(by, sort=True)[[a, b]].mean().reset_index()
-        s = s.merge(means, on=by)
-        for _, r in s.iterrows():
+        for r in paired_differences(table, "tuning", a, b, metric, by, level).to_dict("records"):
             verdict = ("lower" if r["ci_high"] < 0 else "higher" if r["ci_low"] > 0 else "no significant difference")
             rows.append({**{c: r[c] for c in by}, "comparison": label, "metric": metric, "diff_mean": r["mean"],
-                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"]), "a_mean": r[a],
-                         "b_mean": r[b], "verdict": verdict})
+                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"]), "a_mean": r["a_mean"],
+                         "b_mean": r["b_mean"], "verdict": verdict})
     return pd.DataFrame(rows)
 
 
 @validate_params({"summary": Frame(("model", "metric", "parameter", "factor", "change_pct", "ci_low", "ci_high",
-                                     "n_workers", "n_inputs", "stragglers")), "metric": TEXT, "band": BAND})
-def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float] = ABOUT_3PCT):
+                                     "n_workers", "n_inputs", "stragglers")), "metric": TEXT})
+def plot_sensitivity(summary, metric: str = "rmse_rms"):
     """Fig. 6 analogue: the paired change of the metric against the factor on one lambda, per model.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from .plotting import REFERENCE, figure, finish, legend_outside
+    from .plotting import figure, finish, legend_outside
 
     _metric_of(summary, metric, "plot_sensitivity")
     sub = summary[summary["metric"] == metric]
@@ -320,7 +285,7 @@ def plot_sensitivity(summary, metric: str = "rmse_rms", band: tuple[float, float
     fig, axes = figure(len(models), height=2.5 * -(-len(models) // 3) + 0.9, sharey=True)
     for ax, model in zip(axes, models):
         m = sub[sub["model"] == model]
-        ax.axhspan(*band, color="0.88", zorder=0, label="'about 3%' band")
+        ax.axhspan(*ABOUT_3PCT, color="0.88", zorder=0, label="'about 3%' band")
         # both lambdas are GCC's: black and grey tell them apart (colour means scheme in this book)
         for parameter, color, marker in (("lam_enc", "black", "o"), ("lam_dec", "0.5", "s")):
             p = m[m["parameter"] == parameter].sort_values("factor")

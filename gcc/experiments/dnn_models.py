@@ -75,10 +75,6 @@ class PreparedModels(dict):
         self.datasets = dict(datasets or {})
         self.banners = [b for b in dict.fromkeys(banners) if b]
 
-    @property
-    def fallback(self) -> bool:
-        return bool(self.banners)
-
     def header(self) -> str:
         """:func:`page_header` of these models (Markdown)."""
         return page_header(self.table(), self.datasets, self.banners)
@@ -320,9 +316,8 @@ def _pct(value) -> str:
 
 
 @validate_params({"models_table": Frame(("model", "dataset", "n_parameters", "test_accuracy")),
-                  "datasets": _DATASETS, "banners": _BANNERS, "machine": NoneOr(TEXT)})
-def page_header(models_table, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = (),
-                machine: str | None = None) -> str:
+                  "datasets": _DATASETS, "banners": _BANNERS})
+def page_header(models_table, datasets: Mapping[str, str] | None = None, banners: Sequence[str] = ()) -> str:
     """The Markdown every DNN page opens with: data, networks (beside the paper's), hardware.
 
     Parameters
@@ -333,8 +328,6 @@ def page_header(models_table, datasets: Mapping[str, str] | None = None, banners
         :attr:`PreparedModels.datasets`.
     banners : sequence of str
         :attr:`PreparedModels.banners`, shown first.
-    machine : str, optional
-        Default :func:`gcc.machine.summary_line`.
 
     Returns
     -------
@@ -349,5 +342,5 @@ def page_header(models_table, datasets: Mapping[str, str] | None = None, banners
                   f"{paper['paper_parameters']} parameters)") if paper else ""
         lines.append(f"* **{row['model']}** on {row['dataset']}: {int(row['n_parameters']):,} parameters, "
                      f"test accuracy {_pct(row['test_accuracy'])}{versus}.")
-    lines.append(f"* **Hardware.** {machine or summary_line()}.")
+    lines.append(f"* **Hardware.** {summary_line()}.")
     return "\n".join(lines)

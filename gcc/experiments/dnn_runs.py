@@ -12,13 +12,14 @@ import pandas as pd
 from ..codes import canonical, make, make_many
 from ..harness import run_trials
 from ..stragglers import FixedCount
+from ..summary import summarize
 from ..tuning import select_lambdas, tolerant_optimum
-from ..validation import invalid, validate_params
-from ..dnn._checks import TEST_SPLITS, Setting, Splits
+from ..validation import invalid
+from ..dnn._checks import Setting, Splits
 
 __all__ = ["LAMBDA_GRID", "EXTEND", "COMPARED_SCHEMES", "LAMBDA_COLUMNS", "batch_source", "tune_lambdas",
-           "selection_columns", "split_getter", "lambdas_at", "dataset_of", "middle_stragglers",
-           "check_pool_sizes", "tuned_runs", "scheme_pair"]
+           "selection_columns", "lambdas_at", "dataset_of", "middle_stragglers",
+           "check_pool_sizes", "tuned_runs", "scheme_pair", "paired_differences"]
 
 #: Default (lambda_enc, lambda_dec) grid: 0 and 1e-12 .. 1e-6, one point per decade (so "off by x10"
 #: is one grid step); gcc.tuning's grid (1e-8 .. 1) would only probe over-smoothed codes here.
@@ -104,12 +105,6 @@ def _run_config(f, splits: Splits, setting: Setting, trials: int, seed: int, lam
     return out
 
 
-@validate_params({"splits": TEST_SPLITS})
-def split_getter(splits) -> Callable[[str], Any]:
-    """``get(name)`` for ``x_val, y_val, x_test, y_test`` of an ImageData or a mapping."""
-    return lambda key: getattr(splits, key)
-
-
 def lambdas_at(lambdas, model: str, setting: Setting):
     """The row of a lambdas table (or None) for ``model`` at ``setting``'s (N, K, S); None when absent."""
     if lambdas is None:
@@ -188,3 +183,14 @@ def scheme_pair(table, scheme, baseline, owner: str, table_name: str = "results"
     if scheme == baseline:
         raise invalid("baseline", owner, f"a scheme other than scheme={scheme!r}", baseline)
     return scheme, baseline
+
+
+def paired_differences(table, column: str, a, b, metric: str, by: Sequence[str], level: float):
+    """Per ``by`` group, ``metric`` of the ``column == a`` rows minus that of the ``column == b`` rows of
+    the same trial: :func:`gcc.summary.summarize`'s ``mean, ci_low, ci_high, n`` ... of the differences,
+    with ``a_mean`` and ``b_mean``, the means of the two (sorted groups)."""
+    by = list(by)
+    wide = table.pivot_table(index=by + ["trial"], columns=column, values=metric).reset_index()
+    wide["_diff"] = wide[a] - wide[b]
+    means = wide.groupby(by, sort=True).agg(a_mean=(a, "mean"), b_mean=(b, "mean")).reset_index()
+    return summarize(wide, "_diff", by=by, level=level).merge(means, on=by)

@@ -72,7 +72,7 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     ----------
     n_inputs, n_workers : int
         K and N (N > K).
-    stragglers : int or sequence of int
+    stragglers : sequence of int
         The S at which GCC waits for the fastest N - S (BACC: the first).
 
     Returns
@@ -83,8 +83,6 @@ def serving_schemes(n_inputs: int, n_workers: int, stragglers=(1, 2)) -> dict:
     """
     owner = "serving_schemes"
     n_workers = check_int(n_workers, "n_workers", owner, minimum=n_inputs + 1, constraint="an int > n_inputs")
-    if isinstance(stragglers, Integral) and not isinstance(stragglers, bool):
-        stragglers = [stragglers]
     s_gcc = validate(stragglers, ListOf(Interval(Integral, 1, n_workers - 1), distinct=True), "stragglers", owner)
     schemes = {"uncoded": {"code": Uncoded(n_inputs)},
                "replication": {"code": Replication(n_inputs, n_workers)}}
@@ -235,13 +233,12 @@ def tail_verdicts(requests, scheme: str = "gcc_s1", baseline: str = "uncoded", i
     return pd.DataFrame(rows)
 
 
-def overall_verdict(verdicts, at_least: int = 2) -> str:
-    """``"supported"`` when at least ``at_least`` networks support the claim, ``"refuted"`` when so many refute it."""
-    at_least = check_int(at_least, "at_least", "overall_verdict", minimum=1)
+def overall_verdict(verdicts) -> str:
+    """``"supported"`` when at least two networks support the claim, ``"refuted"`` when two refute it."""
     counts = verdicts["verdict"].value_counts()
-    if counts.get("supported", 0) >= at_least:
+    if counts.get("supported", 0) >= 2:
         return "supported"
-    if counts.get("refuted", 0) >= at_least:
+    if counts.get("refuted", 0) >= 2:
         return "refuted"
     return "undecided"
 

@@ -20,10 +20,10 @@ from ..summary import summarize
 from ..validation import SEED, Interval, ListOf, Options, invalid, validate, validate_params
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, REGIMES, SCHEMES, TEXT, TRIALS, Frame, Setting, Splits
 from .dnn_runs import (COMPARED_SCHEMES, EXTEND, LAMBDA_COLUMNS, LAMBDA_GRID, check_pool_sizes, dataset_of,
-                       middle_stragglers, scheme_pair, split_getter, tuned_runs)
+                       middle_stragglers, paired_differences, scheme_pair, tuned_runs)
 
 __all__ = ["LAMBDA_GRID", "EXTEND", "COMPARED_SCHEMES", "LAMBDA_COLUMNS", "HIGHER_IS_BETTER", "METRIC_LABELS",
-           "split_getter", "require_interior", "run_sweeps", "compare_schemes", "plot_sweep", "lambda_pivot"]
+           "require_interior", "run_sweeps", "compare_schemes", "plot_sweep", "lambda_pivot"]
 
 #: Metrics where larger is better (the rest are losses).
 HIGHER_IS_BETTER = ("relacc", "accuracy")
@@ -147,28 +147,23 @@ def compare_schemes(results, metric: str = "loss", scheme: str = "gcc", baseline
     metric = metrics[0]
     scheme, baseline = scheme_pair(results, scheme, baseline, owner)
     by = [c for c in by if c in results.columns]
-    wide = results.pivot_table(index=by + ["trial"], columns="scheme", values=metric).reset_index()
-    wide["diff"] = wide[scheme] - wide[baseline]
-    paired = summarize(wide, "diff", by=by, level=level)
-    # np.nanmean, not pandas' mean: pandas sums in another order, which changes the last bits.
-    means = [(float(np.nanmean(g[scheme].to_numpy(float))), float(np.nanmean(g[baseline].to_numpy(float))))
-             for _, g in wide.groupby(by, sort=True)]
     higher = metric in HIGHER_IS_BETTER
-    rows = [{**{c: ci[c] for c in by}, "scheme": scheme, "baseline": baseline, "metric": metric,
-             "scheme_mean": am, "baseline_mean": bm, "diff_mean": ci["mean"],
-             "diff_ci_low": ci["ci_low"], "diff_ci_high": ci["ci_high"], "n": int(ci["n"]),
-             "improvement_pct": 100.0 * (am - bm if higher else bm - am) / bm if bm != 0 else np.nan,
-             "below": bool(am < bm), "better": bool(am > bm) if higher else bool(am < bm),
-             "significant": bool(ci["ci_high"] < 0 or ci["ci_low"] > 0)}
-            for ci, (am, bm) in zip(paired.to_dict("records"), means)]
+    rows = []
+    for ci in paired_differences(results, "scheme", scheme, baseline, metric, by, level).to_dict("records"):
+        am, bm = ci["a_mean"], ci["b_mean"]
+        rows.append({**{c: ci[c] for c in by}, "scheme": scheme, "baseline": baseline, "metric": metric,
+                     "scheme_mean": am, "baseline_mean": bm, "diff_mean": ci["mean"],
+                     "diff_ci_low": ci["ci_low"], "diff_ci_high": ci["ci_high"], "n": int(ci["n"]),
+                     "improvement_pct": 100.0 * (am - bm if higher else bm - am) / bm if bm != 0 else np.nan,
+                     "below": bool(am < bm), "better": bool(am > bm) if higher else bool(am < bm),
+                     "significant": bool(ci["ci_high"] < 0 or ci["ci_low"] > 0)})
     return pd.DataFrame(rows)
 
 
 @validate_params({"results": Frame(("regime", "model", "scheme", "stragglers", "n_workers", "n_inputs")),
-                  "metrics": COLUMNS, "level": LEVEL, "logy": COLUMNS})
-def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss"), level: float = 0.95,
-               logy: Sequence[str] = ("loss", "rmse_norms", "rmse_rms")):
-    """Figure of ``metrics`` against S in one regime: rows = metrics, columns = models (Figs. 3-4).
+                  "metrics": COLUMNS, "level": LEVEL})
+def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss"), level: float = 0.95):
+    """Figure of ``metrics`` against S in one regime: rows = metrics, columns = models (Figs. 3-4); losses on a log axis.
 
     Parameters
     ----------
@@ -180,8 +175,6 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
         Columns to plot, one row of panels each.
     level : float in (0, 1)
         Confidence level of the bands.
-    logy : sequence of str
-        Metrics drawn on a log axis.
 
     Returns
     -------
@@ -209,7 +202,7 @@ def plot_sweep(results, regime: str, metrics: Sequence[str] = ("relacc", "loss")
             ax.plot(sc["stragglers"], sc["mean"], ls="-", marker=scheme_marker(scheme), ms=3, color=color,
                     label=LABELS.get(scheme, scheme))
             band(ax, sc["stragglers"], sc, color, alpha=0.2)
-        if metric in logy:
+        if metric in ("loss", "rmse_norms", "rmse_rms"):
             ax.set_yscale("log")
         if ax.get_subplotspec().is_first_col():
             ax.set_ylabel(METRIC_LABELS.get(metric, metric))

@@ -19,7 +19,7 @@ from ..summary import summarize
 from ..validation import SEED, Interval, NoneOr, Rejected, invalid, validate, validate_params
 from ..dnn._checks import COLUMNS, GRID, LEVEL, PREPARED, SCHEMES, TRIALS, As, Frame, Setting, Splits
 from .dnn_models import family_of
-from .dnn_runs import COMPARED_SCHEMES, check_pool_sizes, dataset_of, scheme_pair, tuned_runs
+from .dnn_runs import COMPARED_SCHEMES, check_pool_sizes, dataset_of, tuned_runs
 from .dnn_stragglers import METRIC_LABELS
 from .verdicts import band_verdict
 
@@ -171,8 +171,7 @@ def _bootstrap_pct(a: np.ndarray, b: np.ndarray, higher: bool, idx: np.ndarray) 
 @validate_params({"results": Frame(("scheme", "trial")), "by": COLUMNS, "metrics": COLUMNS, "level": LEVEL,
                   "n_boot": Interval(int, 100, None), "seed": SEED})
 def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc"),
-                          scheme: str = "gcc", baseline: str = "bacc", by: Sequence[str] = CONFIG_COLUMNS,
-                          n_boot: int = 4000, level: float = 0.95, seed: int = 0):
+                          by: Sequence[str] = CONFIG_COLUMNS, n_boot: int = 4000, level: float = 0.95, seed: int = 0):
     """GCC's improvement over BACC per configuration with a paired bootstrap interval, and the average's.
 
     The average resamples each configuration's trials independently; it reproduces the paper when its
@@ -184,8 +183,6 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
         Rows of :func:`run_tables`.
     metrics : sequence of str
         Columns compared (losses improve downwards, ``relacc``/``accuracy`` upwards).
-    scheme, baseline : str
-        Scheme keys.
     by : sequence of str
         The configuration columns, including ``model``.
     n_boot : int
@@ -211,7 +208,9 @@ def improvement_intervals(results, metrics: Sequence[str] = ("rmse_norms", "rmse
     [[10, 15.0, 'GCC better'], ['mean', 15.0, "reproduces the paper's figure"]]
     """
     owner = "improvement_intervals"
-    scheme, baseline = scheme_pair(results, scheme, baseline, owner)
+    scheme, baseline = "gcc", "bacc"
+    if not {scheme, baseline} <= set(results["scheme"]):
+        raise invalid("results", owner, "rows of run_tables() with the schemes gcc and bacc", results)
     by = list(by)
     columns = ", ".join(map(str, results.columns))
     if "model" not in by or [c for c in by if c not in results.columns]:
@@ -289,15 +288,13 @@ def quoted_values(intervals) -> list[dict]:
     return out
 
 
-def plot_improvement(intervals, metrics: Sequence[str] = ("rmse_norms", "rmse_rms", "relacc")):
+def plot_improvement(intervals):
     """Table 1 as a figure: GCC's improvement over BACC (%) per network, one panel per metric.
 
     Parameters
     ----------
     intervals : pandas.DataFrame
         :func:`improvement_intervals`.
-    metrics : sequence of str
-        Values of its ``metric`` column, one panel each.
 
     Returns
     -------
@@ -305,7 +302,7 @@ def plot_improvement(intervals, metrics: Sequence[str] = ("rmse_norms", "rmse_rm
     """
     from .plotting import figure, finish, legend_outside, scheme_color
 
-    metrics = [m for m in metrics if m in set(intervals["metric"])]
+    metrics = [m for m in ("rmse_norms", "rmse_rms", "relacc") if m in set(intervals["metric"])]
     models = list(dict.fromkeys(intervals["model"]))
     fig, axes = figure(len(metrics), height=0.45 * len(models) + 1.6, sharey=True)
     for ax, metric in zip(axes, metrics):
