@@ -7,7 +7,9 @@ import secrets
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["PARTIAL_MARK", "partial_path", "replacing", "write_text", "remove_partials"]
+from .validation import invalid
+
+__all__ = ["PARTIAL_MARK", "partial_path", "replacing", "write_text", "remove_partials", "writable_folder"]
 
 #: What the name of every temporary file contains.
 PARTIAL_MARK = ".partial-"
@@ -47,3 +49,16 @@ def remove_partials(folder: Path, prefix: str = "") -> list[Path]:
     for path in found:
         path.unlink(missing_ok=True)
     return found
+
+
+def writable_folder(path, name: str, owner: str) -> Path:
+    """``path`` (absolute), created if missing, if this process can write a file there, else the ValueError."""
+    folder = Path(path).expanduser().resolve()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f".probe-{os.getpid()}").touch()
+        (folder / f".probe-{os.getpid()}").unlink()
+    except OSError as err:
+        raise invalid(name, owner, "a folder this process can create and write", str(path),
+                      err.strerror or type(err).__name__) from None
+    return folder

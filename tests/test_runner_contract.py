@@ -199,18 +199,19 @@ def test_folders_must_exist_and_hold_notebooks(tmp_path, capsys, monkeypatch):
         for args in ([], ["--list"]):
             rc, err = cli(capsys, "--notebooks-dir", str(tmp_path / folder), *args)
             assert rc == 2, (folder, args)
-            assert "The '--notebooks-dir' parameter of python -m gcc.reproduce must be" in err and detail in err
+            assert "The 'notebooks_dir' parameter of discover must be" in err and detail in err
             assert "0 ok" not in err
     monkeypatch.setenv("GCC_NOTEBOOKS_DIR", str(tmp_path / "nowhere"))
     rc, err = cli(capsys, "--list")
-    assert rc == 2 and "'--notebooks-dir'" in err and "nowhere" in err
-    with pytest.raises(ValueError, match=r"^The 'notebooks_dir' parameter of run_batch must be an existing folder"):
+    assert rc == 2 and "'notebooks_dir'" in err and "nowhere" in err
+    with pytest.raises(ValueError, match=r"^The 'notebooks_dir' parameter of discover must be an existing folder"):
         reproduce.run_batch("ci")
 
     tiny(tmp_path / "nb")
     for flag in ("--output-dir", "--results-root"):
         rc, err = cli(capsys, *folders(tmp_path), flag, str(tmp_path / "file" / "below"))
-        assert rc == 2 and f"'{flag}'" in err and "must be a folder this process can create and write" in err
+        name = flag[2:].replace("-", "_")
+        assert rc == 2 and f"'{name}' parameter of run_batch must be a folder this process can create and write" in err
         assert "(Not a directory)" in err
         rc, err = cli(capsys, *folders(tmp_path), flag, str(tmp_path / "file"))
         assert rc == 2 and "(File exists)" in err
@@ -220,11 +221,10 @@ def test_folders_must_exist_and_hold_notebooks(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("args, pattern", [
-    (["--timeout", "-5"], "'--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0 or None. "
-                          "Got -5.0"),
-    (["--timeout", "0"], "'--timeout' .* Got 0.0 instead"),
-    (["--timeout", "nan"], "'--timeout' .* Got nan instead"),
-    (["--timeout", "inf"], "'--timeout' .* Got inf instead"),
+    (["--timeout", "-5"], "'timeout' parameter of run_batch must be a finite real number > 0 or None. Got -5.0"),
+    (["--timeout", "0"], "'timeout' .* Got 0.0 instead"),
+    (["--timeout", "nan"], "'timeout' .* Got nan instead"),
+    (["--timeout", "inf"], "'timeout' .* Got inf instead"),
     (["--no-run"], "'--no-run' .* must be given with --build-book \\(it is an option of the book build\\)"),
     (["--all-pages"], "'--all-pages' .* must be given with --build-book"),
     (["--only", "nosuch"], "'only' parameter of order_notebooks must be a list of existing notebooks"),

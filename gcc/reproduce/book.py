@@ -10,14 +10,14 @@ import sys
 import time
 from pathlib import Path
 
-from gcc.atomic import write_text
+from gcc.atomic import writable_folder, write_text
 from gcc.machine import summary_line
 from gcc.notebooks import shown_path
 from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
-from .cards import Card, check_output_dir, discover, load_yaml, order_notebooks
+from .cards import Card, discover, load_yaml, order_notebooks
 from .pages import VALUES_DIR, value_text
 
 __all__ = ["write_status", "write_placeholders", "build_book"]
@@ -115,8 +115,8 @@ def build_book(root: Path | None = None, all_pages: bool = False, output: Path |
     if not ((root / "_toc.yml").is_file() and (root / "_config.yml").is_file()):
         raise invalid("root", "build_book", "a book folder (with _toc.yml and _config.yml)", shown_path(root))
     own = root / "book" / "generated"
-    generated = check_output_dir(generated_dir, "generated_dir", "build_book") if generated_dir else own
-    output = check_output_dir(output, "output", "build_book") if output is not None else None
+    generated = writable_folder(generated_dir, "generated_dir", "build_book") if generated_dir else own
+    output = writable_folder(output, "output", "build_book") if output is not None else None
     if generated != own.resolve() and output is None:  # one producer per artifact: _build/html from book/generated
         raise invalid("output", "build_book", "a folder of its own when generated_dir is not book/generated", output)
     build = Path(output if output is not None else root).resolve() / "_build"
