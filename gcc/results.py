@@ -144,8 +144,11 @@ class RunContext:
 
     def save_figure(self, fig, name: str, caption: str = "", alt: str = "", drawn_by=None) -> None:
         """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it with ``caption``, ``alt``."""
+        validate(fig, _FIGURE, "fig", "RunContext.save_figure")
         path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_figure')}.png"
-        _save_figure(fig, path, "RunContext.save_figure")
+        for file, kwargs in ((path, {"dpi": 150}), (path.with_suffix(".svg"), {})):  # 150: the style's savefig.dpi
+            with replacing(file) as tmp:
+                fig.savefig(tmp, format=file.suffix[1:], bbox_inches="tight", **kwargs)
         self.record["figures"][name] = [path.name, f"{name}.svg"]
         self.record.setdefault("figure_captions", {})[name] = record = figure_record(
             fig, f"{self.notebook}-{name}", caption, alt, drawn_by, run=self)
@@ -188,14 +191,6 @@ class RunContext:
     def _write(self) -> None:
         """Write ``run.json`` (atomically)."""
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
-
-
-def _save_figure(fig, png: Path, owner: str) -> None:
-    """``fig`` as ``png`` (150 dpi: savefig.dpi of the book's style) and the SVG beside it, each written atomically."""
-    validate(fig, _FIGURE, "fig", owner)
-    for path, kwargs in ((png, {"dpi": 150}), (png.with_suffix(".svg"), {})):
-        with replacing(path) as tmp:
-            fig.savefig(tmp, format=path.suffix[1:], bbox_inches="tight", **kwargs)
 
 
 def load_table(notebook: str, name: str = "results", root: Path | None = None):

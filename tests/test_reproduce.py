@@ -513,7 +513,7 @@ def test_stderr_leaves_the_page_and_stays_in_the_metadata(tmp_path):
                         {"output_type": "stream", "name": "stdout", "text": "result\n"}]}
     path = tmp_path / "page.ipynb"
     path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    finish_page(path, "gcc-companion")
+    finish_page(path, "gcc-companion", "ci")
     out = json.loads(path.read_text())["cells"][0]
     assert [o["name"] for o in out["outputs"]] == ["stdout"]
     assert out["metadata"]["gcc_stderr"] == ["Traceback ... /work/x.py\n"]

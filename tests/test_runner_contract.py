@@ -270,8 +270,9 @@ def test_a_write_killed_by_sigkill_leaves_the_old_file_and_a_hidden_leftover(tmp
     leftovers = [p for p in tmp_path.iterdir() if atomic.PARTIAL_MARK in p.name]
     assert len(leftovers) == 1 and leftovers[0].name.startswith(".results.csv")
     # Another notebook's leftovers in a shared folder are left alone; its own are removed.
-    assert atomic.remove_partials(tmp_path, prefix="other.") == []
-    assert atomic.remove_partials(tmp_path, prefix="results.") == leftovers
+    atomic.remove_partials(tmp_path, prefix="other.")
+    assert [p for p in tmp_path.iterdir() if atomic.PARTIAL_MARK in p.name] == leftovers
+    atomic.remove_partials(tmp_path, prefix="results.")
     assert not any(atomic.PARTIAL_MARK in p.name for p in tmp_path.iterdir())
 
 
@@ -448,8 +449,6 @@ def test_library_entry_points_of_the_runner_check_their_arguments(tmp_path):
         reproduce.load_yaml(tmp_path / "missing.yaml")
     with pytest.raises(ValueError, match=r"^The 'notebook' parameter of load_card must be an existing source notebook"):
         reproduce.load_card(tmp_path / "missing.ipynb")
-    with pytest.raises(ValueError, match=r"^The 'root' parameter of build_book must be a book folder"):
-        reproduce.build_book(root=tmp_path)
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match=r"^The 'output' parameter of build_book must be a folder this process can"):
         reproduce.build_book(output=tmp_path / "file" / "site")
