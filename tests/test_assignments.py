@@ -338,6 +338,21 @@ def test_with_seed_replaces_only_the_seed_line():
         with_seed(cell, -1)
 
 
+def test_with_seed_sets_every_seed_assignment_or_refuses_the_cell():
+    # a student's second `seed = ...` line is the one that counts: it is set too, as is a multi-line one
+    assert with_seed("seed = 0\nn = seed + 1\nseed = 5\n", 3) == (
+        "seed = 3  # set by the autograder\nn = seed + 1\nseed = 3  # set by the autograder\n")
+    assert with_seed("seed: int = (\n    4)\nn = 2", 3) == "seed = 3  # set by the autograder\nn = 2"
+    for cell, line in [("seed = 0\nseed += 1", "line 2"), ("n = 1; seed = 2", "line 1"), ("seed, n = 1, 2", "line 1"),
+                       ("seed = 0\nfor seed in range(3):\n    pass", "line 2"), ("x = seed = 1", "line 1"),
+                       ("seed = 0\nif True:\n    seed = 7", "line 3"), ("seed = (seed := 9)", "line 1")]:
+        with pytest.raises(ValueError, match=rf"'parameters' parameter of with_seed must be a parameters cell that "
+                                             rf"sets seed only by lines `seed = \.\.\.` \({line} binds seed otherwise"):
+            with_seed(cell, 3)
+    with pytest.raises(ValueError, match=r"'parameters' parameter of with_seed .*valid Python.*line 1"):
+        with_seed("seed = (", 3)
+
+
 @needs_nbgrader
 def test_student_seed_step_resets_the_parameters_cell():
     from traitlets.config import Config

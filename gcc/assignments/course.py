@@ -5,6 +5,7 @@ autograde step that grades with them (:class:`StudentSeed`) and the release for 
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -28,8 +29,6 @@ __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "
 
 #: Seeds are drawn from ``range(SEED_RANGE)``: easy to read out, rarely shared within a class.
 SEED_RANGE = 100_000
-
-_SEED_LINE = re.compile(r"^seed\s*=.*$", re.M)
 
 #: A student id: 1 to 100 printable characters (it is written into a comment of the graded cell).
 _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,100}")
@@ -93,14 +92,15 @@ def student_seed(student_id: str) -> int:
 
 
 def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
-    """A parameters cell's source with its ``seed = ...`` line set to ``seed``.
+    """A parameters cell's source with each of its ``seed = ...`` statements set to ``seed``.
 
-    A cell without that line gets it first: a student who deleted it is still graded with their seed.
+    A cell without one gets it first: a student who deleted it is still graded with their seed. A cell
+    that binds ``seed`` otherwise (``seed += 1``, ``for seed in ...``, ``n = 1; seed = 2``) is refused.
 
     Parameters
     ----------
     parameters : str
-        The source of the notebook's ``parameters`` cell (one line ``seed = ...``).
+        The source of the notebook's ``parameters`` cell (valid Python; line breaks become ``\\n``).
     seed : int
         An int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never truncated).
     student_id : str, optional
@@ -125,10 +125,28 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
         student_id = check_student_id(student_id, "student_id", "with_seed")
     whose = "" if student_id is None else f" for student {student_id}"
     line = f"seed = {seed}  # set by the autograder{whose}"
-    if _SEED_LINE.search(parameters) is None:
+    lines = parameters.replace("\r\n", "\n").replace("\r", "\n").split("\n")   # the lines ast counts
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError as err:
+        raise invalid("parameters", "with_seed", "the source of a parameters cell (valid Python)", parameters,
+                      f"line {err.lineno}: {err.msg}") from None
+    # statements `seed = ...` (or `seed: int = ...`) that have their lines to themselves
+    targets = {n: n.targets if isinstance(n, ast.Assign) else [n.target] for n in tree.body
+               if isinstance(n, (ast.Assign, ast.AnnAssign))}
+    plain = [n for n, t in targets.items() if [getattr(x, "id", None) for x in t] == ["seed"]
+             and not any(m is not n and m.lineno <= n.end_lineno and m.end_lineno >= n.lineno for m in tree.body)]
+    targets = {id(targets[n][0]) for n in plain}
+    other = next((n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "seed"
+                  and isinstance(n.ctx, ast.Store) and id(n) not in targets), None)
+    if other is not None:
+        raise invalid("parameters", "with_seed", "a parameters cell that sets seed only by lines `seed = ...`",
+                      parameters, f"line {other.lineno} binds seed otherwise: {lines[other.lineno - 1].strip()}")
+    if not plain:
         return f"{line}\n{parameters}"
-    # A function replacement: the line is inserted literally (re.sub would read "\\a" as an escape).
-    return _SEED_LINE.sub(lambda _: line, parameters, count=1)
+    for n in reversed(plain):
+        lines[n.lineno - 1:n.end_lineno] = [line]
+    return "\n".join(lines)
 
 
 class StudentSeed(Preprocessor):
