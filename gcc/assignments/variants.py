@@ -35,6 +35,9 @@ class Variant:
         raise AttributeError(f"Variant of {self.assignment!r} has no parameter {name!r}; "
                              f"it has {sorted(params)}.")
 
+    def __hash__(self) -> int:  # frozen, but its params are a dict: cached references key on the values
+        return hash((self.assignment, self.seed, repr(sorted(self.params.items()))))
+
     def rng(self, stream: str) -> np.random.Generator:
         """An independent generator for one named use (``"data"``, ...), unshifted by other uses."""
         stream = validate(stream, InstanceOf(str, "a stream name (str)"), "stream", "Variant.rng")
