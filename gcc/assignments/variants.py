@@ -123,18 +123,14 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
 
 
 def _override(name: str, value: Any, drawn: Any) -> Any:
-    """An explicit size, of the kind the seed would have drawn (an int for an int, ...)."""
-    if isinstance(drawn, bool):
-        return validate(value, InstanceOf(bool, "a bool"), name, "variant")
+    """An explicit size, of the kind the seed would have drawn (an int >= 0, a float or a list)."""
     if isinstance(drawn, int):
         return validate(value, Interval(Integral, 0, None), name, "variant")
     if isinstance(drawn, float):
         return validate(value, Interval(Real), name, "variant")
-    if isinstance(drawn, list):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise invalid(name, "variant", "a sequence (like the drawn one)", value)
-        return list(value)
-    return value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):  # the sizes drawn as a list
+        raise invalid(name, "variant", "a sequence (like the drawn one)", value)
+    return list(value)
 
 
 def _f_smooth(x: np.ndarray) -> np.ndarray:
