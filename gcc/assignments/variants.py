@@ -146,8 +146,7 @@ def _f_xsinx(x: np.ndarray) -> np.ndarray:
 def problem(v: Variant):
     """The data of a variant ``v``, what its notebook works on and the checks recompute: a
     ``types.SimpleNamespace`` whose fields (``X``, ``f``, ``received``, ...) depend on the assignment."""
-    if not isinstance(v, Variant):
-        raise invalid("v", "problem", "a Variant (gcc.assignments.variant(assignment, seed))", v)
+    validate(v, InstanceOf(Variant, "a Variant (gcc.assignments.variant(assignment, seed))"), "v", "problem")
     p, rng = SimpleNamespace(), v.rng("data")
     if v.assignment == "01_berrut":
         p.f = _f_smooth
