@@ -7,7 +7,9 @@ import secrets
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["PARTIAL_MARK", "partial_path", "replacing", "write_text", "remove_partials"]
+from .validation import invalid
+
+__all__ = ["PARTIAL_MARK", "partial_path", "replacing", "write_text", "remove_partials", "writable_folder"]
 
 #: What the name of every temporary file contains.
 PARTIAL_MARK = ".partial-"
@@ -33,17 +35,26 @@ def replacing(path: Path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def write_text(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically (:func:`replacing`); return ``path``."""
+def write_text(path: Path, text: str, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` atomically (:func:`replacing`)."""
     with replacing(path) as tmp:
         tmp.write_text(text, encoding=encoding)
-    return Path(path)
 
 
-def remove_partials(folder: Path, prefix: str = "") -> list[Path]:
-    """Delete (and return) the temporary files of killed writes in ``folder``, of targets named ``prefix*``."""
-    folder = Path(folder)
-    found = [p for p in folder.glob(f".{prefix}*{PARTIAL_MARK}*") if p.is_file()] if folder.is_dir() else []
-    for path in found:
+def remove_partials(folder: Path, prefix: str = "") -> None:
+    """Delete the temporary files of killed writes in ``folder``, of targets named ``prefix*``."""
+    for path in Path(folder).glob(f".{prefix}*{PARTIAL_MARK}*"):
         path.unlink(missing_ok=True)
-    return found
+
+
+def writable_folder(path, name: str, owner: str) -> Path:
+    """``path`` (absolute), created if missing, if this process can write a file there, else the ValueError."""
+    folder = Path(path).expanduser().resolve()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f".probe-{os.getpid()}").touch()
+        (folder / f".probe-{os.getpid()}").unlink()
+    except OSError as err:
+        raise invalid(name, owner, "a folder this process can create and write", str(path),
+                      err.strerror or type(err).__name__) from None
+    return folder

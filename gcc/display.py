@@ -106,34 +106,20 @@ def _styled(shown, digits: int, headers=None):
 
 
 def _page_table(shown, full, digits: int, name: str, headers: dict):
-    """A long, wide or reduced table: its first rows and columns, the whole collapsed, a ``data:`` CSV link."""
+    """A long, wide or reduced table: its first rows and columns, a ``data:`` CSV link, the whole collapsed."""
     import base64
     import html
 
     from IPython.display import HTML
 
-    rows, columns = full.shape
     csv = base64.b64encode(full.to_csv(index=False).encode("utf-8")).decode("ascii")
-    size = f"{rows} row{'s' if rows != 1 else ''}, {columns} column{'s' if columns != 1 else ''}"
-    link = (f'<a download="{html.escape(name)}.csv" href="data:text/csv;base64,{csv}">'
-            f"Download the full table ({size}, CSV)</a>")
-    n_shown, n_columns = shown.shape
-    long, wide = n_shown > MAX_ROWS, n_columns > MAX_COLUMNS
-    visible = shown.iloc[:, :MAX_COLUMNS] if wide else shown
-    notes = []
-    if long:
-        visible = visible.head(HEAD_ROWS)
-        notes.append(f"First {HEAD_ROWS} of {n_shown} rows.")
-    if wide:
-        notes.append(f"First {MAX_COLUMNS} of {n_columns} columns.")
-    dropped = columns - n_columns
-    if dropped:
-        notes.append(f"{dropped} more column{'s' if dropped > 1 else ''} in the full table.")
-    parts = [_styled(visible, digits, headers).to_html(), f'<p class="gcc-table-note">{" ".join(notes)} {link}</p>']
-    if long or wide:
-        summary = f"All {n_shown} rows" if not wide else f"All {n_columns} columns, {n_shown} rows"
-        parts.append(f'<details class="gcc-full-table"><summary>{summary}</summary>'
-                     f"<div>{_styled(shown, digits, headers).to_html()}</div></details>")
+    visible = shown.iloc[:HEAD_ROWS if len(shown) > MAX_ROWS else None, :MAX_COLUMNS]
+    link = f'<a download="{html.escape(name)}.csv" href="data:text/csv;base64,{csv}">Download the full table (CSV)</a>'
+    note = f"Shown: {len(visible)} of {len(full)} rows, {visible.shape[1]} of {full.shape[1]} columns. {link}"
+    parts = [_styled(visible, digits, headers).to_html(), f'<p class="gcc-table-note">{note}</p>']
+    if visible.shape != shown.shape:
+        parts.append(f'<details class="gcc-full-table"><summary>All {len(shown)} rows, {shown.shape[1]} columns'
+                     f"</summary><div>{_styled(shown, digits, headers).to_html()}</div></details>")
     return HTML("\n".join(parts))
 
 
@@ -170,7 +156,7 @@ def display_table(frame, digits: int = 3, columns=None, name: str = "table", hea
     (True, True, True, False)
     >>> long = display_table(pd.DataFrame({"n": range(40), "loss": 0.5, "note": "x"}), columns=["n", "loss"])
     >>> html = long._repr_html_()
-    >>> "<details" in html, "First 10 of 40 rows" in html, 'download="table.csv"' in html, ">note<" in html
+    >>> "<details" in html, "10 of 40 rows, 2 of 3 columns" in html, 'download="table.csv"' in html, ">note<" in html
     (True, True, True, False)
     """
     full = shown = _frame(frame, "display_table")

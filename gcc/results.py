@@ -1,17 +1,16 @@
 """Where every notebook writes what it measured: ``run = RunContext()``, its folder and ``run.json``."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from .atomic import remove_partials, replacing, write_text
+from .atomic import remove_partials, replacing, writable_folder, write_text
 from .display import NUMBER, display_table, format_value, markdown_table
 from .figures import figure_record, show_figure, use_book_style
 from .provenance import jsonable, library_fingerprint, provenance, repo_root
-from .validation import HasAttributes, InstanceOf, invalid, validate
+from .validation import HasAttributes, InstanceOf, invalid, validate, validate_params
 
 __all__ = ["RUN_RECORD", "RUN_ENV", "repo_root", "results_root", "results_dir", "RunContext", "format_value",
            "display_table", "markdown_table", "read_run_record", "saved_files", "library_fingerprint", "jsonable",
@@ -40,20 +39,8 @@ def results_dir(notebook: str, create: bool = True) -> Path:
     """Folder ``<results root>/<notebook>/`` for one notebook's data, created when ``create``."""
     path = results_root() / _plain_name(notebook, "notebook", "results_dir")
     if create:
-        with _writable(path, "GCC_RESULTS_ROOT", "results_dir"):
-            path.mkdir(parents=True, exist_ok=True)
+        writable_folder(path, "GCC_RESULTS_ROOT", "results_dir")
     return path
-
-
-@contextlib.contextmanager
-def _writable(folder: Path, name: str, owner: str):
-    """An OS error (a PermissionError) while preparing ``folder`` as the contract's error."""
-    try:
-        yield
-    except OSError as err:
-        raise invalid(name, owner, "a results folder this process can create and write", str(folder),
-                      f"{err.strerror or type(err).__name__}: {err.filename or folder}; set GCC_RESULTS_ROOT "
-                      "to a writable folder") from None
 
 
 def _plain_name(name, param: str, owner: str) -> str:
@@ -63,6 +50,7 @@ def _plain_name(name, param: str, owner: str) -> str:
     return name
 
 
+@validate_params({"folder": InstanceOf((str, os.PathLike), "a path (str or os.PathLike)")})
 def read_run_record(folder: Path) -> dict:
     """The ``run.json`` of a results folder ({} when missing or unreadable)."""
     try:
@@ -127,14 +115,13 @@ class RunContext:
         self.notebook = _plain_name(notebook if notebook is not None else _SCRATCH, "notebook", "RunContext")
         self.parameters = dict(validate(parameters or {}, _MAPPING, "parameters", "RunContext"))
         self.folder = (Path(root) if root is not None else results_root()) / self.notebook
-        with _writable(self.folder, "root" if root is not None else "GCC_RESULTS_ROOT", "RunContext"):
-            self.folder.mkdir(parents=True, exist_ok=True)
-            remove_partials(self.folder)  # what a killed run was writing
-            for name in saved_files(read_run_record(self.folder)):  # what the previous run saved
-                (self.folder / name).unlink(missing_ok=True)
-            self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
-            self.record.update(notebook=self.notebook, tables={}, figures={}, files={}, values={}, includes={})
-            self._write()
+        writable_folder(self.folder, "root" if root is not None else "GCC_RESULTS_ROOT", "RunContext")
+        remove_partials(self.folder)  # what a killed run was writing
+        for name in saved_files(read_run_record(self.folder)):  # what the previous run saved
+            (self.folder / name).unlink(missing_ok=True)
+        self.record = provenance(self.parameters, seed=self.parameters.get("seed"))
+        self.record.update(notebook=self.notebook, tables={}, figures={}, files={}, values={}, includes={})
+        self._write()
 
     def save_table(self, table, name: str = "results", **notes: Any) -> None:
         """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``."""
@@ -157,8 +144,11 @@ class RunContext:
 
     def save_figure(self, fig, name: str, caption: str = "", alt: str = "", drawn_by=None) -> None:
         """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it with ``caption``, ``alt``."""
+        validate(fig, _FIGURE, "fig", "RunContext.save_figure")
         path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_figure')}.png"
-        _save_figure(fig, path, "RunContext.save_figure")
+        for file, kwargs in ((path, {"dpi": 150}), (path.with_suffix(".svg"), {})):  # 150: the style's savefig.dpi
+            with replacing(file) as tmp:
+                fig.savefig(tmp, format=file.suffix[1:], bbox_inches="tight", **kwargs)
         self.record["figures"][name] = [path.name, f"{name}.svg"]
         self.record.setdefault("figure_captions", {})[name] = record = figure_record(
             fig, f"{self.notebook}-{name}", caption, alt, drawn_by, run=self)
@@ -201,14 +191,6 @@ class RunContext:
     def _write(self) -> None:
         """Write ``run.json`` (atomically)."""
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
-
-
-def _save_figure(fig, png: Path, owner: str) -> None:
-    """``fig`` as ``png`` (150 dpi: savefig.dpi of the book's style) and the SVG beside it, each written atomically."""
-    validate(fig, _FIGURE, "fig", owner)
-    for path, kwargs in ((png, {"dpi": 150}), (png.with_suffix(".svg"), {})):
-        with replacing(path) as tmp:
-            fig.savefig(tmp, format=path.suffix[1:], bbox_inches="tight", **kwargs)
 
 
 def load_table(notebook: str, name: str = "results", root: Path | None = None):

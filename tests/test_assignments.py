@@ -2,8 +2,9 @@
 
 Offline end to end, in a temporary course with a SQLite gradebook: ``nbgrader generate_assignment``
 releases the five assignments; one assignment goes through the exchange (release, fetch, submit,
-collect), the other submissions are placed where ``collect`` puts them; two students (two seeds)
-hand in solved notebooks and two hand in untouched ones; ``nbgrader autograde`` grades them all with
+collect), the other submissions are placed where ``collect`` puts them; each assignment is handed in
+solved by one student and untouched by another (two seeds of each kind over the five assignments, one
+submission per case: nbgrader starts a kernel for each); ``nbgrader autograde`` grades them all with
 each student's seed and ``generate_feedback`` writes the feedback. Solved scores full marks on every
 autograded cell, untouched scores zero with feedback naming the failing checks. Also: feedback never
 reveals a reference value, the feedback engine's messages, variants, seeds and the book's pages.
@@ -39,6 +40,8 @@ SOLVED = ("ada", "bob")        # hand in the solutions
 UNTOUCHED = ("cy", "dee")      # hand in the release as fetched
 BUGGY = "eve"                  # hands in 01_berrut solved but for one bug in Task 1 (and her written answer)
 THROUGH_EXCHANGE = "01_berrut"  # ada's and cy's copies of it go through release/fetch/submit/collect
+#: assignment -> (who hands it in solved, who untouched): ada and cy 01, 03, 05; bob and dee 02, 04
+HANDED_IN = {a: (SOLVED[i % 2], UNTOUCHED[i % 2]) for i, a in enumerate(IDS)}
 COURSE_ID = "gcc-companion"
 
 #: The tests that run nbgrader (extra "course"); the checks, feedback and variants need only gcc.
@@ -101,7 +104,7 @@ def graded(tmp_path_factory):
     # The other submissions, where nbgrader collect puts them.
     for a in IDS:
         released = root / "release" / a / f"{a}.ipynb"
-        for s in SOLVED + UNTOUCHED:
+        for s in HANDED_IN[a]:
             target = root / "submitted" / s / a / f"{a}.ipynb"
             if target.exists():
                 continue
@@ -149,9 +152,9 @@ def _autograded(graded, assignment, student):
                          as_version=4)
 
 
-@pytest.mark.parametrize("student", SOLVED)
 @pytest.mark.parametrize("assignment", IDS)
-def test_solved_submission_scores_full_marks(graded, assignment, student):
+def test_solved_submission_scores_full_marks(graded, assignment):
+    student = HANDED_IN[assignment][0]
     sub = _submission(graded, assignment, student)
     code = [g for g in sub["grades"] if g[1] == "code"]
     assert len(code) >= 4 and sub["max_code_score"] == 10
@@ -163,9 +166,9 @@ def test_solved_submission_scores_full_marks(graded, assignment, student):
     assert sub["score"] == sub["max_code_score"]
 
 
-@pytest.mark.parametrize("student", UNTOUCHED)
 @pytest.mark.parametrize("assignment", IDS)
-def test_untouched_submission_scores_zero_with_feedback_naming_the_failing_checks(graded, assignment, student):
+def test_untouched_submission_scores_zero_with_feedback_naming_the_failing_checks(graded, assignment):
+    student = HANDED_IN[assignment][1]
     sub = _submission(graded, assignment, student)
     assert sub["score"] == 0 and sub["max_score"] > 0 and not sub["needs_manual_grade"]
     page = (graded["root"] / "feedback" / student / assignment / f"{assignment}.html").read_text()
@@ -191,7 +194,7 @@ def test_untouched_submission_scores_zero_with_feedback_naming_the_failing_check
 
 @pytest.mark.parametrize("student", SOLVED + UNTOUCHED)
 def test_autograder_grades_with_the_students_seed(graded, student):
-    for a in IDS:
+    for a in (a for a in IDS if student in HANDED_IN[a]):
         nb = _autograded(graded, a, student)
         params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
         assert f"seed = {student_seed(student)}  # set by the autograder for student {student}" in params.source
@@ -206,8 +209,8 @@ def test_gradebook_export_and_the_exchange(graded):
     everyone = SOLVED + UNTOUCHED + (BUGGY,)
     assert {(r["assignment"], r["student_id"]) for r in rows} == {(a, s) for a in IDS for s in everyone}
     for r in rows:
-        want = 10.0 if r["student_id"] in SOLVED else 7.0 if (r["student_id"], r["assignment"]) == (BUGGY, "01_berrut") \
-            else 0.0
+        solved = r["student_id"] == HANDED_IN[r["assignment"]][0]
+        want = 10.0 if solved else 7.0 if (r["student_id"], r["assignment"]) == (BUGGY, "01_berrut") else 0.0
         assert float(r["score"]) == want, r
         assert float(r["max_score"]) == 13.0
     # A test cell prints its check: no output nbgrader would try to read as partial credit.
@@ -228,8 +231,8 @@ def _csv(path):
 
 def test_export_marks_pending_points(graded):
     rows = _csv(graded["pending"])
-    for s in SOLVED:   # the autograded 10 points, and the written answer's 3 marked as pending
-        r = rows["01_berrut", s]
+    for a, (s, _) in HANDED_IN.items():   # the autograded 10 points, and the written answer's 3 marked as pending
+        r = rows[a, s]
         assert (float(r["score"]), float(r["max_score"]), float(r["pending_points"]), r["status"]) == \
             (10.0, 13.0, 3.0, "pending manual grading"), r
     r = rows["01_berrut", "cy"]   # untouched: nbgrader scores an unchanged answer 0 itself, nothing pending
@@ -336,6 +339,21 @@ def test_with_seed_replaces_only_the_seed_line():
     assert with_seed("n = 3", 5) == "seed = 5  # set by the autograder\nn = 3"
     with pytest.raises(ValueError, match="'seed' parameter of with_seed"):
         with_seed(cell, -1)
+
+
+def test_with_seed_sets_every_seed_assignment_or_refuses_the_cell():
+    # a student's second `seed = ...` line is the one that counts: it is set too, as is a multi-line one
+    assert with_seed("seed = 0\nn = seed + 1\nseed = 5\n", 3) == (
+        "seed = 3  # set by the autograder\nn = seed + 1\nseed = 3  # set by the autograder\n")
+    assert with_seed("seed: int = (\n    4)\nn = 2", 3) == "seed = 3  # set by the autograder\nn = 2"
+    for cell, line in [("seed = 0\nseed += 1", "line 2"), ("n = 1; seed = 2", "line 1"), ("seed, n = 1, 2", "line 1"),
+                       ("seed = 0\nfor seed in range(3):\n    pass", "line 2"), ("x = seed = 1", "line 1"),
+                       ("seed = 0\nif True:\n    seed = 7", "line 3"), ("seed = (seed := 9)", "line 1")]:
+        with pytest.raises(ValueError, match=rf"'parameters' parameter of with_seed must be a parameters cell that "
+                                             rf"sets seed only by lines `seed = \.\.\.` \({line} binds seed otherwise"):
+            with_seed(cell, 3)
+    with pytest.raises(ValueError, match=r"'parameters' parameter of with_seed .*valid Python.*line 1"):
+        with_seed("seed = (", 3)
 
 
 @needs_nbgrader

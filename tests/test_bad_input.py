@@ -237,7 +237,7 @@ def test_a_results_root_that_cannot_be_written_names_the_folder(tmp_path, monkey
     blocked = tmp_path / "file"
     blocked.write_text("x")
     monkeypatch.setenv("GCC_RESULTS_ROOT", str(blocked))
-    with pytest.raises(ValueError, match=r"'GCC_RESULTS_ROOT' parameter of RunContext must be a results folder "
+    with pytest.raises(ValueError, match=r"'GCC_RESULTS_ROOT' parameter of RunContext must be a folder "
                                          r"this process can create and write.*file/nb"):
         gcc.results.RunContext("nb", {"seed": 0})
     with pytest.raises(ValueError, match=r"'GCC_RESULTS_ROOT' parameter of results_dir"):

@@ -311,9 +311,9 @@ def test_invalid_arguments_and_run_cards_get_the_contract_message(tmp_path, caps
         reproduce.run_batch("huge", notebooks_dir=tmp_path / "nb")
     with pytest.raises(ValueError, match="The 'timeout' parameter of run_batch must be a finite real number > 0"):
         reproduce.run_batch("ci", timeout=0, notebooks_dir=tmp_path / "nb")
-    # The command line passes the option to run_batch, with exit status 2; the message names the option.
+    # The command line passes the option to run_batch, with exit status 2; the message names its parameter.
     assert reproduce.main(["--notebooks-dir", str(tmp_path / "nb"), "--timeout", "0"]) == 2
-    assert ("The '--timeout' parameter of python -m gcc.reproduce must be a finite real number > 0 or None. "
+    assert ("The 'timeout' parameter of run_batch must be a finite real number > 0 or None. "
             "Got 0.0 instead." in capsys.readouterr().err)
     tiny(tmp_path / "a", "late", {"order": "soon"})
     with pytest.raises(ValueError, match=r"^The 'order' parameter of run card .*late\.yaml must be a finite real "
@@ -496,7 +496,7 @@ def test_wide_result_tables_show_their_first_columns_and_the_whole_table_collaps
     wide = pd.DataFrame({f"c{i}": [float(i)] for i in range(12)})
     html = display_table(wide)._repr_html_()
     visible, collapsed = html.split("<details", 1)
-    assert f"First {MAX_COLUMNS} of 12 columns" in visible and "c7" in visible and "c8" not in visible
+    assert f"Shown: 1 of 1 rows, {MAX_COLUMNS} of 12 columns" in visible and "c7" in visible and "c8" not in visible
     assert "c11" in collapsed and 'download="table.csv"' in visible
     narrow = display_table(wide.iloc[:, :MAX_COLUMNS])
     assert "<details" not in narrow.to_html()  # a Styler: shown outright
@@ -513,7 +513,7 @@ def test_stderr_leaves_the_page_and_stays_in_the_metadata(tmp_path):
                         {"output_type": "stream", "name": "stdout", "text": "result\n"}]}
     path = tmp_path / "page.ipynb"
     path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    finish_page(path, "gcc-companion")
+    finish_page(path, "gcc-companion", "ci")
     out = json.loads(path.read_text())["cells"][0]
     assert [o["name"] for o in out["outputs"]] == ["stdout"]
     assert out["metadata"]["gcc_stderr"] == ["Traceback ... /work/x.py\n"]

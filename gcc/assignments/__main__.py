@@ -28,36 +28,32 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--comment", default=None, help="shown to the student under the answer")
     args = parser.parse_args(argv)
     try:
-        return _run(args)
+        if args.command == "seeds":
+            from .course import student_seed
+
+            for student in args.students:
+                print(f"{student}\t{student_seed(student)}")
+        elif args.command == "list":
+            for a in ASSIGNMENTS:
+                print(variant(a, args.seed))
+        elif args.command == "sync-book":
+            from .build import sync_book
+
+            for path in sync_book():
+                print(path)
+        elif args.command == "pending":
+            from .gradebook import pending
+
+            for row in pending():
+                print(f"{row['assignment']}\t{row['student']}\t{row['cell']}\t{row['points']:g} points pending")
+        elif args.command == "grade-written":
+            from .gradebook import grade_written
+
+            total = grade_written(args.assignment, args.student, args.score, args.comment)
+            print(f"{args.assignment}\t{args.student}\twritten_answer = {args.score:g}\ttotal {total:g}")
+        return 0
     except ValueError as exc:   # the library's contract errors: one line, no traceback
         parser.error(str(exc))
-
-
-def _run(args) -> int:
-    if args.command == "seeds":
-        from .course import student_seed
-
-        for student in args.students:
-            print(f"{student}\t{student_seed(student)}")
-    elif args.command == "list":
-        for a in ASSIGNMENTS:
-            print(variant(a, args.seed))
-    elif args.command == "sync-book":
-        from .build import sync_book
-
-        for path in sync_book():
-            print(path)
-    elif args.command == "pending":
-        from .gradebook import pending
-
-        for row in pending():
-            print(f"{row['assignment']}\t{row['student']}\t{row['cell']}\t{row['points']:g} points pending")
-    elif args.command == "grade-written":
-        from .gradebook import grade_written
-
-        total = grade_written(args.assignment, args.student, args.score, args.comment)
-        print(f"{args.assignment}\t{args.student}\twritten_answer = {args.score:g}\ttotal {total:g}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -44,16 +44,12 @@ def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None
     list of Path
         The pages written.
     """
-    requested = list(assignments) if assignments is not None else None
-    ids = requested or assignment_ids()
+    ids = list(assignments) if assignments is not None else assignment_ids()
     dest = Path(dest) if dest is not None else repo_root() / "book" / "generated" / "assignments"
-    with tempfile.TemporaryDirectory(prefix="gcc-release-") as tmp:
-        folder = Path(release) if release is not None else generate_release(Path(tmp), requested)
-        written = []
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gcc-release-") as tmp:  # None: one nbgrader run for all
+        folder = Path(release) if release is not None else generate_release(Path(tmp), None if assignments is None
+                                                                             else ids)
         for a in ids:
-            nb = _book_page(nbformat.read(folder / a / f"{a}.ipynb", as_version=4))
-            page = dest / f"{a}.ipynb"
-            page.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, page)
-            written.append(page)
-    return written
+            nbformat.write(_book_page(nbformat.read(folder / a / f"{a}.ipynb", as_version=4)), dest / f"{a}.ipynb")
+    return [dest / f"{a}.ipynb" for a in ids]

@@ -5,6 +5,7 @@ autograde step that grades with them (:class:`StudentSeed`) and the release for 
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -18,6 +19,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Dict
 from traitlets import validate as trait_validator
 
+from gcc.notebooks import parameters_cell
 from gcc.validation import InstanceOf, Options, check_int, invalid, validate
 
 from ..results import repo_root
@@ -28,8 +30,6 @@ __all__ = ["course_root", "assignment_ids", "source_notebook", "student_seed", "
 
 #: Seeds are drawn from ``range(SEED_RANGE)``: easy to read out, rarely shared within a class.
 SEED_RANGE = 100_000
-
-_SEED_LINE = re.compile(r"^seed\s*=.*$", re.M)
 
 #: A student id: 1 to 100 printable characters (it is written into a comment of the graded cell).
 _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]{1,100}")
@@ -57,25 +57,20 @@ def check_student_id(student_id, name: str = "student_id", owner: str = "with_se
     return student_id
 
 
-def _check_seed(seed, name: str = "seed", owner: str = "with_seed") -> int:
-    """A seed as a Python int in ``[0, 2**32)``; floats (also ``2.0``), bools and strings are errors."""
-    return check_int(seed, name, owner, minimum=0, maximum=2 ** 32 - 1)
-
-
 def course_root() -> Path:
     """The nbgrader course folder, ``<repository>/assignments`` (holds ``nbgrader_config.py``)."""
     return repo_root() / "assignments"
 
 
-def source_notebook(assignment: str, root: Path | None = None) -> Path:
-    """The nbgrader source notebook ``<root>/source/<assignment>/<assignment>.ipynb`` (root: :func:`course_root`)."""
+def source_notebook(assignment: str) -> Path:
+    """The nbgrader source notebook ``<course>/source/<assignment>/<assignment>.ipynb`` (:func:`course_root`)."""
     validate(assignment, Options(tuple(ASSIGNMENTS)), "assignment", "source_notebook")
-    return Path(root or course_root()) / "source" / assignment / f"{assignment}.ipynb"
+    return course_root() / "source" / assignment / f"{assignment}.ipynb"
 
 
-def assignment_ids(root: Path | None = None) -> list[str]:
+def assignment_ids() -> list[str]:
     """Ids of the assignments whose source notebook exists, in book order."""
-    return [a for a in ASSIGNMENTS if source_notebook(a, root).exists()]
+    return [a for a in ASSIGNMENTS if source_notebook(a).exists()]
 
 
 def student_seed(student_id: str) -> int:
@@ -93,14 +88,15 @@ def student_seed(student_id: str) -> int:
 
 
 def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
-    """A parameters cell's source with its ``seed = ...`` line set to ``seed``.
+    """A parameters cell's source with each of its ``seed = ...`` statements set to ``seed``.
 
-    A cell without that line gets it first: a student who deleted it is still graded with their seed.
+    A cell without one gets it first: a student who deleted it is still graded with their seed. A cell
+    that binds ``seed`` otherwise (``seed += 1``, ``for seed in ...``, ``n = 1; seed = 2``) is refused.
 
     Parameters
     ----------
     parameters : str
-        The source of the notebook's ``parameters`` cell (one line ``seed = ...``).
+        The source of the notebook's ``parameters`` cell (valid Python; line breaks become ``\\n``).
     seed : int
         An int in ``[0, 2**32)`` (a float such as ``1.7`` is an error, never truncated).
     student_id : str, optional
@@ -120,15 +116,33 @@ def with_seed(parameters: str, seed: int, student_id: str | None = None) -> str:
     """
     parameters = validate(parameters, InstanceOf(str, "the source of a parameters cell (str)"), "parameters",
                           "with_seed")
-    seed = _check_seed(seed, "seed", "with_seed")
+    seed = check_int(seed, "seed", "with_seed", minimum=0, maximum=2 ** 32 - 1)
     if student_id is not None:
         student_id = check_student_id(student_id, "student_id", "with_seed")
     whose = "" if student_id is None else f" for student {student_id}"
     line = f"seed = {seed}  # set by the autograder{whose}"
-    if _SEED_LINE.search(parameters) is None:
+    lines = parameters.replace("\r\n", "\n").replace("\r", "\n").split("\n")   # the lines ast counts
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError as err:
+        raise invalid("parameters", "with_seed", "the source of a parameters cell (valid Python)", parameters,
+                      f"line {err.lineno}: {err.msg}") from None
+    # statements `seed = ...` (or `seed: int = ...`) that have their lines to themselves
+    targets = {n: n.targets if isinstance(n, ast.Assign) else [n.target] for n in tree.body
+               if isinstance(n, (ast.Assign, ast.AnnAssign))}
+    plain = [n for n, t in targets.items() if [getattr(x, "id", None) for x in t] == ["seed"]
+             and not any(m is not n and m.lineno <= n.end_lineno and m.end_lineno >= n.lineno for m in tree.body)]
+    targets = {id(targets[n][0]) for n in plain}
+    other = next((n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "seed"
+                  and isinstance(n.ctx, ast.Store) and id(n) not in targets), None)
+    if other is not None:
+        raise invalid("parameters", "with_seed", "a parameters cell that sets seed only by lines `seed = ...`",
+                      parameters, f"line {other.lineno} binds seed otherwise: {lines[other.lineno - 1].strip()}")
+    if not plain:
         return f"{line}\n{parameters}"
-    # A function replacement: the line is inserted literally (re.sub would read "\\a" as an escape).
-    return _SEED_LINE.sub(lambda _: line, parameters, count=1)
+    for n in reversed(plain):
+        lines[n.lineno - 1:n.end_lineno] = [line]
+    return "\n".join(lines)
 
 
 class StudentSeed(Preprocessor):
@@ -147,7 +161,7 @@ class StudentSeed(Preprocessor):
         # Checked when nbgrader_config.py sets them: a seed of 1.7 is an error, never truncated to 1.
         for student, seed in proposal["value"].items():
             check_student_id(student, "seeds", "StudentSeed")
-            _check_seed(seed, f"seeds[{student!r}]", "StudentSeed")
+            check_int(seed, f"seeds[{student!r}]", "StudentSeed", minimum=0, maximum=2 ** 32 - 1)
         return proposal["value"]
 
     def preprocess(self, nb, resources):
@@ -155,18 +169,15 @@ class StudentSeed(Preprocessor):
         student = info["student"]   # checked by student_seed or with_seed; given seeds when configured
         seed = self.seeds[student] if student in self.seeds else student_seed(student)
         source = self._source_parameters(info["assignment"], info["notebook"])
-        cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-        if cells:
-            target = cells[0]
-        elif source is not None:
-            # A submission without its parameters cell gets the source's, before the setup cell.
+        target = parameters_cell(nb)
+        if target is None and source is None:
+            self.log.warning("%s has no parameters cell: left as submitted", info["notebook"])
+            return nb, resources
+        if target is None:  # a submission without its parameters cell gets the source's, before the setup cell
             target = nbformat.v4.new_code_cell(metadata={"tags": ["parameters"]})
             first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "nbgrader" in c.metadata),
                          len(nb.cells))
             nb.cells.insert(first, target)
-        else:
-            self.log.warning("%s has no parameters cell: left as submitted", info["notebook"])
-            return nb, resources
         target.source = with_seed(source if source is not None else target.source, seed, student)
         self.log.info("Grading %s of %s with seed %d", info["notebook"], student, seed)
         return nb, resources
@@ -176,10 +187,7 @@ class StudentSeed(Preprocessor):
 
         coursedir = CourseDirectory(parent=self)
         path = Path(coursedir.format_path(coursedir.source_directory, ".", assignment)) / f"{notebook}.ipynb"
-        if not path.exists():
-            return None
-        source = nbformat.read(path, as_version=4)
-        cell = next((c for c in source.cells if "parameters" in c.metadata.get("tags", [])), None)
+        cell = parameters_cell(nbformat.read(path, as_version=4)) if path.exists() else None
         return None if cell is None else cell.source
 
 
@@ -200,12 +208,10 @@ def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = N
     return log
 
 
-def generate_release(out: Path, assignments: Iterable[str] | None = None, root: Path | None = None) -> Path:
-    """Run ``nbgrader generate_assignment`` into ``out`` (``<id>/<id>.ipynb``, a scratch ``gradebook.db``).
-
-    ``assignments`` defaults to all, ``root`` to :func:`course_root`. Returns ``out``.
+def generate_release(out: Path, assignments: Iterable[str] | None = None) -> Path:
+    """Run the course's ``nbgrader generate_assignment`` into ``out`` (``<id>/<id>.ipynb``, a scratch
+    ``gradebook.db``); ``assignments`` defaults to all. Returns ``out``.
     """
-    root = Path(root or course_root()).resolve()
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     ids = list(assignments) if assignments is not None else ["*"]   # one nbgrader run for all
@@ -214,5 +220,5 @@ def generate_release(out: Path, assignments: Iterable[str] | None = None, root: 
             validate(a, Options(tuple(ASSIGNMENTS)), "assignments", "generate_release")
         # An absolute release directory replaces <root>/release (nbgrader joins it with os.path.join).
         run_nbgrader("generate_assignment", a, "--force", f"--CourseDirectory.release_directory={out}",
-                     f"--CourseDirectory.db_url=sqlite:///{out / 'gradebook.db'}", root=root)
+                     f"--CourseDirectory.db_url=sqlite:///{out / 'gradebook.db'}")
     return out

@@ -35,6 +35,9 @@ class Variant:
         raise AttributeError(f"Variant of {self.assignment!r} has no parameter {name!r}; "
                              f"it has {sorted(params)}.")
 
+    def __hash__(self) -> int:  # frozen, but its params are a dict: cached references key on the values
+        return hash((self.assignment, self.seed, repr(sorted(self.params.items()))))
+
     def rng(self, stream: str) -> np.random.Generator:
         """An independent generator for one named use (``"data"``, ...), unshifted by other uses."""
         stream = validate(stream, InstanceOf(str, "a stream name (str)"), "stream", "Variant.rng")
@@ -120,18 +123,14 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
 
 
 def _override(name: str, value: Any, drawn: Any) -> Any:
-    """An explicit size, of the kind the seed would have drawn (an int for an int, ...)."""
-    if isinstance(drawn, bool):
-        return validate(value, InstanceOf(bool, "a bool"), name, "variant")
+    """An explicit size, of the kind the seed would have drawn (an int >= 0, a float or a list)."""
     if isinstance(drawn, int):
         return validate(value, Interval(Integral, 0, None), name, "variant")
     if isinstance(drawn, float):
         return validate(value, Interval(Real), name, "variant")
-    if isinstance(drawn, list):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise invalid(name, "variant", "a sequence (like the drawn one)", value)
-        return list(value)
-    return value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):  # the sizes drawn as a list
+        raise invalid(name, "variant", "a sequence (like the drawn one)", value)
+    return list(value)
 
 
 def _f_smooth(x: np.ndarray) -> np.ndarray:
@@ -147,8 +146,7 @@ def _f_xsinx(x: np.ndarray) -> np.ndarray:
 def problem(v: Variant):
     """The data of a variant ``v``, what its notebook works on and the checks recompute: a
     ``types.SimpleNamespace`` whose fields (``X``, ``f``, ``received``, ...) depend on the assignment."""
-    if not isinstance(v, Variant):
-        raise invalid("v", "problem", "a Variant (gcc.assignments.variant(assignment, seed))", v)
+    validate(v, InstanceOf(Variant, "a Variant (gcc.assignments.variant(assignment, seed))"), "v", "problem")
     p, rng = SimpleNamespace(), v.rng("data")
     if v.assignment == "01_berrut":
         p.f = _f_smooth

@@ -10,14 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-from gcc.atomic import write_text
+from gcc.atomic import writable_folder, write_text
 from gcc.machine import summary_line
-from gcc.notebooks import shown_path
 from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
 from gcc.validation import invalid
 
-from .cards import Card, check_output_dir, discover, load_yaml, order_notebooks
+from .cards import Card, discover, load_yaml, order_notebooks
 from .pages import VALUES_DIR, value_text
 
 __all__ = ["write_status", "write_placeholders", "build_book"]
@@ -27,7 +26,7 @@ _REFERENCE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_
 _INCLUDE = re.compile(r"\{include\}\s+\S*generated/values/([A-Za-z0-9_.]+\.md)")
 
 
-def write_status(cards: dict[str, Card], profile: str, path: Path, results_root: Path, outcomes=()) -> Path:
+def write_status(cards: dict[str, Card], profile: str, path: Path, results_root: Path, outcomes=()) -> None:
     """The status table (MyST) of every notebook: last status and profile, seconds, parameters."""
     this_run = {o.name: o.status for o in outcomes}
     rows, total = [], 0.0
@@ -52,7 +51,6 @@ def write_status(cards: dict[str, Card], profile: str, path: Path, results_root:
         "", "| Notebook | Last run, profile (this batch) | Seconds | Parameters |", "|---|---|---|---|", *rows, "",
         f"Reproduce all of them: `python -m gcc.reproduce --profile {profile}`; one of them: "
         f"`python -m gcc.reproduce --profile {profile} --only <name>`.", ""]))
-    return Path(path)
 
 
 def write_placeholders(cards: dict[str, Card], generated: Path) -> list[str]:
@@ -101,7 +99,7 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
     return subs, missing
 
 
-def build_book(root: Path | None = None, all_pages: bool = False, output: Path | None = None,
+def build_book(all_pages: bool = False, output: Path | None = None,
                generated_dir: Path | None = None, results_root: Path | None = None) -> int:
     """Build the site with ``jupyter-book build -W -n --keep-going`` (warnings are errors); its exit status.
 
@@ -111,12 +109,10 @@ def build_book(root: Path | None = None, all_pages: bool = False, output: Path |
 
     from gcc.assignments.build import sync_book
 
-    root = Path(root) if root else repo_root()
-    if not ((root / "_toc.yml").is_file() and (root / "_config.yml").is_file()):
-        raise invalid("root", "build_book", "a book folder (with _toc.yml and _config.yml)", shown_path(root))
+    root = repo_root()
     own = root / "book" / "generated"
-    generated = check_output_dir(generated_dir, "generated_dir", "build_book") if generated_dir else own
-    output = check_output_dir(output, "output", "build_book") if output is not None else None
+    generated = writable_folder(generated_dir, "generated_dir", "build_book") if generated_dir else own
+    output = writable_folder(output, "output", "build_book") if output is not None else None
     if generated != own.resolve() and output is None:  # one producer per artifact: _build/html from book/generated
         raise invalid("output", "build_book", "a folder of its own when generated_dir is not book/generated", output)
     build = Path(output if output is not None else root).resolve() / "_build"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import difflib
 import math
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from gcc.notebooks import SOURCE_SUFFIXES, complaint, is_text_notebook, paramete
 from gcc.validation import invalid
 
 __all__ = ["PROFILES", "OVERRIDES", "Card", "load_yaml", "load_card", "discover", "order_notebooks",
-           "resolve_parameters", "check_notebooks_dir", "check_output_dir"]
+           "resolve_parameters"]
 
 #: The profiles of a batch: ``ci`` (minutes on two cores), ``default`` (a laptop: the book), ``paper``.
 PROFILES = ("ci", "default", "paper")
@@ -112,45 +111,22 @@ def load_card(notebook: Path) -> Card:
                             "profiles": {k: dict(v or {}) for k, v in data["profiles"].items()}})
 
 
-def _find_notebooks(folder: Path) -> dict[str, Path]:
-    """The source notebooks of ``folder`` by name (a text notebook wins over ``.ipynb``; hidden ones left out)."""
-    found: dict[str, Path] = {}
+def discover(notebooks_dir: Path) -> dict[str, Card]:
+    """Every source notebook of ``notebooks_dir`` with its run card, by name (a text notebook wins over
+    ``.ipynb``; hidden ones left out); a ValueError unless it is a folder holding at least one."""
+    folder, found = Path(notebooks_dir).expanduser().resolve(), {}
+    if not folder.is_dir():
+        raise invalid("notebooks_dir", "discover", "an existing folder of source notebooks", str(notebooks_dir),
+                      "it is a file" if folder.exists() else "it does not exist")
     for suffix in reversed(SOURCE_SUFFIXES):
-        for path in sorted(Path(folder).glob(f"*{suffix}")):
+        for path in sorted(folder.glob(f"*{suffix}")):
             if not (path.name.startswith((".", "_")) or path.stem.endswith("-checkpoint")
                     or suffix == ".md" and not is_text_notebook(path)):
                 found[path.stem] = path
-    return dict(sorted(found.items()))
-
-
-def check_notebooks_dir(path, name: str, owner: str) -> Path:
-    """``path`` (absolute) if it is a folder holding at least one source notebook, else the ValueError."""
-    folder = Path(path).expanduser().resolve()
-    if not folder.is_dir():
-        raise invalid(name, owner, "an existing folder of source notebooks", str(path),
-                      "it is a file" if folder.exists() else "it does not exist")
-    if not _find_notebooks(folder):
-        raise invalid(name, owner, "a folder holding at least one source notebook (<name>.md or <name>.ipynb)",
-                      str(path), "it holds none")
-    return folder
-
-
-def check_output_dir(path, name: str, owner: str) -> Path:
-    """``path`` (absolute), created if missing, if this process can write a file there, else the ValueError."""
-    folder = Path(path).expanduser().resolve()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f".probe-{os.getpid()}").touch()
-        (folder / f".probe-{os.getpid()}").unlink()
-    except OSError as err:
-        raise invalid(name, owner, "a folder this process can create and write", str(path),
-                      err.strerror or type(err).__name__) from None
-    return folder
-
-
-def discover(folder: Path) -> dict[str, Card]:
-    """Every source notebook of ``folder`` with its run card, by name."""
-    return {name: load_card(path) for name, path in _find_notebooks(folder).items()}
+    if not found:
+        raise invalid("notebooks_dir", "discover", "a folder holding at least one source notebook (<name>.md or "
+                      "<name>.ipynb)", str(notebooks_dir), "it holds none")
+    return {name: load_card(path) for name, path in sorted(found.items())}
 
 
 def order_notebooks(cards: dict[str, Card], only: list[str] | None = None) -> list[Card]:

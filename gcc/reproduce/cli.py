@@ -6,23 +6,21 @@ import argparse
 import datetime as _dt
 import hashlib
 import json
-import math
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 from unittest import mock
 
 from gcc import atomic, notebooks, results
 from gcc.notebooks import read_source, shown_path
 from gcc.provenance import repo_root
-from gcc.validation import invalid
+from gcc.validation import Interval, NoneOr, Options, invalid, validate_params
 
 from .book import build_book, write_status
-from .cards import (PROFILES, Card, check_notebooks_dir, check_output_dir, discover, order_notebooks,
-                    resolve_parameters)
+from .cards import PROFILES, Card, discover, order_notebooks, resolve_parameters
 from .pages import finish_page, write_values
 
 __all__ = ["KERNEL_NAME", "Outcome", "ensure_kernel", "cache_key", "run_one", "parse_value", "run_batch", "main"]
@@ -152,6 +150,7 @@ def parse_value(text: str):
     return yaml.safe_load(text) if text.lstrip()[:1] in ("[", "{") else _resolve_type(text)
 
 
+@validate_params({"profile": Options(PROFILES), "timeout": NoneOr(Interval(Real, 0, closed="neither"))})
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: dict | None = None,
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
               output_dir: Path | None = None, results_root: Path | None = None,
@@ -159,17 +158,13 @@ def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: 
     """Run the notebooks ``only`` names (and what they depend on; default all) in ``profile``, with the
     ``overrides`` (``-p``) on the notebooks ``only`` names; every input is checked before the first run.
     Returns the outcomes in run order."""
-    if profile not in PROFILES:
-        raise invalid("profile", "run_batch", f"one of {', '.join(map(repr, PROFILES))}", profile)
-    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
-        raise invalid("timeout", "run_batch", "a finite real number > 0 or None", timeout)
-    cards = discover(check_notebooks_dir(notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch"))
+    cards = discover(notebooks_dir or notebooks.notebooks_dir())
     plan = order_notebooks(cards, only)
     asked = {c.name: overrides or {} for c in plan if not only or c.name in only}
     resolved = {c.name: resolve_parameters(c, profile, asked.get(c.name)) for c in plan}
     output_dir = output_dir or os.environ.get("GCC_GENERATED_DIR") or repo_root() / "book" / "generated"
-    output_dir = check_output_dir(output_dir, "output_dir", "run_batch")
-    results_root = check_output_dir(results_root or results.results_root(), "results_root", "run_batch")
+    output_dir = atomic.writable_folder(output_dir, "output_dir", "run_batch")
+    results_root = atomic.writable_folder(results_root or results.results_root(), "results_root", "run_batch")
     kernel = ensure_kernel()
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     fingerprint = results.library_fingerprint()
@@ -226,8 +221,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _list(args, overrides: dict) -> None:
     """Print every selected notebook: order, name, last status, title and its effective parameters."""
-    folder = check_notebooks_dir(args.notebooks_dir or notebooks.notebooks_dir(), "notebooks_dir", "run_batch")
-    for card in order_notebooks(discover(folder), args.only):
+    for card in order_notebooks(discover(args.notebooks_dir or notebooks.notebooks_dir()), args.only):
         params, _ = resolve_parameters(card, args.profile, overrides if not args.only or card.name in args.only else {})
         root = args.results_root or results.results_root()
         status = results.read_run_record(root / card.name).get("status", "never run")
@@ -248,7 +242,7 @@ def _run(args) -> int:
         if value and not args.build_book:
             raise invalid(option, _COMMAND, "given with --build-book", option, "it is an option of the book build")
     if args.book_output is not None:
-        check_output_dir(args.book_output, "--book-output", _COMMAND)
+        atomic.writable_folder(args.book_output, "--book-output", _COMMAND)
     rc = 0
     if not args.no_run:
         outcomes = run_batch(args.profile, args.only, overrides=overrides, force=args.force,
@@ -271,10 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _run(args)
-    except ValueError as exc:  # run_batch's folders and timeout are the options of the same names
-        text = re.sub(r"^The '(notebooks_dir|output_dir|results_root|timeout)' parameter of run_batch",
-                      lambda m: f"The '--{m[1].replace('_', '-')}' parameter of {_COMMAND}", str(exc))
-        print(f"gcc.reproduce: error: {text}", file=sys.stderr)
+    except ValueError as exc:  # the folders and the timeout: the parameters of run_batch of the same names
+        print(f"gcc.reproduce: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # e.g. a read-only folder inside the results root: name the folder, no traceback
         what = f"{exc.filename} in the folder {Path(exc.filename).parent}" if exc.filename else "a file"

@@ -65,16 +65,17 @@ def _parameters_markdown(profile: str, parameters: dict, source: str) -> str:
     return "\n".join(lines + [":::"])
 
 
-def _show_run_parameters(cells: list, profile: str, parameters: dict) -> None:
-    """Fill ``{{ run.<name> }}`` and the profile of commands in the prose; collapse the parameters cell."""
+def _show_run(cells: list, profile: str, parameters: dict, values: dict) -> None:
+    """Fill ``{{ run.<name> }}``, ``{{ value.<key> }}`` and the profile of commands in the prose; collapse the
+    parameters cell."""
     prose = {"profile": profile, **parameters}
     for cell in cells:
         if cell.get("cell_type") == "markdown":
             text = _COMMAND_PROFILE.sub(lambda m: m.group(1) + profile, "".join(cell.get("source", "")))
             if "machine" not in prose and re.search(r"\{\{\s*run\.machine\s*\}\}", text):
                 prose["machine"] = summary_line()  # the machine that ran the notebook (finish_page runs there)
-            cell["source"] = _RUN_VALUE.sub(
-                lambda m: _prose_text(prose[m.group(1)]) if m.group(1) in prose else m.group(0), text)
+            text = _RUN_VALUE.sub(lambda m: _prose_text(prose[m.group(1)]) if m.group(1) in prose else m.group(0), text)
+            cell["source"] = _RECORDED_VALUE.sub(lambda m: (values.get(m.group(1)) or {}).get("text", m.group(0)), text)
     if any("run-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
         return  # already shown
     for i, cell in enumerate(cells):
@@ -89,11 +90,11 @@ def _show_run_parameters(cells: list, profile: str, parameters: dict) -> None:
             return
 
 
-def finish_page(output: Path, kernel: str, profile: str | None = None, parameters: dict | None = None,
+def finish_page(output: Path, kernel: str, profile: str, parameters: dict | None = None,
                 values: dict | None = None) -> None:
     """Prepare the executed notebook ``output`` (if readable) for its book page, in place: code hidden,
     stderr removed, the headline figure first (:func:`headline_first`), figures captioned (:func:`figure_cells`);
-    with ``profile``, the run's ``parameters`` in place of the parameters cell and in ``{{ run.<name> }}``,
+    the ``profile`` and ``parameters`` of the run in place of the parameters cell and in ``{{ run.<name> }}``,
     ``values`` in ``{{ value.<key> }}`` (an unknown name stays a visible hole)."""
     try:
         nb = json.loads(Path(output).read_text())
@@ -107,12 +108,7 @@ def finish_page(output: Path, kernel: str, profile: str | None = None, parameter
             cell["outputs"] = [o for o in outputs if o not in stderr]
             cell.setdefault("metadata", {}).setdefault("gcc_stderr", []).extend(
                 "".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "") for o in stderr)
-    if profile is not None:
-        _show_run_parameters(cells, profile, parameters or {})
-    for cell in cells:
-        if values and cell.get("cell_type") == "markdown":
-            cell["source"] = _RECORDED_VALUE.sub(lambda m: (values.get(m.group(1)) or {}).get("text", m.group(0)),
-                                                 "".join(cell.get("source", "")))
+    _show_run(cells, profile, parameters or {}, values or {})
     headline_first(cells)  # before any figure captioning, so that figures are numbered in page order
     cells = nb["cells"] = figure_cells(cells, values)
     for cell in cells:

@@ -15,23 +15,8 @@ from gcc.validation import Options, invalid, validate
 from ..feedback import AssignmentCheckError, Feedback, call_student
 from ..variants import Variant
 
-__all__ = ["task", "cached", "answer_of", "plain", "finite_array", "as_answer", "short_failures",
+__all__ = ["task", "answer_of", "plain", "finite_array", "as_answer", "short_failures",
            "reference_helpers", "carry_forward"]
-
-
-def cached(compute: Callable) -> Callable:
-    """``compute(v, *args)`` cached per (variant, args): a notebook calls several checks on one reference."""
-    store: dict = {}
-
-    @functools.wraps(compute)
-    def get(v: Variant, *args):
-        key = (v.assignment, v.seed, repr(sorted(v.params.items())), *args)
-        if key not in store:
-            if len(store) > 64:
-                store.clear()
-            store[key] = compute(v, *args)
-        return store[key]
-    return get
 
 
 class _Unanswered(Exception):

@@ -13,7 +13,7 @@ from gcc import cpgc
 
 from ..feedback import as_float_array, compare_arrays, compare_exact
 from ..variants import Variant, problem
-from .common import as_answer, carry_forward, plain, task
+from .common import as_answer, carry_forward, finite_array, plain, task
 
 __all__ = ["CPGC_DEGREES", "check_arrival_order", "check_message_values", "check_peeling_history",
            "check_stop_index", "check_decoded_blocks", "check_faster_scheme"]
@@ -96,12 +96,6 @@ def _own_arrivals(arrivals: Any, v: Variant) -> list | None:
     return own if isinstance(own, list) and sorted(own) == sorted(_cpgc_setup(v)[2]) else None
 
 
-def _own_values(values: Any, v: Variant) -> np.ndarray | None:
-    """A student's message values as a finite float array of the reference's shape, else None."""
-    arr, prob = as_float_array(values, "values")
-    return arr if prob is None and arr.shape == _cpgc_setup(v)[3].shape and np.all(np.isfinite(arr)) else None
-
-
 @task(_A4, "3", "peeling history", "After each message: subtract every known block from it; if exactly one "
       "unknown block remains, it is recovered, and that may in turn reduce earlier pending messages to one "
       "unknown (the ripple). Keep a list of pending messages and repeat until nothing changes.")
@@ -160,7 +154,8 @@ def check_decoded_blocks(estimates: Any, v: Variant, arrivals: Any = None, value
     """Task 4b: block values known at the stopping point, shape ``(K, block_rows)``, NaN where unknown."""
     problems, note = _compare_blocks(estimates, _cpgc_replay(v)[2])
     given = {"arrivals": (arrivals, check_arrival_order, _own_arrivals, "`arrivals` (Task 1)"),
-             "values": (values, check_message_values, _own_values, "`values` (Task 2)")}
+             "values": (values, check_message_values, lambda a, v: finite_array(a, _cpgc_setup(v)[3].shape),
+                        "`values` (Task 2)")}
     given = {k: g for k, g in given.items() if g[0] is not None}
     if not given or not problems:
         return problems, note

@@ -5,6 +5,7 @@ The references are latency quantiles and mean losses of every design (N, S) from
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -13,7 +14,7 @@ from gcc import SplineCode, harness, stragglers
 
 from ..feedback import compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
-from .common import answer_of, as_answer, cached, carry_forward, finite_array, plain, task
+from .common import answer_of, as_answer, carry_forward, finite_array, plain, task
 
 __all__ = ["check_expected_wait", "check_latency_table", "check_loss_table", "check_design",
            "check_robustness"]
@@ -28,7 +29,7 @@ def _run(v: Variant, n: int, model):
                               seed=p.delay_seed)
 
 
-@cached
+@functools.lru_cache(maxsize=64)  # a notebook calls several checks on one reference
 def _service_tables(v: Variant) -> tuple[np.ndarray, np.ndarray]:
     """Latency quantile and mean loss of every design (N, S), from ``gcc.harness.run_trials``."""
     runs = [[_run(v, n, stragglers.ShiftedExponential(shift=v.shift, rate=v.mu, stragglers=s))
@@ -47,7 +48,7 @@ def _service_design(v: Variant, tables: tuple | None = None):
     return None
 
 
-@cached
+@functools.lru_cache(maxsize=64)  # a notebook calls several checks on one reference
 def _robust(v: Variant, design) -> bool:
     """Whether ``design`` (None: no design, so False) meets the latency budget with slow workers."""
     if design is None:

@@ -5,6 +5,7 @@ The references come from ``gcc.tuning.select_lambdas`` on the tuning draws and
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -13,14 +14,14 @@ from gcc import SplineCode, harness, stragglers, tuning
 
 from ..feedback import call_student, compare_arrays, compare_exact, compare_scalar
 from ..variants import Variant, problem
-from .common import answer_of, as_answer, cached, carry_forward, finite_array, task
+from .common import answer_of, as_answer, carry_forward, finite_array, task
 
 __all__ = ["check_cv_loss", "check_cv_table", "check_best_lambdas", "check_test_losses"]
 
 _A3 = "03_lambda_cv"
 
 
-@cached
+@functools.lru_cache(maxsize=64)  # a notebook calls several checks on one reference
 def _cv_selection(v: Variant):
     """``gcc.tuning.select_lambdas`` on the variant's tuning draws."""
     p = problem(v)
@@ -36,7 +37,7 @@ def _cv_table(v: Variant) -> np.ndarray:
                      for le in v.lam_enc_grid])
 
 
-@cached
+@functools.lru_cache(maxsize=64)  # a notebook calls several checks on one reference
 def _test_loss(v: Variant, lam_enc: float, lam_dec: float) -> float:
     p = problem(v)
     df = harness.run_trials({"gcc": SplineCode(v.n_inputs, v.n_workers, lam_enc=lam_enc, lam_dec=lam_dec)},
