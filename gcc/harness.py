@@ -120,6 +120,8 @@ def _check_new_columns(columns: Any, name: str, owner: str, taken) -> dict:
         raise invalid(name, owner, "a dict of new columns" if name == "extra_columns" else
                       "a callable returning None or a dict of new columns", columns)
     for key in columns:
+        if not isinstance(key, str):
+            raise invalid(name, owner, "a dict with str keys (column names)", columns, f"{key!r} is no str")
         if key in MEASURED_COLUMNS or key in taken:
             what = "a measured column" if key in MEASURED_COLUMNS else "an extra column"
             raise invalid(name, owner, "new columns only (never overwriting the table's)", key,
@@ -297,7 +299,7 @@ def _check_model(straggler_model, codes, N: int, owner: str) -> int:
                           f"a WorstCase whose 'against' is one of {list(codes)}",
                           straggler_model.against)
     return check_int(getattr(straggler_model, "min_survivors", 1), "straggler_model.min_survivors",
-                     owner, minimum=1)
+                     owner, minimum=1, maximum=N, constraint=f"an int in [1, n_workers = {N}]")
 
 
 @validate_params({"f": _F, "trials": Interval(int, 1, None), "seed": SEED, "straggler_model": _MODEL,

@@ -1,7 +1,8 @@
 """Metrics of coded computing: the paper's loss, its two "RMSE" readings, RelAcc, intervals.
 
 ``est`` holds the estimates ``f_hat(x_k)``, ``true`` the exact outputs ``f(x_k)``, ``k = 1..K`` (numpy
-or torch, read as float64); a NaN estimate gives a NaN score.
+or torch, read as float64); a NaN or inf estimate gives a NaN or inf score, reported as it comes (a
+diverging decoder's loss; :func:`gcc.summary.summarize` counts NaN losses in ``n_nan``).
 
 References
 ----------
@@ -202,7 +203,7 @@ def relacc(est: Any, true_outputs: Any, labels: Any) -> np.ndarray | float:
 
     ``acc(f_hat) / acc(f)``, the share of the base accuracy that survives coding (the paper's
     sentence [1]_ also reads as the inverse: the harness's ``relacc_literal``). A zero base
-    accuracy gives ``nan``.
+    accuracy or a NaN score gives ``nan``.
 
     Parameters
     ----------
@@ -228,8 +229,12 @@ def relacc(est: Any, true_outputs: Any, labels: Any) -> np.ndarray | float:
     >>> round(relacc(est, base, labels), 4)
     0.6667
     """
-    acc_est = np.asarray(_accuracy(est, labels, "relacc", "est"), dtype=float)
-    acc_base = np.asarray(_accuracy(true_outputs, labels, "relacc", "true_outputs"), dtype=float)
+    e, t = _as_float(est, "est", "relacc"), _as_float(true_outputs, "true_outputs", "relacc")
+    acc_base = np.asarray(_accuracy(t, labels, "relacc", "true_outputs"), dtype=float)
+    if e.shape[-2:] != t.shape[-2:]:     # labels are checked against true_outputs: est is the odd one
+        raise invalid("est", "relacc", f"an array of shape (..., K, C) = (..., {', '.join(map(str, t.shape[-2:]))}) "
+                      "as true_outputs", e, f"its shape is {e.shape}")
+    acc_est = np.asarray(_accuracy(e, labels, "relacc", "est"), dtype=float)
     num, den = np.broadcast_arrays(acc_est, acc_base)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
@@ -251,7 +256,8 @@ def mean_ci(values: Any, level: float = 0.95) -> ConfidenceInterval:
     """Sample mean with a Student-t confidence interval.
 
     ``mean +/- t_{(1+level)/2, n-1} s / sqrt(n)`` (``ddof=1``), as the paper's 95% intervals [1]_.
-    NaN values are left out; one value gives a NaN interval.
+    NaN values are left out; one value gives a NaN interval, a level near 1 a wide (up to infinite:
+    the t quantile's) one.
 
     Parameters
     ----------

@@ -11,15 +11,18 @@ __all__ = ["chebyshev_points", "equispaced_points", "code_points", "POINT_SETS"]
 
 #: the default point sets of a code (its ``points`` argument)
 POINT_SETS = Options(("chebyshev", "equispaced"))
+# n of a point set: 10**7 points (80 MB) lie far beyond any code the book builds (N <= 4,096); a larger n
+# is a mistake that numpy would report as a MemoryError naming no argument (10**12 points are 7 TiB)
+_N = Interval(Integral, 1, 10**7)
 
 
-@validate_params({"n": Interval(Integral, 1, None), "kind": Options((1, 2))})
+@validate_params({"n": _N, "kind": Options((1, 2))})
 def chebyshev_points(n, kind=1) -> np.ndarray:
     """Chebyshev points on [-1, 1], in ascending order.
 
     Parameters
     ----------
-    n : int >= 1
+    n : int in [1, 10**7]
     kind : {1, 2}
         1: roots of T_n, ``cos((2k-1) pi / (2n))``; 2: extrema of T_{n-1}, ``cos((k-1) pi / (n-1))``
         (with -1 and 1; ``[0.]`` for ``n = 1``).
@@ -44,7 +47,7 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
     >>> gcc.chebyshev_points(0)
     Traceback (most recent call last):
     ...
-    gcc.validation.InvalidParameterError: The 'n' parameter of chebyshev_points must be an int >= 1. Got 0 instead.
+    gcc.validation.InvalidParameterError: The 'n' parameter of chebyshev_points must be an int in [1, 10000000]. Got 0 instead.
     """
     k = np.arange(1, n + 1, dtype=np.float64)
     if kind == 1:
@@ -54,14 +57,13 @@ def chebyshev_points(n, kind=1) -> np.ndarray:
     return np.sin(np.pi * (2 * k - n - 1) / (2 * (n - 1)))
 
 
-@validate_params({"n": Interval(Integral, 1, None),
-                  "endpoints": BOOL})
+@validate_params({"n": _N, "endpoints": BOOL})
 def equispaced_points(n, endpoints=True) -> np.ndarray:
     """Equispaced points on [-1, 1], in ascending order.
 
     Parameters
     ----------
-    n : int >= 1
+    n : int in [1, 10**7]
     endpoints : bool
         True: ``linspace(-1, 1, n)`` (``[0.]`` for ``n = 1``); False: the centres of n equal cells.
 
@@ -83,14 +85,13 @@ def equispaced_points(n, endpoints=True) -> np.ndarray:
     return -1.0 + (2 * k - 1) / n
 
 
-@validate_params({"n_inputs": Interval(Integral, 1, None), "n_workers": Interval(Integral, 1, None),
-                  "points": POINT_SETS}, skip_nested=True)
+@validate_params({"n_inputs": _N, "n_workers": _N, "points": POINT_SETS}, skip_nested=True)
 def code_points(n_inputs: int, n_workers: int, points: str = "chebyshev"):
     """Default (alphas, betas) of a code for ``points`` in {"chebyshev", "equispaced"}.
 
     Parameters
     ----------
-    n_inputs, n_workers : int >= 1
+    n_inputs, n_workers : int in [1, 10**7]
         K and N.
     points : {"chebyshev", "equispaced"}
         Chebyshev: first kind for the alphas, second for the betas (the paper's experiments);

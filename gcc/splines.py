@@ -144,7 +144,7 @@ def smoother_matrix(x, lam, x_eval) -> np.ndarray:
         Smoothing parameter ``>= 0`` of eq. (4) (scipy's ``lam`` is ``n * lam``); 0 interpolates,
         beyond ``n lam = 1e100`` the fit is the least-squares line.
     x_eval : float or array_like, shape (p,)
-        Real evaluation points, anywhere on the real line.
+        Real evaluation points, anywhere on the real line (none: an empty (0, n) result).
 
     Returns
     -------
@@ -192,7 +192,8 @@ def smoothing_spline(x, y, lam, x_eval) -> np.ndarray:
     x : array_like, shape (n,)
         Strictly increasing finite real knots, n >= 1, at least 1e-12 of their range apart.
     y : array_like, shape (n, ...)
-        Finite real or complex data; every trailing column is smoothed with the same ``lam``.
+        Finite real or complex data; every trailing column is smoothed with the same ``lam`` (no
+        column: an empty result, as numpy's).
     lam : float or "gcv"
         Smoothing parameter ``>= 0`` as in :func:`smoother_matrix`, or ``"gcv"`` to choose it
         with :func:`gcc.gcv.gcv_lambda`.

@@ -48,6 +48,8 @@ class StragglerModel:
         rng = validate(rng, GENERATOR, "rng", owner) if rng_needed else rng
         n = check_int(n_workers, "n_workers", owner, minimum=1)
         trials = check_int(trials, "trials", owner, minimum=1)
+        if self.min_survivors > n:    # every draw would be flagged: no loss to report
+            raise invalid("min_survivors", owner, f"an int <= n_workers (= {n})", self.min_survivors)
         if below_n and self.stragglers is not None and self.stragglers >= n:
             raise invalid("stragglers", owner, f"an int < n_workers (= {n})", self.stragglers)
         return rng, n, trials
@@ -100,7 +102,8 @@ class Bernoulli(StragglerModel):
     p : float in [0, 1)
         Straggling probability.
     min_survivors : int >= 1, default 2
-        Draws with fewer received workers are kept, flagged by the harness (never redrawn).
+        Draws with fewer received workers are kept, flagged by the harness (never redrawn); at most
+        ``n_workers`` (checked on use).
 
     Examples
     --------

@@ -75,7 +75,7 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     -------
     pandas.DataFrame
         ``by`` (then ``metric``) plus :data:`SUMMARY_COLUMNS`; ``n`` counts the values used,
-        ``n_nan`` the NaN rows left out.
+        ``n_nan`` the NaN rows left out (a diverged decoder's NaN loss is counted, not hidden).
 
     Examples
     --------
@@ -97,6 +97,10 @@ def summarize(df, value: str | Sequence[str] = "loss", by: Sequence[str] = ("sch
     _check_columns(df, by, "by", owner)
     if df.empty:   # an empty summary would pass for a run with nothing to report
         raise invalid("df", owner, "a table with at least one row", "an empty table")
+    for v in values:     # else mean_ci's error, naming neither summarize nor the column
+        if np.isinf(df[v].to_numpy(dtype=float, na_value=np.nan)).any():
+            raise invalid("value", owner, "the name of a column of finite (or NaN) numbers", v,
+                          "it holds an infinite value")
     rows = []
     groups = df.groupby(by, sort=True) if by else [((), df)]
     for key, group in groups:

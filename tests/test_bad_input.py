@@ -354,3 +354,45 @@ def test_what_used_to_return_nan_an_empty_table_or_a_memory_error_is_named(call,
     """Each returned NaN, an empty or zero-width result, or a MemoryError, silently."""
     with pytest.raises(ValueError, match=pattern):
         call()
+
+
+# --------------------------------------------------------------------------- the third sweep (issue 26)
+_CODE48 = gcc.SplineCode(4, 8)
+_RUN = dict(codes={"gcc": _CODE48}, f=np.sin, X=np.linspace(-1, 1, 4), trials=2, seed=0)
+
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda: gcc.Bernoulli(0.5, min_survivors=9).sample(np.random.default_rng(0), 8),
+     r"'min_survivors' parameter of Bernoulli must be an int <= n_workers \(= 8\)\. Got 9"),
+    (lambda: gcc.Bernoulli(0.5, min_survivors=9).sample_many(np.random.default_rng(0), 8, 3),
+     r"'min_survivors' parameter of Bernoulli must be an int <= n_workers \(= 8\)\. Got 9"),
+    (lambda: gcc.run_trials(straggler_model=gcc.Bernoulli(0.5, min_survivors=9), **_RUN),
+     r"'straggler_model.min_survivors' parameter of run_trials must be an int in \[1, n_workers = 8\]\. Got 9"),
+    (lambda: gcc.run_trials(straggler_model=gcc.FixedCount(1), extra_columns={3: 1}, **_RUN),
+     r"'extra_columns' parameter of run_trials must be a dict with str keys .*3 is no str"),
+    (lambda: cpgc.arrival_times(cpgc.uncoded_cyclic_code(2, 2), np.ones((0, 2))),
+     r"'speeds' parameter of arrival_times must be an array of shape \(trials >= 1, 2\) \(it has no rows\)"),
+    (lambda: cpgc.completion(cpgc.uncoded_cyclic_code(2, 2), np.ones((0, 2))),
+     r"'speeds' parameter of completion must be an array of shape \(trials >= 1, 2\) \(it has no rows\)"),
+    (lambda: cpgc.rref_recoverable(np.ones((2, 0))),
+     r"'matrix' parameter of rref_recoverable must be a 2-D array with at least one column .*\(2, 0\)"),
+    (lambda: gcc.chebyshev_points(10**12), r"'n' parameter of chebyshev_points must be an int in \[1, 10000000\]"),
+    (lambda: gcc.equispaced_points(10**12), r"'n' parameter of equispaced_points must be an int in \[1, 10000000\]"),
+    (lambda: gcc.SplineCode(10**15, 10**15), r"'n_inputs' parameter of SplineCode must be an int in \[1, 10000000\]"),
+    (lambda: gcc.LagrangeCode(4, 10**15), r"'n_workers' parameter of LagrangeCode must be an int in \[1, 10000000\]"),
+    (lambda: gcc.relacc(np.ones((2, 3)), np.eye(3), [0, 1, 2]),
+     r"'est' parameter of relacc must be an array of shape \(\.\.\., K, C\) = \(\.\.\., 3, 3\) .*\(2, 3\)"),
+    (lambda: gcc.summarize(gcc.run_trials(straggler_model=gcc.FixedCount(1), **_RUN).assign(loss=np.inf)),
+     r"'value' parameter of summarize must be the name of a column of finite \(or NaN\) numbers .*Got 'loss'"),
+    (lambda: gcc.evaluate(_CODE48, np.sin, None, range(8)), r"'X' parameter of evaluate must be an array"),
+])
+def test_a_bound_the_work_would_break_is_named_first(call, pattern):
+    """Each returned a flagged or empty result, a NaN table, a MemoryError or a message naming another argument."""
+    with pytest.raises(ValueError, match=pattern):
+        call()
+
+
+def test_min_survivors_up_to_n_workers_samples_as_before():
+    rng = np.random.default_rng(3)
+    assert gcc.Bernoulli(0.5, min_survivors=8).sample_many(rng, 8, 2).tolist() == (
+        np.random.default_rng(3).random((2, 8)) >= 0.5).tolist()

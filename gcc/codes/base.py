@@ -14,7 +14,7 @@ import numpy as np
 from ..backend import convert, form_of, is_torch, matmul, to_numpy
 from ..points import code_points
 from ..splines import KNOT_GAP, Knots
-from ..validation import (BOOL, Interval, Options, check_finite, check_int, check_received, invalid,
+from ..validation import (BOOL, Interval, Options, check_finite, check_int, check_received, entry, invalid,
                           validate, validate_params)
 
 __all__ = ["Code", "block_received"]
@@ -87,9 +87,9 @@ class Code:
     Parameters
     ----------
     n_inputs : int
-        K, the number of data points, ``>= 1``.
+        K, the number of data points, in ``[1, 10**7]``.
     n_workers : int
-        N, the number of workers, ``>= 1`` (codes that need ``N >= K`` say so).
+        N, the number of workers, in ``[1, 10**7]`` (codes that need ``N >= K`` say so).
     alphas : array_like, shape (K,), optional
         Data points: strictly increasing in [-1, 1], at least 2e-12 apart. Default from ``points``.
     betas : array_like, shape (N,), optional
@@ -112,7 +112,8 @@ class Code:
         validate(points, Options(("chebyshev", "equispaced")), "points", owner)
         self._params = {"n_inputs": K, "n_workers": N, "alphas": alphas, "betas": betas, "points": points}
         self._n_inputs, self._n_workers, self._points = K, N, points
-        default_alphas, default_betas = code_points(K, N, points)
+        with entry(owner):    # code_points' messages (n_inputs, n_workers <= 10**7) name this code
+            default_alphas, default_betas = code_points(K, N, points)
         self._alphas = default_alphas if alphas is None else validate(
             alphas, Knots(size=K, size_name="n_inputs", gap=_CODE_POINT_GAP, relative=False), "alphas", owner)
         self._betas = default_betas if betas is None else validate(
@@ -232,7 +233,7 @@ class Code:
         Parameters
         ----------
         X : ndarray or torch.Tensor, shape (K, *shape)
-            Data points x_1..x_K stacked along axis 0.
+            Data points x_1..x_K stacked along axis 0 (an empty trailing axis gives an empty result).
         check_finite : bool
             Raise on NaN/inf in X (False skips the reduction in hot GPU loops).
 

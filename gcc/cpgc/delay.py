@@ -78,7 +78,9 @@ def arrival_times(code, speeds: np.ndarray) -> np.ndarray:
     K = code.n_workers
     speeds = validate(speeds, ArrayLike(shape=(None, K), dtype=float, finite=True, description=(
         f"an array of shape (trials, {K})")), "speeds", "arrival_times")
-    if speeds.size and speeds.min() < 0:
+    if not len(speeds):
+        raise invalid("speeds", "arrival_times", f"an array of shape (trials >= 1, {K})", speeds, "it has no rows")
+    if speeds.min() < 0:
         raise invalid("speeds", "arrival_times", "times per task unit >= 0", speeds)
     return speeds[..., :, None] * code.row_units
 

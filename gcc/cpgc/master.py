@@ -89,6 +89,9 @@ def rref_recoverable(matrix: np.ndarray, values: np.ndarray | None = None, tol: 
     >>> sol.ravel()
     array([0., 3., 2.])
     """
+    if matrix.shape[1] == 0:
+        raise invalid("matrix", "rref_recoverable", "a 2-D array with at least one column (unknown)", matrix,
+                      f"its shape is {matrix.shape}")
     if values is not None:
         values = validate(values, VALUES, "values", "rref_recoverable")
         if values.ndim == 0 or values.shape[0] != matrix.shape[0]:

@@ -131,7 +131,7 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
         ``masks[s, t, k]``: block k of ``W theta`` was recovered at iteration t of sequence s
         (booleans or 0/1; ``n_blocks <= d``).
     eta : float > 0
-        Step size.
+        Step size (too large a step diverges: the errors grow to inf or NaN, as they should).
 
     Returns
     -------

@@ -144,7 +144,10 @@ def completion(code: CPGCCode, speeds: np.ndarray, tolerance: float = 0.0, retur
     constraint = f"an array of shape (trials, {code.n_workers}) of finite times > 0"
     speeds = validate(speeds, ArrayLike(shape=(None, code.n_workers), dtype=float, finite=True,
                                         description=constraint), "speeds", "completion")
-    if speeds.size and not (speeds > 0).all():
+    if not len(speeds):
+        raise invalid("speeds", "completion", f"an array of shape (trials >= 1, {code.n_workers})", speeds,
+                      "it has no rows")
+    if not (speeds > 0).all():
         i = tuple(int(j) for j in np.argwhere(~(speeds > 0))[0])
         raise invalid("speeds", "completion", constraint, speeds, f"speeds{list(i)} = {speeds[i]!r}")
     T, K = speeds.shape
