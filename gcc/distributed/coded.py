@@ -48,7 +48,7 @@ class DeadlineError(TimeoutError):
     failed : int
         Calls that failed (an exception, or a worker process that died).
     error : str
-        The first failure's exception (``repr``), '' if none failed.
+        Why the first failed call failed (its exception's ``repr``), '' if none failed.
     """
 
     def __init__(self, deadline: float, answered: int, needed: int, n_workers: int, what: str = "deadline",
