@@ -392,7 +392,65 @@ def test_a_bound_the_work_would_break_is_named_first(call, pattern):
         call()
 
 
+# --------------------------------------------------------------------------- the sweep's dnn and distributed cases
+def _dnn_distributed_cases():
+    import pandas as pd
+
+    from gcc.distributed import Replication, open_cluster, simulated_completion, summarize_latency, worker_addresses
+    from gcc.distributed.inject import interruptible_sleep
+    from gcc.dnn import data, models, training
+
+    x = np.random.default_rng(0).normal(size=(6, 1, 28, 28)).astype(np.float32)
+    y = np.arange(6) % 3
+    tb = dict(config={"arch": "lenet5", "img_size": 28}, x_train=x, y_train=y, x_val=x, y_val=y, x_test=x, y_test=y,
+              recipe={"epochs": 1}, use_cache=False)
+    table = pd.DataFrame({"scheme": ["gcc"] * 3, "latency_s": [0.1, 0.2, 0.3], "loss": [0.1, 0.2, 0.3]})
+    return [
+        (lambda: data.image_batches(100, 4, 10**12, 0), r"'n_batches' parameter of image_batches .* \[1, 1000000\]"),
+        (lambda: data.load_digits16(size=10**6), r"'size' parameter of load_digits16 .* \[8, 256\]"),
+        (lambda: models.LeNet5(img_size=10**6), r"'img_size' parameter of LeNet5 .* \[12, 1024\]"),
+        (lambda: training.evaluate_accuracy(models.LeNet5(), np.full_like(x, np.nan), y),
+         r"'x' parameter of evaluate_accuracy must be free of NaN and inf \(x\[0, 0, 0, 0\] = nan\)"),
+        (lambda: training.train_model(**dict(tb, recipe={"epochs": 0})),
+         r"'recipe' .* \(epochs = 0 is not an int >= 1\)"),
+        (lambda: training.train_model(**dict(tb, x_val=np.full_like(x, np.inf))),
+         r"'x_val' parameter of train_model must be free of NaN and inf"),
+        (lambda: training.train_model(**dict(tb, x_train=np.ones((6, 1, 27, 28), np.float32))),
+         r"'x_train' parameter of train_model must be images of shape \(n, 1, 28, 28\) .* \(its images are "
+         r"\(1, 27, 28\)\)"),
+        (lambda: open_cluster(n_workers=1, processes="yes").__enter__(),
+         r"'processes' parameter of open_cluster must be a bool"),
+        (lambda: open_cluster(address=3).__enter__(), r"'address' parameter of open_cluster"),
+        (lambda: open_cluster(address="not an address", timeout=3).__enter__(), r"'address' parameter of open_cluster"),
+        (lambda: worker_addresses(None), r"'client' parameter of worker_addresses must be a distributed.Client"),
+        (lambda: Replication(2, 4).encode(np.full(2, np.nan)), r"'X' parameter of Replication.encode .* NaN"),
+        (lambda: Replication(2, 4).decode(np.full(2, np.nan), [0, 1]), r"'Y' parameter of Replication.decode .* NaN"),
+        (lambda: interruptible_sleep(-1.0), r"'seconds' parameter of interruptible_sleep .* >= 0\.0. Got -1.0"),
+        (lambda: simulated_completion(None, np.ones(4)), r"'code' parameter of simulated_completion must be a code"),
+        (lambda: simulated_completion("gcc", np.ones(4)), r"'code' parameter of simulated_completion"),
+        (lambda: summarize_latency(table, by=None), r"'by' parameter of summarize_latency .* Got None"),
+        (lambda: summarize_latency(table, by=3), r"'by' parameter of summarize_latency .* Got 3"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(18))
+def test_the_dnn_and_distributed_sweep_cases_are_named(case):
+    """Each hung, allocated without bound, passed NaN through, was ignored or failed deep inside torch or Dask."""
+    call, pattern = _dnn_distributed_cases()[case]
+    with pytest.raises(ValueError, match=pattern):
+        call()
+
+
 def test_min_survivors_up_to_n_workers_samples_as_before():
     rng = np.random.default_rng(3)
     assert gcc.Bernoulli(0.5, min_survivors=8).sample_many(rng, 8, 2).tolist() == (
         np.random.default_rng(3).random((2, 8)) >= 0.5).tolist()
+
+
+def test_a_timm_checkpoint_that_is_no_state_dict_names_checkpoint_path(tmp_path):
+    from gcc.dnn import models
+
+    path = tmp_path / "afile.txt"
+    path.write_text("not a checkpoint")
+    with pytest.raises(ValueError, match=r"'checkpoint_path' parameter of timm_model must be a state-dict checkpoint"):
+        models.timm_model("resnet18", checkpoint_path=path)

@@ -64,3 +64,12 @@ def test_bad_dimension_is_named(client):
     prob = synthetic_regression(n_train=50, n_test=10, dim=81, seed=0)
     with pytest.raises(ValueError, match="'problem' parameter of run_cpgc must be .*divisible by the code's 8 blocks \\(X_train has d=81 columns\\)"):
         run_cpgc(client, prob, cpgc.make_code("rcsc", n_workers=K), iterations=1)
+
+
+@pytest.mark.timeout(60)
+def test_a_code_for_more_workers_than_the_cluster_is_refused_at_once(client, problem):
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"'client' parameter of run_cpgc must be a client of a cluster with at least "
+                                         r"n_workers=16 distinct Dask workers \(it has 8; start one"):
+        run_cpgc(client, problem, cpgc.make_code("rcsc", n_workers=16), iterations=1, timeout=5)
+    assert time.perf_counter() - t0 < 5       # no wait for workers that will never come

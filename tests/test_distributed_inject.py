@@ -109,7 +109,7 @@ from gcc.distributed.latency import run_requests, simulated_completion, summariz
     (lambda: Replication(2, 4).decode(np.arange(2), [1, 0]), "'received' parameter of Replication.decode"),
     (lambda: simulated_completion(Uncoded(3), [0.1, np.nan, 0.2]), "'task_s' parameter of simulated_completion"),
     (lambda: simulated_completion(Uncoded(3), [0.1, -1.0, 0.2]), "'task_s'"),
-    (lambda: simulated_completion(object(), [0.1, 0.2], n_wait=3), "'n_wait'"),
+    (lambda: simulated_completion(Uncoded(2), [0.1, 0.2], n_wait=3), "'n_wait'"),
     (lambda: simulated_completion(Replication(2, 4), [0.1, 0.2, 0.3]),
      r"'task_s' parameter of simulated_completion must be one time per worker of the code \(n_workers = 4\) "
      r"\(it has 3\)"),

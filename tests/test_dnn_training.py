@@ -95,7 +95,7 @@ def test_training_restores_global_torch_state(digits):
 def test_unknown_model_name_and_bad_recipe(digits):
     with pytest.raises(ValueError, match="'name' parameter of train_embedded_model"):
         training.train_embedded_model("resnet", data=digits)
-    with pytest.raises(ValueError, match="'recipe' parameter of train_model.*epochs = -1 is not an int >= 0"):
+    with pytest.raises(ValueError, match="'recipe' parameter of train_model.*epochs = -1 is not an int >= 1"):
         training.train_embedded_model("lenet5", data=digits, recipe={"epochs": -1}, use_cache=False)
 
 

@@ -119,21 +119,24 @@ async def dispatch_batch(client, targets, calls, indices, arrive, remaining: flo
     """One batch on the client's loop: call, feed ``arrive`` until it says stop, stop the rest.
 
     ``targets`` are :func:`actor_pool`'s (None: a failed call), ``calls`` the ``(f, x, fault)`` of
-    each, ``indices`` their coded workers; ``arrive(index, result, failed)`` returns True to stop.
+    each, ``indices`` their coded workers; ``arrive(index, result, error)`` (``error``: why the call
+    failed, its exception's ``repr``; '' for a result) returns True to stop.
     ``batch`` tags the calls (:meth:`CodedWorker.cancel` stops only its sleeps). Returns True if
     ``arrive`` stopped it, False when ``remaining`` seconds ran out or every call answered.
     """
     from distributed.protocol import to_serialize
 
     async def one(i, target, args):
+        if target is None:
+            return i, None, "no CodedWorker actor on that worker (unknown, or gone before it made one)"
         try:
             reply = await _worker_rpc(client, target[0]).actor_execute(
                 actor=target[1], function="run", args=[to_serialize(a) for a in (*args, batch)], kwargs={})
-        except Exception:   # noqa: BLE001 - no actor, the worker gone: a straggler
-            return i, None, True
+        except Exception as err:   # noqa: BLE001 - no actor, the worker gone: a straggler
+            return i, None, repr(err)
         if reply.get("status") != "OK":          # an exception in f: that worker failed
-            return i, None, True
-        return i, reply["result"], False
+            return i, None, repr(reply.get("exception"))
+        return i, reply["result"], ""
 
     tasks = {asyncio.ensure_future(one(i, t, args)): t for i, t, args in zip(indices, targets, calls)}
     pending, stop = set(tasks), False

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gcc.validation import ArrayLike, check_int, check_received, invalid, validate
+from gcc.validation import ArrayLike, check_finite, check_int, check_received, invalid, validate
 
 #: worker indices of a received set (ints; 1.7 is no worker)
 _INDICES = ArrayLike(ndim=1, dtype=np.int64, description="a 1-D sequence of int worker indices")
@@ -41,7 +41,7 @@ class Replication:
             owner = f"{type(self).__name__}.encode"
             raise invalid("X", owner, f"an array of n_inputs = {self.n_inputs} rows", X,
                           f"it has {len(X) if hasattr(X, '__len__') else 'none'}")
-        return X[self.assignment]
+        return check_finite(X, "X", f"{type(self).__name__}.encode")[self.assignment]
 
     def is_decodable(self, received) -> bool:
         """True when every input has at least one received copy.
@@ -60,6 +60,7 @@ class Replication:
         received = np.asarray(check_received(received, self.n_workers, owner), dtype=int)
         if not hasattr(Y, "__len__") or not hasattr(Y, "__getitem__") or len(Y) != received.size:
             raise invalid("Y", owner, f"an array of len(received) = {received.size} rows", Y)
+        Y = check_finite(Y, "Y", owner)
         holder = self.assignment[received]
         missing = sorted(set(range(self.n_inputs)) - set(holder.tolist()))
         if missing:

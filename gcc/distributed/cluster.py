@@ -11,7 +11,7 @@ import time
 from numbers import Integral, Real
 from typing import Iterator
 
-from gcc.validation import NAME, Interval, NoneOr, invalid, validate_params
+from gcc.validation import BOOL, NAME, Interval, NoneOr, invalid, validate_params
 
 __all__ = ["SECONDS", "WORKER_COUNT", "LOADED_MACHINE_CONFIG", "START_ATTEMPTS", "REPLACEMENT_WAIT_S",
            "open_cluster", "worker_addresses", "wait_for_workers", "await_workers"]
@@ -54,7 +54,7 @@ _SINGLE_THREAD_ENV = {
 
 
 @contextlib.contextmanager
-@validate_params({"n_workers": WORKER_COUNT, "address": NoneOr(NAME), "timeout": SECONDS})
+@validate_params({"n_workers": WORKER_COUNT, "address": NoneOr(NAME), "timeout": SECONDS, "processes": BOOL})
 def open_cluster(n_workers: int = 4, address: str | None = None, *, timeout: float = 60.0,
                  processes: bool = True) -> Iterator["distributed.Client"]:
     """Start a local Dask cluster (or connect to one) and always shut it down.
@@ -158,7 +158,7 @@ def _start_local(n_workers: int, processes: bool, timeout: float, extra: dict):
 def worker_addresses(client) -> list[str]:
     """Addresses of the connected workers, sorted (the order coded workers are numbered in)."""
     # n_workers=-1: recent distributed versions list only the first few workers otherwise.
-    return sorted(client.scheduler_info(n_workers=-1)["workers"])
+    return sorted(check_client(client, "worker_addresses").scheduler_info(n_workers=-1)["workers"])
 
 
 def wait_for_workers(client, n_workers: int, timeout: float = 60.0, gone: tuple[str, ...] = (),
@@ -186,3 +186,23 @@ def await_workers(client, n_workers: int, wait: float = REPLACEMENT_WAIT_S) -> l
         return wait_for_workers(client, n_workers, wait, exact=False)
     except TimeoutError:
         return worker_addresses(client)
+
+
+def coded_workers(client, n_workers: int, owner: str, wait: float = REPLACEMENT_WAIT_S) -> list[str]:
+    """The sorted worker addresses for a code of ``n_workers``: a cluster meant to have as many waits up to
+    ``wait`` seconds for lost workers' replacements (then whatever is up); one made smaller is refused."""
+    addresses = await_workers(client, n_workers, 0.0)
+    if len(addresses) < n_workers <= _planned_workers(client, len(addresses)):
+        return await_workers(client, n_workers, wait)
+    if len(addresses) < n_workers:
+        raise invalid("client", owner, f"a client of a cluster with at least n_workers={n_workers} distinct Dask "
+                      "workers", client, f"it has {len(addresses)}; start one with n_workers >= {n_workers}")
+    return addresses
+
+
+def _planned_workers(client, connected: int) -> int:
+    """Workers the cluster is meant to have: a local cluster's worker specs (a lost worker's
+    nanny keeps its place while it restarts), else the ``connected`` count."""
+    cluster = getattr(client, "cluster", None)
+    specs = getattr(cluster, "worker_spec", None) or getattr(cluster, "workers", None)
+    return max(len(specs), connected) if specs else connected

@@ -21,7 +21,7 @@ import numpy as np
 
 from gcc.backend import to_numpy
 from gcc.distributed.actors import CodedWorker, actor_pool, dispatch_batch
-from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, await_workers, check_client
+from gcc.distributed.cluster import REPLACEMENT_WAIT_S, SECONDS, check_client, coded_workers
 from gcc.distributed.inject import Injection
 from gcc.validation import (NAME, SEED_OR_GENERATOR, Callable as CallableConstraint, HasAttributes, InstanceOf,
                             Interval, NoneOr, check_int, invalid, validate_params)
@@ -47,17 +47,20 @@ class DeadlineError(TimeoutError):
         Results the decoder needed.
     failed : int
         Calls that failed (an exception, or a worker process that died).
+    error : str
+        Why the first failed call failed (its exception's ``repr``), '' if none failed.
     """
 
     def __init__(self, deadline: float, answered: int, needed: int, n_workers: int, what: str = "deadline",
-                 failed: int = 0):
+                 failed: int = 0, error: str = ""):
         self.deadline, self.answered, self.needed, self.n_workers = deadline, answered, needed, n_workers
-        self.failed = failed
+        self.failed, self.error = failed, error
         if failed and n_workers - failed < needed:
             when = f"and {failed} failed, well before the {what} of {deadline:.3g} s"
         else:
             when = f"before the {what} of {deadline:.3g} s" + (f" ({failed} failed)" if failed else "")
-        super().__init__(f"Only {answered} of {n_workers} workers answered {when}; decoding needs {needed}.")
+        super().__init__(f"Only {answered} of {n_workers} workers answered {when}; decoding needs {needed}."
+                         + (f" The first failure: {error}" if error else ""))
 
 
 # Per worker process: models loaded by name, and how often each was loaded
@@ -302,14 +305,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
             raise invalid("workers", owner, f"at least n_workers={n} distinct Dask worker addresses", addresses,
                           f"it has {len(addresses)}")
     else:
-        addresses = await_workers(client, n, 0.0)
-        # Only a cluster meant to have N workers waits: one made too small is a caller's error.
-        if len(addresses) < n <= _planned_workers(client, len(addresses)):
-            addresses = await_workers(client, n, replacement_wait)
-        elif len(addresses) < n:
-            raise invalid("client", owner,
-                          f"a client of a cluster with at least n_workers={n} distinct Dask workers", client,
-                          f"it has {len(addresses)}; start one with n_workers >= {n}")
+        addresses = coded_workers(client, n, owner, replacement_wait)
     bound = float(deadline) if deadline is not None else float(timeout)
     targets = actor_pool(client, addresses[:n], timeout=bound)
     # The plan covers every worker of the cluster (its positions are cluster workers, sorted), so
@@ -330,7 +326,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
     records = {i: {"index": i, "worker": addresses[i], "arrived": False, "used": False,
                    "failed": i not in live, "arrival_s": np.nan, "compute_s": np.nan, "slept_s": np.nan,
                    "busy_s": np.nan} for i in range(n)}
-    failed = set(range(len(live), n))
+    failed, errors = set(range(len(live), n)), []
 
     def ready() -> bool:
         received = sorted(outputs)
@@ -340,6 +336,7 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         """Record one result (or failure); True when waiting should stop."""
         if error:   # an exception in f, or a worker that died: a straggler, the others may suffice
             failed.add(i)
+            errors.append(error)
             records[i]["failed"] = True
         else:
             y, timing = res
@@ -359,7 +356,8 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         enough = bool(decodable(sorted(outputs))) if decodable is not None else len(outputs) >= min_results
         if deadline is None or not enough or not outputs:
             raise DeadlineError(bound, len(outputs), n_wait if deadline is None else min_results, n,
-                                what="deadline" if deadline is not None else "timeout", failed=len(failed))
+                                what="deadline" if deadline is not None else "timeout", failed=len(failed),
+                            error=errors[0] if errors else "")
         stopped_by = "deadline"
 
     received = np.array(sorted(outputs), dtype=int)
@@ -374,11 +372,3 @@ def coded_compute(client, code, X, f: Callable, *, n_stragglers: int | None = No
         latency_s=latency_s, encode_s=encode_s, decode_s=decode_s, timings=[records[i] for i in range(n)],
         n_workers=n, stopped_by=stopped_by, bytes_sent=sum(payload_bytes(coded[i]) for i in live),
         bytes_received=sum(payload_bytes(y) for y in outputs.values()))
-
-
-def _planned_workers(client, connected: int) -> int:
-    """Workers the cluster is meant to have: a local cluster's worker specs (a lost worker's
-    nanny keeps its place while it restarts), else the ``connected`` count."""
-    cluster = getattr(client, "cluster", None)
-    specs = getattr(cluster, "worker_spec", None) or getattr(cluster, "workers", None)
-    return max(len(specs), connected) if specs else connected

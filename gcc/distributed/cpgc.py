@@ -20,7 +20,7 @@ from gcc.cpgc.codes import CPGCCode
 from gcc.cpgc.delay import ALPHA, MU
 from gcc.cpgc.master import TOLERANCE
 from gcc.cpgc.regression import RegressionProblem
-from gcc.distributed.cluster import SECONDS, await_workers
+from gcc.distributed.cluster import SECONDS, check_client, coded_workers
 from gcc.distributed.inject import interruptible_sleep
 from gcc.validation import BOOL, SEED, InstanceOf, Interval, invalid, validate_params
 
@@ -82,7 +82,7 @@ def _cpgc_task(blocks, theta, worker: int, iteration: int, unit_s: float, row_un
         rows = np.flatnonzero(row_messages == m)
         value = np.stack([blocks[j] @ theta for j in rows])
         due = float(row_units[rows[0]]) * unit_s          # the delay model: row_units * (alpha + X_i)
-        _, cancelled = interruptible_sleep(due - (time.perf_counter() - t0), interruptible=True)
+        _, cancelled = interruptible_sleep(max(due - (time.perf_counter() - t0), 0.0), interruptible=True)
         if cancelled:
             break
         log(channel, {"run": run_id, "iter": iteration, "coded_worker": worker, "msg": m,
@@ -148,7 +148,7 @@ def run_cpgc(client, problem, code, *, tolerance: float = 0.0, iterations: int =
         raise invalid("problem", owner, f"a problem whose dimension d is divisible by the code's {K} blocks",
                       X, f"X_train has d={d} columns")
     # A worker lost earlier is being restarted by its nanny: wait (bounded) for its replacement.
-    addresses = await_workers(client, code.n_workers)
+    addresses = coded_workers(check_client(client, owner), code.n_workers, owner)
     if len(addresses) < code.n_workers:
         raise invalid("client", owner, f"a cluster of at least n_workers={code.n_workers} Dask workers", client,
                       f"it has {len(addresses)}")

@@ -170,7 +170,7 @@ def interruptible_sleep(seconds: float, interruptible: bool = True) -> tuple[flo
 
     Cancellation is read from the worker's state of the running task (it leaves ``"executing"`` once
     the scheduler frees it), polled every few ms. Outside a Dask worker (or with
-    ``interruptible=False``) it is a plain sleep; nothing happens for ``seconds <= 0``.
+    ``interruptible=False``) it is a plain sleep; nothing happens for ``seconds = 0``.
 
     Returns
     -------
@@ -179,9 +179,9 @@ def interruptible_sleep(seconds: float, interruptible: bool = True) -> tuple[flo
     interrupted : bool
         Whether the sleep ended because the task was cancelled.
     """
-    seconds = check_real(seconds, "seconds", "interruptible_sleep")
+    seconds = check_real(seconds, "seconds", "interruptible_sleep", minimum=0.0)
     interruptible = validate(interruptible, BOOL, "interruptible", "interruptible_sleep")
-    if seconds <= 0:
+    if seconds == 0:
         return 0.0, False
     t0 = time.perf_counter()
     end = t0 + seconds

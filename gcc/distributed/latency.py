@@ -13,11 +13,11 @@ import numpy as np
 
 from gcc.backend import to_numpy
 from gcc.distributed.cluster import SECONDS, check_client, worker_addresses
-from gcc.distributed.coded import DeadlineError, coded_compute
+from gcc.distributed.coded import CODE, DeadlineError, coded_compute
 from gcc.distributed.inject import Injection
 from gcc.metrics import mse_loss
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, NoneOr, Satisfies,
-                            check_int, invalid, validate, validate_params)
+from gcc.validation import (COLUMNS, SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, NoneOr,
+                            Satisfies, check_int, invalid, validate, validate_params)
 
 #: busy times of the tasks: real, never NaN (``inf`` marks a worker that dies)
 _TASK_S = ArrayLike(ndim=1, dtype=float, description="a 1-D array of task times in seconds (>= 0, inf "
@@ -52,10 +52,11 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
     code's ``is_decodable`` if it has one, else ``n_wait`` results (default N; at least the code's K).
     """
     owner = "simulated_completion"
+    code = validate(code, CODE, "code", owner)
     task_s = validate(task_s, _TASK_S, "task_s", owner)
     if np.isnan(task_s).any() or (task_s < 0).any():
         raise invalid("task_s", owner, _TASK_S, task_s)
-    n = getattr(code, "n_workers", len(task_s))
+    n = code.n_workers
     if len(task_s) != n:
         raise invalid("task_s", owner, f"one time per worker of the code (n_workers = {n})", task_s,
                       f"it has {len(task_s)}")
@@ -176,7 +177,7 @@ def run_requests(client, schemes: Mapping[str, Mapping[str, Any]], make_batch: C
 
 
 @validate_params({"table": Frame(("latency_s", "loss"), "a pandas.DataFrame of run_requests (latency_s, loss)"),
-                  "level": Interval(Real, 0, 1, closed="neither")})
+                  "by": COLUMNS, "level": Interval(Real, 0, 1, closed="neither")})
 def summarize_latency(table, by=("scheme",), level: float = 0.95):
     """Latency quantiles, simulated quantiles, overhead and mean loss (with interval) per scheme.
 
@@ -199,8 +200,8 @@ def summarize_latency(table, by=("scheme",), level: float = 0.95):
 
     from gcc.summary import summarize
 
-    by = [by] if isinstance(by, str) else list(by)
-    absent = [c for c in by if not isinstance(c, str) or c not in table.columns]
+    by = list(by)      # a list, or the default tuple
+    absent = [c for c in by if c not in table.columns]
     if absent:
         raise invalid("by", "summarize_latency", f"columns of table ({list(table.columns)})", absent)
     loss = {tuple(row[c] for c in by): row for row in summarize(table, "loss", by=by, level=level).to_dict("records")}

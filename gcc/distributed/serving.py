@@ -19,7 +19,7 @@ from gcc.distributed.cluster import SECONDS
 from gcc.distributed.coded import ModelPlugin, ModelRef, loaded_model
 from gcc.distributed.inject import Injection
 from gcc.distributed.latency import run_requests, summarize_latency
-from gcc.validation import (SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, ListOf,
+from gcc.validation import (COLUMNS, SEED, ArrayLike, Callable as CallableC, Frame, InstanceOf, Interval, ListOf,
                             NoneOr, invalid, validate, validate_params)
 
 __all__ = ["ImageFunction", "checkpoint_file", "load_network", "network_ref", "load_on_workers", "worker_devices",
@@ -192,7 +192,8 @@ def serve_requests(client, schemes: Mapping[str, Mapping[str, Any]], f, images, 
     return table
 
 
-@validate_params({"table": Frame(("latency_s", "loss", *SERVING_COLUMNS[:2]), "a pandas.DataFrame of serve_requests")})
+@validate_params({"table": Frame(("latency_s", "loss", *SERVING_COLUMNS[:2]), "a pandas.DataFrame of serve_requests"),
+                  "by": COLUMNS})
 def summarize_serving(table, by: Sequence[str] = ("scheme",)):
     """Latency quantiles, accuracy and RelAcc per group of :func:`serve_requests`' rows.
 
@@ -203,7 +204,7 @@ def summarize_serving(table, by: Sequence[str] = ("scheme",)):
     """
     import pandas as pd
 
-    by = [by] if isinstance(by, str) else list(by)
+    by = list(by)      # a list, or the default tuple
     base = summarize_latency(table, by=by).set_index(by)
     rows = []
     for key, g in table.groupby(by, sort=False):

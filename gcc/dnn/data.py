@@ -256,14 +256,14 @@ def _upscale(images: np.ndarray, size: int) -> np.ndarray:
     return to_numpy(t)
 
 
-@validate_params({"size": Interval(int, 8, None), "split_seed": SEED, "fallback": BOOL})
+@validate_params({"size": Interval(int, 8, 256), "split_seed": SEED, "fallback": BOOL})
 def load_digits16(size: int = 16, split_seed: int = 0, fallback: bool = False) -> ImageData:
     """scikit-learn's digits upscaled to ``size`` x ``size``, normalised and split.
 
     Parameters
     ----------
     size : int
-        Side of the output images (28 matches Fashion-MNIST).
+        Side of the output images, 8 to 256 (28 matches Fashion-MNIST).
     split_seed : int
         Seed of the stratified train / validation / test split (:data:`DIGITS_SPLITS`).
     fallback : bool
@@ -375,7 +375,7 @@ def load_images(dataset: str = "auto", folder=None, val_size: int = 5000, split_
 
 @validate_params({"n_images": Interval(int, 1, None),
                   "batch_size": Interval(int, 1, None, description="an int in [1, n_images]"),
-                  "n_batches": Interval(int, 1, None), "seed": SEED})
+                  "n_batches": Interval(int, 1, 10**6), "seed": SEED})
 def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> np.ndarray:
     """Indices of ``n_batches`` batches of ``batch_size`` distinct images each (one coded round each).
 
@@ -386,7 +386,7 @@ def image_batches(n_images: int, batch_size: int, n_batches: int, seed: int) -> 
     batch_size : int
         K, the inputs per round, at most ``n_images``.
     n_batches : int
-        Number of rounds.
+        Number of rounds, at most 10**6.
     seed : int
         Seed of ``np.random.default_rng``.
 

@@ -41,7 +41,7 @@ class LeNet5(nn.Module):
     num_classes : int
         Output classes.
     img_size : int
-        Side of the square input (28 for Fashion-MNIST).
+        Side of the square input, 12 to 1024 (28 for Fashion-MNIST).
 
     References
     ----------
@@ -54,7 +54,7 @@ class LeNet5(nn.Module):
     61706
     """
 
-    @validate_params({"in_chans": _POSITIVE, "num_classes": _POSITIVE, "img_size": Interval(Integral, 12, None)})
+    @validate_params({"in_chans": _POSITIVE, "num_classes": _POSITIVE, "img_size": Interval(Integral, 12, 1024)})
     def __init__(self, in_chans: int = 1, num_classes: int = 10, img_size: int = 28):
         super().__init__()
         self.features = nn.Sequential(
@@ -244,7 +244,7 @@ def timm_model(name: str, pretrained: bool = False, checkpoint_path: str | os.Pa
         raise invalid("weights_file", "timm_model", f"a weights file of the architecture {name!r}",
                       str(weights_file), _first_line(err)) from None
     if checkpoint_path:
-        load_checkpoint(model, checkpoint_path, architecture=name)
+        _load_state(model, checkpoint_path, name, "checkpoint_path", "timm_model")
     if "img_size" in kwargs or "in_chans" in kwargs:
         # timm keeps the pretrained input size in pretrained_cfg even when the model was built
         # for another one; the evaluation transform is resolved from it, so correct it here.
@@ -284,8 +284,12 @@ def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> 
     FileNotFoundError
         If ``path`` does not exist.
     """
+    return _load_state(model, path, architecture or type(model).__name__, "path", "load_checkpoint")
+
+
+def _load_state(model: nn.Module, path, architecture: str, arg: str, owner: str) -> nn.Module:
+    """:func:`load_checkpoint`'s work; its errors name the argument ``arg`` of ``owner``."""
     path = Path(path)
-    architecture = architecture or type(model).__name__
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint not found: {path} (expected a state dict of {architecture})")
     try:
@@ -296,14 +300,14 @@ def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> 
         else:
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch.load raises several kinds on a file that is not a checkpoint
-        raise invalid("path", "load_checkpoint", f"a state-dict checkpoint of {architecture}", str(path),
+        raise invalid(arg, owner, f"a state-dict checkpoint of {architecture}", str(path),
                       _first_line(err)) from None
     if isinstance(state, Mapping):
         for key in ("state_dict", "model"):
             if key in state and isinstance(state[key], Mapping):
                 state = state[key]
     if not isinstance(state, Mapping):
-        raise invalid("path", "load_checkpoint", f"a state-dict checkpoint of {architecture}", str(path),
+        raise invalid(arg, owner, f"a state-dict checkpoint of {architecture}", str(path),
                       f"it holds a {type(state).__name__}")
     own = model.state_dict()
     missing = [k for k in own if k not in state]
@@ -312,7 +316,7 @@ def load_checkpoint(model: nn.Module, path, architecture: str | None = None) -> 
     if missing or unexpected or shapes:
         parts = [f"{label} {', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''}" for label, keys in
                  (("missing", missing), ("unexpected", unexpected), ("shape differs for", shapes)) if keys]
-        raise invalid("path", "load_checkpoint", f"a checkpoint of the architecture {architecture}", str(path),
+        raise invalid(arg, owner, f"a checkpoint of the architecture {architecture}", str(path),
                       f"it was made for another architecture: {'; '.join(parts)}")
     model.load_state_dict(state)
     return model

@@ -24,8 +24,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from ..atomic import PARTIAL_MARK, replacing, write_text  # noqa: E402
-from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Options, check_labels, invalid,  # noqa: E402
-                          validate_params)
+from ..validation import (BOOL, SEED, InstanceOf, Interval, NoneOr, Options, check_finite, check_labels,  # noqa: E402
+                          invalid, validate_params)
 from ._checks import DEVICE, MAPPING, MODULE, NAME, Device, check_images, check_keys  # noqa: E402
 from .data import ImageData, load_images  # noqa: E402
 from .models import build_model, deploy, load_checkpoint, n_parameters  # noqa: E402
@@ -71,7 +71,7 @@ TRAIN_ACCURACY_IMAGES = 5000
 #: What each recipe entry must be (:func:`train_model` refuses any other key: a misspelt one would
 #: be ignored by the training, yet change the cache key).
 RECIPE_ENTRIES = {
-    "epochs": Interval(Integral, 0, None), "lr": Interval(Real, 0, None, closed="neither"),
+    "epochs": Interval(Integral, 1, None), "lr": Interval(Real, 0, None, closed="neither"),
     "batch_size": Interval(Integral, 1, None), "weight_decay": Interval(Real, 0, None),
     "label_smoothing": Interval(Real, 0, 1, closed="left"), "warmup_epochs": Interval(Integral, 0, None),
     "train_images": NoneOr(Interval(Integral, 1, None)), "threads": Interval(Integral, 1, None),
@@ -217,7 +217,7 @@ def evaluate_accuracy(model: nn.Module, x, y, batch_size: int = 512) -> float:
     True
     """
     owner = "evaluate_accuracy"
-    x = check_images(x, "x", owner)
+    x = check_finite(check_images(x, "x", owner), "x", owner)
     labels = check_labels(y, len(x), "y", owner)
     model.eval()
     try:
@@ -315,11 +315,12 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
     TrainedModel
     """
     owner = "train_model"
+    images = {}
     for split, x, y in (("train", x_train, y_train), ("val", x_val, y_val), ("test", x_test, y_test)):
-        images = check_images(x, f"x_{split}", owner)
+        images[split] = check_finite(check_images(x, f"x_{split}", owner), f"x_{split}", owner)
         n_classes = config.get("num_classes")
         n_classes = n_classes if isinstance(n_classes, Integral) and not isinstance(n_classes, bool) else None
-        check_labels(y, len(images), f"y_{split}", owner, n_classes=n_classes)
+        check_labels(y, len(images[split]), f"y_{split}", owner, n_classes=n_classes)
     if recipe is not None:
         check_keys(recipe, tuple(RECIPE_ENTRIES), "recipe", owner, "training recipe entries")
     config = dict(config)
@@ -348,6 +349,13 @@ def train_model(config: Mapping[str, Any], x_train, y_train, x_val, y_val, x_tes
 
     with _deterministic(seed, threads):
         model = build_model(config)
+    # The images the network takes (RepVGG: any size), checked before any training.
+    want = (config.get("in_chans", 1),) + ((config.get("img_size", 28),) * 2 if arch != "repvgg" else ())
+    for split, x in images.items():
+        if tuple(x.shape[1:1 + len(want)]) != want:
+            raise invalid(f"x_{split}", owner, f"images of shape (n, {', '.join(map(str, want))}"
+                          f"{', H, W' * (len(want) == 1)}) for the configuration {config}", x,
+                          f"its images are {tuple(x.shape[1:])}")
     n_train = n_parameters(model)
     meta = _cached_meta(meta_path) if use_cache and weights.exists() else None
     hit = meta is not None
