@@ -40,7 +40,9 @@ def short_repr(value) -> str:
         return (f"tensor of shape {tuple(value.shape)}, dtype {value.dtype}, device {value.device}"
                 f" (first entries {flat})")
     if isinstance(value, np.ndarray) and value.size > 12:
-        body = np.array2string(value, threshold=8, edgeitems=3, precision=6)
+        # a summary of an image batch (4-d) would run to a hundred lines: its first entries instead
+        body = (np.array2string(value, threshold=8, edgeitems=3, precision=6) if value.ndim <= 2
+                else f"first entries {value.reshape(-1)[:6].tolist()}")
         return f"array of shape {value.shape} and dtype {value.dtype}: {body}"
     text = repr(value)
     return text if len(text) <= 200 else text[:197] + "..."
