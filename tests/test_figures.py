@@ -89,11 +89,10 @@ def test_every_scheme_has_one_colour_and_marker_and_no_two_share_a_colour():
 
 def test_aliases_and_module_palettes_take_the_registry_colour():
     from gcc.cpgc.codes import ALIASES as CPGC_ALIASES
-    from gcc.experiments import cpgc_tables, dnn_serving
+    from gcc.experiments import dnn_serving
 
     for alias, key in list(gcc.codes.ALIASES.items()) + list(CPGC_ALIASES.items()):
         assert figures.scheme_style(alias) == figures.SCHEME_STYLES[key], alias
-    assert cpgc_tables.COLORS == {s: figures.SCHEME_STYLES[s][0] for s in cpgc_tables.COLORS}
     assert dnn_serving._STYLE == {s: figures.SCHEME_STYLES[s] for s in dnn_serving._STYLE}
     assert figures.scheme_style("gcc_s2") == figures.SCHEME_STYLES["gcc"]  # a serving variant: its family
     assert figures.scheme_style("theory") is None

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from gcc.cpgc import ALIASES, LABELS, SCHEMES, Master, make_code, simulate, worker_speeds
+from gcc.cpgc import ALIASES, LABELS, Master, make_code, simulate, worker_speeds
 from gcc.cpgc.closed_forms import gc_mean_time, mds_mean_time
 from gcc.cpgc.codes import SCHEME
 from gcc.cpgc.master import TOLERANCE
@@ -24,7 +24,7 @@ from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
 from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
 
 __all__ = [
-    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table",
+    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "CLOSED_FORM_BAND", "completion_time_table",
     "completion_time_wide", "code_variability_table", "plot_completion_time",
     "convergence_experiment", "convergence_curves", "convergence_summary", "time_to_target",
     "plot_convergence",
@@ -35,8 +35,6 @@ __all__ = [
 COMPUTATION_SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds")
 #: Schemes of the coded-communication table (load sum(degrees) partial gradients per worker).
 COMMUNICATION_SCHEMES = ("rcsc", "uc-mmc", "uc-smc", "gc")
-#: one colour per scheme, the book's (:data:`gcc.figures.SCHEME_STYLES`)
-COLORS = {s: scheme_color(s) for s in SCHEMES}
 
 _COUNT = Interval(Integral, 1, None)
 
@@ -117,17 +115,11 @@ def completion_time_wide(table):
     """One row per (scheme, setting, tolerance) for printing: ``mean_time``, ``time_half_width``,
     ``mean_messages``, ``messages_half_width``, ``reference`` and ``verdict`` (of the time),
     ``published_messages`` and ``messages_verdict`` (order of ``table``)."""
-    keys = ["scheme", "setting", "tolerance"]
-    time_rows = table[table["metric"] == "time"].set_index(keys)
-    msg_rows = table[table["metric"] == "messages"].set_index(keys)
-    wide = time_rows[["mean", "half_width"]].rename(columns={"mean": "mean_time", "half_width": "time_half_width"})
-    wide["mean_messages"] = msg_rows["mean"]
-    wide["messages_half_width"] = msg_rows["half_width"]
-    wide["reference"] = time_rows["reference"]
-    wide["verdict"] = time_rows["verdict"]
-    wide["published_messages"] = msg_rows["published"]
-    wide["messages_verdict"] = msg_rows["verdict"]
-    return wide.reset_index()
+    t, m = (table[table["metric"] == metric].set_index(["scheme", "setting", "tolerance"])
+            for metric in ("time", "messages"))
+    return pd.DataFrame({"mean_time": t["mean"], "time_half_width": t["half_width"], "mean_messages": m["mean"],
+                         "messages_half_width": m["half_width"], "reference": t["reference"], "verdict": t["verdict"],
+                         "published_messages": m["published"], "messages_verdict": m["verdict"]}).reset_index()
 
 
 @validate_params({"n_codes": _COUNT})
