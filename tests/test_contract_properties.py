@@ -350,8 +350,6 @@ CPGC = [
           dict(code=_CPGC_CODE, tolerance=_TOL, mu=_MU, alpha=_ALPHA)),
     Entry("cpgc.regression.synthetic_regression", rg.synthetic_regression, dict(n_train=10, n_test=4, dim=3, seed=0),
           dict(n_train=ints(1), n_test=ints(1), dim=ints(1), seed=seeds(generator_ok=True))),
-    Entry("cpgc.regression.block_slices", rg.block_slices, dict(dim=10, n_blocks=4),
-          dict(dim=ints(4), n_blocks=ints(1, 10))),
     Entry("cpgc.regression.gradient_descent", rg.gradient_descent,
           dict(problem=PROBLEM, masks=np.ones((2, 3, 2), bool), eta=0.1),
           dict(problem=st.sampled_from([3, None, "p", (PROBLEM.X_train, PROBLEM.y_train)]),
