@@ -14,7 +14,7 @@ from .validation import invalid
 __all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES",
            "REFERENCE",
            "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style",
-           "source_link", "fill_values", "pending_keys", "figure_metrics", "figure_record", "show_figure"]
+           "source_link", "fill_values", "figure_metrics", "figure_record", "show_figure"]
 
 #: the book's matplotlib style
 STYLE_FILE = Path(__file__).with_name("book.mplstyle")
@@ -169,11 +169,6 @@ def fill_values(text: str, values: dict, owner: str = "fill_values", argument: s
         return str(values[key].get("text", values[key]))
 
     return _VALUE.sub(one, text)
-
-
-def pending_keys(text: str) -> list[str]:
-    """The ``{{ key }}`` still in ``text`` (values a page step has to fill in)."""
-    return _VALUE.findall(text)
 
 
 def figure_metrics(fig) -> dict:
