@@ -308,9 +308,8 @@ def plot_convergence(curves, dim: int, title: str = "", ylabel: str = "mean test
 
 @validate_params({"n_workers": _COUNT, "dim": _COUNT, "tolerance": TOLERANCE, "trials": _COUNT})
 def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000, tolerance: float = 0.0,
-                     trials: int = 5, seed: int = 0, mu: float = 10.0, alpha: float = 0.01,
-                     degrees=(1, 2, 3)):
-    """Measured decoding time and operation count of one iteration, per trial.
+                     trials: int = 5, seed: int = 0):
+    """Measured decoding time and operation count of one iteration, per trial (the paper's delays and degrees).
 
     The master receives the actual block products (length ``b = ceil(d / n_blocks)``) in the arrival
     order of the trial's speeds until complete, then decodes; only the master's work is timed.
@@ -321,8 +320,8 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
         Any scheme of :func:`gcc.cpgc.make_code` but ``"gc"`` (it decodes a sum, not per-block values).
     n_workers, dim : int
         K and d, the length of ``W theta``.
-    tolerance, trials, seed, mu, alpha, degrees
-        As in :func:`gcc.cpgc.simulate`.
+    tolerance, trials, seed
+        As in :func:`gcc.cpgc.simulate` (``mu = 10``, ``alpha = 0.01``, ``degrees = (1, 2, 3)``).
 
     Returns
     -------
@@ -339,12 +338,12 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
     """
     K, d, q = n_workers, dim, float(tolerance)
     rng = np.random.default_rng(seed)
-    code = make_code(scheme, K, degrees, seed=rng)
+    code = make_code(scheme, K, seed=rng)
     b = -(-d // code.n_blocks)
     rows = []
     for trial in range(trials):
         truth = rng.standard_normal((code.n_blocks, b))
-        speeds = worker_speeds(rng, 1, K, mu, alpha)[0]
+        speeds = worker_speeds(rng, 1, K)[0]
         times = speeds[:, None] * code.message_units()
         # Results are computed outside the timed region: only the master's work is measured.
         arrivals = []
