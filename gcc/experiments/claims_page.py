@@ -84,7 +84,8 @@ def verdict_text(verdicts) -> str:
 
 
 def record_verdicts(run, claims: dict | None = None) -> None:
-    """Record in ``run`` the counted verdicts of its notebook's rows in the claims table, for its result box.
+    """Record in ``run`` the counted verdicts of its notebook's rows in the claims table, for its result box:
+    ``verdicts`` (e.g. ``"36 loose, 6 undecided"``).
 
     Parameters
     ----------
@@ -92,12 +93,7 @@ def record_verdicts(run, claims: dict | None = None) -> None:
         The notebook's run, its tables saved first: the notebook is ``run.folder.name``, the results root
         ``run.folder.parent``.
     claims : dict, optional
-        ``{key: claim id}``: also quote these claims one by one, as ``verdicts_<key>``.
-
-    Notes
-    -----
-    Records ``verdicts`` (e.g. ``"36 loose, 6 undecided"``) and one ``verdicts_<key>`` per claim (``"none"``
-    without a row).
+        ``{key: claim id}``: also quote these claims one by one, as ``verdicts_<key>`` (``"none"`` without a row).
     """
     notebook = run.folder.name
     table = build_claims_table(run.folder.parent, include_dnn=notebook.startswith("dnn_"))
