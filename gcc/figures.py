@@ -14,7 +14,7 @@ from .validation import invalid
 __all__ = ["STYLE_FILE", "TEXT_WIDTH_IN", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS_PER_ROW", "SCHEME_STYLES",
            "REFERENCE",
            "REPOSITORY_URL", "SOURCE_BRANCH", "use_book_style", "scheme_style",
-           "source_link", "fill_values", "pending_keys", "figure_metrics", "figure_record", "show_figure"]
+           "source_link", "fill_values", "figure_metrics", "figure_record", "show_figure"]
 
 #: the book's matplotlib style
 STYLE_FILE = Path(__file__).with_name("book.mplstyle")
@@ -52,9 +52,8 @@ SCHEME_STYLES: dict[str, tuple[str, str]] = {
 #: the look of a theory rule or reference line (a slope, a diagonal, a threshold)
 REFERENCE = {"color": "0.35", "ls": "--", "lw": 0.9}
 
-_ALIASES = {"letcc": "gcc", "spline": "gcc", "berrut": "bacc", "b-spline": "bspline", "lagrange": "lcc",
-            "gradient-coding": "gc", "icassp_mds": "icassp-mds", "uc_mmc": "uc-mmc", "uc_smc": "uc-smc",
-            "ccpr": "rcsc", "cpgc": "rcsc", "mcc": "mds", "cpgc-icassp": "icassp-mds"}
+#: spellings beyond the two registries' aliases (:data:`gcc.codes.ALIASES`, :data:`gcc.cpgc.ALIASES`)
+_ALIASES = {"gradient-coding": "gc", "icassp_mds": "icassp-mds", "uc_mmc": "uc-mmc", "uc_smc": "uc-smc"}
 
 
 def use_book_style() -> None:
@@ -95,17 +94,16 @@ def scheme_style(name) -> tuple[str, str] | None:
     >>> scheme_style("GCC"), scheme_style("gcc_s2"), scheme_style("lambda")
     (('#0072B2', 'o'), ('#0072B2', 'o'), None)
     """
+    from gcc.codes import ALIASES
+    from gcc.cpgc.codes import ALIASES as CPGC_ALIASES
+
     if not isinstance(name, str):
         return None
+    aliases = {**ALIASES, **CPGC_ALIASES, **_ALIASES}
     key = name.strip().lower().replace(" ", "-")
-    key = _ALIASES.get(key, key)
+    key = aliases.get(key, key)
     if key not in SCHEME_STYLES and "_s" in key:
-        key = key.partition("_s")[0]
-    key = _ALIASES.get(key, key)
-    if key not in SCHEME_STYLES:
-        from gcc.codes import ALIASES
-
-        key = ALIASES.get(key, key)
+        key = aliases.get(key.partition("_s")[0], key.partition("_s")[0])
     return SCHEME_STYLES.get(key)
 
 
@@ -173,11 +171,6 @@ def fill_values(text: str, values: dict, owner: str = "fill_values", argument: s
     return _VALUE.sub(one, text)
 
 
-def pending_keys(text: str) -> list[str]:
-    """The ``{{ key }}`` still in ``text`` (values a page step has to fill in)."""
-    return _VALUE.findall(text)
-
-
 def figure_metrics(fig) -> dict:
     """How ``fig`` (a matplotlib Figure) reads on a page.
 
@@ -200,21 +193,15 @@ def figure_metrics(fig) -> dict:
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     rows: dict = {}
     for ax in fig.axes:
-        spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
-        if spec is None or not ax.get_visible():
-            continue
-        cols = rows.setdefault((id(spec.get_gridspec()), spec.rowspan.start), set())
-        cols.add(spec.colspan.start)
+        spec = ax.get_subplotspec()
+        if spec is not None and ax.get_visible():
+            rows.setdefault((id(spec.get_gridspec()), spec.rowspan.start), set()).add(spec.colspan.start)
     mismatches = []
-    for ax in fig.axes + [fig]:
-        legends = [ax.get_legend()] if hasattr(ax, "get_legend") else list(getattr(ax, "legends", []))
-        for legend in legends:
-            if legend is None:
-                continue
-            for handle, text in zip(legend.legend_handles, legend.get_texts()):
-                style = scheme_style(text.get_text().split(":")[0].split(",")[0].split(" (")[0].strip())
-                if style and _colour_differs(handle, style[0]):
-                    mismatches.append(text.get_text())
+    for legend in [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + fig.legends:
+        for handle, text in zip(legend.legend_handles, legend.get_texts()):
+            style = scheme_style(text.get_text().split(":")[0].split(",")[0].split(" (")[0].strip())
+            if style and _colour_differs(handle, style[0]):
+                mismatches.append(text.get_text())
     return {"width_px": round(float(width_px), 1), "scale": round(float(scale), 3),
             "min_font_pt": round(float(min(sizes) * scale), 2) if sizes else None,
             "panels_per_row": max((len(c) for c in rows.values()), default=0),
@@ -228,7 +215,7 @@ def _colour_differs(handle, colour: str) -> bool:
     for getter in ("get_color", "get_facecolor", "get_edgecolor"):
         if hasattr(handle, getter):
             drawn = getattr(handle, getter)()
-            if hasattr(drawn, "ndim") and getattr(drawn, "ndim", 0) == 2:
+            if getattr(drawn, "ndim", 0) == 2:
                 drawn = drawn[0] if len(drawn) else None
             if drawn is not None and not (isinstance(drawn, str) and drawn == "none"):
                 try:

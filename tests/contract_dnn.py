@@ -352,11 +352,10 @@ def entries(ns: dict) -> list:
               dict(root=bad(3, b"x", object())), run_valid=False),
         # ------------------------------------------------------------ coded_samples, coding_cost
         Entry("coded_samples.coded_samples", cs.coded_samples,
-              dict(x=np.random.default_rng(3).random((4, 1, 3, 3)), n_workers=6, lam_enc=0.0, schemes=("gcc", "bacc"),
-                   labels=None, dataset=""),
+              dict(x=np.random.default_rng(3).random((4, 1, 3, 3)), n_workers=6, lam_enc=0.0, labels=None, dataset=""),
               dict(x=bad(np.zeros((4, 3, 3)), np.full((4, 1, 3, 3), np.nan), np.zeros((4, 1, 3, 3)) + 1j, "x",
                          np.zeros((0, 1, 3, 3))),
-                   n_workers=ints(1), lam_enc=reals(0), schemes=SCHEMES,
+                   n_workers=ints(1), lam_enc=reals(0),
                    labels=bad([0, 1, 2], [0.5, 1, 2, 3], [-1, 0, 1, 2], "0123"), dataset=TEXTS)),
         Entry("coded_samples.stack_images", cs.stack_images, dict(table=coded, scheme="gcc"),
               dict(table=tables(coded.drop(columns="value")), scheme=bad("nope", 3))),

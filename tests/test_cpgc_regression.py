@@ -32,8 +32,6 @@ def test_partial_recovery_updates_only_recovered_blocks():
     masks[1, 0, 1] = True                                  # only coordinates 3..5 move
     errs = rg.gradient_descent(p, masks)
     assert errs[0, 1] == errs[0, 0]                        # nothing recovered: no update
-    sl = rg.block_slices(12, 4)[1]
-    assert (sl.start, sl.stop) == (3, 6)
     theta = np.full(12, 0.1)
     g = p.X_train.T @ (p.X_train @ theta - p.y_train) / 100
     theta[3:6] -= 0.1 * g[3:6]
@@ -50,9 +48,6 @@ def test_masks_and_eta_are_validated():
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda p: rg.block_slices(10, 0), "'n_blocks' parameter of block_slices"),
-    (lambda p: rg.block_slices(10, 11), r"'n_blocks'.*\[1, dim\]"),
-    (lambda p: rg.block_slices(-1, 2), "'dim'"),
     (lambda p: rg.gradient_descent(3, np.ones((1, 2, 2), bool)), "'problem' parameter of gradient_descent"),
     (lambda p: rg.gradient_descent(p, np.full((1, 2, 2), 0.5)), r"'masks'.*0.5 is not a bool"),
     (lambda p: rg.gradient_descent(p, np.ones((1, 2, 9), bool)), r"'masks'.*n_blocks <= d = 4"),

@@ -269,14 +269,13 @@ def test_figures_draw():
     dec = ct.decoding_sweep(["rcsc"], dims=[60], n_workers_grid=[6], fixed_dim=60, fixed_workers=6, trials=1)
     figs.append(ct.plot_decoding_cost(ct.decoding_summary(dec), 6, 60))
     assert all(len(f.axes) >= 2 for f in figs)
-    from gcc.figures import MIN_FONT_PT, SCHEME_STYLES, figure_metrics
+    from gcc.figures import MIN_FONT_PT, figure_metrics
 
     for f in figs:  # the book's style and the registry's colours
         metrics = figure_metrics(f)
         assert metrics["min_font_pt"] >= MIN_FONT_PT and metrics["panels_per_row"] <= 3, metrics
         assert not metrics["colour_mismatches"], metrics
         plt.close(f)
-    assert ct.COLORS["rcsc"] == SCHEME_STYLES["rcsc"][0]
 
 
 @pytest.mark.parametrize("module", ["gcc.experiments.cpgc_tables", "gcc.experiments.cpgc_published",

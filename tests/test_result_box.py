@@ -2,7 +2,7 @@
 
 Unit tests of :func:`gcc.reproduce.pages.finish_page` (``{{ value.<key> }}``, the headline figure
 moved under the box, the run's parameters collapsed) and of
-:mod:`gcc.experiments.result_box`; over the built ci book (slow): every notebook page opens with
+:func:`gcc.experiments.claims_page.record_verdicts`; over the built ci book (slow): every notebook page opens with
 its result box right after the title, the box has no hole, and the headline figure follows it; in
 Chromium at 1280 x 900, the box and the start of the figure lie inside the first 900 px.
 """
@@ -98,16 +98,16 @@ def test_record_verdicts_count_a_notebooks_rows_of_the_claims_table(tmp_path):
     """Independent count: the rows the claims table gives the notebook, counted here by hand."""
     from types import SimpleNamespace
 
-    from gcc.experiments import claims, result_box
+    from gcc.experiments import claims, claims_page
 
     table = claims.build_claims_table(tmp_path, include_dnn=False)  # no results: every row "not measured"
     values = {}
     run = SimpleNamespace(folder=tmp_path / "worst_case_rate",
                           value=lambda key, number, note="": values.update({key: number}))
-    result_box.record_verdicts(run, {"thm1": "thm1-N"})
+    claims_page.record_verdicts(run, {"thm1": "thm1-N"})
     assert values == {"verdicts": "none", "verdicts_thm1": "none"}
     assert not table["counted"].astype(bool).any()
-    assert result_box.verdict_text(["undecided", "tight", "agrees", "tight"]) == "2 tight, 1 undecided, 1 agrees"
+    assert claims_page.verdict_text(["undecided", "tight", "agrees", "tight"]) == "2 tight, 1 undecided, 1 agrees"
 
 
 # --------------------------------------------------------------------------- the built ci book

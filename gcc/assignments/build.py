@@ -15,17 +15,6 @@ from .course import assignment_ids, generate_release
 __all__ = ["sync_book"]
 
 
-def _book_page(nb):
-    """A released notebook, in place: the student's code cells shown, the others folded."""
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        tags = [t for t in cell.metadata.get("tags", []) if t not in ("show-input", "hide-input")]
-        students = cell.metadata.get("nbgrader", {}).get("solution") or "parameters" in tags
-        cell.metadata["tags"] = tags + ["show-input" if students else "hide-input"]
-    return nb
-
-
 def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None,
               release: Path | None = None) -> list[Path]:
     """Write the student versions of the nbgrader release as the book's pages ``<dest>/<id>.ipynb``.
@@ -51,5 +40,10 @@ def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None
         folder = Path(release) if release is not None else generate_release(Path(tmp), None if assignments is None
                                                                              else ids)
         for a in ids:
-            nbformat.write(_book_page(nbformat.read(folder / a / f"{a}.ipynb", as_version=4)), dest / f"{a}.ipynb")
+            nb = nbformat.read(folder / a / f"{a}.ipynb", as_version=4)
+            for cell in (c for c in nb.cells if c.cell_type == "code"):  # the student's cells shown, others folded
+                tags = [t for t in cell.metadata.get("tags", []) if t not in ("show-input", "hide-input")]
+                students = cell.metadata.get("nbgrader", {}).get("solution") or "parameters" in tags
+                cell.metadata["tags"] = tags + ["show-input" if students else "hide-input"]
+            nbformat.write(nb, dest / f"{a}.ipynb")
     return [dest / f"{a}.ipynb" for a in ids]

@@ -39,8 +39,6 @@ def harmonic(n: int) -> float:
 def threshold_mean_time(n_workers: int, k: int, units: float, mu: float = 10.0, alpha: float = 0.01) -> float:
     """``E[T] = units (alpha + (H_K - H_{K-k}) / mu)`` for a scheme needing any k one-message workers.
 
-    ``(H_K - H_{K-k}) / mu`` is the mean of the k-th smallest of K i.i.d. Exp(mu) variables.
-
     Examples
     --------
     >>> from gcc.cpgc.closed_forms import threshold_mean_time

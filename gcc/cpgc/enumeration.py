@@ -18,7 +18,7 @@ from collections import Counter
 
 import numpy as np
 
-from ..validation import ArrayLike, InstanceOf, invalid, validate, validate_params
+from ..validation import InstanceOf, invalid, validate_params
 from .codes import CPGCCode
 from .delay import ALPHA, MU, prob_tasks_done
 from .master import TOLERANCE, required_blocks, rref_recoverable
@@ -28,42 +28,11 @@ CODE = InstanceOf(CPGCCode, "a CPGCCode (gcc.cpgc.make_code(...))")
 #: most score vectors :func:`type_counts` enumerates
 MAX_VECTORS = 200_000
 
-__all__ = ["is_complete", "type_counts", "exact_mean_time"]
-
-
-@validate_params({"code": CODE, "tolerance": TOLERANCE})
-def is_complete(code, scores, tolerance: float = 0.0) -> bool:
-    """Whether a score vector (task units done per worker, shape (K,)) completes the iteration.
-
-    Parameters
-    ----------
-    code : CPGCCode
-    scores : array_like of int, shape (n_workers,)
-        Task units finished by every worker (ints >= 0).
-    tolerance : float in [0, 1)
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from gcc.cpgc import example_code_k4
-    >>> from gcc.cpgc.enumeration import is_complete
-    >>> code = example_code_k4()                 # second messages W3+W4, W1+W3, W2+W4, W1+W2
-    >>> is_complete(code, [1, 1, 2, 0]), is_complete(code, [1, 1, 0, 2])
-    (True, False)
-    """
-    K = code.n_workers
-    scores = validate(scores, ArrayLike(shape=(K,), dtype=np.int64, description=(
-        f"an int array of shape ({K},) (task units done per worker)")), "scores", "is_complete")
-    if scores.min() < 0:
-        raise invalid("scores", "is_complete", "task units >= 0", scores)
-    return _is_complete(code, scores, tolerance)
+__all__ = ["type_counts", "exact_mean_time"]
 
 
 def _is_complete(code, scores, tolerance: float) -> bool:
-    """:func:`is_complete` on checked arguments (the enumeration calls it (load+1)^K times)."""
+    """Whether a score vector (task units done per worker, shape (K,)) completes the iteration."""
     if code.any_k is not None:
         return int((scores >= code.row_units[-1]).sum()) >= code.any_k
     need = required_blocks(code.n_blocks, tolerance) if code.partial else code.n_blocks

@@ -13,7 +13,7 @@ import numpy as np
 from ..validation import (SEED_OR_GENERATOR, ArrayLike, InstanceOf, Interval, invalid, validate,
                           validate_params)
 
-__all__ = ["RegressionProblem", "synthetic_regression", "block_slices", "gradient_descent"]
+__all__ = ["RegressionProblem", "synthetic_regression", "gradient_descent"]
 
 _COUNT = Interval(Integral, 1, None)
 _MATRIX = ArrayLike(ndim=2, dtype=float, finite=True, description="a real array of shape (n_train, d)")
@@ -91,34 +91,6 @@ def synthetic_regression(n_train: int = 2000, n_test: int = 400, dim: int = 1000
     return RegressionProblem(X_train, X_train @ theta, X_test, X_test @ theta, theta)
 
 
-@validate_params({"dim": _COUNT})
-def block_slices(dim: int, n_blocks: int) -> list[slice]:
-    """Row blocks of W (and coordinate blocks of theta): ``numpy.array_split`` sizes, in order.
-
-    Parameters
-    ----------
-    dim : int >= 1
-        d.
-    n_blocks : int in [1, dim]
-        K (every block holds at least one coordinate).
-
-    Returns
-    -------
-    list of slice, length n_blocks
-
-    Examples
-    --------
-    >>> from gcc.cpgc.regression import block_slices
-    >>> block_slices(10, 4)          # the first 10 mod 4 = 2 blocks are one row longer
-    [slice(0, 3, None), slice(3, 6, None), slice(6, 8, None), slice(8, 10, None)]
-    """
-    n_blocks = validate(n_blocks, Interval(Integral, 1, dim, description="an int in [1, dim]"),
-                        "n_blocks", "block_slices")
-    sizes = [len(a) for a in np.array_split(np.arange(dim), n_blocks)]
-    edges = np.concatenate([[0], np.cumsum(sizes)])
-    return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
-
-
 @validate_params({"problem": InstanceOf(RegressionProblem, "a RegressionProblem (synthetic_regression(...))"),
                   "masks": MASKS, "eta": Interval(Real, 0, None, closed="neither")})
 def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float = 0.1) -> np.ndarray:
@@ -157,8 +129,8 @@ def gradient_descent(problem: RegressionProblem, masks: np.ndarray, eta: float =
                       f"n_blocks) with n_blocks <= d = {d}", masks, f"it has shape {masks.shape}")
     W = X.T @ X
     b = X.T @ y
-    slices = block_slices(d, K)
-    coord_block = np.concatenate([np.full(sl.stop - sl.start, k) for k, sl in enumerate(slices)])
+    # the block of each coordinate: numpy.array_split's K blocks (the first d mod K one row longer)
+    coord_block = np.concatenate([np.full(len(rows), k) for k, rows in enumerate(np.array_split(np.arange(d), K))])
     theta = np.full((d, S), 0.1)
     errors = np.empty((S, iters + 1))
 

@@ -1,4 +1,6 @@
-"""The claims page a referee reads: the papers' statements in words, the result box's numbers, a forest plot.
+"""The claims page a referee reads: the papers' statements in words, the result box's numbers, a forest plot;
+and the verdicts a notebook page's result box quotes (:func:`record_verdicts`: the claims table's rows of
+that notebook, so the page and the claims page cannot disagree).
 
 :data:`STATEMENTS` holds every statement of the papers, the claims of :mod:`gcc.experiments.claims`
 that test it and the page with the evidence; the functions turn the claims table into the page.
@@ -11,13 +13,12 @@ from html import escape
 import numpy as np
 import pandas as pd
 
-from .claims import CLAIMS, EXPONENT_KINDS
+from .claims import CLAIMS, EXPONENT_KINDS, build_claims_table
 from .plotting import figure
-from .result_box import verdict_text
 from ..validation import Options, validate
 
 __all__ = ["Statement", "STATEMENTS", "headline_table", "glossary", "box_values", "plot_forest", "readable",
-           "claim_words"]
+           "claim_words", "verdict_text", "record_verdicts"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,40 @@ STATEMENTS: tuple[Statement, ...] = (
     Statement("With O(N^a) adversarial workers the error is about N^((6/5)(a-1))", "arXiv 2502.08058, abstract",
               ("adversarial",), ""),
 )
+
+#: Verdict words in the order a page lists them (the rate verdicts first, then the networks' words).
+_ORDER = ("tight", "loose", "violated", "undecided", "consistent", "moves with S", "GCC faster", "BACC faster",
+          "not distinguishable", "less sensitive than the paper", "more sensitive than the paper")
+
+
+def verdict_text(verdicts) -> str:
+    """``"8 tight, 2 undecided"``: how many of the ``verdicts`` (an iterable of str) say what, in book order."""
+    verdicts = [str(v) for v in verdicts]
+    order = [v for v in _ORDER if v in verdicts] + sorted(set(verdicts) - set(_ORDER))
+    return ", ".join(f"{verdicts.count(v)} {v}" for v in order) or "none"
+
+
+def record_verdicts(run, claims: dict | None = None) -> None:
+    """Record in ``run`` the counted verdicts of its notebook's rows in the claims table, for its result box:
+    ``verdicts`` (e.g. ``"36 loose, 6 undecided"``).
+
+    Parameters
+    ----------
+    run : gcc.results.RunContext
+        The notebook's run, its tables saved first: the notebook is ``run.folder.name``, the results root
+        ``run.folder.parent``.
+    claims : dict, optional
+        ``{key: claim id}``: also quote these claims one by one, as ``verdicts_<key>`` (``"none"`` without a row).
+    """
+    notebook = run.folder.name
+    table = build_claims_table(run.folder.parent, include_dnn=notebook.startswith("dnn_"))
+    rows = table[(table["notebook"] == notebook) & table["counted"].astype(bool)]
+    run.value("verdicts", verdict_text(rows["verdict"]),
+              note=f"counted verdicts of the claims table's rows from {notebook}")
+    for key, claim in (claims or {}).items():
+        run.value(f"verdicts_{key}", verdict_text(rows.loc[rows["claim"] == claim, "verdict"]),
+                  note=f"counted verdicts of: {claim_words(claim)}")
+
 
 #: the test functions by role: "family" (attains the bound), "decoder" (tests the decoder), else "typical"
 _FAMILY_WORDS = {"bump (lower bound)": "family", "bump (extremal)": "family", "bump (decoder test)": "decoder"}

@@ -5,15 +5,15 @@ paper's "BACC's coded images are noisier".
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..codes import LABELS, canonical, make_many
+from ..codes import LABELS, make_many
 from ..summary import summarize
 from ..validation import SEED, ArrayLike, Options, check_labels, invalid, validate, validate_params
-from ..dnn._checks import COUNT, LAM, SCHEMES, TEXT, Frame
+from ..dnn._checks import COUNT, LAM, TEXT, Frame
 
 from .plotting import figure, finish
 from .verdicts import band_verdict
@@ -31,19 +31,16 @@ NO_MODEL = "none"
 PIXEL_COLUMNS = ("scheme", "index", "point", "label", "channel", "row", "col", "value")
 
 
-@validate_params({"n_workers": COUNT, "lam_enc": LAM, "schemes": SCHEMES, "dataset": TEXT})
-def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str] = ("gcc", "bacc"),
-                  labels=None, dataset: str = ""):
-    """The coded images the workers receive, as a tidy pixel table.
+@validate_params({"n_workers": COUNT, "lam_enc": LAM, "dataset": TEXT})
+def coded_samples(x, n_workers: int, lam_enc: float = 0.0, labels=None, dataset: str = ""):
+    """The coded images the workers receive (GCC's and BACC's), as a tidy pixel table.
 
     Parameters
     ----------
     x : array_like, shape (K, C, H, W)
     n_workers : int
     lam_enc : float
-        GCC's encoder smoothing (ignored when GCC is not listed).
-    schemes : sequence of str
-        Scheme keys of :func:`gcc.codes.make_many`.
+        GCC's encoder smoothing.
     labels : array_like of int, shape (K,), optional
         Stored with the ``"input"`` rows.
     dataset : str
@@ -72,9 +69,7 @@ def coded_samples(x, n_workers: int, lam_enc: float = 0.0, schemes: Sequence[str
         raise invalid("x", "coded_samples", "an array of shape (K, C, H, W) with K >= 1", x, "it holds no image")
     if labels is not None:
         labels = check_labels(labels, k, "labels", "coded_samples")
-    # make_many rejects a parameter that no listed code takes: lam_enc goes with GCC only.
-    lams = {"lam_enc": lam_enc} if "gcc" in map(canonical, schemes) else {}
-    codes = make_many(schemes, k, n_workers, **lams)
+    codes = make_many(("gcc", "bacc"), k, n_workers, lam_enc=lam_enc)
     frames = [_pixel_frame(x, INPUT, next(iter(codes.values())).alphas,
                            labels if labels is not None else np.full(k, -1))]
     for name, code in codes.items():

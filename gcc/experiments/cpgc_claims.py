@@ -40,12 +40,6 @@ def claim_verdict(low: float, high: float, band_low: float, band_high: float) ->
     return {"inside": "agrees", "below": "disagrees", "above": "disagrees"}.get(where, where)
 
 
-def _ratio(a, ha, b, hb):
-    """a / b with the delta-method 95 % half-width of independent estimates a +- ha, b +- hb."""
-    r = a / b
-    return r, abs(r) * float(np.hypot(ha / a, hb / b))
-
-
 def _row(claim, quantity, value, half, band, draft, detail=""):
     low, high = value - half, value + half
     return {"claim": claim, "quantity": quantity, "detail": detail, "measured": value, "ci_low": low,
@@ -106,7 +100,9 @@ def completion_claims(wide, early=None):
         return float(row[col]), float(row[half])
 
     def ratio(a, b, setting, col="mean_time"):
-        return _ratio(*cell(*a, setting, col), *cell(*b, setting, col))
+        """x / y with the delta-method 95 % half-width of the independent cells x +- hx, y +- hy."""
+        (x, hx), (y, hy) = cell(*a, setting, col), cell(*b, setting, col)
+        return x / y, abs(x / y) * float(np.hypot(hx / x, hy / y))
 
     rows = []
     text = "At q = 0, RCSC is about as fast as MCC"

@@ -35,9 +35,6 @@ TABLE_IV = {("rcsc", 0.0): (0.2219, 62.56), ("rcsc", 0.15): (0.1231, 41.55), ("r
 #: half-width of the agreement band, as a fraction of the published value (see the module docstring)
 AGREEMENT = 0.02
 
-_WHERE = {"inside": "agrees within 2%", "above": "above the draft", "below": "below the draft",
-          "undecided": "undecided", "not measured": "not measured"}
-
 
 def agreement_verdict(gap_low: float, gap_high: float, band: float = AGREEMENT) -> str:
     """Verdict on the 95 % interval of a relative gap ``measured / published - 1``.
@@ -61,8 +58,9 @@ def agreement_verdict(gap_low: float, gap_high: float, band: float = AGREEMENT) 
     >>> agreement_verdict(0.004, 0.012), agreement_verdict(0.013, 0.021), agreement_verdict(-0.05, -0.03)
     ('agrees within 2%', 'undecided', 'below the draft')
     """
-    text = _WHERE[band_verdict(gap_low, gap_high, -band, band)]
-    return text.replace("2%", f"{100 * band:g}%")
+    where = band_verdict(gap_low, gap_high, -band, band)
+    return {"inside": f"agrees within {100 * band:g}%", "above": "above the draft",
+            "below": "below the draft"}.get(where, where)
 
 
 def published_table():

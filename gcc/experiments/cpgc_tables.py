@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from gcc.cpgc import ALIASES, LABELS, SCHEMES, Master, make_code, simulate, worker_speeds
+from gcc.cpgc import ALIASES, LABELS, Master, make_code, simulate, worker_speeds
 from gcc.cpgc.closed_forms import gc_mean_time, mds_mean_time
 from gcc.cpgc.codes import SCHEME
 from gcc.cpgc.master import TOLERANCE
@@ -24,7 +24,7 @@ from .plotting import figure, finish, legend_outside, scheme_color, scheme_kw
 from .cpgc_published import TABLE_III, TABLE_IV, agreement_verdict
 
 __all__ = [
-    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "COLORS", "CLOSED_FORM_BAND", "completion_time_table",
+    "COMPUTATION_SCHEMES", "COMMUNICATION_SCHEMES", "CLOSED_FORM_BAND", "completion_time_table",
     "completion_time_wide", "code_variability_table", "plot_completion_time",
     "convergence_experiment", "convergence_curves", "convergence_summary", "time_to_target",
     "plot_convergence",
@@ -35,8 +35,6 @@ __all__ = [
 COMPUTATION_SCHEMES = ("rcsc", "icassp-mds", "uc-mmc", "uc-smc", "mds")
 #: Schemes of the coded-communication table (load sum(degrees) partial gradients per worker).
 COMMUNICATION_SCHEMES = ("rcsc", "uc-mmc", "uc-smc", "gc")
-#: one colour per scheme, the book's (:data:`gcc.figures.SCHEME_STYLES`)
-COLORS = {s: scheme_color(s) for s in SCHEMES}
 
 _COUNT = Interval(Integral, 1, None)
 
@@ -117,17 +115,11 @@ def completion_time_wide(table):
     """One row per (scheme, setting, tolerance) for printing: ``mean_time``, ``time_half_width``,
     ``mean_messages``, ``messages_half_width``, ``reference`` and ``verdict`` (of the time),
     ``published_messages`` and ``messages_verdict`` (order of ``table``)."""
-    keys = ["scheme", "setting", "tolerance"]
-    time_rows = table[table["metric"] == "time"].set_index(keys)
-    msg_rows = table[table["metric"] == "messages"].set_index(keys)
-    wide = time_rows[["mean", "half_width"]].rename(columns={"mean": "mean_time", "half_width": "time_half_width"})
-    wide["mean_messages"] = msg_rows["mean"]
-    wide["messages_half_width"] = msg_rows["half_width"]
-    wide["reference"] = time_rows["reference"]
-    wide["verdict"] = time_rows["verdict"]
-    wide["published_messages"] = msg_rows["published"]
-    wide["messages_verdict"] = msg_rows["verdict"]
-    return wide.reset_index()
+    t, m = (table[table["metric"] == metric].set_index(["scheme", "setting", "tolerance"])
+            for metric in ("time", "messages"))
+    return pd.DataFrame({"mean_time": t["mean"], "time_half_width": t["half_width"], "mean_messages": m["mean"],
+                         "messages_half_width": m["half_width"], "reference": t["reference"], "verdict": t["verdict"],
+                         "published_messages": m["published"], "messages_verdict": m["verdict"]}).reset_index()
 
 
 @validate_params({"n_codes": _COUNT})
@@ -316,9 +308,8 @@ def plot_convergence(curves, dim: int, title: str = "", ylabel: str = "mean test
 
 @validate_params({"n_workers": _COUNT, "dim": _COUNT, "tolerance": TOLERANCE, "trials": _COUNT})
 def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000, tolerance: float = 0.0,
-                     trials: int = 5, seed: int = 0, mu: float = 10.0, alpha: float = 0.01,
-                     degrees=(1, 2, 3)):
-    """Measured decoding time and operation count of one iteration, per trial.
+                     trials: int = 5, seed: int = 0):
+    """Measured decoding time and operation count of one iteration, per trial (the paper's delays and degrees).
 
     The master receives the actual block products (length ``b = ceil(d / n_blocks)``) in the arrival
     order of the trial's speeds until complete, then decodes; only the master's work is timed.
@@ -329,8 +320,8 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
         Any scheme of :func:`gcc.cpgc.make_code` but ``"gc"`` (it decodes a sum, not per-block values).
     n_workers, dim : int
         K and d, the length of ``W theta``.
-    tolerance, trials, seed, mu, alpha, degrees
-        As in :func:`gcc.cpgc.simulate`.
+    tolerance, trials, seed
+        As in :func:`gcc.cpgc.simulate` (``mu = 10``, ``alpha = 0.01``, ``degrees = (1, 2, 3)``).
 
     Returns
     -------
@@ -347,12 +338,12 @@ def measure_decoding(scheme: str = "rcsc", n_workers: int = 40, dim: int = 1000,
     """
     K, d, q = n_workers, dim, float(tolerance)
     rng = np.random.default_rng(seed)
-    code = make_code(scheme, K, degrees, seed=rng)
+    code = make_code(scheme, K, seed=rng)
     b = -(-d // code.n_blocks)
     rows = []
     for trial in range(trials):
         truth = rng.standard_normal((code.n_blocks, b))
-        speeds = worker_speeds(rng, 1, K, mu, alpha)[0]
+        speeds = worker_speeds(rng, 1, K)[0]
         times = speeds[:, None] * code.message_units()
         # Results are computed outside the timed region: only the master's work is measured.
         arrivals = []

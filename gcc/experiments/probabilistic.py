@@ -48,13 +48,6 @@ SUMMARY_VIEW = ["function", "scheme", "p", "N", "draws", "too_few", "mean", "ci_
 DRAW_WIDTHS = (1.0, 1.5, 2.0, 3.0)
 
 
-def _room(alphas, nodes):
-    """Per data point: distance to the nearest received worker (the ends of Omega count)."""
-    nodes = np.concatenate([[-1.0], nodes, [1.0]])
-    j = np.searchsorted(nodes, alphas)
-    return np.minimum(alphas - nodes[np.maximum(j - 1, 0)], nodes[np.minimum(j, nodes.size - 1)] - alphas)
-
-
 def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
     """Normalised loss ``R / ||g''||^2`` of the worst extremal bump for each received set.
 
@@ -74,7 +67,10 @@ def extremal_draw_losses(code, received, widths: Sequence[float] = DRAW_WIDTHS):
         if rec is None or len(rec) < 2:
             continue
         rec = np.asarray(rec)
-        room = _room(alphas, betas[rec])
+        # per data point: distance to the nearest received worker (the ends of Omega count)
+        nodes = np.concatenate([[-1.0], betas[rec], [1.0]])
+        j = np.searchsorted(nodes, alphas)
+        room = np.minimum(alphas - nodes[np.maximum(j - 1, 0)], nodes[np.minimum(j, nodes.size - 1)] - alphas)
         k = int(np.argmax(np.where(room >= room.max() * (1 - 1e-9), 1.0 / (1.0 + np.abs(alphas)), 0.0)))
         if room[k] <= 0.0:
             continue

@@ -91,13 +91,6 @@ def check_loss_table(mean_loss: Any, v: Variant):
                           axis_names=("N index", "S index"))
 
 
-def _own_tables(latency95: Any, mean_loss: Any, v: Variant) -> tuple | None:
-    """A student's two tables as float arrays of the grids' shape, or None."""
-    shape = (len(v.n_workers_grid), len(v.straggler_grid))
-    tables = tuple(finite_array(t, shape) for t in (latency95, mean_loss))
-    return None if any(t is None for t in tables) else tables
-
-
 def _as_design(design: Any, v: Variant):
     """A student's design as a pair of grid values, None for None, or ``Ellipsis`` when it is neither."""
     if design is None:
@@ -141,7 +134,10 @@ def check_design(design: Any, v: Variant, latency95: Any = None, mean_loss: Any 
         problems, note = compare_exact(design, ref, name="design", describe=describe)
         if problems and ref is None:
             problems.append("No design of the grids meets both targets: the answer is None.")
-    own_tables = _own_tables(latency95, mean_loss, v) if problems and latency95 is not None else None
+    # the student's two tables as float arrays of the grids' shape, or None
+    own_tables = tuple(finite_array(t, lat.shape) for t in (latency95, mean_loss))
+    if not problems or latency95 is None or any(t is None for t in own_tables):
+        own_tables = None
     own = None if own_tables is None else _service_design(v, own_tables)
     return carry_forward(
         problems, note, v, [(latency95, check_latency_table), (mean_loss, check_loss_table)],

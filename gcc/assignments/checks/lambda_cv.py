@@ -79,15 +79,6 @@ def check_cv_table(cv_table: Any, v: Variant, cv_loss: Any = None):
                          consistent=consistent)
 
 
-def _argmin_pair(cv_table: Any, v: Variant) -> tuple[float, float] | None:
-    """The grid pair at the minimum of a student's finite table of the grids' shape, else None."""
-    arr = finite_array(cv_table, (len(v.lam_enc_grid), len(v.lam_dec_grid)))
-    if arr is None:
-        return None
-    i, j = np.unravel_index(int(np.argmin(arr)), arr.shape)
-    return float(v.lam_enc_grid[i]), float(v.lam_dec_grid[j])
-
-
 @task(_A3, "3", "selected lambdas", "np.unravel_index(np.argmin(cv_table), cv_table.shape) gives the row and "
       "column; gcc.tuning.select_lambdas does the same search in one call.")
 def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None):
@@ -106,17 +97,13 @@ def check_best_lambdas(best: Any, v: Variant, cv_table: Any = None):
                 "(ties go to the smaller lam_enc, then the smaller lam_dec)."]
 
     problems, note = compare_exact(best, (sel.lam_enc, sel.lam_dec), name="best", describe=describe)
-    own = _argmin_pair(cv_table, v) if cv_table is not None and problems else None
+    arr = finite_array(cv_table, table.shape) if cv_table is not None and problems else None
+    own = None
+    if arr is not None:  # the grid pair at the minimum of the student's own table
+        i, j = np.unravel_index(int(np.argmin(arr)), arr.shape)
+        own = float(v.lam_enc_grid[i]), float(v.lam_dec_grid[j])
     return carry_forward(problems, note, v, [(cv_table, check_cv_table)], uses="your `cv_table` from Task 2",
                          consistent=None if own is None else (lambda: compare_exact(best, own, name="best")))
-
-
-def _grid_pair(best: Any, v: Variant) -> tuple[float, float] | None:
-    """A student's ``best`` as a pair of grid values, or None."""
-    pair = as_answer(best, lambda b: tuple(float(x) for x in b))
-    if isinstance(pair, tuple) and len(pair) == 2 and pair[0] in v.lam_enc_grid and pair[1] in v.lam_dec_grid:
-        return pair
-    return None
 
 
 @task(_A3, "4", "test losses", "Same call as cv_loss but with seed=test_seed: the test draws were never used "
@@ -126,7 +113,9 @@ def check_test_losses(test_loss_tuned: Any, test_loss_untuned: Any, v: Variant, 
     sel = _cv_selection(v)
     problems, note = compare_scalar(test_loss_tuned, _test_loss(v, sel.lam_enc, sel.lam_dec),
                                     name="test_loss_tuned", rtol=1e-6)
-    own = _grid_pair(best, v) if best is not None and problems else None
+    own = as_answer(best, lambda b: tuple(float(x) for x in b)) if best is not None and problems else None
+    if not (isinstance(own, tuple) and len(own) == 2 and own[0] in v.lam_enc_grid and own[1] in v.lam_dec_grid):
+        own = None  # not a pair of grid values
     problems, note = carry_forward(
         problems, note, v, [(best, check_best_lambdas)], uses="your `best` from Task 3",
         consistent=None if own is None else
