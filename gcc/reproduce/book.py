@@ -115,8 +115,7 @@ def build_book(all_pages: bool = False, output: Path | None = None,
     output = writable_folder(output, "output", "build_book") if output is not None else None
     if generated != own.resolve() and output is None:  # one producer per artifact: _build/html from book/generated
         raise invalid("output", "build_book", "a folder of its own when generated_dir is not book/generated", output)
-    build = Path(output if output is not None else root).resolve() / "_build"
-    build.mkdir(parents=True, exist_ok=True)
+    build = Path(output if output is not None else root).resolve() / "_build"   # created by the first write
     cards = discover(root / "notebooks")
     sync_book(dest=generated / "assignments")  # the student notebooks, generated here (never committed)
     if not (generated / "status.md").exists():
