@@ -2,17 +2,15 @@
 read on a book page."""
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 from .validation import TEXT, AnyOf, Frame, InstanceOf, Interval, NoneOr, invalid, validate_params
 
 __all__ = ["format_value", "display_table", "markdown_table", "MAX_ROWS", "MAX_COLUMNS"]
 
 #: what a page may quote: a finite number (a NaN or an infinity would be quoted as "nan") or a text
-NUMBER = AnyOf(Interval(Integral), Interval(Real), InstanceOf(str),
+NUMBER = AnyOf(Interval(int), Interval(float), InstanceOf(str),
                description="a finite real number or a str")
 #: significant digits of a float on a page
-DIGITS = Interval(Integral, 1, 17)
+DIGITS = Interval(int, 1, 17)
 
 
 def _frame(frame):

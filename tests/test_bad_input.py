@@ -374,6 +374,14 @@ def test_a_missing_notebooks_dir_or_a_file_and_a_bool_timeout_are_refused(tmp_pa
             reproduce.discover(folder)
     with pytest.raises(ValueError, match=r"^The 'timeout' parameter of run_batch must be .* Got True instead"):
         reproduce.run_batch("ci", timeout=True)
+    _text_notebook(tmp_path / "nb", "seed = 0\nn = 3", {})
+    for kwargs, pattern in (({"overrides": "x"}, r"'overrides' parameter of run_batch must be a mapping or None"),
+                            ({"notebooks_dir": 3}, r"'notebooks_dir' parameter of run_batch must be a path or None"),
+                            ({"output_dir": 3}, r"'output_dir' parameter of run_batch must be a folder")):
+        with pytest.raises(ValueError, match=pattern):
+            reproduce.run_batch("ci", **{"notebooks_dir": tmp_path / "nb", **kwargs})
+    with pytest.raises(ValueError, match=r"^The 'all_pages' parameter of build_book must be a bool"):
+        reproduce.build_book(tmp_path / "missing")
 
 
 @pytest.mark.parametrize("call, pattern", [
@@ -461,6 +469,8 @@ def test_a_file_where_a_release_or_book_folder_goes_is_named(tmp_path):
     (tmp_path / "afile").write_text("x")
     with pytest.raises(ValueError, match=r"'out' parameter of generate_release must be a folder .*\(File exists\)"):
         _course().course.generate_release(tmp_path / "afile")
+    with pytest.raises(ValueError, match=r"'out' parameter of generate_release must be a folder .* Got 'None'"):
+        _course().course.generate_release(None)
     with pytest.raises(ValueError, match=r"'dest' parameter of sync_book must be a folder .*\(File exists\)"):
         _course().build.sync_book([], dest=tmp_path / "afile")
 

@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 import zlib
-from numbers import Real
 from pathlib import Path
 from typing import Iterable
 
@@ -195,7 +194,7 @@ class StudentSeed(Preprocessor):
 
 
 @validate_params({"args": ListOf(TEXT, min_len=0, as_tuple=True),
-                  "timeout": NoneOr(Interval(Real, 0, closed="neither"))})
+                  "timeout": NoneOr(Interval(float, 0, closed="neither"))})
 def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = None) -> str:
     """Run ``python -m nbgrader <args>`` in the course folder (default :func:`course_root`); return its log.
 

@@ -11,8 +11,6 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
-from numbers import Real
-
 from gcc.validation import Interval, NoneOr, Options, Satisfies, check_real, invalid, validate_params
 
 from .course import check_student_id, course_root
@@ -65,7 +63,7 @@ def pending(db_url: str | None = None) -> list[dict]:
     return out
 
 
-@validate_params({"assignment": Options(tuple(ASSIGNMENTS)), "score": Interval(Real, 0, None), "db_url": _DB_URL})
+@validate_params({"assignment": Options(tuple(ASSIGNMENTS)), "score": Interval(float, 0, None), "db_url": _DB_URL})
 def grade_written(assignment: str, student: str, score: float, comment: str | None = None,
                   db_url: str | None = None) -> float:
     """Grade a written answer (the cell ``written_answer``) by hand, as the formgrader's score box does.

@@ -14,7 +14,7 @@ from gcc.atomic import writable_folder, write_text
 from gcc.machine import summary_line
 from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
-from gcc.validation import invalid
+from gcc.validation import BOOL, invalid, validate_params
 
 from .cards import Card, discover, load_yaml, order_notebooks
 from .pages import VALUES_DIR, value_text
@@ -99,6 +99,7 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
     return subs, missing
 
 
+@validate_params({"all_pages": BOOL})
 def build_book(all_pages: bool = False, output: Path | None = None,
                generated_dir: Path | None = None, results_root: Path | None = None) -> int:
     """Build the site with ``jupyter-book build -W -n --keep-going`` (warnings are errors); its exit status.
