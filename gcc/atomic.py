@@ -49,12 +49,12 @@ def remove_partials(folder: Path, prefix: str = "") -> None:
 
 def writable_folder(path, name: str, owner: str) -> Path:
     """``path`` (absolute), created if missing, if this process can write a file there, else the ValueError."""
-    folder = Path(path).expanduser().resolve()
     try:
+        folder = Path(path).expanduser().resolve()
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f".probe-{os.getpid()}").touch()
         (folder / f".probe-{os.getpid()}").unlink()
-    except OSError as err:
+    except (OSError, TypeError) as err:   # TypeError: not a path
         raise invalid(name, owner, "a folder this process can create and write", str(path),
-                      err.strerror or type(err).__name__) from None
+                      getattr(err, "strerror", None) or str(err)) from None
     return folder

@@ -2,26 +2,21 @@
 read on a book page."""
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from .validation import AnyOf, InstanceOf, Interval, NoneOr, invalid, validate_params
+from .validation import TEXT, AnyOf, Frame, InstanceOf, Interval, NoneOr, invalid, validate_params
 
 __all__ = ["format_value", "display_table", "markdown_table", "MAX_ROWS", "MAX_COLUMNS"]
 
 #: what a page may quote: a finite number (a NaN or an infinity would be quoted as "nan") or a text
-NUMBER = AnyOf(Interval(Integral), Interval(Real), InstanceOf(str),
+NUMBER = AnyOf(Interval(int), Interval(float), InstanceOf(str),
                description="a finite real number or a str")
 #: significant digits of a float on a page
-DIGITS = Interval(Integral, 1, 17)
-TEXT = InstanceOf(str, "a str")
+DIGITS = Interval(int, 1, 17)
 
 
-def _frame(frame, owner: str):
+def _frame(frame):
     """``frame`` with a non-trivial index (a pivot's) as its first columns, and whole floats as integers."""
     import pandas as pd
 
-    if not isinstance(frame, pd.DataFrame):
-        raise invalid("frame", owner, "a pandas.DataFrame", frame)
     shown = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame.copy()
     for column in shown.columns:
         values = shown[column]
@@ -123,7 +118,7 @@ def _page_table(shown, full, digits: int, name: str, headers: dict):
     return HTML("\n".join(parts))
 
 
-@validate_params({"digits": DIGITS, "name": TEXT,
+@validate_params({"frame": Frame(), "digits": DIGITS, "name": TEXT,
                   "headers": NoneOr(InstanceOf(dict, "a dict {column: header text}"))})
 def display_table(frame, digits: int = 3, columns=None, name: str = "table", headers=None):
     """A result table as a page shows it: no index, floats to ``digits`` digits, missing values as a dash;
@@ -159,7 +154,7 @@ def display_table(frame, digits: int = 3, columns=None, name: str = "table", hea
     >>> "<details" in html, "10 of 40 rows, 2 of 3 columns" in html, 'download="table.csv"' in html, ">note<" in html
     (True, True, True, False)
     """
-    full = shown = _frame(frame, "display_table")
+    full = shown = _frame(frame)
     if columns is not None:  # pandas' KeyError names a missing column
         shown = full[[columns] if isinstance(columns, str) else list(columns)]
     if headers is not None and any(c not in full.columns for c in headers):
@@ -169,7 +164,7 @@ def display_table(frame, digits: int = 3, columns=None, name: str = "table", hea
     return _page_table(shown, full, digits, name, headers)
 
 
-@validate_params({"digits": DIGITS})
+@validate_params({"frame": Frame(), "digits": DIGITS})
 def markdown_table(frame, digits: int = 4) -> str:
     """A result table as MyST markdown, formatted as :func:`display_table`.
 
@@ -186,7 +181,7 @@ def markdown_table(frame, digits: int = 4) -> str:
     """
     import pandas as pd
 
-    shown = _frame(frame, "markdown_table")
+    shown = _frame(frame)
 
     def cell(v, kind):
         if v is None or v is pd.NA or (isinstance(v, float) and v != v):

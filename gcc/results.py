@@ -1,16 +1,18 @@
 """Where every notebook writes what it measured: ``run = RunContext()``, its folder and ``run.json``."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from .atomic import remove_partials, replacing, writable_folder, write_text
-from .display import NUMBER, display_table, format_value, markdown_table
+from .display import display_table, format_value, markdown_table
 from .figures import figure_record, show_figure, use_book_style
 from .provenance import jsonable, library_fingerprint, provenance, repo_root
-from .validation import HasAttributes, InstanceOf, invalid, validate, validate_params
+from .validation import (AnyOf, Frame, HasAttributes, InstanceOf, ListOf, NoneOr, Satisfies, entry, invalid, validate,
+                         validate_params)
 
 __all__ = ["RUN_RECORD", "RUN_ENV", "repo_root", "results_root", "results_dir", "RunContext", "format_value",
            "display_table", "markdown_table", "read_run_record", "saved_files", "library_fingerprint", "jsonable",
@@ -25,8 +27,23 @@ RUN_ENV = "GCC_RUN"
 # The name of a run context outside any notebook the runner or JupyterLab names.
 _SCRATCH = "scratch"
 
-_MAPPING = InstanceOf(Mapping, "a mapping")
+
+def _is_data(value) -> bool:
+    """Whether ``value`` is a mapping with str keys that JSON holds as it is (numpy values as lists, no NaN)."""
+    with contextlib.suppress(AttributeError, TypeError, ValueError):   # not a mapping, an object, a NaN
+        return isinstance(value, Mapping) and all(isinstance(k, str) for k in value) and bool(
+            json.dumps(dict(value), allow_nan=False, default=lambda v: v.tolist()))
+    return False
+
+
+_PATH = InstanceOf((str, os.PathLike), "a path (str or os.PathLike)")
 _FIGURE = HasAttributes(["savefig"], callables=["savefig"], description="a matplotlib Figure")
+_TABLE = AnyOf(Frame(), ListOf(InstanceOf(Mapping), min_len=0),
+               description="a pandas.DataFrame or a list of row mappings")
+_PLAIN = Satisfies(lambda v: isinstance(v, str) and v.isprintable() and v[:1] not in ("", ".") and "/" not in v
+                   and "\\" not in v, "a plain non-empty name (printable, without '/')")   # a file of a results folder
+_IDENTIFIER = Satisfies(lambda v: isinstance(v, str) and v.isidentifier(), "a Python identifier")
+_DATA = Satisfies(_is_data, "a mapping of str keys to JSON values (finite numbers, str, lists, mappings)")
 
 
 def results_root() -> Path:
@@ -35,28 +52,24 @@ def results_root() -> Path:
     return Path(env) if env else repo_root() / "_build" / "results"
 
 
+@validate_params({"notebook": _PLAIN})
 def results_dir(notebook: str, create: bool = True) -> Path:
     """Folder ``<results root>/<notebook>/`` for one notebook's data, created when ``create``."""
-    path = results_root() / _plain_name(notebook, "notebook", "results_dir")
+    path = results_root() / notebook
     if create:
         writable_folder(path, "GCC_RESULTS_ROOT", "results_dir")
     return path
 
 
-def _plain_name(name, param: str, owner: str) -> str:
-    """``name`` if it can name a file of a results folder (non-empty, no ``/``, no leading dot)."""
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
-        raise invalid(param, owner, "a plain non-empty name without '/'", name)
-    return name
-
-
-@validate_params({"folder": InstanceOf((str, os.PathLike), "a path (str or os.PathLike)")})
+@validate_params({"folder": _PATH})
 def read_run_record(folder: Path) -> dict:
-    """The ``run.json`` of a results folder ({} when missing or unreadable)."""
+    """The ``run.json`` of a results folder ({} when there is none: never run); a broken one is an error."""
     try:
         return json.loads((Path(folder) / RUN_RECORD).read_text())
-    except (OSError, json.JSONDecodeError):
+    except OSError:   # no folder or no record; a file where the folder goes: the run's writing says so
         return {}
+    except json.JSONDecodeError as err:
+        raise invalid("folder", "read_run_record", "a folder whose run.json is JSON", str(folder), err) from None
 
 
 def saved_files(record: dict) -> list[str]:
@@ -107,13 +120,14 @@ class RunContext:
     ({'n_workers': 40, 'seed': 0}, 0, 1, '0.5')
     """
 
+    @validate_params({"parameters": NoneOr(_DATA), "root": NoneOr(_PATH)})
     def __init__(self, notebook: str | None = None, parameters: Mapping[str, Any] | None = None, *, root=None):
         given = json.loads(os.environ.get(RUN_ENV) or "{}")
         if notebook is None and parameters is None:
             notebook, parameters = (given["notebook"], given["parameters"]) if given else _by_hand()
             use_book_style()
-        self.notebook = _plain_name(notebook if notebook is not None else _SCRATCH, "notebook", "RunContext")
-        self.parameters = dict(validate(parameters or {}, _MAPPING, "parameters", "RunContext"))
+        self.notebook = validate(notebook if notebook is not None else _SCRATCH, _PLAIN, "notebook", "RunContext")
+        self.parameters = dict(parameters or {})
         self.folder = (Path(root) if root is not None else results_root()) / self.notebook
         writable_folder(self.folder, "root" if root is not None else "GCC_RESULTS_ROOT", "RunContext")
         remove_partials(self.folder)  # what a killed run was writing
@@ -123,15 +137,15 @@ class RunContext:
         self.record.update(notebook=self.notebook, tables={}, figures={}, files={}, values={}, includes={})
         self._write()
 
+    @validate_params({"table": _TABLE, "name": _PLAIN, "notes": _DATA})
     def save_table(self, table, name: str = "results", **notes: Any) -> None:
         """Write a tidy table as ``<name>.csv`` and list it (rows, columns, ``notes``) in ``run.json``."""
         import pandas as pd
 
-        if not (isinstance(table, pd.DataFrame) or isinstance(table, (list, tuple))
-                and all(isinstance(row, Mapping) for row in table)):
-            raise invalid("table", "RunContext.save_table", "a pandas.DataFrame or a list of row mappings", table)
         frame = pd.DataFrame(table)
-        path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_table')}.csv"
+        if not frame.select_dtypes(exclude="number").map(pd.api.types.is_scalar).all(axis=None):   # a CSV of reprs
+            raise invalid("table", "RunContext.save_table", "a table of numbers, text and missing values", table)
+        path = self.folder / f"{name}.csv"
         with replacing(path) as tmp:
             frame.to_csv(tmp, index=False)
         self.record["tables"][name] = jsonable({"file": path.name, "rows": len(frame),
@@ -142,10 +156,10 @@ class RunContext:
         """Read ``<name>.csv`` of this run, or of another ``notebook``'s last run (:func:`load_table`)."""
         return load_table(notebook or self.notebook, name, root=self.folder.parent)
 
+    @validate_params({"fig": _FIGURE, "name": _PLAIN})
     def save_figure(self, fig, name: str, caption: str = "", alt: str = "", drawn_by=None) -> None:
         """Save ``fig`` as ``<name>.png`` and ``.svg``, list both in ``run.json``; show it with ``caption``, ``alt``."""
-        validate(fig, _FIGURE, "fig", "RunContext.save_figure")
-        path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_figure')}.png"
+        path = self.folder / f"{name}.png"
         for file, kwargs in ((path, {"dpi": 150}), (path.with_suffix(".svg"), {})):  # 150: the style's savefig.dpi
             with replacing(file) as tmp:
                 fig.savefig(tmp, format=file.suffix[1:], bbox_inches="tight", **kwargs)
@@ -155,29 +169,25 @@ class RunContext:
         self._write()
         show_figure(fig, record)
 
+    @validate_params({"data": _DATA, "name": _PLAIN})
     def save_json(self, data: Mapping[str, Any], name: str) -> None:
         """Write ``<name>.json`` (made JSON-safe, keys sorted) and list it in ``run.json``."""
-        path = self.folder / f"{_plain_name(name, 'name', 'RunContext.save_json')}.json"
-        write_text(path, json.dumps(jsonable(dict(validate(data, _MAPPING, "data", "RunContext.save_json"))),
-                                    indent=2, sort_keys=True))
+        path = self.folder / f"{name}.json"
+        write_text(path, json.dumps(jsonable(dict(data)), indent=2, sort_keys=True))
         self.record["files"][name] = path.name
         self._write()
 
+    @validate_params({"key": _IDENTIFIER, "note": InstanceOf(str, "a str")})
     def value(self, key: str, number, unit: str = "", digits: int = 3, fmt: str | None = None, note: str = ""):
         """Record a finite number (or a text) that the prose quotes as ``{{ <notebook>.<key> }}``."""
-        if not isinstance(key, str) or not key.isidentifier():
-            raise invalid("key", "RunContext.value", "a Python identifier", key)
-        owner = f"RunContext.value({key!r})"
-        number = validate(number, NUMBER, "number", owner)
-        validate(note, InstanceOf(str, "a str"), "note", owner)
-        self.record["values"][key] = jsonable({"value": number, "unit": unit, "note": note,
-                                               "text": format_value(number, unit, digits, fmt)})
+        with entry(f"RunContext.value({key!r})"):   # format_value checks number, unit, digits and fmt
+            text = format_value(number, unit, digits, fmt)
+        self.record["values"][key] = jsonable({"value": number, "unit": unit, "note": note, "text": text})
         self._write()
 
+    @validate_params({"name": _IDENTIFIER})
     def include(self, frame, name: str, digits: int = 4) -> None:
         """Publish a table for a chapter's ``{include}`` of ``book/generated/values/<notebook>.<name>.md``."""
-        if not isinstance(name, str) or not name.isidentifier():
-            raise invalid("name", "RunContext.include", "a Python identifier", name)
         self.record["includes"][name] = markdown_table(frame, digits)
         self._write()
 
@@ -193,6 +203,7 @@ class RunContext:
         write_text(self.folder / RUN_RECORD, json.dumps(jsonable(self.record), indent=2, sort_keys=True))
 
 
+@validate_params({"notebook": _PLAIN, "name": _PLAIN})
 def load_table(notebook: str, name: str = "results", root: Path | None = None):
     """Read ``<results root>/<notebook>/<name>.csv``; a ``FileNotFoundError`` giving the command when it is missing.
 
@@ -209,8 +220,7 @@ def load_table(notebook: str, name: str = "results", root: Path | None = None):
     """
     import pandas as pd
 
-    folder = (Path(root) if root is not None else results_root()) / _plain_name(notebook, "notebook", "load_table")
-    path = folder / f"{_plain_name(name, 'name', 'load_table')}.csv"
+    path = (Path(root) if root is not None else results_root()) / notebook / f"{name}.csv"
     if not path.exists():
         raise FileNotFoundError(f"No saved results at {path}. Run the notebook first: "
                                 f"python -m gcc.reproduce --only {notebook}")

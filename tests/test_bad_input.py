@@ -392,6 +392,115 @@ def test_a_bound_the_work_would_break_is_named_first(call, pattern):
         call()
 
 
+# --------------------------------------------------------------------------- the third sweep: runner, results, course
+@pytest.mark.parametrize("profile", ["nope", None, 3, "", "CI"])
+def test_an_unknown_profile_is_refused_by_every_public_path(tmp_path, profile):
+    _text_notebook(tmp_path, "seed = 0\nn = 3", {})
+    card = reproduce.discover(tmp_path)["tiny"]
+    with pytest.raises(ValueError, match=r"^The 'profile' parameter of resolve_parameters must be one of 'ci', "):
+        reproduce.resolve_parameters(card, profile)
+    with pytest.raises(ValueError, match=r"^The 'profile' parameter of run_batch must be one of 'ci', "):
+        reproduce.run_batch(profile, notebooks_dir=tmp_path)
+
+
+def test_a_missing_notebooks_dir_or_a_file_and_a_bool_timeout_are_refused(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    for folder, detail in ((tmp_path / "missing", "it does not exist"), (tmp_path / "afile", "it is a file")):
+        with pytest.raises(ValueError, match=rf"'notebooks_dir' parameter of discover .*\({detail}\)"):
+            reproduce.discover(folder)
+    with pytest.raises(ValueError, match=r"^The 'timeout' parameter of run_batch must be .* Got True instead"):
+        reproduce.run_batch("ci", timeout=True)
+    _text_notebook(tmp_path / "nb", "seed = 0\nn = 3", {})
+    for kwargs, pattern in (({"overrides": "x"}, r"'overrides' parameter of run_batch must be a mapping or None"),
+                            ({"notebooks_dir": 3}, r"'notebooks_dir' parameter of run_batch must be a path or None"),
+                            ({"output_dir": 3}, r"'output_dir' parameter of run_batch must be a folder")):
+        with pytest.raises(ValueError, match=pattern):
+            reproduce.run_batch("ci", **{"notebooks_dir": tmp_path / "nb", **kwargs})
+    with pytest.raises(ValueError, match=r"^The 'all_pages' parameter of build_book must be a bool"):
+        reproduce.build_book(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda root: gcc.results.RunContext("nb\n", root=root), r"'notebook' parameter of RunContext .* Got 'nb\\n'"),
+    (lambda root: gcc.results.RunContext("nb", {3: 1}, root=root), r"'parameters' parameter of RunContext .* str keys"),
+    (lambda root: gcc.results.RunContext("nb", {"x": object()}, root=root), r"'parameters' .* JSON values"),
+    (lambda root: gcc.results.RunContext("nb", {"x": math.nan}, root=root), r"'parameters' .* Got \{'x': nan\}"),
+    (lambda root: gcc.results.RunContext("nb", root=3), r"^The 'root' parameter of RunContext must be a path"),
+    (lambda root: gcc.results.RunContext("nb", root=root).save_json({"a": math.nan}, "j"),
+     r"'data' parameter of RunContext.save_json must be a mapping"),
+    (lambda root: gcc.results.RunContext("nb", root=root).save_json({"a": object()}, "j"),
+     r"'data' parameter of RunContext.save_json must be a mapping"),
+    (lambda root: gcc.results.RunContext("nb", root=root).save_json({3: 1}, "j"), r"'data' .* str keys"),
+    (lambda root: gcc.results.RunContext("nb", root=root).save_table({"a": [1]}, "t"),
+     r"'table' parameter of RunContext.save_table must be a pandas.DataFrame or a list of row mappings"),
+    (lambda root: gcc.results.RunContext("nb", root=root).save_table([{"a": object()}], "t"),
+     r"'table' parameter of RunContext.save_table must be a table of numbers, text and missing values"),
+    (lambda root: gcc.results.RunContext("nb", root=root).save_table([{"a": 1}], "t", note=object()),
+     r"'notes' parameter of RunContext.save_table must be a mapping"),
+])
+def test_what_json_or_a_csv_cannot_hold_is_refused_by_the_run_context(tmp_path, call, pattern):
+    """Each was written silently: a key as its str, an object as its repr (an address), NaN as invalid JSON."""
+    with pytest.raises(ValueError, match=pattern):
+        call(tmp_path)
+    assert not list(tmp_path.glob("nb/*.csv")) and not list(tmp_path.glob("nb/j.json"))
+
+
+def test_valid_numpy_values_missing_cells_and_text_are_kept(tmp_path):
+    run = gcc.results.RunContext("nb", {"seed": 0, "grid": (1, 2), "lam": None}, root=tmp_path)
+    run.save_json({"n": np.int64(3), "x": np.array([0.5, 1.0]), "nested": {0: "a"}}, "j")
+    run.save_table([{"a": "gcc", "b": None, "c": math.nan}, {"a": "bacc", "b": 1, "c": 2.0}], "t", sources=["x"])
+    run.value("k", np.float32(0.5), note="text")
+    record = gcc.results.read_run_record(tmp_path / "nb")
+    assert json.loads((tmp_path / "nb" / "j.json").read_text()) == {"n": 3, "x": [0.5, 1.0], "nested": {"0": "a"}}
+    assert record["parameters"] == {"seed": 0, "grid": [1, 2], "lam": None} and record["values"]["k"]["text"] == "0.5"
+    assert record["tables"]["t"] == {"file": "t.csv", "rows": 2, "columns": ["a", "b", "c"], "sources": ["x"]}
+
+
+def test_a_broken_run_record_is_an_error_a_missing_one_is_empty(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    assert gcc.results.read_run_record(tmp_path / "missing") == {}      # never run
+    assert gcc.results.read_run_record(tmp_path / "afile") == {}        # the run's write names the file
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "run.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"^The 'folder' parameter of read_run_record must be a folder whose "
+                                         r"run.json is JSON \(Expecting property name"):
+        gcc.results.read_run_record(tmp_path / "bad")
+
+
+def test_a_bad_number_unit_or_digits_of_a_value_names_the_value(tmp_path):
+    run = gcc.results.RunContext("nb", root=tmp_path)
+    with pytest.raises(ValueError, match=r"^The 'digits' parameter of RunContext.value\('k'\) must be an int in"):
+        run.value("k", 1.5, digits=0)
+    with pytest.raises(ValueError, match=r"^The 'note' parameter of RunContext.value must be a str"):
+        run.value("k", 1.5, note=3)
+
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda: _course().variant("01_berrut", 0, n_inputs=0), r"'n_inputs' parameter of variant must be an int >= 1"),
+    (lambda: _course().feedback.compare_scalar(1.0, math.nan, name="x"),
+     r"'reference' parameter of compare_scalar must be a finite real number \(reference = nan\)"),
+    (lambda: _course().feedback.compare_arrays(np.ones(3), np.full(3, np.nan), name="x"),
+     r"'reference' parameter of compare_arrays must be an array of finite"),
+    (lambda: _course().feedback.compare_arrays(np.ones(3), np.ones(3), name=None), r"'name' parameter of compare_"),
+    (lambda: _course().feedback.compare_arrays(np.ones(3), np.ones(3), name=3), r"'name' parameter of compare_arrays"),
+    (lambda: _course().feedback.compare_scalar(1.0, 1.0, name=""), r"'name' parameter of compare_scalar"),
+    (lambda: _course().course.run_nbgrader("--version", timeout=-1), r"'timeout' parameter of run_nbgrader"),
+    (lambda: _course().course.run_nbgrader("--version", timeout=0.0), r"'timeout' parameter of run_nbgrader"),
+    (lambda: _course().course.run_nbgrader("--version", timeout=math.nan), r"'timeout' parameter of run_nbgrader"),
+    (lambda: _course().course.run_nbgrader(3), r"'args' parameter of run_nbgrader must be a sequence of str"),
+    (lambda: _course().gradebook.pending("not a url"), r"'db_url' parameter of pending must be a database URL"),
+    (lambda: _course().gradebook.pending(3), r"'db_url' parameter of pending must be a database URL"),
+    (lambda: _course().gradebook.grade_written("nope", "ada", 1.0), r"'assignment' parameter of grade_written"),
+    (lambda: _course().gradebook.grade_written("01_berrut", "ada", -1.0, db_url="sqlite:////nonexistent/gb.db"),
+     r"'score' parameter of grade_written must be a finite real number >= 0"),
+    (lambda: _course().gradebook.grade_written("01_berrut", "ada", "5", db_url="sqlite:////nonexistent/gb.db"),
+     r"'score' parameter of grade_written"),
+])
+def test_bad_course_input_is_refused_before_nbgrader_or_the_gradebook_runs(call, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        call()
+
+
 # --------------------------------------------------------------------------- the sweep's dnn and distributed cases
 def _dnn_distributed_cases():
     import pandas as pd
@@ -454,3 +563,26 @@ def test_a_timm_checkpoint_that_is_no_state_dict_names_checkpoint_path(tmp_path)
     path.write_text("not a checkpoint")
     with pytest.raises(ValueError, match=r"'checkpoint_path' parameter of timm_model must be a state-dict checkpoint"):
         models.timm_model("resnet18", checkpoint_path=path)
+
+
+def test_a_file_where_a_release_or_book_folder_goes_is_named(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ValueError, match=r"'out' parameter of generate_release must be a folder .*\(File exists\)"):
+        _course().course.generate_release(tmp_path / "afile")
+    with pytest.raises(ValueError, match=r"'out' parameter of generate_release must be a folder .* Got 'None'"):
+        _course().course.generate_release(None)
+    with pytest.raises(ValueError, match=r"'dest' parameter of sync_book must be a folder .*\(File exists\)"):
+        _course().build.sync_book([], dest=tmp_path / "afile")
+
+
+def test_zero_stragglers_is_still_a_variant():
+    assert _course().variant("01_berrut", 0, n_stragglers=0).n_stragglers == 0
+
+
+def _course():
+    """The course's modules, imported on use (nbgrader is slow to import)."""
+    from types import SimpleNamespace
+
+    from gcc.assignments import build, course, feedback, gradebook, variants
+
+    return SimpleNamespace(build=build, course=course, feedback=feedback, gradebook=gradebook, variant=variants.variant)

@@ -9,6 +9,7 @@ from typing import Iterable
 
 import nbformat
 
+from ..atomic import writable_folder
 from ..results import repo_root
 from .course import assignment_ids, generate_release
 
@@ -35,7 +36,7 @@ def sync_book(assignments: Iterable[str] | None = None, dest: Path | None = None
     """
     ids = list(assignments) if assignments is not None else assignment_ids()
     dest = Path(dest) if dest is not None else repo_root() / "book" / "generated" / "assignments"
-    dest.mkdir(parents=True, exist_ok=True)
+    writable_folder(dest, "dest", "sync_book")
     with tempfile.TemporaryDirectory(prefix="gcc-release-") as tmp:  # None: one nbgrader run for all
         folder = Path(release) if release is not None else generate_release(Path(tmp), None if assignments is None
                                                                              else ids)

@@ -20,7 +20,9 @@ from traitlets import Bool, Dict
 from traitlets import validate as trait_validator
 
 from gcc.notebooks import parameters_cell
-from gcc.validation import InstanceOf, Options, check_int, invalid, validate
+from gcc.atomic import writable_folder
+from gcc.validation import (TEXT, InstanceOf, Interval, ListOf, NoneOr, Options, check_int, invalid, validate,
+                            validate_params)
 
 from ..results import repo_root
 from .variants import ASSIGNMENTS
@@ -191,6 +193,8 @@ class StudentSeed(Preprocessor):
         return None if cell is None else cell.source
 
 
+@validate_params({"args": ListOf(TEXT, min_len=0, as_tuple=True),
+                  "timeout": NoneOr(Interval(float, 0, closed="neither"))})
 def run_nbgrader(*args: str, root: Path | None = None, timeout: float | None = None) -> str:
     """Run ``python -m nbgrader <args>`` in the course folder (default :func:`course_root`); return its log.
 
@@ -212,8 +216,7 @@ def generate_release(out: Path, assignments: Iterable[str] | None = None) -> Pat
     """Run the course's ``nbgrader generate_assignment`` into ``out`` (``<id>/<id>.ipynb``, a scratch
     ``gradebook.db``); ``assignments`` defaults to all. Returns ``out``.
     """
-    out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = writable_folder(out, "out", "generate_release")
     ids = list(assignments) if assignments is not None else ["*"]   # one nbgrader run for all
     for a in ids:
         if a != "*":

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gcc.backend import to_numpy
-from gcc.validation import ArrayLike, check_real, validate
+from gcc.validation import NAME, ArrayLike, check_real, validate
 
 __all__ = ["Feedback", "AssignmentCheckError", "compare_arrays", "compare_scalar", "compare_exact",
            "as_float_array", "call_student"]
@@ -147,8 +147,9 @@ def compare_arrays(answer: Any, reference: np.ndarray, *, name: str, rtol: float
     """
     rtol = check_real(rtol, "rtol", "compare_arrays", minimum=0)
     atol = check_real(atol, "atol", "compare_arrays", minimum=0)
+    validate(name, NAME, "name", "compare_arrays")
     ref = validate(to_numpy(reference) if hasattr(reference, "detach") else reference,
-                   ArrayLike(dtype=float, description="an array of real numbers"), "reference", "compare_arrays")
+                   ArrayLike(dtype=float, finite=True), "reference", "compare_arrays")
     arr, problem = as_float_array(answer, name)
     if problem:
         return [problem], ""
@@ -220,6 +221,10 @@ def compare_scalar(answer: Any, reference: float, *, name: str, rtol: float = 1e
     """Compare a scalar answer with its reference (relative error, direction, never the value)."""
     rtol = check_real(rtol, "rtol", "compare_scalar", minimum=0)
     atol = check_real(atol, "atol", "compare_scalar", minimum=0)
+    validate(name, NAME, "name", "compare_scalar")
+    ref = float(validate(to_numpy(reference) if hasattr(reference, "detach") else reference,
+                         ArrayLike(dtype=float, finite=True, description="a finite real number"), "reference",
+                         "compare_scalar"))
     problem = _placeholder(answer, name)
     if problem:
         return [problem], ""
@@ -231,7 +236,6 @@ def compare_scalar(answer: Any, reference: float, *, name: str, rtol: float = 1e
         return [f"`{name}` should be a single number; got an object of type {type(answer).__name__}."], ""
     if not np.isfinite(value):
         return [f"`{name}` is NaN or infinite."], ""
-    ref = float(reference)
     err = abs(value - ref)
     rel = err / abs(ref) if ref != 0 else err
     if err <= atol + rtol * abs(ref):

@@ -11,9 +11,10 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
-from gcc.validation import check_real, invalid
+from gcc.validation import Interval, NoneOr, Options, Satisfies, check_real, invalid, validate_params
 
 from .course import check_student_id, course_root
+from .variants import ASSIGNMENTS
 
 __all__ = ["pending", "grade_written", "PendingCsvExport"]
 
@@ -26,12 +27,27 @@ def _gradebook_url() -> str:
     return f"sqlite:///{course_root().resolve() / 'gradebook.db'}"
 
 
+def _is_url(value) -> bool:
+    """Whether SQLAlchemy reads ``value`` as a database URL (it raises, else)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(value) is not None
+    except ArgumentError:
+        return False
+
+
+_DB_URL = NoneOr(Satisfies(_is_url, "a database URL (sqlite:///<path>)"))
+
+
 def _pending_of(submission) -> list[tuple[str, str, float]]:
     """``(notebook, grade id, points)`` of a submission's cells waiting for manual grading."""
     return [(nb.name, g.name, float(g.max_score)) for nb in submission.notebooks for g in nb.grades
             if g.needs_manual_grade and g.manual_score is None]
 
 
+@validate_params({"db_url": _DB_URL})
 def pending(db_url: str | None = None) -> list[dict]:
     """Every manually graded cell not graded yet: ``{"assignment", "student", "notebook", "cell", "points"}``.
 
@@ -47,6 +63,7 @@ def pending(db_url: str | None = None) -> list[dict]:
     return out
 
 
+@validate_params({"assignment": Options(tuple(ASSIGNMENTS)), "score": Interval(float, 0, None), "db_url": _DB_URL})
 def grade_written(assignment: str, student: str, score: float, comment: str | None = None,
                   db_url: str | None = None) -> float:
     """Grade a written answer (the cell ``written_answer``) by hand, as the formgrader's score box does.

@@ -124,8 +124,9 @@ def variant(assignment: str, seed: int = 0, **overrides: Any) -> Variant:
 
 def _override(name: str, value: Any, drawn: Any) -> Any:
     """An explicit size, of the kind the seed would have drawn (an int >= 0, a float or a list)."""
-    if isinstance(drawn, int):
-        return validate(value, Interval(Integral, 0, None), name, "variant")
+    if isinstance(drawn, int):   # no stragglers or slow workers is a case; no inputs, workers, rows is not
+        least = 0 if name in ("n_stragglers", "slow_workers") else 1
+        return validate(value, Interval(Integral, least, None), name, "variant")
     if isinstance(drawn, float):
         return validate(value, Interval(Real), name, "variant")
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):  # the sizes drawn as a list

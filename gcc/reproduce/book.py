@@ -14,7 +14,7 @@ from gcc.atomic import writable_folder, write_text
 from gcc.machine import summary_line
 from gcc.provenance import repo_root
 from gcc.results import read_run_record, results_root as default_results_root
-from gcc.validation import invalid
+from gcc.validation import BOOL, invalid, validate_params
 
 from .cards import Card, discover, load_yaml, order_notebooks
 from .pages import VALUES_DIR, value_text
@@ -99,6 +99,7 @@ def _substitutions(root: Path, generated: Path) -> tuple[dict, list[str]]:
     return subs, missing
 
 
+@validate_params({"all_pages": BOOL})
 def build_book(all_pages: bool = False, output: Path | None = None,
                generated_dir: Path | None = None, results_root: Path | None = None) -> int:
     """Build the site with ``jupyter-book build -W -n --keep-going`` (warnings are errors); its exit status.
@@ -115,8 +116,7 @@ def build_book(all_pages: bool = False, output: Path | None = None,
     output = writable_folder(output, "output", "build_book") if output is not None else None
     if generated != own.resolve() and output is None:  # one producer per artifact: _build/html from book/generated
         raise invalid("output", "build_book", "a folder of its own when generated_dir is not book/generated", output)
-    build = Path(output if output is not None else root).resolve() / "_build"
-    build.mkdir(parents=True, exist_ok=True)
+    build = Path(output if output is not None else root).resolve() / "_build"   # created by the first write
     cards = discover(root / "notebooks")
     sync_book(dest=generated / "assignments")  # the student notebooks, generated here (never committed)
     if not (generated / "status.md").exists():

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import ast
 import difflib
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from gcc.notebooks import SOURCE_SUFFIXES, complaint, is_text_notebook, parameters, read_text, shown_path
-from gcc.validation import invalid
+from gcc.validation import TEXT, InstanceOf, Interval, ListOf, Options, Satisfies, invalid, validate, validate_params
 
 __all__ = ["PROFILES", "OVERRIDES", "Card", "load_yaml", "load_card", "discover", "order_notebooks",
            "resolve_parameters"]
@@ -21,13 +20,12 @@ PROFILES = ("ci", "default", "paper")
 OVERRIDES = ("ci", "paper")
 
 
-# The entries a run card may have (defaults: Card's): their check and how a message names a valid value.
-_ENTRIES = {"title": (lambda v: isinstance(v, str), "a str"),
-            "order": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
-                      "a finite real number"),
-            "depends": (lambda v: isinstance(v, list) and all(isinstance(d, str) for d in v),
-                        "a list of notebook names"),
-            "profiles": (lambda v: isinstance(v, dict), "a mapping of profiles to parameter mappings")}
+# The entries a run card may have (defaults: Card's).
+_ENTRIES = {"title": TEXT, "order": Interval(float),
+            "depends": ListOf(TEXT, min_len=0, description="a list of notebook names"),
+            "profiles": InstanceOf(dict, "a mapping of profiles to parameter mappings")}
+_PARAMETERS = Satisfies(lambda v: isinstance(v, dict) and all(isinstance(k, str) and k.isidentifier() for k in v),
+                        "a mapping whose keys are parameter names")
 
 
 @dataclass(frozen=True)
@@ -94,19 +92,14 @@ def load_card(notebook: Path) -> Card:
     for key, value in data.items():
         if key not in _ENTRIES:
             raise invalid("entries", card.owner, f"among {', '.join(_ENTRIES)}", key, _closest(key, _ENTRIES))
-        if not _ENTRIES[key][0](value):
-            raise invalid(key, card.owner, _ENTRIES[key][1], value)
+        validate(value, _ENTRIES[key], key, card.owner)
     for profile, params in data["profiles"].items():
         if profile not in OVERRIDES:
             detail = ("the notebook's parameters cell holds the defaults" if profile == "default"
                       else _closest(profile, OVERRIDES))
             raise invalid("profiles", card.owner, f"a mapping whose keys are among {', '.join(OVERRIDES)}", profile,
                           detail)
-        params = params or {}
-        bad = [params] if not isinstance(params, dict) else [
-            k for k in params if not (isinstance(k, str) and k.isidentifier())]
-        if bad:
-            raise invalid(f"profiles.{profile}", card.owner, "a mapping whose keys are parameter names", bad[0])
+        validate(params or {}, _PARAMETERS, f"profiles.{profile}", card.owner)
     return replace(card, **{**data, "depends": tuple(data["depends"]),
                             "profiles": {k: dict(v or {}) for k, v in data["profiles"].items()}})
 
@@ -171,6 +164,7 @@ def _check(name: str, value, default, text: str, owner: str, where: str) -> None
             return
 
 
+@validate_params({"profile": Options(PROFILES)})
 def resolve_parameters(card: Card, profile: str, overrides: dict | None = None) -> tuple[dict, dict]:
     """The parameters of ``card``'s run in ``profile``, with ``overrides`` (``-p NAME VALUE``) over the card's.
 

@@ -10,14 +10,13 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from numbers import Real
 from pathlib import Path
 from unittest import mock
 
 from gcc import atomic, notebooks, results
 from gcc.notebooks import read_source, shown_path
 from gcc.provenance import repo_root
-from gcc.validation import Interval, NoneOr, Options, invalid, validate_params
+from gcc.validation import InstanceOf, Interval, NoneOr, Options, invalid, validate_params
 
 from .book import build_book, write_status
 from .cards import PROFILES, Card, discover, order_notebooks, resolve_parameters
@@ -150,7 +149,9 @@ def parse_value(text: str):
     return yaml.safe_load(text) if text.lstrip()[:1] in ("[", "{") else _resolve_type(text)
 
 
-@validate_params({"profile": Options(PROFILES), "timeout": NoneOr(Interval(Real, 0, closed="neither"))})
+@validate_params({"profile": Options(PROFILES), "timeout": NoneOr(Interval(float, 0, closed="neither")),
+                  "overrides": NoneOr(InstanceOf(dict, "a mapping")),
+                  "notebooks_dir": NoneOr(InstanceOf((str, os.PathLike), "a path"))})
 def run_batch(profile: str = "ci", only: list[str] | None = None, *, overrides: dict | None = None,
               force: bool = False, keep_going: bool = False, notebooks_dir: Path | None = None,
               output_dir: Path | None = None, results_root: Path | None = None,
