@@ -2,7 +2,7 @@
 read on a book page."""
 from __future__ import annotations
 
-from .validation import TEXT, AnyOf, Frame, InstanceOf, Interval, NoneOr, invalid, validate_params
+from .validation import TEXT, AnyOf, Frame, InstanceOf, Interval, NoneOr, caller, invalid, validate_params
 
 __all__ = ["format_value", "display_table", "markdown_table", "MAX_ROWS", "MAX_COLUMNS"]
 
@@ -67,8 +67,11 @@ def format_value(number, unit: str = "", digits: int = 3, fmt: str | None = None
     """
     if isinstance(number, str):
         text = number
-    elif fmt is not None:  # Python's own error names a bad specification
-        text = format(number, fmt)
+    elif fmt is not None:
+        try:
+            text = format(number, fmt)
+        except (ValueError, TypeError) as exc:  # Python's message names the specification, not the argument
+            raise invalid("fmt", caller("format_value"), "a format specification of a number", fmt, str(exc)) from None
     elif isinstance(number, int) or (hasattr(number, "dtype") and number.dtype.kind in "iu"):
         text = str(int(number))
     elif abs(float(number)) >= 10 ** digits:

@@ -586,3 +586,12 @@ def _course():
     from gcc.assignments import build, course, feedback, gradebook, variants
 
     return SimpleNamespace(build=build, course=course, feedback=feedback, gradebook=gradebook, variant=variants.variant)
+
+
+def test_a_bad_format_specification_names_fmt(tmp_path):
+    from gcc.results import RunContext
+
+    ctx = RunContext("nb", root=tmp_path)
+    with pytest.raises(ValueError, match=r"^The 'fmt' parameter of RunContext.value\('k'\) must be a format "
+                                         r"specification of a number \(Invalid format specifier"):
+        ctx.value("k", 1.0, fmt="{:q}")
