@@ -14,7 +14,7 @@ from .provenance import jsonable, library_fingerprint, provenance, repo_root
 from .validation import (AnyOf, Frame, HasAttributes, InstanceOf, ListOf, NoneOr, Satisfies, entry, invalid, validate,
                          validate_params)
 
-__all__ = ["RUN_RECORD", "RUN_ENV", "repo_root", "results_root", "results_dir", "RunContext", "format_value",
+__all__ = ["RUN_RECORD", "RUN_ENV", "results_root", "results_dir", "RunContext", "format_value",
            "display_table", "markdown_table", "read_run_record", "saved_files", "library_fingerprint", "jsonable",
            "provenance", "load_table"]
 

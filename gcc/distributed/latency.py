@@ -61,9 +61,8 @@ def simulated_completion(code, task_s: np.ndarray, n_wait: int | None = None) ->
         raise invalid("task_s", owner, f"one time per worker of the code (n_workers = {n})", task_s,
                       f"it has {len(task_s)}")
     k = getattr(code, "n_inputs", 1)
-    top = max(n, 1)
-    need = n if n_wait is None else check_int(n_wait, "n_wait", owner, min(k, top), top,
-                                              constraint=f"an int in [n_inputs, n_workers] = [{min(k, top)}, {top}]")
+    need = n if n_wait is None else check_int(n_wait, "n_wait", owner, k, n,
+                                              constraint=f"an int in [n_inputs, n_workers] = [{k}, {n}]")
     decodable = getattr(code, "is_decodable", None)
     order = np.argsort(task_s, kind="stable")
     for m in range(1, len(order) + 1):

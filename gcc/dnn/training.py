@@ -136,7 +136,7 @@ def cache_dir() -> Path:
     env = os.environ.get("GCC_MODEL_CACHE")
     if env:
         return Path(env)
-    from gcc.results import repo_root
+    from gcc.provenance import repo_root
 
     return repo_root() / "_build" / "cache" / "models"
 
